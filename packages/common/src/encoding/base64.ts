@@ -1,0 +1,33 @@
+/**
+ * Base64 in the two alphabets the protocols use. Decoding is strict: Node's Buffer decoder silently skips
+ * invalid characters, which would let two different strings name the same bytes, so inputs are checked
+ * against the alphabet first (and, for base64url, must carry no padding, as Sidetree requires).
+ */
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+const BASE64STD = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+export function base64UrlEncode(data: Uint8Array | string): string {
+  return Buffer.from(typeof data === 'string' ? Buffer.from(data, 'utf8') : data).toString('base64url');
+}
+
+/** Decodes unpadded base64url; throws on any character outside the alphabet, on padding, or on an impossible length. */
+export function base64UrlDecode(text: string): Buffer {
+  if (!BASE64URL.test(text) || text.length % 4 === 1) throw new TypeError('invalid base64url encoding');
+  return Buffer.from(text, 'base64url');
+}
+
+/** True when `text` is the canonical unpadded base64url encoding of some bytes (re-encoding gives it back). */
+export function isCanonicalBase64Url(text: string): boolean {
+  if (!BASE64URL.test(text) || text.length % 4 === 1) return false;
+  return Buffer.from(text, 'base64url').toString('base64url') === text;
+}
+
+export function base64Encode(data: Uint8Array | string): string {
+  return Buffer.from(typeof data === 'string' ? Buffer.from(data, 'utf8') : data).toString('base64');
+}
+
+/** Decodes padded standard base64 (the Go default for []byte in JSON); throws on anything else. */
+export function base64Decode(text: string): Buffer {
+  if (!BASE64STD.test(text)) throw new TypeError('invalid base64 encoding');
+  return Buffer.from(text, 'base64');
+}

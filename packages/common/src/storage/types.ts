@@ -1,0 +1,100 @@
+/**
+ * The one storage interface (see docs/architecture.md "Storage"). Stores are named collections of JSON
+ * records under string keys. Top-level record fields listed in `indexes` can be queried by equality and
+ * range and sorted on; every adapter (mem, LMDB, MongoDB) passes the same contract suite in
+ * `@anchor/testing/storage-contract`, so code written against this file runs on any of them.
+ */
+
+/** Values an indexed field may hold. Index order: numbers < strings < booleans, each in natural order. */
+export type IndexValue = string | number | boolean;
+
+/**
+ * A compound index: equality on a prefix of `fields`, then an optional range and/or sort on the next
+ * field. A single string is shorthand for a one-field index.
+ */
+export type IndexSpec = string | readonly string[];
+
+export interface StoreOptions {
+  indexes?: readonly IndexSpec[];
+  /**
+   * Name of a top-level numeric field holding an expiry time (epoch milliseconds). Records whose expiry
+   * is at or before now are invisible to reads and queries and are deleted by `sweepExpired` (which
+   * providers also run periodically). Records without the field never expire.
+   */
+  expiryField?: string;
+}
+
+export interface RangeCondition {
+  gt?: IndexValue;
+  gte?: IndexValue;
+  lt?: IndexValue;
+  lte?: IndexValue;
+}
+
+/** Equality (a bare value), membership (`in`), or a range on one indexed field. */
+export type FieldCondition = IndexValue | RangeCondition | { in: readonly IndexValue[] };
+
+export interface Query {
+  /** Conditions combined with AND. Must be answerable by one declared index, or the query is rejected. */
+  where?: Readonly<Record<string, FieldCondition>>;
+  /** Sort field (must follow the equality fields in the chosen index); ties break by key. Default: key order. */
+  orderBy?: { field: string; direction?: 'asc' | 'desc' };
+  /** Page size; default 100, max 10,000. */
+  limit?: number;
+  /** Records to skip before the page starts (for page-number paging). */
+  offset?: number;
+  /** Opaque cursor (`Page.next` of the previous page): the page starts after it. */
+  after?: string;
+}
+
+export interface Entry<T> {
+  key: string;
+  value: T;
+}
+
+export interface Page<T> {
+  items: Array<Entry<T>>;
+  /** Present when more records may follow; pass as `after` to continue. */
+  next?: string;
+}
+
+export type BatchOp<T> =
+  | { op: 'put'; key: string; value: T }
+  /** Insert-if-absent inside a batch: if the key exists, the whole batch is aborted with a `conflict` AppError. */
+  | { op: 'insert'; key: string; value: T }
+  | { op: 'delete'; key: string };
+
+/** A batch operation addressed to a named store of the same provider (for cross-store atomic writes). */
+export type ProviderBatchOp = BatchOp<object> & { store: string };
+
+export interface Store<T extends object = Record<string, unknown>> {
+  readonly name: string;
+  get(key: string): Promise<T | undefined>;
+  /** Values in the order of `keys`; missing or expired keys give `undefined`. */
+  getMany(keys: readonly string[]): Promise<Array<T | undefined>>;
+  /** Resolves once the write is durable (for durable adapters). */
+  put(key: string, value: T): Promise<void>;
+  /** Insert-if-absent. Resolves `false`, writing nothing, when the key already holds a live record. */
+  insert(key: string, value: T): Promise<boolean>;
+  /** Resolves whether a record was deleted. */
+  delete(key: string): Promise<boolean>;
+  /** All-or-nothing. */
+  batch(ops: readonly BatchOp<T>[]): Promise<void>;
+  query(query?: Query): Promise<Page<T>>;
+  count(where?: Query['where']): Promise<number>;
+  /** Deletes records past their expiry; returns how many were removed. */
+  sweepExpired(now?: number): Promise<number>;
+}
+
+export type StoreKind = 'mem' | 'lmdb' | 'mongodb';
+
+export interface StoreProvider {
+  readonly kind: StoreKind;
+  /** Opens (creating if needed, with its indexes) a named store. Opening twice returns an equivalent store. */
+  open<T extends object>(name: string, options?: StoreOptions): Promise<Store<T>>;
+  /** All-or-nothing across stores already opened on this provider. (MongoDB: atomic on replica sets only.) */
+  batch(ops: readonly ProviderBatchOp[]): Promise<void>;
+  /** Throws when the backing database cannot be reached (feeds health checks). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
