@@ -27,3 +27,17 @@ export interface SignedRequestLike {
  * rejects with an `unauthorized` AppError when a signature is present but invalid or stale.
  */
 export type SignatureAuthenticator = (request: SignedRequestLike) => Promise<{ actor: string; keyId: string } | undefined>;
+
+/** An outbound request as a signer sees it (method upper-case, absolute URL, body bytes if any). */
+export interface OutboundRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+}
+
+/**
+ * Adds authentication headers to an outbound request (HTTP signature headers `Date`, `Digest`,
+ * `Signature`), returning the headers to send. Plugged into the shared HTTP client.
+ */
+export type RequestSigner = (request: OutboundRequest) => Promise<Record<string, string>>;
