@@ -41,7 +41,7 @@ export function decodeDataUri(uri: string, maxBytes: number = MAX_DATA_URI_DECOD
     try {
       decoded = gunzipSync(base64Decode(payload), { maxOutputLength: maxBytes });
     } catch (error) {
-      throw new TypeError(`invalid gzip data URI: ${(error as Error).message}`);
+      throw new TypeError(`invalid gzip data URI: ${(error as Error).message}`, { cause: error });
     }
     return decoded;
   }

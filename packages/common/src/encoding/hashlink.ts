@@ -25,7 +25,7 @@ export function decodeHashlinkMetadata(metadata: string): string[] {
   try {
     decoded = cborDecode(multibaseDecode(metadata), { useMaps: true });
   } catch (error) {
-    throw new TypeError(`invalid hashlink metadata: ${(error as Error).message}`);
+    throw new TypeError(`invalid hashlink metadata: ${(error as Error).message}`, { cause: error });
   }
   if (!(decoded instanceof Map)) throw new TypeError('invalid hashlink metadata: not a CBOR map');
   const links: unknown = decoded.get(LINKS_KEY);
@@ -54,7 +54,7 @@ export function parseHashlink(text: string): Hashlink {
   try {
     code = decodeMultibaseMultihash(resourceHash).code;
   } catch (error) {
-    throw new TypeError(`invalid hashlink resource hash: ${(error as Error).message}`);
+    throw new TypeError(`invalid hashlink resource hash: ${(error as Error).message}`, { cause: error });
   }
   if (code !== SHA2_256) throw new TypeError('hashlink resource hash must be a sha2-256 multihash');
   return { resourceHash, links: parts.length === 3 ? decodeHashlinkMetadata(parts[2] as string) : [] };

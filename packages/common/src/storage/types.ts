@@ -24,6 +24,10 @@ export interface StoreOptions {
   expiryField?: string;
 }
 
+/**
+ * Bounds must share one type, and a range only matches values of that type (type-bracketed, as in MongoDB):
+ * `{gte: 5}` matches numbers from 5 up, never strings.
+ */
 export interface RangeCondition {
   gt?: IndexValue;
   gte?: IndexValue;
@@ -37,7 +41,11 @@ export type FieldCondition = IndexValue | RangeCondition | { in: readonly IndexV
 export interface Query {
   /** Conditions combined with AND. Must be answerable by one declared index, or the query is rejected. */
   where?: Readonly<Record<string, FieldCondition>>;
-  /** Sort field (must follow the equality fields in the chosen index); ties break by key. Default: key order. */
+  /**
+   * Sort field (must follow the equality fields in the chosen index); ties break by key. Default: key order,
+   * or the range field ascending when the query has a range. Sorting or ranging on a field returns only the
+   * records that hold a value in it.
+   */
   orderBy?: { field: string; direction?: 'asc' | 'desc' };
   /** Page size; default 100, max 10,000. */
   limit?: number;
@@ -67,6 +75,10 @@ export type BatchOp<T> =
 /** A batch operation addressed to a named store of the same provider (for cross-store atomic writes). */
 export type ProviderBatchOp = BatchOp<object> & { store: string };
 
+/**
+ * Values are stored in their JSON form (what `JSON.stringify` keeps is what reads return). Indexed fields
+ * must hold a string, a finite number or a boolean, or be absent; the top-level field `_id` is reserved.
+ */
 export interface Store<T extends object = Record<string, unknown>> {
   readonly name: string;
   get(key: string): Promise<T | undefined>;

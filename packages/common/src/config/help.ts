@@ -1,0 +1,84 @@
+import type { ConfigSpec } from './load-config.js';
+import type { OptionDef } from './options.js';
+
+function shownDefault(def: OptionDef<unknown>): string {
+  if (def.required) return 'required';
+  const value = def.defaultValue;
+  if (value === undefined) return 'none';
+  if (def.secret) return '(secret)';
+  if (Array.isArray(value) && value.length === 0) return 'none';
+  if (typeof value === 'object' && value !== null && Object.keys(value).length === 0) return 'none';
+  const text = def.format(value as NonNullable<unknown>);
+  return text === '' ? '""' : text;
+}
+
+function flagColumn(def: OptionDef<unknown>): string {
+  return def.short === undefined ? `    --${def.flag}` : `-${def.short}, --${def.flag}`;
+}
+
+/** The `--help` text: every option with its flags, value type, env vars, default and help. */
+export function renderHelp(spec: ConfigSpec): string {
+  const lines = [`Usage: ${spec.program} [options]`, ''];
+  if (spec.description) lines.push(spec.description, '');
+  lines.push('Options (a flag beats its environment variables):');
+  for (const def of Object.values(spec.options)) {
+    const valueHint = def.isSwitch ? '' : ` <${def.type}>`;
+    lines.push(`  ${flagColumn(def)}${valueHint}`);
+    lines.push(`        ${def.help}`);
+    const env = def.env.length === 0 ? 'env: none' : `env: ${def.env.join(', ')}`;
+    const repeat = def.accumulates ? '; repeatable, or comma-separated' : '';
+    lines.push(`        ${env}; default: ${shownDefault(def)}${repeat}`);
+  }
+  lines.push('  -h, --help', '        show this help and exit');
+  if (spec.version !== undefined) lines.push('      --version', '        print the version and exit');
+  return `${lines.join('\n')}\n`;
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+/**
+ * The option table in Markdown, for a service README (`docs` embed it; a test compares the README
+ * against `undocumentedOptions`).
+ */
+export function renderOptionsMarkdown(spec: ConfigSpec): string {
+  const rows = ['| Flag | Environment | Type | Default | Description |', '|---|---|---|---|---|'];
+  for (const def of Object.values(spec.options)) {
+    const flags = def.short === undefined ? `\`--${def.flag}\`` : `\`-${def.short}\`, \`--${def.flag}\``;
+    const env = def.env.length === 0 ? '' : def.env.map((name) => `\`${name}\``).join(', ');
+    const shown = shownDefault(def);
+    const dflt = shown === 'required' || shown === 'none' || shown === '(secret)' ? shown : `\`${shown}\``;
+    rows.push(`| ${flags} | ${env} | ${cell(def.type)} | ${cell(dflt)} | ${cell(def.help)} |`);
+  }
+  return `${rows.join('\n')}\n`;
+}
+
+function mentions(text: string, word: string): boolean {
+  const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(^|[^\\w-])${escaped}(?![\\w-])`).test(text);
+}
+
+/** Flags (`--x`) and env vars a document fails to mention: empty when a README lists every option. */
+export function undocumentedOptions(spec: ConfigSpec, markdown: string): string[] {
+  const missing: string[] = [];
+  for (const def of Object.values(spec.options)) {
+    if (!mentions(markdown, `--${def.flag}`)) missing.push(`--${def.flag}`);
+    for (const name of def.env) if (!mentions(markdown, name)) missing.push(name);
+  }
+  return missing;
+}
+
+/**
+ * The effective configuration as flag → text, secrets masked, for a start-up log line. Unset optional
+ * values are left out.
+ */
+export function describeConfig(spec: ConfigSpec, config: Readonly<Record<string, unknown>>): Record<string, string> {
+  const described: Record<string, string> = {};
+  for (const [key, def] of Object.entries(spec.options)) {
+    const value = config[key];
+    if (value === undefined) continue;
+    described[def.flag] = def.secret ? '***' : def.format(value as NonNullable<unknown>);
+  }
+  return described;
+}

@@ -1,0 +1,189 @@
+import { ConfigError, HelpRequested, InvalidValue } from './errors.js';
+import { renderHelp } from './help.js';
+import type { OptionDef } from './options.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any option value type is allowed in a spec
+export type OptionMap = Record<string, OptionDef<any>>;
+
+/** A service binary's declared options, built once with `defineConfig`. */
+export interface ConfigSpec<O extends OptionMap = OptionMap> {
+  /** Binary name shown in help and error lines (`anchor-node`). */
+  readonly program: string;
+  readonly description?: string;
+  /** When set, `--version` prints it. */
+  readonly version?: string;
+  readonly options: O;
+}
+
+/** The parsed configuration a spec declares: one strongly typed, read-only property per option. */
+export type ConfigOf<S> = S extends ConfigSpec<infer O> ? { readonly [K in keyof O]: O[K] extends OptionDef<infer T> ? T : never } : never;
+
+export interface ConfigSources {
+  /** Arguments after the script name; defaults to `process.argv.slice(2)`. */
+  argv?: readonly string[];
+  /** Defaults to `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+const FLAG_NAME = /^[a-z0-9][a-z0-9-]*$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+
+/**
+ * Checks a declaration once at start-up: flag names are lower-case kebab (the original's capitalised
+ * `--apclient-cache-Expiration` is not repeated), and no flag, short alias or env var is claimed twice.
+ * Mistakes here are programming errors, so they throw plain errors rather than `ConfigError`.
+ */
+export function defineConfig<const O extends OptionMap>(spec: ConfigSpec<O>): ConfigSpec<O> {
+  const flags = new Set<string>(['help', ...(spec.version === undefined ? [] : ['version'])]);
+  const shorts = new Set<string>(['h']);
+  const envs = new Set<string>();
+  for (const [key, def] of Object.entries(spec.options)) {
+    const where = `option ${key} (--${def.flag})`;
+    if (!FLAG_NAME.test(def.flag)) throw new Error(`${where}: flag must be lower-case letters, digits and dashes`);
+    if (flags.has(def.flag)) throw new Error(`${where}: flag --${def.flag} is reserved or declared twice`);
+    flags.add(def.flag);
+    if (def.short !== undefined) {
+      if (!/^[A-Za-z0-9]$/.test(def.short)) throw new Error(`${where}: short alias must be one letter or digit`);
+      if (shorts.has(def.short)) throw new Error(`${where}: short alias -${def.short} is reserved or declared twice`);
+      shorts.add(def.short);
+    }
+    for (const name of def.env) {
+      if (!ENV_NAME.test(name)) throw new Error(`${where}: ${JSON.stringify(name)} is not an environment variable name`);
+      if (envs.has(name)) throw new Error(`${where}: environment variable ${name} is declared twice`);
+      envs.add(name);
+    }
+    if (def.required && def.defaultValue !== undefined) throw new Error(`${where}: a required option cannot have a default`);
+  }
+  return spec;
+}
+
+/** `option --batch-timeout (env ANCHOR_BATCH_TIMEOUT or BATCH_WRITER_TIMEOUT)`: how every error line names an option. */
+export function describeOption(def: OptionDef<unknown>): string {
+  return def.env.length === 0 ? `option --${def.flag}` : `option --${def.flag} (env ${def.env.join(' or ')})`;
+}
+
+/**
+ * Reads the options from flags and environment: a flag beats the env vars, the first set env var beats
+ * later ones, and an env var set to the empty string counts as unset (compose files often leave `X=`).
+ * Throws `HelpRequested` for `--help`/`-h` (and `--version`), and `ConfigError` with one line naming the
+ * option for an unknown flag, a missing value, a bad value or a missing required option.
+ */
+export function loadConfig<O extends OptionMap>(spec: ConfigSpec<O>, sources: ConfigSources = {}): ConfigOf<ConfigSpec<O>> {
+  const argv = sources.argv ?? process.argv.slice(2);
+  const env = sources.env ?? process.env;
+  const occurrences = collectFlags(spec, argv);
+  const config: Record<string, unknown> = {};
+  for (const [key, def] of Object.entries(spec.options)) {
+    config[key] = resolveOption(def, occurrences.get(key), env);
+  }
+  return Object.freeze(config) as ConfigOf<ConfigSpec<O>>;
+}
+
+interface Occurrence {
+  raw: string;
+  /** How the user spelled the flag (`--batch-timeout` or `-b`), for error lines. */
+  via: string;
+}
+
+function collectFlags(spec: ConfigSpec, argv: readonly string[]): Map<string, Occurrence[]> {
+  const end = argv.indexOf('--');
+  const flagPart = end < 0 ? argv : argv.slice(0, end);
+  if (flagPart.some((arg) => arg === '--help' || arg === '-h')) throw new HelpRequested(renderHelp(spec));
+  if (spec.version !== undefined && flagPart.includes('--version')) throw new HelpRequested(`${spec.program} ${spec.version}\n`);
+  if (end >= 0 && end + 1 < argv.length) throw new ConfigError(`unexpected argument ${JSON.stringify(argv[end + 1])}; this program takes only options`);
+
+  const byLong = new Map<string, string>();
+  const byShort = new Map<string, string>();
+  for (const [key, def] of Object.entries(spec.options)) {
+    byLong.set(def.flag, key);
+    if (def.short !== undefined) byShort.set(def.short, key);
+  }
+
+  const found = new Map<string, Occurrence[]>();
+  for (let i = 0; i < flagPart.length; i++) {
+    const arg = flagPart[i] as string;
+    let key: string | undefined;
+    let inline: string | undefined;
+    let via: string;
+    if (arg.startsWith('--')) {
+      const body = arg.slice(2);
+      const equals = body.indexOf('=');
+      const name = equals < 0 ? body : body.slice(0, equals);
+      inline = equals < 0 ? undefined : body.slice(equals + 1);
+      via = `--${name}`;
+      key = byLong.get(name);
+    } else if (arg.startsWith('-') && arg.length > 1) {
+      const letter = arg.charAt(1);
+      const rest = arg.slice(2);
+      inline = rest === '' ? undefined : rest.startsWith('=') ? rest.slice(1) : rest;
+      via = `-${letter}`;
+      key = byShort.get(letter);
+    } else {
+      throw new ConfigError(`unexpected argument ${JSON.stringify(arg)}; this program takes only options`);
+    }
+    if (key === undefined) throw new ConfigError(`unknown option ${via}; run with --help to list the options`);
+    const def = spec.options[key] as OptionDef<unknown>;
+    let raw: string;
+    if (def.isSwitch) raw = inline ?? 'true';
+    else if (inline !== undefined) raw = inline;
+    else {
+      const next = flagPart[i + 1];
+      if (next === undefined || looksLikeFlag(next)) throw new ConfigError(`${describeOption(def)}: ${via} needs a value`);
+      raw = next;
+      i++;
+    }
+    const list = found.get(key) ?? [];
+    list.push({ raw, via });
+    found.set(key, list);
+  }
+  return found;
+}
+
+/** A value may start with a dash (`-5`), but not look like the next flag (a forgotten value). */
+function looksLikeFlag(arg: string): boolean {
+  return arg.startsWith('--') || /^-[A-Za-z]/.test(arg);
+}
+
+function resolveOption(def: OptionDef<unknown>, flagged: Occurrence[] | undefined, env: Readonly<Record<string, string | undefined>>): unknown {
+  let raws: string[];
+  let source: string;
+  const lastFlag = flagged?.[flagged.length - 1];
+  if (flagged && lastFlag) {
+    raws = def.accumulates ? flagged.map((o) => o.raw) : [lastFlag.raw];
+    source = `flag ${lastFlag.via}`;
+  } else {
+    const name = def.env.find((n) => (env[n] ?? '').trim() !== '');
+    if (name === undefined) {
+      if (def.required) throw new ConfigError(`${describeOption(def)}: required but not set`);
+      return cloneDefault(def.defaultValue);
+    }
+    raws = [env[name] as string];
+    source = `env ${name}`;
+  }
+  try {
+    return def.parse(raws);
+  } catch (error) {
+    throw new ConfigError(badValueLine(def, raws, source, error));
+  }
+}
+
+function badValueLine(def: OptionDef<unknown>, raws: readonly string[], source: string, error: unknown): string {
+  const invalid = error instanceof InvalidValue ? error : undefined;
+  const reason = invalid?.reason ?? (def.secret ? 'rejected' : error instanceof Error ? error.message : String(error));
+  const shown = def.secret ? '' : ` ${quote(invalid?.offending ?? raws[raws.length - 1] ?? '')}`;
+  return `${describeOption(def)}: invalid value${shown} from ${source}: ${oneLine(reason)}`;
+}
+
+function quote(value: string): string {
+  return JSON.stringify(value.length > 200 ? `${value.slice(0, 200)}...` : value);
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, '; ');
+}
+
+function cloneDefault(value: unknown): unknown {
+  if (Array.isArray(value)) return [...value];
+  if (value !== null && typeof value === 'object') return { ...value };
+  return value;
+}

@@ -1,0 +1,215 @@
+import http from 'node:http';
+import https from 'node:https';
+import axios, { AxiosError, type AxiosInstance, type AxiosResponse } from 'axios';
+import { AppError, transient } from '../errors/index.js';
+import type { RequestSigner } from '../http/principal.js';
+import { errorCodeForStatus } from '../http/status-codes.js';
+
+export interface HttpClientOptions {
+  /** Whole-request deadline (connect, send, receive). Default 20 s, the original's `HTTP_TIMEOUT`. */
+  timeoutMs?: number;
+  /** Adds HTTP signature headers over the exact bytes sent (the httpsig module provides one). */
+  signer?: RequestSigner;
+  /**
+   * Which requests to sign; default every request when a signer is set. The original signs when its client
+   * token rules require a token for the target; reuse the server's `TokenRules` for that:
+   * `shouldSign: ({ method, url }) => clientRules.tokensFor(url.pathname, method).length > 0`. (Its client
+   * check skipped matching definitions without tokens, unlike the server's first-match rule; reusing
+   * `TokenRules` gives both sides the same first-match semantics.)
+   */
+  shouldSign?: (request: { method: string; url: URL }) => boolean;
+  /** Bearer token to send to a target, e.g. the log's write token for `{vct_url}` calls. */
+  bearerToken?: (url: URL) => string | undefined;
+  /** Connections per host. Default 100, as the original. */
+  maxSockets?: number;
+  /** Responses larger than this fail (not retryable). Default 16 MiB. */
+  maxResponseBytes?: number;
+  /** Redirects followed for unsigned requests; signed ones never follow (the signature names one target). Default 5. */
+  maxRedirects?: number;
+  /** Extra CA certificates (`--tls-cacerts`), and `rejectUnauthorized: false` for development only. */
+  tls?: { ca?: string | Buffer | Array<string | Buffer>; rejectUnauthorized?: boolean };
+  userAgent?: string;
+}
+
+export interface RequestOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  /** Serialised as JSON; `Content-Type` defaults to application/json (set it for ld+json etc.). */
+  json?: unknown;
+  /** Sent as is (a string as UTF-8). */
+  body?: Buffer | string;
+  /** How to read the body: parsed JSON (default; empty body gives undefined), text, or bytes. */
+  responseType?: 'json' | 'text' | 'buffer';
+  /** Overrides the client's bearer token for this request. */
+  token?: string;
+  /** Overrides `shouldSign` for this request. */
+  sign?: boolean;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface HttpResponse<T> {
+  status: number;
+  headers: Record<string, string>;
+  data: T;
+}
+
+export interface HttpClient {
+  /**
+   * Sends a request and resolves for 2xx. Fails with an AppError: network errors, timeouts and 5xx are
+   * retryable (`isRetryable`); 4xx are not (except 408 and 429, which ask to retry) and carry the peer's
+   * status (`peerStatusOf`) and message.
+   */
+  request<T = unknown>(url: string, options?: RequestOptions): Promise<HttpResponse<T>>;
+  get<T = unknown>(url: string, options?: Omit<RequestOptions, 'method' | 'json' | 'body'>): Promise<HttpResponse<T>>;
+  post<T = unknown>(url: string, json: unknown, options?: Omit<RequestOptions, 'method' | 'json'>): Promise<HttpResponse<T>>;
+  /** Closes pooled connections. */
+  close(): void;
+}
+
+/** The status a peer answered with, when an AppError came from `HttpClient` (whatever its own code). */
+export function peerStatusOf(error: unknown): number | undefined {
+  const status = error instanceof AppError ? error.details?.peerStatus : undefined;
+  return typeof status === 'number' ? status : undefined;
+}
+
+const RETRY_LATER_4XX = new Set([408, 429]);
+
+export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
+  const maxSockets = options.maxSockets ?? 100;
+  const httpAgent = new http.Agent({ keepAlive: true, maxSockets });
+  const httpsAgent = new https.Agent({ keepAlive: true, maxSockets, ca: options.tls?.ca, rejectUnauthorized: options.tls?.rejectUnauthorized ?? true });
+  const axiosClient: AxiosInstance = axios.create({
+    httpAgent,
+    httpsAgent,
+    // Proxies from the environment would make service-to-service calls depend on the shell; none is used.
+    proxy: false,
+    validateStatus: () => true,
+    responseType: 'arraybuffer',
+    // Bytes go out exactly as built (and signed) here, and come back untouched for our own decoding.
+    transformRequest: [(data: unknown) => data],
+    transformResponse: [(data: unknown) => data],
+    maxContentLength: options.maxResponseBytes ?? 16 * 1024 * 1024,
+    maxBodyLength: Infinity,
+  });
+  const defaultTimeoutMs = options.timeoutMs ?? 20_000;
+
+  async function request<T>(target: string, request: RequestOptions = {}): Promise<HttpResponse<T>> {
+    const method = (request.method ?? 'GET').toUpperCase();
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      throw new AppError('bad_request', `invalid URL ${JSON.stringify(target)}`, { retryable: false });
+    }
+    const what = `${method} ${url.href}`;
+    const headers: Record<string, string> = { host: url.host, accept: 'application/json', ...lowerCaseKeys(request.headers) };
+    if (options.userAgent) headers['user-agent'] ??= options.userAgent;
+    let body: Buffer | undefined;
+    if (request.json !== undefined) {
+      body = Buffer.from(JSON.stringify(request.json), 'utf8');
+      headers['content-type'] ??= 'application/json';
+    } else if (request.body !== undefined) {
+      body = typeof request.body === 'string' ? Buffer.from(request.body, 'utf8') : request.body;
+    }
+    const token = request.token ?? options.bearerToken?.(url);
+    if (token !== undefined) headers.authorization = `Bearer ${token}`;
+    const signed = options.signer !== undefined && (request.sign ?? options.shouldSign?.({ method, url }) ?? true);
+    if (signed && options.signer) {
+      const added = await options.signer({ method, url: url.href, headers: { ...headers }, body });
+      Object.assign(headers, lowerCaseKeys(added));
+    }
+
+    const timeoutMs = request.timeoutMs ?? defaultTimeoutMs;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    let response: AxiosResponse<Buffer>;
+    try {
+      response = await axiosClient.request<Buffer>({
+        url: url.href,
+        method,
+        headers,
+        data: body,
+        signal: request.signal ? AbortSignal.any([deadline, request.signal]) : deadline,
+        maxRedirects: signed ? 0 : (options.maxRedirects ?? 5),
+      });
+    } catch (error) {
+      throw failure(what, error, deadline.aborted ? timeoutMs : undefined);
+    }
+    const data = Buffer.from(response.data ?? []);
+    const responseHeaders = flattenHeaders(response.headers);
+    if (response.status >= 300) throw statusFailure(what, response.status, data);
+    return { status: response.status, headers: responseHeaders, data: decode(what, data, request.responseType ?? 'json') as T };
+  }
+
+  return {
+    request,
+    get: (url, requestOptions) => request(url, { ...requestOptions, method: 'GET' }),
+    post: (url, json, requestOptions) => request(url, { ...requestOptions, method: 'POST', json }),
+    close: () => {
+      httpAgent.destroy();
+      httpsAgent.destroy();
+    },
+  };
+}
+
+function lowerCaseKeys(headers: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+}
+
+function flattenHeaders(headers: AxiosResponse['headers']): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && value !== null) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  return flat;
+}
+
+function decode(what: string, data: Buffer, type: 'json' | 'text' | 'buffer'): unknown {
+  if (type === 'buffer') return data;
+  const text = data.toString('utf8');
+  if (type === 'text') return text;
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new AppError('bad_gateway', `${what}: the response is not valid JSON`, { retryable: false });
+  }
+}
+
+/** The peer's own explanation: `message` (this project), `errMessage` (the original's discovery API), or text. */
+function peerMessage(data: Buffer): string | undefined {
+  const text = data.toString('utf8').trim();
+  if (text === '') return undefined;
+  try {
+    const parsed = JSON.parse(text) as { message?: unknown; errMessage?: unknown };
+    for (const candidate of [parsed.message, parsed.errMessage]) if (typeof candidate === 'string' && candidate !== '') return candidate;
+  } catch {
+    // not JSON: use the text itself
+  }
+  return text.length > 300 ? `${text.slice(0, 300)}...` : text;
+}
+
+function statusFailure(what: string, status: number, data: Buffer): AppError {
+  const explained = peerMessage(data);
+  const message = `${what}: ${status} ${http.STATUS_CODES[status] ?? ''}`.trimEnd() + (explained ? `: ${explained}` : '');
+  const details = { peerStatus: status };
+  if (status >= 500) return new AppError('bad_gateway', message, { retryable: true, details });
+  if (status < 400) return new AppError('bad_gateway', `${message} (redirect not followed)`, { retryable: false, details });
+  return new AppError(errorCodeForStatus(status), message, { retryable: RETRY_LATER_4XX.has(status), details });
+}
+
+function failure(what: string, error: unknown, timedOutAfterMs: number | undefined): AppError {
+  if (error instanceof AppError) return error;
+  if (timedOutAfterMs !== undefined) return new AppError('timeout', `${what}: no response within ${timedOutAfterMs} ms`, { retryable: true, cause: error });
+  if (error instanceof AxiosError) {
+    if (error.code === AxiosError.ERR_BAD_RESPONSE || error.code === AxiosError.ERR_FR_TOO_MANY_REDIRECTS) {
+      return new AppError('bad_gateway', `${what}: ${error.message}`, { retryable: false, cause: error });
+    }
+    if (error.code === AxiosError.ERR_INVALID_URL || error.code === AxiosError.ERR_BAD_OPTION_VALUE) {
+      return new AppError('bad_request', `${what}: ${error.message}`, { retryable: false, cause: error });
+    }
+    if (error.code === AxiosError.ERR_CANCELED) return transient(`${what}: cancelled`, error);
+    return transient(`${what}: ${error.code ?? 'network error'}${error.message && error.message !== error.code ? ` (${error.message})` : ''}`, error);
+  }
+  return transient(`${what}: ${error instanceof Error ? error.message : String(error)}`, error);
+}

@@ -1,0 +1,6 @@
+/**
+ * The shared outbound HTTP client for service-to-service calls: keep-alive pools, deadlines, JSON in and
+ * out, bearer tokens per target, HTTP signatures over the exact bytes sent, and failures as AppErrors
+ * classified for retry.
+ */
+export { createHttpClient, peerStatusOf, type HttpClient, type HttpClientOptions, type RequestOptions, type HttpResponse } from './http-client.js';

@@ -1,0 +1,76 @@
+import express, { Router, type Express } from 'express';
+import helmet, { type HelmetOptions } from 'helmet';
+import { getLogger } from '../log/index.js';
+import { createMetrics, type Metrics } from '../metrics/index.js';
+import { authenticate, requireCredentials, type AuthOptions } from './authentication.js';
+import { bodyParsers } from './body-parsing.js';
+import { builtinRoutes, type BuiltinRoutes } from './builtin-routes.js';
+import { errorHandler, notFoundHandler } from './error-mapping.js';
+import { HealthChecks, type HealthOptions } from './health.js';
+import { requestLogging } from './request-logging.js';
+
+export interface HttpAppOptions {
+  /** Largest accepted request body (bytes, or a string like `2mb`); larger ones get 413. Default `2mb`. */
+  bodyLimit?: number | string;
+  auth?: AuthOptions;
+  /** The service's registry; default a fresh one without a prefix. */
+  metrics?: Metrics;
+  health?: HealthOptions;
+  builtins?: BuiltinRoutes;
+  helmet?: HelmetOptions;
+  /** Express `trust proxy` setting, for deployments behind a load balancer. */
+  trustProxy?: boolean | number | string;
+}
+
+export interface HttpApp {
+  /** Give this to `startHttpServer`; add routes through the routers below, not to the app itself. */
+  readonly app: Express;
+  /** Routes behind the token rules: requests without valid credentials where tokens are defined get 401. */
+  readonly routes: Router;
+  /**
+   * Routes whose handlers decide about requests that lack credentials (an outbox showing anonymous readers
+   * only public activities, a collection readable by signed followers). Invalid credentials are still 401
+   * before the handler runs; handlers use `isAuthorized` / `requireAuthorization`.
+   */
+  readonly selfAuthorizingRoutes: Router;
+  readonly health: HealthChecks;
+  readonly metrics: Metrics;
+}
+
+/**
+ * The express 5 app every service serves. Order of work on a request:
+ * request log + duration histogram, helmet, body parsing (raw bytes kept), authentication (token rules,
+ * signatures), self-authorising routes, the credentials check, built-in routes (`/healthcheck`,
+ * `/metrics`, `/loglevels`), service routes, 404, and the one error mapper. Handlers may be async and
+ * throw AppErrors; none writes an error body itself.
+ *
+ *   const http = createHttpApp({ metrics, bodyLimit: '1mb', auth: { rules, signatureAuthenticator } });
+ *   http.health.register('dbStatus', () => store.ping());
+ *   http.routes.post('/sidetree/v1/operations', async (req, res) => res.json(await ops.submit(req.body)));
+ *   const server = await startHttpServer(http.app, { host: '0.0.0.0', port: 8080 });
+ */
+export function createHttpApp(options: HttpAppOptions = {}): HttpApp {
+  const log = getLogger('http');
+  const metrics = options.metrics ?? createMetrics();
+  const health = new HealthChecks(options.health);
+  const app = express();
+  // Token rules match paths case-insensitively; routing must not be looser than them.
+  app.set('case sensitive routing', true);
+  app.disable('x-powered-by');
+  if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
+
+  const routes = Router({ caseSensitive: true });
+  const selfAuthorizingRoutes = Router({ caseSensitive: true });
+
+  app.use(requestLogging(log, metrics));
+  app.use(helmet(options.helmet));
+  app.use(bodyParsers(options.bodyLimit ?? '2mb'));
+  app.use(authenticate(options.auth ?? {}));
+  app.use(selfAuthorizingRoutes);
+  app.use(requireCredentials);
+  app.use(builtinRoutes(options.builtins ?? {}, health, metrics));
+  app.use(routes);
+  app.use(notFoundHandler);
+  app.use(errorHandler(log));
+  return { app, routes, selfAuthorizingRoutes, health, metrics };
+}

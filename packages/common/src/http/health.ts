@@ -1,0 +1,107 @@
+/**
+ * Health of a service's components for `GET /healthcheck`. Each named check resolves to a status:
+ * "success" (or nothing) when healthy, or an error text; throwing or outlasting the timeout counts as an
+ * error text too. A check may declare non-success statuses that are not failures (the node reports
+ * vctStatus "disabled" or "log endpoint not configured" and stays healthy).
+ */
+export type HealthCheck = () => Promise<string | void> | string | void;
+
+export interface HealthCheckOptions {
+  /** Non-success statuses that do not make the service unhealthy. */
+  acceptable?: readonly string[];
+  /** Overrides the default timeout for this check. */
+  timeoutMs?: number;
+}
+
+export interface HealthOptions {
+  /** A check slower than this fails with a timeout status. Default 5 s. */
+  timeoutMs?: number;
+  /** Name of the timestamp field: `currentTime` (node, default) or `current_time` (log service). */
+  timeField?: string;
+  /** Name of the overall status field (`OK`, `Maintenance`, `Unavailable`); null leaves it out. Default `status`. */
+  statusField?: string | null;
+}
+
+export interface HealthReport {
+  healthy: boolean;
+  body: Record<string, unknown>;
+}
+
+interface Registered {
+  check: HealthCheck;
+  acceptable: ReadonlySet<string>;
+  timeoutMs: number;
+}
+
+export const HEALTHY = 'success';
+
+export class HealthChecks {
+  private readonly checks = new Map<string, Registered>();
+  private readonly fieldProviders: Array<() => Record<string, unknown> | Promise<Record<string, unknown>>> = [];
+  private maintenanceMode = false;
+  private readonly timeoutMs: number;
+  private readonly timeField: string;
+  private readonly statusField: string | null;
+
+  constructor(options: HealthOptions = {}) {
+    this.timeoutMs = options.timeoutMs ?? 5_000;
+    this.timeField = options.timeField ?? 'currentTime';
+    this.statusField = options.statusField === undefined ? 'status' : options.statusField;
+  }
+
+  /** Adds a named check (`dbStatus`, `mqStatus`, ...); a name can be registered once. */
+  register(name: string, check: HealthCheck, options: HealthCheckOptions = {}): void {
+    if (this.checks.has(name) || name === this.timeField || name === this.statusField) throw new Error(`health check name "${name}" is already in use`);
+    this.checks.set(name, { check, acceptable: new Set(options.acceptable ?? []), timeoutMs: options.timeoutMs ?? this.timeoutMs });
+  }
+
+  /** Adds fields to every health body (e.g. `{ version }`); they never override check statuses. */
+  addFields(provider: () => Record<string, unknown> | Promise<Record<string, unknown>>): void {
+    this.fieldProviders.push(provider);
+  }
+
+  /** In maintenance the service reports `Maintenance` and stays 200, whatever its checks say. */
+  setMaintenance(on: boolean): void {
+    this.maintenanceMode = on;
+  }
+
+  get maintenance(): boolean {
+    return this.maintenanceMode;
+  }
+
+  /** Runs every check concurrently, each bounded by its timeout. */
+  async evaluate(): Promise<HealthReport> {
+    const results = await Promise.all([...this.checks].map(async ([name, registered]) => [name, registered, await runCheck(registered)] as const));
+    const body: Record<string, unknown> = {};
+    let failing = false;
+    for (const [name, registered, status] of results) {
+      body[name] = status;
+      if (status !== HEALTHY && !registered.acceptable.has(status)) failing = true;
+    }
+    const healthy = this.maintenanceMode || !failing;
+    if (this.statusField !== null) body[this.statusField] = this.maintenanceMode ? 'Maintenance' : healthy ? 'OK' : 'Unavailable';
+    body[this.timeField] = new Date().toISOString();
+    for (const provider of this.fieldProviders) {
+      for (const [key, value] of Object.entries(await provider())) if (!(key in body)) body[key] = value;
+    }
+    return { healthy, body };
+  }
+}
+
+async function runCheck({ check, timeoutMs }: Registered): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`health check timed out after ${timeoutMs} ms`), timeoutMs);
+  });
+  try {
+    const outcome = Promise.resolve()
+      .then(check)
+      .then(
+        (status) => (typeof status === 'string' ? status : HEALTHY),
+        (error: unknown) => (error instanceof Error ? error.message : String(error)) || 'health check failed',
+      );
+    return await Promise.race([outcome, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

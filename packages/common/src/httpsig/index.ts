@@ -1,0 +1,26 @@
+/**
+ * HTTP signatures (draft-cavage) in the original's wire format: `algorithm="Sign"`, signed headers
+ * `(request-target) Date[ Digest]`, `Digest: SHA-256=<base64>`, keys served as `{id, owner, publicKeyPem}` with
+ * the PEM block type naming the key type. See the module files for the details of each part.
+ */
+export { createRequestSigner, type RequestSignerOptions, type SigningKey } from './signer.js';
+export { createSignatureAuthenticator, type SignatureVerifierOptions } from './verifier.js';
+export { signatureMiddleware, type SignatureMiddlewareOptions } from './middleware.js';
+export { axiosSigningInterceptor, createSignedFetch, type SignedFetch } from './outbound.js';
+export { KeyResolver, type DidKeyResolver, type KeyResolverOptions, type ResolvedKey } from './key-resolver.js';
+export { ACTIVITY_JSON_ACCEPT, createFetchJson, type FetchJson, type FetchJsonOptions } from './fetch-json.js';
+export {
+  actorPublicKeyIds,
+  MAIN_KEY,
+  parsePublicKeyDocument,
+  serviceKeyId,
+  servicePublicKeyDocument,
+  KeyDocumentError,
+  type PublicKeyDocument,
+} from './key-document.js';
+export { encodePublicKeyPem, parsePublicKeyPem, toVerificationKey, PublicKeyFormatError, type PemForm, type PublicKeySource } from './public-key-pem.js';
+export { algorithmAcceptable, NodeVerificationKey, ORIGINAL_ALGORITHM, type HttpSigKeyType, type VerificationKey } from './algorithms.js';
+export { digestHeader, verifyDigestHeader, type DigestAlgorithm } from './digest.js';
+export { checkDateFreshness, httpDate } from './date.js';
+export { formatSignatureHeader, parseSignatureHeader, type SignatureParameters } from './signature-header.js';
+export { buildSigningString } from './signing-string.js';

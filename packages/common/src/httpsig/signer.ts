@@ -1,0 +1,62 @@
+import type { OutboundRequest, RequestSigner } from '../http/principal.js';
+import { ecdsaSignatureToP1363, isHttpSigKeyType, KEY_PARAMETERS, ORIGINAL_ALGORITHM, type HttpSigKeyType } from './algorithms.js';
+import { httpDate } from './date.js';
+import { digestHeader, type DigestAlgorithm } from './digest.js';
+import { formatSignatureHeader } from './signature-header.js';
+import { buildSigningString } from './signing-string.js';
+
+/**
+ * What signs the signing string: a `crypto` module `KeyPair`, or a remote KMS key behind the same shape.
+ * ECDSA signatures may come back as DER or P1363; they are sent as P1363, the form the original verifies.
+ */
+export interface SigningKey {
+  readonly type: string;
+  sign(data: Buffer): Uint8Array | Promise<Uint8Array>;
+}
+
+export interface RequestSignerOptions {
+  /** `<service>/keys/main-key`, or a DID URL such as `did:web:host:services:node#main-key`. */
+  keyId: string;
+  key: SigningKey;
+  /** Digest algorithm for bodies. Default SHA-256, as the original's library writes. */
+  digestAlgorithm?: DigestAlgorithm;
+  /** The `algorithm` parameter. Default `Sign`: the original's verifier accepts no other name. */
+  algorithm?: string;
+  now?: () => Date;
+}
+
+/** The header lists the original signs with, in its casing: GET `(request-target) Date`, with a body `+ Digest`. */
+const WITHOUT_BODY = ['(request-target)', 'Date'] as const;
+const WITH_BODY = ['(request-target)', 'Date', 'Digest'] as const;
+
+/**
+ * The outbound half: a `RequestSigner` returning the `Date`, `Digest` (when there is a body) and `Signature`
+ * headers to add. It signs exactly the bytes given as `body`, so callers must send those bytes unchanged.
+ */
+export function createRequestSigner(options: RequestSignerOptions): RequestSigner {
+  const { keyId, key } = options;
+  if (!isHttpSigKeyType(key.type)) throw new TypeError(`cannot sign HTTP requests with a ${key.type} key (Ed25519, P-256, P-384 or secp256k1)`);
+  const keyType: HttpSigKeyType = key.type;
+  const algorithm = options.algorithm ?? ORIGINAL_ALGORITHM;
+  const digestAlgorithm = options.digestAlgorithm ?? 'SHA-256';
+  const now = options.now ?? (() => new Date());
+  // Validates keyId and algorithm once, so a bad configuration fails at startup rather than per request.
+  formatSignatureHeader({ keyId, algorithm, headers: [], signature: Buffer.alloc(0) });
+
+  return async (request: OutboundRequest) => {
+    const url = new URL(request.url);
+    const hasBody = request.body !== undefined && request.body.length > 0;
+    const added: Record<string, string> = { Date: httpDate(now()) };
+    if (hasBody) added.Digest = digestHeader(request.body as Buffer, digestAlgorithm);
+    const headers = hasBody ? WITH_BODY : WITHOUT_BODY;
+    const signingString = buildSigningString(headers, {
+      method: request.method,
+      target: `${url.pathname}${url.search}`,
+      header: (name) => (name === 'date' ? added.Date : name === 'digest' ? added.Digest : undefined),
+    });
+    let signature = await key.sign(Buffer.from(signingString, 'utf8'));
+    if (keyType !== 'Ed25519') signature = ecdsaSignatureToP1363(signature, KEY_PARAMETERS[keyType].scalarBytes);
+    added.Signature = formatSignatureHeader({ keyId, algorithm, headers, signature });
+    return added;
+  };
+}

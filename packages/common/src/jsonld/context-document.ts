@@ -1,0 +1,2 @@
+/** A context document as served at its URL: an object with an `@context` member. */
+export type ContextDocument = Readonly<{ '@context': unknown }>;

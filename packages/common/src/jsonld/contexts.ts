@@ -1,0 +1,142 @@
+import activityAnchorsV1 from './contexts/activityanchors-v1.js';
+import activityStreams from './contexts/activitystreams.js';
+import bbsV1 from './contexts/bbs-v1.js';
+import credentialsUndefinedTermsV2 from './contexts/credentials-undefined-terms-v2.js';
+import credentialsV1 from './contexts/credentials-v1.js';
+import credentialsV2 from './contexts/credentials-v2.js';
+import dataIntegrityV1 from './contexts/data-integrity-v1.js';
+import dataIntegrityV2 from './contexts/data-integrity-v2.js';
+import didResolutionV1 from './contexts/did-resolution-v1.js';
+import didV1 from './contexts/did-v1.js';
+import ed25519Signature2018V1 from './contexts/ed25519-signature-2018-v1.js';
+import ed25519Signature2020V1 from './contexts/ed25519-signature-2020-v1.js';
+import jws2020V1 from './contexts/jws-2020-v1.js';
+import multikeyV1 from './contexts/multikey-v1.js';
+import securityV1 from './contexts/security-v1.js';
+import securityV2 from './contexts/security-v2.js';
+import statusList2021V1 from './contexts/status-list-2021-v1.js';
+import type { ContextDocument } from './context-document.js';
+
+/**
+ * Every JSON-LD context the system meets, bundled in `contexts/` (the JSON data copied verbatim from
+ * the context packages of Digital Bazaar, the W3C CCG repositories and the original's embedded copies of
+ * the ActivityStreams and activity-anchors contexts, which the original loads in preference to the web).
+ * Nothing is ever fetched: a context that is not here is an error. (The data sits in `.ts` modules rather
+ * than `.json` files only because this package's composite tsconfig does not list JSON files.)
+ */
+export const CONTEXT_URLS = {
+  credentialsV1: 'https://www.w3.org/2018/credentials/v1',
+  credentialsV2: 'https://www.w3.org/ns/credentials/v2',
+  credentialsUndefinedTermsV2: 'https://www.w3.org/ns/credentials/undefined-terms/v2',
+  securityV1: 'https://w3id.org/security/v1',
+  securityV2: 'https://w3id.org/security/v2',
+  ed25519Signature2020V1: 'https://w3id.org/security/suites/ed25519-2020/v1',
+  ed25519Signature2018V1: 'https://w3id.org/security/suites/ed25519-2018/v1',
+  jws2020V1: 'https://w3id.org/security/suites/jws-2020/v1',
+  dataIntegrityV1: 'https://w3id.org/security/data-integrity/v1',
+  dataIntegrityV2: 'https://w3id.org/security/data-integrity/v2',
+  multikeyV1: 'https://w3id.org/security/multikey/v1',
+  bbsV1: 'https://w3id.org/security/bbs/v1',
+  didV1: 'https://www.w3.org/ns/did/v1',
+  didResolutionV1: 'https://w3id.org/did-resolution/v1',
+  statusList2021V1: 'https://w3id.org/vc/status-list/2021/v1',
+  activityStreams: 'https://www.w3.org/ns/activitystreams',
+  activityAnchorsV1: 'https://w3id.org/activityanchors/v1',
+} as const;
+
+export type ContextName = keyof typeof CONTEXT_URLS;
+
+export type { ContextDocument };
+
+interface BundledContext {
+  url: string;
+  document: ContextDocument;
+  /** Other URLs the same document is published or commonly referenced under. */
+  aliases?: readonly string[];
+}
+
+const BUNDLED: readonly BundledContext[] = [
+  { url: CONTEXT_URLS.credentialsV1, document: credentialsV1 },
+  { url: CONTEXT_URLS.credentialsV2, document: credentialsV2 },
+  { url: CONTEXT_URLS.credentialsUndefinedTermsV2, document: credentialsUndefinedTermsV2 },
+  {
+    url: CONTEXT_URLS.securityV1,
+    document: securityV1,
+    aliases: ['https://w3c-ccg.github.io/security-vocab/contexts/security-v1.jsonld'],
+  },
+  { url: CONTEXT_URLS.securityV2, document: securityV2, aliases: ['https://w3c-ccg.github.io/security-vocab/contexts/security-v2.jsonld'] },
+  {
+    url: CONTEXT_URLS.ed25519Signature2020V1,
+    document: ed25519Signature2020V1,
+    aliases: ['https://digitalbazaar.github.io/ed25519-signature-2020-context/contexts/ed25519-signature-2020-v1.jsonld'],
+  },
+  {
+    url: CONTEXT_URLS.ed25519Signature2018V1,
+    document: ed25519Signature2018V1,
+    aliases: ['https://digitalbazaar.github.io/ed25519-signature-2018-context/contexts/ed25519-signature-2018-v1.jsonld'],
+  },
+  {
+    url: CONTEXT_URLS.jws2020V1,
+    document: jws2020V1,
+    aliases: ['https://w3c-ccg.github.io/lds-jws2020/contexts/v1'],
+  },
+  { url: CONTEXT_URLS.dataIntegrityV1, document: dataIntegrityV1 },
+  { url: CONTEXT_URLS.dataIntegrityV2, document: dataIntegrityV2 },
+  { url: CONTEXT_URLS.multikeyV1, document: multikeyV1 },
+  {
+    url: CONTEXT_URLS.bbsV1,
+    document: bbsV1,
+    aliases: ['https://w3c.github.io/vc-di-bbs/contexts/v1', 'https://w3c-ccg.github.io/ldp-bbs2020/contexts/v1', 'https://w3id.org/security/suites/bls12381-2020/v1'],
+  },
+  { url: CONTEXT_URLS.didV1, document: didV1, aliases: ['https://w3.org/ns/did/v1'] },
+  {
+    url: CONTEXT_URLS.didResolutionV1,
+    document: didResolutionV1,
+    aliases: ['https://w3c-ccg.github.io/did-resolution/contexts/did-resolution-v1.json'],
+  },
+  { url: CONTEXT_URLS.statusList2021V1, document: statusList2021V1 },
+  {
+    url: CONTEXT_URLS.activityStreams,
+    document: activityStreams,
+    aliases: ['https://www.w3.org/ns/activitystreams.jsonld'],
+  },
+  {
+    url: CONTEXT_URLS.activityAnchorsV1,
+    document: activityAnchorsV1,
+    aliases: ['https://trustbloc.github.io/activityanchors/contexts/v1'],
+  },
+];
+
+/**
+ * The lookup key of a context URL: `http:` and `https:` name the same context, and so do the forms with and
+ * without a trailing slash (`.../contexts/v1/` is how GitHub Pages serves `.../contexts/v1`).
+ */
+export function contextLookupKey(url: string): string {
+  let key = url.trim();
+  if (key.startsWith('http://')) key = `https://${key.slice('http://'.length)}`;
+  if (key.endsWith('/')) key = key.slice(0, -1);
+  return key;
+}
+
+const BY_KEY: ReadonlyMap<string, BundledContext> = (() => {
+  const byKey = new Map<string, BundledContext>();
+  for (const context of BUNDLED) {
+    for (const url of [context.url, ...(context.aliases ?? [])]) {
+      const key = contextLookupKey(url);
+      if (byKey.has(key)) throw new Error(`bundled context URL ${url} is listed twice`);
+      byKey.set(key, context);
+    }
+  }
+  return byKey;
+})();
+
+/** The bundled document for a context URL (or one of its aliases), if there is one. */
+export function bundledContext(url: string): { url: string; document: ContextDocument } | undefined {
+  const context = BY_KEY.get(contextLookupKey(url));
+  return context && { url: context.url, document: context.document };
+}
+
+/** The canonical URLs of every bundled context. */
+export function bundledContextUrls(): string[] {
+  return BUNDLED.map((context) => context.url);
+}

@@ -1,0 +1,230 @@
+/**
+ * The AMQP adapter (amqplib, RabbitMQ): durable queues, persistent messages, publisher confirms, delayed
+ * publish and delayed redelivery through per-delay TTL wait queues (topology in amqp-topology.ts), and
+ * reconnection with exponential backoff after a broker or connection loss: subscriptions reopen by
+ * themselves and publishes wait for the connection (up to `publishTimeoutMs`, then fail `unavailable`).
+ */
+import { connect, type Options, type RecoveringChannelModel } from 'amqplib';
+import { AppError, badRequest, errorMessage, unavailable } from '../errors/index.js';
+import { AmqpPublisher, withDeadline } from './amqp-publisher.js';
+import { AmqpSubscription, type SubscriptionHost } from './amqp-subscription.js';
+import { waitQueue, workQueue, type QueueSpec } from './amqp-topology.js';
+import { checkTopic, HEADERS, prepareMessage } from './message.js';
+import { resolveQueueDefaults, resolveSubscribeOptions, type QueueDefaults, type QueueOptions } from './options.js';
+import { deadLetterTopic, type Handler, type MessageQueue, type PublishOptions, type SubscribeOptions, type Subscription } from './types.js';
+
+export interface AmqpQueueOptions extends QueueOptions {
+  /** amqp:// or amqps:// URL (credentials, host, port, vhost). */
+  url: string;
+  /** How long a publish (or a redelivery) may wait for a connection and its confirm. Default 30 s. */
+  publishTimeoutMs?: number;
+  /** How long the first connection may take before the factory gives up. Default 30 s. */
+  connectTimeoutMs?: number;
+  /** Reconnection backoff (with 20% jitter). Default 100 ms, x2, up to 10 s. */
+  reconnect?: { initialMs?: number; maxMs?: number; factor?: number };
+  /** AMQP heartbeat, detecting dead connections. Default 10 s (unless the URL sets one). */
+  heartbeatSeconds?: number;
+  /** Shown in the broker's connection list. */
+  connectionName?: string;
+  /** Where connection and redelivery problems are reported (default: console.warn). */
+  onError?: (error: unknown, context: string) => void;
+}
+
+/** The URL with its password masked, for messages. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
+}
+
+function isAuthFailure(error: unknown): boolean {
+  return /ACCESS_REFUSED|403|authentication/i.test(errorMessage(error));
+}
+
+function withHeartbeat(url: string, seconds: number): string {
+  if (/[?&]heartbeat=/.test(url)) return url;
+  return `${url}${url.includes('?') ? '&' : '?'}heartbeat=${seconds}`;
+}
+
+export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
+  readonly kind = 'amqp' as const;
+  private readonly publisher: AmqpPublisher;
+  private readonly subscriptions = new Set<AmqpSubscription>();
+  /** Wait queues this process has used, per topic (for deleteTopic). */
+  private readonly waitQueues = new Map<string, Set<string>>();
+  private connected = true;
+  /** Set when close() starts: no new publishes or subscriptions (redeliveries still go out). */
+  private closing = false;
+  private closed = false;
+
+  private constructor(
+    readonly model: RecoveringChannelModel,
+    private readonly defaults: QueueDefaults,
+    readonly timeoutMs: number,
+    private readonly report: (error: unknown, context: string) => void,
+  ) {
+    this.publisher = new AmqpPublisher(model, timeoutMs, report);
+    model.on('connect', () => {
+      this.connected = true;
+      this.publisher.reset();
+      for (const s of this.subscriptions) s.resume();
+    });
+    model.on('disconnect', (error: Error) => {
+      this.connected = false;
+      this.publisher.reset();
+      if (!this.closed) this.report(error, 'connection lost; reconnecting');
+    });
+    model.on('blocked', (reason: string) => this.report(new Error(reason), 'broker blocked publishing'));
+  }
+
+  /** Connects (retrying with backoff up to `connectTimeoutMs`; failing at once on refused credentials). */
+  static async connect(options: AmqpQueueOptions): Promise<AmqpMessageQueue> {
+    if (typeof options.url !== 'string' || !/^amqps?:\/\//.test(options.url)) throw badRequest('amqp message queue needs an amqp:// or amqps:// URL');
+    const defaults = resolveQueueDefaults(options);
+    const publishTimeoutMs = options.publishTimeoutMs ?? 30_000;
+    const connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
+    for (const [name, v] of Object.entries({ publishTimeoutMs, connectTimeoutMs })) {
+      if (!Number.isFinite(v) || v <= 0) throw badRequest(`amqp message queue: ${name} must be a positive number`);
+    }
+    const report = options.onError ?? ((error: unknown, context: string) => console.warn(`mq amqp: ${context}: ${errorMessage(error)}`));
+    const socketOptions = {
+      clientProperties: { connection_name: options.connectionName ?? `anchor-${process.pid}` },
+      recovery: {
+        initialDelay: options.reconnect?.initialMs ?? 100,
+        maxDelay: options.reconnect?.maxMs ?? 10_000,
+        factor: options.reconnect?.factor ?? 2,
+        jitter: 0.2,
+        maxRetries: Number.POSITIVE_INFINITY,
+        waitForConnect: false,
+      },
+    };
+    const model = await connect(withHeartbeat(options.url, options.heartbeatSeconds ?? 10), socketOptions);
+    const where = redactUrl(options.url);
+    let lastError: unknown;
+    // Without a listener an 'error' event would crash the process; failures surface through 'disconnect'.
+    model.on('error', (e: unknown) => {
+      lastError = e;
+    });
+    try {
+      await withDeadline(
+        new Promise<void>((resolve, reject) => {
+          model.on('connect-failed', (error: unknown) => {
+            lastError = error;
+            if (isAuthFailure(error)) reject(unavailable(`amqp: ${where} refused the credentials: ${errorMessage(error)}`, { retryable: false }));
+          });
+          model.waitForConnect().then(() => resolve(), reject);
+        }),
+        Date.now() + connectTimeoutMs,
+        'connecting',
+      );
+    } catch (error) {
+      await model.close().catch(() => undefined);
+      if (AppError.is(error)) throw error;
+      throw unavailable(`amqp: cannot connect to ${where} within ${connectTimeoutMs} ms (${lastError === undefined ? errorMessage(error) : errorMessage(lastError)})`, {
+        cause: lastError ?? error,
+      });
+    }
+    return new AmqpMessageQueue(model, defaults, publishTimeoutMs, report);
+  }
+
+  isConnected(): boolean {
+    return this.connected && !this.closing;
+  }
+
+  onError(error: unknown, context: string): void {
+    if (!this.closed) this.report(error, context);
+  }
+
+  private assertOpen(): void {
+    if (this.closing) throw unavailable('amqp message queue is closed');
+  }
+
+  async publish<T>(topic: string, body: T, options?: PublishOptions): Promise<void> {
+    this.assertOpen();
+    const m = prepareMessage(topic, body, options);
+    const declare: QueueSpec[] = [workQueue(topic)];
+    if (m.delayMs > 0) {
+      const wait = waitQueue(topic, m.delayMs);
+      declare.push(wait);
+      this.rememberWaitQueue(topic, wait.name);
+    }
+    const props: Options.Publish = {
+      persistent: true,
+      messageId: m.id,
+      contentType: 'application/json',
+      timestamp: Math.floor(m.publishedAt / 1000),
+      headers: { ...m.headers, [HEADERS.attempt]: 1, [HEADERS.publishedAt]: m.publishedAt },
+    };
+    await this.publisher.publish(declare, declare[declare.length - 1]!.name, Buffer.from(m.json, 'utf8'), props, `publish ${m.id} to ${topic}`);
+  }
+
+  republish(declare: readonly QueueSpec[], target: string, content: Buffer, props: Options.Publish, label: string): Promise<void> {
+    for (const spec of declare) this.rememberWaitQueueOf(spec);
+    return this.publisher.publish(declare, target, content, props, label);
+  }
+
+  private rememberWaitQueueOf(spec: QueueSpec): void {
+    const match = /^(.*)\.wait\.\d+$/.exec(spec.name);
+    if (match) this.rememberWaitQueue(match[1]!, spec.name);
+  }
+
+  private rememberWaitQueue(topic: string, name: string): void {
+    let set = this.waitQueues.get(topic);
+    if (!set) this.waitQueues.set(topic, (set = new Set()));
+    set.add(name);
+  }
+
+  async subscribe<T>(topic: string, handler: Handler<T>, options?: SubscribeOptions): Promise<Subscription> {
+    this.assertOpen();
+    checkTopic(topic);
+    if (typeof handler !== 'function') throw badRequest(`topic ${topic}: a handler must be a function`);
+    const subscription = new AmqpSubscription(this, topic, handler as Handler<unknown>, resolveSubscribeOptions(this.defaults, options));
+    this.subscriptions.add(subscription);
+    try {
+      await subscription.start();
+    } catch (error) {
+      this.subscriptions.delete(subscription);
+      await subscription.close();
+      throw unavailable(`amqp: cannot subscribe to ${topic}: ${errorMessage(error)}`, { cause: error });
+    }
+    return subscription;
+  }
+
+  detach(subscription: AmqpSubscription): void {
+    this.subscriptions.delete(subscription);
+  }
+
+  /** The queues of a topic this process knows of: work queue, dead-letter queue, wait queues it used. */
+  queuesOf(topic: string): string[] {
+    return [topic, deadLetterTopic(topic), ...(this.waitQueues.get(topic) ?? [])];
+  }
+
+  /**
+   * Deletes a topic's queues (queuesOf; wait queues used by other processes expire by themselves).
+   * Messages in them are lost. For tests and operations, not services.
+   */
+  async deleteTopic(topic: string): Promise<void> {
+    checkTopic(topic);
+    this.assertOpen();
+    const ch = await withDeadline(this.model.createChannel(), Date.now() + this.timeoutMs, 'opening a channel');
+    ch.on('error', () => undefined);
+    try {
+      for (const name of this.queuesOf(topic)) await ch.deleteQueue(name);
+    } finally {
+      await ch.close().catch(() => undefined);
+    }
+    this.waitQueues.delete(topic);
+    this.publisher.forget([topic, deadLetterTopic(topic)]);
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    await Promise.all([...this.subscriptions].map((s) => s.close()));
+    await this.publisher.close();
+    this.closed = true;
+    await this.model.close().catch(() => undefined);
+  }
+}
+
+export function createAmqpMessageQueue(options: AmqpQueueOptions): Promise<MessageQueue> {
+  return AmqpMessageQueue.connect(options);
+}

@@ -1,0 +1,16 @@
+export * from './types.js';
+export { createMessageQueue, type MessageQueueConfig } from './factory.js';
+export { createMemMessageQueue, MemMessageQueue } from './mem.js';
+export { AmqpMessageQueue, createAmqpMessageQueue, redactUrl, type AmqpQueueOptions } from './amqp.js';
+export { quantizeDelay, WAIT_QUEUE_IDLE_MS } from './amqp-topology.js';
+export { HEADERS, MAX_DELAY_MS } from './message.js';
+export {
+  backoffDelay,
+  DEFAULT_QUEUE_DEFAULTS,
+  failureOutcome,
+  MAX_CONCURRENCY,
+  type DeadLetterReason,
+  type FailureOutcome,
+  type QueueDefaults,
+  type QueueOptions,
+} from './options.js';

@@ -1,0 +1,79 @@
+/**
+ * Queue defaults (the original's: pool 5, 30 attempts, backoff 2 s x 1.5 up to 1 min), their validation,
+ * and the one redelivery rule both adapters apply when a handler fails.
+ */
+import { badRequest, errorMessage, isRetryable } from '../errors/index.js';
+import type { BackoffPolicy, SubscribeOptions } from './types.js';
+
+export interface QueueDefaults {
+  /** Consumer pool size of a subscription that does not set one. */
+  concurrency: number;
+  /** Deliveries of a message before it is dead-lettered. */
+  maxAttempts: number;
+  backoff: BackoffPolicy;
+}
+
+export const DEFAULT_QUEUE_DEFAULTS: QueueDefaults = Object.freeze({
+  concurrency: 5,
+  maxAttempts: 30,
+  backoff: Object.freeze({ initialMs: 2_000, multiplier: 1.5, maxMs: 60_000 }),
+});
+
+/** Largest pool: the AMQP prefetch count is a 16-bit field. */
+export const MAX_CONCURRENCY = 65_535;
+
+export type QueueOptions = Partial<Omit<QueueDefaults, 'backoff'>> & { backoff?: Partial<BackoffPolicy> };
+
+function checkBackoff(b: BackoffPolicy, where: string): BackoffPolicy {
+  const { initialMs, multiplier, maxMs } = b;
+  if (!Number.isFinite(initialMs) || initialMs < 0) throw badRequest(`${where}: backoff.initialMs must be a non-negative number`);
+  if (!Number.isFinite(multiplier) || multiplier < 1) throw badRequest(`${where}: backoff.multiplier must be a number >= 1`);
+  if (!Number.isFinite(maxMs) || maxMs < initialMs) throw badRequest(`${where}: backoff.maxMs must be a number >= backoff.initialMs`);
+  return { initialMs, multiplier, maxMs };
+}
+
+function checkCounts(concurrency: unknown, maxAttempts: unknown, where: string): void {
+  if (!Number.isInteger(concurrency) || (concurrency as number) < 1 || (concurrency as number) > MAX_CONCURRENCY) {
+    throw badRequest(`${where}: concurrency must be an integer from 1 to ${MAX_CONCURRENCY}`);
+  }
+  if (!Number.isInteger(maxAttempts) || (maxAttempts as number) < 1) throw badRequest(`${where}: maxAttempts must be an integer >= 1`);
+}
+
+export function resolveQueueDefaults(options: QueueOptions = {}): QueueDefaults {
+  const d = DEFAULT_QUEUE_DEFAULTS;
+  const resolved = {
+    concurrency: options.concurrency ?? d.concurrency,
+    maxAttempts: options.maxAttempts ?? d.maxAttempts,
+    backoff: checkBackoff({ ...d.backoff, ...options.backoff }, 'queue options'),
+  };
+  checkCounts(resolved.concurrency, resolved.maxAttempts, 'queue options');
+  return resolved;
+}
+
+export function resolveSubscribeOptions(defaults: QueueDefaults, options: SubscribeOptions = {}): QueueDefaults {
+  const resolved = {
+    concurrency: options.concurrency ?? defaults.concurrency,
+    maxAttempts: options.maxAttempts ?? defaults.maxAttempts,
+    backoff: options.backoff ? checkBackoff(options.backoff, 'subscribe options') : defaults.backoff,
+  };
+  checkCounts(resolved.concurrency, resolved.maxAttempts, 'subscribe options');
+  return resolved;
+}
+
+/** Wait before redelivering a message whose delivery number `attempt` (1-based) failed. */
+export function backoffDelay(policy: BackoffPolicy, attempt: number): number {
+  return Math.min(policy.maxMs, Math.round(policy.initialMs * policy.multiplier ** (attempt - 1)));
+}
+
+export type DeadLetterReason = 'max-attempts' | 'non-retryable' | 'invalid-message';
+
+export type FailureOutcome =
+  | { kind: 'retry'; delayMs: number; nextAttempt: number }
+  | { kind: 'dead-letter'; reason: DeadLetterReason; error: string };
+
+/** What happens to a message whose handler threw `error` on delivery number `attempt`. */
+export function failureOutcome(error: unknown, attempt: number, policy: QueueDefaults): FailureOutcome {
+  if (!isRetryable(error)) return { kind: 'dead-letter', reason: 'non-retryable', error: errorMessage(error) };
+  if (attempt >= policy.maxAttempts) return { kind: 'dead-letter', reason: 'max-attempts', error: errorMessage(error) };
+  return { kind: 'retry', delayMs: backoffDelay(policy.backoff, attempt), nextAttempt: attempt + 1 };
+}

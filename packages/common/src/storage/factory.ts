@@ -1,0 +1,42 @@
+/**
+ * Chooses the storage adapter from the services' flags (`--database-type`, `--database-url`,
+ * `--database-prefix`, `--data-dir`).
+ */
+import { badRequest } from '../errors/index.js';
+import { createLmdbStoreProvider } from './lmdb.js';
+import { createMemStoreProvider } from './mem.js';
+import { createMongoStoreProvider } from './mongodb.js';
+import type { StoreKind, StoreProvider } from './types.js';
+
+export interface StorageConfig {
+  type: StoreKind;
+  /** LMDB: the environment directory (required). */
+  dataDir?: string;
+  /** MongoDB: the connection string (required). */
+  url?: string;
+  /** Prefix of store (collection / named database) names. */
+  prefix?: string;
+  /** Period of the expiry sweep in ms (0 disables; default 60 s). */
+  sweepIntervalMs?: number;
+}
+
+export const STORE_KINDS: readonly StoreKind[] = ['mem', 'lmdb', 'mongodb'];
+
+export async function createStoreProvider(config: StorageConfig): Promise<StoreProvider> {
+  const common = {
+    ...(config.prefix ? { prefix: config.prefix } : {}),
+    ...(config.sweepIntervalMs !== undefined ? { sweepIntervalMs: config.sweepIntervalMs } : {}),
+  };
+  switch (config.type) {
+    case 'mem':
+      return createMemStoreProvider(common);
+    case 'lmdb':
+      if (!config.dataDir) throw badRequest('database type lmdb needs a data directory (--data-dir)');
+      return createLmdbStoreProvider({ ...common, dataDir: config.dataDir });
+    case 'mongodb':
+      if (!config.url) throw badRequest('database type mongodb needs a connection string (--database-url)');
+      return createMongoStoreProvider({ ...common, url: config.url });
+    default:
+      throw badRequest(`unknown database type ${JSON.stringify(config.type)} (expected one of ${STORE_KINDS.join(', ')})`);
+  }
+}

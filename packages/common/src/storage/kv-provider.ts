@@ -1,0 +1,155 @@
+/**
+ * A StoreProvider over an ordered key-value backend (mem or LMDB): opens stores (rebuilding their derived
+ * entries when the declared indexes or expiry field changed since the data was written), runs cross-store
+ * batches in one backend write, and sweeps expired records periodically.
+ */
+import { badRequest, unavailable } from '../errors/index.js';
+import { prepareBatch, KvStore, runBatch, WritePlan, type KvStoreHost } from './kv-store.js';
+import type { KvBackend } from './ordered-kv.js';
+import { buildSchema, indexId } from './schema.js';
+import type { ProviderBatchOp, Store, StoreKind, StoreOptions, StoreProvider } from './types.js';
+
+export interface KvProviderOptions {
+  /** Prefix of the backend space names (`<prefix>_<store>`), like the original's DATABASE_PREFIX. */
+  prefix?: string;
+  /** How often expired records are swept from stores with an expiry field; 0 disables. Default 60 s. */
+  sweepIntervalMs?: number;
+  /** Where failures of the periodic sweep go (default: console.error). */
+  onSweepError?: (error: unknown, store: string) => void;
+}
+
+const STORE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,119}$/;
+
+export function checkStoreName(name: unknown): asserts name is string {
+  if (typeof name !== 'string' || !STORE_NAME.test(name)) {
+    throw badRequest(`invalid store name ${JSON.stringify(name)}: use 1-120 letters, digits, ".", "_" or "-", starting with a letter or digit`);
+  }
+}
+
+export function prefixedName(prefix: string | undefined, name: string): string {
+  return prefix ? `${prefix}_${name}` : name;
+}
+
+export class KvStoreProvider implements StoreProvider, KvStoreHost {
+  private readonly stores = new Map<string, KvStore<object>>();
+  private readonly opening = new Map<string, Promise<unknown>>();
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(
+    readonly kind: StoreKind,
+    readonly backend: KvBackend,
+    private readonly options: KvProviderOptions = {},
+  ) {
+    const interval = options.sweepIntervalMs ?? 60_000;
+    if (!Number.isFinite(interval) || interval < 0) throw badRequest('sweepIntervalMs must be a non-negative number');
+    if (interval > 0) {
+      this.sweepTimer = setInterval(() => void this.sweepAll(), interval);
+      this.sweepTimer.unref();
+    }
+  }
+
+  assertOpen(): void {
+    if (this.closed) throw unavailable(`${this.kind} storage provider is closed`);
+  }
+
+  async open<T extends object>(name: string, options: StoreOptions = {}): Promise<Store<T>> {
+    this.assertOpen();
+    checkStoreName(name);
+    // Opens of one name are serialised: a second open waits for the first one's index rebuild.
+    const previous = this.opening.get(name) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(() => this.openNow(name, options));
+    this.opening.set(name, next);
+    try {
+      return (await next) as unknown as Store<T>;
+    } finally {
+      if (this.opening.get(name) === next) this.opening.delete(name);
+    }
+  }
+
+  private async openNow(name: string, options: StoreOptions): Promise<KvStore<object>> {
+    this.assertOpen();
+    const existing = this.stores.get(name);
+    const schema = buildSchema(name, options, existing?.schema);
+    if (existing && indexId([...existing.schema.indexes.keys()].sort()) === indexId([...schema.indexes.keys()].sort()) && existing.schema.expiryField === schema.expiryField) {
+      return existing;
+    }
+    const store = existing ?? new KvStore<object>(name, this.backend.space(prefixedName(this.options.prefix, name)), this, schema);
+    if (!store.builtFor(schema)) {
+      await this.backend.write(() => {
+        if (!store.builtFor(schema)) store.rebuildInWrite(schema);
+        else store.schema = schema;
+      });
+    } else {
+      store.schema = schema;
+    }
+    this.stores.set(name, store);
+    return store;
+  }
+
+  async batch(ops: readonly ProviderBatchOp[]): Promise<void> {
+    this.assertOpen();
+    const planned = prepareBatch('provider batch', ops, (o) => {
+      const store = typeof o.store === 'string' ? this.stores.get(o.store) : undefined;
+      if (!store) throw badRequest(`provider batch: store ${JSON.stringify(o.store)} is not open on this provider`);
+      return store;
+    });
+    if (planned.length === 0) return;
+    await this.backend.write(() => {
+      const p = new WritePlan(Date.now());
+      runBatch(p, planned);
+      p.apply();
+    });
+  }
+
+  async ping(): Promise<void> {
+    this.assertOpen();
+    this.backend.ping();
+  }
+
+  /** Sweeps every open store with an expiry field; returns how many records were removed. */
+  async sweepAll(now = Date.now()): Promise<number> {
+    if (this.closed) return 0;
+    if (this.sweeping) await this.sweeping;
+    let removed = 0;
+    const run = (async () => {
+      for (const store of this.stores.values()) {
+        if (this.closed) return;
+        try {
+          removed += await store.sweepExpired(now);
+        } catch (error) {
+          if (this.closed) return;
+          (this.options.onSweepError ?? ((e, s) => console.error(`storage: sweeping store ${s} failed:`, e)))(error, store.name);
+        }
+      }
+    })();
+    this.sweeping = run;
+    try {
+      await run;
+    } finally {
+      if (this.sweeping === run) this.sweeping = undefined;
+    }
+    return removed;
+  }
+
+  /** Runs `check` on every open store against the latest committed state (see integrity.ts). */
+  async checkIntegrity(
+    check: (store: KvStore<object>, problems: string[]) => { records: number; entries: number },
+  ): Promise<{ stores: Record<string, { records: number; entries: number }>; problems: string[] }> {
+    this.assertOpen();
+    const problems: string[] = [];
+    const stores: Record<string, { records: number; entries: number }> = {};
+    for (const store of this.stores.values()) stores[store.name] = check(store, problems);
+    return { stores, problems };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    await Promise.allSettled([...this.opening.values()]);
+    if (this.sweeping) await this.sweeping.catch(() => undefined);
+    await this.backend.close();
+  }
+}

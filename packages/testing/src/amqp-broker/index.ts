@@ -1,0 +1,73 @@
+/**
+ * The RabbitMQ the AMQP suites run against: AMQP_URL, else the local broker. Suites skip (with a printed
+ * notice) when it cannot be reached, except under CI=true, where a missing broker fails the run.
+ */
+import { connect as tcpConnect } from 'node:net';
+import { connect } from 'amqplib';
+import { redactUrl } from '@anchor/common/mq';
+
+export const AMQP_URL = process.env['AMQP_URL'] || 'amqp://guest:guest@127.0.0.1:5672';
+/** AMQP_URL with its password masked, for messages. */
+export const AMQP_LABEL = redactUrl(AMQP_URL);
+
+/** Undefined when the broker answers; otherwise why not. Throws under CI=true instead of returning. */
+export async function amqpUnavailable(url = AMQP_URL): Promise<string | undefined> {
+  const reason = await probe(url);
+  if (reason !== undefined && process.env['CI'] === 'true') {
+    throw new Error(`CI=true but RabbitMQ is unreachable at ${redactUrl(url)}: ${reason}`);
+  }
+  return reason;
+}
+
+async function probe(url: string): Promise<string | undefined> {
+  const { hostname, port } = new URL(url);
+  const tcp = await new Promise<string | undefined>((resolve) => {
+    const socket = tcpConnect({ host: hostname, port: Number(port || 5672) });
+    socket.setTimeout(2_000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(undefined);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve('connection timed out');
+    });
+    socket.once('error', (e) => resolve(e.message));
+  });
+  if (tcp !== undefined) return tcp;
+  try {
+    const conn = await connect(url);
+    await conn.close();
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** Deletes queues (missing ones are fine), over a connection of its own. */
+export async function deleteQueues(names: Iterable<string>, url = AMQP_URL): Promise<void> {
+  const conn = await connect(url);
+  try {
+    const ch = await conn.createChannel();
+    for (const name of new Set(names)) await ch.deleteQueue(name);
+    await ch.close();
+  } finally {
+    await conn.close();
+  }
+}
+
+/** Messages waiting in a queue (passive declare; 0 when it does not exist). */
+export async function queueDepth(name: string, url = AMQP_URL): Promise<number> {
+  const conn = await connect(url);
+  try {
+    const ch = await conn.createChannel();
+    ch.on('error', () => undefined);
+    try {
+      return (await ch.checkQueue(name)).messageCount;
+    } catch {
+      return 0;
+    }
+  } finally {
+    await conn.close().catch(() => undefined);
+  }
+}

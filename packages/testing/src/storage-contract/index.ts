@@ -1,0 +1,75 @@
+/**
+ * The storage contract: one vitest suite every StoreProvider adapter must pass (mem, LMDB, MongoDB), so that
+ * code tested against mem behaves the same in production.
+ *
+ *   testStoreProvider('lmdb', { create: () => ..., reopen: (p) => ... });
+ */
+import { afterAll, afterEach, beforeEach, describe } from 'vitest';
+import type { StoreOptions, StoreProvider, Store } from '@anchor/common/storage';
+import { uniqueName } from '../contract-kit/index.js';
+import { registerBasics } from './basics.js';
+import { registerBatches } from './batches.js';
+import { registerExpiry } from './expiry.js';
+import { registerLifecycle } from './lifecycle.js';
+import { registerQueries } from './queries.js';
+
+export interface StoreHarness {
+  /** A fresh provider (the suite closes it after each test). */
+  create(): Promise<StoreProvider>;
+  /** Durable adapters: a new provider over the same data as `closed`, which the suite has just closed. */
+  reopen?(closed: StoreProvider): Promise<StoreProvider>;
+  /** Removes what the run created (temporary directories, test collections). */
+  dispose?(): Promise<void>;
+}
+
+export interface ContractContext {
+  readonly provider: StoreProvider;
+  /** Opens a store with a name unique to this test. */
+  openStore<T extends object = Record<string, unknown>>(options?: StoreOptions): Promise<Store<T>>;
+  /** Closes the provider and opens a new one over the same data (only when the harness can). */
+  reopen(): Promise<StoreProvider>;
+  readonly durable: boolean;
+}
+
+export interface StorageContractOptions {
+  /** When set, the suite is registered as skipped and this reason is printed. */
+  skip?: string;
+}
+
+export function testStoreProvider(label: string, harness: StoreHarness, options: StorageContractOptions = {}): void {
+  if (options.skip !== undefined) console.warn(`[storage contract] ${label}: SKIPPED: ${options.skip}`);
+  (options.skip === undefined ? describe : describe.skip)(`storage contract: ${label}`, () => {
+    let current: StoreProvider | undefined;
+    const ctx: ContractContext = {
+      get provider(): StoreProvider {
+        if (!current) throw new Error('no provider (used outside a test)');
+        return current;
+      },
+      openStore: <T extends object>(storeOptions?: StoreOptions) => ctx.provider.open<T>(uniqueName('store'), storeOptions),
+      async reopen() {
+        if (!harness.reopen) throw new Error(`${label} cannot reopen`);
+        const old = ctx.provider;
+        await old.close();
+        current = await harness.reopen(old);
+        return current;
+      },
+      durable: harness.reopen !== undefined,
+    };
+    beforeEach(async () => {
+      current = await harness.create();
+    });
+    afterEach(async () => {
+      await current?.close();
+      current = undefined;
+    });
+    afterAll(async () => {
+      await harness.dispose?.();
+    });
+
+    registerBasics(ctx);
+    registerBatches(ctx);
+    registerQueries(ctx);
+    registerExpiry(ctx);
+    registerLifecycle(ctx);
+  });
+}

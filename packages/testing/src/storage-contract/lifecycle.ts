@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { expectAppError, uniqueName } from '../contract-kit/index.js';
+import type { ContractContext } from './index.js';
+
+interface Item {
+  kind?: string;
+  rank?: number;
+  expiresAt?: number;
+}
+
+export function registerLifecycle(ctx: ContractContext): void {
+  describe('provider lifecycle', () => {
+    it('answers ping while open and refuses work once closed', async () => {
+      await ctx.provider.ping();
+      const s = await ctx.openStore<Item>();
+      await s.put('k', { kind: 'a' });
+      await ctx.provider.close();
+      await ctx.provider.close();
+      await expectAppError(ctx.provider.ping(), 'unavailable', /closed/);
+      await expectAppError(s.get('k'), 'unavailable', /closed/);
+      await expectAppError(s.put('k', { kind: 'b' }), 'unavailable', /closed/);
+      await expectAppError(s.query(), 'unavailable', /closed/);
+      await expectAppError(ctx.provider.open('another'), 'unavailable', /closed/);
+    });
+
+    if (!ctx.durable) return;
+
+    it('keeps records, indexes and expiry across a restart', async () => {
+      const name = uniqueName('durable');
+      const options = { indexes: [['kind', 'rank']], expiryField: 'expiresAt' };
+      const s = await ctx.provider.open<Item>(name, options);
+      await s.batch([
+        { op: 'put', key: 'a', value: { kind: 'x', rank: 2 } },
+        { op: 'put', key: 'b', value: { kind: 'x', rank: 1, expiresAt: Date.now() + 3_600_000 } },
+        { op: 'put', key: 'c', value: { kind: 'y', rank: 3, expiresAt: Date.now() - 1 } },
+      ]);
+      const reopened = await ctx.reopen();
+      const again = await reopened.open<Item>(name, options);
+      expect(await again.get('a')).toEqual({ kind: 'x', rank: 2 });
+      expect((await again.query({ where: { kind: 'x' }, orderBy: { field: 'rank' } })).items.map((e) => e.key)).toEqual(['b', 'a']);
+      expect(await again.count()).toBe(2);
+      expect(await again.sweepExpired()).toBe(1);
+    });
+
+    it('rebuilds index entries when a store is reopened with other indexes', async () => {
+      const name = uniqueName('reindex');
+      const s = await ctx.provider.open<Item>(name, { indexes: ['kind'] });
+      for (let i = 0; i < 20; i++) await s.put(`k${String(i).padStart(2, '0')}`, { kind: i % 2 ? 'odd' : 'even', rank: 20 - i });
+      const reopened = await ctx.reopen();
+      const again = await reopened.open<Item>(name, { indexes: ['rank'] });
+      expect((await again.query({ orderBy: { field: 'rank' }, limit: 3 })).items.map((e) => e.key)).toEqual(['k19', 'k18', 'k17']);
+      await expectAppError(again.query({ where: { kind: 'odd' } }), 'bad_request', /not an indexed field/);
+      const third = await ctx.reopen();
+      const back = await third.open<Item>(name, { indexes: ['kind'] });
+      await back.put('k00', { kind: 'odd', rank: 0 });
+      expect(await back.count({ kind: 'odd' })).toBe(11);
+      expect(await back.count({ kind: 'even' })).toBe(9);
+    });
+  });
+}

@@ -1,0 +1,4 @@
+import { createMemStoreProvider } from '@anchor/common/storage';
+import { testStoreProvider } from './index.js';
+
+testStoreProvider('mem', { create: async () => createMemStoreProvider() });

@@ -1,0 +1,78 @@
+/**
+ * A loopback TCP proxy that tests put between a client and a server to simulate network failures:
+ * `cut()` drops every open connection, `refuse()` makes new ones fail until `accept()`.
+ */
+import { createServer, connect, type Server, type Socket } from 'node:net';
+
+export class TcpProxy {
+  private readonly sockets = new Set<Socket>();
+  private refusing = false;
+
+  private constructor(private readonly server: Server) {}
+
+  static async start(target: { host: string; port: number }): Promise<TcpProxy> {
+    const server = createServer();
+    const proxy = new TcpProxy(server);
+    server.on('connection', (client: Socket) => proxy.pipe(client, target));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    return proxy;
+  }
+
+  private pipe(client: Socket, target: { host: string; port: number }): void {
+    if (this.refusing) {
+      client.destroy();
+      return;
+    }
+    const upstream = connect(target.port, target.host);
+    for (const s of [client, upstream]) {
+      this.sockets.add(s);
+      s.on('error', () => undefined);
+      s.on('close', () => {
+        this.sockets.delete(s);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+  }
+
+  get port(): number {
+    const address = this.server.address();
+    if (address === null || typeof address === 'string') throw new Error('proxy is not listening');
+    return address.port;
+  }
+
+  /** `url` with its host and port replaced by the proxy's. */
+  through(url: string): string {
+    const u = new URL(url);
+    u.hostname = '127.0.0.1';
+    u.port = String(this.port);
+    return u.toString();
+  }
+
+  /** Drops every open connection (both directions), as a network failure would. */
+  cut(): void {
+    for (const s of this.sockets) s.destroy();
+  }
+
+  refuse(): void {
+    this.refusing = true;
+  }
+
+  accept(): void {
+    this.refusing = false;
+  }
+
+  get connections(): number {
+    return this.sockets.size / 2;
+  }
+
+  async close(): Promise<void> {
+    this.cut();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
