@@ -1,0 +1,75 @@
+import { canonicalize } from '@anchor/common/encoding';
+import { badRequest } from '@anchor/common/errors';
+import { checkEncodedMultihash, hashBytes, hashMatches } from '../hashing.js';
+import { optionalString, rejectUnknownMembers, requireObject, type JsonObject } from '../json.js';
+import { canonicalCreateRequest } from './canonical-request.js';
+import { readDelta } from './delta.js';
+import type { ParseContext } from './parse-context.js';
+import type { CreateOperation, SuffixData } from './types.js';
+
+const CREATE_MEMBERS: ReadonlySet<string> = new Set(['type', 'suffixData', 'delta']);
+const SUFFIX_DATA_MEMBERS: ReadonlySet<string> = new Set(['deltaHash', 'recoveryCommitment', 'anchorOrigin', 'type']);
+// ION's rule for the optional suffixData type: a short base64url tag.
+const SUFFIX_TYPE = /^[A-Za-z0-9_-]{1,4}$/;
+
+/**
+ * A create: the DID suffix is the hash of JCS(suffixData) including did:node's anchorOrigin, so the origin is
+ * bound to the DID. At ingest the delta must be valid, hash to suffixData.deltaHash, and not reuse the
+ * recovery key as update key.
+ */
+export function parseCreate(request: JsonObject, context: ParseContext): CreateOperation {
+  const { protocol, mode } = context;
+  if (mode === 'ingest') rejectUnknownMembers(request, CREATE_MEMBERS, 'create request');
+  const suffixData = readSuffixData(request.suffixData, context);
+  const canonicalSuffixData = canonicalize(suffixData);
+  const didSuffix = hashBytes(canonicalSuffixData, protocol.multihashAlgorithms[0]);
+  const anchorOrigin = typeof suffixData.anchorOrigin === 'string' ? suffixData.anchorOrigin : undefined;
+  if (mode === 'ingest' && protocol.requireAnchorOrigin && anchorOrigin === undefined) {
+    throw badRequest('anchor origin must be specified (suffixData.anchorOrigin)');
+  }
+
+  const delta = readDelta(request.delta, protocol, mode);
+  let deltaProblem = delta.problem;
+  if (deltaProblem === undefined && !hashMatches(suffixData.deltaHash, delta.canonical as string)) {
+    deltaProblem = 'delta does not match suffixData.deltaHash';
+    if (mode === 'ingest') throw badRequest(deltaProblem);
+  }
+  if (mode === 'ingest' && delta.valid?.updateCommitment === suffixData.recoveryCommitment) {
+    throw badRequest('key reuse: delta.updateCommitment equals suffixData.recoveryCommitment (use different update and recovery keys)');
+  }
+  const valid = deltaProblem === undefined ? delta.valid : undefined;
+  return {
+    type: 'create',
+    didSuffix,
+    anchorOrigin,
+    suffixData,
+    nextRecoveryCommitment: suffixData.recoveryCommitment,
+    delta: delta.model,
+    patches: valid?.patches,
+    nextUpdateCommitment: valid?.updateCommitment,
+    deltaProblem,
+    canonicalRequest: canonicalCreateRequest(canonicalSuffixData, delta.canonical),
+  };
+}
+
+/** suffixData reduced to the members the Go original hashes (unknown members are rejected at ingest). */
+function readSuffixData(value: unknown, context: ParseContext): SuffixData {
+  const { protocol, mode } = context;
+  const object = requireObject(value, 'suffixData');
+  if (mode === 'ingest') rejectUnknownMembers(object, SUFFIX_DATA_MEMBERS, 'suffixData');
+  checkEncodedMultihash(object.deltaHash, 'suffixData.deltaHash', protocol);
+  checkEncodedMultihash(object.recoveryCommitment, 'suffixData.recoveryCommitment', protocol);
+  const suffixData: SuffixData = { deltaHash: object.deltaHash as string, recoveryCommitment: object.recoveryCommitment as string };
+
+  const type = optionalString(object.type, 'suffixData.type');
+  if (mode === 'ingest' && type !== undefined && !SUFFIX_TYPE.test(type)) throw badRequest('suffixData.type must be 1 to 4 base64url characters');
+  if (type !== undefined && type !== '') suffixData.type = type;
+
+  const { anchorOrigin } = object;
+  if (mode === 'ingest' && anchorOrigin !== undefined && (typeof anchorOrigin !== 'string' || anchorOrigin.length === 0)) {
+    throw badRequest('suffixData.anchorOrigin must be a non-empty string');
+  }
+  // Go holds anchorOrigin as interface{} with omitempty: any non-null value is hashed as given.
+  if (anchorOrigin !== undefined && anchorOrigin !== null) suffixData.anchorOrigin = anchorOrigin;
+  return suffixData;
+}
