@@ -1,0 +1,79 @@
+import type { Counter, Gauge, Histogram } from 'prom-client';
+import type { Metrics } from '@anchor/common/metrics';
+
+/**
+ * The node's pipeline metrics, all `node_`-prefixed (the registry adds the prefix), declared in one place
+ * so every feature records into the same series and operators find them documented together (orb.md
+ * §8.1 lists the original's equivalents). Durations are histograms in seconds with buckets 5 ms - 10 s.
+ */
+export interface NodeMetrics {
+  /** Operations accepted at POST /sidetree/v1/operations, by type. */
+  operationsAccepted: Counter<'type'>;
+  /** Operations rejected at intake, by reason class (validation, origin, deactivated, ...). */
+  operationsRejected: Counter<'reason'>;
+  /** Time to validate and durably accept one operation. */
+  operationAcceptSeconds: Histogram<'type'>;
+  /** Operations per cut batch. */
+  batchSize: Histogram<string>;
+  /** From the first operation of a batch being accepted to the batch being cut. */
+  batchCutSeconds: Histogram<string>;
+  /** Building, signing and storing an anchor for a cut batch. */
+  anchorWriteSeconds: Histogram<string>;
+  /** From the anchor credential's issuance to its witness policy being satisfied. */
+  anchorWitnessSeconds: Histogram<string>;
+  /** From an operation being accepted to its anchor being processed (published). */
+  operationPublishSeconds: Histogram<string>;
+  /** Processing one anchor (own or received) into published operations. */
+  observerProcessAnchorSeconds: Histogram<'origin'>;
+  /** Operations applied by the observer, by anchor origin (local or remote). */
+  observerOperationsApplied: Counter<'origin'>;
+  /** Resolving one DID at the identifiers endpoint. */
+  resolutionSeconds: Histogram<'result'>;
+  /** Operations accepted but not yet anchored. */
+  pendingOperations: Gauge<string>;
+  /** Handling one received activity, by activity type (spec: node_activitypub_inbox_handler_seconds). */
+  inboxHandlerSeconds: Histogram<'type'>;
+  /** Posting one activity to the outbox, by activity type. */
+  outboxPostSeconds: Histogram<'type'>;
+  /** Activities posted to the outbox, by type. */
+  outboxActivities: Counter<'type'>;
+  /** Outbound deliveries by outcome (delivered, retry, dropped, dead-lettered). */
+  deliveries: Counter<'outcome'>;
+}
+
+export function createNodeMetrics(metrics: Metrics): NodeMetrics {
+  return {
+    operationsAccepted: metrics.counter({ name: 'operations_accepted_total', help: 'Sidetree operations accepted', labelNames: ['type'] }),
+    operationsRejected: metrics.counter({ name: 'operations_rejected_total', help: 'Sidetree operations rejected at intake', labelNames: ['reason'] }),
+    operationAcceptSeconds: metrics.histogram({ name: 'operation_accept_seconds', help: 'Seconds to validate and durably accept an operation', labelNames: ['type'] }),
+    batchSize: metrics.histogram({
+      name: 'batch_size',
+      help: 'Operations per cut batch',
+      buckets: [1, 10, 50, 100, 500, 1000, 2500, 5000, 10000],
+    }),
+    batchCutSeconds: metrics.histogram({ name: 'batch_cut_seconds', help: 'Seconds from the first operation of a batch to its cut' }),
+    anchorWriteSeconds: metrics.histogram({ name: 'anchor_write_seconds', help: 'Seconds to build, sign and store an anchor' }),
+    anchorWitnessSeconds: metrics.histogram({
+      name: 'anchor_witness_seconds',
+      help: 'Seconds from anchor credential issuance to the witness policy being satisfied',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 600],
+    }),
+    operationPublishSeconds: metrics.histogram({ name: 'operation_publish_seconds', help: 'Seconds from operation acceptance to its anchor being processed' }),
+    observerProcessAnchorSeconds: metrics.histogram({
+      name: 'observer_process_anchor_seconds',
+      help: 'Seconds to process one anchor into published operations',
+      labelNames: ['origin'],
+    }),
+    observerOperationsApplied: metrics.counter({ name: 'observer_operations_applied_total', help: 'Operations stored from processed anchors', labelNames: ['origin'] }),
+    resolutionSeconds: metrics.histogram({ name: 'resolution_seconds', help: 'Seconds to resolve a DID', labelNames: ['result'] }),
+    pendingOperations: metrics.gauge({ name: 'pending_operations', help: 'Operations accepted but not yet anchored' }),
+    inboxHandlerSeconds: metrics.histogram({
+      name: 'activitypub_inbox_handler_seconds',
+      help: 'Seconds to handle a received activity',
+      labelNames: ['type'],
+    }),
+    outboxPostSeconds: metrics.histogram({ name: 'activitypub_outbox_post_seconds', help: 'Seconds to post an activity to the outbox', labelNames: ['type'] }),
+    outboxActivities: metrics.counter({ name: 'activitypub_outbox_count', help: 'Activities posted to the outbox', labelNames: ['type'] }),
+    deliveries: metrics.counter({ name: 'activitypub_deliveries_total', help: 'Outbound activity deliveries by outcome', labelNames: ['outcome'] }),
+  };
+}

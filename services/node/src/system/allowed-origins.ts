@@ -1,0 +1,54 @@
+import { getLogger } from '@anchor/common/log';
+import type { ConfigValues } from '../stores/config-values.js';
+
+const SETTING = 'allowed-origins';
+const ANY = '*';
+
+/**
+ * The anchor origins this node accepts on create and recover (orb.md §1.4, spec "Allowed anchor origins").
+ * Stored in the database so every instance agrees; this instance sees its own updates at once and re-reads
+ * the stored list after `cacheExpirationMs` to pick up other instances' updates.
+ */
+export class AllowedOrigins {
+  private cached: { origins: string[]; readAt: number } | undefined;
+
+  constructor(
+    private readonly config: ConfigValues,
+    private readonly cacheExpirationMs: number,
+  ) {}
+
+  /**
+   * Merges the `--allowed-origins` seed into the stored list (never removing). With nothing stored and no
+   * seed, stores the node's own endpoints so a bare node accepts its own clients.
+   */
+  async seed(fromFlags: readonly string[], defaults: readonly string[]): Promise<void> {
+    const stored = await this.config.get<string[]>(SETTING);
+    const base = stored ?? (fromFlags.length > 0 ? [] : [...defaults]);
+    const merged = [...new Set([...base, ...fromFlags])];
+    if (stored === undefined || merged.length !== stored.length) await this.config.set(SETTING, merged);
+    this.cached = { origins: merged, readAt: Date.now() };
+    getLogger('allowed-origins').info('allowed anchor origins', { origins: merged });
+  }
+
+  async list(): Promise<string[]> {
+    if (this.cached && Date.now() - this.cached.readAt < this.cacheExpirationMs) return [...this.cached.origins];
+    const origins = (await this.config.get<string[]>(SETTING)) ?? [];
+    this.cached = { origins, readAt: Date.now() };
+    return [...origins];
+  }
+
+  async isAllowed(origin: string): Promise<boolean> {
+    const origins = await this.list();
+    return origins.includes(ANY) || origins.includes(origin);
+  }
+
+  /** Adds then removes (idempotent); returns the new list. */
+  async update(change: { add?: readonly string[]; remove?: readonly string[] }): Promise<string[]> {
+    const current = (await this.config.get<string[]>(SETTING)) ?? [];
+    const removed = new Set(change.remove ?? []);
+    const next = [...new Set([...current, ...(change.add ?? [])])].filter((origin) => !removed.has(origin));
+    await this.config.set(SETTING, next);
+    this.cached = { origins: next, readAt: Date.now() };
+    return [...next];
+  }
+}
