@@ -1,28 +1,47 @@
-import activityAnchorsV1 from './contexts/activityanchors-v1.js';
-import activityStreams from './contexts/activitystreams.js';
-import bbsV1 from './contexts/bbs-v1.js';
-import credentialsUndefinedTermsV2 from './contexts/credentials-undefined-terms-v2.js';
-import credentialsV1 from './contexts/credentials-v1.js';
-import credentialsV2 from './contexts/credentials-v2.js';
-import dataIntegrityV1 from './contexts/data-integrity-v1.js';
-import dataIntegrityV2 from './contexts/data-integrity-v2.js';
-import didResolutionV1 from './contexts/did-resolution-v1.js';
-import didV1 from './contexts/did-v1.js';
-import ed25519Signature2018V1 from './contexts/ed25519-signature-2018-v1.js';
-import ed25519Signature2020V1 from './contexts/ed25519-signature-2020-v1.js';
-import jws2020V1 from './contexts/jws-2020-v1.js';
-import multikeyV1 from './contexts/multikey-v1.js';
-import securityV1 from './contexts/security-v1.js';
-import securityV2 from './contexts/security-v2.js';
-import statusList2021V1 from './contexts/status-list-2021-v1.js';
+import activityAnchorsV1Json from './contexts/activityanchors-v1.json' with { type: 'json' };
+import activityStreamsJson from './contexts/activitystreams.json' with { type: 'json' };
+import bbsV1Json from './contexts/bbs-v1.json' with { type: 'json' };
+import credentialsUndefinedTermsV2Json from './contexts/credentials-undefined-terms-v2.json' with { type: 'json' };
+import credentialsV1Json from './contexts/credentials-v1.json' with { type: 'json' };
+import credentialsV2Json from './contexts/credentials-v2.json' with { type: 'json' };
+import dataIntegrityV1Json from './contexts/data-integrity-v1.json' with { type: 'json' };
+import dataIntegrityV2Json from './contexts/data-integrity-v2.json' with { type: 'json' };
+import didResolutionV1Json from './contexts/did-resolution-v1.json' with { type: 'json' };
+import didV1Json from './contexts/did-v1.json' with { type: 'json' };
+import ed25519Signature2018V1Json from './contexts/ed25519-signature-2018-v1.json' with { type: 'json' };
+import ed25519Signature2020V1Json from './contexts/ed25519-signature-2020-v1.json' with { type: 'json' };
+import jws2020V1Json from './contexts/jws-2020-v1.json' with { type: 'json' };
+import multikeyV1Json from './contexts/multikey-v1.json' with { type: 'json' };
+import securityV1Json from './contexts/security-v1.json' with { type: 'json' };
+import securityV2Json from './contexts/security-v2.json' with { type: 'json' };
+import statusList2021V1Json from './contexts/status-list-2021-v1.json' with { type: 'json' };
 import type { ContextDocument } from './context-document.js';
+
+// JSON imports are typed by their literal shape; every bundled file is a context document.
+const asContext = (json: object): ContextDocument => json as ContextDocument;
+const activityAnchorsV1 = asContext(activityAnchorsV1Json);
+const activityStreams = asContext(activityStreamsJson);
+const bbsV1 = asContext(bbsV1Json);
+const credentialsUndefinedTermsV2 = asContext(credentialsUndefinedTermsV2Json);
+const credentialsV1 = asContext(credentialsV1Json);
+const credentialsV2 = asContext(credentialsV2Json);
+const dataIntegrityV1 = asContext(dataIntegrityV1Json);
+const dataIntegrityV2 = asContext(dataIntegrityV2Json);
+const didResolutionV1 = asContext(didResolutionV1Json);
+const didV1 = asContext(didV1Json);
+const ed25519Signature2018V1 = asContext(ed25519Signature2018V1Json);
+const ed25519Signature2020V1 = asContext(ed25519Signature2020V1Json);
+const jws2020V1 = asContext(jws2020V1Json);
+const multikeyV1 = asContext(multikeyV1Json);
+const securityV1 = asContext(securityV1Json);
+const securityV2 = asContext(securityV2Json);
+const statusList2021V1 = asContext(statusList2021V1Json);
 
 /**
  * Every JSON-LD context the system meets, bundled in `contexts/` (the JSON data copied verbatim from
  * the context packages of Digital Bazaar, the W3C CCG repositories and the original's embedded copies of
  * the ActivityStreams and activity-anchors contexts, which the original loads in preference to the web).
- * Nothing is ever fetched: a context that is not here is an error. (The data sits in `.ts` modules rather
- * than `.json` files only because this package's composite tsconfig does not list JSON files.)
+ * Nothing is ever fetched: a context that is not here is an error. Provenance of each file: contexts/README.md.
  */
 export const CONTEXT_URLS = {
   credentialsV1: 'https://www.w3.org/2018/credentials/v1',
