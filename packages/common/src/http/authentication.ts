@@ -13,7 +13,8 @@ export interface AuthOptions {
 
 const ANONYMOUS: Principal = Object.freeze({ kind: 'anonymous' });
 
-function bearerToken(header: string | undefined): string | undefined {
+/** The token of an `Authorization: Bearer <token>` header (empty string for a bare `Bearer`), else undefined. */
+export function bearerToken(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   const match = /^bearer(?:\s+(.*))?$/i.exec(header.trim());
   return match ? (match[1] ?? '').trim() : undefined;

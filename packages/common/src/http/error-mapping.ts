@@ -26,6 +26,23 @@ function fromBodyParser(error: BodyParserError): AppError | undefined {
   return new AppError(errorCodeForStatus(error.status), message, { cause: error });
 }
 
+/** What a failure becomes on the wire: the AppError's status, headers and `{"message": ..., ...details}`. */
+export interface ErrorResponse {
+  status: number;
+  headers: Record<string, string> | undefined;
+  body: { message: string; [detail: string]: unknown };
+  /** The mapped AppError; undefined for unexpected errors (which are answered as a bare 500). */
+  appError: AppError | undefined;
+}
+
+/** Maps any thrown value to its response; shared by the express error handler and lean listeners that bypass express. */
+export function errorResponse(error: unknown): ErrorResponse {
+  const appError = AppError.is(error) ? error : isBodyParserError(error) ? fromBodyParser(error) : undefined;
+  if (!appError) return { status: 500, headers: undefined, body: { message: 'internal error' }, appError: undefined };
+  const { message: _ignored, ...details } = appError.details ?? {};
+  return { status: appError.status, headers: appError.headers, body: { message: appError.message, ...details }, appError };
+}
+
 /**
  * The one error mapper: every failure becomes a JSON body `{"message": ..., ...details}` with the
  * AppError's status and headers; anything else is a 500 `{"message":"internal error"}` whose stack is
@@ -34,7 +51,8 @@ function fromBodyParser(error: BodyParserError): AppError | undefined {
  */
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
-    const appError = AppError.is(error) ? error : isBodyParserError(error) ? fromBodyParser(error) : undefined;
+    const response = errorResponse(error);
+    const appError = response.appError;
     const context = { method: req.method, path: req.path };
     if (res.headersSent) {
       // Too late for a status: let express cut the connection so the client sees a failure.
@@ -42,16 +60,11 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
       next(error);
       return;
     }
-    if (!appError) {
-      log.error('unhandled error', { ...context, err: error instanceof Error ? error : String(error) });
-      res.status(500).json({ message: 'internal error' });
-      return;
-    }
-    if (appError.status >= 500) log.warn('request failed', { ...context, status: appError.status, err: appError });
+    if (!appError) log.error('unhandled error', { ...context, err: error instanceof Error ? error : String(error) });
+    else if (appError.status >= 500) log.warn('request failed', { ...context, status: appError.status, err: appError });
     else log.debug('request rejected', { ...context, status: appError.status, reason: appError.message });
-    if (appError.headers) res.set(appError.headers);
-    const { message: _ignored, ...details } = appError.details ?? {};
-    res.status(appError.status).json({ message: appError.message, ...details });
+    if (response.headers) res.set(response.headers);
+    res.status(response.status).json(response.body);
   };
 }
 

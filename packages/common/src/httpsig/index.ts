@@ -22,5 +22,6 @@ export { encodePublicKeyPem, parsePublicKeyPem, toVerificationKey, PublicKeyForm
 export { algorithmAcceptable, NodeVerificationKey, ORIGINAL_ALGORITHM, type HttpSigKeyType, type VerificationKey } from './algorithms.js';
 export { digestHeader, verifyDigestHeader, type DigestAlgorithm } from './digest.js';
 export { checkDateFreshness, httpDate } from './date.js';
+export { TtlCache } from './ttl-cache.js';
 export { formatSignatureHeader, parseSignatureHeader, type SignatureParameters } from './signature-header.js';
 export { buildSigningString } from './signing-string.js';

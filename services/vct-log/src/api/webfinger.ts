@@ -1,0 +1,61 @@
+import type { HttpApp } from '@anchor/common/http';
+import { badRequest, notFound } from '@anchor/common/errors';
+import { JRD_MEDIA_TYPE, transparencyLogJrd, WEBFINGER_PATH } from '@anchor/common/webfinger';
+import type { VctMetrics } from '../metrics.js';
+import type { LogSigner } from '../signing/log-signer.js';
+import type { LogRegistry } from './log-access.js';
+
+/** The first value of a query parameter, as Go's `url.Values.Get`; undefined when absent. */
+function firstValue(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && typeof value[0] === 'string') return value[0];
+  return undefined;
+}
+
+export interface WebFingerRouteOptions {
+  logs: LogRegistry;
+  signer: LogSigner;
+  metrics: VctMetrics;
+  /** The log's external URL (known once listening); a resource must be on its host (and under its path, if it has one). */
+  baseUrl: () => string;
+}
+
+/**
+ * GET /.well-known/webfinger?resource=<base-url>/<alias>: the log's ledger type (`vct-v1`) and public key,
+ * which clients verify add-vc and STH signatures with. Errors as the original: no resource 400, a resource
+ * that is not a URL 400, another host 404, no alias 404, an unknown alias 404.
+ */
+export function mountWebFingerRoute(router: HttpApp['routes'], options: WebFingerRouteOptions): void {
+  const { logs, signer, metrics } = options;
+  router.get(WEBFINGER_PATH, (req, res) => {
+    const started = process.hrtime.bigint();
+    // Labelled by alias (the original labelled by resource, which lets clients grow the series at will).
+    let alias = 'unknown';
+    try {
+      alias = aliasOf(firstValue(req.query.resource) ?? '');
+      res.status(200).type(JRD_MEDIA_TYPE).send(`${JSON.stringify(transparencyLogJrd(firstValue(req.query.resource) ?? '', signer.publicKeyBytes))}\n`);
+      metrics.record('webfinger', alias, started, true);
+    } catch (error) {
+      metrics.record('webfinger', alias, started, false);
+      throw error;
+    }
+  });
+
+  function aliasOf(resource: string): string {
+    const base = new URL(options.baseUrl());
+    const basePath = base.pathname.replace(/\/+$/, '');
+    if (resource === '') throw badRequest('resource is required');
+    let uri: URL;
+    try {
+      uri = new URL(resource);
+    } catch {
+      throw badRequest(`invalid resource URI ${JSON.stringify(resource)}`);
+    }
+    if (uri.host !== base.host) throw notFound(`resource not found ${JSON.stringify(resource)}`);
+    // A base URL with a path (a log behind a path-routing proxy) puts its aliases under that path.
+    const path = basePath === '' ? uri.pathname.slice(1) : uri.pathname.startsWith(`${basePath}/`) ? uri.pathname.slice(basePath.length + 1) : '';
+    if (path === '') throw notFound('ledger ID is required');
+    if (!logs.has(path)) throw notFound(`ledger ID not found ${JSON.stringify(path)}`);
+    return path;
+  }
+}

@@ -1,0 +1,120 @@
+import { canonicalize as jcs } from '@anchor/common/encoding';
+import { AppError, badRequest, type ErrorCode } from '@anchor/common/errors';
+import { canonicalize } from '@anchor/common/jsonld';
+import { firstProblem, LOG_ADD_VC, type IssuedCredential } from '@anchor/common/schemas';
+import { buildLeaf, identityHashOf, leafHashOf, vcEntryOf } from '../merkle-log/leaf.js';
+import type { LogSigner } from '../signing/log-signer.js';
+import { vcTimestampSignaturePayload } from '../signing/payloads.js';
+
+/**
+ * Terms a credential's contexts may leave undefined (they are dropped from the N-Quads, hence from the
+ * leaf): a list of names, or `'any'` to drop whatever is undefined silently, as the original's processor
+ * does.
+ */
+export type UndefinedTermsPolicy = readonly string[] | 'any';
+
+/**
+ * The N-Quads of a log entry, as the original builds them: the credential without `proof` (the original sets
+ * it to null, which JSON-LD drops, so no proof is ever part of an entry), canonicalised with URDNA2015.
+ */
+export function canonicalizeCredential(credential: object, policy: UndefinedTermsPolicy): Promise<string> {
+  const { proof: _proof, ...withoutProof } = credential as Record<string, unknown>;
+  return canonicalize(withoutProof, { allowUndefinedTerms: policy === 'any' ? 'any' : [...policy] });
+}
+
+/** A credential turned into a log entry, ready to be stored and acknowledged. */
+export interface PreparedEntry {
+  /** Dedupe identity: base64url SHA-256 of the N-Quads. */
+  identity: string;
+  timestamp: number;
+  /** JCS text of the MerkleTreeLeaf. */
+  leafInput: string;
+  /** base64 of the Merkle leaf hash, SHA-256(0x00 || leafInput). */
+  leafHash: string;
+  /** The add-vc signature over this leaf's VCTimestampSignature (valid when the entry is new). */
+  signature: string;
+}
+
+export interface PreparedCredential {
+  issuer: string;
+  entry: PreparedEntry;
+  /** base64 of the JCS of the proofs array (the original's `extra_data`), or null when it has none. */
+  extraData: string | null;
+  /** The credential carries proofs, which the caller must verify before accepting it. */
+  hasProofs: boolean;
+}
+
+/**
+ * Everything add-vc computes from the body alone, in the original's terms: the JSON, the credential's
+ * shape (issuer and issuanceDate required), the alias's issuer allow-list (checked before the JSON-LD
+ * work, so a restricted log spends nothing on other issuers), then N-Quads, identity, leaf and signature.
+ * It runs on the worker threads, so the HTTP thread only routes, stores and answers. Failures are 400
+ * `parse credential: ...`, except the issuer list's own `bad request: issuer ... is not in a list`.
+ */
+export async function prepareCredential(
+  body: string | undefined,
+  timestamp: number,
+  allowedIssuers: readonly string[] | undefined,
+  policy: UndefinedTermsPolicy,
+  signer: LogSigner,
+): Promise<PreparedCredential> {
+  if (body === undefined || body === '') throw parseFailure('the request body must be a verifiable credential in JSON');
+  let credential: IssuedCredential;
+  try {
+    credential = JSON.parse(body) as IssuedCredential;
+  } catch (error) {
+    throw parseFailure(`malformed JSON: ${(error as Error).message}`);
+  }
+  const problem = firstProblem(LOG_ADD_VC, credential);
+  if (problem !== undefined) throw parseFailure(`invalid credential: ${problem}`);
+  const issuer = typeof credential.issuer === 'string' ? credential.issuer : credential.issuer.id;
+  if (allowedIssuers && allowedIssuers.length > 0 && !allowedIssuers.includes(issuer)) throw badRequest(`bad request: issuer ${issuer} is not in a list`);
+
+  let nquads: string;
+  try {
+    nquads = await canonicalizeCredential(credential, policy);
+  } catch (error) {
+    throw asParseFailure(error);
+  }
+  const vcEntry = vcEntryOf(nquads);
+  const { leafInput } = buildLeaf(timestamp, vcEntry);
+  const proofs = credential.proof === undefined ? [] : Array.isArray(credential.proof) ? credential.proof : [credential.proof];
+  return {
+    issuer,
+    entry: {
+      identity: identityHashOf(nquads),
+      timestamp,
+      leafInput,
+      leafHash: leafHashOf(leafInput).toString('base64'),
+      signature: signer.signEnvelope(vcTimestampSignaturePayload(timestamp, vcEntry)),
+    },
+    extraData: proofs.length > 0 ? Buffer.from(jcs(proofs), 'utf8').toString('base64') : null,
+    hasProofs: proofs.length > 0,
+  };
+}
+
+export function parseFailure(reason: string): AppError {
+  return badRequest(`parse credential: ${reason}`);
+}
+
+/** Keeps the status of AppErrors (a did:web host that cannot be reached is a retryable 503, not the client's fault). */
+export function asParseFailure(error: unknown): AppError {
+  if (error instanceof AppError) return new AppError(error.code, `parse credential: ${error.message}`, { cause: error, retryable: error.retryable });
+  return parseFailure(error instanceof Error ? error.message : String(error));
+}
+
+/** Messages between the entry preparer pool and its worker threads. */
+export interface PrepareRequest {
+  id: number;
+  body: string | undefined;
+  timestamp: number;
+  allowedIssuers: readonly string[] | undefined;
+}
+
+export type PrepareReply = { id: number; prepared: PreparedCredential } | { id: number; error: { code: ErrorCode | undefined; message: string } };
+
+export interface WorkerSetup {
+  allowUndefinedTerms: UndefinedTermsPolicy;
+  /** PKCS#8 PEM of the log key: the workers sign the timestamps of new entries. */
+  signingKeyPem: string;
+}

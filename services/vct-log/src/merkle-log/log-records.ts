@@ -1,0 +1,109 @@
+import type { Store, StoreProvider } from '@anchor/common/storage';
+
+/**
+ * What a log keeps in the store (one set of stores per alias, plus shared ones). Everything a client was
+ * told is derivable from these records alone, so a restart rebuilds the in-memory tree from them.
+ *
+ *   <alias>.leaves       key: base64url SHA-256(N-Quads) → { timestamp, leafInput, extraData }
+ *                        written once, when the credential is accepted: insert-if-absent here is the single
+ *                        dedupe authority, and this is the only copy of the (large) leaf
+ *   <alias>.queue        key: <accept time, 16 digits>.<identity> → { leafHash }   accepted, not yet in the tree
+ *   <alias>.entries      key: leaf index, 16 digits → { identity }                 the tree's leaves in order
+ *   <alias>.leaf-hashes  key: chunk number, 16 digits → { hashes: base64 of up to 1,024 packed leaf hashes }
+ *   tree-heads           key: alias → { size, root, timestamp }   the head every STH is signed from
+ *   log-config           key: 'signing-key' → { type, publicKey }   the key every log of the database is signed with
+ *   sequencer-lease      key: 'sequencer' → { holder, expires }   (MongoDB) which replica integrates
+ *
+ * Accepting writes the leaf and its queue record in one batch. Integrating moves a run of queue records
+ * into the tree in ONE batch: the entries (insert-if-absent, so two sequencers can never both write an
+ * index), the queue records deleted, the touched leaf-hash chunks and the new tree head. A crash leaves
+ * either all of a batch or none of it.
+ */
+export interface LeafRecord {
+  /** The leaf's timestamp (ms): the first submission's, whatever resubmissions follow. */
+  timestamp: number;
+  /** JCS text of the MerkleTreeLeaf. */
+  leafInput: string;
+  /** base64 of the JCS of the credential's proofs, or null when it had none. */
+  extraData: string | null;
+}
+
+export interface QueueRecord {
+  /** base64 of the Merkle leaf hash, so integration never reads the large leaf records. */
+  leafHash: string;
+}
+
+export interface EntryRecord {
+  /** Key of the leaf record. */
+  identity: string;
+}
+
+export interface LeafHashChunk {
+  hashes: string;
+}
+
+export interface TreeHeadRecord {
+  size: number;
+  /** base64 of the root hash. */
+  root: string;
+  /** When this head was produced (ms): the STH timestamp. */
+  timestamp: number;
+}
+
+export interface SigningKeyRecord {
+  type: string;
+  publicKey: string;
+}
+
+export interface LeaseRecord {
+  holder: string;
+  expires: number;
+}
+
+/** Leaf hashes per chunk record: 32 KiB of hashes, small enough to rewrite the last chunk every batch. */
+export const LEAF_HASH_CHUNK = 1024;
+
+export const TREE_HEADS_STORE = 'tree-heads';
+export const LOG_CONFIG_STORE = 'log-config';
+export const SEQUENCER_LEASE_STORE = 'sequencer-lease';
+
+/** Fixed-width decimal keys sort in index order on every adapter. */
+export function indexKey(index: number): string {
+  return String(index).padStart(16, '0');
+}
+
+/** Queue keys sort by accept time, then identity: integration takes the oldest first. */
+export function queueKey(queued: number, identity: string): string {
+  return `${indexKey(queued)}.${identity}`;
+}
+
+export function parseQueueKey(key: string): { queued: number; identity: string } {
+  return { queued: Number(key.slice(0, 16)), identity: key.slice(17) };
+}
+
+export interface LogStores {
+  leaves: Store<LeafRecord>;
+  queue: Store<QueueRecord>;
+  entries: Store<EntryRecord>;
+  leafHashes: Store<LeafHashChunk>;
+  treeHeads: Store<TreeHeadRecord>;
+  names: { leaves: string; queue: string; entries: string; leafHashes: string; treeHeads: string };
+}
+
+export async function openLogStores(provider: StoreProvider, alias: string): Promise<LogStores> {
+  const names = {
+    leaves: `${alias}.leaves`,
+    queue: `${alias}.queue`,
+    entries: `${alias}.entries`,
+    leafHashes: `${alias}.leaf-hashes`,
+    treeHeads: TREE_HEADS_STORE,
+  };
+  return {
+    leaves: await provider.open<LeafRecord>(names.leaves),
+    queue: await provider.open<QueueRecord>(names.queue),
+    entries: await provider.open<EntryRecord>(names.entries),
+    leafHashes: await provider.open<LeafHashChunk>(names.leafHashes),
+    treeHeads: await provider.open<TreeHeadRecord>(names.treeHeads),
+    names,
+  };
+}

@@ -1,0 +1,118 @@
+import { createMemStoreProvider, type StoreProvider } from '@anchor/common/storage';
+import { waitFor } from '@anchor/testing/process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { entryFor, flakyProvider } from './entries.test-helpers.js';
+import { Sequencer } from './sequencer.js';
+import { SequencerLease } from './sequencer-lease.js';
+import { TransparencyLog } from './transparency-log.js';
+
+describe('SequencerLease', () => {
+  let provider: StoreProvider;
+  beforeEach(() => {
+    provider = createMemStoreProvider({ sweepIntervalMs: 0 });
+  });
+
+  it('is held by one replica at a time, renewed by its holder, and taken over once expired or released', async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const a = await SequencerLease.open(provider, 'a', 300);
+    const b = await SequencerLease.open(provider, 'b', 300);
+    expect(await a.acquire()).toBe(true);
+    expect(await b.acquire()).toBe(false);
+    await sleep(200);
+    expect(await a.acquire()).toBe(true); // renewed for another 300 ms
+    await sleep(200);
+    expect(await b.acquire()).toBe(false);
+    await sleep(350); // a stopped renewing
+    expect(await b.acquire()).toBe(true);
+    expect(await a.acquire()).toBe(false);
+    await b.release();
+    expect(await a.acquire()).toBe(true);
+    await b.release(); // not b's any more: nothing changes
+    expect(await b.acquire()).toBe(false);
+  });
+});
+
+describe('Sequencer', () => {
+  const stops: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const stop of stops.splice(0)) await stop();
+  });
+
+  it('integrates every log at each round and drains a backlog larger than a batch', async () => {
+    const provider = createMemStoreProvider({ sweepIntervalMs: 0 });
+    const main = await TransparencyLog.open(provider, 'main');
+    const other = await TransparencyLog.open(provider, 'other');
+    for (let i = 0; i < 25; i++) await main.accept(entryFor(`m${i}`, 100 + i));
+    for (let i = 0; i < 3; i++) await other.accept(entryFor(`o${i}`, 100 + i));
+    const batches: number[] = [];
+    const sequencer = new Sequencer([main, other], { intervalMs: 60_000, batchSize: 10, maxRootAgeMs: 3_600_000, onIntegrated: (_log, result) => batches.push(result.integrated) });
+    await sequencer.runRound();
+    expect(batches).toEqual([10, 10, 5, 3]);
+    expect([main.head().size, other.head().size]).toEqual([25, 3]);
+  });
+
+  it('runs rounds on its interval and stops cleanly', async () => {
+    const provider = createMemStoreProvider({ sweepIntervalMs: 0 });
+    const log = await TransparencyLog.open(provider, 'main');
+    const sequencer = new Sequencer([log], { intervalMs: 20, batchSize: 100, maxRootAgeMs: 3_600_000 });
+    sequencer.start();
+    stops.push(() => sequencer.stop());
+    await log.accept(entryFor('x', 1));
+    await waitFor(() => log.head().size === 1, { timeoutMs: 2_000 });
+    await log.accept(entryFor('y', 2));
+    await waitFor(() => log.head().size === 2, { timeoutMs: 2_000 });
+    await sequencer.stop();
+    await log.accept(entryFor('z', 3));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(log.head().size).toBe(2);
+  });
+
+  it('keeps entries queued through failed rounds and integrates them once storage recovers', async () => {
+    const inner = createMemStoreProvider({ sweepIntervalMs: 0 });
+    let fail = true;
+    // Only integration batches (those writing a tree head) fail; accepting still works.
+    const log = await TransparencyLog.open(flakyProvider(inner, (ops) => fail && ops.some((op) => op.store === 'tree-heads')), 'main');
+    const failures: unknown[] = [];
+    const sequencer = new Sequencer([log], { intervalMs: 60_000, batchSize: 100, maxRootAgeMs: 3_600_000, onRoundFailed: (_log, error) => failures.push(error) });
+    await log.accept(entryFor('kept', 1));
+    await sequencer.runRound();
+    await sequencer.runRound();
+    expect(failures).toHaveLength(2);
+    expect(log.head().size).toBe(0);
+    fail = false;
+    await sequencer.runRound();
+    expect(log.head().size).toBe(1);
+  });
+
+  it('with a lease, integrates on one replica only while the others follow, and hands over on stop', async () => {
+    const provider = createMemStoreProvider({ sweepIntervalMs: 0 });
+    const replicas = await Promise.all(
+      ['r1', 'r2', 'r3'].map(async (name) => {
+        const log = await TransparencyLog.open(provider, 'main');
+        const integrated: number[] = [];
+        const sequencer = new Sequencer([log], {
+          intervalMs: 60_000,
+          batchSize: 100,
+          maxRootAgeMs: 3_600_000,
+          lease: await SequencerLease.open(provider, name, 60_000),
+          onIntegrated: (_log, result) => integrated.push(result.integrated),
+        });
+        return { log, sequencer, integrated };
+      }),
+    );
+    const [r1, r2, r3] = replicas as [(typeof replicas)[0], (typeof replicas)[0], (typeof replicas)[0]];
+    for (let i = 0; i < 30; i++) await replicas[i % 3]!.log.accept(entryFor(`e${i}`, 100 + i));
+    for (const replica of replicas) await replica.sequencer.runRound();
+    expect(r1.integrated).toEqual([30]);
+    expect(r2.integrated).toEqual([]);
+    expect(r3.integrated).toEqual([]);
+    expect(replicas.map((r) => r.log.head().size)).toEqual([30, 30, 30]);
+
+    await r1.sequencer.stop();
+    await r2.log.accept(entryFor('after', 1_000));
+    await r2.sequencer.runRound();
+    await r3.sequencer.runRound();
+    expect(r2.integrated).toEqual([1]);
+    expect(r3.log.head()).toEqual(r2.log.head());
+  });
+});

@@ -1,0 +1,105 @@
+import { getLogger } from '@anchor/common/log';
+import type { SequencerLease } from './sequencer-lease.js';
+import type { IntegrationResult, TransparencyLog } from './transparency-log.js';
+
+const log = getLogger('vct-sequencer');
+
+export interface SequencerOptions {
+  /** Time between integration rounds (ms). */
+  intervalMs: number;
+  /** Most entries per store batch; a backlog is drained in several batches within one round. */
+  batchSize: number;
+  maxRootAgeMs: number;
+  /** When set, only the lease holder integrates; the other replicas follow the stored heads. */
+  lease?: SequencerLease;
+  onIntegrated?: (log: TransparencyLog, result: IntegrationResult, seconds: number) => void;
+  onRoundFailed?: (log: TransparencyLog, error: unknown) => void;
+  /** After every round (e.g. to publish tree sizes). */
+  afterRound?: () => void;
+}
+
+/**
+ * Runs integration rounds every `intervalMs`: each round moves every log's pending entries into its tree
+ * (leader), or follows the stored heads (another replica holds the lease). A failed batch is logged, the
+ * log re-reads the stored head, and the entries stay pending for the next round: nothing acknowledged is
+ * lost, nothing is integrated twice.
+ */
+export class Sequencer {
+  private timer: NodeJS.Timeout | undefined;
+  private round: Promise<void> | undefined;
+  private running = false;
+  private stopping = false;
+  private leader = false;
+
+  constructor(
+    private readonly logs: readonly TransparencyLog[],
+    private readonly options: SequencerOptions,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.stopping = false;
+    this.schedule(0);
+  }
+
+  /** Stops after the round in flight (if any) has finished, and releases the lease. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.stopping = true;
+    clearTimeout(this.timer);
+    await this.round;
+    if (this.leader) await this.options.lease?.release().catch((error: unknown) => log.warn('could not release the sequencer lease', { err: error as Error }));
+  }
+
+  /** One round now (tests and shutdown paths); rounds never overlap. */
+  async runRound(): Promise<void> {
+    while (this.round) await this.round;
+    this.round = this.integrateAll().finally(() => (this.round = undefined));
+    await this.round;
+  }
+
+  private schedule(delayMs: number): void {
+    if (!this.running) return;
+    this.timer = setTimeout(() => {
+      const started = Date.now();
+      void this.runRound().finally(() => this.schedule(Math.max(0, this.options.intervalMs - (Date.now() - started))));
+    }, delayMs);
+  }
+
+  private async integrateAll(): Promise<void> {
+    const { lease } = this.options;
+    let leader = true;
+    if (lease) {
+      try {
+        leader = await lease.acquire();
+      } catch (error) {
+        leader = false;
+        log.warn('cannot reach the sequencer lease; following the stored heads this round', { err: error as Error });
+      }
+      if (leader !== this.leader) log.info(leader ? 'this replica now integrates the logs' : 'another replica integrates the logs', { holder: lease.holder });
+    }
+    this.leader = leader;
+    for (const transparencyLog of this.logs) {
+      try {
+        // With a lease, another replica may have integrated since our last round: follow it first.
+        if (!leader || lease) await transparencyLog.catchUp();
+        if (leader) await this.drain(transparencyLog);
+      } catch (error) {
+        this.options.onRoundFailed?.(transparencyLog, error);
+        log.error('integration round failed; the entries stay pending', { alias: transparencyLog.alias, err: error as Error });
+        await transparencyLog.catchUp().catch((catchUpError: unknown) => log.error('cannot re-read the stored head', { alias: transparencyLog.alias, err: catchUpError as Error }));
+      }
+    }
+    this.options.afterRound?.();
+  }
+
+  private async drain(transparencyLog: TransparencyLog): Promise<void> {
+    for (;;) {
+      const started = process.hrtime.bigint();
+      const result = await transparencyLog.integrate(this.options.batchSize, this.options.maxRootAgeMs);
+      if (result.integrated > 0) this.options.onIntegrated?.(transparencyLog, result, Number(process.hrtime.bigint() - started) / 1e9);
+      if (result.integrated < this.options.batchSize || this.stopping) return;
+    }
+  }
+}

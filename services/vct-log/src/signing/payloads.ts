@@ -1,0 +1,36 @@
+import { canonicalize as jcs } from '@anchor/common/encoding';
+import { checkLeafFields, STRUCTURE_VERSION, VC_LOG_ENTRY_TYPE } from '../merkle-log/leaf.js';
+
+/**
+ * The bytes the log signs (vct-kms.md §A.5-A.6), JCS-serialised JSON as the original produces them.
+ * Clients rebuild the same text from what they received and verify against the WebFinger public key.
+ */
+export const VC_TIMESTAMP_SIGNATURE_TYPE = 100;
+export const TREE_HEAD_SIGNATURE_TYPE = 101;
+
+/**
+ * `VCTimestampSignature` of a logged leaf: what an add-vc signature covers. Written out in JCS member
+ * order directly, as the leaf is (see `buildLeaf`); a unit test holds it equal to the general serialiser.
+ */
+export function vcTimestampSignaturePayload(timestamp: number, vcEntry: string): Buffer {
+  checkLeafFields(timestamp, vcEntry);
+  return Buffer.from(
+    `{"entry_type":${VC_LOG_ENTRY_TYPE},"extensions":null,"signature_type":${VC_TIMESTAMP_SIGNATURE_TYPE},` +
+      `"svct_version":${STRUCTURE_VERSION},"timestamp":${timestamp},"vc_entry":"${vcEntry}"}`,
+    'latin1',
+  );
+}
+
+/** `TreeHeadSignature`: what a signed tree head covers. Note `sha_256_root_hash` here, `sha256_root_hash` on the wire. */
+export function treeHeadSignaturePayload(timestamp: number, treeSize: number, rootHash: Uint8Array): Buffer {
+  return Buffer.from(
+    jcs({
+      version: STRUCTURE_VERSION,
+      signature_type: TREE_HEAD_SIGNATURE_TYPE,
+      timestamp,
+      tree_size: treeSize,
+      sha_256_root_hash: Buffer.from(rootHash).toString('base64'),
+    }),
+    'utf8',
+  );
+}
