@@ -97,6 +97,13 @@ export const nodeConfigSpec = defineConfig({
       default: '1h',
       help: 'How long an unpublished operation stays resolvable if it is never anchored',
     }),
+    resolutionCacheSize: opt.int({
+      flag: 'resolution-cache-size',
+      env: ['ANCHOR_RESOLUTION_CACHE_SIZE'],
+      default: 20_000,
+      min: 0,
+      help: 'DIDs whose parsed operations and rendered results this instance keeps in memory (0 disables the cache)',
+    }),
     includePublishedOperations: opt.bool({
       flag: 'include-published-operations-in-metadata',
       env: ['ANCHOR_INCLUDE_PUBLISHED_OPERATIONS_IN_METADATA', 'INCLUDE_PUBLISHED_OPERATIONS_IN_METADATA'],
@@ -142,6 +149,19 @@ export const nodeConfigSpec = defineConfig({
       env: ['ANCHOR_ANCHOR_STATUS_IN_PROCESS_GRACE_PERIOD', 'ANCHOR_STATUS_IN_PROCESS_GRACE_PERIOD'],
       default: '1m',
       help: 'Time given to selected witnesses before others are selected in their place',
+    }),
+    batchWriterLease: opt.duration({
+      flag: 'batch-writer-lease',
+      env: ['ANCHOR_BATCH_WRITER_LEASE'],
+      default: '15s',
+      min: '1s',
+      help: 'Lease that makes one instance of a deployment the batch writer; another takes over this long after it stops renewing',
+    }),
+    vctEnabled: opt.bool({
+      flag: 'vct-enabled',
+      env: ['ANCHOR_VCT_ENABLED', 'VCT_ENABLED'],
+      default: true,
+      help: 'Report the transparency log in health checks (vctStatus "disabled" when false); witnessing uses the /log setting regardless',
     }),
     vcSignKeyFile: opt.string({
       flag: 'vc-sign-key-file',

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createDidResolver, type DidResolverRegistry } from '@anchor/common/did';
+import { createDidResolver, type DidDocument, type DidResolverRegistry } from '@anchor/common/did';
 import { createHttpApp, parseTokenRules, TokenRules, type HttpApp } from '@anchor/common/http';
 import { createHttpClient, type HttpClient } from '@anchor/common/http-client';
 import { createRequestSigner, createSignatureAuthenticator, serviceKeyId } from '@anchor/common/httpsig';
@@ -8,6 +8,7 @@ import { createMetrics, type Metrics } from '@anchor/common/metrics';
 import { createMessageQueue, type MessageQueue } from '@anchor/common/mq';
 import { createStoreProvider, type StoreProvider } from '@anchor/common/storage';
 import type { NodeConfig } from './config.js';
+import { domainDidDocument, localFirstDidWebResolver } from './identity/domain-did-document.js';
 import { loadNodeKeys, type NodeKeys } from './identity/node-keys.js';
 import { nodeUrls, type NodeUrls } from './identity/node-urls.js';
 import { createNodeMetrics, type NodeMetrics } from './observability/node-metrics.js';
@@ -26,6 +27,8 @@ export interface NodeContext {
   readonly mq: MessageQueue;
   readonly configValues: ConfigValues;
   readonly keys: NodeKeys;
+  /** `did:web:<host>`, served at /.well-known/did.json: the anchor-credential key (and what later issues add). */
+  readonly domainDidDocument: DidDocument;
   readonly allowedOrigins: AllowedOrigins;
   readonly http: HttpApp;
   readonly metrics: Metrics;
@@ -65,7 +68,9 @@ export async function createNodeContext(config: NodeConfig): Promise<NodeContext
   const allowedOrigins = new AllowedOrigins(configValues, config.allowedOriginsCacheExpiration);
   await allowedOrigins.seed(config.allowedOrigins ?? [], [urls.externalEndpoint, urls.serviceId]);
 
-  const didResolver = createDidResolver();
+  const ownDidDocument = domainDidDocument(urls, keys);
+  // The node's own did:web resolves from memory; other did:web DIDs over the network (http on loopback).
+  const didResolver = createDidResolver().register('web', localFirstDidWebResolver(ownDidDocument));
   const metrics = createMetrics({ prefix: 'node_' });
   const nodeMetrics = createNodeMetrics(metrics);
 
@@ -106,6 +111,7 @@ export async function createNodeContext(config: NodeConfig): Promise<NodeContext
     mq,
     configValues,
     keys,
+    domainDidDocument: ownDidDocument,
     allowedOrigins,
     http,
     metrics,

@@ -3,6 +3,16 @@ import { startHttpServer, type RunningHttpServer } from '@anchor/common/http';
 import type { NodeConfig } from './config.js';
 import { createNodeContext, type NodeContext } from './context.js';
 import type { NodeFeature } from './feature.js';
+import { createAnchoringFeature, type AnchoringFeature } from './anchoring/anchoring-feature.js';
+import type { AnchorWitnessing } from './anchoring/witnessing.js';
+import { createCasFeature, type CasFeature } from './cas/cas-feature.js';
+import { createDidWebFeature } from './did-web/did-web-feature.js';
+import { createObserverFeature, type ObserverFeature } from './observer/observer-feature.js';
+import { OperationStores } from './operations/operation-stores.js';
+import { createResolutionFeature, type ResolutionFeature } from './resolution/resolution-feature.js';
+import { createSidetreeApiFeature, type SidetreeApiFeature } from './sidetree-api/sidetree-api-feature.js';
+import { createVcFeature, type VcFeature } from './vc/vc-feature.js';
+import { createVctClientFeature, type VctClientFeature } from './vct-client/vct-client-feature.js';
 
 export { nodeConfigSpec, type NodeConfig } from './config.js';
 
@@ -14,26 +24,57 @@ export interface NodeServer {
   /** The listening URL (after start). */
   readonly url: string;
   readonly context: NodeContext;
+  /** The parts later features build on (federation, discovery, system endpoints) and tests inspect. */
+  readonly services: NodeServices;
+}
+
+export interface NodeServices {
+  readonly stores: OperationStores;
+  readonly cas: CasFeature;
+  readonly vc: VcFeature;
+  readonly resolution: ResolutionFeature;
+  readonly vct: VctClientFeature;
+  readonly observer: ObserverFeature;
+  readonly anchoring: AnchoringFeature;
+  readonly sidetreeApi: SidetreeApiFeature;
+}
+
+export interface NodeServerOptions {
+  /** Replaces the witnessing step (default: `selfWitnessing`, the empty witness policy satisfied by the node's own proof). */
+  witnessing?: AnchorWitnessing;
 }
 
 /**
  * Builds a node from its config: the context (store, queue, keys, HTTP kit), then each feature in
  * dependency order. Tests, the local federation and production all start nodes through this function.
  */
-export async function createServer(config: NodeConfig): Promise<NodeServer> {
+export async function createServer(config: NodeConfig, options: NodeServerOptions = {}): Promise<NodeServer> {
   const context = await createNodeContext(config);
-  const features: NodeFeature[] = [];
+  const stores = await OperationStores.open(context.storage);
+  const cas = await createCasFeature(context);
+  const vc = await createVcFeature(context);
+  const resolution = createResolutionFeature(context, { stores });
+  const didWeb = createDidWebFeature(context, { webView: resolution.webView });
+  const vct = await createVctClientFeature(context);
+  const observer = await createObserverFeature(context, { stores, cas, resolution: resolution.service });
+  const anchoring = await createAnchoringFeature(context, { stores, cas, vc, vct, observer, ...(options.witnessing ? { witnessing: options.witnessing } : {}) });
+  const sidetreeApi = createSidetreeApiFeature(context, { stores, resolution, sink: anchoring.writer });
+  const services: NodeServices = { stores, cas, vc, resolution, vct, observer, anchoring, sidetreeApi };
+  // Started in this order, stopped in reverse: the observer consumes before the writer resumes anchors.
+  const features: NodeFeature[] = [cas, vc, resolution, didWeb, vct, observer, anchoring, sidetreeApi];
 
   let running: RunningHttpServer | undefined;
   let started: NodeFeature[] = [];
   return {
     context,
+    services,
     get url() {
       if (!running) throw new Error('node server not started');
       return running.url;
     },
     async start() {
-      running = await startHttpServer(context.http.app, {
+      // The Sidetree endpoints' fast path in front of the express app (see sidetree-api/fast-path.ts).
+      running = await startHttpServer(sidetreeApi.listener, {
         host: config.hostUrl.host,
         port: config.hostUrl.port,
         ...(config.tlsCertificate && config.tlsKey

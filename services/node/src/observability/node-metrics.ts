@@ -58,7 +58,12 @@ export function createNodeMetrics(metrics: Metrics): NodeMetrics {
       help: 'Seconds from anchor credential issuance to the witness policy being satisfied',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 600],
     }),
-    operationPublishSeconds: metrics.histogram({ name: 'operation_publish_seconds', help: 'Seconds from operation acceptance to its anchor being processed' }),
+    operationPublishSeconds: metrics.histogram({
+      name: 'operation_publish_seconds',
+      help: 'Seconds from operation acceptance to its anchor being processed',
+      // Fine around the batch timeout (1 s by default) and the 2 s target, coarse beyond.
+      buckets: [0.1, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 5, 10, 30, 60],
+    }),
     observerProcessAnchorSeconds: metrics.histogram({
       name: 'observer_process_anchor_seconds',
       help: 'Seconds to process one anchor into published operations',

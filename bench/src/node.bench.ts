@@ -1,0 +1,123 @@
+/**
+ * The did:node node under load, as deployed: the built node runs as its own process, started bare (LMDB,
+ * in-process queue, 1 s batches, unpublished caching on), and each load phase runs autocannon in a
+ * process of its own (`node/load-process.ts`); this process only orchestrates and polls.
+ *
+ *   1. Creates as fast as the node takes them (64 connections, 8 s): capacity, for information.
+ *   2. Creates held at 2,000/s for 15 s (64 connections): the rate achieved and the latency p99 of the 200s; meanwhile
+ *      every 200th accepted create is polled (every 50 ms) until resolution shows it published: accept →
+ *      published p99 end to end, and the node's own `node_operation_publish_seconds` p99.
+ *   3. Resolution offered at 3,100 requests/s over 10,000 published DIDs (random picks, 20 connections,
+ *      15 s, after a pass over all of them): the rate served and the latency p99.
+ *
+ * Targets (2 cores, the load generator included): >= 2,000 accepted creates/s with p99 <= 50 ms;
+ * accept → published p99 <= 2 s; resolution p99 <= 10 ms at >= 3,000 requests/s over 10,000 DIDs.
+ *
+ *   cd /work/main && npx tsc -b services/node bench && node bench/dist/node.bench.js
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { freePort, makeTempDir, startProcess, stopAllProcesses, waitFor } from '@anchor/testing/process';
+import { atLeast, atMost, percentile, report, summary } from './lib/report.js';
+import type { LoadPhase, LoadSummary } from './node/load-process.js';
+import { histogramQuantile, PublishProbe } from './node/publish-probe.js';
+
+const SECTION = 'node';
+const MAIN_JS = fileURLToPath(new URL('../../services/node/dist/main.js', import.meta.url));
+const LOAD_JS = fileURLToPath(new URL('./node/load-process.js', import.meta.url));
+const CREATE_RATE = 2_000;
+const RESOLVE_RATE = 3_000;
+/** Offered a little above the target, so that what is served shows whether the target rate is sustained. */
+const RESOLVE_OFFERED = 3_100;
+const RESOLVED_DIDS = 10_000;
+/**
+ * Clients writing at once: every accepted create waits for its fsynced LMDB commit (a few milliseconds,
+ * more while a large anchor is being committed), so the rate a client population can reach is bounded by
+ * connections / latency; 64 leaves room above 2,000/s.
+ */
+const CREATE_CONNECTIONS = 64;
+/** Every this many accepted creates one is followed until published. */
+const SAMPLE_EVERY = 200;
+
+const dir = await makeTempDir('node-bench-');
+const port = await freePort();
+const origin = `http://127.0.0.1:${port}`;
+const didsFile = join(dir.path, 'dids.txt');
+writeFileSync(didsFile, '');
+
+/** Runs one load phase in its own process; `onAccepted` sees the sampled creates as they are accepted. */
+function runLoad(phase: Omit<LoadPhase, 'origin' | 'didsFile'>, onAccepted?: (did: string, at: number) => void): Promise<LoadSummary> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [LOAD_JS, JSON.stringify({ ...phase, origin, didsFile } satisfies LoadPhase)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let result: LoadSummary | undefined;
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const [kind, ...rest] = line.split(' ');
+      if (kind === 'accepted') onAccepted?.(rest[0] as string, Number(rest[1]));
+      else if (kind === 'result') result = JSON.parse(rest.join(' ')) as LoadSummary;
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => (result && code === 0 ? resolve(result) : reject(new Error(`load phase ${phase.kind} exited with ${code}`))));
+  });
+}
+
+const metricsText = async (): Promise<string> => (await fetch(`${origin}/metrics`)).text();
+const pendingOperations = async (): Promise<number> => Number(/^node_pending_operations (\d+)/m.exec(await metricsText())?.[1] ?? Number.NaN);
+const drained = () => waitFor(async () => (await pendingOperations()) === 0, { timeoutMs: 120_000, intervalMs: 500, description: 'the backlog to be anchored' });
+
+try {
+  await startProcess(MAIN_JS, {
+    name: 'node',
+    args: ['--host-url', `127.0.0.1:${port}`, '--external-endpoint', origin, '--data-dir', dir.path, '--log-level', 'warning'],
+    readyUrl: `${origin}/healthcheck`,
+    readyStatus: (status) => status === 200,
+    readyTimeoutMs: 60_000,
+  });
+  console.log(`node: ${MAIN_JS} (bare start, LMDB in ${dir.path}); load from separate processes`);
+
+  // Warm-up: JIT, JSON-LD contexts, LMDB pages.
+  await runLoad({ kind: 'creates', durationS: 2, connections: 16, prepare: 8_000 });
+
+  // 1. Capacity.
+  const capacity = await runLoad({ kind: 'creates', durationS: 8, connections: CREATE_CONNECTIONS, prepare: 30_000 });
+  report(SECTION, `creates accepted, as fast as possible (${CREATE_CONNECTIONS} connections)`, capacity.rate, 'ops/s');
+  report(SECTION, '  latency p99 at that rate', capacity.p99, 'ms');
+  await drained();
+
+  // 2. Held rate with publish sampling.
+  const metricsBefore = await metricsText();
+  const probe = new PublishProbe(origin, 50);
+  probe.start();
+  const held = await runLoad({ kind: 'creates', durationS: 15, connections: CREATE_CONNECTIONS, ratePerSecond: CREATE_RATE, prepare: 32_000, sampleEvery: SAMPLE_EVERY }, (did, at) =>
+    probe.watch(did, at),
+  );
+  await probe.drain();
+  if (held.failures > 0 || capacity.failures > 0) console.log(`create failures: ${held.failures + capacity.failures}`);
+  report(SECTION, `creates accepted, held at ${CREATE_RATE.toLocaleString('en-US')}/s (Ed25519 keys)`, held.rate, 'ops/s', atLeast(CREATE_RATE));
+  report(SECTION, '  create latency p50', held.p50, 'ms');
+  report(SECTION, '  create latency p99', held.p99, 'ms', atMost(50));
+  report(SECTION, `  accept -> published p50 (${probe.latenciesMs.length} samples)`, percentile(probe.latenciesMs, 50), 'ms');
+  report(SECTION, '  accept -> published p99 (client, 1 s batches)', percentile(probe.latenciesMs, 99), 'ms', atMost(2_000));
+  // The node's own measure ends when the whole anchor is committed (its last chunk), the client's when the DID resolves as published.
+  const metricsAfter = await metricsText();
+  report(SECTION, '  accept -> anchor committed p50 (node histogram, every op)', histogramQuantile(metricsAfter, 'node_operation_publish_seconds', 0.5, metricsBefore) * 1000, 'ms');
+  report(SECTION, '  accept -> anchor committed p99 (node histogram, every op)', histogramQuantile(metricsAfter, 'node_operation_publish_seconds', 0.99, metricsBefore) * 1000, 'ms');
+  await drained();
+
+  // 3. Resolution over 10,000 published DIDs (the last ones created).
+  const dids = readFileSync(didsFile, 'utf8').split('\n').filter((line) => line.length > 0);
+  if (dids.length < RESOLVED_DIDS) throw new Error(`only ${dids.length} DIDs were created`);
+  writeFileSync(didsFile, dids.slice(dids.length - RESOLVED_DIDS).join('\n'));
+  await runLoad({ kind: 'resolutions', durationS: Math.ceil(RESOLVED_DIDS / RESOLVE_OFFERED) + 1, connections: 20, ratePerSecond: RESOLVE_OFFERED, sequential: true });
+  const resolved = await runLoad({ kind: 'resolutions', durationS: 15, connections: 20, ratePerSecond: RESOLVE_OFFERED });
+  if (resolved.failures > 0) console.log(`resolution failures: ${resolved.failures}`);
+  report(SECTION, `resolutions served (${RESOLVE_OFFERED.toLocaleString('en-US')}/s offered) over ${RESOLVED_DIDS.toLocaleString('en-US')} DIDs`, resolved.rate, 'req/s', atLeast(RESOLVE_RATE));
+  report(SECTION, '  resolution latency p50', resolved.p50, 'ms');
+  report(SECTION, '  resolution latency p99', resolved.p99, 'ms', atMost(10));
+} finally {
+  await stopAllProcesses();
+  await dir.remove();
+}
+summary();

@@ -1,0 +1,373 @@
+import { randomUUID } from 'node:crypto';
+import { canonicalBytes, parseHashlink, type DataUriEncoding } from '@anchor/common/encoding';
+import { errorMessage } from '@anchor/common/errors';
+import { attachProof } from '@anchor/common/jsonld';
+import type { Logger } from '@anchor/common/log';
+import type { BackoffPolicy } from '@anchor/common/mq';
+import type { Store } from '@anchor/common/storage';
+import { parseOperation, type ParsedOperation } from '@anchor/sidetree';
+import { CAS_MEDIA, type CasStore } from '../cas/cas-store.js';
+import type { NodeMetrics } from '../observability/node-metrics.js';
+import { decodeRequest, type QueuedOperation } from '../operations/operation-records.js';
+import type { OperationStores } from '../operations/operation-stores.js';
+import type { AnchorEvent } from '../observer/anchor-event.js';
+import type { AnchorRecord } from '../observer/anchor-records.js';
+import type { CredentialStore } from '../vc/vc-feature.js';
+import type { AnchorBatch, AnchorStatus } from './anchor-batches.js';
+import type { BatchFileBuilder } from './batch-file-builder.js';
+import { buildAnchorCredential, type AnchorCredential } from './anchor-credential.js';
+import { buildContentObject, contentAnchor, parentsOf, type AnchorLink, type AnchorLinkset, type SuffixAnchor } from './anchor-linkset.js';
+import type { LocalWitness } from './local-witness.js';
+import type { AnchorWitnessing } from './witnessing.js';
+
+/** An anchor of this node whose operations are processed: what the completed-anchor listeners receive. */
+export interface CompletedAnchor {
+  /** The in-flight anchor (batch) id. */
+  anchorId: string;
+  /** The anchor hash (`uEi…`): the canonical reference of its operations. */
+  anchorHash: string;
+  /** `hl:<hash>:<links>`: the AnchorEvent `url` an ActivityPub Create announces. */
+  hashlink: string;
+  /** The witnessed anchor linkset: the AnchorEvent `object`. */
+  linkset: AnchorLinkset;
+  /** The witnessed anchor credential (also at `GET /vc/<id>`). */
+  credential: AnchorCredential;
+  operationCount: number;
+}
+
+/**
+ * Called once per completed anchor, at least once: a listener that throws is called again (with backoff)
+ * until it succeeds, also after a restart, so it must be idempotent (e.g. an activity id derived from the
+ * anchor hash).
+ */
+export type AnchorCompletedListener = (anchor: CompletedAnchor) => Promise<void>;
+
+export interface AnchorPipelineDeps {
+  batches: Store<AnchorBatch>;
+  operations: OperationStores;
+  cas: CasStore;
+  credentials: CredentialStore;
+  localWitness: LocalWitness;
+  witnessing: AnchorWitnessing;
+  /** Durable hand-over to the observer, and its record of an anchor. */
+  submit: (event: AnchorEvent) => Promise<void>;
+  anchorRecord: (anchorHash: string) => Promise<AnchorRecord | undefined>;
+  serviceId: string;
+  vcBase: string;
+  namespace: string;
+  encoding: DataUriEncoding;
+  retry: BackoffPolicy;
+  metrics: NodeMetrics;
+  log: Logger;
+  /** The batch no longer holds its DIDs back (processed, or failed: its operations stay parked). */
+  onReleased: (batchId: string, operationKeys: readonly string[], failed?: boolean) => void;
+  /** The operation a key names, parsed at intake, when this instance still holds it (saves a parse). */
+  parsedOperation: (key: string) => ParsedOperation | undefined;
+  /** Builds the Sidetree batch files (off the event loop where it can). */
+  batchFiles: BatchFileBuilder;
+  /** Hands the operations a batch's files were built from to the observer (saves reading them back). */
+  rememberLocalBatch: (coreIndexHashlink: string, operations: ParsedOperation[]) => void;
+}
+
+/** How often a published anchor is checked for processing by another instance's observer. */
+const PROCESSED_POLL_MS = 1_000;
+/** A published anchor not processed after this long is handed to the observer again. */
+const RESUBMIT_AFTER_MS = 60_000;
+
+interface Run {
+  timer: NodeJS.Timeout | undefined;
+  busy: Promise<void> | undefined;
+  /** Another advance was asked for while busy. */
+  again: boolean;
+}
+
+/**
+ * Drives in-flight anchors through their lifecycle (see `AnchorStatus`): build the batch files, content
+ * object and credential; the node's proof; witnessing; publishing; waiting for the observer; notifying the
+ * completed-anchor listeners. One run per anchor at a time; failures are retried with exponential backoff
+ * (the MQ redelivery settings) for as long as it takes, so an accepted operation is never dropped.
+ */
+export class AnchorPipeline {
+  private readonly runs = new Map<string, Run>();
+  private readonly listeners: AnchorCompletedListener[] = [];
+  /** Operations of batches built by this process, in batch order, until they are published. */
+  private readonly builtOperations = new Map<string, ParsedOperation[]>();
+  private stopped = false;
+
+  constructor(private readonly deps: AnchorPipelineDeps) {}
+
+  onCompleted(listener: AnchorCompletedListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Starts (or resumes) advancing an anchor. */
+  advance(batchId: string, delayMs = 0): void {
+    if (this.stopped) return;
+    let run = this.runs.get(batchId);
+    if (!run) {
+      run = { timer: undefined, busy: undefined, again: false };
+      this.runs.set(batchId, run);
+    }
+    if (run.busy) {
+      run.again = true;
+      return;
+    }
+    if (run.timer) clearTimeout(run.timer);
+    const current = run;
+    current.timer = setTimeout(() => {
+      current.timer = undefined;
+      current.busy = this.step(batchId).finally(() => {
+        current.busy = undefined;
+        if (current.again && !this.stopped) {
+          current.again = false;
+          this.advance(batchId);
+        }
+      });
+    }, delayMs);
+  }
+
+  /** Anchors currently being driven. */
+  get active(): number {
+    return this.runs.size;
+  }
+
+  /** Lets a stopped pipeline run again (the instance became the batch writer again). */
+  resume(): void {
+    this.stopped = false;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const run of this.runs.values()) if (run.timer) clearTimeout(run.timer);
+    await Promise.all([...this.runs.values()].map((run) => run.busy));
+    this.runs.clear();
+  }
+
+  /** Releases the worker thread (at node stop). */
+  async close(): Promise<void> {
+    await this.deps.batchFiles.close();
+  }
+
+  private async step(batchId: string): Promise<void> {
+    try {
+      await this.steps(batchId);
+    } catch (error) {
+      // The store itself failed (reading the record, or recording a failure): try again later.
+      this.deps.log.error('anchor step could not run; retrying', { batchId, err: errorMessage(error) });
+      this.schedule(batchId, this.deps.retry.maxMs);
+    }
+  }
+
+  private async steps(batchId: string): Promise<void> {
+    let batch = await this.deps.batches.get(batchId);
+    while (batch && !this.stopped) {
+      let next: { batch: AnchorBatch } | { waitMs: number } | 'done';
+      try {
+        next = await this.run(batchId, batch);
+      } catch (error) {
+        const attempts = batch.attempts + 1;
+        const delay = Math.min(this.deps.retry.maxMs, this.deps.retry.initialMs * this.deps.retry.multiplier ** (attempts - 1));
+        this.deps.log.warn('anchor step failed; retrying', { batchId, status: batch.status, attempts, retryInMs: Math.round(delay), err: errorMessage(error) });
+        await this.deps.batches.put(batchId, { ...batch, attempts, lastError: errorMessage(error), updatedAt: Date.now() });
+        this.schedule(batchId, delay);
+        return;
+      }
+      if (next === 'done') {
+        this.runs.delete(batchId);
+        return;
+      }
+      if ('waitMs' in next) {
+        this.schedule(batchId, next.waitMs);
+        return;
+      }
+      batch = next.batch;
+    }
+  }
+
+  private schedule(batchId: string, delayMs: number): void {
+    const run = this.runs.get(batchId);
+    if (!run || this.stopped) return;
+    if (run.timer) clearTimeout(run.timer);
+    run.timer = setTimeout(() => this.advance(batchId), delayMs);
+  }
+
+  /** One step for the batch's status: the next persisted state, a wait, or done. */
+  private async run(batchId: string, batch: AnchorBatch): Promise<{ batch: AnchorBatch } | { waitMs: number } | 'done'> {
+    switch (batch.status) {
+      case 'cut':
+        return { batch: await this.build(batchId, batch) };
+      case 'built':
+        return { batch: await this.sign(batchId, batch) };
+      case 'signed':
+      case 'witnessing':
+        return this.witness(batchId, batch);
+      case 'witnessed':
+        return { batch: await this.publish(batchId, batch) };
+      case 'published':
+        return this.awaitObserver(batchId, batch);
+      case 'processed':
+        await this.notifyCompleted(batchId, batch);
+        await this.save(batchId, batch, 'completed', { expiresAt: Date.now() + 24 * 3_600_000 });
+        return 'done';
+      case 'completed':
+      case 'failed':
+        this.builtOperations.delete(batchId);
+        return 'done';
+    }
+  }
+
+  private async save(batchId: string, batch: AnchorBatch, status: AnchorStatus, changes: Partial<AnchorBatch> = {}): Promise<AnchorBatch> {
+    const { lastError: _lastError, ...rest } = batch;
+    const next: AnchorBatch = { ...rest, ...changes, status, attempts: 0, updatedAt: Date.now() };
+    await this.deps.batches.put(batchId, next);
+    return next;
+  }
+
+  /** Batch files into the CAS; content object, previous anchors and the unsigned credential. */
+  private async build(batchId: string, batch: AnchorBatch): Promise<AnchorBatch> {
+    const records = await this.deps.operations.queued.getMany(batch.operationKeys);
+    const present: Array<{ key: string; record: QueuedOperation }> = [];
+    records.forEach((record, index) => {
+      if (record !== undefined) present.push({ key: batch.operationKeys[index] as string, record });
+    });
+    if (present.length === 0) {
+      // Every operation was seen anchored elsewhere meanwhile: nothing left to anchor.
+      this.deps.log.info('batch has no operations left to anchor', { batchId });
+      this.deps.onReleased(batchId, batch.operationKeys);
+      return this.save(batchId, batch, 'completed', { operationCount: 0, expiresAt: Date.now() + 24 * 3_600_000 });
+    }
+    const operations = inBatchOrder(present.map(({ key, record }) => this.deps.parsedOperation(key) ?? parseOperation(decodeRequest(record.request), { mode: 'anchored' })));
+    const signed = operations.filter((operation) => operation.type !== 'create').map((operation) => operation.didSuffix);
+    const latest = await this.deps.operations.didAnchors.getMany(signed);
+    const previousOf = new Map(signed.map((suffix, index) => [suffix, latest[index]?.anchor]));
+    const items: SuffixAnchor[] = operations.map((operation) => {
+      if (operation.type === 'create') return { suffix: operation.didSuffix };
+      const previous = previousOf.get(operation.didSuffix);
+      if (previous === undefined) throw new Error(`no processed anchor is known for DID ${operation.didSuffix}, whose ${operation.type} cannot be anchored yet`);
+      return { suffix: operation.didSuffix, previous };
+    });
+
+    const built = await this.deps.batchFiles.build(
+      operations.map((operation) => operation.canonicalRequest.toString('base64url')),
+      this.deps.cas.casBase,
+    );
+    await this.deps.cas.writeAll(built.files.map((file) => ({ content: file.content, mediaType: CAS_MEDIA.batchFile })));
+    const content = buildContentObject({ coreIndexHashlink: built.coreIndexFileUri, author: this.deps.serviceId, items, namespace: this.deps.namespace });
+    const credential = buildAnchorCredential({
+      id: `${this.deps.vcBase}/${randomUUID()}`,
+      issuer: this.deps.serviceId,
+      issued: new Date(),
+      anchor: contentAnchor(content),
+      coreIndexAnchor: content.linkset[0].anchor,
+    });
+    const batchOrigins = [...new Set(present.map(({ record }) => record.anchorOrigin).filter((origin): origin is string => origin !== undefined))];
+    this.builtOperations.set(batchId, operations);
+    return this.save(batchId, batch, 'built', { operationCount: operations.length, coreIndexHashlink: built.coreIndexFileUri, items, content, credential, batchOrigins });
+  }
+
+  /** The node's own proof: log-backed when a log is configured. */
+  private async sign(batchId: string, batch: AnchorBatch): Promise<AnchorBatch> {
+    const credential = required(batch.credential, 'credential');
+    const proof = await this.deps.localWitness.proof(credential, batch.batchOrigins ?? []);
+    const signed = attachProof(credential, proof) as AnchorCredential;
+    this.deps.metrics.anchorWriteSeconds.observe((Date.now() - batch.createdAt) / 1000);
+    return this.save(batchId, batch, 'signed', { credential: signed });
+  }
+
+  private async witness(batchId: string, batch: AnchorBatch): Promise<{ batch: AnchorBatch } | { waitMs: number }> {
+    const credential = required(batch.credential, 'credential');
+    const startedAt = batch.witnessStartedAt ?? Date.now();
+    const attempt = (batch.witnessChecks ?? 0) + 1;
+    const outcome = await this.deps.witnessing.witness({
+      anchorId: batchId,
+      anchor: credential.credentialSubject.href,
+      link: () => this.link(batch, credential),
+      credential,
+      batchOrigins: batch.batchOrigins ?? [],
+      startedAt,
+      attempt,
+    });
+    if (outcome.status === 'pending') {
+      await this.save(batchId, batch, 'witnessing', { witnessStartedAt: startedAt, witnessChecks: attempt });
+      return { waitMs: outcome.recheckAfterMs };
+    }
+    this.deps.metrics.anchorWitnessSeconds.observe(Math.max(0, Date.now() - Date.parse(credential.issuanceDate)) / 1000);
+    return { batch: await this.save(batchId, batch, 'witnessed', { credential: outcome.credential, witnessStartedAt: startedAt, witnessChecks: attempt }) };
+  }
+
+  /** Witnessed linkset into the CAS, credential to /vc, anchor to the observer. */
+  private async publish(batchId: string, batch: AnchorBatch): Promise<AnchorBatch> {
+    const credential = required(batch.credential, 'credential');
+    const bytes = canonicalBytes(await this.linkset(batch, credential));
+    await this.deps.cas.write(bytes, CAS_MEDIA.linkset);
+    const anchorEvent = this.deps.cas.hashlinkFor(bytes);
+    const credentialKey = this.deps.credentials.keyOf(credential.id);
+    if (credentialKey !== undefined) await this.deps.credentials.put(credentialKey, credential);
+    const built = this.builtOperations.get(batchId);
+    if (built) this.deps.rememberLocalBatch(required(batch.coreIndexHashlink, 'coreIndexHashlink'), built);
+    this.builtOperations.delete(batchId);
+    await this.deps.submit({ hashlink: anchorEvent, batchId });
+    return this.save(batchId, batch, 'published', { anchorEvent, publishedAt: Date.now() });
+  }
+
+  private async awaitObserver(batchId: string, batch: AnchorBatch): Promise<{ batch: AnchorBatch } | { waitMs: number } | 'done'> {
+    const anchorEvent = required(batch.anchorEvent, 'anchorEvent');
+    const record = await this.deps.anchorRecord(parseHashlink(anchorEvent).resourceHash);
+    if (record?.status === 'processed') {
+      this.deps.onReleased(batchId, batch.operationKeys);
+      return { batch: await this.save(batchId, batch, 'processed', { processedAt: record.processedAt }) };
+    }
+    if (record?.status === 'rejected') {
+      this.deps.log.error("this node's own anchor was refused by its observer; its operations stay parked in the queue", { batchId, anchorEvent, reason: record.reason });
+      this.deps.onReleased(batchId, batch.operationKeys, true);
+      await this.save(batchId, batch, 'failed', { lastError: `observer refused the anchor: ${record.reason ?? 'unknown reason'}` } as Partial<AnchorBatch>);
+      return 'done';
+    }
+    if (Date.now() - (batch.publishedAt ?? 0) > RESUBMIT_AFTER_MS) {
+      await this.deps.submit({ hashlink: anchorEvent, batchId });
+      return { batch: await this.save(batchId, batch, 'published', { publishedAt: Date.now() }) };
+    }
+    return { waitMs: PROCESSED_POLL_MS };
+  }
+
+  private async notifyCompleted(batchId: string, batch: AnchorBatch): Promise<void> {
+    if (this.listeners.length === 0) return;
+    const credential = required(batch.credential, 'credential');
+    const hashlink = required(batch.anchorEvent, 'anchorEvent');
+    const completed: CompletedAnchor = {
+      anchorId: batchId,
+      anchorHash: parseHashlink(hashlink).resourceHash,
+      hashlink,
+      linkset: await this.linkset(batch, credential),
+      credential,
+      operationCount: batch.operationCount ?? 0,
+    };
+    for (const listener of this.listeners) await listener(completed);
+  }
+
+  private link(batch: AnchorBatch, credential: AnchorCredential): Promise<AnchorLink> {
+    return this.deps.batchFiles.link({
+      content: required(batch.content, 'content'),
+      author: this.deps.serviceId,
+      coreIndexHashlink: required(batch.coreIndexHashlink, 'coreIndexHashlink'),
+      parents: parentsOf(batch.items ?? []),
+      credential,
+      encoding: this.deps.encoding,
+    });
+  }
+
+  private async linkset(batch: AnchorBatch, credential: AnchorCredential): Promise<AnchorLinkset> {
+    return { linkset: [await this.link(batch, credential)] };
+  }
+}
+
+/** The order of the batch files (and of `assembleBatch`): creates, recovers, deactivates, updates. */
+function inBatchOrder(operations: ParsedOperation[]): ParsedOperation[] {
+  const rank = { create: 0, recover: 1, deactivate: 2, update: 3 } as const;
+  return [...operations].sort((a, b) => rank[a.type] - rank[b.type]);
+}
+
+function required<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`anchor record lacks its ${what}`);
+  return value;
+}

@@ -1,0 +1,106 @@
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import { formatHostPort } from '@anchor/common/config';
+import { getLogger } from '@anchor/common/log';
+import type { CasFeature } from '../cas/cas-feature.js';
+import type { NodeContext } from '../context.js';
+import type { NodeFeature } from '../feature.js';
+import { vcVerificationMethod } from '../identity/domain-did-document.js';
+import type { ObserverFeature } from '../observer/observer-feature.js';
+import type { OperationStores } from '../operations/operation-stores.js';
+import type { VcFeature } from '../vc/vc-feature.js';
+import type { VctClientFeature } from '../vct-client/vct-client-feature.js';
+import { openBatchStore } from './anchor-batches.js';
+import { dataUriEncodingFor } from './anchor-linkset.js';
+import { AnchorPipeline, type AnchorCompletedListener } from './anchor-pipeline.js';
+import { createBatchFileBuilder } from './batch-file-builder.js';
+import { BatchWriter } from './batch-writer.js';
+import { LocalWitness } from './local-witness.js';
+import { selfWitnessing, type AnchorWitnessing } from './witnessing.js';
+import { Lease } from './writer-lease.js';
+
+export interface AnchoringFeature extends NodeFeature {
+  readonly writer: BatchWriter;
+  readonly pipeline: AnchorPipeline;
+  /** Registers a listener for this node's completed anchors (the federation issue posts a Create for each). */
+  onAnchorCompleted(listener: AnchorCompletedListener): void;
+}
+
+export interface AnchoringDeps {
+  stores: OperationStores;
+  cas: CasFeature;
+  vc: VcFeature;
+  vct: VctClientFeature;
+  observer: ObserverFeature;
+  /** The witnessing step; defaults to `selfWitnessing` (no witnesses: the node's own proof suffices). */
+  witnessing?: AnchorWitnessing;
+}
+
+/**
+ * Operations in, anchors out (orb.md §2.3-§2.5): the batch writer (one per deployment, by lease), the anchor
+ * pipeline (build, sign with the local witness, witness, publish), and the node's domain DID document at
+ * `/.well-known/did.json` whose key verifies the anchor credentials' proofs.
+ */
+export async function createAnchoringFeature(ctx: NodeContext, deps: AnchoringDeps): Promise<AnchoringFeature> {
+  const log = getLogger('anchor-writer');
+  const batches = await openBatchStore(ctx.storage);
+  const localWitness = new LocalWitness({
+    key: ctx.keys.vcSigningKey,
+    verificationMethod: vcVerificationMethod(ctx.urls, ctx.keys),
+    domain: ctx.config.anchorCredentialDomain ?? ctx.urls.externalEndpoint,
+    useLog: ctx.config.signWithLocalWitness,
+    ownOrigins: [ctx.urls.externalEndpoint, ctx.urls.serviceId],
+    logSetting: deps.vct.logSetting,
+    vct: deps.vct.client,
+  });
+
+  const pipeline: AnchorPipeline = new AnchorPipeline({
+    batches,
+    operations: deps.stores,
+    cas: deps.cas.store,
+    credentials: deps.vc.credentials,
+    localWitness,
+    witnessing: deps.witnessing ?? selfWitnessing,
+    submit: (event) => deps.observer.submit(event),
+    anchorRecord: (anchorHash) => deps.observer.records.anchors.get(anchorHash),
+    serviceId: ctx.urls.serviceId,
+    vcBase: ctx.urls.vcBase,
+    namespace: ctx.config.didNamespace,
+    encoding: dataUriEncodingFor(ctx.config.anchorDataUriMediaType),
+    retry: { initialMs: ctx.config.mqRedeliveryInitialInterval, multiplier: ctx.config.mqRedeliveryMultiplier, maxMs: ctx.config.mqRedeliveryMaxInterval },
+    metrics: ctx.nodeMetrics,
+    log,
+    onReleased: (batchId, keys, failed) => batchWriter.released(batchId, keys, failed),
+    parsedOperation: (key) => batchWriter.takeParsed(key),
+    rememberLocalBatch: (coreIndexHashlink, operations) => deps.observer.observer.rememberLocalBatch(coreIndexHashlink, operations),
+    batchFiles: createBatchFileBuilder(),
+  });
+  // A restarted instance has the same holder id, so it takes its lease straight back instead of waiting it out.
+  const holder = `${hostname()}|${formatHostPort(ctx.config.hostUrl)}|${resolve(ctx.config.dataDir)}`;
+  const lease = await Lease.open(ctx.storage, 'batch-writer', holder, ctx.config.batchWriterLease);
+  const batchWriter: BatchWriter = new BatchWriter(deps.stores, batches, pipeline, lease, ctx.nodeMetrics, log, {
+    batchTimeoutMs: ctx.config.batchWriterTimeout,
+    maxOperations: ctx.config.maxOperationsPerBatch,
+  });
+
+  // Our anchor is processed: move its batch on at once (other instances' observers are noticed by polling).
+  deps.observer.onProcessed((processed) => {
+    if (processed.batchId !== undefined && batchWriter.isLeader) pipeline.advance(processed.batchId);
+  });
+
+  ctx.http.routes.get('/.well-known/did.json', (_req, res) => {
+    res.type('application/json').send(JSON.stringify(ctx.domainDidDocument));
+  });
+
+  return {
+    name: 'anchoring',
+    writer: batchWriter,
+    pipeline,
+    onAnchorCompleted: (listener) => pipeline.onCompleted(listener),
+    start: () => batchWriter.start(),
+    async stop() {
+      await batchWriter.stop();
+      await pipeline.close();
+    },
+  };
+}

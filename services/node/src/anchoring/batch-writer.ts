@@ -1,0 +1,314 @@
+import { randomUUID } from 'node:crypto';
+import { errorMessage } from '@anchor/common/errors';
+import type { Logger } from '@anchor/common/log';
+import type { Store } from '@anchor/common/storage';
+import type { ParsedOperation } from '@anchor/sidetree';
+import type { NodeMetrics } from '../observability/node-metrics.js';
+import { suffixOfKey } from '../operations/operation-records.js';
+import { OperationStores } from '../operations/operation-stores.js';
+import { batchesIn, IN_FLIGHT, UNFINISHED, type AnchorBatch } from './anchor-batches.js';
+import type { AnchorPipeline } from './anchor-pipeline.js';
+import type { Lease } from './writer-lease.js';
+
+export interface BatchWriterOptions {
+  /** Longest wait of an eligible operation before its batch is cut (`--batch-writer-timeout`). */
+  batchTimeoutMs: number;
+  /** Cut as soon as this many operations are eligible (`--max-operations-per-batch`, at most 10,000). */
+  maxOperations: number;
+}
+
+/** What the intake tells the writer about an operation it accepted. */
+export interface AcceptedOperation {
+  key: string;
+  suffix: string;
+  acceptedAt: number;
+  /** The parsed operation, so the pipeline need not parse it again (optional: a re-sync has none). */
+  operation?: ParsedOperation;
+}
+
+/** A queued operation as the writer tracks it in memory. */
+interface Pending {
+  suffix: string;
+  acceptedAt: number;
+  operation: ParsedOperation | undefined;
+}
+
+/** How often the writer re-counts the stored queue to pick up operations accepted by other instances. */
+const RESYNC_MS = 1_000;
+
+/**
+ * The batch writer (orb.md §2.3): one per deployment (it holds the `batch-writer` lease), it cuts batches
+ * of queued operations and hands each to the anchor pipeline.
+ *
+ * - A batch is cut when an eligible operation has waited `batchTimeoutMs`, or as soon as `maxOperations`
+ *   are eligible.
+ * - Eligible: the oldest queued operation of its DID, when no operation of that DID is in flight (in a
+ *   batch not yet processed by the observer). So a batch holds at most one operation per DID, an update is
+ *   never anchored before the operation it follows, and the rest roll over to later batches.
+ * - The cut is written ahead: one insert records the batch (`cut`) with the keys of its operations; the
+ *   pipeline takes it from there and, after a crash, resumes it. Queued operations are never rewritten:
+ *   those listed by an unfinished batch are in flight, the others wait.
+ *
+ * The queue is mirrored in memory (keys, DIDs, acceptance times and the parsed operations), fed by this
+ * instance's intake and re-synchronised from the store when the store holds more than the mirror can
+ * explain (operations accepted by other instances).
+ */
+export class BatchWriter {
+  private readonly queue = new Map<string, Pending>();
+  /** DID suffix → in-flight batch id. */
+  private readonly inFlight = new Map<string, string>();
+  /** Operation keys held by unfinished (or failed) batches. */
+  private readonly batchedKeys = new Set<string>();
+  /** Parsed operations of cut batches, until their batch is built. */
+  private readonly parsed = new Map<string, ParsedOperation>();
+  /** Acceptance times of this instance's in-flight operations, for `node_operation_publish_seconds`. */
+  private readonly acceptedAtOf = new Map<string, number>();
+  private leader = false;
+  private running = false;
+  private tickTimer: NodeJS.Timeout | undefined;
+  private leaseTimer: NodeJS.Timeout | undefined;
+  private cutting: Promise<void> | undefined;
+  private lastResync = 0;
+  private inTransit = 0;
+  /** Acceptance time of the newest mirrored operation: the mirror stays in acceptance order while inserts come in order. */
+  private newest = 0;
+  private outOfOrder = false;
+  private readonly tickMs: number;
+
+  constructor(
+    private readonly operations: OperationStores,
+    private readonly batches: Store<AnchorBatch>,
+    private readonly pipeline: AnchorPipeline,
+    private readonly lease: Lease,
+    private readonly metrics: NodeMetrics,
+    private readonly log: Logger,
+    private readonly options: BatchWriterOptions,
+  ) {
+    // Granularity of the timeout check: a tenth of the timeout, between 10 ms and 100 ms.
+    this.tickMs = Math.max(10, Math.min(100, Math.floor(options.batchTimeoutMs / 10)));
+  }
+
+  get isLeader(): boolean {
+    return this.leader;
+  }
+
+  async start(): Promise<void> {
+    this.running = true;
+    await this.leaseLoop();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.leaseTimer) clearTimeout(this.leaseTimer);
+    if (this.tickTimer) clearTimeout(this.tickTimer);
+    await this.cutting;
+    await this.pipeline.stop();
+    if (this.leader) await this.lease.release().catch((error: unknown) => this.log.warn('could not release the batch-writer lease', { err: errorMessage(error) }));
+    this.leader = false;
+  }
+
+  /** This instance's intake is about to write an operation (so a re-count does not mistake it for another instance's). */
+  accepting(): void {
+    this.inTransit++;
+  }
+
+  /** The intake's write ended: `entry` was accepted, or nothing was written (undefined). */
+  accepted(entry: AcceptedOperation | undefined): void {
+    this.inTransit--;
+    if (!entry || !this.leader) return;
+    this.enqueue(entry.key, { suffix: entry.suffix, acceptedAt: entry.acceptedAt, operation: entry.operation });
+    if (this.queue.size >= this.options.maxOperations) this.tick(0);
+  }
+
+  /** The parsed operation of a cut operation, when this instance still has it (the pipeline's build step). */
+  takeParsed(key: string): ParsedOperation | undefined {
+    const operation = this.parsed.get(key);
+    this.parsed.delete(key);
+    return operation;
+  }
+
+  /** A batch no longer holds its DIDs (called by the pipeline when it is processed, or failed for good). */
+  released(batchId: string, keys: readonly string[], failed = false): void {
+    const now = performance.timeOrigin + performance.now();
+    for (const key of keys) {
+      const acceptedAt = this.acceptedAtOf.get(key);
+      if (acceptedAt !== undefined && !failed) this.metrics.operationPublishSeconds.observe((now - acceptedAt) / 1000);
+      this.acceptedAtOf.delete(key);
+      const suffix = suffixOfKey(key);
+      if (this.inFlight.get(suffix) === batchId) this.inFlight.delete(suffix);
+      // The operations of a failed batch stay parked in the queue: they are not batched again.
+      if (!failed) this.batchedKeys.delete(key);
+      this.parsed.delete(key);
+    }
+    if (this.leader) this.tick(0);
+  }
+
+  /** Operations accepted and not yet anchored (for the pending gauge and tests). */
+  get pendingCount(): number {
+    return this.queue.size + this.inFlight.size;
+  }
+
+  private async leaseLoop(): Promise<void> {
+    if (!this.running) return;
+    try {
+      const held = this.leader ? await this.lease.renew() : await this.lease.acquire();
+      if (held && !this.leader) await this.becomeLeader();
+      else if (!held && this.leader) await this.stepDown();
+    } catch (error) {
+      this.log.warn('batch-writer lease check failed', { err: errorMessage(error) });
+    }
+    if (this.running) this.leaseTimer = setTimeout(() => void this.leaseLoop(), Math.max(200, Math.floor(this.lease.durationMs / 3)));
+  }
+
+  private async becomeLeader(): Promise<void> {
+    this.leader = true;
+    this.pipeline.resume();
+    this.log.info('this instance is the batch writer', { holder: this.lease.holder });
+    try {
+      for (const { key, value } of await batchesIn(this.batches, [...UNFINISHED, 'failed'])) {
+        for (const opKey of value.operationKeys) {
+          if (value.status !== 'processed') this.batchedKeys.add(opKey);
+          if (IN_FLIGHT.includes(value.status)) this.inFlight.set(suffixOfKey(opKey), key);
+        }
+        if (value.status !== 'failed') this.pipeline.advance(key);
+      }
+      await this.resync();
+    } catch (error) {
+      // Half-loaded state must not cut batches: give the role up; the next lease check tries again.
+      await this.stepDown();
+      await this.lease.release().catch(() => undefined);
+      throw error;
+    }
+    this.tick(0);
+  }
+
+  private async stepDown(): Promise<void> {
+    this.log.warn('this instance lost the batch-writer lease');
+    this.leader = false;
+    if (this.tickTimer) clearTimeout(this.tickTimer);
+    await this.pipeline.stop();
+    this.queue.clear();
+    this.inFlight.clear();
+    this.batchedKeys.clear();
+    this.parsed.clear();
+    this.acceptedAtOf.clear();
+  }
+
+  /** Reloads the queue mirror from the store: every queued operation no unfinished batch holds. */
+  private async resync(): Promise<void> {
+    this.lastResync = Date.now();
+    const stored = (await OperationStores.all(this.operations.queued)).sort((a, b) => a.value.acceptedAt - b.value.acceptedAt);
+    const known = new Map(this.queue);
+    this.queue.clear();
+    this.newest = 0;
+    this.outOfOrder = false;
+    for (const { key, value } of stored) {
+      if (this.batchedKeys.has(key)) continue;
+      this.enqueue(key, { suffix: value.suffix, acceptedAt: value.acceptedAt, operation: known.get(key)?.operation });
+    }
+  }
+
+  private enqueue(key: string, pending: Pending): void {
+    if (this.queue.has(key) || this.batchedKeys.has(key)) return;
+    if (pending.acceptedAt < this.newest) this.outOfOrder = true;
+    else this.newest = pending.acceptedAt;
+    this.queue.set(key, pending);
+  }
+
+  /** Puts the mirror back in acceptance order after out-of-order inserts (operations from other instances). */
+  private ordered(): Map<string, Pending> {
+    if (this.outOfOrder) {
+      const sorted = [...this.queue].sort((a, b) => a[1].acceptedAt - b[1].acceptedAt);
+      this.queue.clear();
+      for (const [key, pending] of sorted) this.queue.set(key, pending);
+      this.outOfOrder = false;
+    }
+    return this.queue;
+  }
+
+  private tick(delayMs = this.tickMs): void {
+    if (!this.running || !this.leader) return;
+    if (this.tickTimer) clearTimeout(this.tickTimer);
+    this.tickTimer = setTimeout(() => {
+      this.tickTimer = undefined;
+      if (this.cutting) {
+        this.tick();
+        return;
+      }
+      this.cutting = this.cutDue()
+        .catch((error: unknown) => this.log.error('batch cut failed', { err: errorMessage(error) }))
+        .finally(() => {
+          this.cutting = undefined;
+          this.tick();
+        });
+    }, delayMs);
+  }
+
+  private async cutDue(): Promise<void> {
+    if (Date.now() - this.lastResync >= RESYNC_MS) {
+      this.lastResync = Date.now();
+      // More stored than mirrored, batched or being written here: another instance accepted some.
+      if ((await this.operations.queued.count()) > this.queue.size + this.batchedKeys.size + this.inTransit) await this.resync();
+    }
+    this.metrics.pendingOperations.set(this.pendingCount);
+    // Several batches in a row when the backlog holds more than one full batch.
+    for (;;) {
+      const first = this.firstEligible();
+      if (first === undefined) return;
+      const timedOut = Date.now() - first.acceptedAt >= this.options.batchTimeoutMs;
+      if (!timedOut && this.queue.size < this.options.maxOperations) return;
+      const eligible = this.eligible();
+      if (!timedOut && eligible.length < this.options.maxOperations) return;
+      await this.cut(eligible);
+      if (eligible.length < this.options.maxOperations) return;
+    }
+  }
+
+  /** The oldest operation the next batch may take. */
+  private firstEligible(): Pending | undefined {
+    const blocked = new Set<string>();
+    for (const pending of this.ordered().values()) {
+      if (!blocked.has(pending.suffix) && !this.inFlight.has(pending.suffix)) return pending;
+      blocked.add(pending.suffix);
+    }
+    return undefined;
+  }
+
+  /** The operations the next batch may take, oldest first, at most one per DID, none of a DID in flight. */
+  private eligible(): Array<[string, Pending]> {
+    const taken = new Set<string>();
+    const picked: Array<[string, Pending]> = [];
+    for (const entry of this.ordered()) {
+      const { suffix } = entry[1];
+      if (taken.has(suffix) || this.inFlight.has(suffix)) {
+        // Later operations of this DID wait behind the earlier one.
+        taken.add(suffix);
+        continue;
+      }
+      taken.add(suffix);
+      picked.push(entry);
+      if (picked.length >= this.options.maxOperations) break;
+    }
+    return picked;
+  }
+
+  private async cut(picked: Array<[string, Pending]>): Promise<void> {
+    const batchId = randomUUID();
+    const now = Date.now();
+    const keys = picked.map(([key]) => key);
+    const firstAcceptedAt = picked[0]?.[1].acceptedAt ?? now;
+    const batch: AnchorBatch = { status: 'cut', createdAt: now, updatedAt: now, firstAcceptedAt, operationKeys: keys, attempts: 0 };
+    await this.batches.insert(batchId, batch);
+    for (const [key, pending] of picked) {
+      this.queue.delete(key);
+      this.batchedKeys.add(key);
+      this.inFlight.set(pending.suffix, batchId);
+      this.acceptedAtOf.set(key, pending.acceptedAt);
+      if (pending.operation) this.parsed.set(key, pending.operation);
+    }
+    this.metrics.batchSize.observe(keys.length);
+    this.metrics.batchCutSeconds.observe((now - firstAcceptedAt) / 1000);
+    this.log.debug('batch cut', () => ({ batchId, operations: keys.length }));
+    this.pipeline.advance(batchId);
+  }
+}

@@ -1,0 +1,94 @@
+import { canonicalBytes, decodeDataUri, encodeDataUri, hashlinkMetadata, multibaseMultihash, parseHashlink } from '@anchor/common/encoding';
+import { freePort } from '@anchor/testing/process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { metadataOf, postOperation, resolveDid, startTestNode, TestDid, waitPublished, type TestNode } from '../testing/node.test-helpers.js';
+
+/**
+ * The observer as the federation issue will use it: node B processes anchors node A made, fetching the
+ * linkset and batch files from A's /cas and checking A's proof against A's did:web document over loopback
+ * http — the same path A's own anchors take.
+ */
+describe('observer', () => {
+  let a: TestNode;
+  let b: TestNode;
+  const did = { value: undefined as unknown as TestDid };
+  let createAnchor: string;
+  let updateAnchor: string;
+
+  const anchorsOf = async (node: TestNode) => (await node.server.services.observer.records.anchors.query({ limit: 1000 })).items;
+
+  beforeAll(async () => {
+    [a, b] = await Promise.all([startTestNode(), startTestNode()]);
+    did.value = new TestDid(a.url);
+    expect((await postOperation(a.url, did.value.created.request)).status).toBe(200);
+    await waitPublished(a.url, did.value.did, 1);
+    expect((await postOperation(a.url, did.value.update('key-2'))).status).toBe(200);
+    const published = await waitPublished(a.url, did.value.did, 2);
+    const operations = metadataOf(published).method.publishedOperations as Array<{ equivalentReferences: string[]; type: string }>;
+    createAnchor = operations[0]!.equivalentReferences[0]!;
+    updateAnchor = operations[1]!.equivalentReferences[0]!;
+  });
+
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  it("processes another node's anchor from its CAS, unprocessed parents first", async () => {
+    expect(createAnchor.startsWith('hl:')).toBe(true);
+    expect(parseHashlink(updateAnchor).links).toEqual([`${a.url}/cas/${parseHashlink(updateAnchor).resourceHash}`]);
+    expect(await b.server.services.observer.observer.process({ hashlink: updateAnchor, attributedTo: `${a.url}/services/node` })).toBe('processed');
+
+    const records = await anchorsOf(b);
+    const parent = records.find((entry) => entry.key === parseHashlink(createAnchor).resourceHash)!.value;
+    const child = records.find((entry) => entry.key === parseHashlink(updateAnchor).resourceHash)!.value;
+    expect(parent.status).toBe('processed');
+    expect(child.status).toBe('processed');
+    expect(parent.transactionNumber!).toBeLessThan(child.transactionNumber!);
+
+    const onA = await resolveDid(a.url, did.value.did);
+    const onB = await resolveDid(b.url, did.value.did);
+    expect(onB.status).toBe(200);
+    expect(onB.body.didDocument).toEqual(onA.body.didDocument);
+    expect(metadataOf(onB).canonicalId).toBe(metadataOf(onA).canonicalId);
+    expect(metadataOf(onB).method.published).toBe(true);
+    // B keeps what it processed, so it can serve it in turn.
+    const served = await fetch(`${b.url}/cas/${parseHashlink(updateAnchor).resourceHash}`);
+    expect(served.status).toBe(200);
+  });
+
+  it('treats a replayed anchor as a no-op', async () => {
+    const before = await anchorsOf(b);
+    expect(await b.server.services.observer.observer.process({ hashlink: updateAnchor })).toBe('duplicate');
+    await b.server.services.observer.submit({ hashlink: createAnchor });
+    expect(await anchorsOf(b)).toEqual(before);
+    expect(await b.server.services.stores.published.count({ suffix: did.value.suffix })).toBe(2);
+  });
+
+  it('refuses an embedded linkset that does not hash to its hashlink', async () => {
+    const linkset = JSON.parse((await a.server.services.cas.store.read(parseHashlink(updateAnchor).resourceHash))!.content.toString()) as object;
+    const other = `hl:${multibaseMultihash('not this linkset')}`;
+    await expect(b.server.services.observer.observer.process({ hashlink: other, linkset })).rejects.toMatchObject({ retryable: false, message: /does not hash to/ });
+  });
+
+  it('refuses an anchor whose credential proof does not verify', async () => {
+    const stored = JSON.parse((await a.server.services.cas.store.read(parseHashlink(createAnchor).resourceHash))!.content.toString()) as {
+      linkset: Array<{ replies: Array<{ href: string; type: string }> }>;
+    };
+    const credential = JSON.parse(decodeDataUri(stored.linkset[0]!.replies[0]!.href).toString()) as { issuanceDate: string };
+    // Same anchor, a credential whose signed content was changed after signing.
+    credential.issuanceDate = '2001-01-01T00:00:00.000Z';
+    stored.linkset[0]!.replies[0]!.href = encodeDataUri(canonicalBytes(credential), 'gzip');
+    const hash = multibaseMultihash(canonicalBytes(stored));
+    await expect(b.server.services.observer.observer.process({ hashlink: `hl:${hash}`, linkset: stored })).rejects.toMatchObject({
+      retryable: false,
+      message: /proof verification failed: proof 0 \(signature\)/,
+    });
+  });
+
+  it('asks for a retry when the content cannot be fetched from anywhere right now', async () => {
+    const deadPort = await freePort();
+    const hash = multibaseMultihash('an anchor nobody serves');
+    const hashlink = `hl:${hash}:${hashlinkMetadata([`http://127.0.0.1:${deadPort}/cas/${hash}`])}`;
+    await expect(b.server.services.observer.observer.process({ hashlink })).rejects.toMatchObject({ retryable: true });
+  });
+});

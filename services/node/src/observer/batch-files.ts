@@ -1,0 +1,41 @@
+import {
+  assembleBatch,
+  parseChunkFile,
+  parseCoreIndexFile,
+  parseCoreProofFile,
+  parseProvisionalIndexFile,
+  parseProvisionalProofFile,
+  type ParsedOperation,
+} from '@anchor/sidetree';
+import { CAS_MEDIA } from '../cas/cas-store.js';
+import type { ContentResolver } from '../cas/content-resolver.js';
+
+/**
+ * Fetches an anchor's Sidetree batch files in the order a node must (core index, then what it references,
+ * then what those reference), from the local CAS or wherever their hashlinks and the event's sources say,
+ * and assembles the batch: its operations in batch order (the index is the operation's position).
+ */
+export async function readBatchOperations(
+  resolver: ContentResolver,
+  input: { coreIndexHashlink: string; operationCount: number; sources: readonly string[] },
+): Promise<ParsedOperation[]> {
+  const fetch = (uri: string): Promise<Buffer> => resolver.resolve(uri, { sources: input.sources, mediaType: CAS_MEDIA.batchFile });
+  const coreIndex = parseCoreIndexFile(await fetch(input.coreIndexHashlink));
+  const [coreProof, provisionalIndex] = await Promise.all([
+    coreIndex.coreProofFileUri === undefined ? undefined : fetch(coreIndex.coreProofFileUri).then((bytes) => parseCoreProofFile(bytes)),
+    coreIndex.provisionalIndexFileUri === undefined ? undefined : fetch(coreIndex.provisionalIndexFileUri).then((bytes) => parseProvisionalIndexFile(bytes)),
+  ]);
+  const chunkUri = provisionalIndex?.chunks[0]?.chunkFileUri;
+  const [provisionalProof, chunk] = await Promise.all([
+    provisionalIndex?.provisionalProofFileUri === undefined ? undefined : fetch(provisionalIndex.provisionalProofFileUri).then((bytes) => parseProvisionalProofFile(bytes)),
+    chunkUri === undefined ? undefined : fetch(chunkUri).then((bytes) => parseChunkFile(bytes)),
+  ]);
+  return assembleBatch({
+    anchorString: { operationCount: input.operationCount, coreIndexFileUri: input.coreIndexHashlink },
+    coreIndex,
+    ...(coreProof ? { coreProof } : {}),
+    ...(provisionalIndex ? { provisionalIndex } : {}),
+    ...(provisionalProof ? { provisionalProof } : {}),
+    ...(chunk ? { chunk } : {}),
+  });
+}

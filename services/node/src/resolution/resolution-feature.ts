@@ -1,0 +1,38 @@
+import type { NodeContext } from '../context.js';
+import { WebDidView } from '../did-web/web-did-view.js';
+import type { NodeFeature } from '../feature.js';
+import type { OperationStores } from '../operations/operation-stores.js';
+import { DidOperationsLoader } from './did-operations.js';
+import { methodNames, nodeDidResolver } from './node-did-resolver.js';
+import { ResolutionService } from './resolution-service.js';
+
+export interface ResolutionFeature extends NodeFeature {
+  readonly service: ResolutionService;
+  readonly loader: DidOperationsLoader;
+  readonly webView: WebDidView;
+}
+
+/**
+ * DID resolution on this node: the did:node resolution service (cached per DID), its did:web view, and the
+ * did:node method in `ctx.didResolver` (so proofs by did:node keys verify through this node).
+ */
+export function createResolutionFeature(ctx: NodeContext, deps: { stores: OperationStores }): ResolutionFeature {
+  const loader = new DidOperationsLoader(deps.stores, {
+    enabled: ctx.config.unpublishedOperationStore,
+    types: ctx.config.unpublishedOperationTypes,
+    lifetimeMs: ctx.config.unpublishedOperationLifetime,
+  });
+  const aliases = ctx.config.didAliases ?? [];
+  const service = new ResolutionService(loader, {
+    namespace: ctx.config.didNamespace,
+    aliases,
+    domain: ctx.urls.host,
+    includePublishedOperations: ctx.config.includePublishedOperations,
+    cacheSize: ctx.config.resolutionCacheSize,
+    metrics: ctx.nodeMetrics,
+  });
+  const resolver = nodeDidResolver(service);
+  for (const method of methodNames(ctx.config.didNamespace, aliases)) ctx.didResolver.register(method, resolver);
+  const webView = new WebDidView(service, { host: ctx.urls.host, allowedDomains: ctx.config.allowedDidWebDomains ?? [] });
+  return { name: 'resolution', service, loader, webView };
+}

@@ -1,0 +1,111 @@
+import type { RequestListener } from 'node:http';
+import { badRequest, unavailable } from '@anchor/common/errors';
+import { parseTokenRules, securityHeaders, TokenRules } from '@anchor/common/http';
+import { getLogger } from '@anchor/common/log';
+import type { NodeContext } from '../context.js';
+import type { NodeFeature } from '../feature.js';
+import type { OperationStores } from '../operations/operation-stores.js';
+import type { ResolutionFeature } from '../resolution/resolution-feature.js';
+import { sendText } from '../util/send-text.js';
+import { parseByteSize, sidetreeFastPath } from './fast-path.js';
+import { OperationIntake, type AcceptedOperationSink } from './operation-intake.js';
+import { IDENTIFIERS_PATH, OPERATIONS_PATH, queryValue, type SidetreeApi } from './sidetree-api.js';
+
+export interface SidetreeApiFeature extends NodeFeature {
+  readonly intake: OperationIntake;
+  readonly api: SidetreeApi;
+  /**
+   * The node's request listener: the two Sidetree endpoints answered directly when the request needs no
+   * credentials (no token rule for it, no HTTP signature), everything else by the express app.
+   */
+  readonly listener: RequestListener;
+}
+
+/**
+ * The Sidetree REST API: `POST /sidetree/v1/operations` and `GET /sidetree/v1/identifiers/<did>` (did:node
+ * in every form, and did:web scid views), both 503 in maintenance mode. They are registered on the HTTP
+ * kit's routes and also served by a fast path in front of express (see `fast-path.ts`) that gives the same
+ * answers, status codes, error bodies, security headers and metrics at a fraction of the cost.
+ */
+export function createSidetreeApiFeature(
+  ctx: NodeContext,
+  deps: { stores: OperationStores; resolution: ResolutionFeature; sink: AcceptedOperationSink },
+): SidetreeApiFeature {
+  const log = getLogger('sidetree-api');
+  const intake = new OperationIntake(
+    {
+      stores: deps.stores,
+      resolution: deps.resolution.service,
+      allowedOrigins: ctx.allowedOrigins,
+      sink: deps.sink,
+      metrics: ctx.nodeMetrics,
+      log,
+    },
+    {
+      namespace: ctx.config.didNamespace,
+      domain: ctx.urls.host,
+      includePublishedOperations: ctx.config.includePublishedOperations,
+    },
+  );
+  const notInMaintenance = (): void => {
+    if (ctx.maintenance) throw unavailable('the node is in maintenance mode');
+  };
+
+  const api: SidetreeApi = {
+    async postOperation(body) {
+      notInMaintenance();
+      return { contentType: 'application/did+ld+json', body: JSON.stringify(await intake.submit(body)) };
+    },
+    async getIdentifier(rawDid, versions) {
+      notInMaintenance();
+      const did = decodeDid(rawDid);
+      if (deps.resolution.webView.isWebDid(did)) {
+        if (versions.versionId !== undefined || versions.versionTime !== undefined) {
+          throw badRequest('versionId and versionTime apply to did:node identifiers, not to did:web views');
+        }
+        return { contentType: 'application/json', body: JSON.stringify(await deps.resolution.webView.resolve(did)) };
+      }
+      return { contentType: 'application/did+ld+json', body: (await deps.resolution.service.resolve(did, versions)).json };
+    },
+  };
+
+  ctx.http.routes.post(OPERATIONS_PATH, async (req, res) => {
+    const answer = await api.postOperation(req.rawBody);
+    sendText(res, answer.contentType, answer.body);
+  });
+  ctx.http.routes.get(`${IDENTIFIERS_PATH}/:did`, async (req, res) => {
+    const answer = await api.getIdentifier(req.path.slice(IDENTIFIERS_PATH.length + 1), {
+      versionId: queryValue(req.query.versionId, 'versionId'),
+      versionTime: queryValue(req.query.versionTime, 'versionTime'),
+    });
+    sendText(res, answer.contentType, answer.body);
+  });
+
+  const listener = sidetreeFastPath({
+    api,
+    fallback: ctx.http.app,
+    tokenRules: new TokenRules(parseTokenRules(ctx.config.authTokensDef ?? [], ctx.config.authTokens ?? {})),
+    securityHeaders: securityHeaders(),
+    metrics: ctx.metrics,
+    bodyLimitBytes: parseByteSize(ctx.config.bodyLimit),
+    log,
+  });
+
+  return { name: 'sidetree-api', intake, api, listener };
+}
+
+/**
+ * The DID as sent: taken from the raw path so that `%3A` (a port's colon inside a did:web or https hint)
+ * survives; a DID sent percent-encoded as a whole (`did%3Anode%3A…`) is decoded once.
+ */
+function decodeDid(raw: string): string {
+  if (/^did%3A/i.test(raw)) {
+    try {
+      return decodeURIComponent(raw);
+    } catch {
+      throw badRequest(`'${raw}' is not a valid percent-encoded DID`);
+    }
+  }
+  return raw;
+}
+

@@ -1,0 +1,55 @@
+import { badRequest, notFound } from '@anchor/common/errors';
+import { createWebFingerClient } from '@anchor/common/webfinger';
+import type { NodeContext } from '../context.js';
+import type { NodeFeature } from '../feature.js';
+import { LogSetting } from './log-setting.js';
+import { VctClient } from './vct-client.js';
+
+export interface VctClientFeature extends NodeFeature {
+  readonly logSetting: LogSetting;
+  readonly client: VctClient;
+}
+
+/** Health statuses that are not failures (orb.md §8.2). */
+export const VCT_DISABLED = 'disabled';
+export const LOG_NOT_CONFIGURED = 'log endpoint not configured';
+
+/**
+ * The node's transparency log: `GET /log` (text/plain URL, 404 when none), `POST /log` (text/plain URL;
+ * an empty body removes the log), the client the local witness logs anchor credentials with, and the
+ * `vctStatus` health check ("success", "disabled", "log endpoint not configured", else the error).
+ */
+export async function createVctClientFeature(ctx: NodeContext): Promise<VctClientFeature> {
+  const logSetting = new LogSetting(ctx.configValues);
+  const client = new VctClient({
+    httpClient: ctx.httpClient,
+    webFinger: createWebFingerClient({ httpClient: ctx.httpClient, cacheTtlMs: ctx.config.actorCacheExpiration }),
+    readToken: ctx.config.requestTokens?.['vct-read'],
+    writeToken: ctx.config.requestTokens?.['vct-write'],
+  });
+
+  ctx.http.routes.get('/log', async (_req, res) => {
+    const url = await logSetting.get();
+    if (url === undefined) throw notFound('no log is configured');
+    res.type('text/plain').send(url);
+  });
+  ctx.http.routes.post('/log', async (req, res) => {
+    const body: unknown = req.body;
+    if (body !== undefined && typeof body !== 'string') throw badRequest('POST /log takes the log URL as a text/plain body');
+    const url = await logSetting.set(body ?? '');
+    res.type('text/plain').send(url ?? '');
+  });
+
+  ctx.http.health.register(
+    'vctStatus',
+    async () => {
+      if (!ctx.config.vctEnabled) return VCT_DISABLED;
+      const url = await logSetting.get();
+      if (url === undefined) return LOG_NOT_CONFIGURED;
+      return client.health(url);
+    },
+    { acceptable: [VCT_DISABLED, LOG_NOT_CONFIGURED] },
+  );
+
+  return { name: 'vct-client', logSetting, client };
+}

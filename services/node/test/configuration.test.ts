@@ -1,0 +1,31 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { renderOptionsMarkdown, undocumentedOptions } from '@anchor/common/config';
+import { runProcess } from '@anchor/testing/process';
+import { describe, expect, it } from 'vitest';
+import { nodeConfigSpec } from '../src/config.js';
+import { requireNodeBuilt } from './node-process.js';
+
+const README = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
+
+describe('configuration', () => {
+  it('the README documents every flag and environment variable', () => {
+    expect(undocumentedOptions(nodeConfigSpec, README)).toEqual([]);
+  });
+
+  it("the README's flag table is the current rendering of the spec", () => {
+    expect(README).toContain(renderOptionsMarkdown(nodeConfigSpec));
+  });
+
+  it('--help lists every flag and exits 0', async () => {
+    const result = await runProcess(requireNodeBuilt(), { args: ['--help'] });
+    expect(result.code).toBe(0);
+    expect(undocumentedOptions(nodeConfigSpec, result.output)).toEqual([]);
+  });
+
+  it('a bad value exits non-zero with a clear message', async () => {
+    const result = await runProcess(requireNodeBuilt(), { args: ['--host-url', '127.0.0.1:1', '--batch-writer-timeout', 'soon'] });
+    expect(result.code).not.toBe(0);
+    expect(result.output).toMatch(/batch-writer-timeout/);
+  });
+});
