@@ -13,6 +13,7 @@ import { loadNodeKeys, type NodeKeys } from './identity/node-keys.js';
 import { nodeUrls, type NodeUrls } from './identity/node-urls.js';
 import { createNodeMetrics, type NodeMetrics } from './observability/node-metrics.js';
 import { ConfigValues } from './stores/config-values.js';
+import { AcceptLists } from './system/accept-lists.js';
 import { AllowedOrigins } from './system/allowed-origins.js';
 
 /**
@@ -30,6 +31,8 @@ export interface NodeContext {
   /** `did:web:<host>`, served at /.well-known/did.json: the anchor-credential key (and what later issues add). */
   readonly domainDidDocument: DidDocument;
   readonly allowedOrigins: AllowedOrigins;
+  /** Follow / invite-witness accept lists (used when the matching auth policy is accept-list). */
+  readonly acceptLists: AcceptLists;
   readonly http: HttpApp;
   readonly metrics: Metrics;
   readonly nodeMetrics: NodeMetrics;
@@ -113,6 +116,7 @@ export async function createNodeContext(config: NodeConfig): Promise<NodeContext
     keys,
     domainDidDocument: ownDidDocument,
     allowedOrigins,
+    acceptLists: new AcceptLists(configValues),
     http,
     metrics,
     nodeMetrics,
