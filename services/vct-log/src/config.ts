@@ -1,10 +1,9 @@
 import { ConfigError, defineConfig, loadConfig, opt, type ConfigOf, type ConfigSources } from '@anchor/common/config';
+import { parseByteSize } from '@anchor/common/http';
 import { formatLogSpec, parseLogSpec } from '@anchor/common/log';
 import { PROJECT_VERSION } from '@anchor/common/version';
 import { issuerItemProblem, logItemProblem, buildLogDefinitions } from './log-definitions.js';
 import type { VctLogOptions } from './server.js';
-
-const SIZE = /^\d+(?:b|kb|mb|gb)?$/i;
 
 /**
  * Every flag of `vct-log` (env prefix `VCT_`; generic names the original or the spec use are accepted as
@@ -115,7 +114,7 @@ export const VCT_LOG_CONFIG = defineConfig({
       flag: 'request-body-limit',
       env: 'VCT_REQUEST_BODY_LIMIT',
       default: '1mb',
-      validate: (value) => (SIZE.test(value) ? undefined : 'must be a size such as 512kb or 1mb'),
+      validate: (value) => (isByteSize(value) ? undefined : 'must be a size such as 512kb or 1mb'),
       help: 'largest request body accepted; larger ones get 413',
     }),
     metricsHost: opt.hostPort({ flag: 'metrics-host', short: 'm', env: 'VCT_METRICS_HOST', help: 'serve /metrics on this separate listener (as the original) instead of the API listener' }),
@@ -162,4 +161,13 @@ export function loadVctLogOptions(sources?: ConfigSources): { options: VctLogOpt
     tls: flags.tlsServeCert && flags.tlsServeKey ? { certFile: flags.tlsServeCert, keyFile: flags.tlsServeKey } : undefined,
   };
   return { options, flags, ignoredEndpoints };
+}
+
+function isByteSize(value: string): boolean {
+  try {
+    parseByteSize(value);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -3,14 +3,15 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HostPort } from '@anchor/common/config';
 import type { FetchLike } from '@anchor/common/did';
-import { createHttpApp, startHttpServer, TokenRules, type RunningHttpServer, type TokenRule } from '@anchor/common/http';
+import { createHttpApp, startHttpServer, type RunningHttpServer, type TokenRule } from '@anchor/common/http';
 import { getLogger } from '@anchor/common/log';
 import { createMetrics, type Metrics } from '@anchor/common/metrics';
 import type { StoreProvider } from '@anchor/common/storage';
+import type { LogKeyType } from '@anchor/common/vct';
 import { PROJECT_VERSION } from '@anchor/common/version';
 import { LogRegistry } from './api/log-access.js';
 import { LogApi } from './api/log-api.js';
-import { logApiListener } from './api/log-api-listener.js';
+import { mountLogApi } from './api/log-api-routes.js';
 import { mountWebFingerRoute } from './api/webfinger.js';
 import { createEntryPreparer, workerCount, type EntryPreparer } from './credentials/entry-preparer.js';
 import { CredentialChecker } from './credentials/credential-checker.js';
@@ -23,7 +24,7 @@ import { SequencerLease } from './merkle-log/sequencer-lease.js';
 import { TransparencyLog } from './merkle-log/transparency-log.js';
 import { VctMetrics } from './metrics.js';
 import { loadOrCreateLogKey } from './signing/key-file.js';
-import { LogSigner, type LogKeyType } from './signing/log-signer.js';
+import { LogSigner } from './signing/log-signer.js';
 import { SignedTreeHeads } from './signing/signed-tree-heads.js';
 import { openStorage, type StorageOptions } from './storage.js';
 
@@ -161,10 +162,10 @@ export function createServer(options: VctLogOptions = {}): VctLogServer {
       http.health.addFields(() => ({ current_time: new Date().toISOString(), version: PROJECT_VERSION }));
       mountWebFingerRoute(http.routes, { logs: registry, signer, metrics: vctMetrics, baseUrl: () => ensure(baseUrl, 'base URL') });
       const logApi = new LogApi({ logs: registry, checker, signer, treeHeads: new SignedTreeHeads(signer), metrics: vctMetrics, maxGetEntries: options.maxGetEntries ?? 1000 });
-      const listener = logApiListener({ api: logApi, metrics: vctMetrics, registry: metrics, tokenRules: new TokenRules(rules), bodyLimitBytes: sizeInBytes(bodyLimit), fallback: http.app });
+      mountLogApi(http.fastRoutes, logApi, vctMetrics);
 
       const tls = options.tls ? { cert: await readFile(options.tls.certFile), key: await readFile(options.tls.keyFile) } : undefined;
-      api = await startHttpServer(listener, { host, port: options.port ?? 0, ...(tls ? { tls } : {}) });
+      api = await startHttpServer(http.listener, { host, port: options.port ?? 0, ...(tls ? { tls } : {}) });
       baseUrl ??= `${tls ? 'https' : 'http'}://${displayHost(host)}:${api.port}`;
       if (options.metricsHost) metricsServer = await startMetricsServer(metrics, options.metricsHost);
 
@@ -260,14 +261,6 @@ async function startMetricsServer(metrics: Metrics, where: HostPort): Promise<Ru
     },
     { host: where.host, port: where.port },
   );
-}
-
-/** `512kb`, `1mb`, `2048` (bytes), as the HTTP kit's body limit reads them (1 kb = 1,024 bytes). */
-export function sizeInBytes(size: string): number {
-  const match = /^(\d+)(b|kb|mb|gb)?$/i.exec(size.trim());
-  if (!match) throw new Error(`invalid size ${JSON.stringify(size)}`);
-  const unit = (match[2] ?? 'b').toLowerCase();
-  return Number(match[1]) * ({ b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 } as Record<string, number>)[unit]!;
 }
 
 function displayHost(host: string): string {

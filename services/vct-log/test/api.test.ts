@@ -3,11 +3,11 @@ import { KeyPair } from '@anchor/common/crypto';
 import { didKeyFromKeyPair } from '@anchor/common/did';
 import { signDocument } from '@anchor/common/jsonld';
 import { leafHash, rootOfLeafHashes, verifyConsistency, verifyInclusion } from '@anchor/common/merkle';
+import { parseLeafInput, type AddVcResponse, type SignedTreeHead } from '@anchor/common/vct';
 import { makeTempDir, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseLeafInput } from '../src/merkle-log/leaf.js';
 import { createServer, type VctLogServer } from '../src/server.js';
-import { addVcSignatureVerifies, anchorCredential, call, leafHashFor, nquadsOf, sthSignatureVerifies, type AddVcResponse, type Sth } from './helpers.js';
+import { addVcSignatureVerifies, anchorCredential, call, leafHashFor, nquadsOf, sthSignatureVerifies } from './helpers.js';
 
 const ISSUER_OK = 'did:web:node1.example.com';
 const ISSUER_OTHER = 'did:web:node2.example.com';
@@ -43,7 +43,7 @@ describe('vct-log API', () => {
   });
 
   const addVc = (alias: string, credential: unknown) => call<AddVcResponse>(`${base}/${alias}/v1/add-vc`, { json: credential });
-  const sth = async (alias = 'main') => (await call<Sth>(`${base}/${alias}/v1/get-sth`)).body;
+  const sth = async (alias = 'main') => (await call<SignedTreeHead>(`${base}/${alias}/v1/get-sth`)).body;
 
   describe('add-vc', () => {
     it('answers with a signed timestamp, in the original shape, once the entry is stored', async () => {
@@ -210,7 +210,7 @@ describe('vct-log API', () => {
   });
 
   describe('tree reads', () => {
-    let head: Sth;
+    let head: SignedTreeHead;
     const leafHashes: Buffer[] = [];
 
     beforeAll(async () => {
@@ -225,7 +225,7 @@ describe('vct-log API', () => {
     });
 
     it('serves signed tree heads in the original shape', async () => {
-      const reply = await call<Sth>(`${base}/main/v1/get-sth`);
+      const reply = await call<SignedTreeHead>(`${base}/main/v1/get-sth`);
       expect(Object.keys(reply.body)).toEqual(['tree_size', 'timestamp', 'sha256_root_hash', 'tree_head_signature']);
       expect(reply.text.endsWith('\n')).toBe(true);
       expect(sthSignatureVerifies(reply.body, server.publicKey)).toBe(true);

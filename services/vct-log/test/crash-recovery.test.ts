@@ -1,9 +1,9 @@
 import { verifyConsistency, verifyInclusion } from '@anchor/common/merkle';
+import { parseLeafInput, type AddVcResponse, type SignedTreeHead } from '@anchor/common/vct';
 import { freePort, makeTempDir, startProcess, stopAllProcesses, waitFor, type ServiceProcess, type TempDir } from '@anchor/testing/process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseLeafInput } from '../src/merkle-log/leaf.js';
 import { requireBuiltMain } from './built.js';
-import { addVcSignatureVerifies, anchorCredential, call, leafHashFor, sthSignatureVerifies, type AddVcResponse, type Sth } from './helpers.js';
+import { addVcSignatureVerifies, anchorCredential, call, leafHashFor, sthSignatureVerifies } from './helpers.js';
 
 const main = requireBuiltMain();
 
@@ -39,7 +39,7 @@ describe('vct-log killed under load', () => {
     );
 
     const acknowledged = new Map<string, { credential: Record<string, unknown>; timestamp: number }>();
-    const seenHeads: Sth[] = [];
+    const seenHeads: SignedTreeHead[] = [];
     let next = 0;
     let killed = false;
     const submitter = async (): Promise<void> => {
@@ -62,7 +62,7 @@ describe('vct-log killed under load', () => {
     const watcher = async (): Promise<void> => {
       while (!killed) {
         try {
-          const reply = await call<Sth>(`${url}/main/v1/get-sth`);
+          const reply = await call<SignedTreeHead>(`${url}/main/v1/get-sth`);
           if (reply.status === 200 && !killed) seenHeads.push(reply.body);
         } catch {
           // the process is gone
@@ -82,7 +82,7 @@ describe('vct-log killed under load', () => {
     // Entries accepted but not yet integrated when the process died are integrated after the restart.
     const head = await waitFor(
       async () => {
-        const reply = await call<Sth>(`${url}/main/v1/get-sth`);
+        const reply = await call<SignedTreeHead>(`${url}/main/v1/get-sth`);
         return reply.body.tree_size >= acknowledged.size ? reply.body : undefined;
       },
       { timeoutMs: 30_000 },

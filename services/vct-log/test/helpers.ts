@@ -4,9 +4,7 @@
  */
 import { ANCHOR_CREDENTIAL_UNDEFINED_TERMS, canonicalize } from '@anchor/common/jsonld';
 import { leafHash } from '@anchor/common/merkle';
-import { buildLeaf, vcEntryOf } from '../src/merkle-log/leaf.js';
-import { verifyEnvelope } from '../src/signing/log-signer.js';
-import { treeHeadSignaturePayload, vcTimestampSignaturePayload } from '../src/signing/payloads.js';
+import { buildLeafInput, treeHeadSignaturePayload, vcEntryOf, vcTimestampSignaturePayload, verifyEnvelope, type AddVcResponse, type SignedTreeHead } from '@anchor/common/vct';
 
 export const CREDENTIALS_V1 = 'https://www.w3.org/2018/credentials/v1';
 export const ACTIVITY_ANCHORS_V1 = 'https://w3id.org/activityanchors/v1';
@@ -36,23 +34,9 @@ export function nquadsOf(credential: object): Promise<string> {
 
 /** The original client's `CalculateLeafHash(timestamp, vc)`: the Merkle leaf hash of the logged leaf. */
 export async function leafHashFor(credential: object, timestamp: number): Promise<Buffer> {
-  return leafHash(Buffer.from(buildLeaf(timestamp, vcEntryOf(await nquadsOf(credential))).leafInput));
+  return leafHash(Buffer.from(buildLeafInput(timestamp, vcEntryOf(await nquadsOf(credential)))));
 }
 
-export interface AddVcResponse {
-  svct_version: number;
-  id: string;
-  timestamp: number;
-  extensions: string;
-  signature: string;
-}
-
-export interface Sth {
-  tree_size: number;
-  timestamp: number;
-  sha256_root_hash: string;
-  tree_head_signature: string;
-}
 
 /** The original client's `VerifyVCTimestampSignature`: rebuilds the payload from the client's copy of the credential. */
 export async function addVcSignatureVerifies(response: AddVcResponse, credential: object, publicKey: Buffer): Promise<boolean> {
@@ -61,7 +45,7 @@ export async function addVcSignatureVerifies(response: AddVcResponse, credential
 }
 
 /** The log monitor's STH check. */
-export function sthSignatureVerifies(sth: Sth, publicKey: Buffer): boolean {
+export function sthSignatureVerifies(sth: SignedTreeHead, publicKey: Buffer): boolean {
   return verifyEnvelope(sth.tree_head_signature, treeHeadSignaturePayload(sth.timestamp, sth.tree_size, Buffer.from(sth.sha256_root_hash, 'base64')), publicKey);
 }
 

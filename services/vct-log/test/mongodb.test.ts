@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { createMongoStoreProvider, type StoreProvider } from '@anchor/common/storage';
+import type { AddVcResponse, SignedTreeHead } from '@anchor/common/vct';
 import { makeTempDir, waitFor, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entryFor } from '../src/merkle-log/entries.test-helpers.js';
 import { TransparencyLog } from '../src/merkle-log/transparency-log.js';
 import { createServer, type VctLogServer } from '../src/server.js';
-import { anchorCredential, call, type AddVcResponse, type Sth } from './helpers.js';
+import { anchorCredential, call } from './helpers.js';
 
 // MongoDB cannot run on every machine: these run when MONGODB_URL points at a server (a replica set for
 // atomic batches), and are skipped otherwise.
@@ -61,7 +62,7 @@ describe.skipIf(!url)('vct-log on MongoDB', () => {
       }
       const heads = await waitFor(
         async () => {
-          const both = await Promise.all(replicas.map(async (r) => (await call<Sth>(`${r.url}/main/v1/get-sth`)).body));
+          const both = await Promise.all(replicas.map(async (r) => (await call<SignedTreeHead>(`${r.url}/main/v1/get-sth`)).body));
           return both.every((h) => h.tree_size === 15 && h.sha256_root_hash === both[0]!.sha256_root_hash) ? both : undefined;
         },
         { timeoutMs: 20_000 },

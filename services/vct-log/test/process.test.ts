@@ -4,11 +4,12 @@ import https from 'node:https';
 import { join } from 'node:path';
 import { freePort, makeTempDir, runProcess, startProcess, stopAllProcesses, type TempDir } from '@anchor/testing/process';
 import { undocumentedOptions } from '@anchor/common/config';
+import type { AddVcResponse, SignedTreeHead } from '@anchor/common/vct';
 import { readFile } from 'node:fs/promises';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { VCT_LOG_CONFIG } from '../src/config.js';
 import { requireBuiltMain } from './built.js';
-import { addVcSignatureVerifies, anchorCredential, call, sthSignatureVerifies, type AddVcResponse, type Sth } from './helpers.js';
+import { addVcSignatureVerifies, anchorCredential, call, sthSignatureVerifies } from './helpers.js';
 
 const main = requireBuiltMain();
 
@@ -37,10 +38,10 @@ describe('vct-log binary', () => {
     const added = await call<AddVcResponse>(`${url}/main/v1/add-vc`, { json: credential });
     expect(added.status).toBe(200);
     expect(await addVcSignatureVerifies(added.body, credential, publicKey)).toBe(true);
-    let sth: Sth | undefined;
+    let sth: SignedTreeHead | undefined;
     for (let i = 0; i < 50 && (sth?.tree_size ?? 0) < 1; i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
-      sth = (await call<Sth>(`${url}/main/v1/get-sth`)).body;
+      sth = (await call<SignedTreeHead>(`${url}/main/v1/get-sth`)).body;
     }
     expect(sth?.tree_size).toBe(1);
     expect(sthSignatureVerifies(sth!, publicKey)).toBe(true);
@@ -48,7 +49,7 @@ describe('vct-log binary', () => {
     expect((await service.stop()).code).toBe(0);
     service = await start();
     expect(Buffer.from((await webfinger()).properties['https://trustbloc.dev/ns/public-key']!, 'base64')).toEqual(publicKey);
-    expect((await call<Sth>(`${url}/main/v1/get-sth`)).body).toEqual(sth);
+    expect((await call<SignedTreeHead>(`${url}/main/v1/get-sth`)).body).toEqual(sth);
     const again = await call<AddVcResponse>(`${url}/main/v1/add-vc`, { json: credential });
     expect(again.body.timestamp).toBe(added.body.timestamp);
     expect((await service.stop()).code).toBe(0);

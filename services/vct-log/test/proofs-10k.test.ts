@@ -1,8 +1,9 @@
 import { leafHash, rootOfLeafHashes, verifyConsistency, verifyInclusion } from '@anchor/common/merkle';
+import type { SignedTreeHead } from '@anchor/common/vct';
 import { makeTempDir, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type VctLogServer } from '../src/server.js';
-import { anchorCredential, call, sthSignatureVerifies, type Sth } from './helpers.js';
+import { anchorCredential, call, sthSignatureVerifies } from './helpers.js';
 
 /**
  * A log grown to 10,000 entries over HTTP, with a signed tree head kept at a range of sizes (powers of
@@ -15,7 +16,7 @@ const CHECKPOINTS = [1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 100, 255, 256, 257, 1000, 1
 describe(`proofs of a ${TOTAL.toLocaleString('en-US')}-entry log`, () => {
   let dir: TempDir;
   let server: VctLogServer;
-  const heads = new Map<number, Sth>();
+  const heads = new Map<number, SignedTreeHead>();
   const leafHashes: Buffer[] = [];
 
   beforeAll(async () => {
@@ -35,7 +36,7 @@ describe(`proofs of a ${TOTAL.toLocaleString('en-US')}-entry log`, () => {
         }),
       );
       await server.integrateNow();
-      const head = (await call<Sth>(`${server.url}/main/v1/get-sth`)).body;
+      const head = (await call<SignedTreeHead>(`${server.url}/main/v1/get-sth`)).body;
       expect(head.tree_size).toBe(checkpoint);
       heads.set(checkpoint, head);
     }
@@ -98,12 +99,12 @@ describe(`proofs of a ${TOTAL.toLocaleString('en-US')}-entry log`, () => {
   }, 60_000);
 
   it('survives a restart with the same tree and proofs', async () => {
-    const before = (await call<Sth>(`${server.url}/main/v1/get-sth`)).body;
+    const before = (await call<SignedTreeHead>(`${server.url}/main/v1/get-sth`)).body;
     const proofBefore = (await call(`${server.url}/main/v1/get-entry-and-proof?leaf_index=4242&tree_size=8193`)).text;
     await server.stop();
     server = createServer({ dataDir: dir.path, storage: { type: 'lmdb' }, canonicalizeWorkers: 0, integrationIntervalMs: 60_000 });
     await server.start();
-    expect((await call<Sth>(`${server.url}/main/v1/get-sth`)).body).toEqual(before);
+    expect((await call<SignedTreeHead>(`${server.url}/main/v1/get-sth`)).body).toEqual(before);
     expect((await call(`${server.url}/main/v1/get-entry-and-proof?leaf_index=4242&tree_size=8193`)).text).toBe(proofBefore);
   });
 });

@@ -333,3 +333,30 @@ describe('durations', () => {
     expect(parseDuration(text)).toBe(ms);
   });
 });
+
+describe('rules between options', () => {
+  const windowed = defineConfig({
+    program: 'demo-window',
+    options: {
+      delay: opt.duration({ flag: 'delay', default: '10m', help: 'how long a round may take' }),
+      expiry: opt.duration({ flag: 'expiry', default: '12m', help: 'how long records are kept' }),
+    },
+    checks: [(c) => (c.expiry > c.delay ? undefined : `--expiry (${formatDuration(c.expiry)}) must exceed --delay (${formatDuration(c.delay)})`)],
+  });
+
+  it('passes a configuration that keeps the rule', () => {
+    expect(loadConfig(windowed, { argv: ['--expiry', '11m'], env: {} })).toMatchObject({ delay: 600_000, expiry: 660_000 });
+  });
+
+  it('rejects one that breaks it with the rule’s own line, as a ConfigError (exit 2)', () => {
+    let caught: unknown;
+    try {
+      loadConfig(windowed, { argv: ['--expiry', '5m'], env: {} });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).message).toBe('--expiry (5m) must exceed --delay (10m)');
+    expect((caught as ConfigError).exitCode).toBe(2);
+  });
+});

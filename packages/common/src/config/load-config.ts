@@ -13,10 +13,24 @@ export interface ConfigSpec<O extends OptionMap = OptionMap> {
   /** When set, `--version` prints it. */
   readonly version?: string;
   readonly options: O;
+  /**
+   * Rules between options, checked once every option has parsed: each returns a one-line problem (naming
+   * the flags involved) or undefined. A broken rule is a bad configuration like a bad value: exit 2.
+   */
+  readonly checks?: ReadonlyArray<ConfigCheck<O>>;
 }
 
+/**
+ * A rule between options. Declared in method form so a spec's checks stay bivariant in the values they
+ * read: any `ConfigSpec<O>` is then also a `ConfigSpec` to the generic helpers (help, docs, loading).
+ */
+export type ConfigCheck<O extends OptionMap> = { check(config: ValuesOf<O>): string | undefined }['check'];
+
+/** One strongly typed, read-only property per option of a map. */
+export type ValuesOf<O extends OptionMap> = { readonly [K in keyof O]: O[K] extends OptionDef<infer T> ? T : never };
+
 /** The parsed configuration a spec declares: one strongly typed, read-only property per option. */
-export type ConfigOf<S> = S extends ConfigSpec<infer O> ? { readonly [K in keyof O]: O[K] extends OptionDef<infer T> ? T : never } : never;
+export type ConfigOf<S> = S extends ConfigSpec<infer O> ? ValuesOf<O> : never;
 
 export interface ConfigSources {
   /** Arguments after the script name; defaults to `process.argv.slice(2)`. */
@@ -76,7 +90,12 @@ export function loadConfig<O extends OptionMap>(spec: ConfigSpec<O>, sources: Co
   for (const [key, def] of Object.entries(spec.options)) {
     config[key] = resolveOption(def, occurrences.get(key), env);
   }
-  return Object.freeze(config) as ConfigOf<ConfigSpec<O>>;
+  const values = Object.freeze(config) as ValuesOf<O>;
+  for (const check of spec.checks ?? []) {
+    const problem = check(values);
+    if (problem !== undefined) throw new ConfigError(problem);
+  }
+  return values as ConfigOf<ConfigSpec<O>>;
 }
 
 interface Occurrence {

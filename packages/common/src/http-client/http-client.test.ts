@@ -33,6 +33,10 @@ async function startPeer(): Promise<{ url: string; received: Received[]; close()
       // never answers
     } else if (path === '/reset') {
       req.socket.destroy();
+    } else if (path === '/cut') {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"partial":');
+      setTimeout(() => req.socket.destroy(), 20);
     } else if (path === '/redirect') {
       res.writeHead(302, { location: '/echo' }).end();
     } else if (path === '/not-json') {
@@ -183,6 +187,18 @@ describe('failure classification against a real peer', () => {
       small.close();
     }
     expect(isRetryable(await failureOf(client.get('not a url')))).toBe(false);
+  });
+
+  it('follows a redirected POST as a GET without its body', async () => {
+    const answer = await client.post<{ method: string; body: string }>(`${peer.url}/redirect`, { x: 1 });
+    expect(answer.data).toEqual({ method: 'GET', body: '' });
+    expect(peer.received.map((r) => r.method)).toEqual(['POST', 'GET']);
+    expect(peer.received[1]?.headers['content-length']).toBeUndefined();
+  });
+
+  it('fails retryably when the response is cut off', async () => {
+    const error = await failureOf(client.get(`${peer.url}/cut`));
+    expect(isRetryable(error)).toBe(true);
   });
 
   it('follows redirects for unsigned requests only', async () => {

@@ -1,6 +1,5 @@
-import http from 'node:http';
+import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import axios, { AxiosError, type AxiosInstance, type AxiosResponse } from 'axios';
 import { AppError, transient } from '../errors/index.js';
 import type { RequestSigner } from '../http/principal.js';
 import { errorCodeForStatus } from '../http/status-codes.js';
@@ -79,19 +78,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const maxSockets = options.maxSockets ?? 100;
   const httpAgent = new http.Agent({ keepAlive: true, maxSockets });
   const httpsAgent = new https.Agent({ keepAlive: true, maxSockets, ca: options.tls?.ca, rejectUnauthorized: options.tls?.rejectUnauthorized ?? true });
-  const axiosClient: AxiosInstance = axios.create({
-    httpAgent,
-    httpsAgent,
-    // Proxies from the environment would make service-to-service calls depend on the shell; none is used.
-    proxy: false,
-    validateStatus: () => true,
-    responseType: 'arraybuffer',
-    // Bytes go out exactly as built (and signed) here, and come back untouched for our own decoding.
-    transformRequest: [(data: unknown) => data],
-    transformResponse: [(data: unknown) => data],
-    maxContentLength: options.maxResponseBytes ?? 16 * 1024 * 1024,
-    maxBodyLength: Infinity,
-  });
+  const maxResponseBytes = options.maxResponseBytes ?? 16 * 1024 * 1024;
   const defaultTimeoutMs = options.timeoutMs ?? 20_000;
 
   async function request<T>(target: string, request: RequestOptions = {}): Promise<HttpResponse<T>> {
@@ -122,23 +109,63 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
 
     const timeoutMs = request.timeoutMs ?? defaultTimeoutMs;
     const deadline = AbortSignal.timeout(timeoutMs);
-    let response: AxiosResponse<Buffer>;
+    let response: RawResponse;
     try {
-      response = await axiosClient.request<Buffer>({
-        url: url.href,
-        method,
-        headers,
-        data: body,
-        signal: request.signal ? AbortSignal.any([deadline, request.signal]) : deadline,
-        maxRedirects: signed ? 0 : (options.maxRedirects ?? 5),
-      });
+      const signal = request.signal ? AbortSignal.any([deadline, request.signal]) : deadline;
+      response = await send({ url, method, headers, body, signal }, signed ? 0 : (options.maxRedirects ?? 5));
     } catch (error) {
       throw failure(what, error, deadline.aborted ? timeoutMs : undefined);
     }
-    const data = Buffer.from(response.data ?? []);
-    const responseHeaders = flattenHeaders(response.headers);
-    if (response.status >= 300) throw statusFailure(what, response.status, data);
-    return { status: response.status, headers: responseHeaders, data: decode(what, data, request.responseType ?? 'json') as T };
+    const { status, data } = response;
+    if (status >= 300) throw statusFailure(what, status, data);
+    return { status, headers: flattenHeaders(response.headers), data: decode(what, data, request.responseType ?? 'json') as T };
+  }
+
+  /**
+   * One exchange over the keep-alive agents (node:http directly: a general-purpose client's per-request
+   * configuration merging and header normalisation cost more CPU than a loopback delivery itself), following
+   * up to `redirectsLeft` redirects as browsers do: 303, and 301/302 after a POST, become a GET without body;
+   * credentials are not sent to another host.
+   */
+  async function send(exchange: Exchange, redirectsLeft: number): Promise<RawResponse> {
+    const response = await exchangeOnce(exchange);
+    const location = response.headers.location;
+    if (response.status < 300 || response.status >= 400 || response.status === 304 || location === undefined) return response;
+    if (redirectsLeft === 0) return response;
+    const url = new URL(location, exchange.url);
+    const asGet = response.status === 303 || ((response.status === 301 || response.status === 302) && exchange.method === 'POST');
+    const headers: Record<string, string> = { ...exchange.headers, host: url.host };
+    if (asGet) for (const name of ['content-type', 'content-length', 'digest']) delete headers[name];
+    if (url.host !== exchange.url.host) delete headers.authorization;
+    return send({ url, method: asGet ? 'GET' : exchange.method, headers, body: asGet ? undefined : exchange.body, signal: exchange.signal }, redirectsLeft - 1);
+  }
+
+  function exchangeOnce({ url, method, headers, body, signal }: Exchange): Promise<RawResponse> {
+    const secure = url.protocol === 'https:';
+    if (!secure && url.protocol !== 'http:') return Promise.reject(new AppError('bad_request', `unsupported protocol ${url.protocol}`, { retryable: false }));
+    const sent = body === undefined ? headers : { ...headers, 'content-length': String(body.length) };
+    return new Promise((resolve, reject) => {
+      const req = (secure ? https : http).request(url, { method, headers: sent, agent: secure ? httpsAgent : httpAgent, signal }, (res: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxResponseBytes) {
+            res.destroy();
+            reject(new AppError('bad_gateway', `maxContentLength size of ${maxResponseBytes} exceeded`, { retryable: false }));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, data: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks) }));
+        res.on('error', reject);
+        res.on('close', () => {
+          if (!res.complete) reject(Object.assign(new Error('the response was cut off'), { code: 'ECONNRESET' }));
+        });
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
   }
 
   return {
@@ -156,10 +183,10 @@ function lowerCaseKeys(headers: Record<string, string> | undefined): Record<stri
   return Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
 }
 
-function flattenHeaders(headers: AxiosResponse['headers']): Record<string, string> {
+function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined && value !== null) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return flat;
 }
@@ -199,17 +226,27 @@ function statusFailure(what: string, status: number, data: Buffer): AppError {
 }
 
 function failure(what: string, error: unknown, timedOutAfterMs: number | undefined): AppError {
-  if (error instanceof AppError) return error;
+  if (error instanceof AppError) return new AppError(error.code, `${what}: ${error.message}`, { retryable: error.retryable, cause: error });
   if (timedOutAfterMs !== undefined) return new AppError('timeout', `${what}: no response within ${timedOutAfterMs} ms`, { retryable: true, cause: error });
-  if (error instanceof AxiosError) {
-    if (error.code === AxiosError.ERR_BAD_RESPONSE || error.code === AxiosError.ERR_FR_TOO_MANY_REDIRECTS) {
-      return new AppError('bad_gateway', `${what}: ${error.message}`, { retryable: false, cause: error });
-    }
-    if (error.code === AxiosError.ERR_INVALID_URL || error.code === AxiosError.ERR_BAD_OPTION_VALUE) {
-      return new AppError('bad_request', `${what}: ${error.message}`, { retryable: false, cause: error });
-    }
-    if (error.code === AxiosError.ERR_CANCELED) return transient(`${what}: cancelled`, error);
-    return transient(`${what}: ${error.code ?? 'network error'}${error.message && error.message !== error.code ? ` (${error.message})` : ''}`, error);
+  if (error instanceof Error && error.name === 'AbortError') return transient(`${what}: cancelled`, error);
+  if (error instanceof TypeError && (error as NodeJS.ErrnoException).code === 'ERR_INVALID_URL') {
+    return new AppError('bad_request', `${what}: ${error.message}`, { retryable: false, cause: error });
   }
-  return transient(`${what}: ${error instanceof Error ? error.message : String(error)}`, error);
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return transient(`${what}: ${code ?? 'network error'}${message && message !== code ? ` (${message})` : ''}`, error);
+}
+
+interface Exchange {
+  url: URL;
+  method: string;
+  headers: Record<string, string>;
+  body: Buffer | undefined;
+  signal: AbortSignal;
+}
+
+interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  data: Buffer;
 }

@@ -202,6 +202,15 @@ describe('/healthcheck', () => {
     expect(reply.json).toMatchObject({ dbStatus: 'down', status: 'Maintenance' });
   });
 
+  it('is 503 "Starting" until the service says it has started, whatever its checks say', async () => {
+    const { app, url } = await startApp();
+    app.health.register('dbStatus', () => 'success');
+    app.health.setStarting(true);
+    expect(await call(`${url}/healthcheck`)).toMatchObject({ status: 503, json: { dbStatus: 'success', status: 'Starting' } });
+    app.health.setStarting(false);
+    expect(await call(`${url}/healthcheck`)).toMatchObject({ status: 200, json: { status: 'OK' } });
+  });
+
   it('supports the log service naming (current_time, no status field) and rejects duplicate names', async () => {
     const { app, url } = await startApp({ health: { timeField: 'current_time', statusField: null } });
     app.health.register('db', () => 'success');

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { unauthorized } from '../errors/index.js';
+import { unauthorized, type AppError } from '../errors/index.js';
 import type { Principal, SignatureAuthenticator } from './principal.js';
 import { TokenRules, type TokenRule } from './token-rules.js';
 import './request.js';
@@ -39,7 +39,7 @@ export function authenticate(options: AuthOptions): RequestHandler {
     const presented = bearerToken(req.headers.authorization);
     if (tokens.length > 0 && presented !== undefined) {
       const match = rules.match(tokens, presented);
-      if (!match) throw unauthorized('invalid bearer token', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+      if (!match) throw invalidBearerToken();
       req.principal = match.name === undefined ? { kind: 'token' } : { kind: 'token', name: match.name };
       req.authorized = true;
       next();
@@ -55,10 +55,16 @@ export function authenticate(options: AuthOptions): RequestHandler {
 /** 401 unless the token rules are satisfied or a valid signature was presented (spec rule 3). */
 export const requireCredentials: RequestHandler = (req, _res, next) => {
   if (!req.authorized && req.principal.kind !== 'signature') {
-    throw unauthorized('credentials required: a bearer token or an HTTP signature', { headers: { 'WWW-Authenticate': 'Bearer' } });
+    throw credentialsRequired();
   }
   next();
 };
+
+/** 401 for a bearer token that matches none of the tokens defined for the path and method. */
+export const invalidBearerToken = (): AppError => unauthorized('invalid bearer token', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+
+/** 401 for a request that needs a token (or a signature) and brought neither. */
+export const credentialsRequired = (): AppError => unauthorized('credentials required: a bearer token or an HTTP signature', { headers: { 'WWW-Authenticate': 'Bearer' } });
 
 /**
  * For routes the original serves as token-only (acceptlist, policy, ...): a signature is not enough when

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import express, { type RequestHandler } from 'express';
+import { AppError } from '../errors/index.js';
 import './request.js';
 
 /** Media types parsed as JSON: plain JSON, JSON-LD, ActivityStreams, and any other `+json` type. */
@@ -15,7 +16,7 @@ const keepRawBody = (req: IncomingMessage, _res: unknown, body: Buffer): void =>
  * types, a string for text/plain, and a Buffer for anything else; an empty body leaves both undefined. Their errors (malformed JSON, too
  * large, bad charset or encoding) are turned into JSON responses by the error mapper.
  */
-export function bodyParsers(limit: number | string): RequestHandler[] {
+export function bodyParsers(limit: number): RequestHandler[] {
   return [
     express.json({ type: JSON_MEDIA_TYPES, limit, strict: false, verify: keepRawBody }),
     express.text({ type: 'text/plain', limit, verify: keepRawBody }),
@@ -35,3 +36,46 @@ const forgetEmptyBody: RequestHandler = (req, _res, next) => {
   }
   next();
 };
+
+const UNITS: Readonly<Record<string, number>> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3, tb: 1024 ** 4 };
+
+/** `2mb`, `100kb`, `1.5kb`, `512b` or a byte count, read as express's body limits are (powers of 1024). */
+export function parseByteSize(size: string | number): number {
+  if (typeof size === 'number') return size;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb|tb)?\s*$/i.exec(size);
+  if (!match) throw new RangeError(`'${size}' is not a size such as 2mb, 100kb or 512`);
+  return Math.floor(Number(match[1]) * (UNITS[(match[2] ?? 'b').toLowerCase()] ?? 1));
+}
+
+/** The 413 every body over the limit gets (the connection is closed rather than read to its end). */
+export function payloadTooLarge(limit: number): AppError {
+  return new AppError('payload_too_large', `request body exceeds the limit of ${limit} bytes`, { headers: { Connection: 'close' } });
+}
+
+/**
+ * A body's exact bytes, unparsed (undefined when empty), refused with 413 beyond `limit` — at once when
+ * Content-Length says so, else as soon as the running count passes it. For handlers that read the body as
+ * their protocol says (a parser with its own rules, a worker thread), so it is never parsed twice. Encoded
+ * bodies (gzip, ...) are refused with 415: these handlers take the bytes as sent.
+ */
+export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  const encoding = req.headers['content-encoding']?.trim().toLowerCase();
+  if (encoding !== undefined && encoding !== '' && encoding !== 'identity') {
+    return Promise.reject(new AppError('unsupported_media_type', `unsupported content encoding "${encoding}"`));
+  }
+  if (Number(req.headers['content-length']) > limit) return Promise.reject(payloadTooLarge(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    req.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limit) {
+        req.removeAllListeners('data');
+        req.pause();
+        reject(payloadTooLarge(limit));
+      } else chunks.push(chunk);
+    });
+    req.once('end', () => resolve(received === 0 ? undefined : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}

@@ -1,13 +1,17 @@
+import type { RequestListener } from 'node:http';
 import express, { Router, type Express } from 'express';
 import helmet, { type HelmetOptions } from 'helmet';
 import { getLogger } from '../log/index.js';
 import { createMetrics, type Metrics } from '../metrics/index.js';
 import { authenticate, requireCredentials, type AuthOptions } from './authentication.js';
-import { bodyParsers } from './body-parsing.js';
+import { bodyParsers, parseByteSize } from './body-parsing.js';
 import { builtinRoutes, type BuiltinRoutes } from './builtin-routes.js';
 import { errorHandler, notFoundHandler } from './error-mapping.js';
+import { fastPath, fastRouteBodies, FastRoutes } from './fast-routes.js';
 import { HealthChecks, type HealthOptions } from './health.js';
-import { requestLogging } from './request-logging.js';
+import { requestLogging, requestObserver } from './request-logging.js';
+import { securityHeaders } from './security-headers.js';
+import { TokenRules } from './token-rules.js';
 
 export interface HttpAppOptions {
   /** Largest accepted request body (bytes, or a string like `2mb`); larger ones get 413. Default `2mb`. */
@@ -23,7 +27,9 @@ export interface HttpAppOptions {
 }
 
 export interface HttpApp {
-  /** Give this to `startHttpServer`; add routes through the routers below, not to the app itself. */
+  /** Give this to `startHttpServer`: the fast routes answered in front of express, everything else by `app`. */
+  readonly listener: RequestListener;
+  /** The express app (serving it alone serves the fast routes through express); add routes through the routers below. */
   readonly app: Express;
   /** Routes behind the token rules: requests without valid credentials where tokens are defined get 401. */
   readonly routes: Router;
@@ -33,13 +39,18 @@ export interface HttpApp {
    * before the handler runs; handlers use `isAuthorized` / `requireAuthorization`.
    */
   readonly selfAuthorizingRoutes: Router;
+  /**
+   * A service's hottest endpoints (see `FastRoutes`): behind the token rules like `routes`, with the body as
+   * exact bytes, and answered without express whenever no HTTP signature has to be verified.
+   */
+  readonly fastRoutes: FastRoutes;
   readonly health: HealthChecks;
   readonly metrics: Metrics;
 }
 
 /**
  * The express 5 app every service serves. Order of work on a request:
- * request log + duration histogram, helmet, body parsing (raw bytes kept), authentication (token rules,
+ * request log + duration histogram, helmet, body parsing (raw bytes kept; fast routes' bodies only read), authentication (token rules,
  * signatures), self-authorising routes, the credentials check, built-in routes (`/healthcheck`,
  * `/metrics`, `/loglevels`), service routes, 404, and the one error mapper. Handlers may be async and
  * throw AppErrors; none writes an error body itself.
@@ -47,7 +58,8 @@ export interface HttpApp {
  *   const http = createHttpApp({ metrics, bodyLimit: '1mb', auth: { rules, signatureAuthenticator } });
  *   http.health.register('dbStatus', () => store.ping());
  *   http.routes.post('/sidetree/v1/operations', async (req, res) => res.json(await ops.submit(req.body)));
- *   const server = await startHttpServer(http.app, { host: '0.0.0.0', port: 8080 });
+ *   http.fastRoutes.get('/sidetree/v1/identifiers/:did', (req) => resolution.answer(req.params.did));
+ *   const server = await startHttpServer(http.listener, { host: '0.0.0.0', port: 8080 });
  */
 export function createHttpApp(options: HttpAppOptions = {}): HttpApp {
   const log = getLogger('http');
@@ -61,10 +73,14 @@ export function createHttpApp(options: HttpAppOptions = {}): HttpApp {
 
   const routes = Router({ caseSensitive: true });
   const selfAuthorizingRoutes = Router({ caseSensitive: true });
+  const fastRoutes = new FastRoutes(routes);
+  const bodyLimit = parseByteSize(options.bodyLimit ?? '2mb');
+  const observe = requestObserver(log, metrics);
 
-  app.use(requestLogging(log, metrics));
+  app.use(requestLogging(observe));
   app.use(helmet(options.helmet));
-  app.use(bodyParsers(options.bodyLimit ?? '2mb'));
+  app.use(fastRouteBodies(fastRoutes, bodyLimit));
+  app.use(bodyParsers(bodyLimit));
   app.use(authenticate(options.auth ?? {}));
   app.use(selfAuthorizingRoutes);
   app.use(requireCredentials);
@@ -72,5 +88,15 @@ export function createHttpApp(options: HttpAppOptions = {}): HttpApp {
   app.use(routes);
   app.use(notFoundHandler);
   app.use(errorHandler(log));
-  return { app, routes, selfAuthorizingRoutes, health, metrics };
+  const listener = fastPath({
+    routes: fastRoutes,
+    app,
+    rules: new TokenRules(options.auth?.rules),
+    verifiesSignatures: options.auth?.signatureAuthenticator !== undefined,
+    bodyLimit,
+    securityHeaders: securityHeaders(options.helmet),
+    observe,
+    log,
+  });
+  return { listener, app, routes, selfAuthorizingRoutes, fastRoutes, health, metrics };
 }

@@ -35,12 +35,20 @@ export interface ErrorResponse {
   appError: AppError | undefined;
 }
 
-/** Maps any thrown value to its response; shared by the express error handler and lean listeners that bypass express. */
+/** Maps any thrown value to its response; shared by the express error handler and the fast path (fast-routes.ts). */
 export function errorResponse(error: unknown): ErrorResponse {
   const appError = AppError.is(error) ? error : isBodyParserError(error) ? fromBodyParser(error) : undefined;
   if (!appError) return { status: 500, headers: undefined, body: { message: 'internal error' }, appError: undefined };
   const { message: _ignored, ...details } = appError.details ?? {};
   return { status: appError.status, headers: appError.headers, body: { message: appError.message, ...details }, appError };
+}
+
+/** How the kit logs a failed request: unexpected errors with their stack, 5xx as warnings, refusals at debug. */
+export function logErrorResponse(log: Logger, response: ErrorResponse, error: unknown, context: { method: string | undefined; path: string }): void {
+  const appError = response.appError;
+  if (!appError) log.error('unhandled error', { ...context, err: error instanceof Error ? error : String(error) });
+  else if (appError.status >= 500) log.warn('request failed', { ...context, status: appError.status, err: appError });
+  else log.debug('request rejected', { ...context, status: appError.status, reason: appError.message });
 }
 
 /**
@@ -52,7 +60,6 @@ export function errorResponse(error: unknown): ErrorResponse {
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     const response = errorResponse(error);
-    const appError = response.appError;
     const context = { method: req.method, path: req.path };
     if (res.headersSent) {
       // Too late for a status: let express cut the connection so the client sees a failure.
@@ -60,9 +67,7 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
       next(error);
       return;
     }
-    if (!appError) log.error('unhandled error', { ...context, err: error instanceof Error ? error : String(error) });
-    else if (appError.status >= 500) log.warn('request failed', { ...context, status: appError.status, err: appError });
-    else log.debug('request rejected', { ...context, status: appError.status, reason: appError.message });
+    logErrorResponse(log, response, error, context);
     if (response.headers) res.set(response.headers);
     res.status(response.status).json(response.body);
   };

@@ -18,7 +18,7 @@ export interface HealthOptions {
   timeoutMs?: number;
   /** Name of the timestamp field: `currentTime` (node, default) or `current_time` (log service). */
   timeField?: string;
-  /** Name of the overall status field (`OK`, `Maintenance`, `Unavailable`); null leaves it out. Default `status`. */
+  /** Name of the overall status field (`OK`, `Starting`, `Maintenance`, `Unavailable`); null leaves it out. Default `status`. */
   statusField?: string | null;
 }
 
@@ -39,6 +39,7 @@ export class HealthChecks {
   private readonly checks = new Map<string, Registered>();
   private readonly fieldProviders: Array<() => Record<string, unknown> | Promise<Record<string, unknown>>> = [];
   private maintenanceMode = false;
+  private startingUp = false;
   private readonly timeoutMs: number;
   private readonly timeField: string;
   private readonly statusField: string | null;
@@ -69,6 +70,14 @@ export class HealthChecks {
     return this.maintenanceMode;
   }
 
+  /**
+   * While a service starts its background work after it already listens, it reports `Starting` with 503:
+   * a probe must not call it ready while its start-up can still fail.
+   */
+  setStarting(on: boolean): void {
+    this.startingUp = on;
+  }
+
   /** Runs every check concurrently, each bounded by its timeout. */
   async evaluate(): Promise<HealthReport> {
     const results = await Promise.all([...this.checks].map(async ([name, registered]) => [name, registered, await runCheck(registered)] as const));
@@ -78,8 +87,8 @@ export class HealthChecks {
       body[name] = status;
       if (status !== HEALTHY && !registered.acceptable.has(status)) failing = true;
     }
-    const healthy = this.maintenanceMode || !failing;
-    if (this.statusField !== null) body[this.statusField] = this.maintenanceMode ? 'Maintenance' : healthy ? 'OK' : 'Unavailable';
+    const healthy = !this.startingUp && (this.maintenanceMode || !failing);
+    if (this.statusField !== null) body[this.statusField] = this.startingUp ? 'Starting' : this.maintenanceMode ? 'Maintenance' : healthy ? 'OK' : 'Unavailable';
     body[this.timeField] = new Date().toISOString();
     for (const provider of this.fieldProviders) {
       for (const [key, value] of Object.entries(await provider())) if (!(key in body)) body[key] = value;

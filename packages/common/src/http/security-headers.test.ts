@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../metrics/index.js';
 import { serve } from './http.test-helpers.js';
-import { createHttpApp, securityHeaders } from './index.js';
+import { createHttpApp } from './index.js';
+import { securityHeaders } from './security-headers.js';
 
 describe('securityHeaders', () => {
   it('are exactly the security headers the kit sends on every response', async () => {

@@ -23,7 +23,7 @@ export interface TokenRule {
   write?: readonly (string | NamedToken)[];
 }
 
-interface CompiledToken {
+export interface CompiledToken {
   name: string | undefined;
   digest: Buffer;
 }

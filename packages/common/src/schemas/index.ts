@@ -11,7 +11,7 @@ import { ACCEPT_LIST_UPDATE, ACTIVITY, ALLOWED_ORIGINS_UPDATE, INBOX_ACTIVITY } 
 import { registerSchemas } from './validator.js';
 import { COMPOSE_AND_ISSUE_CREDENTIAL, ISSUE_CREDENTIAL, VERIFY_CREDENTIAL } from './vcs-requests.js';
 
-export { type Schema, type ValidateOptions, defineSchema, firstProblem, isValid, registerSchemas, validate } from './validator.js';
+export { type Schema, type ValidateOptions, defineSchema, firstProblem, isValid, precompileSchemas, registerSchemas, validate } from './validator.js';
 export {
   type AcceptListType,
   type AcceptListUpdate,

@@ -37,12 +37,18 @@ export interface AllowedOriginsUpdate {
   remove?: string[];
 }
 
+/** An allowed anchor origin: a URI, or `*` for any origin (as `--allowed-origins` accepts). */
+const originList = {
+  type: 'array',
+  items: { description: 'a URI or "*"', anyOf: [{ type: 'string', format: 'uri' }, { const: '*' }] },
+} as const;
+
 /** POST /allowedorigins: `{add?, remove?}`. */
 export const ALLOWED_ORIGINS_UPDATE = defineSchema<AllowedOriginsUpdate>({
   $id: 'urn:anchor:schema:node:allowed-origins-update',
   type: 'object',
   additionalProperties: false,
-  properties: { add: uriList, remove: uriList },
+  properties: { add: originList, remove: originList },
 });
 
 export interface Activity {

@@ -13,6 +13,7 @@ import {
   defineSchema,
   firstProblem,
   isValid,
+  precompileSchemas,
   validate,
   type Schema,
 } from './index.js';
@@ -131,11 +132,16 @@ describe('ALLOWED_ORIGINS_UPDATE (POST /allowedorigins)', () => {
     expectAccepted(ALLOWED_ORIGINS_UPDATE, [{}, { add: ['https://orb.domain1.com'] }, { remove: ['ipns://k51qzi5uqu5dgkmm1afrkmex5mzpu5r774jstpxjmro6mdsaullur27nfxle1q'] }]);
   });
 
+  it('accepts "*" (any origin), as --allowed-origins does', () => {
+    expectAccepted(ALLOWED_ORIGINS_UPDATE, [{ add: ['*'] }, { remove: ['*', 'https://orb.domain1.com'] }]);
+  });
+
   it('rejects anything else', () => {
     expectRejected(ALLOWED_ORIGINS_UPDATE, [
       [['https://orb.domain1.com'], '/ must be an object'],
       [{ add: 'https://orb.domain1.com' }, '/add must be an array'],
-      [{ add: ['orb.domain1.com'] }, '/add/0 must be a valid uri'],
+      [{ add: ['orb.domain1.com'] }, '/add/0 must be a URI or "*"'],
+      [{ add: ['**'] }, '/add/0 must be a URI or "*"'],
       [{ replace: [] }, '/replace is not allowed'],
     ]);
   });
@@ -273,5 +279,15 @@ describe('credential service requests', () => {
       [{ verifiableCredential: { ...credential, proof }, options: { checks: ['signature'] } }, '/options/checks/0 must be one of proof, status'],
       [{ options: {} }, '/verifiableCredential is required'],
     ]);
+  });
+});
+
+describe('precompileSchemas', () => {
+  it('registers and compiles a schema at once, so it can be used by id before any validation by object', () => {
+    const LATER = defineSchema<{ n: number }>({ $id: 'urn:anchor:schema:test:precompiled', type: 'object', required: ['n'], properties: { n: { type: 'integer' } } });
+    expect(() => validate('urn:anchor:schema:test:precompiled', { n: 1 })).toThrow(/no JSON schema registered/);
+    precompileSchemas(LATER);
+    expect(validate('urn:anchor:schema:test:precompiled', { n: 1 })).toEqual({ n: 1 });
+    expect(() => validate('urn:anchor:schema:test:precompiled', { n: 'x' })).toThrow(/invalid request: \/n must be an integer/);
   });
 });

@@ -4,7 +4,7 @@
  * batches in one backend write, and sweeps expired records periodically.
  */
 import { badRequest, unavailable } from '../errors/index.js';
-import { prepareBatch, KvStore, runBatch, WritePlan, type KvStoreHost } from './kv-store.js';
+import { prepareBatch, KvStore, runBatch, writeDirectly, WritePlan, type KvStoreHost } from './kv-store.js';
 import type { KvBackend } from './ordered-kv.js';
 import { buildSchema, indexId } from './schema.js';
 import type { ProviderBatchOp, Store, StoreKind, StoreOptions, StoreProvider } from './types.js';
@@ -96,6 +96,7 @@ export class KvStoreProvider implements StoreProvider, KvStoreHost {
       return store;
     });
     if (planned.length === 0) return;
+    if (await writeDirectly(this.backend, planned)) return;
     await this.backend.write(() => {
       const p = new WritePlan(Date.now());
       runBatch(p, planned);

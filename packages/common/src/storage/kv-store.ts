@@ -21,7 +21,7 @@ import {
   type DerivedEntry,
   type StoreMeta,
 } from './kv-layout.js';
-import type { KvBackend, KvEntry, KvRange, KvSpace } from './ordered-kv.js';
+import type { KvBackend, KvEntry, KvMutation, KvRange, KvSpace } from './ordered-kv.js';
 import { encodeCursor, planQuery, planScan, type Cursor, type ScanPlan } from './query-plan.js';
 import { checkKey, decodeRecord, encodeRecord, expiryOf, isExpired } from './records.js';
 import { indexId, type StoreSchema } from './schema.js';
@@ -160,11 +160,15 @@ export class KvStore<T extends object> implements Store<T> {
 
   async put(key: string, value: T): Promise<void> {
     const prepared = this.prepare(key, value);
+    this.host.assertOpen();
+    if (await writeDirectly(this.host.backend, [{ store: this as KvStore<object>, op: 'put', key, value: prepared }])) return;
     await this.write((p) => p.put(this as KvStore<object>, key, prepared));
   }
 
   async insert(key: string, value: T): Promise<boolean> {
     const prepared = this.prepare(key, value);
+    this.host.assertOpen();
+    if (await writeDirectly(this.host.backend, [{ store: this as KvStore<object>, op: 'insert', key, value: prepared }])) return true;
     return this.write((p) => p.insert(this as KvStore<object>, key, prepared));
   }
 
@@ -176,6 +180,8 @@ export class KvStore<T extends object> implements Store<T> {
   async batch(ops: readonly BatchOp<T>[]): Promise<void> {
     const planned = prepareBatch(this.name, ops, () => this as KvStore<object>);
     if (planned.length === 0) return;
+    this.host.assertOpen();
+    if (await writeDirectly(this.host.backend, planned)) return;
     await this.write((p) => runBatch(p, planned));
   }
 
@@ -429,3 +435,33 @@ export function runBatch(p: WritePlan, ops: readonly PlannedOp[]): void {
   }
 }
 
+/**
+ * Writes a batch that needs nothing read inside the transaction through `KvBackend.writeUnless`: at most one
+ * insert (its key must be absent when the write runs, so a new record's index entries are all known up
+ * front) and puts into stores without index or expiry entries (no old record's entries to remove), each key
+ * once. This is the intake's write of an accepted operation, and the cheap form of a commit (no callback
+ * into JavaScript inside it). False when the batch does not qualify (deletes, puts into indexed stores) or
+ * its insert found the key taken; the caller then runs the planned write, which decides: a live record is
+ * a conflict, an expired one is replaced.
+ */
+export async function writeDirectly(backend: KvBackend, ops: readonly PlannedOp[]): Promise<boolean> {
+  let absent: { space: KvSpace; key: Buffer } | undefined;
+  const mutations: KvMutation[] = [];
+  const keys = new Set<string>();
+  for (const { store, op, key, value } of ops) {
+    // A delete needs the old record; a value prepared for an older schema needs its entries recomputed.
+    if (value === undefined || value.schema !== store.schema) return false;
+    const id = `${store.name}\u0000${key}`;
+    if (keys.has(id)) return false;
+    keys.add(id);
+    if (op === 'insert') {
+      if (absent !== undefined) return false;
+      absent = { space: store.space, key: recordKey(key) };
+    } else if (store.schema.indexes.size > 0 || store.schema.expiryField !== undefined) {
+      return false;
+    }
+    for (const entry of value.entries) mutations.push({ space: store.space, key: entry.key, value: entry.value });
+    mutations.push({ space: store.space, key: recordKey(key), value: value.json });
+  }
+  return backend.writeUnless(absent, mutations);
+}

@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { badRequest, unavailable } from '../errors/index.js';
 import { KvStoreProvider, type KvProviderOptions } from './kv-provider.js';
-import type { KvBackend, KvEntry, KvRange, KvSpace } from './ordered-kv.js';
+import type { KvBackend, KvEntry, KvMutation, KvRange, KvSpace } from './ordered-kv.js';
 import type { StoreProvider } from './types.js';
 
 export interface LmdbStoreOptions extends KvProviderOptions {
@@ -52,7 +52,7 @@ function inRange(key: Buffer, range: KvRange): boolean {
 }
 
 class LmdbSpace implements KvSpace {
-  constructor(private readonly db: Database<string, Buffer>) {}
+  constructor(readonly db: Database<string, Buffer>) {}
 
   get(key: Buffer): string | undefined {
     return this.db.get(key);
@@ -107,6 +107,20 @@ class LmdbBackend implements KvBackend {
     // Inside an lmdb transaction callback, put/remove apply synchronously to the open write transaction
     // and get/getRange read it; the promise settles after the synchronous commit (fsync).
     return this.env.transaction(fn);
+  }
+
+  writeUnless(absent: { space: KvSpace; key: Buffer } | undefined, mutations: readonly KvMutation[]): Promise<boolean> {
+    if (this.closed) return Promise.reject(unavailable('lmdb storage is closed'));
+    // Queued as write instructions (a conditional block when `absent` is given): the write thread checks
+    // the condition and applies them in its next transaction, with no JavaScript callback in between.
+    const enqueue = (): void => {
+      for (const m of mutations) {
+        const db = (m.space as LmdbSpace).db;
+        if (m.value === undefined) void db.remove(m.key);
+        else void db.put(m.key, m.value);
+      }
+    };
+    return absent === undefined ? this.env.batch(enqueue) : (absent.space as LmdbSpace).db.ifNoExists(absent.key, enqueue);
   }
 
   ping(): void {

@@ -5,7 +5,7 @@
  */
 import { unavailable } from '../errors/index.js';
 import { KvStoreProvider, type KvProviderOptions } from './kv-provider.js';
-import type { KvBackend, KvEntry, KvRange, KvSpace } from './ordered-kv.js';
+import type { KvBackend, KvEntry, KvMutation, KvRange, KvSpace } from './ordered-kv.js';
 import type { StoreProvider } from './types.js';
 
 /** Most keys per chunk of a SortedKeys list: inserts and deletes move at most this many entries. */
@@ -180,6 +180,17 @@ class MemBackend implements KvBackend {
     } finally {
       this.writing = false;
     }
+  }
+
+  async writeUnless(absent: { space: KvSpace; key: Buffer } | undefined, mutations: readonly KvMutation[]): Promise<boolean> {
+    return this.write(() => {
+      if (absent !== undefined && absent.space.get(absent.key) !== undefined) return false;
+      for (const m of mutations) {
+        if (m.value === undefined) m.space.remove(m.key);
+        else m.space.put(m.key, m.value);
+      }
+      return true;
+    });
   }
 
   ping(): void {

@@ -30,6 +30,13 @@ export interface KvSpace {
   remove(key: Buffer): void;
 }
 
+/** A put (with a value) or a remove (without) in a space. */
+export interface KvMutation {
+  space: KvSpace;
+  key: Buffer;
+  value?: string;
+}
+
 export interface KvBackend {
   /** Opens (creating if needed) a named key space. */
   space(name: string): KvSpace;
@@ -39,6 +46,14 @@ export interface KvBackend {
    * first and only then write, because a backend may not be able to roll back a half-run callback.
    */
   write<R>(fn: () => R): Promise<R>;
+  /**
+   * Applies `mutations` in one write transaction, resolving true once it is durable, unless `absent` names
+   * a key that exists when the transaction runs: then nothing is written and it resolves false. Nothing runs
+   * inside the transaction, so a backend can commit it without calling back into JavaScript (LMDB: one
+   * hand-over between threads instead of two), which is what makes it the fast form of a write that needs
+   * no read.
+   */
+  writeUnless(absent: { space: KvSpace; key: Buffer } | undefined, mutations: readonly KvMutation[]): Promise<boolean>;
   /** Throws when the backing database is unusable. */
   ping(): void;
   close(): Promise<void>;

@@ -1,9 +1,11 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, makeTempDir, runProcess, startProcess, stopAllProcesses, waitFor, waitForHttp } from './index.js';
 
@@ -11,6 +13,8 @@ const FIXTURE = fileURLToPath(new URL('./fixture-service.test-helpers.ts', impor
 const ORPHAN_PARENT = fileURLToPath(new URL('./orphan-parent.test-helpers.ts', import.meta.url));
 const NEVER_READY = fileURLToPath(new URL('./never-ready.test-helpers.ts', import.meta.url));
 const PRINTS_AND_ENDS = fileURLToPath(new URL('./prints-and-ends.test-helpers.ts', import.meta.url));
+
+const execFileAsync = promisify(execFile);
 
 afterAll(() => stopAllProcesses());
 
@@ -147,6 +151,22 @@ describe('startProcess', () => {
   it('lets a child that has finished its work exit by itself', async () => {
     const result = await runProcess(PRINTS_AND_ENDS, { timeoutMs: 10_000 });
     expect(result).toMatchObject({ code: 0, signal: null, stdout: 'answer 42\n', stderr: '' });
+  });
+
+  it('hands output to onOutput as it arrives, and still captures it', async () => {
+    const seen: string[] = [];
+    const result = await runProcess(PRINTS_AND_ENDS, { timeoutMs: 10_000, onOutput: (chunk, stream) => seen.push(`${stream}:${chunk}`) });
+    expect(seen.join('')).toBe('stdout:answer 42\n');
+    expect(result.stdout).toBe('answer 42\n');
+  });
+
+  it('runs a child in its own process group when asked', async () => {
+    const port = await freePort();
+    const grouped = await startProcess(FIXTURE, { args: ['--host-url', `127.0.0.1:${port}`], readyLine: 'listening', ownProcessGroup: true });
+    const groupOf = async (pid: number) => (await execFileAsync('ps', ['-o', 'pgid=', '-p', String(pid)])).stdout.trim();
+    expect(await groupOf(grouped.pid)).toBe(String(grouped.pid));
+    expect(await groupOf(process.pid)).not.toBe(String(grouped.pid));
+    expect(await grouped.stop()).toEqual({ code: 0, signal: null });
   });
 
   it('leaves no child behind when the process that started it is killed', async () => {

@@ -14,6 +14,14 @@ export interface ProcessOptions {
   cwd?: string;
   /** Used in messages; defaults to the file name. */
   name?: string;
+  /** Sees every chunk of output as it arrives (it is captured as well), e.g. to forward it to a terminal. */
+  onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void;
+  /**
+   * Runs the child in its own process group, so a terminal's Ctrl-C reaches only this process, which then
+   * stops the child once with `stop()` (a service receiving both signals would take the second as "exit
+   * now"). The watchdog still stops it when this process goes away.
+   */
+  ownProcessGroup?: boolean;
 }
 
 export interface StartOptions extends ProcessOptions {
@@ -68,6 +76,7 @@ export class ServiceProcess {
   constructor(
     private readonly child: ChildProcess,
     name: string,
+    onOutput?: ProcessOptions['onOutput'],
   ) {
     this.name = name;
     if (child.pid === undefined) throw new Error(`${name}: the process did not start`);
@@ -78,6 +87,7 @@ export class ServiceProcess {
       if (stream === 'out') this.out = appendCapped(this.out, text);
       else this.err = appendCapped(this.err, text);
       for (const listener of this.outputListeners) listener();
+      onOutput?.(text, stream === 'out' ? 'stdout' : 'stderr');
     };
     child.stdout?.on('data', capture('out'));
     child.stderr?.on('data', capture('err'));
@@ -194,10 +204,11 @@ function spawnNode(file: string, options: ProcessOptions): ServiceProcess {
     cwd: options.cwd,
     env: childEnv(options),
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    detached: options.ownProcessGroup ?? false,
   });
   // The channel exists for the child's watchdog; it must not keep this process alive.
   child.channel?.unref();
-  return new ServiceProcess(child, options.name ?? basename(file));
+  return new ServiceProcess(child, options.name ?? basename(file), options.onOutput);
 }
 
 /**

@@ -2,9 +2,9 @@ import { canonicalize as jcs } from '@anchor/common/encoding';
 import { AppError, badRequest, type ErrorCode } from '@anchor/common/errors';
 import { canonicalize } from '@anchor/common/jsonld';
 import { firstProblem, LOG_ADD_VC, type IssuedCredential } from '@anchor/common/schemas';
-import { buildLeaf, identityHashOf, leafHashOf, vcEntryOf } from '../merkle-log/leaf.js';
+import { buildLeafInput, leafHashOf, vcEntryOf, vcTimestampSignaturePayload } from '@anchor/common/vct';
+import { identityHashOf } from '../merkle-log/leaf-identity.js';
 import type { LogSigner } from '../signing/log-signer.js';
-import { vcTimestampSignaturePayload } from '../signing/payloads.js';
 
 /**
  * Terms a credential's contexts may leave undefined (they are dropped from the N-Quads, hence from the
@@ -77,7 +77,7 @@ export async function prepareCredential(
     throw asParseFailure(error);
   }
   const vcEntry = vcEntryOf(nquads);
-  const { leafInput } = buildLeaf(timestamp, vcEntry);
+  const leafInput = buildLeafInput(timestamp, vcEntry);
   const proofs = credential.proof === undefined ? [] : Array.isArray(credential.proof) ? credential.proof : [credential.proof];
   return {
     issuer,

@@ -1,10 +1,11 @@
 import type { ProviderBatchOp, Store, StoreOptions, StoreProvider } from '@anchor/common/storage';
-import { buildLeaf, identityHashOf, leafHashOf, vcEntryOf } from './leaf.js';
+import { buildLeafInput, leafHashOf, vcEntryOf } from '@anchor/common/vct';
+import { identityHashOf } from './leaf-identity.js';
 import type { NewEntry } from './transparency-log.js';
 
 /** An entry as add-vc would prepare it, from stand-in N-Quads (the log never looks inside them). */
 export function entryFor(nquads: string, timestamp: number, extraData: string | null = null): NewEntry {
-  const { leafInput } = buildLeaf(timestamp, vcEntryOf(nquads));
+  const leafInput = buildLeafInput(timestamp, vcEntryOf(nquads));
   return { identity: identityHashOf(nquads), timestamp, leafInput, leafHash: leafHashOf(leafInput).toString('base64'), extraData };
 }
 

@@ -3,7 +3,7 @@ import { EMPTY_TREE_ROOT, rootOfLeafHashes, verifyConsistency, verifyInclusion }
 import { createMemStoreProvider, type StoreProvider } from '@anchor/common/storage';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { entryFor, flakyProvider } from './entries.test-helpers.js';
-import { leafHashOf } from './leaf.js';
+import { leafHashOf } from '@anchor/common/vct';
 import { indexKey, TREE_HEADS_STORE, type LeafHashChunk, type TreeHeadRecord } from './log-records.js';
 import { TransparencyLog, type TreeHead } from './transparency-log.js';
 

@@ -4,7 +4,7 @@ import { link, mkdir, open, readFile, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { KeyPair } from '@anchor/common/crypto';
 import { getLogger } from '@anchor/common/log';
-import type { LogKeyType } from './log-signer.js';
+import type { LogKeyType } from '@anchor/common/vct';
 
 const log = getLogger('vct-key');
 

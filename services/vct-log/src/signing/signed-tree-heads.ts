@@ -1,6 +1,6 @@
+import { treeHeadSignaturePayload } from '@anchor/common/vct';
 import type { TreeHead } from '../merkle-log/transparency-log.js';
 import type { LogSigner } from './log-signer.js';
-import { treeHeadSignaturePayload } from './payloads.js';
 
 /**
  * get-sth bodies, signed once per tree head and reused until the head changes (the original signed on

@@ -1,16 +1,18 @@
-import { canonicalize as jcs } from '@anchor/common/encoding';
-import { checkLeafFields, STRUCTURE_VERSION, VC_LOG_ENTRY_TYPE } from '../merkle-log/leaf.js';
+import { canonicalize as jcs } from '../encoding/index.js';
+import { checkLeafFields, STRUCTURE_VERSION, VC_LOG_ENTRY_TYPE } from './leaf.js';
 
 /**
- * The bytes the log signs (vct-kms.md §A.5-A.6), JCS-serialised JSON as the original produces them.
- * Clients rebuild the same text from what they received and verify against the WebFinger public key.
+ * The bytes a log signs (vct-kms.md §A.5-A.6), JCS-serialised JSON as the original produces them. The log
+ * signs them; a client rebuilds the same bytes from what it sent and received and verifies them against
+ * the public key the log publishes through WebFinger.
  */
 export const VC_TIMESTAMP_SIGNATURE_TYPE = 100;
 export const TREE_HEAD_SIGNATURE_TYPE = 101;
 
 /**
- * `VCTimestampSignature` of a logged leaf: what an add-vc signature covers. Written out in JCS member
- * order directly, as the leaf is (see `buildLeaf`); a unit test holds it equal to the general serialiser.
+ * `VCTimestampSignature` of a logged leaf: what an add-vc signature covers, with `vcEntry` the leaf's
+ * base64 N-Quads (`vcEntryOf`). Written out in JCS member order directly, as the leaf is (see
+ * `buildLeafInput`); a unit test holds it equal to the general serialiser.
  */
 export function vcTimestampSignaturePayload(timestamp: number, vcEntry: string): Buffer {
   checkLeafFields(timestamp, vcEntry);

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { leafHash } from '@anchor/common/merkle';
+import { leafHash } from '../merkle/index.js';
 
 /**
  * The log's leaf, byte for byte as the original builds it (vct-kms.md §A.5): a JSON `MerkleTreeLeaf`
@@ -16,27 +15,21 @@ export interface MerkleTreeLeaf {
   timestamped_entry: { timestamp: number; entry_type: number; vc_entry: string; extensions: null };
 }
 
-export interface BuiltLeaf {
-  /** JCS text of the MerkleTreeLeaf (ASCII: base64 and digits only), served as `leaf_input`. */
-  leafInput: string;
-  /** base64 of the N-Quads. */
-  vcEntry: string;
-}
-
 /**
- * The JCS text of the leaf, written out directly: JCS of this fixed shape is its members in sorted order
- * without whitespace, and neither an integer timestamp nor a base64 string needs escaping (a unit test
- * holds it equal to the general JCS serialiser, which costs several times more on a 4 KB entry).
+ * The JCS text of the leaf (ASCII: base64 and digits only; served as `leaf_input`), written out directly:
+ * JCS of this fixed shape is its members in sorted order without whitespace, and neither an integer
+ * timestamp nor a base64 string needs escaping. Tests hold it equal to the general JCS serialiser, which
+ * costs several times more on a 4 KB entry.
  */
-export function buildLeaf(timestamp: number, vcEntry: string): BuiltLeaf {
+export function buildLeafInput(timestamp: number, vcEntry: string): string {
   checkLeafFields(timestamp, vcEntry);
-  const leafInput =
+  return (
     `{"leaf_type":${TIMESTAMPED_ENTRY_LEAF_TYPE},"timestamped_entry":{"entry_type":${VC_LOG_ENTRY_TYPE},"extensions":null,` +
-    `"timestamp":${timestamp},"vc_entry":"${vcEntry}"},"version":${STRUCTURE_VERSION}}`;
-  return { leafInput, vcEntry };
+    `"timestamp":${timestamp},"vc_entry":"${vcEntry}"},"version":${STRUCTURE_VERSION}}`
+  );
 }
 
-/** The leaf as an object (what `leafInput` parses to); JCS of it is `buildLeaf`'s text. */
+/** The leaf as an object (what a leaf input parses to); JCS of it is `buildLeafInput`'s text. */
 export function leafObject(timestamp: number, vcEntry: string): MerkleTreeLeaf {
   return {
     version: STRUCTURE_VERSION,
@@ -46,7 +39,7 @@ export function leafObject(timestamp: number, vcEntry: string): MerkleTreeLeaf {
 }
 
 /**
- * The direct serialisation is JCS only for a safe non-negative integer and a string that needs no JSON
+ * The direct serialisations are JCS only for a safe non-negative integer and a string that needs no JSON
  * escaping, which base64 never does (`vcEntryOf` produces it). Checked with two scans rather than a regular
  * expression: this runs twice per add-vc on a 4 KB entry.
  */
@@ -60,20 +53,12 @@ export function vcEntryOf(nquads: string): string {
   return Buffer.from(nquads, 'utf8').toString('base64');
 }
 
-/**
- * The dedupe identity of a credential: SHA-256 of its N-Quads, as the original's `LeafIdentityHash`.
- * Proofs, JSON formatting and equivalent contexts do not change it; the timestamp is not part of it.
- * Returned as base64url, which is what the identity store is keyed by.
- */
-export function identityHashOf(nquads: string): string {
-  return createHash('sha256').update(nquads, 'utf8').digest('base64url');
-}
-
+/** The RFC 6962 leaf hash of a leaf input: what get-proof-by-hash takes (base64) and the tree holds. */
 export function leafHashOf(leafInput: string): Buffer {
   return leafHash(Buffer.from(leafInput, 'utf8'));
 }
 
-/** Reads a stored or received leaf back (tests, clients); throws on anything that is not a V1 leaf. */
+/** Reads a stored or received leaf back; throws on anything that is not a V1 leaf. */
 export function parseLeafInput(leafInput: string): MerkleTreeLeaf {
   const leaf = JSON.parse(leafInput) as MerkleTreeLeaf;
   const entry = leaf?.timestamped_entry;

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { badRequest } from '../errors/index.js';
+import { createMetrics } from '../metrics/index.js';
+import { bearer, call, serve, type Reply } from './http.test-helpers.js';
+import { createHttpApp, parseByteSize, type HttpAppOptions } from './index.js';
+import type { SignatureAuthenticator } from './principal.js';
+
+/** One app with a GET and a POST fast route; `fast` serves its listener, `viaExpress` the express app alone. */
+async function startBoth(options: HttpAppOptions = {}) {
+  const http = createHttpApp({ metrics: createMetrics({ prefix: 'test_', processMetrics: false }), bodyLimit: '1kb', ...options });
+  http.fastRoutes
+    .get('/:alias/v1/items/:id', (req) => ({ contentType: 'application/json', body: JSON.stringify({ alias: req.params.alias, id: req.params.id, path: req.path, q: req.query.getAll('q') }) }))
+    .post('/:alias/v1/add', (req) => {
+      if (req.body === undefined) throw badRequest('a body is required');
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(req.body.toString('utf8'));
+      } catch {
+        throw badRequest('not JSON');
+      }
+      return { contentType: 'application/did+ld+json', body: JSON.stringify({ got: parsed }), status: 201 };
+    });
+  const fast = await serve(http.listener);
+  const viaExpress = await serve(http.app);
+  return { http, fast: fast.url, viaExpress: viaExpress.url };
+}
+
+/** What a client sees of an answer, without the headers that vary per response. */
+function visible(reply: Reply) {
+  const headers = Object.fromEntries([...reply.headers].filter(([name]) => !['date', 'etag', 'keep-alive', 'connection'].includes(name)));
+  return { status: reply.status, text: reply.text, headers };
+}
+
+describe('fast routes', () => {
+  it('answer on the fast path exactly as through express: bodies, statuses, errors, headers', async () => {
+    const { fast, viaExpress } = await startBoth();
+    const requests: Array<[string, RequestInit]> = [
+      ['/main/v1/items/a%3Ab?q=1&q=2', {}],
+      ['/main/v1/items/x/', {}],
+      ['/main/v1/add', { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } }],
+      ['/main/v1/add', { method: 'POST', body: '{"a":', headers: { 'content-type': 'application/json' } }],
+      ['/main/v1/add', { method: 'POST' }],
+      ['/main/v1/add', { method: 'POST', body: 'x'.repeat(2000), headers: { 'content-type': 'application/json' } }],
+      ['/main/v1/add', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } }],
+      ['/main/v1/nothing', {}],
+    ];
+    for (const [path, init] of requests) {
+      const a = visible(await call(`${fast}${path}`, init));
+      const b = visible(await call(`${viaExpress}${path}`, init));
+      expect(a, path).toEqual(b);
+    }
+    const item = await call(`${fast}/main/v1/items/a%3Ab?q=1&q=2`);
+    expect(item.json).toEqual({ alias: 'main', id: 'a:b', path: '/main/v1/items/a%3Ab', q: ['1', '2'] });
+    expect(item.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+    const malformed = await call(`${fast}/main/v1/add`, { method: 'POST', body: '{"a":', headers: { 'content-type': 'application/json' } });
+    expect(malformed).toMatchObject({ status: 400, json: { message: 'not JSON' } });
+    const tooLarge = await call(`${fast}/main/v1/add`, { method: 'POST', body: 'x'.repeat(2000) });
+    expect(tooLarge).toMatchObject({ status: 413, json: { message: 'request body exceeds the limit of 1024 bytes' } });
+  });
+
+  it('apply the token rules with the kit\'s 401s', async () => {
+    const { fast, viaExpress } = await startBoth({ auth: { rules: [{ path: '/main', read: ['r'], write: ['w'] }] } });
+    for (const base of [fast, viaExpress]) {
+      expect(await call(`${base}/main/v1/items/1`)).toMatchObject({ status: 401, json: { message: 'credentials required: a bearer token or an HTTP signature' } });
+      const wrong = await call(`${base}/main/v1/items/1`, { headers: bearer('w') });
+      expect(wrong).toMatchObject({ status: 401, json: { message: 'invalid bearer token' } });
+      expect(wrong.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+      expect((await call(`${base}/main/v1/items/1`, { headers: bearer('r') })).status).toBe(200);
+      expect((await call(`${base}/main/v1/add`, { method: 'POST', body: '{}', headers: bearer('w') })).status).toBe(201);
+      expect((await call(`${base}/open/v1/items/1`)).status).toBe(200);
+    }
+  });
+
+  it('leave signed requests to express when the kit verifies signatures', async () => {
+    const seen: string[] = [];
+    const signatureAuthenticator: SignatureAuthenticator = async (req) => {
+      seen.push(req.originalUrl);
+      return { actor: 'https://peer.example/actor', keyId: 'https://peer.example/actor#key' };
+    };
+    const { fast } = await startBoth({ auth: { rules: [{ path: '/main', read: ['r'] }], signatureAuthenticator } });
+    expect((await call(`${fast}/main/v1/items/1`, { headers: { signature: 'keyId="k"' } })).status).toBe(200);
+    expect((await call(`${fast}/open/v1/items/1`)).status).toBe(200);
+    expect(seen).toEqual(['/main/v1/items/1']);
+  });
+
+  it('record requests in http_request_duration_seconds under the route template', async () => {
+    const { http, fast } = await startBoth();
+    await call(`${fast}/main/v1/items/7`);
+    await call(`${fast}/main/v1/add`, { method: 'POST' });
+    const text = (await http.metrics.exposition()).body;
+    expect(text).toMatch(/test_http_request_duration_seconds_count\{method="GET",route="\/:alias\/v1\/items\/:id",status="200"\} 1/);
+    expect(text).toMatch(/test_http_request_duration_seconds_count\{method="POST",route="\/:alias\/v1\/add",status="400"\} 1/);
+  });
+
+  it('read body limits as express does', () => {
+    expect(parseByteSize('2mb')).toBe(2 * 1024 * 1024);
+    expect(parseByteSize('100kb')).toBe(102_400);
+    expect(parseByteSize('1.5KB')).toBe(1536);
+    expect(parseByteSize('512')).toBe(512);
+    expect(() => parseByteSize('lots')).toThrow(/not a size/);
+  });
+});

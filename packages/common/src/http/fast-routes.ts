@@ -1,0 +1,215 @@
+import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Request, RequestHandler, Response, Router } from 'express';
+import type { Logger } from '../log/index.js';
+import { bearerToken, credentialsRequired, invalidBearerToken } from './authentication.js';
+import { readRawBody } from './body-parsing.js';
+import { errorResponse, logErrorResponse } from './error-mapping.js';
+import type { RequestObserver } from './request-logging.js';
+import type { CompiledToken, TokenRules } from './token-rules.js';
+import './request.js';
+
+/** What a fast route's handler gets: the same on the fast path and through express. */
+export interface FastRequest {
+  readonly method: string;
+  /** The path as sent (percent-encoding kept), without the query. */
+  readonly path: string;
+  /** The route's `:name` segments, percent-decoded as express decodes them. */
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: URLSearchParams;
+  /** The exact body bytes, never parsed (undefined when empty): the handler reads them as its protocol says. */
+  readonly body: Buffer | undefined;
+  readonly headers: IncomingHttpHeaders;
+}
+
+/** A prepared answer: sent with `; charset=utf-8` after the media type, without ETag. */
+export interface FastAnswer {
+  contentType: string;
+  body: string;
+  /** Default 200. */
+  status?: number;
+}
+
+export type FastHandler = (request: FastRequest) => FastAnswer | Promise<FastAnswer>;
+
+interface FastRoute {
+  method: string;
+  /** The express path (`/:alias/v1/get-sth`): the route label of the request metric. */
+  template: string;
+  pattern: RegExp;
+  paramNames: readonly string[];
+  handler: FastHandler;
+}
+
+interface Match {
+  route: FastRoute;
+  params: Record<string, string>;
+}
+
+/**
+ * Routes a service's hottest endpoints are served by. Each is registered on the kit's express routes (so
+ * token-protected and signed requests get the kit's whole treatment) and answered by `fastPath` in front
+ * of express whenever the kit would let the request through without verifying a signature: express's
+ * per-request machinery (routers, body parsers, helmet, ETags) costs more CPU than a cached resolution or a
+ * proof, which the throughput targets of these endpoints cannot afford.
+ *
+ *   http.fastRoutes.get('/:alias/v1/get-sth', (req) => ({ contentType: 'application/json', body: sth(req.params.alias) }));
+ */
+export class FastRoutes {
+  readonly #routes: FastRoute[] = [];
+
+  constructor(private readonly express: Router) {}
+
+  get(template: string, handler: FastHandler): this {
+    return this.#add('GET', template, handler);
+  }
+
+  post(template: string, handler: FastHandler): this {
+    return this.#add('POST', template, handler);
+  }
+
+  /** The route a request goes to, with its decoded parameters; undefined when none (or a parameter is not decodable: express answers that). */
+  match(method: string | undefined, path: string): Match | undefined {
+    for (const route of this.#routes) {
+      if (route.method !== method) continue;
+      const found = route.pattern.exec(path);
+      if (!found) continue;
+      const params: Record<string, string> = {};
+      for (let i = 0; i < route.paramNames.length; i++) {
+        const raw = found[i + 1] ?? '';
+        try {
+          params[route.paramNames[i] as string] = raw.includes('%') ? decodeURIComponent(raw) : raw;
+        } catch {
+          return undefined;
+        }
+      }
+      return { route, params };
+    }
+    return undefined;
+  }
+
+  #add(method: 'GET' | 'POST', template: string, handler: FastHandler): this {
+    const paramNames: string[] = [];
+    const source = template.replace(/:(\w+)|[^:]+/g, (part, name: string | undefined) => {
+      if (name === undefined) return part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+      paramNames.push(name);
+      return '([^/]+)';
+    });
+    // Case-sensitive with an optional trailing slash: how the kit's express routes match.
+    this.#routes.push({ method, template, pattern: new RegExp(`^${source}/?$`), paramNames, handler });
+    const viaExpress: RequestHandler = async (req: Request, res: Response) => {
+      const answer = await handler({ method: req.method, path: req.path, params: req.params as Record<string, string>, query: queryOf(req.originalUrl), body: req.rawBody, headers: req.headers });
+      writeAnswer(res, answer, []);
+    };
+    if (method === 'GET') this.express.get(template, viaExpress);
+    else this.express.post(template, viaExpress);
+    return this;
+  }
+}
+
+/**
+ * The express side of fast routes: their bodies are read as exact bytes (`req.rawBody`) before the kit's
+ * body parsers run, so a JSON body is not parsed for a handler that parses it itself, and malformed or
+ * oversized input gets the same answer on both paths.
+ */
+export function fastRouteBodies(routes: FastRoutes, limit: number): RequestHandler {
+  return (req, _res, next) => {
+    if (routes.match(req.method, req.path) === undefined) {
+      next();
+      return;
+    }
+    readRawBody(req, limit).then((body) => {
+      req.rawBody = body;
+      next();
+    }, next);
+  };
+}
+
+export interface FastPathOptions {
+  routes: FastRoutes;
+  /** The express app: everything the fast path does not take. */
+  app: RequestListener;
+  rules: TokenRules;
+  /** Whether the kit verifies HTTP signatures: then signed requests go to express. */
+  verifiesSignatures: boolean;
+  bodyLimit: number;
+  /** The helmet headers every kit response carries (`securityHeaders`). */
+  securityHeaders: ReadonlyArray<readonly [string, string]>;
+  observe: RequestObserver;
+  log: Logger;
+}
+
+/**
+ * The request listener in front of express. A request for a fast route is answered here exactly as the
+ * kit's middleware and the express route would answer it: the token rules (a defined token must be
+ * presented and match: 401 otherwise, with the kit's messages), the body limit (413), the handler, the one
+ * error body `{"message"}` through the kit's error mapping and logging, the security headers, and the
+ * `http_request_duration_seconds` series and debug request log. A request without a matching token that
+ * carries an HTTP signature goes to express when the kit verifies signatures, as does everything else.
+ */
+export function fastPath(options: FastPathOptions): RequestListener {
+  const { routes, app, rules, verifiesSignatures, bodyLimit, securityHeaders, observe, log } = options;
+
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const queryAt = url.indexOf('?');
+    const path = queryAt < 0 ? url : url.slice(0, queryAt);
+    const match = routes.match(req.method, path);
+    if (match === undefined) {
+      app(req, res);
+      return;
+    }
+    const method = match.route.method;
+    const tokens = rules.tokensFor(path, method);
+    const presented = tokens.length > 0 ? bearerToken(req.headers.authorization) : undefined;
+    if (presented === undefined && verifiesSignatures && req.headers.signature !== undefined) {
+      app(req, res);
+      return;
+    }
+    observe(req, res, path, () => match.route.template);
+    serve(req, match, path, queryAt < 0 ? '' : url.slice(queryAt + 1), tokens, presented).then(
+      (answer) => writeAnswer(res, answer, securityHeaders),
+      (error: unknown) => writeError(res, error, method, path),
+    );
+  };
+
+  async function serve(req: IncomingMessage, { route, params }: Match, path: string, search: string, tokens: readonly CompiledToken[], presented: string | undefined): Promise<FastAnswer> {
+    if (tokens.length > 0) {
+      if (presented === undefined) throw credentialsRequired();
+      if (!rules.match(tokens, presented)) throw invalidBearerToken();
+    }
+    const bodyless = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
+    const body = bodyless ? undefined : await readRawBody(req, bodyLimit);
+    return route.handler({ method: route.method, path, params, query: new URLSearchParams(search), body, headers: req.headers });
+  }
+
+  function writeError(res: ServerResponse, error: unknown, method: string, path: string): void {
+    if (res.headersSent) {
+      log.error('request failed after its response started', { method, path, err: error });
+      res.destroy();
+      return;
+    }
+    const response = errorResponse(error);
+    logErrorResponse(log, response, error, { method, path });
+    res.statusCode = response.status;
+    for (const [name, value] of securityHeaders) res.setHeader(name, value);
+    if (response.headers) for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+    const body = JSON.stringify(response.body);
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Length', Buffer.byteLength(body));
+    res.end(body);
+  }
+}
+
+/** Sends an answer through `res.end`: express's `res.send` would also hash the body for an ETag, which costs more than a cached answer. */
+function writeAnswer(res: ServerResponse, answer: FastAnswer, headers: ReadonlyArray<readonly [string, string]>): void {
+  res.statusCode = answer.status ?? 200;
+  for (const [name, value] of headers) res.setHeader(name, value);
+  res.setHeader('Content-Type', `${answer.contentType}; charset=utf-8`);
+  res.setHeader('Content-Length', Buffer.byteLength(answer.body));
+  res.end(answer.body);
+}
+
+function queryOf(url: string): URLSearchParams {
+  const queryAt = url.indexOf('?');
+  return new URLSearchParams(queryAt < 0 ? '' : url.slice(queryAt + 1));
+}
