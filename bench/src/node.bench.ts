@@ -104,6 +104,11 @@ try {
   const metricsAfter = await metricsText();
   report(SECTION, '  accept -> anchor committed p50 (node histogram, every op)', histogramQuantile(metricsAfter, 'node_operation_publish_seconds', 0.5, metricsBefore) * 1000, 'ms');
   report(SECTION, '  accept -> anchor committed p99 (node histogram, every op)', histogramQuantile(metricsAfter, 'node_operation_publish_seconds', 0.99, metricsBefore) * 1000, 'ms');
+  // CPU of the node process (every thread) per accepted create, intake and anchoring included: it moves
+  // much less than the rates and latencies when other work shares the machine.
+  const cpuSeconds = (text: string) => Number(/^process_cpu_seconds_total (\S+)$/m.exec(text)?.[1]);
+  const creates = (text: string) => Number(/^node_operations_accepted_total\{type="create"\} (\S+)$/m.exec(text)?.[1]);
+  report(SECTION, '  node CPU per accepted create (all threads)', ((cpuSeconds(metricsAfter) - cpuSeconds(metricsBefore)) * 1000) / (creates(metricsAfter) - creates(metricsBefore)), 'ms');
   await drained();
 
   // 3. Resolution over 10,000 published DIDs (the last ones created).

@@ -1,4 +1,4 @@
-import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
+import { defineConfig, formatDuration, opt, type ConfigOf } from '@anchor/common/config';
 import { parseLogSpec } from '@anchor/common/log';
 
 /**
@@ -31,6 +31,19 @@ export const nodeConfigSpec = defineConfig({
       env: ['ANCHOR_DISCOVERY_DOMAIN'],
       help: 'Domain added as the https-hinted equivalent id (did:node:https:<domain>:<hash>:<suffix>) of processed operations',
     }),
+    discoveryDomains: opt.list({
+      flag: 'discovery-domains',
+      env: ['ANCHOR_DISCOVERY_DOMAINS', 'DISCOVERY_DOMAINS'],
+      validateItem: (item: string) => (isHttpOrigin(item) ? undefined : 'must be an http(s) origin such as https://shared.example.com'),
+      help: 'Base URLs of other nodes serving the same DIDs, announced as WebFinger and host-meta alternates (e.g. https://shared.example.com)',
+    }),
+    discoveryMinimumResolvers: opt.int({
+      flag: 'discovery-minimum-resolvers',
+      env: ['ANCHOR_DISCOVERY_MINIMUM_RESOLVERS', 'DISCOVERY_MINIMUM_RESOLVERS'],
+      default: 1,
+      min: 1,
+      help: 'How many resolvers a client should ask before trusting a DID document (WebFinger min-resolvers)',
+    }),
     dataDir: opt.string({ flag: 'data-dir', short: 'd', env: ['ANCHOR_DATA_DIR'], default: './data/node', help: 'Directory for the embedded store and generated keys' }),
     tlsCertificate: opt.string({ flag: 'tls-certificate', short: 'y', env: ['ANCHOR_TLS_CERTIFICATE'], help: 'PEM certificate file; serve https when set with --tls-key' }),
     tlsKey: opt.string({ flag: 'tls-key', short: 'x', env: ['ANCHOR_TLS_KEY'], secret: true, help: 'PEM private key file for --tls-certificate' }),
@@ -41,6 +54,11 @@ export const nodeConfigSpec = defineConfig({
       flag: 'enable-maintenance-mode',
       env: ['ANCHOR_MAINTENANCE_MODE', 'MAINTENANCE_MODE_ENABLED'],
       help: 'Answer 503 on operations, resolution and inbox while health reports maintenance',
+    }),
+    devMode: opt.bool({
+      flag: 'enable-dev-mode',
+      env: ['ANCHOR_DEV_MODE', 'DEV_MODE_ENABLED'],
+      help: 'Allow plain http beyond loopback for did:web documents, WebFinger, host-meta and actors (development federations such as docker-compose); loopback http works without it',
     }),
 
     // --- Sidetree / DIDs --------------------------------------------------------------------------------
@@ -273,6 +291,14 @@ export const nodeConfigSpec = defineConfig({
     databasePrefix: opt.string({ flag: 'database-prefix', env: ['ANCHOR_DATABASE_PREFIX', 'DATABASE_PREFIX'], help: 'Prefix of store names (several nodes may share one database)' }),
     mqUrl: opt.string({ flag: 'mq-url', short: 'q', env: ['ANCHOR_MQ_URL', 'MQ_URL'], secret: true, help: 'amqp:// URL of RabbitMQ; empty for the in-process queue' }),
     mqPoolSize: opt.int({ flag: 'mq-pool-size', env: ['ANCHOR_MQ_POOL_SIZE'], default: 5, min: 1, max: 100, help: 'Consumers per queue topic' }),
+    mqOutboxPool: opt.int({
+      flag: 'mq-outbox-pool',
+      env: ['ANCHOR_MQ_OUTBOX_POOL', 'MQ_OUTBOX_POOL'],
+      default: 32,
+      min: 1,
+      max: 1000,
+      help: 'Outbound activity deliveries (signed POSTs to other inboxes) in flight at once',
+    }),
     mqMaxAttempts: opt.int({
       flag: 'mq-redelivery-max-attempts',
       env: ['ANCHOR_MQ_REDELIVERY_MAX_ATTEMPTS', 'MQ_REDELIVERY_MAX_ATTEMPTS'],
@@ -315,6 +341,23 @@ export const nodeConfigSpec = defineConfig({
     }),
     logFormat: opt.enum(['text', 'json'], { flag: 'log-format', env: ['ANCHOR_LOG_FORMAT', 'LOG_FORMAT'], default: 'text', help: 'Log line format' }),
   },
+  checks: [
+    // Witness bookkeeping must outlive an Offer's whole window, or late proofs would find no record.
+    (c) =>
+      c.witnessStoreExpiryPeriod > c.maxWitnessDelay + c.maxClockSkew
+        ? undefined
+        : `--witness-store-expiry-period (${formatDuration(c.witnessStoreExpiryPeriod)}) must exceed --max-witness-delay + --max-clock-skew (${formatDuration(c.maxWitnessDelay + c.maxClockSkew)})`,
+  ],
 });
 
 export type NodeConfig = ConfigOf<typeof nodeConfigSpec>;
+
+/** `scheme://host[:port]` of http or https, nothing more (alternate links append their own paths). */
+function isHttpOrigin(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === text.replace(/\/$/, '');
+  } catch {
+    return false;
+  }
+}

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createDidResolver, type DidDocument, type DidResolverRegistry } from '@anchor/common/did';
+import { createDidResolver, didWebResolver, type DidDocument, type DidResolverRegistry } from '@anchor/common/did';
 import { createHttpApp, parseTokenRules, TokenRules, type HttpApp } from '@anchor/common/http';
 import { createHttpClient, type HttpClient } from '@anchor/common/http-client';
 import { createRequestSigner, createSignatureAuthenticator, serviceKeyId } from '@anchor/common/httpsig';
@@ -72,8 +72,9 @@ export async function createNodeContext(config: NodeConfig): Promise<NodeContext
   await allowedOrigins.seed(config.allowedOrigins ?? [], [urls.externalEndpoint, urls.serviceId]);
 
   const ownDidDocument = domainDidDocument(urls, keys);
-  // The node's own did:web resolves from memory; other did:web DIDs over the network (http on loopback).
-  const didResolver = createDidResolver().register('web', localFirstDidWebResolver(ownDidDocument));
+  // The node's own did:web resolves from memory; other did:web DIDs over the network (http on loopback,
+  // and anywhere in dev mode).
+  const didResolver = createDidResolver().register('web', localFirstDidWebResolver(ownDidDocument, didWebResolver({ http: config.devMode ? 'always' : 'loopback' })));
   const metrics = createMetrics({ prefix: 'node_' });
   const nodeMetrics = createNodeMetrics(metrics);
 
@@ -93,7 +94,8 @@ export async function createNodeContext(config: NodeConfig): Promise<NodeContext
 
   // Federation peers verify our requests by signature, so every outbound request is signed unless client
   // token rules narrow it down (the original signed only where its client rules required a token).
-  const clientRules = config.clientAuthTokensDef ? new TokenRules(parseTokenRules(config.clientAuthTokensDef, config.clientAuthTokens ?? {})) : undefined;
+  // An empty list (the flag not given) narrows nothing: `[]` is truthy, and would sign no request at all.
+  const clientRules = config.clientAuthTokensDef && config.clientAuthTokensDef.length > 0 ? new TokenRules(parseTokenRules(config.clientAuthTokensDef, config.clientAuthTokens ?? {})) : undefined;
   const httpKeyId = urls.serviceIsDid ? `${urls.serviceId}#${keys.httpKeyId}` : serviceKeyId(urls.serviceId, keys.httpKeyId);
   const httpClient = createHttpClient({
     timeoutMs: config.httpTimeout,

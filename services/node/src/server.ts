@@ -3,16 +3,21 @@ import { startHttpServer, type RunningHttpServer } from '@anchor/common/http';
 import type { NodeConfig } from './config.js';
 import { createNodeContext, type NodeContext } from './context.js';
 import type { NodeFeature } from './feature.js';
+import { createActivityPubFeature, type ActivityPubFeature } from './activitypub/activitypub-feature.js';
 import { createAnchoringFeature, type AnchoringFeature } from './anchoring/anchoring-feature.js';
 import type { AnchorWitnessing } from './anchoring/witnessing.js';
 import { createCasFeature, type CasFeature } from './cas/cas-feature.js';
 import { createDidWebFeature } from './did-web/did-web-feature.js';
+import { createDiscoveryFeature, type DiscoveryFeature } from './discovery/discovery-feature.js';
+import { createFederationFeature, type FederationFeature } from './federation/federation-feature.js';
 import { createObserverFeature, type ObserverFeature } from './observer/observer-feature.js';
 import { OperationStores } from './operations/operation-stores.js';
 import { createResolutionFeature, type ResolutionFeature } from './resolution/resolution-feature.js';
 import { createSidetreeApiFeature, type SidetreeApiFeature } from './sidetree-api/sidetree-api-feature.js';
+import { createSystemFeature } from './system/system-feature.js';
 import { createVcFeature, type VcFeature } from './vc/vc-feature.js';
 import { createVctClientFeature, type VctClientFeature } from './vct-client/vct-client-feature.js';
+import { createWitnessFeature, type WitnessFeature } from './witness/witness-feature.js';
 
 export { nodeConfigSpec, type NodeConfig } from './config.js';
 
@@ -37,10 +42,15 @@ export interface NodeServices {
   readonly observer: ObserverFeature;
   readonly anchoring: AnchoringFeature;
   readonly sidetreeApi: SidetreeApiFeature;
+  readonly discovery: DiscoveryFeature;
+  /** The ActivityPub service: store, inbox, outbox, delivery; `outboxCount(type)` and `anchorAlternates(anchor)` for NodeInfo and WebFinger. */
+  readonly activitypub: ActivityPubFeature;
+  readonly witness: WitnessFeature;
+  readonly federation: FederationFeature;
 }
 
 export interface NodeServerOptions {
-  /** Replaces the witnessing step (default: `selfWitnessing`, the empty witness policy satisfied by the node's own proof). */
+  /** Replaces the witnessing step (default: the witness feature's Offers to batch and system witnesses under the witness policy). */
   witnessing?: AnchorWitnessing;
 }
 
@@ -57,11 +67,20 @@ export async function createServer(config: NodeConfig, options: NodeServerOption
   const didWeb = createDidWebFeature(context, { webView: resolution.webView });
   const vct = await createVctClientFeature(context);
   const observer = await createObserverFeature(context, { stores, cas, resolution: resolution.service });
-  const anchoring = await createAnchoringFeature(context, { stores, cas, vc, vct, observer, ...(options.witnessing ? { witnessing: options.witnessing } : {}) });
+  const activitypub = await createActivityPubFeature(context);
+  const witness = await createWitnessFeature(context, { activityPub: activitypub, vct });
+  const anchoring = await createAnchoringFeature(context, { stores, cas, vc, vct, observer, witnessing: options.witnessing ?? witness.witnessing });
+  // An arriving witness proof moves its anchor on at once on the writer instance (others are polled).
+  witness.onProof((anchorId) => {
+    if (anchoring.writer.isLeader) anchoring.pipeline.advance(anchorId);
+  });
+  const federation = await createFederationFeature(context, { activityPub: activitypub, anchoring, observer, cas });
   const sidetreeApi = createSidetreeApiFeature(context, { stores, resolution, sink: anchoring.writer });
-  const services: NodeServices = { stores, cas, vc, resolution, vct, observer, anchoring, sidetreeApi };
+  const system = createSystemFeature(context);
+  const discovery = createDiscoveryFeature(context, { resolution: resolution.service, didAnchors: stores.didAnchors, cas: cas.store, logSetting: vct.logSetting, federation: activitypub });
+  const services: NodeServices = { stores, cas, vc, resolution, vct, observer, anchoring, sidetreeApi, discovery, activitypub, witness, federation };
   // Started in this order, stopped in reverse: the observer consumes before the writer resumes anchors.
-  const features: NodeFeature[] = [cas, vc, resolution, didWeb, vct, observer, anchoring, sidetreeApi];
+  const features: NodeFeature[] = [cas, vc, resolution, didWeb, vct, observer, activitypub, witness, anchoring, sidetreeApi, federation, system, discovery];
 
   let running: RunningHttpServer | undefined;
   let started: NodeFeature[] = [];
@@ -73,8 +92,11 @@ export async function createServer(config: NodeConfig, options: NodeServerOption
       return running.url;
     },
     async start() {
-      // The Sidetree endpoints' fast path in front of the express app (see sidetree-api/fast-path.ts).
-      running = await startHttpServer(sidetreeApi.listener, {
+      // Features start after the listener (some call this node over HTTP), so health says 503 "Starting"
+      // until they all have: a probe must not call the node ready while its start-up can still fail.
+      context.http.health.setStarting(true);
+      // The HTTP kit's listener: its fast routes (the Sidetree endpoints) answered in front of express.
+      running = await startHttpServer(context.http.listener, {
         host: config.hostUrl.host,
         port: config.hostUrl.port,
         ...(config.tlsCertificate && config.tlsKey
@@ -85,6 +107,7 @@ export async function createServer(config: NodeConfig, options: NodeServerOption
         await feature.start?.();
         started.push(feature);
       }
+      context.http.health.setStarting(false);
       context.log.info('node started', { url: running.url, externalEndpoint: context.urls.externalEndpoint, serviceId: context.urls.serviceId });
     },
     async stop() {

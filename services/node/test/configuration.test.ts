@@ -28,4 +28,10 @@ describe('configuration', () => {
     expect(result.code).not.toBe(0);
     expect(result.output).toMatch(/batch-writer-timeout/);
   });
+
+  it('options that contradict each other exit 2 with one line naming them', async () => {
+    const result = await runProcess(requireNodeBuilt(), { args: ['--host-url', '127.0.0.1:1', '--witness-store-expiry-period', '5m'] });
+    expect(result.code).toBe(2);
+    expect(result.output).toMatch(/--witness-store-expiry-period \(5m\) must exceed --max-witness-delay \+ --max-clock-skew \(11m\)/);
+  });
 });

@@ -38,8 +38,8 @@ export interface AnchoringDeps {
 
 /**
  * Operations in, anchors out (orb.md §2.3-§2.5): the batch writer (one per deployment, by lease), the anchor
- * pipeline (build, sign with the local witness, witness, publish), and the node's domain DID document at
- * `/.well-known/did.json` whose key verifies the anchor credentials' proofs.
+ * pipeline (build, sign with the local witness, witness, publish). The domain DID document whose key
+ * verifies the anchor credentials' proofs is served by discovery (`/.well-known/did.json`).
  */
 export async function createAnchoringFeature(ctx: NodeContext, deps: AnchoringDeps): Promise<AnchoringFeature> {
   const log = getLogger('anchor-writer');
@@ -86,10 +86,6 @@ export async function createAnchoringFeature(ctx: NodeContext, deps: AnchoringDe
   // Our anchor is processed: move its batch on at once (other instances' observers are noticed by polling).
   deps.observer.onProcessed((processed) => {
     if (processed.batchId !== undefined && batchWriter.isLeader) pipeline.advance(processed.batchId);
-  });
-
-  ctx.http.routes.get('/.well-known/did.json', (_req, res) => {
-    res.type('application/json').send(JSON.stringify(ctx.domainDidDocument));
   });
 
   return {

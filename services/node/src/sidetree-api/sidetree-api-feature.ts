@@ -1,31 +1,22 @@
-import type { RequestListener } from 'node:http';
 import { badRequest, unavailable } from '@anchor/common/errors';
-import { parseTokenRules, securityHeaders, TokenRules } from '@anchor/common/http';
 import { getLogger } from '@anchor/common/log';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
 import type { OperationStores } from '../operations/operation-stores.js';
 import type { ResolutionFeature } from '../resolution/resolution-feature.js';
-import { sendText } from '../util/send-text.js';
-import { parseByteSize, sidetreeFastPath } from './fast-path.js';
 import { OperationIntake, type AcceptedOperationSink } from './operation-intake.js';
 import { IDENTIFIERS_PATH, OPERATIONS_PATH, queryValue, type SidetreeApi } from './sidetree-api.js';
 
 export interface SidetreeApiFeature extends NodeFeature {
   readonly intake: OperationIntake;
   readonly api: SidetreeApi;
-  /**
-   * The node's request listener: the two Sidetree endpoints answered directly when the request needs no
-   * credentials (no token rule for it, no HTTP signature), everything else by the express app.
-   */
-  readonly listener: RequestListener;
 }
 
 /**
  * The Sidetree REST API: `POST /sidetree/v1/operations` and `GET /sidetree/v1/identifiers/<did>` (did:node
- * in every form, and did:web scid views), both 503 in maintenance mode. They are registered on the HTTP
- * kit's routes and also served by a fast path in front of express (see `fast-path.ts`) that gives the same
- * answers, status codes, error bodies, security headers and metrics at a fraction of the cost.
+ * in every form, and did:web scid views), both 503 in maintenance mode. They are the HTTP kit's fast
+ * routes: answered in front of express whenever no HTTP signature has to be verified, with the kit's
+ * token rules, body limit, error bodies, security headers and metrics, at a fraction of express's cost.
  */
 export function createSidetreeApiFeature(
   ctx: NodeContext,
@@ -69,29 +60,13 @@ export function createSidetreeApiFeature(
     },
   };
 
-  ctx.http.routes.post(OPERATIONS_PATH, async (req, res) => {
-    const answer = await api.postOperation(req.rawBody);
-    sendText(res, answer.contentType, answer.body);
-  });
-  ctx.http.routes.get(`${IDENTIFIERS_PATH}/:did`, async (req, res) => {
-    const answer = await api.getIdentifier(req.path.slice(IDENTIFIERS_PATH.length + 1), {
-      versionId: queryValue(req.query.versionId, 'versionId'),
-      versionTime: queryValue(req.query.versionTime, 'versionTime'),
-    });
-    sendText(res, answer.contentType, answer.body);
-  });
+  ctx.http.fastRoutes
+    .post(OPERATIONS_PATH, (req) => api.postOperation(req.body))
+    .get(`${IDENTIFIERS_PATH}/:did`, (req) =>
+      api.getIdentifier(req.path.slice(IDENTIFIERS_PATH.length + 1), { versionId: queryValue(req.query, 'versionId'), versionTime: queryValue(req.query, 'versionTime') }),
+    );
 
-  const listener = sidetreeFastPath({
-    api,
-    fallback: ctx.http.app,
-    tokenRules: new TokenRules(parseTokenRules(ctx.config.authTokensDef ?? [], ctx.config.authTokens ?? {})),
-    securityHeaders: securityHeaders(),
-    metrics: ctx.metrics,
-    bodyLimitBytes: parseByteSize(ctx.config.bodyLimit),
-    log,
-  });
-
-  return { name: 'sidetree-api', intake, api, listener };
+  return { name: 'sidetree-api', intake, api };
 }
 
 /**

@@ -3,7 +3,7 @@ import { badRequest } from '@anchor/common/errors';
 export const OPERATIONS_PATH = '/sidetree/v1/operations';
 export const IDENTIFIERS_PATH = '/sidetree/v1/identifiers';
 
-/** A prepared answer of the Sidetree API: what both the express routes and the fast path send. */
+/** A prepared answer of the Sidetree API (a fast-route answer of the HTTP kit). */
 export interface SidetreeAnswer {
   contentType: string;
   body: string;
@@ -17,10 +17,9 @@ export interface SidetreeApi {
   getIdentifier(rawDid: string, versions: { versionId?: string | undefined; versionTime?: string | undefined }): Promise<SidetreeAnswer>;
 }
 
-/** A query parameter given at most once, as text (express's parsed query, or URLSearchParams.getAll). */
-export function queryValue(value: unknown, name: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (Array.isArray(value) && value.length === 1 && typeof value[0] === 'string') return value[0];
-  if (typeof value !== 'string') throw badRequest(`${name} must be given once, as a string`);
-  return value;
+/** A query parameter given at most once, as text; undefined when absent. */
+export function queryValue(query: URLSearchParams, name: string): string | undefined {
+  const values = query.getAll(name);
+  if (values.length > 1) throw badRequest(`${name} must be given once, as a string`);
+  return values[0];
 }

@@ -1,36 +1,6 @@
-import { KeyPair } from '@anchor/common/crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../testing/node.test-helpers.js';
 import { checkLogUrl } from './log-setting.js';
-import { logSignatureProblem, vcTimestampSignaturePayload } from './log-signature.js';
-
-describe('log timestamp signatures', () => {
-  const nquads = '<urn:a> <urn:b> "c" .\n';
-  const payload = vcTimestampSignaturePayload(1_617_107_246_070, nquads);
-  const envelope = (type: string, signature: Buffer) => Buffer.from(JSON.stringify({ algorithm: { signature: type.startsWith('ED') ? 'EDDSA' : 'ECDSA', type }, signature: signature.toString('base64') })).toString('base64');
-
-  it('rebuilds the VCTimestampSignature the log signs (JCS, base64 N-Quads, null extensions)', () => {
-    expect(payload.toString()).toBe(
-      `{"entry_type":100,"extensions":null,"signature_type":100,"svct_version":0,"timestamp":1617107246070,"vc_entry":"${Buffer.from(nquads).toString('base64')}"}`,
-    );
-  });
-
-  it('verifies Ed25519 and P-256 (IEEE P1363) envelopes against the published key bytes', () => {
-    const ed = KeyPair.generate('Ed25519');
-    const p256 = KeyPair.generate('P-256');
-    expect(logSignatureProblem(envelope('ED25519', ed.sign(payload)), payload, ed.publicKeyBytes())).toBeUndefined();
-    expect(logSignatureProblem(envelope('ECDSAP256IEEEP1363', p256.sign(payload)), payload, p256.publicKeyBytes())).toBeUndefined();
-  });
-
-  it('names what is wrong otherwise', () => {
-    const ed = KeyPair.generate('Ed25519');
-    const other = KeyPair.generate('Ed25519');
-    expect(logSignatureProblem(envelope('ED25519', ed.sign(payload)), payload, other.publicKeyBytes())).toMatch(/does not verify/);
-    expect(logSignatureProblem(envelope('ED25519', ed.sign(payload)), vcTimestampSignaturePayload(1, nquads), ed.publicKeyBytes())).toMatch(/does not verify/);
-    expect(logSignatureProblem(envelope('RSA', ed.sign(payload)), payload, ed.publicKeyBytes())).toMatch(/unsupported log signature key type/);
-    expect(logSignatureProblem('not base64 json', payload, ed.publicKeyBytes())).toMatch(/not base64 of a JSON envelope/);
-  });
-});
 
 describe('log URL', () => {
   it('keeps an http(s) URL of a log alias, without a trailing slash', () => {

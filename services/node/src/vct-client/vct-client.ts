@@ -1,20 +1,8 @@
-import { createHash } from 'node:crypto';
 import { AppError, errorMessage, permanent } from '@anchor/common/errors';
 import type { HttpClient } from '@anchor/common/http-client';
 import { ANCHOR_CREDENTIAL_UNDEFINED_TERMS, canonicalize } from '@anchor/common/jsonld';
+import { envelopeProblem, logIdOf, vcEntryOf, vcTimestampSignaturePayload, type AddVcResponse } from '@anchor/common/vct';
 import { LEDGER_TYPE_VCT_V1, ledgerTypeOf, publicKeyOf, type WebFingerClient } from '@anchor/common/webfinger';
-import { logSignatureProblem, vcTimestampSignaturePayload } from './log-signature.js';
-
-/** add-vc's answer (vct-kms.md §A.4). */
-export interface AddVcResponse {
-  svct_version: number;
-  /** base64 SHA-256 of the log's public key. */
-  id: string;
-  /** Epoch milliseconds the log assigned to the entry. */
-  timestamp: number;
-  extensions: string;
-  signature: string;
-}
 
 export interface VctClientOptions {
   httpClient: HttpClient;
@@ -42,19 +30,20 @@ export class VctClient {
     const { data } = await this.options.httpClient.post<AddVcResponse>(`${logUrl}/v1/add-vc`, unsigned, {
       ...(this.options.writeToken !== undefined ? { token: this.options.writeToken } : {}),
     });
-    if (typeof data !== 'object' || data === null || typeof data.timestamp !== 'number' || typeof data.signature !== 'string' || typeof data.id !== 'string') {
+    if (typeof data !== 'object' || data === null || !Number.isSafeInteger(data.timestamp) || data.timestamp < 0 || typeof data.signature !== 'string' || typeof data.id !== 'string') {
       throw permanent(`log ${logUrl} answered add-vc with an unexpected body`);
     }
     const publicKey = await this.publicKey(logUrl);
-    const logId = createHash('sha256').update(publicKey).digest('base64');
+    const logId = logIdOf(publicKey).toString('base64');
     if (data.id !== logId) throw permanent(`log ${logUrl} answered with log id ${data.id}, but its WebFinger key gives ${logId}`);
     const nquads = await canonicalize({ ...unsigned, proof: null }, { allowUndefinedTerms: [...ANCHOR_CREDENTIAL_UNDEFINED_TERMS] });
-    const problem = logSignatureProblem(data.signature, vcTimestampSignaturePayload(data.timestamp, nquads), publicKey);
+    const payload = vcTimestampSignaturePayload(data.timestamp, vcEntryOf(nquads));
+    const problem = envelopeProblem(data.signature, payload, publicKey);
     if (problem !== undefined) {
       // A cached key may be stale after a log key rotation: look it up again once before giving up.
       this.options.webFinger.forget(new URL(logUrl).origin, logUrl);
       const fresh = await this.publicKey(logUrl);
-      const retried = logSignatureProblem(data.signature, vcTimestampSignaturePayload(data.timestamp, nquads), fresh);
+      const retried = envelopeProblem(data.signature, payload, fresh);
       if (retried !== undefined) throw permanent(`log ${logUrl} timestamp signature check failed: ${retried}`);
     }
     return data;

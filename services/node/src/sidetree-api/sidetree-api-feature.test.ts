@@ -1,17 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postOperation, resolveDid, startTestNode, TestDid, waitPublished, type TestNode } from '../testing/node.test-helpers.js';
-import { parseByteSize } from './fast-path.js';
 
 /**
- * The Sidetree endpoints' fast path answers like the kit's routes: same bodies, errors, security headers
- * and metrics; requests that need credentials (a token rule, an HTTP signature) go through express.
+ * The Sidetree endpoints, served as the HTTP kit's fast routes, answer like the kit's routes: same bodies,
+ * errors, security headers and metrics; the token rules apply; signed requests go through express.
  */
-describe('Sidetree fast path', () => {
+describe('Sidetree endpoints on the fast path', () => {
   let node: TestNode;
   let did: TestDid;
 
   beforeAll(async () => {
-    // Writes need the admin token (so POSTs go through express), reads are open (so GETs take the fast path).
+    // Writes need the admin token, reads are open.
     node = await startTestNode({ args: ['--auth-tokens-def', '/sidetree/v1/operations||admin', '--auth-tokens', 'admin=s3cret', '--body-limit', '3kb'] });
     did = new TestDid(node.url);
     const accepted = await fetch(`${node.url}/sidetree/v1/operations`, {
@@ -45,7 +44,7 @@ describe('Sidetree fast path', () => {
     expect(((await twice.json()) as { message: string }).message).toMatch(/versionTime must be given once/);
   });
 
-  it('leaves token-protected requests to express: 401 without the token', async () => {
+  it('applies the token rules: 401 without the token', async () => {
     const answer = await postOperation(node.url, new TestDid(node.url).created.request);
     expect(answer.status).toBe(401);
     expect(answer.body.message).toMatch(/credentials required/);
@@ -74,12 +73,5 @@ describe('Sidetree fast path', () => {
     await resolveDid(node.url, did.did);
     const metrics = await (await fetch(`${node.url}/metrics`)).text();
     expect(metrics).toMatch(/node_http_request_duration_seconds_count\{method="GET",route="\/sidetree\/v1\/identifiers\/:did",status="200"\} [1-9]/);
-  });
-
-  it('reads body limits as express does', () => {
-    expect(parseByteSize('2mb')).toBe(2 * 1024 * 1024);
-    expect(parseByteSize('100kb')).toBe(102_400);
-    expect(parseByteSize('512')).toBe(512);
-    expect(() => parseByteSize('lots')).toThrow(/not a size/);
   });
 });

@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { NodeAdminClient } from '@anchor/node/local-federation';
+import { freePort, startProcess, type ServiceProcess } from '@anchor/testing/process';
+
+const MAIN_JS = fileURLToPath(new URL('../../../services/node/dist/main.js', import.meta.url));
+const CPU_PROFILE_JS = new URL('./cpu-profile.js', import.meta.url).href;
+
+export interface BenchNode {
+  name: string;
+  url: string;
+  process: ServiceProcess;
+  admin: NodeAdminClient;
+}
+
+/**
+ * A node as deployed bare (LMDB in `<dataRoot>/<name>`, in-process queue) on a free loopback port.
+ * With `BENCH_CPU_PROFILE_DIR` set, each node writes a CPU profile there as it exits (`cpu-profile.ts`):
+ * `BENCH_CPU_PROFILE_DIR=/tmp/prof npm run bench -- federation`.
+ */
+export async function startNodeProcess(name: string, dataRoot: string, extraArgs: readonly string[] = []): Promise<BenchNode> {
+  const port = await freePort();
+  const profileDir = globalThis.process.env.BENCH_CPU_PROFILE_DIR;
+  const url = `http://127.0.0.1:${port}`;
+  const process = await startProcess(MAIN_JS, {
+    name,
+    args: ['--host-url', `127.0.0.1:${port}`, '--external-endpoint', url, '--data-dir', join(dataRoot, name), '--log-level', 'warning', ...extraArgs],
+    readyUrl: `${url}/healthcheck`,
+    readyStatus: (status) => status === 200,
+    readyTimeoutMs: 60_000,
+    ...(profileDir ? { env: { NODE_OPTIONS: `--import=${CPU_PROFILE_JS}`, BENCH_CPU_PROFILE_DIR: profileDir, BENCH_PROCESS_NAME: name } } : {}),
+  });
+  return { name, url, process, admin: new NodeAdminClient({ url }) };
+}
+
+/** The value of one sample of the node's `/metrics`, e.g. `node_activitypub_deliveries_total{outcome="delivered"}`; 0 when absent. */
+export async function metricValue(url: string, sample: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${sample} `)) return Number(line.slice(sample.length + 1));
+  }
+  return 0;
+}
+
+/**
+ * CPU time a process has used so far, in ms (user + system, from /proc: Linux only, undefined elsewhere).
+ * On a shared machine the wall-clock rate depends on who else runs; CPU per unit of work does much less.
+ */
+export function processCpuMs(pid: number): number | undefined {
+  try {
+    // Fields after the command name: utime and stime are the 12th and 13th, in clock ticks (100 per second).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}

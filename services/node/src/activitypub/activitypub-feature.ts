@@ -1,0 +1,165 @@
+import { notFound } from '@anchor/common/errors';
+import { parseHashlink } from '@anchor/common/encoding';
+import { getLogger } from '@anchor/common/log';
+import { ACTIVITY, INBOX_ACTIVITY, precompileSchemas } from '@anchor/common/schemas';
+import type { Request, Response } from 'express';
+import type { NodeContext } from '../context.js';
+import type { NodeFeature } from '../feature.js';
+import { ActivityStore } from './activity-store.js';
+import { publicKeyDocument, serviceActor, serviceDidDocument } from './actor.js';
+import { ActorResolver } from './actor-resolver.js';
+import { checkOutboxPoster } from './authorization.js';
+import { AP_CONTENT_TYPE, CollectionPages, collectionHandlers } from './collections.js';
+import { DeliveryService, openBroadcastStore } from './delivery.js';
+import { Inbox } from './inbox.js';
+import { Outbox } from './outbox.js';
+import { registerSocialHandlers, type AcceptedHandler } from './social-handlers.js';
+import { anchorHashOf, readAnchorEvent } from './vocabulary.js';
+
+export interface ActivityPubFeature extends NodeFeature {
+  readonly store: ActivityStore;
+  readonly outbox: Outbox;
+  readonly inbox: Inbox;
+  readonly actors: ActorResolver;
+  readonly delivery: DeliveryService;
+  /** `<service endpoint>/followers`: address an activity to it to reach every follower. */
+  readonly followersIri: string;
+  /** Handles the Accept of one of this node's activities of `type` (Follow and Invite are handled here). */
+  onAccepted(type: string, handler: AcceptedHandler): void;
+  /** Activities of a type in this node's outbox (NodeInfo: Create = posts, Like = comments); an index count. */
+  outboxCount(type: string): Promise<number>;
+  /**
+   * Where other nodes keep an anchor, from the Likes they sent back: their `<base>/cas/<hash>` URLs (for
+   * WebFinger `alternate` links). Takes an anchor hashlink or hash.
+   */
+  anchorAlternates(anchor: string): Promise<string[]>;
+}
+
+/**
+ * The ActivityPub service (spec "Federation endpoints", orb.md §3): the service actor, its key and DID
+ * document, the collections, single activities, the inbox and the outbox with delivery, and the
+ * relationship activities (Follow, Invite, Accept, Reject, Undo, Like). The witness and federation features
+ * register the anchor activities (Offer, Create, Announce) on its inbox.
+ */
+export async function createActivityPubFeature(ctx: NodeContext): Promise<ActivityPubFeature> {
+  const log = getLogger('activitypub');
+  const { urls, config } = ctx;
+  const me = urls.serviceId;
+  const base = urls.servicePath;
+  // Compiled while starting: on first use it would stall the event loop under the first anchor (~200 ms).
+  precompileSchemas(ACTIVITY, INBOX_ACTIVITY);
+  const store = await ActivityStore.open(ctx.storage);
+  const actors = new ActorResolver({ httpClient: ctx.httpClient, didResolver: ctx.didResolver, cacheTtlMs: config.actorCacheExpiration, devMode: config.devMode });
+  const outbox = new Outbox({ store, broadcasts: await openBroadcastStore(ctx.storage), mq: ctx.mq, serviceId: me, serviceEndpoint: urls.serviceEndpoint, metrics: ctx.nodeMetrics, log });
+  const inbox = await Inbox.open(ctx.storage, {
+    store,
+    mq: ctx.mq,
+    serviceId: me,
+    maintenance: ctx.maintenance,
+    maxAttempts: config.mqMaxAttempts,
+    concurrency: config.mqPoolSize,
+    metrics: ctx.nodeMetrics,
+    log,
+  });
+  const followersIri = `${urls.serviceEndpoint}/followers`;
+  const delivery = await DeliveryService.open(ctx.storage, {
+    store,
+    mq: ctx.mq,
+    httpClient: ctx.httpClient,
+    actors,
+    metrics: ctx.nodeMetrics,
+    log: getLogger('activitypub-delivery'),
+    options: {
+      serviceId: me,
+      followersIri,
+      witnessesIri: `${urls.serviceEndpoint}/witnesses`,
+      maxAttempts: config.mqMaxAttempts,
+      concurrency: config.mqOutboxPool,
+      broadcastConcurrency: config.mqPoolSize,
+    },
+  });
+  const social = registerSocialHandlers({
+    inbox,
+    outbox,
+    store,
+    acceptLists: ctx.acceptLists,
+    serviceId: me,
+    serviceEndpoint: urls.serviceEndpoint,
+    followPolicy: config.followAuthPolicy,
+    inviteWitnessPolicy: config.inviteWitnessAuthPolicy,
+    log,
+  });
+
+  // Every route decides its own access (rule 6 of the spec's Authentication): self-authorising.
+  const routes = ctx.http.selfAuthorizingRoutes;
+  const json = (res: Response, document: unknown, type = AP_CONTENT_TYPE) => res.type(type).send(JSON.stringify(document));
+  const collections = collectionHandlers({ store, pages: new CollectionPages(store, config.activityPubPageSize), serviceId: me, serviceEndpoint: urls.serviceEndpoint });
+
+  // The actor, its key and its DID document are public: peers verifying this node's signatures fetch them unsigned.
+  routes.get(base, (_req, res) => json(res, serviceActor(urls, ctx.keys)));
+  routes.get(`${base}/keys/:id`, (req, res) => {
+    if (urls.serviceIsDid) throw notFound(`the service key is published in ${urls.serviceEndpoint}/did.json (the service id is a DID)`);
+    if (req.params.id !== ctx.keys.httpKeyId) throw notFound(`no key ${String(req.params.id)}`);
+    json(res, publicKeyDocument(urls, ctx.keys), 'application/json');
+  });
+  routes.get(`${base}/did.json`, (_req, res) => {
+    if (!urls.serviceIsDid) throw notFound('the service id is not a DID; its key is at /keys/' + ctx.keys.httpKeyId);
+    json(res, serviceDidDocument(urls, ctx.keys), 'application/json');
+  });
+  routes.get(`${base}/followers`, collections.followers);
+  routes.get(`${base}/following`, collections.following);
+  routes.get(`${base}/witnesses`, collections.witnesses);
+  routes.get(`${base}/witnessing`, collections.witnessing);
+  routes.get(`${base}/liked`, collections.liked);
+  routes.get(`${base}/likes`, collections.likes);
+  routes.get(`${base}/likes/:anchor`, collections.likes);
+  routes.get(`${base}/shares`, collections.shares);
+  routes.get(`${base}/shares/:anchor`, collections.shares);
+  routes.get(`${base}/inbox`, collections.inbox);
+  routes.get(`${base}/outbox`, collections.outbox);
+  routes.get(`${base}/activities/:id`, collections.activity);
+  routes.post(`${base}/inbox`, inbox.post);
+  routes.post(`${base}/outbox`, async (req: Request, res: Response) => {
+    checkOutboxPoster(req.principal, req.authorized, me);
+    const activity = await outbox.post(req.body as never);
+    res.location(activity.id);
+    json(res, activity.id, 'application/json');
+  });
+
+  return {
+    name: 'activitypub',
+    store,
+    outbox,
+    inbox,
+    actors,
+    delivery,
+    followersIri,
+    onAccepted: social.onAccepted,
+    outboxCount: (type) => store.count('outbox', me, type),
+    async anchorAlternates(anchor) {
+      const anchorHash = anchorHashOf(anchor);
+      const own = `${urls.casBase}/${anchorHash}`;
+      const likes = await store.page('like', anchorHash, 0, 1_000);
+      const alternates = new Set<string>();
+      for (const like of await store.getMany(likes.map((ref) => ref.refIri))) {
+        if (like?.result === undefined) continue;
+        try {
+          const result = readAnchorEvent(like.result);
+          if (result.anchorHash !== anchorHash) continue;
+          for (const link of parseHashlink(result.hashlink).links) if (link !== own && /^https?:\/\//.test(link)) alternates.add(link);
+        } catch {
+          // A Like whose result is not an AnchorEvent names no alternate.
+        }
+      }
+      return [...alternates];
+    },
+    async start() {
+      await inbox.start();
+      await delivery.start();
+    },
+    async stop() {
+      await inbox.stop();
+      await delivery.stop();
+    },
+  };
+}

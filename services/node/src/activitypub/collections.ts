@@ -1,0 +1,160 @@
+import { badRequest, notFound } from '@anchor/common/errors';
+import { isAuthorized, requireAuthorization, signedBy } from '@anchor/common/http';
+import type { Request, Response } from 'express';
+import { singleQueryValue } from '../util/query-value.js';
+import type { ActivityRef, ActivityStore, RefType } from './activity-store.js';
+import { AS_CONTEXT, anchorHashOf, isPublic, type StoredActivity } from './vocabulary.js';
+
+/** Media type of ActivityPub documents served by this node. */
+export const AP_CONTENT_TYPE = 'application/ld+json; profile="https://www.w3.org/ns/activitystreams"';
+
+export interface Paging {
+  /** undefined: the collection itself; a number: that page (0-based). */
+  page: number | undefined;
+}
+
+/** `?page=true[&page-num=N]` (orb.md §3.2); anything malformed is a 400. */
+export function pagingOf(query: Request['query']): Paging {
+  const page = singleQueryValue(query.page, 'page');
+  const pageNum = singleQueryValue(query['page-num'], 'page-num');
+  if (page !== undefined && page !== 'true' && page !== 'false') throw badRequest("query parameter page must be 'true' or 'false'");
+  if (pageNum !== undefined && !/^\d{1,9}$/.test(pageNum)) throw badRequest('query parameter page-num must be a non-negative integer');
+  if (page !== 'true') {
+    if (pageNum !== undefined) throw badRequest('page-num needs page=true');
+    return { page: undefined };
+  }
+  return { page: pageNum === undefined ? 0 : Number(pageNum) };
+}
+
+export interface CollectionSource {
+  refType: RefType;
+  /** undefined: the references of every object (all likes, all shares). */
+  objectIri: string | undefined;
+  /** Ordered collections list activities (or, for `liked`, IRIs); unordered ones list service IRIs. */
+  ordered: boolean;
+  /** What a page lists: the referenced IRIs, or the referenced activities in full. */
+  items: 'iris' | 'activities';
+}
+
+/**
+ * Collections and their pages (spec "Collection and collection page"): without paging parameters the
+ * collection (`totalItems`, `first`, `last`); with `page=true` one page of `pageSize` items in the order
+ * they were added, with `next` / `prev` where such pages exist. Totals are index counts and pages index
+ * range scans.
+ */
+export class CollectionPages {
+  constructor(
+    private readonly store: ActivityStore,
+    private readonly pageSize: number,
+  ) {}
+
+  async document(id: string, source: CollectionSource, paging: Paging): Promise<Record<string, unknown>> {
+    const total = await this.store.count(source.refType, source.objectIri);
+    const collectionType = source.ordered ? 'OrderedCollection' : 'Collection';
+    if (paging.page === undefined) {
+      const last = Math.max(0, Math.ceil(total / this.pageSize) - 1);
+      return { '@context': AS_CONTEXT, id, type: collectionType, totalItems: total, first: pageId(id, 0), last: pageId(id, last) };
+    }
+    const refs = await this.store.page(source.refType, source.objectIri, paging.page * this.pageSize, this.pageSize);
+    const items = source.items === 'iris' ? refs.map((ref) => ref.refIri) : await this.activities(refs);
+    const document: Record<string, unknown> = {
+      '@context': AS_CONTEXT,
+      id: pageId(id, paging.page),
+      type: `${collectionType}Page`,
+      partOf: id,
+      totalItems: total,
+      [source.ordered ? 'orderedItems' : 'items']: items,
+    };
+    if ((paging.page + 1) * this.pageSize < total) document.next = pageId(id, paging.page + 1);
+    if (paging.page > 0) document.prev = pageId(id, Math.min(paging.page - 1, Math.max(0, Math.ceil(total / this.pageSize) - 1)));
+    return document;
+  }
+
+  private async activities(refs: ActivityRef[]): Promise<StoredActivity[]> {
+    const found = await this.store.getMany(refs.map((ref) => ref.refIri));
+    return found.filter((activity): activity is StoredActivity => activity !== undefined);
+  }
+}
+
+/** `<collection>?page=true&page-num=N` (page 0 is also `first`). */
+export function pageId(id: string, page: number): string {
+  return page === 0 ? `${id}?page=true` : `${id}?page=true&page-num=${page}`;
+}
+
+export interface CollectionRouteDeps {
+  store: ActivityStore;
+  pages: CollectionPages;
+  serviceId: string;
+  serviceEndpoint: string;
+}
+
+/**
+ * Read access (spec Authentication rule 6): collections to token holders and to signed followers and
+ * witnesses; the outbox in full to token holders and to signed services this node follows or that witness
+ * for it, its public activities to anyone.
+ */
+export function readers(deps: { store: ActivityStore; serviceId: string }) {
+  const member = (...types: RefType[]) => async (actor: string) => {
+    for (const type of types) if (await deps.store.hasRef(type, deps.serviceId, actor)) return true;
+    return false;
+  };
+  return {
+    collection: signedBy(member('follower', 'witness')),
+    outbox: signedBy(member('following', 'witness')),
+  };
+}
+
+/** Registers the GET handlers of every collection and of single activities. */
+export function collectionHandlers(deps: CollectionRouteDeps) {
+  const { store, pages, serviceId, serviceEndpoint } = deps;
+  const can = readers(deps);
+  const send = (res: Response, document: unknown) => res.type(AP_CONTENT_TYPE).send(JSON.stringify(document));
+
+  const relationship = (refType: RefType, name: string) => async (req: Request, res: Response) => {
+    await requireAuthorization(req, can.collection);
+    send(res, await pages.document(`${serviceEndpoint}/${name}`, { refType, objectIri: serviceId, ordered: false, items: 'iris' }, pagingOf(req.query)));
+  };
+  const perAnchor = (refType: 'like' | 'share', name: string) => async (req: Request, res: Response) => {
+    await requireAuthorization(req, can.collection);
+    const anchor = req.params.anchor === undefined ? undefined : String(req.params.anchor);
+    let objectIri: string | undefined;
+    if (anchor !== undefined) {
+      try {
+        objectIri = anchorHashOf(anchor);
+      } catch {
+        throw badRequest(`${anchor} is not an anchor hashlink or hash`);
+      }
+    }
+    const id = anchor === undefined ? `${serviceEndpoint}/${name}` : `${serviceEndpoint}/${name}/${encodeURIComponent(anchor)}`;
+    send(res, await pages.document(id, { refType, objectIri, ordered: true, items: 'activities' }, pagingOf(req.query)));
+  };
+
+  return {
+    followers: relationship('follower', 'followers'),
+    following: relationship('following', 'following'),
+    witnesses: relationship('witness', 'witnesses'),
+    witnessing: relationship('witnessing', 'witnessing'),
+    async liked(req: Request, res: Response) {
+      await requireAuthorization(req, can.collection);
+      send(res, await pages.document(`${serviceEndpoint}/liked`, { refType: 'liked', objectIri: serviceId, ordered: true, items: 'iris' }, pagingOf(req.query)));
+    },
+    likes: perAnchor('like', 'likes'),
+    shares: perAnchor('share', 'shares'),
+    async inbox(req: Request, res: Response) {
+      await requireAuthorization(req, can.collection);
+      send(res, await pages.document(`${serviceEndpoint}/inbox`, { refType: 'inbox', objectIri: serviceId, ordered: true, items: 'activities' }, pagingOf(req.query)));
+    },
+    /** The whole outbox to authorised readers; otherwise (never a 401) only what was addressed to the public. */
+    async outbox(req: Request, res: Response) {
+      const refType = (await isAuthorized(req, can.outbox)) ? 'outbox' : 'public-outbox';
+      send(res, await pages.document(`${serviceEndpoint}/outbox`, { refType, objectIri: serviceId, ordered: true, items: 'activities' }, pagingOf(req.query)));
+    },
+    async activity(req: Request, res: Response) {
+      const id = `${serviceEndpoint}/activities/${String(req.params.id)}`;
+      const activity = await store.get(id);
+      if (!activity) throw notFound(`no activity ${id}`);
+      if (!isPublic(activity)) await requireAuthorization(req, can.outbox);
+      send(res, activity);
+    },
+  };
+}

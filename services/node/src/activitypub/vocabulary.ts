@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import { canonicalBytes, multibaseMultihash, parseHashlink } from '@anchor/common/encoding';
+import { badRequest } from '@anchor/common/errors';
+import { CONTEXT_URLS } from '@anchor/common/jsonld';
+import type { Activity } from '@anchor/common/schemas';
+
+/** The ActivityStreams / activity-anchors vocabulary the federation speaks (orb.md §3.1). */
+export const AS_CONTEXT = CONTEXT_URLS.activityStreams;
+export const ANCHORS_CONTEXT = CONTEXT_URLS.activityAnchorsV1;
+/** The public audience: activities addressed to it are readable by anyone. */
+export const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
+/** The role an Invite offers and an Offer's target: witnessing anchors. */
+export const ANCHOR_WITNESS = 'https://w3id.org/activityanchors#AnchorWitness';
+/** What peers send as Accept when fetching activities and actors. */
+export const ACTIVITY_MEDIA_TYPE = 'application/ld+json; profile="https://www.w3.org/ns/activitystreams"';
+export const ACTIVITY_CONTEXTS = [AS_CONTEXT, ANCHORS_CONTEXT];
+
+export const ACTIVITY_TYPES = ['Follow', 'Accept', 'Reject', 'Invite', 'Offer', 'Create', 'Announce', 'Like', 'Undo'] as const;
+export type ActivityType = (typeof ACTIVITY_TYPES)[number];
+
+export type { Activity };
+
+/** An activity as stored: id, type and actor always set. */
+export interface StoredActivity extends Activity {
+  id: string;
+  type: string;
+  actor: string;
+}
+
+/** An AnchorEvent (orb.md §3.1): the hashlink of a witnessed anchor linkset, the linkset optionally embedded. */
+export interface AnchorEventObject extends Record<string, unknown> {
+  '@context'?: unknown;
+  type: 'AnchorEvent';
+  url: string;
+  object?: Record<string, unknown>;
+}
+
+/** `to` as a list. */
+export function recipientsOf(activity: Activity): string[] {
+  const to = activity.to;
+  if (to === undefined) return [];
+  return Array.isArray(to) ? to : [to];
+}
+
+export function isPublic(activity: Activity): boolean {
+  return recipientsOf(activity).includes(PUBLIC);
+}
+
+/** The activity's type; an array of types must hold exactly one known type (the original sends one). */
+export function activityTypeOf(activity: Activity): string {
+  const type = activity.type;
+  if (typeof type === 'string') return type;
+  const known = type.filter((t) => (ACTIVITY_TYPES as readonly string[]).includes(t));
+  if (known.length !== 1) throw badRequest(`activity types ${JSON.stringify(type)} name no single known type`);
+  return known[0] as string;
+}
+
+/** The IRI of a member that may be a URI or an object with an `id`. */
+export function iriOf(value: unknown, what: string): string {
+  if (typeof value === 'string' && value !== '') return value;
+  if (typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string') return (value as { id: string }).id;
+  throw badRequest(`${what} must be a URI or an object with an id`);
+}
+
+/** An embedded activity (the object of Accept, Reject, Undo), checked enough to read its id, type and actor. */
+export function embeddedActivity(value: unknown, what: string): StoredActivity {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest(`${what} must be an embedded activity`);
+  const activity = value as Activity;
+  if (typeof activity.id !== 'string' || typeof activity.actor !== 'string' || activity.type === undefined) {
+    throw badRequest(`${what} must carry id, type and actor`);
+  }
+  return { ...activity, id: activity.id, actor: activity.actor, type: activityTypeOf(activity) };
+}
+
+/**
+ * Reads an AnchorEvent: `url` must be a hashlink and an embedded linkset must hash (JCS) to it
+ * (orb.md §3.1 `Validate`).
+ */
+export function readAnchorEvent(value: unknown): { hashlink: string; anchorHash: string; linkset?: Record<string, unknown> } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest('the activity object must be an AnchorEvent');
+  const event = value as Partial<AnchorEventObject> & Record<string, unknown>;
+  if (event.type !== 'AnchorEvent') throw badRequest(`expected an AnchorEvent, got ${JSON.stringify(event.type)}`);
+  const url = Array.isArray(event.url) ? (event.url.length === 1 ? event.url[0] : undefined) : event.url;
+  if (typeof url !== 'string') throw badRequest('an AnchorEvent needs exactly one url');
+  let anchorHash: string;
+  try {
+    anchorHash = parseHashlink(url).resourceHash;
+  } catch (error) {
+    throw badRequest(`AnchorEvent url: ${(error as Error).message}`);
+  }
+  if (event.object === undefined) return { hashlink: url, anchorHash };
+  if (typeof event.object !== 'object' || event.object === null || Array.isArray(event.object)) throw badRequest('an AnchorEvent object must be a linkset');
+  if (multibaseMultihash(canonicalBytes(event.object)) !== anchorHash) throw badRequest(`the AnchorEvent's linkset does not hash to ${url}`);
+  return { hashlink: url, anchorHash, linkset: event.object };
+}
+
+export function anchorEvent(hashlink: string, linkset?: object): AnchorEventObject {
+  return { '@context': ANCHORS_CONTEXT, type: 'AnchorEvent', url: hashlink, ...(linkset ? { object: linkset as Record<string, unknown> } : {}) };
+}
+
+/** The anchor hash of a hashlink, or of a bare `uEi…` hash. */
+export function anchorHashOf(reference: string): string {
+  if (!reference.startsWith('hl:')) {
+    parseHashlink(`hl:${reference}`);
+    return reference;
+  }
+  return parseHashlink(reference).resourceHash;
+}
+
+/**
+ * A deterministic activity id for an activity this node derives from something (the Create of an anchor,
+ * the Accept of an Offer, ...): posting it again after a crash is then a no-op. UUID-shaped, like the
+ * ids the outbox mints.
+ */
+export function derivedActivityId(serviceEndpoint: string, seed: string): string {
+  const hex = createHash('sha256').update(seed).digest('hex');
+  const variant = ((parseInt(hex.slice(16, 17), 16) & 0x3) | 0x8).toString(16);
+  return `${serviceEndpoint}/activities/${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** The host (host[:port]) an IRI belongs to: a URL's host, or a did:web DID's host. */
+export function hostOf(iri: string): string | undefined {
+  if (iri.startsWith('did:web:')) {
+    const host = decodeURIComponent(iri.slice('did:web:'.length).split(/[:#]/)[0] ?? '');
+    return host === '' ? undefined : host;
+  }
+  try {
+    return new URL(iri).host || undefined;
+  } catch {
+    return undefined;
+  }
+}

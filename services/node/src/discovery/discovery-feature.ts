@@ -1,0 +1,99 @@
+import { badRequest } from '@anchor/common/errors';
+import { getLogger } from '@anchor/common/log';
+import type { Store } from '@anchor/common/storage';
+import { createWebFingerClient, JRD_MEDIA_TYPE, WEBFINGER_PATH } from '@anchor/common/webfinger';
+import type { NodeContext } from '../context.js';
+import type { NodeFeature } from '../feature.js';
+import { singleQueryValue } from '../util/query-value.js';
+import type { DidAnchor } from '../operations/operation-records.js';
+import type { ResolutionService } from '../resolution/resolution-service.js';
+import type { LogSetting } from '../vct-client/log-setting.js';
+import type { FederationView } from './federation-view.js';
+import { nodeInfoContentType, nodeInfoDocument, NodeInfoUsageCounter, type NodeInfoVersion } from './nodeinfo.js';
+import { WebFingerResources } from './webfinger-resources.js';
+import { didOrbDocument, hostMetaDocument, nodeInfoLinks } from './well-known-documents.js';
+
+export interface DiscoveryDeps {
+  resolution: ResolutionService;
+  didAnchors: Store<DidAnchor>;
+  cas: { has(hash: string): Promise<boolean> };
+  logSetting: LogSetting;
+  /** The federation's outbox counts and the other nodes holding an anchor (the ActivityPub feature). */
+  federation: FederationView;
+}
+
+export interface DiscoveryFeature extends NodeFeature {
+  readonly webFinger: WebFingerResources;
+  readonly nodeInfo: NodeInfoUsageCounter;
+}
+
+/**
+ * How operators, peers and crawlers find this node (spec Discovery endpoints, orb.md §1.2 and §2.10):
+ * `/.well-known/did-orb`, `host-meta` and `host-meta.json`, `did.json` (the domain DID with the
+ * anchor-credential key), `webfinger`, `nodeinfo`, all GET and always open, as in the original (a peer
+ * must be able to find and verify this node before it holds any credential, so even a catch-all token rule
+ * does not close them); and `/nodeinfo/2.0`, `/nodeinfo/2.1`, which token rules may protect as in the
+ * original.
+ */
+export function createDiscoveryFeature(ctx: NodeContext, deps: DiscoveryDeps): DiscoveryFeature {
+  const discoveryDomains = (ctx.config.discoveryDomains ?? []).map((domain) => domain.replace(/\/$/, ''));
+  const webFinger = new WebFingerResources({
+    urls: ctx.urls,
+    namespaces: [ctx.config.didNamespace, ...(ctx.config.didAliases ?? [])],
+    discoveryDomains,
+    minResolvers: ctx.config.discoveryMinimumResolvers,
+    vctEnabled: ctx.config.vctEnabled,
+    logSetting: deps.logSetting,
+    webFinger: createWebFingerClient({ httpClient: ctx.httpClient, cacheTtlMs: ctx.config.actorCacheExpiration }),
+    resolution: deps.resolution,
+    didAnchors: deps.didAnchors,
+    cas: deps.cas,
+    federation: deps.federation,
+  });
+  const nodeInfo = new NodeInfoUsageCounter(deps.federation, ctx.config.nodeInfoRefreshInterval, getLogger('nodeinfo'));
+  // Self-authorising routes that authorise everyone: they run before the credentials check.
+  const wellKnown = ctx.http.selfAuthorizingRoutes;
+
+  wellKnown.get('/.well-known/did-orb', (_req, res) => {
+    res.json(didOrbDocument(ctx.urls));
+  });
+  // The original answered /host-meta only with `Accept: application/json` (400 otherwise); both paths
+  // serve the JRD here, since XRD is not offered and a 400 helps no client.
+  for (const path of ['/.well-known/host-meta', '/.well-known/host-meta.json']) {
+    wellKnown.get(path, (_req, res) => {
+      res.json(hostMetaDocument(ctx.urls, discoveryDomains));
+    });
+  }
+  wellKnown.get('/.well-known/did.json', (_req, res) => {
+    res.type('application/json').send(JSON.stringify(ctx.domainDidDocument));
+  });
+  wellKnown.get(WEBFINGER_PATH, async (req, res) => {
+    const jrd = await webFinger.describe(webFingerResource(req.query.resource));
+    res.type(JRD_MEDIA_TYPE).send(JSON.stringify(jrd));
+  });
+  wellKnown.get('/.well-known/nodeinfo', (_req, res) => {
+    res.json(nodeInfoLinks(ctx.urls));
+  });
+  for (const version of ['2.0', '2.1'] as const satisfies NodeInfoVersion[]) {
+    ctx.http.routes.get(`/nodeinfo/${version}`, (_req, res) => {
+      res.type(nodeInfoContentType(version)).send(JSON.stringify(nodeInfoDocument(version, nodeInfo.usage)));
+    });
+  }
+
+  return {
+    name: 'discovery',
+    webFinger,
+    nodeInfo,
+    start: () => nodeInfo.start(),
+    async stop() {
+      nodeInfo.stop();
+    },
+  };
+}
+
+/** The `resource` query parameter: required, once, non-empty (RFC 7033 §4.2: 400 otherwise). */
+function webFingerResource(value: unknown): string {
+  const resource = singleQueryValue(value, 'resource');
+  if (resource === undefined || resource === '') throw badRequest('the resource query parameter is required, e.g. ?resource=did:node:...');
+  return resource;
+}

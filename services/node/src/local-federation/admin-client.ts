@@ -1,0 +1,195 @@
+import { createHttpClient, peerStatusOf, type HttpClient } from '@anchor/common/http-client';
+import type { AcceptListUpdate } from '@anchor/common/schemas';
+import { ACTIVITY_CONTEXTS, ANCHOR_WITNESS } from '../activitypub/vocabulary.js';
+import type { AcceptListEntry, AcceptListType } from '../system/accept-lists.js';
+
+export interface NodeAdminClientOptions {
+  /** The node's base URL (its external endpoint), e.g. `http://127.0.0.1:8081`. */
+  url: string;
+  /** Bearer token sent with every request, for nodes whose token rules protect the admin endpoints. */
+  adminToken?: string;
+  /** Path of the service actor; `/services/<name>` when the node's service id is a did:web. */
+  servicePath?: string;
+  /** Default 10 s: the admin endpoints answer from the node's own store. */
+  timeoutMs?: number;
+}
+
+export interface NodeHealth {
+  /** True when `/healthcheck` answered 200. */
+  healthy: boolean;
+  status: number;
+  /** The health result, when healthy. */
+  body?: Record<string, unknown>;
+  /** When unhealthy: the status line and the node's answer as text (which components failed). */
+  problem?: string;
+}
+
+/** An activity as a collection page lists it (the fields an administrator looks at). */
+export interface AdminActivity extends Record<string, unknown> {
+  id: string;
+  type: string;
+  actor: string;
+  object?: unknown;
+}
+
+/** The unordered collections of service URIs a node keeps (spec "Federation endpoints"). */
+export type ServiceCollection = 'followers' | 'following' | 'witnesses' | 'witnessing';
+
+/**
+ * An operator's client for one node, over its HTTP API only (spec "System endpoints" and "Federation
+ * endpoints"): accept lists, Follow and Invite activities posted to the node's own outbox, the witness
+ * policy, the transparency log, the relationship collections and health. It is what the local federation
+ * wires nodes with, and what integration tests set a federation up with, so both exercise the same API a
+ * deployment is administered through.
+ */
+export class NodeAdminClient {
+  readonly url: string;
+  readonly serviceEndpoint: string;
+  private readonly http: HttpClient;
+  private serviceIdPromise: Promise<string> | undefined;
+
+  constructor(options: NodeAdminClientOptions) {
+    this.url = options.url.replace(/\/+$/, '');
+    this.serviceEndpoint = `${this.url}${options.servicePath ?? '/services/node'}`;
+    const token = options.adminToken;
+    this.http = createHttpClient({ timeoutMs: options.timeoutMs ?? 10_000, ...(token === undefined ? {} : { bearerToken: () => token }) });
+  }
+
+  /** The node's service id (the `id` of its actor document): what others follow, invite and accept-list. */
+  serviceId(): Promise<string> {
+    this.serviceIdPromise ??= this.http.get<{ id?: unknown }>(this.serviceEndpoint).then(({ data }) => {
+      if (typeof data?.id !== 'string') throw new Error(`${this.serviceEndpoint} answered an actor without an id`);
+      return data.id;
+    });
+    // A failed lookup (node not up yet) must not be remembered.
+    this.serviceIdPromise.catch(() => (this.serviceIdPromise = undefined));
+    return this.serviceIdPromise;
+  }
+
+  async acceptLists(): Promise<AcceptListEntry[]> {
+    return (await this.http.get<AcceptListEntry[]>(`${this.serviceEndpoint}/acceptlist`)).data;
+  }
+
+  /** Applies `[{type, add?, remove?}]` in order (idempotent) and returns the lists as they now are. */
+  async updateAcceptLists(changes: AcceptListUpdate[]): Promise<AcceptListEntry[]> {
+    return (await this.http.post<AcceptListEntry[]>(`${this.serviceEndpoint}/acceptlist`, changes, { headers: { 'content-type': 'application/ld+json' } })).data;
+  }
+
+  /** Lets `services` follow this node (`follow`) or invite it to witness (`invite-witness`). */
+  allow(type: AcceptListType, services: string[]): Promise<AcceptListEntry[]> {
+    return this.updateAcceptLists([{ type, add: services }]);
+  }
+
+  disallow(type: AcceptListType, services: string[]): Promise<AcceptListEntry[]> {
+    return this.updateAcceptLists([{ type, remove: services }]);
+  }
+
+  /**
+   * Posts `Follow {object: service, to: service}` to this node's outbox; returns the activity id at once.
+   * The node joins `following` when the other service's Accept arrives (see `waitUntilIn`).
+   */
+  follow(service: string): Promise<string> {
+    return this.postToOutbox({ '@context': ACTIVITY_CONTEXTS, type: 'Follow', to: service, object: service });
+  }
+
+  /** Posts `Invite {object: AnchorWitness, target: service, to: service}`; `witnesses` gains it on Accept. */
+  inviteWitness(service: string): Promise<string> {
+    return this.postToOutbox({ '@context': ACTIVITY_CONTEXTS, type: 'Invite', to: service, object: ANCHOR_WITNESS, target: service });
+  }
+
+  /** Posts any activity to this node's outbox (the administrator's way to act as the node); returns its id. */
+  async postToOutbox(activity: Record<string, unknown>): Promise<string> {
+    const { data } = await this.http.post<unknown>(`${this.serviceEndpoint}/outbox`, activity, { headers: { 'content-type': 'application/ld+json' } });
+    if (typeof data !== 'string') throw new Error(`${this.serviceEndpoint}/outbox answered ${JSON.stringify(data)} instead of the new activity id`);
+    return data;
+  }
+
+  /** Every service URI in one of the node's relationship collections, read page by page. */
+  async collection(name: ServiceCollection): Promise<string[]> {
+    return (await this.pages(name, 'items')).filter((item): item is string => typeof item === 'string');
+  }
+
+  /** Every activity in the node's inbox or outbox, oldest first (what an administrator may read). */
+  async activities(name: 'inbox' | 'outbox'): Promise<AdminActivity[]> {
+    return (await this.pages(name, 'orderedItems')).filter((item): item is AdminActivity => typeof item === 'object' && item !== null);
+  }
+
+  private async pages(name: string, member: 'items' | 'orderedItems'): Promise<unknown[]> {
+    const items: unknown[] = [];
+    let next: string | undefined = `${this.serviceEndpoint}/${name}?page=true`;
+    while (next !== undefined) {
+      const page: Record<string, unknown> = (await this.http.get<Record<string, unknown>>(next)).data;
+      const listed = page[member];
+      if (Array.isArray(listed)) items.push(...(listed as unknown[]));
+      next = typeof page.next === 'string' ? page.next : undefined;
+    }
+    return items;
+  }
+
+  /**
+   * Resolves once `service` is in the collection (e.g. `following` after a Follow was accepted); rejects
+   * after `timeoutMs` (default 30 s) naming what is there instead.
+   */
+  async waitUntilIn(name: ServiceCollection, service: string, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const members = await this.collection(name);
+      if (members.includes(service)) return;
+      if (Date.now() >= deadline) throw new Error(`${service} is not in ${this.serviceEndpoint}/${name} after ${timeoutMs} ms (members: ${members.join(', ') || 'none'})`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** The witness policy text, or undefined when none is set (the node's default applies). */
+  async witnessPolicy(): Promise<string | undefined> {
+    return this.optionalText(`${this.url}/policy`);
+  }
+
+  /** Sets the witness policy, e.g. `MinPercent(100,batch) AND MinPercent(50,system)`; '' restores the default. */
+  async setWitnessPolicy(policy: string): Promise<string | undefined> {
+    return nonEmpty((await this.http.request<string>(`${this.url}/policy`, textPost(policy))).data);
+  }
+
+  /** The transparency log this node uses as its local witness, or undefined. */
+  async log(): Promise<string | undefined> {
+    return this.optionalText(`${this.url}/log`);
+  }
+
+  /** Uses the log alias at `logUrl` (e.g. `http://127.0.0.1:8070/main`); '' stops using a log. */
+  async setLog(logUrl: string): Promise<string | undefined> {
+    return nonEmpty((await this.http.request<string>(`${this.url}/log`, textPost(logUrl))).data);
+  }
+
+  /** `GET /healthcheck`; a node that is not up yet (no answer) rejects with a retryable error. */
+  async health(): Promise<NodeHealth> {
+    try {
+      const { status, data } = await this.http.get<Record<string, unknown>>(`${this.url}/healthcheck`);
+      return { healthy: true, status, body: data };
+    } catch (error) {
+      const status = peerStatusOf(error);
+      if (status === undefined) throw error;
+      return { healthy: false, status, problem: (error as Error).message };
+    }
+  }
+
+  close(): void {
+    this.http.close();
+  }
+
+  private async optionalText(url: string): Promise<string | undefined> {
+    try {
+      return nonEmpty((await this.http.get<string>(url, { responseType: 'text' })).data);
+    } catch (error) {
+      if (peerStatusOf(error) === 404) return undefined;
+      throw error;
+    }
+  }
+}
+
+function textPost(body: string) {
+  return { method: 'POST', body, headers: { 'content-type': 'text/plain' }, responseType: 'text' as const };
+}
+
+function nonEmpty(text: string): string | undefined {
+  return text === '' ? undefined : text;
+}

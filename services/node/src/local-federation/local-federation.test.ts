@@ -1,0 +1,91 @@
+import net from 'node:net';
+import { makeTempDir, type TempDir } from '@anchor/testing/process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDemoDid, waitUntilPublished } from './demo-did.js';
+import { startLocalFederation, type LocalFederation } from './local-federation.js';
+
+/** A run of `count` consecutive loopback ports that are free right now (the federation numbers its nodes' ports). */
+async function freePortRun(count: number): Promise<number> {
+  const canBind = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 40_000);
+    let free = true;
+    for (let port = base; port < base + count && free; port++) free = await canBind(port);
+    if (free) return base;
+  }
+  throw new Error(`no ${count} consecutive free ports found`);
+}
+
+describe('the local federation (built binaries as processes)', () => {
+  let dir: TempDir;
+  let logPort: number;
+  let firstNodePort: number;
+  let federation: LocalFederation | undefined;
+  const start = (overrides: { firstNodePort?: number } = {}) =>
+    startLocalFederation({ dataDir: dir.path, nodes: 2, logPort, firstNodePort: overrides.firstNodePort ?? firstNodePort, logLevel: 'warning', nodeArgs: ['--batch-writer-timeout', '200ms'] });
+
+  beforeAll(async () => {
+    dir = await makeTempDir('local-federation-');
+    logPort = await freePortRun(3);
+    firstNodePort = logPort + 1;
+  });
+  afterAll(async () => {
+    await federation?.stop();
+    await dir.remove();
+  });
+
+  it('starts a log and two nodes that follow, witness and accept-list each other and use the log', async () => {
+    federation = await start();
+    const [node1, node2] = federation.admins;
+    if (!node1 || !node2) throw new Error('two nodes expected');
+    const [id1, id2] = await Promise.all([node1.serviceId(), node2.serviceId()]);
+    expect(id1).toBe(`http://127.0.0.1:${firstNodePort}/services/node`);
+    for (const [node, other] of [
+      [node1, id2],
+      [node2, id1],
+    ] as const) {
+      expect(await node.collection('following')).toEqual([other]);
+      expect(await node.collection('followers')).toEqual([other]);
+      expect(await node.collection('witnesses')).toEqual([other]);
+      expect(await node.collection('witnessing')).toEqual([other]);
+      expect(await node.acceptLists()).toEqual([
+        { type: 'follow', url: [other] },
+        { type: 'invite-witness', url: [other] },
+      ]);
+      expect(await node.log()).toBe(`http://127.0.0.1:${logPort}/main`);
+    }
+  });
+
+  it('anchors a DID created on one node and publishes it on both', async () => {
+    const urls = federation!.layout.nodes.map((node) => node.url);
+    const demo = await createDemoDid(urls[0]!);
+    const views = await waitUntilPublished(urls, demo.did, 60_000);
+    expect(views).toHaveLength(2);
+    expect(views[0]!.canonicalId).toMatch(new RegExp(`^did:node:uEi[\\w-]+:${demo.didSuffix}$`));
+    expect(views[1]!.canonicalId).toBe(views[0]!.canonicalId);
+  });
+
+  it('restarts on the same data without posting the follows and invitations again', async () => {
+    const before = await Promise.all(federation!.admins.map((admin) => admin.activities('outbox')));
+    await federation!.stop();
+    federation = await start();
+    const after = await Promise.all(federation.admins.map((admin) => admin.activities('outbox')));
+    for (const [i, activities] of after.entries()) {
+      const relationships = activities.filter((activity) => activity.type === 'Follow' || activity.type === 'Invite');
+      expect(relationships.map((activity) => activity.type).sort()).toEqual(['Follow', 'Invite']);
+      expect(relationships.map((activity) => activity.id)).toEqual(before[i]!.filter((activity) => activity.type === 'Follow' || activity.type === 'Invite').map((activity) => activity.id));
+    }
+    expect(await federation.admins[0]!.collection('following')).toHaveLength(1);
+  });
+
+  it('refuses to start its data on other ports', async () => {
+    await federation!.stop();
+    federation = undefined;
+    await expect(start({ firstNodePort: firstNodePort + 10 })).rejects.toThrow(/belongs to a federation started on other ports \(node1 .* -> /);
+  });
+});

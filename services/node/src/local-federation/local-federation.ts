@@ -1,0 +1,118 @@
+import { fileURLToPath } from 'node:url';
+import { startProcess, type ServiceProcess } from '@anchor/testing/process';
+import { NodeAdminClient } from './admin-client.js';
+import { keepLayoutStable, planFederation, type FederationLayout, type ServicePlace } from './federation-layout.js';
+import { wireFederation } from './federation-wiring.js';
+import { LineForwarder } from './line-forwarder.js';
+
+// Both resolve from src/local-federation (tests) and dist/local-federation alike: the built binaries run,
+// as in production.
+const NODE_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+const VCT_LOG_MAIN = fileURLToPath(new URL('../../../vct-log/dist/main.js', import.meta.url));
+
+export interface LocalFederationOptions {
+  /** Each service keeps its data in `<dataDir>/<name>` across restarts. */
+  dataDir: string;
+  /** Default 2. */
+  nodes?: number;
+  /** Default 8070. */
+  logPort?: number;
+  /** Node i listens on firstNodePort + i - 1. Default 8081. */
+  firstNodePort?: number;
+  /** Set on every node when given; otherwise each node keeps its own (default 100% batch and system). */
+  witnessPolicy?: string;
+  /** Level spec passed to every service (`--log-level`). Default info. */
+  logLevel?: string;
+  /** Extra flags for every node, e.g. `['--batch-writer-timeout', '200ms']`. */
+  nodeArgs?: readonly string[];
+  /** Each line a service prints, with the service's name. Default: not shown. */
+  onOutput?: (service: string, line: string) => void;
+  /** What the launcher itself does (starting, wiring changes). Default: not shown. */
+  onProgress?: (message: string) => void;
+  /** Per service. Default 60 s. */
+  readyTimeoutMs?: number;
+}
+
+export interface LocalFederation {
+  readonly layout: FederationLayout;
+  /** Admin clients of the nodes, in layout order. */
+  readonly admins: readonly NodeAdminClient[];
+  /** Resolves when a service exits by itself (crashed, or killed from outside): name and exit status. */
+  readonly exited: Promise<{ service: string; code: number | null; signal: NodeJS.Signals | null }>;
+  /** Stops the nodes, then the log (nodes may be handing the log a credential), each with SIGTERM. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs a development federation on loopback: a vct-log and N nodes started bare as their binaries
+ * (embedded LMDB, in-process queues), each with `http://127.0.0.1:<port>` as its external endpoint and
+ * accept-list policies for follows and witness invitations; then wires them through their HTTP APIs (see
+ * `wireFederation`). Data stays under `dataDir`, so a restart continues the same federation.
+ */
+export async function startLocalFederation(options: LocalFederationOptions): Promise<LocalFederation> {
+  const layout = planFederation({ dataDir: options.dataDir, nodes: options.nodes ?? 2, logPort: options.logPort ?? 8070, firstNodePort: options.firstNodePort ?? 8081 });
+  const progress = options.onProgress ?? (() => undefined);
+  const absent = await keepLayoutStable(layout);
+  if (absent.length > 0) {
+    progress(`not started: ${absent.join(', ')} from an earlier start; the others still count them as followers and witnesses, so their anchors wait for them (start with as many nodes as before, or remove the data directory)`);
+  }
+  const logLevel = options.logLevel ?? 'info';
+  const running: ServiceProcess[] = [];
+  const admins = layout.nodes.map((node) => new NodeAdminClient({ url: node.url }));
+
+  const stop = async (): Promise<void> => {
+    for (const admin of admins) admin.close();
+    const [log, ...nodes] = running;
+    await Promise.all(nodes.map((service) => service.stop(30_000)));
+    await log?.stop(30_000);
+  };
+
+  try {
+    // The log first: a node that already uses it reports unhealthy until it answers.
+    progress(`starting vct-log on ${layout.log.url}`);
+    running.push(await startService(VCT_LOG_MAIN, layout.log, ['--base-url', layout.log.url, '--log-level', logLevel, '--log-format', 'text'], options));
+    progress(`starting ${layout.nodes.length} nodes on ${layout.nodes.map((node) => node.url).join(', ')}`);
+    const nodeArgs = (node: ServicePlace) => [
+      '--external-endpoint',
+      node.url,
+      '--follow-auth-policy',
+      'accept-list',
+      '--invite-witness-auth-policy',
+      'accept-list',
+      '--log-level',
+      logLevel,
+      ...(options.nodeArgs ?? []),
+    ];
+    const nodes = await Promise.allSettled(layout.nodes.map((node) => startService(NODE_MAIN, node, nodeArgs(node), options)));
+    for (const node of nodes) if (node.status === 'fulfilled') running.push(node.value);
+    const failed = nodes.find((node) => node.status === 'rejected');
+    if (failed) throw failed.reason;
+    progress('wiring the nodes: accept lists, log, follows, witness invitations');
+    await wireFederation(admins, { logUrl: layout.log.logUrl, ...(options.witnessPolicy === undefined ? {} : { witnessPolicy: options.witnessPolicy }), onChange: progress });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const exited = Promise.race(running.map(async (service) => ({ service: service.name, ...(await service.exited) })));
+  return { layout, admins, exited, stop };
+}
+
+async function startService(main: string, place: ServicePlace, args: readonly string[], options: LocalFederationOptions): Promise<ServiceProcess> {
+  const out = new LineForwarder((line) => options.onOutput?.(place.name, line));
+  const err = new LineForwarder((line) => options.onOutput?.(place.name, line));
+  const service = await startProcess(main, {
+    name: place.name,
+    args: ['--host-url', `127.0.0.1:${place.port}`, '--data-dir', place.dataDir, ...args],
+    // Own group: a terminal's Ctrl-C reaches the launcher only, which stops each service once.
+    ownProcessGroup: true,
+    onOutput: (chunk, stream) => (stream === 'stdout' ? out : err).write(chunk),
+    readyUrl: `${place.url}/healthcheck`,
+    readyStatus: (status) => status === 200,
+    readyTimeoutMs: options.readyTimeoutMs ?? 60_000,
+  });
+  void service.exited.then(() => {
+    out.flush();
+    err.flush();
+  });
+  return service;
+}

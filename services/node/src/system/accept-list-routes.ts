@@ -1,0 +1,49 @@
+import { badRequest } from '@anchor/common/errors';
+import { requireToken } from '@anchor/common/http';
+import { ACCEPT_LIST_UPDATE, validate } from '@anchor/common/schemas';
+import type { NodeContext } from '../context.js';
+import { KeyedMutex } from '../util/keyed-mutex.js';
+import { ACCEPT_LIST_TYPES, type AcceptListEntry, type AcceptLists, type AcceptListType } from './accept-lists.js';
+import { singleQueryValue } from '../util/query-value.js';
+import { jsonBody } from './json-body.js';
+
+/**
+ * `GET|POST <service path>/acceptlist` (spec System endpoints, orb.md §1.2): who may follow this node and who
+ * may invite it to witness, used when `--follow-auth-policy` / `--invite-witness-auth-policy` is
+ * `accept-list`. Token-only (a valid HTTP signature is not enough), as in the original.
+ *
+ *   GET                 → [{type, url: [...]}, ...] for every type
+ *   GET ?type=follow    → {type, url: [...]}; an unknown type is a 400
+ *   POST [{type, add?, remove?}, ...] → adds then removes per entry, in order; idempotent. The whole body
+ *        is validated first, so one bad entry changes nothing. Answers the lists as GET does.
+ */
+export function registerAcceptListRoutes(ctx: NodeContext, acceptLists: AcceptLists): void {
+  const path = `${ctx.urls.servicePath}/acceptlist`;
+  // Updates are read-modify-write of one stored list: serialise them in this instance.
+  const updates = new KeyedMutex();
+
+  ctx.http.routes.get(path, requireToken, async (req, res) => {
+    const type = singleQueryValue(req.query.type, 'type');
+    if (type === undefined) {
+      res.json(await acceptLists.all());
+      return;
+    }
+    const listType = acceptListType(type);
+    res.json({ type: listType, url: await acceptLists.get(listType) } satisfies AcceptListEntry);
+  });
+
+  ctx.http.routes.post(path, requireToken, async (req, res) => {
+    const changes = validate(ACCEPT_LIST_UPDATE, jsonBody(req.body, 'accept list update'), { what: 'accept list update' });
+    await updates.run('accept-lists', async () => {
+      for (const change of changes) await acceptLists.update(change.type, change);
+    });
+    res.json(await acceptLists.all());
+  });
+}
+
+function acceptListType(type: string): AcceptListType {
+  if (!(ACCEPT_LIST_TYPES as readonly string[]).includes(type)) {
+    throw badRequest(`unknown accept list type '${type}'; use one of ${ACCEPT_LIST_TYPES.join(', ')}`);
+  }
+  return type as AcceptListType;
+}

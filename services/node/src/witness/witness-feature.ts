@@ -1,0 +1,111 @@
+import { badRequest, notFound } from '@anchor/common/errors';
+import { requireToken } from '@anchor/common/http';
+import { getLogger } from '@anchor/common/log';
+import { createWebFingerClient } from '@anchor/common/webfinger';
+import type { ActivityPubFeature } from '../activitypub/activitypub-feature.js';
+import { LocalWitness } from '../anchoring/local-witness.js';
+import type { NodeContext } from '../context.js';
+import type { NodeFeature } from '../feature.js';
+import { vcVerificationMethod } from '../identity/domain-did-document.js';
+import { CredentialVerifier } from '../observer/credential-verifier.js';
+import type { VctClientFeature } from '../vct-client/vct-client-feature.js';
+import { OfferWitnessing } from './offer-witnessing.js';
+import { WitnessPolicySetting } from './policy-setting.js';
+import { WitnessCandidates } from './witness-candidates.js';
+import { offerHandler } from './witness-side.js';
+import { WitnessingRecords } from './witnessing-records.js';
+
+export interface WitnessFeature extends NodeFeature {
+  /** The witnessing step of the anchor pipeline: Offers to other nodes, their proofs, the policy. */
+  readonly witnessing: OfferWitnessing;
+  readonly policy: WitnessPolicySetting;
+  readonly records: WitnessingRecords;
+  /** Sets how an arriving proof wakes the pipeline up (wired once the anchoring feature exists). */
+  onProof(advance: (anchorId: string) => void): void;
+}
+
+/**
+ * Witnessing, both sides (orb.md §2.5-§2.6): the witness policy (`GET`/`POST /policy`, text/plain), the
+ * origin side that offers anchors to witnesses and evaluates their proofs (`OfferWitnessing`, the
+ * pipeline's `AnchorWitnessing`), and the witness side that answers Offers of the services it agreed to
+ * witness for.
+ */
+export async function createWitnessFeature(ctx: NodeContext, deps: { activityPub: ActivityPubFeature; vct: VctClientFeature }): Promise<WitnessFeature> {
+  const log = getLogger('witness');
+  const { config, urls } = ctx;
+  const records = await WitnessingRecords.open(ctx.storage);
+  const policy = new WitnessPolicySetting(ctx.configValues);
+  const verifier = new CredentialVerifier(ctx.didResolver, config.actorCacheExpiration);
+  let advance: (anchorId: string) => void = () => undefined;
+
+  const witnessing = new OfferWitnessing({
+    records,
+    candidates: new WitnessCandidates({
+      actors: deps.activityPub.actors,
+      store: deps.activityPub.store,
+      webFinger: createWebFingerClient({ httpClient: ctx.httpClient, cacheTtlMs: config.actorCacheExpiration }),
+      serviceId: urls.serviceId,
+      ownOrigins: [urls.externalEndpoint, urls.serviceId, urls.serviceEndpoint],
+      log,
+    }),
+    policy,
+    outbox: deps.activityPub.outbox,
+    verifier,
+    log,
+    options: {
+      serviceEndpoint: urls.serviceEndpoint,
+      maxWitnessDelayMs: config.maxWitnessDelay,
+      maxClockSkewMs: config.maxClockSkew,
+      gracePeriodMs: config.anchorStatusGracePeriod,
+      monitoringIntervalMs: config.anchorStatusMonitoringInterval,
+      expiryMs: config.witnessStoreExpiryPeriod,
+    },
+    advance: (anchorId) => advance(anchorId),
+  });
+  deps.activityPub.onAccepted('Offer', (accept, offer) => witnessing.acceptedOffer(accept, offer));
+  deps.activityPub.inbox.on(
+    'Offer',
+    offerHandler({
+      store: deps.activityPub.store,
+      outbox: deps.activityPub.outbox,
+      // As a witness the node always puts its log (when it has one) behind its proof.
+      localWitness: new LocalWitness({
+        key: ctx.keys.vcSigningKey,
+        verificationMethod: vcVerificationMethod(urls, ctx.keys),
+        domain: config.anchorCredentialDomain ?? urls.externalEndpoint,
+        useLog: true,
+        ownOrigins: [],
+        logSetting: deps.vct.logSetting,
+        vct: deps.vct.client,
+      }),
+      verifier,
+      serviceId: urls.serviceId,
+      serviceEndpoint: urls.serviceEndpoint,
+      namespace: config.didNamespace,
+      maxWitnessDelayMs: config.maxWitnessDelay,
+      log,
+    }),
+  );
+
+  // The policy is an administrator setting: a token where the rules define one (a signature is not enough).
+  ctx.http.routes.get('/policy', requireToken, async (_req, res) => {
+    const text = await policy.text();
+    if (text === undefined) throw notFound('no witness policy is set: the default applies (MinPercent(100,batch) AND MinPercent(100,system))');
+    res.type('text/plain').send(text);
+  });
+  ctx.http.routes.post('/policy', requireToken, async (req, res) => {
+    const body: unknown = req.body;
+    if (body !== undefined && typeof body !== 'string') throw badRequest('POST /policy takes the witness policy as a text/plain body');
+    res.type('text/plain').send((await policy.set(body ?? '')) ?? '');
+  });
+
+  return {
+    name: 'witness',
+    witnessing,
+    policy,
+    records,
+    onProof(listener) {
+      advance = listener;
+    },
+  };
+}
