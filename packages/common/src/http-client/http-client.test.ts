@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError, isRetryable } from '../errors/index.js';
 import type { OutboundRequest } from '../http/principal.js';
@@ -103,6 +103,51 @@ describe('http client', () => {
     await client.get(`${peer.url}/echo`);
     await client.get(`${peer.url}/echo`);
     expect(peer.received.map((r) => r.headers.connection)).toEqual(['keep-alive', 'keep-alive']);
+  });
+
+  it('closes idle pooled connections before the server would', async () => {
+    const server = http.createServer((_req, res) => res.end('{}'));
+    server.keepAliveTimeout = 60_000;
+    let closed = 0;
+    server.on('connection', (socket) => socket.on('close', () => closed++));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const idle = createHttpClient({ idleSocketMs: 200 });
+    try {
+      await idle.get(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(closed).toBe(1);
+    } finally {
+      idle.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('sends a request again when a reused connection turns out closed, and only then', async () => {
+    // Answers the first request on each connection and resets the connection on the second, as a server
+    // whose keep-alive ended while the request was on its way.
+    let requests = 0;
+    const server = net.createServer((socket) => {
+      let seen = 0;
+      socket.on('data', () => {
+        requests++;
+        if (++seen === 1) socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\n{}');
+        else socket.resetAndDestroy();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const target = `http://127.0.0.1:${(server.address() as AddressInfo).port}/activity`;
+    try {
+      await client.post(target, { n: 1 });
+      expect((await client.post(target, { n: 2 })).status).toBe(200);
+      expect(requests).toBe(3);
+    } finally {
+      server.close();
+    }
+    // A reset on a fresh connection is the peer's answer, not a stale socket: no second try.
+    const error = await failureOf(client.get(`${peer.url}/reset`));
+    expect(error.message).toMatch(/ECONNRESET|socket hang up/);
+    expect(peer.received.filter((r) => r.url === '/reset')).toHaveLength(1);
   });
 
   it('sends a bearer token chosen per target, overridable per request', async () => {

@@ -21,6 +21,8 @@ export interface HttpClientOptions {
   bearerToken?: (url: URL) => string | undefined;
   /** Connections per host. Default 100, as the original. */
   maxSockets?: number;
+  /** An idle pooled connection is closed after this. Default 4 s, under the common 5 s server keep-alive. */
+  idleSocketMs?: number;
   /** Responses larger than this fail (not retryable). Default 16 MiB. */
   maxResponseBytes?: number;
   /** Redirects followed for unsigned requests; signed ones never follow (the signature names one target). Default 5. */
@@ -73,11 +75,22 @@ export function peerStatusOf(error: unknown): number | undefined {
 }
 
 const RETRY_LATER_4XX = new Set([408, 429]);
+/** Several pooled sockets may have gone stale together; each retry takes another or opens one. */
+const STALE_SOCKET_RETRIES = 3;
+
+class StaleSocketError extends Error {
+  constructor(override readonly cause: Error) {
+    super(cause.message);
+  }
+}
 
 export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const maxSockets = options.maxSockets ?? 100;
-  const httpAgent = new http.Agent({ keepAlive: true, maxSockets });
-  const httpsAgent = new https.Agent({ keepAlive: true, maxSockets, ca: options.tls?.ca, rejectUnauthorized: options.tls?.rejectUnauthorized ?? true });
+  // Idle pooled connections are closed before the server's keep-alive ends them: without an agent timeout
+  // Node ignores the server's Keep-Alive hint and keeps idle sockets until the server resets them.
+  const timeout = options.idleSocketMs ?? 4_000;
+  const httpAgent = new http.Agent({ keepAlive: true, maxSockets, timeout });
+  const httpsAgent = new https.Agent({ keepAlive: true, maxSockets, timeout, ca: options.tls?.ca, rejectUnauthorized: options.tls?.rejectUnauthorized ?? true });
   const maxResponseBytes = options.maxResponseBytes ?? 16 * 1024 * 1024;
   const defaultTimeoutMs = options.timeoutMs ?? 20_000;
 
@@ -140,12 +153,30 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     return send({ url, method: asGet ? 'GET' : exchange.method, headers, body: asGet ? undefined : exchange.body, signal: exchange.signal }, redirectsLeft - 1);
   }
 
-  function exchangeOnce({ url, method, headers, body, signal }: Exchange): Promise<RawResponse> {
+  /**
+   * A server may close an idle keep-alive connection just as a request is written to it; the request was
+   * then never read, and Node reports ECONNRESET or EPIPE on the reused socket before any response. Such an
+   * exchange is sent again on another connection (what Node's documentation advises); an error on a fresh
+   * connection, or after response bytes arrived, is not retried here.
+   */
+  async function exchangeOnce(exchange: Exchange): Promise<RawResponse> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await exchangeOnSocket(exchange);
+      } catch (error) {
+        if (!(error instanceof StaleSocketError) || attempt > STALE_SOCKET_RETRIES) throw error instanceof StaleSocketError ? error.cause : error;
+      }
+    }
+  }
+
+  function exchangeOnSocket({ url, method, headers, body, signal }: Exchange): Promise<RawResponse> {
     const secure = url.protocol === 'https:';
     if (!secure && url.protocol !== 'http:') return Promise.reject(new AppError('bad_request', `unsupported protocol ${url.protocol}`, { retryable: false }));
     const sent = body === undefined ? headers : { ...headers, 'content-length': String(body.length) };
     return new Promise((resolve, reject) => {
+      let answered = false;
       const req = (secure ? https : http).request(url, { method, headers: sent, agent: secure ? httpsAgent : httpAgent, signal }, (res: IncomingMessage) => {
+        answered = true;
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (chunk: Buffer) => {
@@ -163,7 +194,10 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
           if (!res.complete) reject(Object.assign(new Error('the response was cut off'), { code: 'ECONNRESET' }));
         });
       });
-      req.on('error', reject);
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        const stale = req.reusedSocket && !answered && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+        reject(stale ? new StaleSocketError(error) : error);
+      });
       req.end(body);
     });
   }
