@@ -122,9 +122,10 @@ describe('startProcess', () => {
 
   it('kills a process that is not ready in time and reports its output', async () => {
     const port = await freePort();
-    const error = await startProcess(NEVER_READY, { readyUrl: `http://127.0.0.1:${port}/`, readyTimeoutMs: 700 }).catch((e: Error) => e);
+    // Long enough for the helper to have printed its line even on a loaded machine (it failed at 700 ms).
+    const error = await startProcess(NEVER_READY, { readyUrl: `http://127.0.0.1:${port}/`, readyTimeoutMs: 4_000 }).catch((e: Error) => e);
     expect(error).toBeInstanceOf(Error);
-    expect((error as Error).message).toMatch(/timed out after 700 ms waiting for http:\/\/127\.0\.0\.1:\d+\/ to answer; no answer/);
+    expect((error as Error).message).toMatch(/timed out after 4000 ms waiting for http:\/\/127\.0\.0\.1:\d+\/ to answer; no answer/);
     expect((error as Error).message).toContain('started but not listening');
     const pid = Number(/pid (\d+)/.exec((error as Error).message)?.[1]);
     expect(isAlive(pid)).toBe(false);
@@ -154,9 +155,9 @@ describe('startProcess', () => {
   });
 
   it('hands output to onOutput as it arrives, and still captures it', async () => {
-    const seen: string[] = [];
-    const result = await runProcess(PRINTS_AND_ENDS, { timeoutMs: 10_000, onOutput: (chunk, stream) => seen.push(`${stream}:${chunk}`) });
-    expect(seen.join('')).toBe('stdout:answer 42\n');
+    const seen = { stdout: '', stderr: '' };
+    const result = await runProcess(PRINTS_AND_ENDS, { timeoutMs: 10_000, onOutput: (chunk, stream) => (seen[stream] += chunk) });
+    expect(seen).toEqual({ stdout: 'answer 42\n', stderr: '' });
     expect(result.stdout).toBe('answer 42\n');
   });
 
