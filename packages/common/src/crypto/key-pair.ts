@@ -1,11 +1,11 @@
-import { createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, diffieHellman, sign, verify, type KeyObject } from 'node:crypto';
 import { base58Encode, multibaseDecode, multibaseEncode } from '../encoding/index.js';
 import { badRequest } from '../errors/index.js';
 import { normaliseSecp256k1LowS } from './ecdsa.js';
 import { importJwk, privateJwkOf, publicJwkOf, type Jwk } from './jwk.js';
 import { EC_CURVES, isEcKeyType, jwsAlgorithmFor, type JwsAlgorithm, type KeyType } from './key-types.js';
 import { decodeMultikey, encodeMultikey } from './multikey.js';
-import { compressEcPoint, decodeEcPoint, okpPrivateKeyFromSeed, okpPublicKeyFromRaw, okpRawPublicKey } from './raw-keys.js';
+import { compressEcPoint, decodeEcPoint, generateKeyObjects, okpPrivateKeyFromSeed, okpPublicKeyFromRaw, okpRawPublicKey } from './raw-keys.js';
 
 const ED25519_SIGNATURE_LENGTH = 64;
 
@@ -30,6 +30,7 @@ export class KeyPair {
   }
 
   static generate(type: KeyType): KeyPair {
+    if (!isEcKeyType(type) && type !== 'Ed25519' && type !== 'X25519') unsupportedType(type);
     const { publicKey, privateKey } = generateKeyObjects(type);
     return new KeyPair(type, publicKey, privateKey);
   }
@@ -208,12 +209,6 @@ function keyTypeOfKeyObject(key: KeyObject): KeyType {
   }
 }
 
-function generateKeyObjects(type: KeyType): { publicKey: KeyObject; privateKey: KeyObject } {
-  if (isEcKeyType(type)) return generateKeyPairSync('ec', { namedCurve: EC_CURVES[type].opensslName });
-  if (type === 'Ed25519') return generateKeyPairSync('ed25519');
-  if (type === 'X25519') return generateKeyPairSync('x25519');
-  return unsupportedType(type);
-}
 
 function unsupportedType(type: string): never {
   throw badRequest(`unsupported key type '${String(type)}'`);
