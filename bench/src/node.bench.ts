@@ -10,6 +10,12 @@
  *   3. Resolution offered at 3,100 requests/s over 10,000 published DIDs (random picks, 20 connections,
  *      15 s, after a pass over all of them): the rate served and the latency p99.
  *
+ * How autocannon holds a rate: `overallRate` gives each connection a per-second quota, which it sends back to
+ * back at the start of every second before pausing. Phase 2 is therefore bursts at the full 64 connections
+ * for most of each second, and its latency is that of those bursts. An evenly paced open-loop generator
+ * (undici pool, requests due at start + i / rate) was tried instead and set aside: against a bare node:http
+ * server on this machine its own timer jitter alone gave a p99 of 13-44 ms.
+ *
  * Targets (2 cores, the load generator included): >= 2,000 accepted creates/s with p99 <= 50 ms;
  * accept → published p99 <= 2 s; resolution p99 <= 10 ms at >= 3,000 requests/s over 10,000 DIDs.
  *
