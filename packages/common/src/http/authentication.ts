@@ -11,7 +11,8 @@ export interface AuthOptions {
   signatureAuthenticator?: SignatureAuthenticator;
 }
 
-const ANONYMOUS: Principal = Object.freeze({ kind: 'anonymous' });
+/** The principal of a request that brought neither a matching token nor a valid signature. */
+export const ANONYMOUS: Principal = Object.freeze({ kind: 'anonymous' });
 
 /** The token of an `Authorization: Bearer <token>` header (empty string for a bare `Bearer`), else undefined. */
 export function bearerToken(header: string | undefined): string | undefined {

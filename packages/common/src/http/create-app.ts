@@ -73,7 +73,7 @@ export function createHttpApp(options: HttpAppOptions = {}): HttpApp {
 
   const routes = Router({ caseSensitive: true });
   const selfAuthorizingRoutes = Router({ caseSensitive: true });
-  const fastRoutes = new FastRoutes(routes);
+  const fastRoutes = new FastRoutes(routes, selfAuthorizingRoutes);
   const bodyLimit = parseByteSize(options.bodyLimit ?? '2mb');
   const observe = requestObserver(log, metrics);
 
@@ -92,7 +92,7 @@ export function createHttpApp(options: HttpAppOptions = {}): HttpApp {
     routes: fastRoutes,
     app,
     rules: new TokenRules(options.auth?.rules),
-    verifiesSignatures: options.auth?.signatureAuthenticator !== undefined,
+    signatureAuthenticator: options.auth?.signatureAuthenticator,
     bodyLimit,
     securityHeaders: securityHeaders(options.helmet),
     observe,

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { badRequest } from '../errors/index.js';
+import { badRequest, unauthorized } from '../errors/index.js';
 import { createMetrics } from '../metrics/index.js';
 import { bearer, call, serve, type Reply } from './http.test-helpers.js';
 import { createHttpApp, parseByteSize, type HttpAppOptions } from './index.js';
+import type { FastRequest } from './fast-routes.js';
 import type { SignatureAuthenticator } from './principal.js';
 
 /** One app with a GET and a POST fast route; `fast` serves its listener, `viaExpress` the express app alone. */
@@ -81,6 +82,46 @@ describe('fast routes', () => {
     expect((await call(`${fast}/main/v1/items/1`, { headers: { signature: 'keyId="k"' } })).status).toBe(200);
     expect((await call(`${fast}/open/v1/items/1`)).status).toBe(200);
     expect(seen).toEqual(['/main/v1/items/1']);
+  });
+
+  it('verify signatures on a signed route themselves, on the fast path as through express', async () => {
+    const verified: Array<{ url: string; body: string | undefined }> = [];
+    const signatureAuthenticator: SignatureAuthenticator = async (req) => {
+      if (req.headers.signature === undefined) return undefined;
+      if (req.headers.signature !== 'good') throw unauthorized('the signature does not verify');
+      verified.push({ url: req.originalUrl, body: req.rawBody?.toString('utf8') });
+      return { actor: 'https://peer.example/actor', keyId: 'https://peer.example/actor#key' };
+    };
+    const http = createHttpApp({
+      metrics: createMetrics({ prefix: 'test_', processMetrics: false }),
+      bodyLimit: '1kb',
+      auth: { rules: [{ path: '/guarded', write: ['w'] }], signatureAuthenticator },
+    });
+    // Answers with what the kit told the handler.
+    const who = (req: FastRequest) => ({ contentType: 'application/json', body: JSON.stringify({ principal: req.principal, authorized: req.authorized, body: req.body?.toString('utf8') }) });
+    http.fastRoutes.post('/open/inbox', who, { signed: true }).post('/guarded/inbox', who, { signed: true });
+    const fast = (await serve(http.listener)).url;
+    const viaExpress = (await serve(http.app)).url;
+    const post = (base: string, path: string, headers: Record<string, string>, body = '{"a":1}') => call(`${base}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+    const signer = { kind: 'signature', actor: 'https://peer.example/actor', keyId: 'https://peer.example/actor#key' };
+
+    for (const base of [fast, viaExpress]) {
+      // A valid signature: the signer, checked over the exact bytes received.
+      expect((await post(base, '/open/inbox?x=1', { signature: 'good' })).json).toEqual({ principal: signer, authorized: true, body: '{"a":1}' });
+      expect((await post(base, '/guarded/inbox', { signature: 'good' })).json).toEqual({ principal: signer, authorized: false, body: '{"a":1}' });
+      // None: the kit does not refuse, the handler decides.
+      expect((await post(base, '/open/inbox', {})).json).toEqual({ principal: { kind: 'anonymous' }, authorized: true, body: '{"a":1}' });
+      expect((await post(base, '/guarded/inbox', {})).json).toEqual({ principal: { kind: 'anonymous' }, authorized: false, body: '{"a":1}' });
+      // A bad one: the authenticator's 401.
+      expect(await post(base, '/open/inbox', { signature: 'forged' })).toMatchObject({ status: 401, json: { message: 'the signature does not verify' } });
+      // A token the rules define must match; a matching one stands instead of a signature.
+      expect((await post(base, '/guarded/inbox', { ...bearer('w'), signature: 'forged' })).json).toEqual({ principal: { kind: 'token' }, authorized: true, body: '{"a":1}' });
+      expect(await post(base, '/guarded/inbox', { ...bearer('nope'), signature: 'good' })).toMatchObject({ status: 401, json: { message: 'invalid bearer token' } });
+      // An oversized body is refused before any signature work.
+      expect(await post(base, '/open/inbox', { signature: 'good' }, 'x'.repeat(2000))).toMatchObject({ status: 413 });
+    }
+    expect(verified.map((entry) => entry.url)).toEqual(['/open/inbox?x=1', '/guarded/inbox', '/open/inbox?x=1', '/guarded/inbox']);
+    expect(verified.every((entry) => entry.body === '{"a":1}')).toBe(true);
   });
 
   it('record requests in http_request_duration_seconds under the route template', async () => {

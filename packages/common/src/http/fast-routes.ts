@@ -1,10 +1,11 @@
 import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { Logger } from '../log/index.js';
-import { bearerToken, credentialsRequired, invalidBearerToken } from './authentication.js';
+import { ANONYMOUS, bearerToken, credentialsRequired, invalidBearerToken } from './authentication.js';
 import { readRawBody } from './body-parsing.js';
 import { errorResponse, logErrorResponse } from './error-mapping.js';
 import type { RequestObserver } from './request-logging.js';
+import type { Principal, SignatureAuthenticator } from './principal.js';
 import type { CompiledToken, TokenRules } from './token-rules.js';
 import './request.js';
 
@@ -19,6 +20,20 @@ export interface FastRequest {
   /** The exact body bytes, never parsed (undefined when empty): the handler reads them as its protocol says. */
   readonly body: Buffer | undefined;
   readonly headers: IncomingHttpHeaders;
+  /** Who sent it: a matched bearer token, a verified HTTP signer (signed routes), or anonymous. */
+  readonly principal: Principal;
+  /** Whether the token rules are satisfied (no token defined for the path and method, or one matched). */
+  readonly authorized: boolean;
+}
+
+export interface FastRouteOptions {
+  /**
+   * A self-authorising route that verifies HTTP signatures itself (an ActivityPub inbox): a bearer token the
+   * rules define must still match (401 otherwise), but a request without one is not refused by the kit. Its
+   * signature, if any, is verified against the exact body bytes, on the fast path too; the handler decides
+   * from `principal` and `authorized` (through express it sits with the kit's self-authorising routes).
+   */
+  signed?: boolean;
 }
 
 /** A prepared answer: sent with `; charset=utf-8` after the media type, without ETag. */
@@ -38,6 +53,7 @@ interface FastRoute {
   pattern: RegExp;
   paramNames: readonly string[];
   handler: FastHandler;
+  signed: boolean;
 }
 
 interface Match {
@@ -57,14 +73,18 @@ interface Match {
 export class FastRoutes {
   readonly #routes: FastRoute[] = [];
 
-  constructor(private readonly express: Router) {}
+  /** `express`: the kit's routes (behind its credential check); `selfAuthorizing`: its self-authorising routes (before it). */
+  constructor(
+    private readonly express: Router,
+    private readonly selfAuthorizing: Router,
+  ) {}
 
-  get(template: string, handler: FastHandler): this {
-    return this.#add('GET', template, handler);
+  get(template: string, handler: FastHandler, options: FastRouteOptions = {}): this {
+    return this.#add('GET', template, handler, options);
   }
 
-  post(template: string, handler: FastHandler): this {
-    return this.#add('POST', template, handler);
+  post(template: string, handler: FastHandler, options: FastRouteOptions = {}): this {
+    return this.#add('POST', template, handler, options);
   }
 
   /** The route a request goes to, with its decoded parameters; undefined when none (or a parameter is not decodable: express answers that). */
@@ -87,7 +107,7 @@ export class FastRoutes {
     return undefined;
   }
 
-  #add(method: 'GET' | 'POST', template: string, handler: FastHandler): this {
+  #add(method: 'GET' | 'POST', template: string, handler: FastHandler, options: FastRouteOptions): this {
     const paramNames: string[] = [];
     const source = template.replace(/:(\w+)|[^:]+/g, (part, name: string | undefined) => {
       if (name === undefined) return part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -95,13 +115,24 @@ export class FastRoutes {
       return '([^/]+)';
     });
     // Case-sensitive with an optional trailing slash: how the kit's express routes match.
-    this.#routes.push({ method, template, pattern: new RegExp(`^${source}/?$`), paramNames, handler });
+    const signed = options.signed ?? false;
+    this.#routes.push({ method, template, pattern: new RegExp(`^${source}/?$`), paramNames, handler, signed });
     const viaExpress: RequestHandler = async (req: Request, res: Response) => {
-      const answer = await handler({ method: req.method, path: req.path, params: req.params as Record<string, string>, query: queryOf(req.originalUrl), body: req.rawBody, headers: req.headers });
+      const answer = await handler({
+        method: req.method,
+        path: req.path,
+        params: req.params as Record<string, string>,
+        query: queryOf(req.originalUrl),
+        body: req.rawBody,
+        headers: req.headers,
+        principal: req.principal,
+        authorized: req.authorized,
+      });
       writeAnswer(res, answer, []);
     };
-    if (method === 'GET') this.express.get(template, viaExpress);
-    else this.express.post(template, viaExpress);
+    const router = signed ? this.selfAuthorizing : this.express;
+    if (method === 'GET') router.get(template, viaExpress);
+    else router.post(template, viaExpress);
     return this;
   }
 }
@@ -129,8 +160,8 @@ export interface FastPathOptions {
   /** The express app: everything the fast path does not take. */
   app: RequestListener;
   rules: TokenRules;
-  /** Whether the kit verifies HTTP signatures: then signed requests go to express. */
-  verifiesSignatures: boolean;
+  /** The kit's signature verifier, if any: signed routes use it; other routes leave signed requests to express. */
+  signatureAuthenticator: SignatureAuthenticator | undefined;
   bodyLimit: number;
   /** The helmet headers every kit response carries (`securityHeaders`). */
   securityHeaders: ReadonlyArray<readonly [string, string]>;
@@ -143,11 +174,13 @@ export interface FastPathOptions {
  * kit's middleware and the express route would answer it: the token rules (a defined token must be
  * presented and match: 401 otherwise, with the kit's messages), the body limit (413), the handler, the one
  * error body `{"message"}` through the kit's error mapping and logging, the security headers, and the
- * `http_request_duration_seconds` series and debug request log. A request without a matching token that
- * carries an HTTP signature goes to express when the kit verifies signatures, as does everything else.
+ * `http_request_duration_seconds` series and debug request log. On a signed route the signature is verified
+ * here after the body is read (the kit's `authenticate`, in the same order); on other routes a request
+ * without a matching token that carries an HTTP signature goes to express when the kit verifies signatures,
+ * as does everything else.
  */
 export function fastPath(options: FastPathOptions): RequestListener {
-  const { routes, app, rules, verifiesSignatures, bodyLimit, securityHeaders, observe, log } = options;
+  const { routes, app, rules, signatureAuthenticator, bodyLimit, securityHeaders, observe, log } = options;
 
   return (req, res) => {
     const url = req.url ?? '/';
@@ -161,25 +194,43 @@ export function fastPath(options: FastPathOptions): RequestListener {
     const method = match.route.method;
     const tokens = rules.tokensFor(path, method);
     const presented = tokens.length > 0 ? bearerToken(req.headers.authorization) : undefined;
-    if (presented === undefined && verifiesSignatures && req.headers.signature !== undefined) {
+    if (!match.route.signed && presented === undefined && signatureAuthenticator !== undefined && req.headers.signature !== undefined) {
       app(req, res);
       return;
     }
     observe(req, res, path, () => match.route.template);
-    serve(req, match, path, queryAt < 0 ? '' : url.slice(queryAt + 1), tokens, presented).then(
+    serve(req, match, url, path, queryAt < 0 ? '' : url.slice(queryAt + 1), tokens, presented).then(
       (answer) => writeAnswer(res, answer, securityHeaders),
       (error: unknown) => writeError(res, error, method, path),
     );
   };
 
-  async function serve(req: IncomingMessage, { route, params }: Match, path: string, search: string, tokens: readonly CompiledToken[], presented: string | undefined): Promise<FastAnswer> {
-    if (tokens.length > 0) {
+  async function serve(
+    req: IncomingMessage,
+    { route, params }: Match,
+    url: string,
+    path: string,
+    search: string,
+    tokens: readonly CompiledToken[],
+    presented: string | undefined,
+  ): Promise<FastAnswer> {
+    let principal: Principal = ANONYMOUS;
+    let tokenMatched = false;
+    if (tokens.length > 0 && (presented !== undefined || !route.signed)) {
       if (presented === undefined) throw credentialsRequired();
-      if (!rules.match(tokens, presented)) throw invalidBearerToken();
+      const matched = rules.match(tokens, presented);
+      if (!matched) throw invalidBearerToken();
+      principal = matched.name === undefined ? { kind: 'token' } : { kind: 'token', name: matched.name };
+      tokenMatched = true;
     }
     const bodyless = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
     const body = bodyless ? undefined : await readRawBody(req, bodyLimit);
-    return route.handler({ method: route.method, path, params, query: new URLSearchParams(search), body, headers: req.headers });
+    if (route.signed && !tokenMatched && signatureAuthenticator !== undefined) {
+      const signer = await signatureAuthenticator({ method: route.method, originalUrl: url, headers: req.headers, ...(body ? { rawBody: body } : {}) });
+      if (signer) principal = { kind: 'signature', actor: signer.actor, keyId: signer.keyId };
+    }
+    const authorized = tokens.length === 0 || tokenMatched;
+    return route.handler({ method: route.method, path, params, query: new URLSearchParams(search), body, headers: req.headers, principal, authorized });
   }
 
   function writeError(res: ServerResponse, error: unknown, method: string, path: string): void {

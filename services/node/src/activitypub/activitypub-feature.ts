@@ -118,7 +118,7 @@ export async function createActivityPubFeature(ctx: NodeContext): Promise<Activi
   routes.get(`${base}/inbox`, collections.inbox);
   routes.get(`${base}/outbox`, collections.outbox);
   routes.get(`${base}/activities/:id`, collections.activity);
-  routes.post(`${base}/inbox`, inbox.post);
+  ctx.http.fastRoutes.post(`${base}/inbox`, inbox.post, { signed: true });
   routes.post(`${base}/outbox`, async (req: Request, res: Response) => {
     checkOutboxPoster(req.principal, req.authorized, me);
     const activity = await outbox.post(req.body as never);
