@@ -1,6 +1,6 @@
 /**
  * The federation end to end (issue 6): three node processes and a vct-log process on loopback, set up only
- * through HTTP APIs. Node 1 anchors; nodes 2 and 3 follow it; node 3 (later also node 2) witnesses for it
+ * through HTTP APIs (a fourth joins for one test). Node 1 anchors; nodes 2 and 3 follow it; node 3 (later also node 2) witnesses for it
  * under the policy `MinPercent(100,batch) AND MinPercent(50,system)`; every node logs its proofs in the one
  * vct-log. The tests run in order and share the federation.
  */
@@ -88,6 +88,8 @@ describe('a federation of three nodes and a vct-log', () => {
   const node2Key = KeyPair.generate('Ed25519');
   let did: TestDid;
   let firstCanonicalId = '';
+  /** Nodes a test starts for itself, stopped with the rest. */
+  const extraNodes: RunningNode[] = [];
 
   beforeAll(async () => {
     const [vctDir, dir1, dir2, dir3] = await Promise.all([makeTempDir('fed-vct-'), makeTempDir('fed-node1-'), makeTempDir('fed-node2-'), makeTempDir('fed-node3-')]);
@@ -128,7 +130,7 @@ describe('a federation of three nodes and a vct-log', () => {
   });
 
   afterAll(async () => {
-    for (const node of [node1, node2, node3]) node?.admin.close();
+    for (const node of [node1, node2, node3, ...extraNodes]) node?.admin.close();
     // FEDERATION_TEST_LOG_LEVEL=debug (or info) shows what the nodes did.
     if (process.env.FEDERATION_TEST_LOG_LEVEL) for (const node of [node1, node2, node3]) console.log(`----- ${node?.name}\n${node?.process.output()}`);
     await stopAllProcesses();
@@ -230,6 +232,26 @@ describe('a federation of three nodes and a vct-log', () => {
 
     expect((await postOperation(node1.url, did.deactivate())).status).toBe(200);
     for (const node of [node1, node2, node3]) expect((await published(node, did.did, 'deactivate')).deactivated).toBe(true);
+  });
+
+  it("a node that follows only node 2 learns node 1's anchors from node 2's Announces", async () => {
+    const dir = await makeTempDir('fed-node4-');
+    dirs.push(dir);
+    const node4 = await startNode('node4', dir, [...ACCEPT_LISTS, ...TIMING]);
+    extraNodes.push(node4);
+    await node2.admin.allow('follow', [node4.service]);
+    await node4.admin.follow(node2.service);
+    await node2.admin.waitUntilIn('followers', node4.service);
+
+    const announced = new TestDid(node1.url);
+    expect((await postOperation(node1.url, announced.created.request)).status).toBe(200);
+    const [onNode1, onNode4] = await Promise.all([published(node1, announced.did, 'create'), published(node4, announced.did, 'create')]);
+    expect(onNode4.canonicalId).toBe(onNode1.canonicalId);
+    // It came as node 2's Announce of node 1's anchor: node 4 follows nobody else.
+    expect(await node4.admin.collection('following')).toEqual([node2.service]);
+    const anchorHash = onNode1.canonicalId.split(':')[2]!;
+    const announces = (await node4.admin.activities('inbox')).filter((activity) => activity.type === 'Announce' && activity.actor === node2.service);
+    expect(announces.some((activity) => JSON.stringify(activity.object).includes(anchorHash))).toBe(true);
   });
 
   it('a witness that never answers is replaced, and a node stopped meanwhile catches up after its restart', async () => {
