@@ -1,4 +1,4 @@
-import { AppError, errorMessage, isRetryable } from '@anchor/common/errors';
+import { errorMessage, isRetryable } from '@anchor/common/errors';
 import { deliveryOutcome } from './failure-outcomes.js';
 import type { HttpClient } from '@anchor/common/http-client';
 import type { Logger } from '@anchor/common/log';
@@ -84,7 +84,9 @@ export class DeliveryService {
     return new DeliveryService({
       ...deps,
       broadcasts: await openBroadcastStore(provider),
-      deliveries: await provider.open<DeliveryRecord>(DELIVERY_STORE, { indexes: ['activityId', ['status', 'updatedAt']] }),
+      // Read by key only. Without indexes a record's insert and its status change are written straight
+      // to the store; an indexed put is a transaction that calls back into JavaScript for the old record.
+      deliveries: await provider.open<DeliveryRecord>(DELIVERY_STORE),
     });
   }
 
@@ -160,26 +162,18 @@ export class DeliveryService {
   }
 
   /**
-   * Inserts the delivery record of each inbox (never a second one) in one atomic write and says which
-   * deliveries to queue: the new ones and, for a replayed fan-out (a crash before its end), those still
-   * queued; delivered ones stay delivered. A record inserted meanwhile by a concurrent replay makes the
-   * write fail: then each record is inserted on its own.
+   * Inserts the delivery record of each inbox (never a second one) and says which deliveries to queue: the
+   * new ones and, for a replayed fan-out (a crash before its end), those still queued; delivered ones stay
+   * delivered. Each record is an insert-if-absent of its own (they are independent: a replay finds the ones
+   * written before), all issued at once so the store commits them together.
    */
   private async recordDeliveries(activityId: string, inboxes: ReadonlyMap<string, string>, replay: boolean): Promise<string[]> {
     const now = Date.now();
     const records = [...inboxes].map(([inbox, recipient]): [string, DeliveryRecord] => [`${activityId}|${inbox}`, { activityId, inbox, recipient, status: 'queued', queuedAt: now, updatedAt: now }]);
-    const existing = await this.deps.deliveries.getMany(records.map(([key]) => key));
-    const fresh = records.filter((_, i) => existing[i] === undefined);
-    const requeued = replay ? records.filter((_, i) => existing[i]?.status === 'queued').map(([key]) => key) : [];
-    try {
-      if (fresh.length > 0) await this.deps.deliveries.batch(fresh.map(([key, value]) => ({ op: 'insert', key, value })));
-      return [...fresh.map(([key]) => key), ...requeued];
-    } catch (error) {
-      if (!(error instanceof AppError && error.code === 'conflict')) throw error;
-    }
-    const queued: string[] = [...requeued];
-    for (const [key, record] of fresh) {
-      if ((await this.deps.deliveries.insert(key, record)) || (replay && (await this.deps.deliveries.get(key))?.status === 'queued')) queued.push(key);
+    const inserted = await Promise.all(records.map(([key, record]) => this.deps.deliveries.insert(key, record)));
+    const queued: string[] = [];
+    for (const [i, [key]] of records.entries()) {
+      if (inserted[i] || (replay && (await this.deps.deliveries.get(key))?.status === 'queued')) queued.push(key);
     }
     return queued;
   }
