@@ -42,6 +42,8 @@ export interface FastAnswer {
   body: string;
   /** Default 200. */
   status?: number;
+  /** Further response headers, e.g. `Location`. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export type FastHandler = (request: FastRequest) => FastAnswer | Promise<FastAnswer>;
@@ -255,6 +257,7 @@ export function fastPath(options: FastPathOptions): RequestListener {
 function writeAnswer(res: ServerResponse, answer: FastAnswer, headers: ReadonlyArray<readonly [string, string]>): void {
   res.statusCode = answer.status ?? 200;
   for (const [name, value] of headers) res.setHeader(name, value);
+  if (answer.headers) for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
   res.setHeader('Content-Type', `${answer.contentType}; charset=utf-8`);
   res.setHeader('Content-Length', Buffer.byteLength(answer.body));
   res.end(answer.body);

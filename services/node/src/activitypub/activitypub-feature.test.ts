@@ -70,6 +70,23 @@ describe('ActivityPub service between two nodes', () => {
     await Promise.all([a?.dir.remove(), b?.dir.remove()]);
   });
 
+  it('answers an outbox post with the new id (body and Location), and malformed posts with 400', async () => {
+    const response = await fetch(`${serviceA}/outbox`, {
+      method: 'POST',
+      body: JSON.stringify({ '@context': AS, type: 'Like', to: `${serviceA}/followers`, object: { type: 'AnchorEvent', url: `hl:${multibaseMultihash(Buffer.from('outbox-post'))}` } }),
+      headers: { 'content-type': 'application/activity+json' },
+    });
+    expect(response.status).toBe(200);
+    const id = (await response.json()) as string;
+    expect(id).toMatch(new RegExp(`^${serviceA}/activities/`));
+    expect(response.headers.get('location')).toBe(id);
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    const malformed = await fetch(`${serviceA}/outbox`, { method: 'POST', body: '{"type":', headers: { 'content-type': 'application/json' } });
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as { message: string }).message).toMatch(/not JSON/);
+    expect((await call(`${serviceA}/outbox`, { json: { type: 'Like' } })).status).toBe(400);
+  });
+
   it('serves the service actor with its key and collections', async () => {
     const actor = await call(serviceA);
     expect(actor.status).toBe(200);

@@ -2,12 +2,13 @@ import { notFound } from '@anchor/common/errors';
 import { parseHashlink } from '@anchor/common/encoding';
 import { getLogger } from '@anchor/common/log';
 import { ACTIVITY, INBOX_ACTIVITY, precompileSchemas } from '@anchor/common/schemas';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
 import { ActivityStore } from './activity-store.js';
 import { publicKeyDocument, serviceActor, serviceDidDocument } from './actor.js';
 import { ActorResolver } from './actor-resolver.js';
+import { jsonBody } from '../system/json-body.js';
 import { checkOutboxPoster } from './authorization.js';
 import { AP_CONTENT_TYPE, CollectionPages, collectionHandlers } from './collections.js';
 import { DeliveryService, openBroadcastStore } from './delivery.js';
@@ -119,12 +120,17 @@ export async function createActivityPubFeature(ctx: NodeContext): Promise<Activi
   routes.get(`${base}/outbox`, collections.outbox);
   routes.get(`${base}/activities/:id`, collections.activity);
   ctx.http.fastRoutes.post(`${base}/inbox`, inbox.post, { signed: true });
-  routes.post(`${base}/outbox`, async (req: Request, res: Response) => {
-    checkOutboxPoster(req.principal, req.authorized, me);
-    const activity = await outbox.post(req.body as never);
-    res.location(activity.id);
-    json(res, activity.id, 'application/json');
-  });
+  // The administrator's (and the node's own) way in: a signed fast route, as the inbox, since the
+  // federation's throughput starts with these posts.
+  ctx.http.fastRoutes.post(
+    `${base}/outbox`,
+    async (req) => {
+      checkOutboxPoster(req.principal, req.authorized, me);
+      const activity = await outbox.post(jsonBody(req.body, 'activity') as never);
+      return { contentType: 'application/json', body: JSON.stringify(activity.id), headers: { Location: activity.id } };
+    },
+    { signed: true },
+  );
 
   return {
     name: 'activitypub',
