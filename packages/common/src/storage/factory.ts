@@ -5,8 +5,17 @@
 import { badRequest } from '../errors/index.js';
 import { createLmdbStoreProvider } from './lmdb.js';
 import { createMemStoreProvider } from './mem.js';
-import { createMongoStoreProvider } from './mongodb.js';
+import type { MongoStoreOptions } from './mongodb.js';
 import type { StoreKind, StoreProvider } from './types.js';
+
+/**
+ * The MongoDB adapter, loaded when first used: the driver takes about 100 ms to import, which every
+ * service paid at start even on LMDB.
+ */
+export async function createMongoStoreProvider(options: MongoStoreOptions): Promise<StoreProvider> {
+  const { createMongoStoreProvider: create } = await import('./mongodb.js');
+  return create(options);
+}
 
 export interface StorageConfig {
   type: StoreKind;
