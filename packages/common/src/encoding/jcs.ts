@@ -29,13 +29,12 @@ const MAX_DEPTH = 64;
  * Whether `JSON.stringify(value)` is its RFC 8785 form: plain JSON data only (finite numbers, well-formed
  * strings, arrays without holes or undefined, plain objects without toJSON), every object's keys in
  * strictly increasing UTF-16 order. Anything the package treats specially (toJSON, undefined, NaN, lone
- * surrogates, which it refuses) answers false, so the package decides.
+ * surrogates in values or keys, which it refuses) answers false, so the package decides.
  */
 function alreadyOrdered(value: unknown, depth: number): boolean {
   switch (typeof value) {
     case 'string':
-      // ES2024 (Node >= 20), beyond the ES2023 lib the workspace compiles against.
-      return (value as string & { isWellFormed(): boolean }).isWellFormed();
+      return isWellFormed(value);
     case 'number':
       return Number.isFinite(value);
     case 'boolean':
@@ -55,7 +54,7 @@ function alreadyOrdered(value: unknown, depth: number): boolean {
       let previous: string | undefined;
       for (const key in value) {
         if (!Object.hasOwn(value, key)) return false;
-        if (previous !== undefined && !(previous < key)) return false;
+        if ((previous !== undefined && !(previous < key)) || !isWellFormed(key)) return false;
         const member = (value as Record<string, unknown>)[key];
         if (member === undefined || !alreadyOrdered(member, depth + 1)) return false;
         previous = key;
@@ -65,4 +64,9 @@ function alreadyOrdered(value: unknown, depth: number): boolean {
     default:
       return false;
   }
+}
+
+/** No lone surrogates (ES2024's String.prototype.isWellFormed, in Node >= 20; beyond the ES2023 lib compiled against). */
+function isWellFormed(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
 }
