@@ -5,10 +5,10 @@ import { ACTIVITY, INBOX_ACTIVITY, precompileSchemas } from '@anchor/common/sche
 import type { Response } from 'express';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
+import { jsonBody } from '../util/json-body.js';
 import { ActivityStore } from './activity-store.js';
 import { publicKeyDocument, serviceActor, serviceDidDocument } from './actor.js';
 import { ActorResolver } from './actor-resolver.js';
-import { jsonBody } from '../system/json-body.js';
 import { checkOutboxPoster } from './authorization.js';
 import { AP_CONTENT_TYPE, CollectionPages, collectionHandlers } from './collections.js';
 import { DeliveryService, openBroadcastStore } from './delivery.js';

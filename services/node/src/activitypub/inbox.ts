@@ -5,7 +5,7 @@ import { INBOX_ACTIVITY, validate } from '@anchor/common/schemas';
 import type { Store, StoreProvider } from '@anchor/common/storage';
 import type { FastAnswer, FastRequest } from '@anchor/common/http';
 import type { NodeMetrics } from '../observability/node-metrics.js';
-import { jsonBody } from '../system/json-body.js';
+import { jsonBody } from '../util/json-body.js';
 import type { RefChange } from './activity-effects.js';
 import type { ActivityStore } from './activity-store.js';
 import { checkInboxCredentials, checkSignerIsActor } from './authorization.js';

@@ -5,7 +5,7 @@ import type { NodeContext } from '../context.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import { ACCEPT_LIST_TYPES, type AcceptListEntry, type AcceptLists, type AcceptListType } from './accept-lists.js';
 import { singleQueryValue } from '../util/query-value.js';
-import { jsonBody } from './json-body.js';
+import { jsonBody } from '../util/json-body.js';
 
 /**
  * `GET|POST <service path>/acceptlist` (spec System endpoints, orb.md §1.2): who may follow this node and who

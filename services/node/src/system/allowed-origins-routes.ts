@@ -2,7 +2,7 @@ import { requireToken } from '@anchor/common/http';
 import { ALLOWED_ORIGINS_UPDATE, validate } from '@anchor/common/schemas';
 import type { NodeContext } from '../context.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
-import { jsonBody } from './json-body.js';
+import { jsonBody } from '../util/json-body.js';
 
 /**
  * `GET|POST /allowedorigins` (spec System endpoints, "Allowed anchor origins"): the anchor origins create

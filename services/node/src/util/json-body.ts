@@ -3,7 +3,8 @@ import { badRequest } from '@anchor/common/errors';
 /**
  * A request's JSON body whatever content type it came with: the HTTP kit parses the JSON types, and a body
  * sent without one (`curl -d` says form-urlencoded) arrives as text or bytes, which are parsed here so the
- * system endpoints answer operators' plain curl commands. No body, or text that is not JSON, is a 400.
+ * system endpoints answer operators' plain curl commands; fast routes (inbox, outbox) get exact bytes and
+ * parse them here too. No body, or text that is not JSON, is a 400.
  */
 export function jsonBody(body: unknown, what: string): unknown {
   if (body === undefined) throw badRequest(`${what}: a JSON body is required`);
