@@ -209,7 +209,6 @@ function keyTypeOfKeyObject(key: KeyObject): KeyType {
   }
 }
 
-
 function unsupportedType(type: string): never {
   throw badRequest(`unsupported key type '${String(type)}'`);
 }
