@@ -4,7 +4,8 @@
  * batches in one backend write, and sweeps expired records periodically.
  */
 import { badRequest, unavailable } from '../errors/index.js';
-import { prepareBatch, KvStore, runBatch, writeDirectly, WritePlan, type KvStoreHost } from './kv-store.js';
+import { planAndWrite, prepareBatch, KvStore, runBatch, type KvStoreHost } from './kv-store.js';
+import { KvWriter } from './kv-writer.js';
 import type { KvBackend } from './ordered-kv.js';
 import { buildSchema, indexId } from './schema.js';
 import type { ProviderBatchOp, Store, StoreKind, StoreOptions, StoreProvider } from './types.js';
@@ -36,12 +37,14 @@ export class KvStoreProvider implements StoreProvider, KvStoreHost {
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
   private closed = false;
+  readonly writer: KvWriter;
 
   constructor(
     readonly kind: StoreKind,
     readonly backend: KvBackend,
     private readonly options: KvProviderOptions = {},
   ) {
+    this.writer = new KvWriter(backend);
     const interval = options.sweepIntervalMs ?? 60_000;
     if (!Number.isFinite(interval) || interval < 0) throw badRequest('sweepIntervalMs must be a non-negative number');
     if (interval > 0) {
@@ -77,7 +80,7 @@ export class KvStoreProvider implements StoreProvider, KvStoreHost {
     }
     const store = existing ?? new KvStore<object>(name, this.backend.space(prefixedName(this.options.prefix, name)), this, schema);
     if (!store.builtFor(schema)) {
-      await this.backend.write(() => {
+      await this.writer.transaction(() => {
         if (!store.builtFor(schema)) store.rebuildInWrite(schema);
         else store.schema = schema;
       });
@@ -96,16 +99,12 @@ export class KvStoreProvider implements StoreProvider, KvStoreHost {
       return store;
     });
     if (planned.length === 0) return;
-    if (await writeDirectly(this.backend, planned)) return;
-    await this.backend.write(() => {
-      const p = new WritePlan(Date.now());
-      runBatch(p, planned);
-      p.apply();
-    });
+    await planAndWrite(this.writer, (p) => runBatch(p, planned));
   }
 
   async ping(): Promise<void> {
     this.assertOpen();
+    this.writer.assertUsable();
     this.backend.ping();
   }
 

@@ -1,7 +1,9 @@
 /**
- * A Store over an ordered key space (mem or LMDB). Writes run in two phases inside one backend write:
- * plan (read the current records, validate, collect every put and remove, throw on a conflict) and then
- * apply, so an aborted batch never leaves a half-written record or a stale index entry behind.
+ * A Store over an ordered key space (mem or LMDB). Writes run in two phases: plan (read the current
+ * records, validate, collect every put and remove, throw on a conflict) and then apply, so an aborted batch
+ * never leaves a half-written record or a stale index entry behind. Plans normally run on the event loop
+ * and are applied as one queued backend write (see kv-writer.ts for why that is exact); while a
+ * transaction callback is queued they run inside a transaction instead.
  */
 import { badRequest, conflict } from '../errors/index.js';
 import { afterPrefix, compareBytes, KeyBuilder, typeTag } from './key-codec.js';
@@ -21,7 +23,8 @@ import {
   type DerivedEntry,
   type StoreMeta,
 } from './kv-layout.js';
-import type { KvBackend, KvEntry, KvMutation, KvRange, KvSpace } from './ordered-kv.js';
+import type { KvEntry, KvMutation, KvRange, KvSpace } from './ordered-kv.js';
+import type { KvWriter, PlannedWrite, QueuedRecords } from './kv-writer.js';
 import { encodeCursor, planQuery, planScan, type Cursor, type ScanPlan } from './query-plan.js';
 import { checkKey, decodeRecord, encodeRecord, expiryOf, isExpired } from './records.js';
 import { indexId, type StoreSchema } from './schema.js';
@@ -38,17 +41,21 @@ interface PreparedValue {
   record: object;
 }
 
-type Mutation = { key: Buffer; value: string } | { key: Buffer; value?: undefined };
-
 /** The plan phase of one backend write, possibly spanning several stores of a provider. */
 export class WritePlan {
   private readonly overlay = new Map<KvStore<object>, Map<string, string | null>>();
-  private readonly mutations: Array<{ space: KvSpace; m: Mutation }> = [];
+  private readonly mutations: KvMutation[] = [];
 
-  constructor(readonly now: number) {}
+  /** `queued`: the records of writes queued but not yet committed, when the plan runs outside a transaction. */
+  constructor(
+    readonly now: number,
+    private readonly queued?: QueuedRecords,
+  ) {}
 
   private current(store: KvStore<object>, key: string): string | undefined {
-    const pending = this.overlay.get(store)?.get(key);
+    // null: deleted earlier in this plan or by a queued write.
+    let pending = this.overlay.get(store)?.get(key);
+    if (pending === undefined) pending = this.queued?.(store, key);
     if (pending !== undefined) return pending ?? undefined;
     return store.space.get(recordKey(key));
   }
@@ -73,11 +80,11 @@ export class WritePlan {
     if (old !== undefined) {
       const fresh = new Set(entries.map((e) => e.key.toString('latin1')));
       for (const e of this.oldEntries(store, key, old)) {
-        if (!fresh.has(e.key.toString('latin1'))) this.mutations.push({ space: store.space, m: { key: e.key } });
+        if (!fresh.has(e.key.toString('latin1'))) this.mutations.push({ space: store.space, key: e.key });
       }
     }
-    for (const e of entries) this.mutations.push({ space: store.space, m: e });
-    this.mutations.push({ space: store.space, m: { key: recordKey(key), value: value.json } });
+    for (const e of entries) this.mutations.push({ space: store.space, key: e.key, value: e.value });
+    this.mutations.push({ space: store.space, key: recordKey(key), value: value.json });
     this.remember(store, key, value.json);
   }
 
@@ -92,23 +99,53 @@ export class WritePlan {
   delete(store: KvStore<object>, key: string): boolean {
     const old = this.current(store, key);
     if (old === undefined) return false;
-    for (const e of this.oldEntries(store, key, old)) this.mutations.push({ space: store.space, m: { key: e.key } });
-    this.mutations.push({ space: store.space, m: { key: recordKey(key) } });
+    for (const e of this.oldEntries(store, key, old)) this.mutations.push({ space: store.space, key: e.key });
+    this.mutations.push({ space: store.space, key: recordKey(key) });
     this.remember(store, key, null);
     return this.isLive(store, old);
   }
 
+  /** Removes the record if it is expired at the plan's time (it may have been replaced since a scan found it). */
+  deleteIfExpired(store: KvStore<object>, key: string): boolean {
+    const old = this.current(store, key);
+    if (old === undefined || this.isLive(store, old)) return false;
+    this.delete(store, key);
+    return true;
+  }
+
+  /** Applies the plan inside the open backend transaction. */
   apply(): void {
-    for (const { space, m } of this.mutations) {
-      if (m.value === undefined) space.remove(m.key);
-      else space.put(m.key, m.value);
+    for (const m of this.mutations) {
+      if (m.value === undefined) m.space.remove(m.key);
+      else m.space.put(m.key, m.value);
     }
   }
+
+  get planned(): PlannedWrite {
+    return { mutations: this.mutations, records: this.overlay };
+  }
+}
+
+/** Plans a write and applies it: queued when no transaction callback is pending, else inside a transaction. */
+export async function planAndWrite<R>(writer: KvWriter, plan: (p: WritePlan) => R, now?: number): Promise<R> {
+  if (writer.planInTransaction) {
+    return writer.transaction(() => {
+      const p = new WritePlan(now ?? Date.now());
+      const result = plan(p);
+      p.apply();
+      return result;
+    });
+  }
+  writer.assertUsable();
+  const p = new WritePlan(now ?? Date.now(), writer.recordOf);
+  const result = plan(p);
+  await writer.apply(p.planned);
+  return result;
 }
 
 /** Hooks a store needs from its provider. */
 export interface KvStoreHost {
-  readonly backend: KvBackend;
+  readonly writer: KvWriter;
   assertOpen(): void;
 }
 
@@ -129,12 +166,7 @@ export class KvStore<T extends object> implements Store<T> {
 
   private write<R>(plan: (p: WritePlan) => R): Promise<R> {
     this.host.assertOpen();
-    return this.host.backend.write(() => {
-      const p = new WritePlan(Date.now());
-      const result = plan(p);
-      p.apply();
-      return result;
-    });
+    return planAndWrite(this.host.writer, plan);
   }
 
   private readLive(key: string, now: number): T | undefined {
@@ -160,15 +192,11 @@ export class KvStore<T extends object> implements Store<T> {
 
   async put(key: string, value: T): Promise<void> {
     const prepared = this.prepare(key, value);
-    this.host.assertOpen();
-    if (await writeDirectly(this.host.backend, [{ store: this as KvStore<object>, op: 'put', key, value: prepared }])) return;
     await this.write((p) => p.put(this as KvStore<object>, key, prepared));
   }
 
   async insert(key: string, value: T): Promise<boolean> {
     const prepared = this.prepare(key, value);
-    this.host.assertOpen();
-    if (await writeDirectly(this.host.backend, [{ store: this as KvStore<object>, op: 'insert', key, value: prepared }])) return true;
     return this.write((p) => p.insert(this as KvStore<object>, key, prepared));
   }
 
@@ -180,8 +208,6 @@ export class KvStore<T extends object> implements Store<T> {
   async batch(ops: readonly BatchOp<T>[]): Promise<void> {
     const planned = prepareBatch(this.name, ops, () => this as KvStore<object>);
     if (planned.length === 0) return;
-    this.host.assertOpen();
-    if (await writeDirectly(this.host.backend, planned)) return;
     await this.write((p) => runBatch(p, planned));
   }
 
@@ -245,20 +271,11 @@ export class KvStore<T extends object> implements Store<T> {
         if (keys.length === SWEEP_CHUNK) break;
       }
       if (keys.length === 0) return removed;
-      removed += await this.host.backend.write(() => {
-        const p = new WritePlan(now);
-        let n = 0;
-        for (const key of keys) {
-          const json = this.space.get(recordKey(key));
-          // Re-checked inside the write: the record may have been replaced since the scan.
-          if (json !== undefined && isExpired(expiryOf(decodeRecord<object>(json), this.schema.expiryField), now)) {
-            p.delete(this as KvStore<object>, key);
-            n++;
-          }
-        }
-        p.apply();
-        return n;
-      });
+      removed += await planAndWrite(
+        this.host.writer,
+        (p) => keys.filter((key) => p.deleteIfExpired(this as KvStore<object>, key)).length,
+        now,
+      );
       if (keys.length < SWEEP_CHUNK) return removed;
     }
   }
@@ -433,35 +450,4 @@ export function runBatch(p: WritePlan, ops: readonly PlannedOp[]): void {
       throw conflict(`store ${o.store.name}: key "${o.key}" already exists (batch aborted, nothing written)`);
     }
   }
-}
-
-/**
- * Writes a batch that needs nothing read inside the transaction through `KvBackend.writeUnless`: at most one
- * insert (its key must be absent when the write runs, so a new record's index entries are all known up
- * front) and puts into stores without index or expiry entries (no old record's entries to remove), each key
- * once. This is the intake's write of an accepted operation, and the cheap form of a commit (no callback
- * into JavaScript inside it). False when the batch does not qualify (deletes, puts into indexed stores) or
- * its insert found the key taken; the caller then runs the planned write, which decides: a live record is
- * a conflict, an expired one is replaced.
- */
-export async function writeDirectly(backend: KvBackend, ops: readonly PlannedOp[]): Promise<boolean> {
-  let absent: { space: KvSpace; key: Buffer } | undefined;
-  const mutations: KvMutation[] = [];
-  const keys = new Set<string>();
-  for (const { store, op, key, value } of ops) {
-    // A delete needs the old record; a value prepared for an older schema needs its entries recomputed.
-    if (value === undefined || value.schema !== store.schema) return false;
-    const id = `${store.name}\u0000${key}`;
-    if (keys.has(id)) return false;
-    keys.add(id);
-    if (op === 'insert') {
-      if (absent !== undefined) return false;
-      absent = { space: store.space, key: recordKey(key) };
-    } else if (store.schema.indexes.size > 0 || store.schema.expiryField !== undefined) {
-      return false;
-    }
-    for (const entry of value.entries) mutations.push({ space: store.space, key: entry.key, value: entry.value });
-    mutations.push({ space: store.space, key: recordKey(key), value: value.json });
-  }
-  return backend.writeUnless(absent, mutations);
 }

@@ -109,18 +109,17 @@ class LmdbBackend implements KvBackend {
     return this.env.transaction(fn);
   }
 
-  writeUnless(absent: { space: KvSpace; key: Buffer } | undefined, mutations: readonly KvMutation[]): Promise<boolean> {
-    if (this.closed) return Promise.reject(unavailable('lmdb storage is closed'));
-    // Queued as write instructions (a conditional block when `absent` is given): the write thread checks
-    // the condition and applies them in its next transaction, with no JavaScript callback in between.
-    const enqueue = (): void => {
+  async writeQueued(mutations: readonly KvMutation[]): Promise<void> {
+    if (this.closed) throw unavailable('lmdb storage is closed');
+    // Queued as write instructions grouped into one transaction; the write thread applies them in order
+    // with the other queued writes, with no JavaScript callback in between.
+    await this.env.batch(() => {
       for (const m of mutations) {
         const db = (m.space as LmdbSpace).db;
         if (m.value === undefined) void db.remove(m.key);
         else void db.put(m.key, m.value);
       }
-    };
-    return absent === undefined ? this.env.batch(enqueue) : (absent.space as LmdbSpace).db.ifNoExists(absent.key, enqueue);
+    });
   }
 
   ping(): void {

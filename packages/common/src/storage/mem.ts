@@ -182,14 +182,12 @@ class MemBackend implements KvBackend {
     }
   }
 
-  async writeUnless(absent: { space: KvSpace; key: Buffer } | undefined, mutations: readonly KvMutation[]): Promise<boolean> {
-    return this.write(() => {
-      if (absent !== undefined && absent.space.get(absent.key) !== undefined) return false;
+  async writeQueued(mutations: readonly KvMutation[]): Promise<void> {
+    await this.write(() => {
       for (const m of mutations) {
         if (m.value === undefined) m.space.remove(m.key);
         else m.space.put(m.key, m.value);
       }
-      return true;
     });
   }
 

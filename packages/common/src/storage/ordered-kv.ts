@@ -47,13 +47,11 @@ export interface KvBackend {
    */
   write<R>(fn: () => R): Promise<R>;
   /**
-   * Applies `mutations` in one write transaction, resolving true once it is durable, unless `absent` names
-   * a key that exists when the transaction runs: then nothing is written and it resolves false. Nothing runs
-   * inside the transaction, so a backend can commit it without calling back into JavaScript (LMDB: one
-   * hand-over between threads instead of two), which is what makes it the fast form of a write that needs
-   * no read.
+   * Queues `mutations` to be applied, all in one write transaction, after every write queued before them;
+   * resolves once they are durable. Nothing runs inside the transaction, so a backend can apply them without
+   * calling back into JavaScript (LMDB: its write thread does the B-tree work). kv-writer.ts plans them.
    */
-  writeUnless(absent: { space: KvSpace; key: Buffer } | undefined, mutations: readonly KvMutation[]): Promise<boolean>;
+  writeQueued(mutations: readonly KvMutation[]): Promise<void>;
   /** Throws when the backing database is unusable. */
   ping(): void;
   close(): Promise<void>;

@@ -11,8 +11,13 @@ export type IndexValue = string | number | boolean;
 /**
  * A compound index: equality on a prefix of `fields`, then an optional range and/or sort on the next
  * field. A single string is shorthand for a one-field index.
+ *
+ * `{ fields, sortedOnly: true }` declares an index that only answers queries ranging or sorting on its
+ * last field (equality on all the others): equality on a shorter prefix without that sort is not answered
+ * by it. The mem and LMDB adapters then keep one entry per record for it instead of one per prefix, which
+ * is what makes it worth declaring on stores written on every request.
  */
-export type IndexSpec = string | readonly string[];
+export type IndexSpec = string | readonly string[] | { readonly fields: readonly string[]; readonly sortedOnly: true };
 
 export interface StoreOptions {
   indexes?: readonly IndexSpec[];

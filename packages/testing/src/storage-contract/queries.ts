@@ -224,6 +224,26 @@ export function registerQueries(ctx: ContractContext): void {
       expect(more.next).toEqual(expect.any(String));
     });
 
+    it('answers a sortedOnly index when the query sorts or ranges on its last field, and refuses the rest', async () => {
+      const s = await ctx.openStore<Ref>({ indexes: [{ fields: ['object', 'timeAdded'], sortedOnly: true }] });
+      for (const [k, v] of [
+        ['a', { object: 'alice', timeAdded: 3 }],
+        ['b', { object: 'alice', timeAdded: 1 }],
+        ['c', { object: 'bob', timeAdded: 2 }],
+        ['d', { object: 'alice', timeAdded: 2 }],
+      ] as const)
+        await s.put(k, v);
+      await s.put('a', { object: 'alice', timeAdded: 0 });
+      await s.delete('d');
+      expect(keys(await s.query({ where: { object: 'alice' }, orderBy: { field: 'timeAdded' } }))).toEqual(['a', 'b']);
+      expect(keys(await s.query({ where: { object: 'alice', timeAdded: { gte: 1 } } }))).toEqual(['b']);
+      expect(keys(await s.query({ where: { object: 'bob', timeAdded: 2 } }))).toEqual(['c']);
+      expect(await s.count({ object: 'alice', timeAdded: { lt: 5 } })).toBe(2);
+      await expectAppError(s.query({ where: { object: 'alice' } }), 'bad_request', /no index answers.*sorted only/);
+      await expectAppError(ctx.openStore({ indexes: [{ fields: ['object'], sortedOnly: true }] }), 'bad_request', /at least two fields/);
+      await expectAppError(ctx.openStore({ indexes: [{ fieldz: ['object'] } as never] }), 'bad_request', /sortedOnly/);
+    });
+
     it('rejects queries no index answers, and malformed ones', async () => {
       const s = await refStore(ctx);
       await expectAppError(s.query({ where: { unindexed: 'x' } }), 'bad_request', /not an indexed field/);

@@ -1,0 +1,96 @@
+/**
+ * The one way writes reach an ordered key-value backend. A write is planned on the event loop against the
+ * committed state plus the records of writes already queued, and its puts and removes are then handed
+ * over as one queued write (`KvBackend.writeQueued`): on LMDB the write thread applies them with no
+ * callback into JavaScript, so the B-tree work leaves the event loop.
+ *
+ * Why planning outside the transaction is exact: one process owns a backend, every write of its stores
+ * goes through this writer, and the backend applies queued writes in the order they were queued. So the
+ * state a new write will meet is the committed state with every queued write applied in turn, which is
+ * what `recordOf` answers. Two things could break that, and both are handled:
+ *   - a transaction callback (`transaction`, used to rebuild derived entries) is queued and has not run:
+ *     its effect is unknown until it runs, so while one is queued writes are planned inside transactions
+ *     too, where reads see everything queued before them. (LMDB runs queued callbacks after the queued
+ *     single writes, and callbacks in the order they were queued: since no single write is queued while a
+ *     callback waits, that is the order they were queued in.)
+ *   - a queued write fails: the writes queued after it were planned on its records. LMDB fails writes for
+ *     reasons that persist (I/O errors panic the environment; map growth is automatic; key and value sizes
+ *     are checked before a write is queued), so the later ones fail too, but the writer does not rely on it:
+ *     it refuses every write from then on and `ping` reports the failure, so health checks take the process
+ *     out and a restart starts again from what is on disk.
+ */
+import { unavailable } from '../errors/index.js';
+import type { KvBackend, KvMutation } from './ordered-kv.js';
+import type { KvStore } from './kv-store.js';
+
+/** What a write plan collected: the puts and removes to apply, and each touched record's new JSON (null: deleted). */
+export interface PlannedWrite {
+  mutations: KvMutation[];
+  records: Map<KvStore<object>, Map<string, string | null>>;
+}
+
+/** Record JSON of queued writes (null: deleted) or undefined when no queued write touches the key. */
+export type QueuedRecords = (store: KvStore<object>, key: string) => string | null | undefined;
+
+export class KvWriter {
+  private readonly queued = new Map<KvStore<object>, Map<string, { json: string | null; generation: number }>>();
+  private generation = 0;
+  private transactionsQueued = 0;
+  private failure: unknown;
+
+  constructor(private readonly backend: KvBackend) {}
+
+  /** The record JSON a write queued now would find, if a queued write decides it. */
+  readonly recordOf: QueuedRecords = (store, key) => this.queued.get(store)?.get(key)?.json;
+
+  /** Whether a new write must be planned inside a transaction (a transaction callback is still queued). */
+  get planInTransaction(): boolean {
+    return this.transactionsQueued > 0;
+  }
+
+  /** Queues a planned write; resolves once it is durable. */
+  async apply(plan: PlannedWrite): Promise<void> {
+    this.assertUsable();
+    if (plan.mutations.length === 0) return;
+    const generation = ++this.generation;
+    for (const [store, records] of plan.records) {
+      let byKey = this.queued.get(store);
+      if (!byKey) this.queued.set(store, (byKey = new Map()));
+      for (const [key, json] of records) byKey.set(key, { json, generation });
+    }
+    try {
+      await this.backend.writeQueued(plan.mutations);
+    } catch (error) {
+      this.failure ??= error;
+      throw unavailable(`storage write failed, no further writes are taken until a restart: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      // Once the write has settled, reads of the committed state show it: the entries can go, unless a
+      // later queued write has taken them over.
+      for (const [store, records] of plan.records) {
+        const byKey = this.queued.get(store);
+        if (!byKey) continue;
+        for (const key of records.keys()) if (byKey.get(key)?.generation === generation) byKey.delete(key);
+        if (byKey.size === 0) this.queued.delete(store);
+      }
+    }
+  }
+
+  /** Runs `fn` inside one backend transaction (see `KvBackend.write`); later writes are planned in transactions until it has run. */
+  async transaction<R>(fn: () => R): Promise<R> {
+    this.assertUsable();
+    this.transactionsQueued++;
+    try {
+      return await this.backend.write(fn);
+    } finally {
+      this.transactionsQueued--;
+    }
+  }
+
+  /** Throws once a queued write has failed (feeds health checks). */
+  assertUsable(): void {
+    if (this.failure !== undefined) {
+      const reason = this.failure instanceof Error ? this.failure.message : String(this.failure);
+      throw unavailable(`storage is unusable since a write failed (${reason}); restart the process`);
+    }
+  }
+}
