@@ -16,8 +16,8 @@ export const STORE = {
  *
  * | store | key | indexes |
  * |---|---|---|
- * | operation-queue | `<suffix>:<claim>` | (suffix, acceptedAt): a DID's pending operations in order |
- * | operation | `<suffix>:<anchor hash>` | (suffix, transactionNumber) |
+ * | operation-queue | `<suffix>:<claim>` | (suffix, acceptedAt), sorted only: a DID's pending operations in order |
+ * | operation | `<suffix>:<anchor hash>` | (suffix, transactionNumber), sorted only |
  * | did-anchor | suffix | — |
  * | did-version | suffix | — |
  */
@@ -33,8 +33,8 @@ export class OperationStores {
   static async open(provider: StoreProvider): Promise<OperationStores> {
     return new OperationStores(
       provider,
-      await provider.open<QueuedOperation>(STORE.queued, { indexes: [['suffix', 'acceptedAt']] }),
-      await provider.open<PublishedOperation>(STORE.published, { indexes: [['suffix', 'transactionNumber']] }),
+      await provider.open<QueuedOperation>(STORE.queued, { indexes: [{ fields: ['suffix', 'acceptedAt'], sortedOnly: true }] }),
+      await provider.open<PublishedOperation>(STORE.published, { indexes: [{ fields: ['suffix', 'transactionNumber'], sortedOnly: true }] }),
       await provider.open<DidAnchor>(STORE.didAnchor),
       await provider.open<DidVersion>(STORE.didVersion),
     );
