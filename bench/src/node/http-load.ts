@@ -11,16 +11,14 @@ export interface LoadResult {
 
 /**
  * Drives the node with autocannon (its own lean HTTP client, in this process; the node runs in another):
- * `next()` gives each request's method, path and body, so every request can be distinct. With
- * `ratePerSecond` the load is held at that rate (latency corrected for coordinated omission by
- * autocannon); without it, it runs as fast as the node answers.
+ * `next()` gives each request's method, path and body, so every request can be distinct. Used to find
+ * how fast the node answers; a held rate uses paced-load.ts (see there why not autocannon's `overallRate`).
  */
 export async function httpLoad(options: {
   origin: string;
   next: () => { method: 'GET' | 'POST'; path: string; body?: Buffer };
   durationS: number;
   connections: number;
-  ratePerSecond?: number;
   onOk?: (request: { path: string; body?: Buffer }, answeredAt: number) => void;
 }): Promise<LoadResult> {
   const latenciesMs: number[] = [];
@@ -29,7 +27,6 @@ export async function httpLoad(options: {
     connections: options.connections,
     duration: options.durationS,
     headers: { 'content-type': 'application/json' },
-    ...(options.ratePerSecond !== undefined ? { overallRate: options.ratePerSecond } : {}),
     requests: [
       {
         setupRequest: (request, context) => {

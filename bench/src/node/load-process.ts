@@ -1,6 +1,7 @@
 /**
  * One load phase against a node, run as its own process by `node.bench.ts` (the load generator must not
- * share a process with the orchestrator's polling and bookkeeping):
+ * share a process with the orchestrator's polling and bookkeeping). A phase with a rate is held at it by the
+ * open-loop paced generator (paced-load.ts); one without runs autocannon as fast as the node answers.
  *
  *   node load-process.js '<json LoadPhase>'
  *
@@ -12,6 +13,11 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { percentile } from '../lib/report.js';
 import { prepareCreates } from './create-requests.js';
 import { httpLoad } from './http-load.js';
+import { pacedLoad } from './paced-load.js';
+
+/** With a rate, the open-loop paced generator; without, autocannon as fast as the node answers. */
+const load = (options: Parameters<typeof httpLoad>[0] & { ratePerSecond?: number }) =>
+  options.ratePerSecond === undefined ? httpLoad(options) : pacedLoad({ ...options, ratePerSecond: options.ratePerSecond });
 
 export interface LoadPhase {
   origin: string;
@@ -44,7 +50,7 @@ if (phase.kind === 'creates') {
   let accepted = 0;
   const acceptedDids: string[] = [];
   const didOf = new Map<Buffer, string>(creates.map((create) => [create.body, create.did]));
-  const result = await httpLoad({
+  const result = await load({
     origin: phase.origin,
     durationS: phase.durationS,
     connections: phase.connections,
@@ -67,7 +73,7 @@ if (phase.kind === 'creates') {
 } else {
   const dids = readFileSync(phase.didsFile, 'utf8').split('\n').filter((line) => line.length > 0);
   let pass = 0;
-  const result = await httpLoad({
+  const result = await load({
     origin: phase.origin,
     durationS: phase.durationS,
     connections: phase.connections,
