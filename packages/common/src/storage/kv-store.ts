@@ -45,6 +45,8 @@ interface PreparedValue {
 export class WritePlan {
   private readonly overlay = new Map<KvStore<object>, Map<string, string | null>>();
   private readonly mutations: KvMutation[] = [];
+  /** Outcomes of the queued writes whose records this plan read. */
+  readonly observed = new Set<Promise<void>>();
 
   /** `queued`: the records of writes queued but not yet committed, when the plan runs outside a transaction. */
   constructor(
@@ -55,7 +57,13 @@ export class WritePlan {
   private current(store: KvStore<object>, key: string): string | undefined {
     // null: deleted earlier in this plan or by a queued write.
     let pending = this.overlay.get(store)?.get(key);
-    if (pending === undefined) pending = this.queued?.(store, key);
+    if (pending === undefined) {
+      const queued = this.queued?.(store, key);
+      if (queued !== undefined) {
+        this.observed.add(queued.written);
+        pending = queued.json;
+      }
+    }
     if (pending !== undefined) return pending ?? undefined;
     return store.space.get(recordKey(key));
   }
@@ -138,8 +146,18 @@ export async function planAndWrite<R>(writer: KvWriter, plan: (p: WritePlan) => 
   }
   writer.assertUsable();
   const p = new WritePlan(now ?? Date.now(), writer.recordOf);
-  const result = plan(p);
-  await writer.apply(p.planned);
+  let result: R;
+  try {
+    result = plan(p);
+  } catch (error) {
+    // A refusal (a conflict) read the queued record that caused it: the caller may read it next.
+    await writer.settled(p.observed);
+    throw error;
+  }
+  const planned = p.planned;
+  // A write is queued after the writes it read, so it is durable after them; one that writes nothing waits.
+  if (planned.mutations.length === 0) await writer.settled(p.observed);
+  else await writer.apply(planned);
   return result;
 }
 

@@ -18,6 +18,9 @@
  *     are checked before a write is queued), so the later ones fail too, but the writer does not rely on it:
  *     it refuses every write from then on and `ping` reports the failure, so health checks take the process
  *     out and a restart starts again from what is on disk.
+ * A write answers only once what it read is durable: one that writes something is queued after the writes
+ * it read, and one that writes nothing (an insert refused because a queued write took its key, a delete of
+ * a key a queued write removed) waits for them, since its caller may read the record next.
  */
 import { unavailable } from '../errors/index.js';
 import type { KvBackend, KvMutation } from './ordered-kv.js';
@@ -29,19 +32,25 @@ export interface PlannedWrite {
   records: Map<KvStore<object>, Map<string, string | null>>;
 }
 
-/** Record JSON of queued writes (null: deleted) or undefined when no queued write touches the key. */
-export type QueuedRecords = (store: KvStore<object>, key: string) => string | null | undefined;
+/** A record as a queued write leaves it (json null: deleted), and that write's outcome. */
+export interface QueuedRecord {
+  json: string | null;
+  written: Promise<void>;
+}
+
+/** The queued record of a key, or undefined when no queued write touches it. */
+export type QueuedRecords = (store: KvStore<object>, key: string) => QueuedRecord | undefined;
 
 export class KvWriter {
-  private readonly queued = new Map<KvStore<object>, Map<string, { json: string | null; generation: number }>>();
+  private readonly queued = new Map<KvStore<object>, Map<string, QueuedRecord & { generation: number }>>();
   private generation = 0;
   private transactionsQueued = 0;
   private failure: unknown;
 
   constructor(private readonly backend: KvBackend) {}
 
-  /** The record JSON a write queued now would find, if a queued write decides it. */
-  readonly recordOf: QueuedRecords = (store, key) => this.queued.get(store)?.get(key)?.json;
+  /** The record a write queued now would find, if a queued write decides it. */
+  readonly recordOf: QueuedRecords = (store, key) => this.queued.get(store)?.get(key);
 
   /** Whether a new write must be planned inside a transaction (a transaction callback is still queued). */
   get planInTransaction(): boolean {
@@ -53,13 +62,14 @@ export class KvWriter {
     this.assertUsable();
     if (plan.mutations.length === 0) return;
     const generation = ++this.generation;
+    const written = this.backend.writeQueued(plan.mutations);
     for (const [store, records] of plan.records) {
       let byKey = this.queued.get(store);
       if (!byKey) this.queued.set(store, (byKey = new Map()));
-      for (const [key, json] of records) byKey.set(key, { json, generation });
+      for (const [key, json] of records) byKey.set(key, { json, written, generation });
     }
     try {
-      await this.backend.writeQueued(plan.mutations);
+      await written;
     } catch (error) {
       this.failure ??= error;
       throw unavailable(`storage write failed, no further writes are taken until a restart: ${error instanceof Error ? error.message : String(error)}`);
@@ -72,6 +82,20 @@ export class KvWriter {
         for (const key of records.keys()) if (byKey.get(key)?.generation === generation) byKey.delete(key);
         if (byKey.size === 0) this.queued.delete(store);
       }
+    }
+  }
+
+  /**
+   * Waits until the queued writes a plan read from are durable. A plan that writes nothing (an insert that
+   * found its key taken, a delete of a missing key) must not answer before them: its caller may read next.
+   */
+  async settled(observed: ReadonlySet<Promise<void>>): Promise<void> {
+    if (observed.size === 0) return;
+    try {
+      await Promise.all(observed);
+    } catch {
+      this.assertUsable();
+      throw unavailable('storage write failed');
     }
   }
 

@@ -72,6 +72,29 @@ describe.each([
     }
   });
 
+  it('answers a write that writes nothing only once the queued writes it read are durable', async () => {
+    const { provider, close } = await open();
+    try {
+      const indexed = await provider.open<{ status: string; exp?: number }>('indexed', { indexes: ['status'], expiryField: 'exp' });
+      const put = indexed.put('k', { status: 'first' });
+      expect(await indexed.insert('k', { status: 'second' })).toBe(false);
+      // The caller of a refused insert reads the record that refused it.
+      expect(await indexed.get('k')).toEqual({ status: 'first' });
+      await put;
+      const replaced = indexed.put('k', { status: 'third' });
+      const refused = await indexed.batch([{ op: 'insert', key: 'k', value: { status: 'fourth' } }]).catch((error: unknown) => error);
+      expect((refused as AppError).code).toBe('conflict');
+      expect(await indexed.get('k')).toEqual({ status: 'third' });
+      await replaced;
+      const removal = indexed.delete('k');
+      expect(await indexed.delete('k')).toBe(false);
+      expect(await indexed.get('k')).toBeUndefined();
+      expect(await removal).toBe(true);
+    } finally {
+      await close();
+    }
+  });
+
   it('answers every write in flight as if each had been awaited in turn, indexes included', async () => {
     const provider = create();
     try {
