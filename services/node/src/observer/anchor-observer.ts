@@ -27,14 +27,13 @@ export interface AnchorObserverOptions {
 /** How many times claiming a transaction number is retried when another instance took the same one. */
 const SEQUENCE_RETRIES = 10;
 /**
- * Operations committed per atomic write, and chunk writes in flight at once. The store has one writer, so
- * every accepted operation's own write (which the client waits for) queues behind the chunk being committed:
- * small chunks, one at a time, keep that wait short. Measured with creates held at 2,000/s open loop
- * (10 s, two runs each, create p99): 25 and 1: 26-36 ms; 50 and 2: 35-40 ms; 50 and 1: 47 ms and one run
- * that fell behind; 100 and 1: 28-38 ms with a 117 ms max; 25 and 2: 49-158 ms.
+ * Operations committed per atomic write, and chunk writes in flight at once. Accepted operations' own writes
+ * queue behind the chunk being committed on the single LMDB writer. Smaller chunks, one at a time (25 and 1)
+ * cut create p99 at a paced 2,000/s on a quiet machine (26-36 ms against 35-40 ms), but on a loaded one the
+ * observer then fell behind (accept -> published 5.5-6.6 s): kept at 50 and 2 until chunks adapt to backlog.
  */
-const COMMIT_CHUNK = 25;
-const CHUNKS_IN_FLIGHT = 1;
+const COMMIT_CHUNK = 50;
+const CHUNKS_IN_FLIGHT = 2;
 
 /**
  * The observer (orb.md §2.1, §2.8; the original's observer + txnprocessor + anchor event handler): turns an
