@@ -71,6 +71,8 @@ describe('crash recovery', () => {
       const batches = await storage.open<{ status: string }>('anchor-batch', { indexes: [['status', 'createdAt']], expiryField: 'expiresAt' });
       const statuses = new Set((await batches.query({ limit: 1000 })).items.map((item) => item.value.status));
       expect([...statuses]).toEqual(['completed']);
+      // A completed batch's body (its operation keys and content) goes with the status change that completes it.
+      expect(await count('anchor-batch-body')).toBe(0);
     } finally {
       await storage.close();
     }

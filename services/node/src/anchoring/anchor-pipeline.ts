@@ -4,7 +4,6 @@ import { errorMessage } from '@anchor/common/errors';
 import { attachProof } from '@anchor/common/jsonld';
 import type { Logger } from '@anchor/common/log';
 import type { BackoffPolicy } from '@anchor/common/mq';
-import type { Store } from '@anchor/common/storage';
 import { parseOperation, type ParsedOperation } from '@anchor/sidetree';
 import { CAS_MEDIA, type CasStore } from '../cas/cas-store.js';
 import type { NodeMetrics } from '../observability/node-metrics.js';
@@ -13,7 +12,7 @@ import type { OperationStores } from '../operations/operation-stores.js';
 import type { AnchorEvent } from '../observer/anchor-event.js';
 import type { AnchorRecord } from '../observer/anchor-records.js';
 import type { CredentialStore } from '../vc/vc-feature.js';
-import type { AnchorBatch, AnchorStatus } from './anchor-batches.js';
+import type { AnchorBatch, AnchorBatches, AnchorStatus } from './anchor-batches.js';
 import type { BatchFileBuilder } from './batch-file-builder.js';
 import { buildAnchorCredential, type AnchorCredential } from './anchor-credential.js';
 import { buildContentObject, contentAnchor, parentsOf, type AnchorLink, type AnchorLinkset, type SuffixAnchor } from './anchor-linkset.js';
@@ -43,7 +42,7 @@ export interface CompletedAnchor {
 export type AnchorCompletedListener = (anchor: CompletedAnchor) => Promise<void>;
 
 export interface AnchorPipelineDeps {
-  batches: Store<AnchorBatch>;
+  batches: AnchorBatches;
   operations: OperationStores;
   cas: CasStore;
   credentials: CredentialStore;
@@ -168,7 +167,7 @@ export class AnchorPipeline {
         const attempts = batch.attempts + 1;
         const delay = Math.min(this.deps.retry.maxMs, this.deps.retry.initialMs * this.deps.retry.multiplier ** (attempts - 1));
         this.deps.log.warn('anchor step failed; retrying', { batchId, status: batch.status, attempts, retryInMs: Math.round(delay), err: errorMessage(error) });
-        await this.deps.batches.put(batchId, { ...batch, attempts, lastError: errorMessage(error), updatedAt: Date.now() });
+        await this.deps.batches.save(batchId, { ...batch, attempts, lastError: errorMessage(error), updatedAt: Date.now() }, batch);
         this.schedule(batchId, delay);
         return;
       }
@@ -219,7 +218,7 @@ export class AnchorPipeline {
   private async save(batchId: string, batch: AnchorBatch, status: AnchorStatus, changes: Partial<AnchorBatch> = {}): Promise<AnchorBatch> {
     const { lastError: _lastError, ...rest } = batch;
     const next: AnchorBatch = { ...rest, ...changes, status, attempts: 0, updatedAt: Date.now() };
-    await this.deps.batches.put(batchId, next);
+    await this.deps.batches.save(batchId, next, batch);
     return next;
   }
 

@@ -10,7 +10,7 @@ import type { ObserverFeature } from '../observer/observer-feature.js';
 import type { OperationStores } from '../operations/operation-stores.js';
 import type { VcFeature } from '../vc/vc-feature.js';
 import type { VctClientFeature } from '../vct-client/vct-client-feature.js';
-import { openBatchStore } from './anchor-batches.js';
+import { AnchorBatches } from './anchor-batches.js';
 import { dataUriEncodingFor } from './anchor-linkset.js';
 import { AnchorPipeline, type AnchorCompletedListener } from './anchor-pipeline.js';
 import { createBatchFileBuilder } from './batch-file-builder.js';
@@ -43,7 +43,7 @@ export interface AnchoringDeps {
  */
 export async function createAnchoringFeature(ctx: NodeContext, deps: AnchoringDeps): Promise<AnchoringFeature> {
   const log = getLogger('anchor-writer');
-  const batches = await openBatchStore(ctx.storage);
+  const batches = await AnchorBatches.open(ctx.storage);
   const localWitness = new LocalWitness({
     key: ctx.keys.vcSigningKey,
     verificationMethod: vcVerificationMethod(ctx.urls, ctx.keys),

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage } from '@anchor/common/errors';
 import type { Logger } from '@anchor/common/log';
-import type { Store } from '@anchor/common/storage';
 import type { ParsedOperation } from '@anchor/sidetree';
 import type { NodeMetrics } from '../observability/node-metrics.js';
 import { suffixOfKey } from '../operations/operation-records.js';
 import { OperationStores } from '../operations/operation-stores.js';
-import { batchesIn, IN_FLIGHT, UNFINISHED, type AnchorBatch } from './anchor-batches.js';
+import { IN_FLIGHT, UNFINISHED, type AnchorBatch, type AnchorBatches } from './anchor-batches.js';
 import type { AnchorPipeline } from './anchor-pipeline.js';
 import type { Lease } from './writer-lease.js';
 
@@ -77,7 +76,7 @@ export class BatchWriter {
 
   constructor(
     private readonly operations: OperationStores,
-    private readonly batches: Store<AnchorBatch>,
+    private readonly batches: AnchorBatches,
     private readonly pipeline: AnchorPipeline,
     private readonly lease: Lease,
     private readonly metrics: NodeMetrics,
@@ -165,7 +164,7 @@ export class BatchWriter {
     this.pipeline.resume();
     this.log.info('this instance is the batch writer', { holder: this.lease.holder });
     try {
-      for (const { key, value } of await batchesIn(this.batches, [...UNFINISHED, 'failed'])) {
+      for (const { key, value } of await this.batches.in([...UNFINISHED, 'failed'])) {
         for (const opKey of value.operationKeys) {
           if (value.status !== 'processed') this.batchedKeys.add(opKey);
           if (IN_FLIGHT.includes(value.status)) this.inFlight.set(suffixOfKey(opKey), key);
