@@ -23,12 +23,14 @@
 import { makeTempDir, stopAllProcesses } from '@anchor/testing/process';
 import { measureObserverIngest } from './federation/observer-ingest.js';
 import { measureSignedDeliveries } from './federation/signed-deliveries.js';
+import { ed25519VerifiesPerSecond } from './lib/machine.js';
 import { atLeast, atMost, report, summary } from './lib/report.js';
 
 const SECTION = 'federation';
 const dir = await makeTempDir('federation-bench-');
 
 try {
+  report(SECTION, 'machine: Ed25519 verifies/s on one core, before the run', ed25519VerifiesPerSecond(), '/s');
   const deliveries = await measureSignedDeliveries(dir.path, { receivers: 2, activities: 3_000, warmup: 300 });
   report(SECTION, `signed deliveries to 2 loopback inboxes (${deliveries.deliveries.toLocaleString('en-US')})`, deliveries.perSecond, 'deliveries/s', atLeast(1_000));
   report(SECTION, '  outbox posts accepted by the sender', deliveries.postsPerSecond, 'posts/s');

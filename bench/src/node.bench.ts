@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { freePort, makeTempDir, startProcess, stopAllProcesses, waitFor } from '@anchor/testing/process';
+import { ed25519VerifiesPerSecond, loadAverage } from './lib/machine.js';
 import { atLeast, atMost, percentile, report, summary } from './lib/report.js';
 import type { LoadPhase, LoadSummary } from './node/load-process.js';
 import { histogramQuantile, PublishProbe } from './node/publish-probe.js';
@@ -84,6 +85,7 @@ try {
     readyTimeoutMs: 60_000,
   });
   console.log(`node: ${MAIN_JS} (bare start, LMDB in ${dir.path}); load from separate processes`);
+  report(SECTION, 'machine: Ed25519 verifies/s on one core, before the run', ed25519VerifiesPerSecond(), '/s');
 
   // Warm-up: JIT, JSON-LD contexts, LMDB pages.
   await runLoad({ kind: 'creates', durationS: 2, connections: 16, prepare: 8_000 });
@@ -96,6 +98,7 @@ try {
 
   // 2. Held rate with publish sampling.
   const metricsBefore = await metricsText();
+  const loadBeforeHeld = loadAverage();
   const probe = new PublishProbe(origin, 50);
   probe.start();
   const held = await runLoad({ kind: 'creates', durationS: 15, connections: CREATE_CONNECTIONS, ratePerSecond: CREATE_OFFERED, prepare: 34_000, sampleEvery: SAMPLE_EVERY }, (did, at) =>
@@ -117,6 +120,8 @@ try {
   const cpuSeconds = (text: string) => Number(/^process_cpu_seconds_total (\S+)$/m.exec(text)?.[1]);
   const creates = (text: string) => Number(/^node_operations_accepted_total\{type="create"\} (\S+)$/m.exec(text)?.[1]);
   report(SECTION, '  node CPU per accepted create (all threads)', ((cpuSeconds(metricsAfter) - cpuSeconds(metricsBefore)) * 1000) / (creates(metricsAfter) - creates(metricsBefore)), 'ms');
+  report(SECTION, '  machine load average (1 min) as the phase started', loadBeforeHeld, '');
+  report(SECTION, '  machine load average (1 min) as it ended', loadAverage(), '');
   await drained();
 
   // 3. Resolution over 10,000 published DIDs (the last ones created).
@@ -124,11 +129,14 @@ try {
   if (dids.length < RESOLVED_DIDS) throw new Error(`only ${dids.length} DIDs were created`);
   writeFileSync(didsFile, dids.slice(dids.length - RESOLVED_DIDS).join('\n'));
   await runLoad({ kind: 'resolutions', durationS: Math.ceil(RESOLVED_DIDS / RESOLVE_OFFERED) + 1, connections: 20, ratePerSecond: RESOLVE_OFFERED, sequential: true });
+  const loadBeforeResolving = loadAverage();
   const resolved = await runLoad({ kind: 'resolutions', durationS: 15, connections: 20, ratePerSecond: RESOLVE_OFFERED });
   if (resolved.failures > 0) console.log(`resolution failures: ${resolved.failures}`);
   report(SECTION, `resolutions served (${RESOLVE_OFFERED.toLocaleString('en-US')}/s offered, open loop) over ${RESOLVED_DIDS.toLocaleString('en-US')} DIDs`, resolved.rate, 'req/s', atLeast(RESOLVE_RATE));
   report(SECTION, '  resolution latency p50', resolved.p50, 'ms');
   report(SECTION, '  resolution latency p99', resolved.p99, 'ms', atMost(10));
+  report(SECTION, '  machine load average (1 min) as the phase started', loadBeforeResolving, '');
+  report(SECTION, '  machine load average (1 min) as it ended', loadAverage(), '');
 } finally {
   await stopAllProcesses();
   await dir.remove();

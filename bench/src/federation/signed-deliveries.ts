@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { loadavg } from 'node:os';
 import { multibaseMultihash } from '@anchor/common/encoding';
 import { waitFor } from '@anchor/testing/process';
+import { loadAverage } from '../lib/machine.js';
 import { metricValue, processCpuMs, startNodeProcess, type BenchNode } from './node-processes.js';
 
 const DELIVERED = 'node_activitypub_deliveries_total{outcome="delivered"}';
@@ -75,7 +75,7 @@ export async function measureSignedDeliveries(dataRoot: string, options: { recei
   const inboxBefore = await Promise.all(receivers.map((receiver) => inboxSize(receiver)));
   const cpuBefore = cpuOf(sender, receivers);
   const benchCpuBefore = process.cpuUsage();
-  const loadBefore = loadavg()[0] ?? 0;
+  const loadBefore = loadAverage();
   const started = performance.now();
   await postAll(options.activities);
   const posted = performance.now();
@@ -96,7 +96,7 @@ export async function measureSignedDeliveries(dataRoot: string, options: { recei
     senderCpuMs: perDelivery(cpuBefore.sender, cpuAfter.sender),
     receiverCpuMs: perDelivery(cpuBefore.receivers, cpuAfter.receivers),
     benchCpuMs: (benchCpu.user + benchCpu.system) / 1000 / deliveries,
-    loadAverage: [loadBefore, loadavg()[0] ?? 0],
+    loadAverage: [loadBefore, loadAverage()],
     deliveries,
     perSecond: deliveries / ((delivered - started) / 1000),
     postsPerSecond: options.activities / ((posted - started) / 1000),
