@@ -19,13 +19,14 @@ import {
   keyOfRecordKey,
   LAYOUT_FORMAT,
   META_KEY,
+  prefixRange,
   recordKey,
   type DerivedEntry,
   type StoreMeta,
 } from './kv-layout.js';
 import type { KvEntry, KvMutation, KvRange, KvSpace } from './ordered-kv.js';
 import type { KvWriter, PlannedWrite, QueuedRecords } from './kv-writer.js';
-import { encodeCursor, planQuery, planScan, type Cursor, type ScanPlan } from './query-plan.js';
+import { encodeCursor, planQuery, planScan, type Cursor, type QueryPlan, type ScanPlan } from './query-plan.js';
 import { checkKey, decodeRecord, encodeRecord, expiryOf, isExpired } from './records.js';
 import { indexId, type StoreSchema } from './schema.js';
 import type { BatchOp, Entry, IndexValue, Page, Query, Store } from './types.js';
@@ -299,10 +300,12 @@ export class KvStore<T extends object> implements Store<T> {
   }
 
   /** The key ranges a scan reads, each with the offset of the tail value in its keys. */
-  private ranges(plan: ScanPlan, after: Cursor | undefined): Array<{ range: KvRange; valueOffset: number }> {
+  private ranges(plan: ScanPlan & Pick<QueryPlan, 'keyPrefix'>, after: Cursor | undefined): Array<{ range: KvRange; valueOffset: number }> {
     const reverse = plan.direction === 'desc';
     if (!plan.index) {
-      const range = allRecords(reverse);
+      const keyPrefix = plan.keyPrefix;
+      // Record keys are 01 + the key's UTF-8, which never holds FF: the prefix's range ends at prefix + FF.
+      const range = keyPrefix === undefined ? allRecords(reverse) : prefixRange(recordKey(keyPrefix), reverse);
       if (after) narrowAfter(range, recordKey(after.key));
       return [{ range, valueOffset: 1 }];
     }
@@ -337,7 +340,7 @@ export class KvStore<T extends object> implements Store<T> {
   }
 
   /** Entries of a scan in result order (merging the ranges of `in` lists). */
-  private *scan(plan: ScanPlan, after: Cursor | undefined): Generator<Hit> {
+  private *scan(plan: ScanPlan & Pick<QueryPlan, 'keyPrefix'>, after: Cursor | undefined): Generator<Hit> {
     const ranges = this.ranges(plan, after);
     if (!plan.index) {
       for (const r of ranges) {

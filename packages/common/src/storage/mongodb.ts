@@ -180,6 +180,8 @@ class MongoStore<T extends object> implements Store<T> {
     const plan = planQuery(this.name, this.schema, query);
     if (plan.empty) return { items: [] };
     const clauses = this.filterOf(plan, Date.now());
+    // An anchored, case-sensitive regex with no metacharacters left is an _id index range.
+    if (plan.keyPrefix !== undefined) clauses.push({ _id: { $regex: `^${escapeRegExp(plan.keyPrefix)}` } });
     const dir = plan.direction === 'desc' ? -1 : 1;
     const tail = plan.tail?.field;
     if (plan.after) {
@@ -430,4 +432,9 @@ export class MongoStoreProvider implements StoreProvider {
 
 export function createMongoStoreProvider(options: MongoStoreOptions): Promise<StoreProvider> {
   return MongoStoreProvider.connect(options);
+}
+
+/** The string as a regular expression matching it literally. */
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -56,6 +56,8 @@ export interface QueryPlan extends ScanPlan {
   limit: number;
   offset: number;
   after?: Cursor;
+  /** Only keys starting with this (a scan of records in key order; never with an index). */
+  keyPrefix?: string;
 }
 
 type Classified =
@@ -199,8 +201,16 @@ export function planQuery(store: string, schema: StoreSchema, query: Query = {})
   }
   const offset = query.offset ?? 0;
   if (!Number.isInteger(offset) || offset < 0) throw badRequest(`store ${store}: offset must be a non-negative integer`);
+  const keyPrefix = query.keyPrefix;
+  if (keyPrefix !== undefined) {
+    if (typeof keyPrefix !== 'string') throw badRequest(`store ${store}: keyPrefix must be a string`);
+    if (query.where !== undefined || query.orderBy !== undefined) {
+      throw badRequest(`store ${store}: keyPrefix cannot be combined with where or orderBy (a key-prefix query reads records in key order)`);
+    }
+  }
   const scan = planScan(store, schema, query.where, query.orderBy);
   const plan: QueryPlan = { ...scan, limit, offset };
+  if (keyPrefix !== undefined) plan.keyPrefix = keyPrefix;
   if (query.after !== undefined) plan.after = decodeCursor(store, query.after, scan.tail !== undefined);
   return plan;
 }

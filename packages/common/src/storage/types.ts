@@ -58,6 +58,12 @@ export interface Query {
   offset?: number;
   /** Opaque cursor (`Page.next` of the previous page): the page starts after it. */
   after?: string;
+  /**
+   * Only records whose key starts with this string, in key order: a range of the primary keys, so a store
+   * whose keys begin with a grouping value (`<did suffix>:<...>`) reads a group without an index to keep.
+   * Cannot be combined with `where` or `orderBy`.
+   */
+  keyPrefix?: string;
 }
 
 export interface Entry<T> {

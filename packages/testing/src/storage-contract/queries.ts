@@ -244,6 +244,32 @@ export function registerQueries(ctx: ContractContext): void {
       await expectAppError(ctx.openStore({ indexes: [{ fieldz: ['object'] } as never] }), 'bad_request', /sortedOnly/);
     });
 
+    it('answers a key prefix in key order, with paging, without an index, and never beyond the prefix', async () => {
+      const s = await ctx.openStore<Ref & { expiresAt?: number }>({ expiryField: 'expiresAt' });
+      const inside = ['EiA:1', 'EiA:2', 'EiA:10', 'EiA:é', 'EiA:😀', 'EiA:\uffff', 'EiA:'];
+      const outside = ['EiA', 'EiA;', 'EiA9', 'EiB:1', 'EiA\u0000:1', 'Ei', 'a.b*:1', 'a.bc:1'];
+      for (const k of [...inside, ...outside]) await s.put(k, { status: k });
+      await s.put('EiA:expired', { status: 'gone', expiresAt: Date.now() - 1_000 });
+      const expected = ['EiA:', 'EiA:1', 'EiA:10', 'EiA:2', 'EiA:é', 'EiA:\uffff', 'EiA:😀'];
+      expect(keys(await s.query({ keyPrefix: 'EiA:' }))).toEqual(expected);
+      expect((await allPages(s, { keyPrefix: 'EiA:', limit: 2 })).keys).toEqual(expected);
+      expect(keys(await s.query({ keyPrefix: 'EiA:', offset: 5 }))).toEqual(expected.slice(5));
+      expect((await s.query({ keyPrefix: 'EiA:1' })).items.map((e) => e.value.status)).toEqual(['EiA:1', 'EiA:10']);
+      // Characters that mean something to a regular expression or a range bound are matched literally.
+      expect(keys(await s.query({ keyPrefix: 'a.b*' }))).toEqual(['a.b*:1']);
+      expect(keys(await s.query({ keyPrefix: 'EiA\u0000' }))).toEqual(['EiA\u0000:1']);
+      expect(keys(await s.query({ keyPrefix: 'none' }))).toEqual([]);
+      expect(keys(await s.query({ keyPrefix: '' }))).toHaveLength(inside.length + outside.length);
+    });
+
+    it('refuses a key prefix combined with where or orderBy, or one that is not a string', async () => {
+      const s = await refStore(ctx);
+      await expectAppError(s.query({ keyPrefix: 'r0', where: { status: 'x' } }), 'bad_request', /keyPrefix cannot be combined/);
+      await expectAppError(s.query({ keyPrefix: 'r0', orderBy: { field: 'status' } }), 'bad_request', /keyPrefix cannot be combined/);
+      await expectAppError(s.query({ keyPrefix: 5 as never }), 'bad_request', /keyPrefix must be a string/);
+      expect(keys(await s.query({ keyPrefix: 'r0', limit: 3 }))).toEqual(['r01', 'r02', 'r03']);
+    });
+
     it('rejects queries no index answers, and malformed ones', async () => {
       const s = await refStore(ctx);
       await expectAppError(s.query({ where: { unindexed: 'x' } }), 'bad_request', /not an indexed field/);

@@ -16,10 +16,16 @@ export const STORE = {
  *
  * | store | key | indexes |
  * |---|---|---|
- * | operation-queue | `<suffix>:<claim>` | (suffix, acceptedAt), sorted only: a DID's pending operations in order |
- * | operation | `<suffix>:<anchor hash>` | (suffix, transactionNumber), sorted only |
+ * | operation-queue | `<suffix>:<claim>` | — (a DID's pending operations: the key prefix `<suffix>:`) |
+ * | operation | `<suffix>:<anchor hash>` | — (a DID's published operations: the key prefix `<suffix>:`) |
  * | did-anchor | suffix | — |
  * | did-version | suffix | — |
+ *
+ * The two operation stores are read per DID by key prefix, not through an index: at 2,000 creates a
+ * second, the (suffix, acceptedAt) and (suffix, transactionNumber) entries were 3 of the 7 randomly placed
+ * LMDB entries each operation wrote or deleted (queue insert and delete, published put), and every one of
+ * them dirties a page the commit must write. A DID has a handful of operations; they are put in order in
+ * memory (`DidOperationsLoader.load`).
  */
 export class OperationStores {
   private constructor(
@@ -33,8 +39,8 @@ export class OperationStores {
   static async open(provider: StoreProvider): Promise<OperationStores> {
     return new OperationStores(
       provider,
-      await provider.open<QueuedOperation>(STORE.queued, { indexes: [{ fields: ['suffix', 'acceptedAt'], sortedOnly: true }] }),
-      await provider.open<PublishedOperation>(STORE.published, { indexes: [{ fields: ['suffix', 'transactionNumber'], sortedOnly: true }] }),
+      await provider.open<QueuedOperation>(STORE.queued),
+      await provider.open<PublishedOperation>(STORE.published),
       await provider.open<DidAnchor>(STORE.didAnchor),
       await provider.open<DidVersion>(STORE.didVersion),
     );
@@ -45,12 +51,12 @@ export class OperationStores {
     return { store: STORE.didVersion, op: 'put', key: suffix, value: { token: randomUUID() } satisfies DidVersion };
   }
 
-  /** Every record of a store matching `where` (all without), ordered by `orderBy` (key order without), page by page. */
-  static async all<T extends object>(store: Store<T>, where?: Record<string, string | number | boolean>, orderBy?: string): Promise<Array<{ key: string; value: T }>> {
+  /** Every record of a store (of one DID with `suffix`: its keys start with `<suffix>:`), in key order, page by page. */
+  static async all<T extends object>(store: Store<T>, suffix?: string): Promise<Array<{ key: string; value: T }>> {
     const entries: Array<{ key: string; value: T }> = [];
     let after: string | undefined;
     do {
-      const page = await store.query({ ...(where ? { where } : {}), ...(orderBy ? { orderBy: { field: orderBy } } : {}), limit: 10_000, ...(after ? { after } : {}) });
+      const page = await store.query({ ...(suffix !== undefined ? { keyPrefix: `${suffix}:` } : {}), limit: 10_000, ...(after ? { after } : {}) });
       entries.push(...page.items);
       after = page.next;
     } while (after);

@@ -47,10 +47,10 @@ export class DidOperationsLoader {
 
   async load(suffix: string, previous?: DidOperations): Promise<DidOperations> {
     const token = await this.token(suffix);
-    const [published, queued] = await Promise.all([
-      OperationStores.all(this.stores.published, { suffix }, 'transactionNumber'),
-      OperationStores.all(this.stores.queued, { suffix }, 'acceptedAt'),
-    ]);
+    const [published, queued] = await Promise.all([OperationStores.all(this.stores.published, suffix), OperationStores.all(this.stores.queued, suffix)]);
+    // Read by key prefix (in key order): anchoring order for the published, acceptance order for the queue.
+    published.sort((a, b) => a.value.transactionNumber - b.value.transactionNumber || a.value.operationIndex - b.value.operationIndex);
+    queued.sort((a, b) => a.value.acceptedAt - b.value.acceptedAt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const reuse = parsedByRequest(previous);
     const now = Date.now();
     const pending: UnpublishedOperationRecord[] = [];
