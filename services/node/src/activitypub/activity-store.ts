@@ -67,11 +67,13 @@ export class ActivityStore {
     return new ActivityStore(
       provider,
       await provider.open<StoredActivityRecord>(ACTIVITY_STORES.activities),
+      // Sorted only: every read sorts or ranges on timeAdded (counts too, see `count`), so each index keeps
+      // one entry per reference instead of one per prefix (4 writes per reference added or removed, not 7).
       await provider.open<ActivityRef>(ACTIVITY_STORES.refs, {
         indexes: [
-          ['refType', 'objectIri', 'timeAdded'],
-          ['refType', 'objectIri', 'activityType', 'timeAdded'],
-          ['refType', 'timeAdded'],
+          { fields: ['refType', 'objectIri', 'timeAdded'], sortedOnly: true },
+          { fields: ['refType', 'objectIri', 'activityType', 'timeAdded'], sortedOnly: true },
+          { fields: ['refType', 'timeAdded'], sortedOnly: true },
         ],
       }),
     );
@@ -154,8 +156,10 @@ export class ActivityStore {
   }
 
   async count(refType: RefType, objectIri: string | undefined, activityType?: string): Promise<number> {
-    if (objectIri === undefined) return this.refs.count({ refType });
-    return this.refs.count(activityType !== undefined ? { refType, objectIri, activityType } : { refType, objectIri });
+    // Every reference has a timeAdded (epoch microseconds): the range makes the sorted-only indexes answer.
+    const timeAdded = { gte: 0 };
+    if (objectIri === undefined) return this.refs.count({ refType, timeAdded });
+    return this.refs.count(activityType !== undefined ? { refType, objectIri, activityType, timeAdded } : { refType, objectIri, timeAdded });
   }
 
   /** One page of a collection in the order items were added; `objectIri` undefined: across all objects (every like, every share). */
