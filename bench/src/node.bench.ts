@@ -91,7 +91,7 @@ try {
   await runLoad({ kind: 'creates', durationS: 2, connections: 16, prepare: 8_000 });
 
   // 1. Capacity.
-  const capacity = await runLoad({ kind: 'creates', durationS: 8, connections: CREATE_CONNECTIONS, prepare: 30_000 });
+  const capacity = await runLoad({ kind: 'creates', durationS: 8, connections: CREATE_CONNECTIONS, prepare: 60_000 });
   report(SECTION, `creates accepted, as fast as possible (${CREATE_CONNECTIONS} connections)`, capacity.rate, 'ops/s');
   report(SECTION, '  latency p99 at that rate', capacity.p99, 'ms');
   await drained();

@@ -58,7 +58,7 @@ export async function createActivityPubFeature(ctx: NodeContext): Promise<Activi
     serviceId: me,
     maintenance: ctx.maintenance,
     maxAttempts: config.mqMaxAttempts,
-    concurrency: config.mqPoolSize,
+    concurrency: config.mqInboxPool,
     metrics: ctx.nodeMetrics,
     log,
   });
@@ -76,7 +76,7 @@ export async function createActivityPubFeature(ctx: NodeContext): Promise<Activi
       witnessesIri: `${urls.serviceEndpoint}/witnesses`,
       maxAttempts: config.mqMaxAttempts,
       concurrency: config.mqOutboxPool,
-      broadcastConcurrency: config.mqPoolSize,
+      broadcastConcurrency: config.mqOutboxPool,
     },
   });
   const social = registerSocialHandlers({

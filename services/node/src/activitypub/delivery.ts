@@ -40,7 +40,7 @@ export interface DeliveryOptions {
   maxAttempts: number;
   /** Concurrent deliveries (`--mq-outbox-pool`). */
   concurrency: number;
-  /** Concurrent fan-outs (`--mq-pool-size`). */
+  /** Concurrent fan-outs (`--mq-outbox-pool`, as the original's outbox pool covers both). */
   broadcastConcurrency: number;
 }
 
