@@ -23,7 +23,7 @@
 import { makeTempDir, stopAllProcesses } from '@anchor/testing/process';
 import { measureObserverIngest } from './federation/observer-ingest.js';
 import { measureSignedDeliveries } from './federation/signed-deliveries.js';
-import { ed25519VerifiesPerSecond } from './lib/machine.js';
+import { ed25519VerifiesPerSecond, syncedAppendMs } from './lib/machine.js';
 import { atLeast, atMost, report, summary } from './lib/report.js';
 
 const SECTION = 'federation';
@@ -31,6 +31,9 @@ const dir = await makeTempDir('federation-bench-');
 
 try {
   report(SECTION, 'machine: Ed25519 verifies/s on one core, before the run', ed25519VerifiesPerSecond(), '/s');
+  const sync = syncedAppendMs(dir.path);
+  report(SECTION, 'machine: 4 KB append + fdatasync in the data directory, p50', sync.p50, 'ms');
+  report(SECTION, 'machine: 4 KB append + fdatasync in the data directory, p99', sync.p99, 'ms');
   const deliveries = await measureSignedDeliveries(dir.path, { receivers: 2, activities: 3_000, warmup: 300 });
   report(SECTION, `signed deliveries to 2 loopback inboxes (${deliveries.deliveries.toLocaleString('en-US')})`, deliveries.perSecond, 'deliveries/s', atLeast(1_000));
   report(SECTION, '  outbox posts accepted by the sender', deliveries.postsPerSecond, 'posts/s');

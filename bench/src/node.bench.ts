@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { freePort, makeTempDir, startProcess, stopAllProcesses, waitFor } from '@anchor/testing/process';
-import { ed25519VerifiesPerSecond, loadAverage } from './lib/machine.js';
+import { ed25519VerifiesPerSecond, loadAverage, syncedAppendMs } from './lib/machine.js';
 import { atLeast, atMost, percentile, report, summary } from './lib/report.js';
 import type { LoadPhase, LoadSummary } from './node/load-process.js';
 import { histogramQuantile, PublishProbe } from './node/publish-probe.js';
@@ -86,6 +86,9 @@ try {
   });
   console.log(`node: ${MAIN_JS} (bare start, LMDB in ${dir.path}); load from separate processes`);
   report(SECTION, 'machine: Ed25519 verifies/s on one core, before the run', ed25519VerifiesPerSecond(), '/s');
+  const sync = syncedAppendMs(dir.path);
+  report(SECTION, 'machine: 4 KB append + fdatasync in the data directory, p50', sync.p50, 'ms');
+  report(SECTION, 'machine: 4 KB append + fdatasync in the data directory, p99', sync.p99, 'ms');
 
   // Warm-up: JIT, JSON-LD contexts, LMDB pages.
   await runLoad({ kind: 'creates', durationS: 2, connections: 16, prepare: 8_000 });

@@ -1,9 +1,13 @@
 /**
- * How much CPU the machine has to give right now, printed beside the figures it explains: these benches run
- * on 2 shared cores, where the same build has measured a create p99 of 179 ms and of 1.6 s an hour apart.
+ * What the machine has to give right now, printed beside the figures it explains: these benches run on 2
+ * shared cores, where the same build has measured a create p99 of 179 ms and of 1.6 s an hour apart, and on
+ * disks whose flush time differs from one machine to the next (every accepted create waits for one).
  */
 import { generateKeyPairSync, sign, verify } from 'node:crypto';
+import { closeSync, fdatasyncSync, openSync, rmSync, writeSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { percentile } from './report.js';
 
 /** Ed25519 verifications one core completes in a second (the loop runs for `ms`). */
 export function ed25519VerifiesPerSecond(ms = 1_000): number {
@@ -21,3 +25,27 @@ export function ed25519VerifiesPerSecond(ms = 1_000): number {
 
 /** The one-minute load average. */
 export const loadAverage = (): number => loadavg()[0] ?? 0;
+
+/**
+ * Latency of a durable append where the stores live: a 4 KB write then `fdatasync`, `count` times into a
+ * scratch file in `dir` (removed after). An LMDB commit flushes twice, so this bounds how soon a durable
+ * write can be answered on this disk.
+ */
+export function syncedAppendMs(dir: string, count = 200): { p50: number; p99: number } {
+  const path = join(dir, 'machine-sync-probe');
+  const fd = openSync(path, 'w');
+  const block = Buffer.alloc(4_096, 1);
+  const latencies: number[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const started = performance.now();
+      writeSync(fd, block);
+      fdatasyncSync(fd);
+      latencies.push(performance.now() - started);
+    }
+  } finally {
+    closeSync(fd);
+    rmSync(path, { force: true });
+  }
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
