@@ -22,7 +22,7 @@ import {
   type BatchFiles,
 } from './read-batch.js';
 import { selectBatch } from './select-batch.js';
-import { buildBatch, type BuiltBatch } from './write-batch.js';
+import { batchMemberOf, buildBatch, type BuiltBatch } from './write-batch.js';
 
 const accept = (request: OperationRequest) => parseOperation(serializeRequest(request));
 const contentUri = (content: Buffer) => createHashlink(content, [`https://${DOMAIN}/cas/${multibaseMultihash(content)}`]);
@@ -98,6 +98,28 @@ describe('batch files: build and read back', () => {
     const tinyChunks: ProtocolParameters = { ...DID_NODE_PROTOCOL, maxChunkFileSize: 100 };
     expectBadRequest(() => buildBatch(mixed, { contentUri, protocol: tinyChunks }), 'chunk file is too large:');
     expectBadRequest(() => buildBatch(mixed, { contentUri: () => `hl:${'u'.repeat(600)}` }), 'URI of the chunk file is too long: 603 characters exceeds 500');
+  });
+});
+
+describe('batch members rebuilt from canonical requests', () => {
+  const rebuilt = (operations: readonly ParsedOperation[]) =>
+    operations.map((operation) => batchMemberOf(JSON.parse(operation.canonicalRequest.toString('utf8')) as Record<string, unknown>, operation.didSuffix));
+  const bytesOf = (batch: BuiltBatch) => batch.files.map((file) => [file.kind, file.uri, file.content.toString('base64')]);
+
+  it('give the very files the parsed operations give, for all four types and every key type', () => {
+    const more = [requestFixture('P-256'), requestFixture('secp256k1'), requestFixture('Ed25519')];
+    const operations = [...mixed, accept(more[0]!.created.request), accept(more[1]!.recover()), accept(more[2]!.update())];
+    expect(bytesOf(buildBatch(rebuilt(operations), { contentUri }))).toEqual(bytesOf(buildBatch(operations, { contentUri })));
+    // A create's suffix is the caller's: the member carries the one given.
+    expect(rebuilt(mixed).map((member) => member.didSuffix)).toEqual(mixed.map((operation) => operation.didSuffix));
+  });
+
+  it('refuse requests that cannot be a batch member', () => {
+    const update = mixed[1]!;
+    const json = () => JSON.parse(update.canonicalRequest.toString('utf8')) as Record<string, unknown>;
+    expectBadRequest(() => batchMemberOf(json(), 'EiAnotherSuffix'), 'names DID suffix');
+    expectBadRequest(() => batchMemberOf({ ...json(), type: 'delete' }, update.didSuffix), 'cannot join a batch');
+    expectBadRequest(() => batchMemberOf({ ...json(), signedData: undefined }, update.didSuffix), 'lacks signedData or revealValue');
   });
 });
 

