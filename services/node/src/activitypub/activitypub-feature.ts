@@ -76,7 +76,6 @@ export async function createActivityPubFeature(ctx: NodeContext): Promise<Activi
       witnessesIri: `${urls.serviceEndpoint}/witnesses`,
       maxAttempts: config.mqMaxAttempts,
       concurrency: config.mqOutboxPool,
-      broadcastConcurrency: config.mqOutboxPool,
     },
   });
   const social = registerSocialHandlers({

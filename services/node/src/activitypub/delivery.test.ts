@@ -35,7 +35,7 @@ describe('DeliveryService', () => {
       actors,
       metrics: createNodeMetrics(createMetrics()),
       log: getLogger('delivery-test'),
-      options: { serviceId: ME, followersIri: `${ME}/followers`, witnessesIri: `${ME}/witnesses`, maxAttempts: 3, concurrency: 4, broadcastConcurrency: 2 },
+      options: { serviceId: ME, followersIri: `${ME}/followers`, witnessesIri: `${ME}/witnesses`, maxAttempts: 3, concurrency: 4 },
     });
 
     const activity: StoredActivity = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${ME}/activities/1`, type: 'Like', actor: ME, to: [...PEERS, ME] };

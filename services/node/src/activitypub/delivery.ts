@@ -38,10 +38,8 @@ export interface DeliveryOptions {
   followersIri: string;
   witnessesIri: string;
   maxAttempts: number;
-  /** Concurrent deliveries (`--mq-outbox-pool`). */
+  /** Concurrent deliveries, and concurrent fan-outs (`--mq-outbox-pool`: the original's outbox pool covers both). */
   concurrency: number;
-  /** Concurrent fan-outs (`--mq-outbox-pool`, as the original's outbox pool covers both). */
-  broadcastConcurrency: number;
 }
 
 /** Pending fan-outs older than this are queued again by the sweep (their message was lost). */
@@ -97,7 +95,7 @@ export class DeliveryService {
   async start(): Promise<void> {
     const { mq, options } = this.deps;
     this.subscriptions.push(
-      await mq.subscribe<BroadcastMessage>(OUTBOX_TOPIC, (delivery) => this.broadcast(delivery), { concurrency: options.broadcastConcurrency }),
+      await mq.subscribe<BroadcastMessage>(OUTBOX_TOPIC, (delivery) => this.broadcast(delivery), { concurrency: options.concurrency }),
       await mq.subscribe<DeliverMessage>(DELIVERY_TOPIC, (delivery) => this.deliver(delivery), { concurrency: options.concurrency }),
     );
     await this.requeueBroadcasts(0);

@@ -16,6 +16,7 @@ import { ANCHOR_STORES, AnchorRecords, type AnchorRecord } from './anchor-record
 import { readBatchOperations } from './batch-files.js';
 import type { CredentialVerifier } from './credential-verifier.js';
 import { getManyInSlices } from '../util/read-in-slices.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 
 export interface AnchorObserverOptions {
   namespace: string;
@@ -194,7 +195,7 @@ export class AnchorObserver {
           ops.push({ store: STORE.queued, op: 'delete', key: operationKey(operation) });
         }
         writes.push(this.stores.provider.batch(ops));
-        if (from + COMMIT_CHUNK < operations.length) await new Promise((resolve) => setImmediate(resolve));
+        if (from + COMMIT_CHUNK < operations.length) await nextTurn();
       }
       const failed = (await Promise.allSettled(writes)).find((write) => write.status === 'rejected');
       if (failed !== undefined) throw failed.reason;

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Store } from '@anchor/common/storage';
 
 /** Keys read per slice: about a millisecond of LMDB reads and record decoding. */
@@ -12,7 +13,7 @@ export async function getManyInSlices<T extends object>(store: Pick<Store<T>, 'g
   if (keys.length <= SLICE) return store.getMany(keys);
   const values: Array<T | undefined> = [];
   for (let from = 0; from < keys.length; from += SLICE) {
-    if (from > 0) await new Promise((resolve) => setImmediate(resolve));
+    if (from > 0) await nextTurn();
     values.push(...(await store.getMany(keys.slice(from, from + SLICE))));
   }
   return values;
