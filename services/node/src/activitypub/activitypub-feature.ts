@@ -1,7 +1,8 @@
 import { notFound } from '@anchor/common/errors';
 import { parseHashlink } from '@anchor/common/encoding';
 import { getLogger } from '@anchor/common/log';
-import { ACTIVITY, INBOX_ACTIVITY, precompileSchemas } from '@anchor/common/schemas';
+import { precompileSchemas } from '@anchor/common/schemas';
+import { ACTIVITY, INBOX_ACTIVITY } from '../schemas/index.js';
 import type { Response } from 'express';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';

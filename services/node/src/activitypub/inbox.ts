@@ -1,7 +1,8 @@
 import { badRequest, errorMessage, unavailable } from '@anchor/common/errors';
 import type { Logger } from '@anchor/common/log';
 import type { Delivery, MessageQueue, Subscription } from '@anchor/common/mq';
-import { INBOX_ACTIVITY, validate } from '@anchor/common/schemas';
+import { validate } from '@anchor/common/schemas';
+import { INBOX_ACTIVITY } from '../schemas/index.js';
 import type { Store, StoreProvider } from '@anchor/common/storage';
 import type { FastAnswer, FastRequest } from '@anchor/common/http';
 import type { NodeMetrics } from '../observability/node-metrics.js';

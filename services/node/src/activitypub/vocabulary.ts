@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { canonicalBytes, multibaseMultihash, parseHashlink } from '@anchor/common/encoding';
 import { badRequest } from '@anchor/common/errors';
 import { CONTEXT_URLS } from '@anchor/common/jsonld';
-import type { Activity } from '@anchor/common/schemas';
+import type { Activity } from '../schemas/index.js';
 
 /** The ActivityStreams / activity-anchors vocabulary the federation speaks (orb.md §3.1). */
 export const AS_CONTEXT = CONTEXT_URLS.activityStreams;

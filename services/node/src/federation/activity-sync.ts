@@ -1,7 +1,8 @@
 import { errorMessage, isRetryable } from '@anchor/common/errors';
 import { peerStatusOf } from '@anchor/common/http-client';
 import type { Logger } from '@anchor/common/log';
-import { INBOX_ACTIVITY, isValid } from '@anchor/common/schemas';
+import { isValid } from '@anchor/common/schemas';
+import { INBOX_ACTIVITY } from '../schemas/index.js';
 import type { Store, StoreProvider } from '@anchor/common/storage';
 import type { ActivityStore } from '../activitypub/activity-store.js';
 import type { ActorResolver } from '../activitypub/actor-resolver.js';

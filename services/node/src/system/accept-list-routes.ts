@@ -1,6 +1,7 @@
 import { badRequest } from '@anchor/common/errors';
 import { requireToken } from '@anchor/common/http';
-import { ACCEPT_LIST_UPDATE, validate } from '@anchor/common/schemas';
+import { validate } from '@anchor/common/schemas';
+import { ACCEPT_LIST_UPDATE } from '../schemas/index.js';
 import type { NodeContext } from '../context.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import { ACCEPT_LIST_TYPES, type AcceptListEntry, type AcceptLists, type AcceptListType } from './accept-lists.js';

@@ -1,5 +1,6 @@
 import { requireToken } from '@anchor/common/http';
-import { ALLOWED_ORIGINS_UPDATE, validate } from '@anchor/common/schemas';
+import { validate } from '@anchor/common/schemas';
+import { ALLOWED_ORIGINS_UPDATE } from '../schemas/index.js';
 import type { NodeContext } from '../context.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import { jsonBody } from '../util/json-body.js';

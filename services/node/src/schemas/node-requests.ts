@@ -1,4 +1,5 @@
-import { defineSchema } from './validator.js';
+import { defineSchema } from '@anchor/common/schemas';
+import { ACCEPT_LIST_TYPES, type AcceptListType } from '../system/accept-lists.js';
 
 /**
  * Request bodies of the node's own JSON endpoints. The system endpoints are ours alone, so their bodies
@@ -7,8 +8,6 @@ import { defineSchema } from './validator.js';
  */
 
 const uriList = { type: 'array', items: { type: 'string', format: 'uri' } } as const;
-
-export type AcceptListType = 'follow' | 'invite-witness';
 
 export interface AcceptListUpdate {
   type: AcceptListType;
@@ -25,7 +24,7 @@ export const ACCEPT_LIST_UPDATE = defineSchema<AcceptListUpdate[]>({
     required: ['type'],
     additionalProperties: false,
     properties: {
-      type: { enum: ['follow', 'invite-witness'] },
+      type: { enum: ACCEPT_LIST_TYPES },
       add: uriList,
       remove: uriList,
     },
