@@ -5,6 +5,7 @@ import { createNodeContext, type NodeContext } from './context.js';
 import type { NodeFeature } from './feature.js';
 import { createActivityPubFeature, type ActivityPubFeature } from './activitypub/activitypub-feature.js';
 import { createAnchoringFeature, type AnchoringFeature } from './anchoring/anchoring-feature.js';
+import { ParsedOperationCache } from './anchoring/parsed-operation-cache.js';
 import type { AnchorWitnessing } from './anchoring/witnessing.js';
 import { createCasFeature, type CasFeature } from './cas/cas-feature.js';
 import { createDidWebFeature } from './did-web/did-web-feature.js';
@@ -61,15 +62,16 @@ export interface NodeServerOptions {
 export async function createServer(config: NodeConfig, options: NodeServerOptions = {}): Promise<NodeServer> {
   const context = await createNodeContext(config);
   const stores = await OperationStores.open(context.storage);
+  const parsedOperations = new ParsedOperationCache();
   const cas = await createCasFeature(context);
   const vc = await createVcFeature(context);
   const resolution = createResolutionFeature(context, { stores });
   const didWeb = createDidWebFeature(context, { webView: resolution.webView });
   const vct = await createVctClientFeature(context);
-  const observer = await createObserverFeature(context, { stores, cas, resolution: resolution.service });
+  const observer = await createObserverFeature(context, { stores, parsedOperations, cas, resolution: resolution.service });
   const activitypub = await createActivityPubFeature(context);
   const witness = await createWitnessFeature(context, { activityPub: activitypub, vct });
-  const anchoring = await createAnchoringFeature(context, { stores, cas, vc, vct, observer, witnessing: options.witnessing ?? witness.witnessing });
+  const anchoring = await createAnchoringFeature(context, { stores, parsedOperations, cas, vc, vct, observer, witnessing: options.witnessing ?? witness.witnessing });
   // An arriving witness proof moves its anchor on at once on the writer instance (others are polled).
   witness.onProof((anchorId) => {
     if (anchoring.writer.isLeader) anchoring.pipeline.advance(anchorId);

@@ -3,7 +3,7 @@ import { canonicalBytes, parseHashlink, type DataUriEncoding } from '@anchor/com
 import { errorMessage } from '@anchor/common/errors';
 import { attachProof } from '@anchor/common/jsonld';
 import type { Logger } from '@anchor/common/log';
-import type { BackoffPolicy } from '@anchor/common/mq';
+import { backoffDelay, type BackoffPolicy } from '@anchor/common/mq';
 import { parseOperation, type ParsedOperation } from '@anchor/sidetree';
 import { CAS_MEDIA, type CasStore } from '../cas/cas-store.js';
 import type { NodeMetrics } from '../observability/node-metrics.js';
@@ -17,6 +17,7 @@ import type { BatchFileBuilder } from './batch-file-builder.js';
 import { buildAnchorCredential, type AnchorCredential } from './anchor-credential.js';
 import { buildContentObject, contentAnchor, parentsOf, type AnchorLink, type AnchorLinkset, type SuffixAnchor } from './anchor-linkset.js';
 import type { LocalWitness } from './local-witness.js';
+import type { ParsedOperationCache } from './parsed-operation-cache.js';
 import type { AnchorWitnessing } from './witnessing.js';
 import { getManyInSlices } from '../util/read-in-slices.js';
 
@@ -42,6 +43,12 @@ export interface CompletedAnchor {
  */
 export type AnchorCompletedListener = (anchor: CompletedAnchor) => Promise<void>;
 
+/**
+ * A batch no longer holds its DIDs back: processed, or failed for good (its operations then stay parked in
+ * the queue). Called in this process, synchronously.
+ */
+export type BatchReleasedListener = (batchId: string, operationKeys: readonly string[], failed: boolean) => void;
+
 export interface AnchorPipelineDeps {
   batches: AnchorBatches;
   operations: OperationStores;
@@ -59,14 +66,10 @@ export interface AnchorPipelineDeps {
   retry: BackoffPolicy;
   metrics: NodeMetrics;
   log: Logger;
-  /** The batch no longer holds its DIDs back (processed, or failed: its operations stay parked). */
-  onReleased: (batchId: string, operationKeys: readonly string[], failed?: boolean) => void;
-  /** The operation a key names, parsed at intake, when this instance still holds it (saves a parse). */
-  parsedOperation: (key: string) => ParsedOperation | undefined;
+  /** Operations parsed at intake (taken at the build) and the built batches' operations (handed to the observer at publishing). */
+  parsedOperations: ParsedOperationCache;
   /** Builds the Sidetree batch files (off the event loop where it can). */
   batchFiles: BatchFileBuilder;
-  /** Hands the operations a batch's files were built from to the observer (saves reading them back). */
-  rememberLocalBatch: (coreIndexHashlink: string, operations: ParsedOperation[]) => void;
 }
 
 /** How often a published anchor is checked for processing by another instance's observer. */
@@ -90,14 +93,17 @@ interface Run {
 export class AnchorPipeline {
   private readonly runs = new Map<string, Run>();
   private readonly listeners: AnchorCompletedListener[] = [];
-  /** Operations of batches built by this process, in batch order, until they are published. */
-  private readonly builtOperations = new Map<string, ParsedOperation[]>();
+  private readonly releasedListeners: BatchReleasedListener[] = [];
   private stopped = false;
 
   constructor(private readonly deps: AnchorPipelineDeps) {}
 
   onCompleted(listener: AnchorCompletedListener): void {
     this.listeners.push(listener);
+  }
+
+  onReleased(listener: BatchReleasedListener): void {
+    this.releasedListeners.push(listener);
   }
 
   /** Starts (or resumes) advancing an anchor. */
@@ -166,8 +172,8 @@ export class AnchorPipeline {
         next = await this.run(batchId, batch);
       } catch (error) {
         const attempts = batch.attempts + 1;
-        const delay = Math.min(this.deps.retry.maxMs, this.deps.retry.initialMs * this.deps.retry.multiplier ** (attempts - 1));
-        this.deps.log.warn('anchor step failed; retrying', { batchId, status: batch.status, attempts, retryInMs: Math.round(delay), err: errorMessage(error) });
+        const delay = backoffDelay(this.deps.retry, attempts);
+        this.deps.log.warn('anchor step failed; retrying', { batchId, status: batch.status, attempts, retryInMs: delay, err: errorMessage(error) });
         await this.deps.batches.save(batchId, { ...batch, attempts, lastError: errorMessage(error), updatedAt: Date.now() }, batch);
         this.schedule(batchId, delay);
         return;
@@ -211,7 +217,7 @@ export class AnchorPipeline {
         return 'done';
       case 'completed':
       case 'failed':
-        this.builtOperations.delete(batchId);
+        this.deps.parsedOperations.forgetBuilt(batchId);
         return 'done';
     }
   }
@@ -233,10 +239,10 @@ export class AnchorPipeline {
     if (present.length === 0) {
       // Every operation was seen anchored elsewhere meanwhile: nothing left to anchor.
       this.deps.log.info('batch has no operations left to anchor', { batchId });
-      this.deps.onReleased(batchId, batch.operationKeys);
+      this.release(batchId, batch.operationKeys, false);
       return this.save(batchId, batch, 'completed', { operationCount: 0, expiresAt: Date.now() + 24 * 3_600_000 });
     }
-    const operations = inBatchOrder(present.map(({ key, record }) => this.deps.parsedOperation(key) ?? parseOperation(decodeRequest(record.request), { mode: 'anchored' })));
+    const operations = inBatchOrder(present.map(({ key, record }) => this.deps.parsedOperations.takeAccepted(key) ?? parseOperation(decodeRequest(record.request), { mode: 'anchored' })));
     const signed = operations.filter((operation) => operation.type !== 'create').map((operation) => operation.didSuffix);
     const latest = await this.deps.operations.didAnchors.getMany(signed);
     const previousOf = new Map(signed.map((suffix, index) => [suffix, latest[index]?.anchor]));
@@ -262,7 +268,7 @@ export class AnchorPipeline {
       coreIndexAnchor: content.linkset[0].anchor,
     });
     const batchOrigins = [...new Set(present.map(({ record }) => record.anchorOrigin).filter((origin): origin is string => origin !== undefined))];
-    this.builtOperations.set(batchId, operations);
+    this.deps.parsedOperations.keepBuilt(batchId, operations);
     return this.save(batchId, batch, 'built', { operationCount: operations.length, coreIndexHashlink: built.coreIndexFileUri, items, content, credential, batchOrigins });
   }
 
@@ -304,9 +310,7 @@ export class AnchorPipeline {
     const anchorEvent = this.deps.cas.hashlinkFor(bytes);
     const credentialKey = this.deps.credentials.keyOf(credential.id);
     if (credentialKey !== undefined) await this.deps.credentials.put(credentialKey, credential);
-    const built = this.builtOperations.get(batchId);
-    if (built) this.deps.rememberLocalBatch(required(batch.coreIndexHashlink, 'coreIndexHashlink'), built);
-    this.builtOperations.delete(batchId);
+    this.deps.parsedOperations.publishBuilt(batchId, required(batch.coreIndexHashlink, 'coreIndexHashlink'));
     await this.deps.submit({ hashlink: anchorEvent, batchId });
     return this.save(batchId, batch, 'published', { anchorEvent, publishedAt: Date.now() });
   }
@@ -315,12 +319,12 @@ export class AnchorPipeline {
     const anchorEvent = required(batch.anchorEvent, 'anchorEvent');
     const record = await this.deps.anchorRecord(parseHashlink(anchorEvent).resourceHash);
     if (record?.status === 'processed') {
-      this.deps.onReleased(batchId, batch.operationKeys);
+      this.release(batchId, batch.operationKeys, false);
       return { batch: await this.save(batchId, batch, 'processed', { processedAt: record.processedAt }) };
     }
     if (record?.status === 'rejected') {
       this.deps.log.error("this node's own anchor was refused by its observer; its operations stay parked in the queue", { batchId, anchorEvent, reason: record.reason });
-      this.deps.onReleased(batchId, batch.operationKeys, true);
+      this.release(batchId, batch.operationKeys, true);
       await this.save(batchId, batch, 'failed', { lastError: `observer refused the anchor: ${record.reason ?? 'unknown reason'}` } as Partial<AnchorBatch>);
       return 'done';
     }
@@ -329,6 +333,10 @@ export class AnchorPipeline {
       return { batch: await this.save(batchId, batch, 'published', { publishedAt: Date.now() }) };
     }
     return { waitMs: PROCESSED_POLL_MS };
+  }
+
+  private release(batchId: string, operationKeys: readonly string[], failed: boolean): void {
+    for (const listener of this.releasedListeners) listener(batchId, operationKeys, failed);
   }
 
   private async notifyCompleted(batchId: string, batch: AnchorBatch): Promise<void> {

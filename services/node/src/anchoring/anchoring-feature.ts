@@ -16,6 +16,7 @@ import { AnchorPipeline, type AnchorCompletedListener } from './anchor-pipeline.
 import { createBatchFileBuilder } from './batch-file-builder.js';
 import { BatchWriter } from './batch-writer.js';
 import { LocalWitness } from './local-witness.js';
+import type { ParsedOperationCache } from './parsed-operation-cache.js';
 import { selfWitnessing, type AnchorWitnessing } from './witnessing.js';
 import { Lease } from './writer-lease.js';
 
@@ -28,6 +29,8 @@ export interface AnchoringFeature extends NodeFeature {
 
 export interface AnchoringDeps {
   stores: OperationStores;
+  /** Shared with the observer, which takes this node's published batches from it. */
+  parsedOperations: ParsedOperationCache;
   cas: CasFeature;
   vc: VcFeature;
   vct: VctClientFeature;
@@ -37,8 +40,10 @@ export interface AnchoringDeps {
 }
 
 /**
- * Operations in, anchors out (orb.md §2.3-§2.5): the batch writer (one per deployment, by lease), the anchor
- * pipeline (build, sign with the local witness, witness, publish). The domain DID document whose key
+ * Operations in, anchors out (orb.md §2.3-§2.5): the anchor pipeline (build, sign with the local witness,
+ * witness, publish), then the batch writer (one per deployment, by lease) that cuts batches and hands them
+ * to it. The operations parsed at intake reach the pipeline's build, and a built batch's operations reach
+ * the observer, through the parsed-operation cache the observer shares. The domain DID document whose key
  * verifies the anchor credentials' proofs is served by discovery (`/.well-known/did.json`).
  */
 export async function createAnchoringFeature(ctx: NodeContext, deps: AnchoringDeps): Promise<AnchoringFeature> {
@@ -54,7 +59,7 @@ export async function createAnchoringFeature(ctx: NodeContext, deps: AnchoringDe
     vct: deps.vct.client,
   });
 
-  const pipeline: AnchorPipeline = new AnchorPipeline({
+  const pipeline = new AnchorPipeline({
     batches,
     operations: deps.stores,
     cas: deps.cas.store,
@@ -70,15 +75,13 @@ export async function createAnchoringFeature(ctx: NodeContext, deps: AnchoringDe
     retry: { initialMs: ctx.config.mqRedeliveryInitialInterval, multiplier: ctx.config.mqRedeliveryMultiplier, maxMs: ctx.config.mqRedeliveryMaxInterval },
     metrics: ctx.nodeMetrics,
     log,
-    onReleased: (batchId, keys, failed) => batchWriter.released(batchId, keys, failed),
-    parsedOperation: (key) => batchWriter.takeParsed(key),
-    rememberLocalBatch: (coreIndexHashlink, operations) => deps.observer.observer.rememberLocalBatch(coreIndexHashlink, operations),
+    parsedOperations: deps.parsedOperations,
     batchFiles: createBatchFileBuilder(),
   });
   // A restarted instance has the same holder id, so it takes its lease straight back instead of waiting it out.
   const holder = `${hostname()}|${formatHostPort(ctx.config.hostUrl)}|${resolve(ctx.config.dataDir)}`;
   const lease = await Lease.open(ctx.storage, 'batch-writer', holder, ctx.config.batchWriterLease);
-  const batchWriter: BatchWriter = new BatchWriter(deps.stores, batches, pipeline, lease, ctx.nodeMetrics, log, {
+  const batchWriter = new BatchWriter(deps.stores, batches, pipeline, deps.parsedOperations, lease, ctx.nodeMetrics, log, {
     batchTimeoutMs: ctx.config.batchWriterTimeout,
     maxOperations: ctx.config.maxOperationsPerBatch,
   });

@@ -7,6 +7,7 @@ import { suffixOfKey } from '../operations/operation-records.js';
 import { OperationStores } from '../operations/operation-stores.js';
 import { IN_FLIGHT, UNFINISHED, type AnchorBatch, type AnchorBatches } from './anchor-batches.js';
 import type { AnchorPipeline } from './anchor-pipeline.js';
+import type { ParsedOperationCache } from './parsed-operation-cache.js';
 import type { Lease } from './writer-lease.js';
 
 export interface BatchWriterOptions {
@@ -29,7 +30,6 @@ export interface AcceptedOperation {
 interface Pending {
   suffix: string;
   acceptedAt: number;
-  operation: ParsedOperation | undefined;
 }
 
 /** How often the writer re-counts the stored queue to pick up operations accepted by other instances. */
@@ -48,9 +48,10 @@ const RESYNC_MS = 1_000;
  *   pipeline takes it from there and, after a crash, resumes it. Queued operations are never rewritten:
  *   those listed by an unfinished batch are in flight, the others wait.
  *
- * The queue is mirrored in memory (keys, DIDs, acceptance times and the parsed operations), fed by this
- * instance's intake and re-synchronised from the store when the store holds more than the mirror can
- * explain (operations accepted by other instances).
+ * The queue is mirrored in memory (keys, DIDs and acceptance times), fed by this instance's intake and
+ * re-synchronised from the store when the store holds more than the mirror can explain (operations accepted
+ * by other instances). While it is the writer, the operations its intake parsed are kept in the
+ * parsed-operation cache for the pipeline's build, and forgotten when their batch is released.
  */
 export class BatchWriter {
   private readonly queue = new Map<string, Pending>();
@@ -58,8 +59,6 @@ export class BatchWriter {
   private readonly inFlight = new Map<string, string>();
   /** Operation keys held by unfinished (or failed) batches. */
   private readonly batchedKeys = new Set<string>();
-  /** Parsed operations of cut batches, until their batch is built. */
-  private readonly parsed = new Map<string, ParsedOperation>();
   /** Acceptance times of this instance's in-flight operations, for `node_operation_publish_seconds`. */
   private readonly acceptedAtOf = new Map<string, number>();
   private leader = false;
@@ -78,6 +77,7 @@ export class BatchWriter {
     private readonly operations: OperationStores,
     private readonly batches: AnchorBatches,
     private readonly pipeline: AnchorPipeline,
+    private readonly parsedOperations: ParsedOperationCache,
     private readonly lease: Lease,
     private readonly metrics: NodeMetrics,
     private readonly log: Logger,
@@ -85,6 +85,7 @@ export class BatchWriter {
   ) {
     // Granularity of the timeout check: a tenth of the timeout, between 10 ms and 100 ms.
     this.tickMs = Math.max(10, Math.min(100, Math.floor(options.batchTimeoutMs / 10)));
+    pipeline.onReleased((batchId, keys, failed) => this.released(batchId, keys, failed));
   }
 
   get isLeader(): boolean {
@@ -115,19 +116,12 @@ export class BatchWriter {
   accepted(entry: AcceptedOperation | undefined): void {
     this.inTransit--;
     if (!entry || !this.leader) return;
-    this.enqueue(entry.key, { suffix: entry.suffix, acceptedAt: entry.acceptedAt, operation: entry.operation });
+    if (this.enqueue(entry.key, { suffix: entry.suffix, acceptedAt: entry.acceptedAt }) && entry.operation) this.parsedOperations.keepAccepted(entry.key, entry.operation);
     if (this.queue.size >= this.options.maxOperations) this.tick(0);
   }
 
-  /** The parsed operation of a cut operation, when this instance still has it (the pipeline's build step). */
-  takeParsed(key: string): ParsedOperation | undefined {
-    const operation = this.parsed.get(key);
-    this.parsed.delete(key);
-    return operation;
-  }
-
-  /** A batch no longer holds its DIDs (called by the pipeline when it is processed, or failed for good). */
-  released(batchId: string, keys: readonly string[], failed = false): void {
+  /** A batch no longer holds its DIDs (the pipeline released it: processed, or failed for good). */
+  private released(batchId: string, keys: readonly string[], failed: boolean): void {
     const now = performance.timeOrigin + performance.now();
     for (const key of keys) {
       const acceptedAt = this.acceptedAtOf.get(key);
@@ -137,8 +131,8 @@ export class BatchWriter {
       if (this.inFlight.get(suffix) === batchId) this.inFlight.delete(suffix);
       // The operations of a failed batch stay parked in the queue: they are not batched again.
       if (!failed) this.batchedKeys.delete(key);
-      this.parsed.delete(key);
     }
+    this.parsedOperations.forgetAccepted(keys);
     if (this.leader) this.tick(0);
   }
 
@@ -189,7 +183,7 @@ export class BatchWriter {
     this.queue.clear();
     this.inFlight.clear();
     this.batchedKeys.clear();
-    this.parsed.clear();
+    this.parsedOperations.clearAccepted();
     this.acceptedAtOf.clear();
   }
 
@@ -197,21 +191,25 @@ export class BatchWriter {
   private async resync(): Promise<void> {
     this.lastResync = Date.now();
     const stored = (await OperationStores.all(this.operations.queued)).sort((a, b) => a.value.acceptedAt - b.value.acceptedAt);
-    const known = new Map(this.queue);
+    const known = [...this.queue.keys()];
     this.queue.clear();
     this.newest = 0;
     this.outOfOrder = false;
     for (const { key, value } of stored) {
       if (this.batchedKeys.has(key)) continue;
-      this.enqueue(key, { suffix: value.suffix, acceptedAt: value.acceptedAt, operation: known.get(key)?.operation });
+      this.enqueue(key, { suffix: value.suffix, acceptedAt: value.acceptedAt });
     }
+    // Operations that left the store meanwhile (anchored by another node's batch) are no longer needed.
+    this.parsedOperations.forgetAccepted(known.filter((key) => !this.queue.has(key)));
   }
 
-  private enqueue(key: string, pending: Pending): void {
-    if (this.queue.has(key) || this.batchedKeys.has(key)) return;
+  /** False when the operation is mirrored or batched already. */
+  private enqueue(key: string, pending: Pending): boolean {
+    if (this.queue.has(key) || this.batchedKeys.has(key)) return false;
     if (pending.acceptedAt < this.newest) this.outOfOrder = true;
     else this.newest = pending.acceptedAt;
     this.queue.set(key, pending);
+    return true;
   }
 
   /** Puts the mirror back in acceptance order after out-of-order inserts (operations from other instances). */
@@ -314,7 +312,6 @@ export class BatchWriter {
       this.batchedKeys.add(key);
       this.inFlight.set(pending.suffix, batchId);
       this.acceptedAtOf.set(key, pending.acceptedAt);
-      if (pending.operation) this.parsed.set(key, pending.operation);
     }
     this.metrics.batchSize.observe(keys.length);
     this.metrics.batchCutSeconds.observe((now - firstAcceptedAt) / 1000);

@@ -5,6 +5,7 @@ import type { ProviderBatchOp } from '@anchor/common/storage';
 import { DID_NODE_PROTOCOL, type ParsedOperation } from '@anchor/sidetree';
 import { checkAnchorCredential } from '../anchoring/anchor-credential.js';
 import { readAnchorLinkset, type ReadAnchor } from '../anchoring/anchor-linkset.js';
+import type { ParsedOperationCache } from '../anchoring/parsed-operation-cache.js';
 import { CAS_MEDIA } from '../cas/cas-store.js';
 import type { ContentResolver } from '../cas/content-resolver.js';
 import type { NodeMetrics } from '../observability/node-metrics.js';
@@ -54,28 +55,18 @@ export class AnchorObserver {
   private readonly commitLock = new KeyedMutex();
   private nextTransactionNumber: number | undefined;
   private readonly listeners: Array<(processed: ProcessedAnchor) => void> = [];
-  /** Operations of this node's own batches by core index hashlink, handed over by the pipeline (see `rememberLocalBatch`). */
-  private readonly localBatches = new Map<string, ParsedOperation[]>();
 
   constructor(
     private readonly stores: OperationStores,
     private readonly records: AnchorRecords,
     private readonly content: ContentResolver,
     private readonly verifier: CredentialVerifier,
+    /** The operations this node built its own batches' files from: its own anchors need not read them back. */
+    private readonly parsedOperations: ParsedOperationCache,
     private readonly metrics: NodeMetrics,
     private readonly log: Logger,
     private readonly options: AnchorObserverOptions,
   ) {}
-
-  /**
-   * The operations this node built a batch's files from, so processing its own anchor needs not read and
-   * parse the files again (they are byte for byte what the operations serialise to; remote anchors are
-   * always read from their files). Bounded: the oldest entries go first.
-   */
-  rememberLocalBatch(coreIndexHashlink: string, operations: ParsedOperation[]): void {
-    this.localBatches.set(coreIndexHashlink, operations);
-    while (this.localBatches.size > 64) this.localBatches.delete(this.localBatches.keys().next().value as string);
-  }
 
   /** Called after each commit (in this process). */
   onProcessed(listener: (processed: ProcessedAnchor) => void): void {
@@ -123,11 +114,12 @@ export class AnchorObserver {
       await this.processAt(parentEvent, depth + 1, visiting);
     }
 
-    const local = event.batchId !== undefined ? this.localBatches.get(read.coreIndexHashlink) : undefined;
+    // Remote anchors are always read from their files.
+    const local = event.batchId !== undefined ? this.parsedOperations.publishedBatch(read.coreIndexHashlink) : undefined;
     const operations = local ?? (await readBatchOperations(this.content, { coreIndexHashlink: read.coreIndexHashlink, operationCount: read.items.length, sources: event.sources ?? [] }));
     checkItemsMatch(read, operations);
     const outcome = await this.commit(event, anchorHash, read, operations, transactionTime);
-    this.localBatches.delete(read.coreIndexHashlink);
+    this.parsedOperations.forgetPublished(read.coreIndexHashlink);
     if (outcome === 'processed') {
       const origin = event.batchId !== undefined ? 'local' : 'remote';
       this.metrics.observerProcessAnchorSeconds.observe({ origin }, (performance.now() - started) / 1000);

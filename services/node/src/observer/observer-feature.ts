@@ -2,6 +2,7 @@ import { parseHashlink } from '@anchor/common/encoding';
 import { errorMessage, isRetryable } from '@anchor/common/errors';
 import { getLogger } from '@anchor/common/log';
 import type { Subscription } from '@anchor/common/mq';
+import type { ParsedOperationCache } from '../anchoring/parsed-operation-cache.js';
 import type { CasFeature } from '../cas/cas-feature.js';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
@@ -26,12 +27,12 @@ export interface ObserverFeature extends NodeFeature {
 
 export async function createObserverFeature(
   ctx: NodeContext,
-  deps: { stores: OperationStores; cas: CasFeature; resolution: ResolutionService },
+  deps: { stores: OperationStores; parsedOperations: ParsedOperationCache; cas: CasFeature; resolution: ResolutionService },
 ): Promise<ObserverFeature> {
   const log = getLogger('observer');
   const records = await AnchorRecords.open(ctx.storage);
   const verifier = new CredentialVerifier(ctx.didResolver, ctx.config.actorCacheExpiration);
-  const observer = new AnchorObserver(deps.stores, records, deps.cas.resolver, verifier, ctx.nodeMetrics, log, {
+  const observer = new AnchorObserver(deps.stores, records, deps.cas.resolver, verifier, deps.parsedOperations, ctx.nodeMetrics, log, {
     namespace: ctx.config.didNamespace,
     discoveryDomain: ctx.config.discoveryDomain,
   });

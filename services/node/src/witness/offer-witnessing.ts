@@ -37,13 +37,15 @@ const PROOF_POLL_MS = 1_000;
  *    anchor to the selected witnesses (`to`: them and the public; startTime, endTime) through the outbox;
  *    none selected → the policy holds with this node's own proof (self-witnessed, as before);
  * 2. each Accept with an AnchorReceipt (`acceptedOffer`) stores the witness's proof once it passed every
- *    check, and asks the pipeline to look again at once;
+ *    check, and tells the proof listeners (the pipeline looks again at once);
  * 3. each call evaluates the policy over the proofs received: satisfied → the credential with every proof;
  * 4. past the grace period, witnesses that did not answer are excluded and others selected in their place
  *    (a new Offer to those only); when nobody can take their place, everyone needed is asked again on the
  *    next round — an anchor is never abandoned (its operations were accepted).
  */
 export class OfferWitnessing implements AnchorWitnessing {
+  private readonly proofListeners: Array<(anchorId: string) => void> = [];
+
   constructor(
     private readonly deps: {
       records: WitnessingRecords;
@@ -53,10 +55,13 @@ export class OfferWitnessing implements AnchorWitnessing {
       verifier: CredentialVerifier;
       log: Logger;
       options: OfferWitnessingOptions;
-      /** Wakes the anchor pipeline up for an anchor (on the writer instance). */
-      advance: (anchorId: string) => void;
     },
   ) {}
+
+  /** Called with the anchor id each time a witness's proof of it is stored (in this process). */
+  onProof(listener: (anchorId: string) => void): void {
+    this.proofListeners.push(listener);
+  }
 
   async witness(request: WitnessRequest): Promise<WitnessOutcome> {
     const { records, options } = this.deps;
@@ -126,7 +131,7 @@ export class OfferWitnessing implements AnchorWitnessing {
       expiresAt: Date.now() + this.deps.options.expiryMs,
     });
     this.deps.log.debug('witness proof received', () => ({ anchorId: record.anchorId, witness: accept.actor }));
-    this.deps.advance(record.anchorId);
+    for (const listener of this.proofListeners) listener(record.anchorId);
   }
 
   private async begin(request: WitnessRequest, logRequired: boolean): Promise<WitnessingRecord> {

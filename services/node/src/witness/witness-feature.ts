@@ -20,8 +20,8 @@ export interface WitnessFeature extends NodeFeature {
   readonly witnessing: OfferWitnessing;
   readonly policy: WitnessPolicySetting;
   readonly records: WitnessingRecords;
-  /** Sets how an arriving proof wakes the pipeline up (wired once the anchoring feature exists). */
-  onProof(advance: (anchorId: string) => void): void;
+  /** Registers a listener for arriving proofs (the anchoring feature's pipeline looks at the anchor again). */
+  onProof(listener: (anchorId: string) => void): void;
 }
 
 /**
@@ -36,7 +36,6 @@ export async function createWitnessFeature(ctx: NodeContext, deps: { activityPub
   const records = await WitnessingRecords.open(ctx.storage);
   const policy = new WitnessPolicySetting(ctx.configValues);
   const verifier = new CredentialVerifier(ctx.didResolver, config.actorCacheExpiration);
-  let advance: (anchorId: string) => void = () => undefined;
 
   const witnessing = new OfferWitnessing({
     records,
@@ -60,7 +59,6 @@ export async function createWitnessFeature(ctx: NodeContext, deps: { activityPub
       monitoringIntervalMs: config.anchorStatusMonitoringInterval,
       expiryMs: config.witnessStoreExpiryPeriod,
     },
-    advance: (anchorId) => advance(anchorId),
   });
   deps.activityPub.onAccepted('Offer', (accept, offer) => witnessing.acceptedOffer(accept, offer));
   deps.activityPub.inbox.on(
@@ -104,8 +102,6 @@ export async function createWitnessFeature(ctx: NodeContext, deps: { activityPub
     witnessing,
     policy,
     records,
-    onProof(listener) {
-      advance = listener;
-    },
+    onProof: (listener) => witnessing.onProof(listener),
   };
 }
