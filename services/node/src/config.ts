@@ -1,5 +1,6 @@
 import { defineConfig, formatDuration, opt, type ConfigOf } from '@anchor/common/config';
 import { parseLogSpec } from '@anchor/common/log';
+import { checkNamespace } from '@anchor/common/mq';
 
 /**
  * Every flag of the node, in the original's spirit (orb.md §1.4): each has an `ANCHOR_` environment
@@ -290,6 +291,12 @@ export const nodeConfigSpec = defineConfig({
     databaseUrl: opt.string({ flag: 'database-url', short: 'v', env: ['ANCHOR_DATABASE_URL', 'DATABASE_URL'], secret: true, help: 'MongoDB connection string' }),
     databasePrefix: opt.string({ flag: 'database-prefix', env: ['ANCHOR_DATABASE_PREFIX', 'DATABASE_PREFIX'], help: 'Prefix of store names (several nodes may share one database)' }),
     mqUrl: opt.string({ flag: 'mq-url', short: 'q', env: ['ANCHOR_MQ_URL', 'MQ_URL'], secret: true, help: 'amqp:// URL of RabbitMQ; empty for the in-process queue' }),
+    mqNamespace: opt.string({
+      flag: 'mq-namespace',
+      env: ['ANCHOR_MQ_NAMESPACE', 'MQ_NAMESPACE'],
+      validate: (value) => checkNamespace(value),
+      help: "Prefix of this node's queue names, so nodes sharing a broker and vhost never take each other's work; default derived from the service id. Replicas of one node share it",
+    }),
     mqPoolSize: opt.int({ flag: 'mq-pool-size', env: ['ANCHOR_MQ_POOL_SIZE'], default: 5, min: 1, max: 100, help: 'Consumers per queue topic (the inbox and the outbox have pools of their own)' }),
     mqOutboxPool: opt.int({
       flag: 'mq-outbox-pool',

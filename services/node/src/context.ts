@@ -62,6 +62,12 @@ export async function createNodeContext(config: NodeConfig): Promise<NodeContext
   });
   const mq = await createMessageQueue({
     ...(config.mqUrl !== undefined ? { url: config.mqUrl } : {}),
+    // Queues are this node's own even on a broker other nodes share: named under its namespace, and a message
+    // stamped with another node's identity is refused instead of being anchored as this node's.
+    identity: urls.serviceId,
+    ...(config.mqNamespace !== undefined ? { namespace: config.mqNamespace } : {}),
+    onForeignMessage: (topic, from) =>
+      log.error('refused a queue message published by another node: two nodes share an MQ namespace (set --mq-namespace apart)', { topic, from: from ?? 'unnamed' }),
     concurrency: config.mqPoolSize,
     maxAttempts: config.mqMaxAttempts,
     backoff: { initialMs: config.mqRedeliveryInitialInterval, multiplier: config.mqRedeliveryMultiplier, maxMs: config.mqRedeliveryMaxInterval },

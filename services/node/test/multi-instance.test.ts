@@ -1,9 +1,10 @@
 import { join } from 'node:path';
+import { namespaceFor } from '@anchor/common/mq';
 import { createStoreProvider } from '@anchor/common/storage';
 import { AMQP_URL, amqpUnavailable, deleteQueues } from '@anchor/testing/amqp-broker';
 import { freePort, makeTempDir, stopAllProcesses, waitFor, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { metadataOf, postOperation, resolveDid, TestDid } from '../src/testing/node.test-helpers.js';
+import { metadataOf, postOperation, resolveDid, TestDid } from '../src/testing/test-node.js';
 import { startNodeProcess, type NodeProcess } from './node-process.js';
 
 /**
@@ -22,10 +23,10 @@ describe.skipIf(unavailable !== undefined)('two instances of one deployment', ()
   let deployment: string;
 
   beforeAll(async () => {
-    await deleteQueues(['node.anchor', 'node.anchor.dead']);
     dir = await makeTempDir('node-multi-');
     const portA = await freePort();
     deployment = `http://127.0.0.1:${portA}`;
+    await deleteQueues(nodeQueues());
     const args = ['--external-endpoint', deployment, '--mq-url', AMQP_URL, '--batch-writer-lease', '2s', '--batch-writer-timeout', '200ms'];
     a = await startNodeProcess(dir, { port: portA, args });
     b = await startNodeProcess(dir, { args });
@@ -33,8 +34,16 @@ describe.skipIf(unavailable !== undefined)('two instances of one deployment', ()
 
   afterAll(async () => {
     await stopAllProcesses();
+    if (deployment) await deleteQueues(nodeQueues());
     await dir?.remove();
   });
+
+  /** The deployment's queues: both instances share its namespace (one identity), derived from its service id. */
+  const nodeQueues = () =>
+    ['node.anchor', 'node.activity.outbox', 'node.activity.inbox', 'node.activity.delivery'].flatMap((t) => {
+      const name = `${namespaceFor(`${deployment}/services/node`)}.${t}`;
+      return [name, `${name}.dead`];
+    });
 
   const published = (node: NodeProcess, did: TestDid, operations: number) =>
     waitFor(
