@@ -35,9 +35,24 @@ export interface ErrorResponse {
   appError: AppError | undefined;
 }
 
+/**
+ * A URIError comes only from decoding or encoding URI components: express's and the fast path's path
+ * parameters (`%zz`, a lone `%`, `%ff%fe`), or a handler decoding part of the URL the client sent. It is the
+ * client's malformed input, answered 400 with one line, never an unhandled error with a stack.
+ */
+function fromUriError(error: URIError): AppError {
+  return new AppError('bad_request', 'malformed percent-encoding in the request URL', { cause: error });
+}
+
 /** Maps any thrown value to its response; shared by the express error handler and the fast path (fast-routes.ts). */
 export function errorResponse(error: unknown): ErrorResponse {
-  const appError = AppError.is(error) ? error : isBodyParserError(error) ? fromBodyParser(error) : undefined;
+  const appError = AppError.is(error)
+    ? error
+    : isBodyParserError(error)
+      ? fromBodyParser(error)
+      : error instanceof URIError
+        ? fromUriError(error)
+        : undefined;
   if (!appError) return { status: 500, headers: undefined, body: { message: 'internal error' }, appError: undefined };
   const { message: _ignored, ...details } = appError.details ?? {};
   return { status: appError.status, headers: appError.headers, body: { message: appError.message, ...details }, appError };
