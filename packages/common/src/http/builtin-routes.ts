@@ -1,8 +1,9 @@
-import { Router, type Request } from 'express';
+import type { Request } from 'express';
 import { badRequest } from '../errors/index.js';
 import { currentLogSpec, setLogLevels } from '../log/index.js';
 import type { Metrics } from '../metrics/index.js';
 import type { HealthChecks } from './health.js';
+import type { RouteSpec } from './route-table.js';
 import './request.js';
 
 export interface BuiltinRoutes {
@@ -21,28 +22,67 @@ function textBody(req: Request): string {
   throw badRequest('expected a text/plain body with a log level spec such as "anchor-writer=debug:info"');
 }
 
-export function builtinRoutes(enabled: BuiltinRoutes, health: HealthChecks, metrics: Metrics): Router {
-  const router = Router({ caseSensitive: true });
+/** The routes every service serves, as route-table entries (`createHttpApp` mounts them; `http.builtinRoutes`). */
+export function builtinRoutes(enabled: BuiltinRoutes, health: HealthChecks, metrics: Metrics): RouteSpec[] {
+  const routes: RouteSpec[] = [];
   if (enabled.health ?? true) {
-    router.get('/healthcheck', async (_req, res) => {
-      const report = await health.evaluate();
-      res.status(report.healthy ? 200 : 503).set('Cache-Control', 'no-store').json(report.body);
+    routes.push({
+      method: 'GET',
+      path: '/healthcheck',
+      auth: 'read',
+      tag: 'operations',
+      summary: 'the health of the service and of what it depends on (database, queue, keys, ...), as JSON',
+      responses: { 200: { description: 'healthy (or in maintenance)', mediaType: 'application/json' }, 503: 'starting, or a dependency is unhealthy' },
+      handler: async (_req, res) => {
+        const report = await health.evaluate();
+        res.status(report.healthy ? 200 : 503).set('Cache-Control', 'no-store').json(report.body);
+      },
     });
   }
   if (enabled.metrics ?? true) {
-    router.get('/metrics', async (_req, res) => {
-      const { contentType, body } = await metrics.exposition();
-      res.set('Content-Type', contentType).send(body);
+    routes.push({
+      method: 'GET',
+      path: '/metrics',
+      auth: 'read',
+      tag: 'operations',
+      summary: 'Prometheus text exposition format 0.0.4',
+      responses: { 200: { description: 'the metrics', mediaType: 'text/plain' } },
+      handler: async (_req, res) => {
+        const { contentType, body } = await metrics.exposition();
+        res.set('Content-Type', contentType).send(body);
+      },
     });
   }
   if (enabled.logLevels ?? true) {
-    router.get('/loglevels', (_req, res) => {
-      res.type('text/plain').send(currentLogSpec());
-    });
-    router.post('/loglevels', (req, res) => {
-      setLogLevels(textBody(req));
-      res.type('text/plain').send(currentLogSpec());
-    });
+    routes.push(
+      {
+        method: 'GET',
+        path: '/loglevels',
+        auth: 'read',
+        tag: 'operations',
+        summary: 'the current log level spec as text, `module=level:...:default`',
+        responses: { 200: { description: 'the level spec', mediaType: 'text/plain' } },
+        handler: (_req, res) => {
+          res.type('text/plain').send(currentLogSpec());
+        },
+      },
+      {
+        method: 'POST',
+        path: '/loglevels',
+        auth: 'write',
+        tag: 'operations',
+        summary: 'sets the log levels from a text/plain spec `module1=level1:module2=level2:default` (levels error, warning, info, debug; any case); answers the new spec',
+        body: { mediaTypes: ['text/plain'], schema: { type: 'string' }, description: 'a level spec, e.g. `anchor-writer=debug:info`' },
+        responses: {
+          200: { description: 'the new level spec', mediaType: 'text/plain' },
+          400: 'an unknown level, a spec without the default last, an empty spec or a module named twice; no level changes',
+        },
+        handler: (req, res) => {
+          setLogLevels(textBody(req));
+          res.type('text/plain').send(currentLogSpec());
+        },
+      },
+    );
   }
-  return router;
+  return routes;
 }

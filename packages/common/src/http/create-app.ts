@@ -8,6 +8,7 @@ import { bodyParsers, parseByteSize } from './body-parsing.js';
 import { builtinRoutes, type BuiltinRoutes } from './builtin-routes.js';
 import { errorHandler, notFoundHandler } from './error-mapping.js';
 import { fastPath, fastRouteBodies, FastRoutes } from './fast-routes.js';
+import { mountRoute, type RouteSpec } from './route-table.js';
 import { HealthChecks, type HealthOptions } from './health.js';
 import { requestLogging, requestObserver } from './request-logging.js';
 import { securityHeaders } from './security-headers.js';
@@ -46,6 +47,8 @@ export interface HttpApp {
   readonly fastRoutes: FastRoutes;
   readonly health: HealthChecks;
   readonly metrics: Metrics;
+  /** `/healthcheck`, `/metrics`, `/loglevels` as enabled, already mounted: the part of every route table the kit brings. */
+  readonly builtinRoutes: readonly RouteSpec[];
 }
 
 /**
@@ -84,7 +87,10 @@ export function createHttpApp(options: HttpAppOptions = {}): HttpApp {
   app.use(authenticate(options.auth ?? {}));
   app.use(selfAuthorizingRoutes);
   app.use(requireCredentials);
-  app.use(builtinRoutes(options.builtins ?? {}, health, metrics));
+  const builtins = Router({ caseSensitive: true });
+  const builtinTable = builtinRoutes(options.builtins ?? {}, health, metrics);
+  for (const route of builtinTable) mountRoute({ routes: builtins, selfAuthorizing: selfAuthorizingRoutes, fast: fastRoutes }, route);
+  app.use(builtins);
   app.use(routes);
   app.use(notFoundHandler);
   app.use(errorHandler(log));
@@ -98,5 +104,5 @@ export function createHttpApp(options: HttpAppOptions = {}): HttpApp {
     observe,
     log,
   });
-  return { listener, app, routes, selfAuthorizingRoutes, fastRoutes, health, metrics };
+  return { listener, app, routes, selfAuthorizingRoutes, fastRoutes, health, metrics, builtinRoutes: builtinTable };
 }

@@ -2,7 +2,8 @@
  * The HTTP kit every service serves with: `createHttpApp` (helmet, body parsing with raw bytes, bearer
  * token rules and signature authentication, built-in `/healthcheck`, `/metrics`, `/loglevels`, one JSON
  * error mapper), its fast routes answered in front of express (`FastRoutes`) and `startHttpServer`
- * (graceful shutdown).
+ * (graceful shutdown); route tables (`mountRoutes`) and their OpenAPI document (`openApiDocument`,
+ * `openApiRoute`) and README tables (`withRouteTables`).
  */
 import './request.js';
 
@@ -15,4 +16,20 @@ export { JSON_MEDIA_TYPES, parseByteSize } from './body-parsing.js';
 export { FastRoutes, type FastAnswer, type FastHandler, type FastRequest } from './fast-routes.js';
 export { errorCodeForStatus } from './status-codes.js';
 export type { BuiltinRoutes } from './builtin-routes.js';
+export {
+  mountRoutes,
+  mountedRoutes,
+  openApiPath,
+  type AuthClass,
+  type ExpressRouteSpec,
+  type FastRouteSpec,
+  type HttpMethod,
+  type JsonSchema,
+  type QueryParameterSpec,
+  type RequestBodySpec,
+  type ResponseSpec,
+  type RouteSpec,
+} from './route-table.js';
+export { openApiDocument, openApiRoute, type ApiInfo, type OpenApiDocument } from './openapi.js';
+export { renderRoutesMarkdown, routeTableTags, withRouteTables } from './route-table-markdown.js';
 export type { Principal, SignedRequestLike, SignatureAuthenticator, OutboundRequest, RequestSigner } from './principal.js';

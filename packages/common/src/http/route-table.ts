@@ -1,0 +1,189 @@
+import type { RequestHandler, Router } from 'express';
+import { requireToken } from './authentication.js';
+import type { FastHandler, FastRoutes } from './fast-routes.js';
+import type { HttpApp } from './create-app.js';
+
+/**
+ * Who may call a route, and so where the kit mounts it:
+ *   - `open`: anyone, whatever the token rules say (mounted before the credentials check);
+ *   - `read` / `write`: the token rules' read tokens (GET) or write tokens (POST, ...), or a valid HTTP
+ *     signature where the service verifies them; open where the rules define no token;
+ *   - `admin`: the token rules only, a signature is not enough (`requireToken`);
+ *   - `signed`: the handler decides from the principal (a signer, a token, anonymous) and `authorized`;
+ *     its fast variant verifies signatures on the fast path too (an ActivityPub inbox).
+ */
+export type AuthClass = 'open' | 'read' | 'write' | 'admin' | 'signed';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** A JSON Schema (the ajv schemas of `@anchor/common/schemas` are these). */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+export interface RequestBodySpec {
+  /** Media types accepted, first the usual one. */
+  mediaTypes: readonly string[];
+  /** The ajv schema the handler validates with; a schema with a `$id` becomes a named component. */
+  schema?: JsonSchema;
+  description?: string;
+  /** Default true: a request without a body is refused. */
+  required?: boolean;
+}
+
+export interface QueryParameterSpec {
+  name: string;
+  description: string;
+  required?: boolean;
+  /** Default `{ type: 'string' }`. */
+  schema?: JsonSchema;
+}
+
+export interface ResponseSpec {
+  description: string;
+  /** The answer's media type (2xx); errors are always the kit's `{"message"}` JSON body. */
+  mediaType?: string;
+}
+
+interface RouteBase {
+  method: HttpMethod;
+  /** Express style: `/cas/:hash`; the document shows it as `/cas/{hash}`. */
+  path: string;
+  auth: AuthClass;
+  /** One line: what the route does (the README's "What" column, the document's summary). */
+  summary: string;
+  /** Groups routes into a README table and an OpenAPI tag. */
+  tag: string;
+  /** Who may call a `signed` route, in words (its handler decides); other classes are described by their class. */
+  access?: string;
+  /** Descriptions of the path's `:name` parameters, by name. */
+  params?: Readonly<Record<string, string>>;
+  query?: readonly QueryParameterSpec[];
+  body?: RequestBodySpec;
+  /** The answers by status: a description, or a description with the media type. */
+  responses: Readonly<Record<number, string | ResponseSpec>>;
+}
+
+export interface ExpressRouteSpec extends RouteBase {
+  fast?: false;
+  handler: RequestHandler;
+}
+
+/** A route answered by the kit's fast path in front of express (see `FastRoutes`). */
+export interface FastRouteSpec extends RouteBase {
+  fast: true;
+  handler: FastHandler;
+}
+
+export type RouteSpec = ExpressRouteSpec | FastRouteSpec;
+
+const READ_METHODS = new Set<HttpMethod>(['GET']);
+
+/** The routers a route can land on: the kit's token-ruled routes, its self-authorising routes, its fast routes. */
+export interface RouteTargets {
+  routes: Router;
+  selfAuthorizing: Router;
+  fast: FastRoutes;
+}
+
+/**
+ * Mounts a service's route table on the HTTP kit: each route where its auth class puts it (see
+ * `AuthClass`), fast routes on the fast path. The kit's built-in routes (`http.builtinRoutes`) belong in
+ * every table; `createHttpApp` has mounted them already, in their place before the service's routes, so
+ * they are passed over here. A route the kit cannot serve as declared (a `read` POST, a fast `admin` or
+ * `open` route) or a method and path given twice is an error at start-up.
+ */
+export function mountRoutes(http: HttpApp, routes: readonly RouteSpec[]): void {
+  checkTable(routes);
+  const targets: RouteTargets = { routes: http.routes, selfAuthorizing: http.selfAuthorizingRoutes, fast: http.fastRoutes };
+  for (const route of routes) {
+    if (http.builtinRoutes.includes(route)) continue;
+    mountRoute(targets, route);
+  }
+}
+
+/** Mounts one route on the given routers (`mountRoutes` for a table; the kit for its built-in routes). */
+export function mountRoute(targets: RouteTargets, route: RouteSpec): void {
+  checkRoute(route);
+  if (route.fast) {
+    // Fast routes apply the token rules themselves; `signed` ones also verify signatures on the fast path.
+    const options = { signed: route.auth === 'signed' };
+    if (route.method === 'GET') targets.fast.get(route.path, route.handler, options);
+    else targets.fast.post(route.path, route.handler, options);
+    return;
+  }
+  const router = route.auth === 'open' || route.auth === 'signed' ? targets.selfAuthorizing : targets.routes;
+  const handlers: RequestHandler[] = route.auth === 'admin' ? [requireToken, route.handler] : [route.handler];
+  switch (route.method) {
+    case 'GET':
+      router.get(route.path, ...handlers);
+      break;
+    case 'POST':
+      router.post(route.path, ...handlers);
+      break;
+    case 'PUT':
+      router.put(route.path, ...handlers);
+      break;
+    case 'DELETE':
+      router.delete(route.path, ...handlers);
+      break;
+  }
+}
+
+function checkRoute(route: RouteSpec): void {
+  const where = `route ${route.method} ${route.path}`;
+  if (route.auth === 'read' && !READ_METHODS.has(route.method)) throw new Error(`${where}: a read route is a GET (writes need the write class)`);
+  if (route.auth === 'write' && READ_METHODS.has(route.method)) throw new Error(`${where}: a write route is not a GET (reads need the read class)`);
+  if (route.fast && (route.auth === 'open' || route.auth === 'admin')) throw new Error(`${where}: fast routes are read, write or signed`);
+  if (route.fast && route.method !== 'GET' && route.method !== 'POST') throw new Error(`${where}: fast routes are GET or POST`);
+  if (route.auth === 'signed' && route.access === undefined) throw new Error(`${where}: a signed route says who its handler admits (access)`);
+  for (const name of pathParameters(route.path)) {
+    if (route.params?.[name] === undefined) throw new Error(`${where}: the path parameter ${name} has no description`);
+  }
+}
+
+function checkTable(routes: readonly RouteSpec[]): void {
+  const seen = new Set<string>();
+  for (const route of routes) {
+    const key = `${route.method} ${route.path}`;
+    if (seen.has(key)) throw new Error(`route ${key} is in the table twice`);
+    seen.add(key);
+  }
+}
+
+/** The `:name` parameters of an express path, in order. */
+export function pathParameters(path: string): string[] {
+  return [...path.matchAll(/:(\w+)/g)].map((match) => match[1] as string);
+}
+
+/** The path in OpenAPI form: `/cas/:hash` → `/cas/{hash}`. */
+export function openApiPath(path: string): string {
+  return path.replace(/:(\w+)/g, '{$1}');
+}
+
+/** The token a route's class asks for: read tokens for GET, write tokens otherwise (the token rules' split). */
+export function tokenKind(method: HttpMethod): 'read' | 'write' {
+  return READ_METHODS.has(method) ? 'read' : 'write';
+}
+
+interface ExpressLayer {
+  route?: { path: string; methods: Record<string, boolean> };
+  handle?: { stack?: ExpressLayer[] };
+}
+
+/**
+ * Every method and path the kit's express app routes (fast routes are routed there too), as
+ * `GET /cas/:hash`: what a table is checked against, so that a route mounted outside the table shows.
+ */
+export function mountedRoutes(http: HttpApp): string[] {
+  const found: string[] = [];
+  const walk = (stack: readonly ExpressLayer[]): void => {
+    for (const layer of stack) {
+      if (layer.route) {
+        for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== '_all') found.push(`${method.toUpperCase()} ${layer.route.path}`);
+      } else if (layer.handle?.stack) {
+        walk(layer.handle.stack);
+      }
+    }
+  };
+  walk((http.app as unknown as { router: { stack: ExpressLayer[] } }).router.stack);
+  return found;
+}
