@@ -1,11 +1,12 @@
 import { canonicalize } from '@anchor/common/encoding';
 import { badRequest } from '@anchor/common/errors';
-import { checkEncodedMultihash } from '../hashing.js';
+import { checkEncodedMultihash, hashMatches } from '../hashing.js';
 import { isJsonObject, rejectUnknownMembers, type JsonObject } from '../json.js';
 import type { Patch } from '../patches/types.js';
 import { validatePatch } from '../patches/validate-patch.js';
 import type { ProtocolParameters } from '../protocol.js';
 import type { ParseMode } from './parse-mode.js';
+import type { DeltaFields } from './types.js';
 
 const DELTA_MEMBERS: ReadonlySet<string> = new Set(['patches', 'updateCommitment']);
 
@@ -75,4 +76,28 @@ export function readDelta(value: unknown, protocol: ProtocolParameters, mode: Pa
     if (mode === 'ingest') throw error;
     return { model, canonical, valid: undefined, problem: (error as Error).message };
   }
+}
+
+/** A delta read against the hash its operation commits to: the operation's delta fields and the delta's JCS. */
+export interface CommittedDelta {
+  fields: DeltaFields;
+  canonical: string | undefined;
+}
+
+/**
+ * Reads the delta of a create, update or recover and checks it against `deltaHash` (named `hashMember` in
+ * messages). A delta that does not match is refused at ingest and recorded as the delta's problem otherwise.
+ */
+export function readCommittedDelta(value: unknown, deltaHash: string, hashMember: string, protocol: ProtocolParameters, mode: ParseMode): CommittedDelta {
+  const delta = readDelta(value, protocol, mode);
+  let deltaProblem = delta.problem;
+  if (deltaProblem === undefined && !hashMatches(deltaHash, delta.canonical as string)) {
+    deltaProblem = `delta does not match ${hashMember}`;
+    if (mode === 'ingest') throw badRequest(deltaProblem);
+  }
+  const valid = deltaProblem === undefined ? delta.valid : undefined;
+  return {
+    fields: { delta: delta.model, patches: valid?.patches, nextUpdateCommitment: valid?.updateCommitment, deltaProblem },
+    canonical: delta.canonical,
+  };
 }

@@ -1,9 +1,9 @@
 import { canonicalize } from '@anchor/common/encoding';
 import { badRequest } from '@anchor/common/errors';
-import { checkEncodedMultihash, hashBytes, hashMatches } from '../hashing.js';
+import { checkEncodedMultihash, hashBytes } from '../hashing.js';
 import { optionalString, rejectUnknownMembers, requireObject, type JsonObject } from '../json.js';
 import { canonicalCreateRequest } from './canonical-request.js';
-import { readDelta } from './delta.js';
+import { readCommittedDelta } from './delta.js';
 import type { ParseContext } from './parse-context.js';
 import type { CreateOperation, SuffixData } from './types.js';
 
@@ -28,26 +28,17 @@ export function parseCreate(request: JsonObject, context: ParseContext): CreateO
     throw badRequest('anchor origin must be specified (suffixData.anchorOrigin)');
   }
 
-  const delta = readDelta(request.delta, protocol, mode);
-  let deltaProblem = delta.problem;
-  if (deltaProblem === undefined && !hashMatches(suffixData.deltaHash, delta.canonical as string)) {
-    deltaProblem = 'delta does not match suffixData.deltaHash';
-    if (mode === 'ingest') throw badRequest(deltaProblem);
-  }
-  if (mode === 'ingest' && delta.valid?.updateCommitment === suffixData.recoveryCommitment) {
+  const delta = readCommittedDelta(request.delta, suffixData.deltaHash, 'suffixData.deltaHash', protocol, mode);
+  if (mode === 'ingest' && delta.fields.nextUpdateCommitment === suffixData.recoveryCommitment) {
     throw badRequest('key reuse: delta.updateCommitment equals suffixData.recoveryCommitment (use different update and recovery keys)');
   }
-  const valid = deltaProblem === undefined ? delta.valid : undefined;
   return {
     type: 'create',
     didSuffix,
     anchorOrigin,
     suffixData,
     nextRecoveryCommitment: suffixData.recoveryCommitment,
-    delta: delta.model,
-    patches: valid?.patches,
-    nextUpdateCommitment: valid?.updateCommitment,
-    deltaProblem,
+    ...delta.fields,
     canonicalRequest: canonicalCreateRequest(canonicalSuffixData, delta.canonical),
   };
 }

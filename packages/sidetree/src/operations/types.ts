@@ -34,7 +34,7 @@ interface OperationBase {
 }
 
 /** What a delta-carrying operation knows about its delta. */
-interface DeltaFields {
+export interface DeltaFields {
   /** The normalised delta (Go shape), as hashed and as written to chunk files; undefined if none was given. */
   delta: JsonObject | undefined;
   /** Validated patches; set exactly when `deltaProblem` is undefined. */
@@ -55,7 +55,7 @@ export interface CreateOperation extends OperationBase, DeltaFields {
   nextRecoveryCommitment: string;
 }
 
-interface SignedOperationBase extends OperationBase {
+export interface SignedOperationBase extends OperationBase {
   revealValue: string;
   /** The commitment this operation opens (commitment of the revealed key): the resolver's hash-map key. */
   revealedCommitment: string;
