@@ -26,6 +26,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { serviceBin } from '@anchor/dev-env';
 import { freePort, makeTempDir, startProcess, stopAllProcesses, waitFor } from '@anchor/testing/process';
 import { ed25519VerifiesPerSecond, loadAverage, syncedAppendMs } from './lib/machine.js';
 import { atLeast, atMost, percentile, report, summary } from './lib/report.js';
@@ -33,7 +34,7 @@ import type { LoadPhase, LoadSummary } from './node/load-process.js';
 import { histogramQuantile, PublishProbe } from './node/publish-probe.js';
 
 const SECTION = 'node';
-const MAIN_JS = fileURLToPath(new URL('../../services/node/dist/main.js', import.meta.url));
+const MAIN_JS = serviceBin('@anchor/node');
 const LOAD_JS = fileURLToPath(new URL('./node/load-process.js', import.meta.url));
 const CREATE_RATE = 2_000;
 /** Offered a little above the target, so that what is accepted shows whether the target rate is sustained. */

@@ -19,6 +19,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { leafHash } from '@anchor/common/merkle';
+import { serviceBin } from '@anchor/dev-env';
 import { freePort, makeTempDir, startProcess, stopAllProcesses, type ServiceProcess } from '@anchor/testing/process';
 import { atLeast, atMost, percentile, report, summary } from './lib/report.js';
 import { addVcLoad } from './vct-log/add-vc-load.js';
@@ -27,7 +28,7 @@ import { steadyGetLoad } from './vct-log/steady-get-load.js';
 import { SthWatch } from './vct-log/sth-watch.js';
 
 const SECTION = 'vct-log';
-const MAIN_JS = fileURLToPath(new URL('../../services/vct-log/dist/main.js', import.meta.url));
+const MAIN_JS = serviceBin('@anchor/vct-log');
 const FLOOR_JS = fileURLToPath(new URL('./vct-log/floor-server.js', import.meta.url));
 const CONNECTIONS = 32;
 const WARMUP_S = 5;

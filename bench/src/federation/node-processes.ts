@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { NodeAdminClient } from '@anchor/node/local-federation';
+import { NodeAdminClient } from '@anchor/common/clients';
+import { serviceBin } from '@anchor/dev-env';
 import { freePort, startProcess, type ServiceProcess } from '@anchor/testing/process';
 
-const MAIN_JS = fileURLToPath(new URL('../../../services/node/dist/main.js', import.meta.url));
+const MAIN_JS = serviceBin('@anchor/node');
 const CPU_PROFILE_JS = new URL('./cpu-profile.js', import.meta.url).href;
 
 export interface BenchNode {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { createStoreProvider } from '@anchor/common/storage';
 import { makeTempDir, stopAllProcesses, waitFor, type TempDir } from '@anchor/testing/process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { metadataOf, postOperation, resolveDid, TestDid } from '../src/testing/node.test-helpers.js';
+import { metadataOf, postOperation, resolveDid, TestDid } from '../src/testing/test-node.js';
 import { startNodeProcess } from './node-process.js';
 
 /**

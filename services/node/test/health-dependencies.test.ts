@@ -4,7 +4,7 @@ import { AMQP_URL, amqpUnavailable } from '@anchor/testing/amqp-broker';
 import { makeTempDir, stopAllProcesses, waitFor, type TempDir } from '@anchor/testing/process';
 import { TcpProxy } from '@anchor/testing/tcp-proxy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postOperation, TestDid, waitPublished } from '../src/testing/node.test-helpers.js';
+import { postOperation, TestDid, waitPublished } from '../src/testing/test-node.js';
 import { startNodeProcess, type NodeProcess } from './node-process.js';
 
 /**

@@ -1,7 +1,7 @@
 import { decodeDataUri, multibaseMultihash, parseHashlink } from '@anchor/common/encoding';
 import { makeTempDir, stopAllProcesses, waitFor, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { metadataOf, postOperation, resolveDid, TestDid, waitPublished, type HttpAnswer } from '../src/testing/node.test-helpers.js';
+import { metadataOf, postOperation, resolveDid, TestDid, waitPublished, type HttpAnswer } from '../src/testing/test-node.js';
 import { startNodeProcess, startVctLogProcess, type NodeProcess } from './node-process.js';
 
 /**

@@ -3,7 +3,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { getMetricsFromStream, type PromHistogramData, type PromMetrics } from 'prom2javascript';
 import { makeTempDir, stopAllProcesses, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postOperation, resolveDid, TestDid, waitPublished } from '../src/testing/node.test-helpers.js';
+import { postOperation, resolveDid, TestDid, waitPublished } from '../src/testing/test-node.js';
 import { startNodeProcess, type NodeProcess } from './node-process.js';
 
 /**

@@ -7,7 +7,7 @@ import { parseLeafInput, type AddVcResponse, type SignedTreeHead } from '@anchor
 import { makeTempDir, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type VctLogServer } from '../src/server.js';
-import { addVcSignatureVerifies, anchorCredential, call, leafHashFor, nquadsOf, sthSignatureVerifies } from './helpers.js';
+import { addVcSignatureVerifies, anchorCredential, call, leafHashFor, nquadsOf, sthSignatureVerifies } from '../src/testing/index.js';
 
 const ISSUER_OK = 'did:web:node1.example.com';
 const ISSUER_OTHER = 'did:web:node2.example.com';

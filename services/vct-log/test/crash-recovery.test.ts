@@ -3,7 +3,7 @@ import { parseLeafInput, type AddVcResponse, type SignedTreeHead } from '@anchor
 import { freePort, makeTempDir, startProcess, stopAllProcesses, waitFor, type ServiceProcess, type TempDir } from '@anchor/testing/process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { requireBuiltMain } from './built.js';
-import { addVcSignatureVerifies, anchorCredential, call, leafHashFor, sthSignatureVerifies } from './helpers.js';
+import { addVcSignatureVerifies, anchorCredential, call, leafHashFor, sthSignatureVerifies } from '../src/testing/index.js';
 
 const main = requireBuiltMain();
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entryFor } from '../src/merkle-log/entries.test-helpers.js';
 import { TransparencyLog } from '../src/merkle-log/transparency-log.js';
 import { createServer, type VctLogServer } from '../src/server.js';
-import { anchorCredential, call } from './helpers.js';
+import { anchorCredential, call } from '../src/testing/index.js';
 
 // MongoDB cannot run on every machine: these run when MONGODB_URL points at a server (a replica set for
 // atomic batches), and are skipped otherwise.

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { VCT_LOG_CONFIG } from '../src/config.js';
 import { requireBuiltMain } from './built.js';
-import { addVcSignatureVerifies, anchorCredential, call, sthSignatureVerifies } from './helpers.js';
+import { addVcSignatureVerifies, anchorCredential, call, sthSignatureVerifies } from '../src/testing/index.js';
 
 const main = requireBuiltMain();
 

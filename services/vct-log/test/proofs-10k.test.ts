@@ -3,7 +3,7 @@ import type { SignedTreeHead } from '@anchor/common/vct';
 import { makeTempDir, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type VctLogServer } from '../src/server.js';
-import { anchorCredential, call, sthSignatureVerifies } from './helpers.js';
+import { anchorCredential, call, sthSignatureVerifies } from '../src/testing/index.js';
 
 /**
  * A log grown to 10,000 entries over HTTP, with a signed tree head kept at a range of sizes (powers of

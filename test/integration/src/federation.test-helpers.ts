@@ -4,18 +4,9 @@
  * is set up the way an operator does: only through the nodes' HTTP APIs (accept lists, outbox Follow /
  * Invite, `/policy`, `/log`). No tokens are configured, so administrator calls carry none.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { NodeAdminClient } from '@anchor/common/clients';
+import { serviceBin } from '@anchor/dev-env';
 import { freePort, startProcess, type ServiceProcess, type TempDir } from '@anchor/testing/process';
-import { NodeAdminClient } from '../../../services/node/src/local-federation/admin-client.js';
-
-const NODE_MAIN = fileURLToPath(new URL('../../../services/node/dist/main.js', import.meta.url));
-const VCT_LOG_MAIN = fileURLToPath(new URL('../../../services/vct-log/dist/main.js', import.meta.url));
-
-function built(main: string): string {
-  if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` at the repository root first`);
-  return main;
-}
 
 export interface RunningNode {
   name: string;
@@ -35,7 +26,7 @@ export interface RunningNode {
 export async function startNode(name: string, dir: TempDir, args: readonly string[], port?: number): Promise<RunningNode> {
   const listen = port ?? (await freePort());
   const url = `http://127.0.0.1:${listen}`;
-  const child = await startProcess(built(NODE_MAIN), {
+  const child = await startProcess(serviceBin('@anchor/node'), {
     name,
     args: ['--host-url', `127.0.0.1:${listen}`, '--external-endpoint', url, '--data-dir', dir.path, ...args],
     env: { ANCHOR_LOG_LEVEL: process.env.FEDERATION_TEST_LOG_LEVEL ?? 'warning' },
@@ -48,7 +39,7 @@ export async function startNode(name: string, dir: TempDir, args: readonly strin
 export async function startVctLog(dir: TempDir): Promise<{ process: ServiceProcess; url: string; logUrl: string }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const process = await startProcess(built(VCT_LOG_MAIN), {
+  const process = await startProcess(serviceBin('@anchor/vct-log'), {
     name: 'vct-log',
     args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', dir.path],
     env: { VCT_LOG_LEVEL: 'warning' },

@@ -11,8 +11,8 @@ import { decodeDataUri } from '@anchor/common/encoding';
 import { createRequestSigner, createSignedFetch } from '@anchor/common/httpsig';
 import { makeTempDir, stopAllProcesses, waitFor, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestDid, metadataOf, postOperation, resolveDid } from '../../../services/node/src/testing/node.test-helpers.js';
-import { call as http } from '../../../services/vct-log/test/helpers.js';
+import { TestDid, metadataOf, postOperation, resolveDid } from '@anchor/node/testing';
+import { call as http } from '@anchor/vct-log/testing';
 import { startNode, startVctLog, type RunningNode } from './federation.test-helpers.js';
 
 const WITNESS_POLICY = 'MinPercent(100,batch) AND MinPercent(50,system)';

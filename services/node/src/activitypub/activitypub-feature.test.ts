@@ -9,7 +9,7 @@ import { multibaseMultihash } from '@anchor/common/encoding';
 import { createRequestSigner, createSignedFetch } from '@anchor/common/httpsig';
 import { makeTempDir, waitFor } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestNode, type TestNode } from '../testing/node.test-helpers.js';
+import { startTestNode, type TestNode } from '../testing/test-node.js';
 import { ANCHOR_WITNESS } from './vocabulary.js';
 
 const AS = 'https://www.w3.org/ns/activitystreams';

@@ -1,7 +1,7 @@
 import { canonicalBytes, multibaseMultihash, parseHashlink } from '@anchor/common/encoding';
 import { freePort, makeTempDir, waitFor } from '@anchor/testing/process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { metadataOf, postOperation, resolveDid, startTestNode, TestDid, waitPublished, type TestNode } from '../testing/node.test-helpers.js';
+import { metadataOf, postOperation, resolveDid, startTestNode, TestDid, waitPublished, type TestNode } from '../testing/test-node.js';
 import { AnchorBatches, type AnchorBatch } from './anchor-batches.js';
 import type { CompletedAnchor } from './anchor-pipeline.js';
 

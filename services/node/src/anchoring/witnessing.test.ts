@@ -4,7 +4,7 @@ import { didKeyFromKeyPair } from '@anchor/common/did';
 import { ANCHOR_CREDENTIAL_UNDEFINED_TERMS, attachProof, createProof } from '@anchor/common/jsonld';
 import { waitFor } from '@anchor/testing/process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { metadataOf, postOperation, startTestNode, TestDid, waitPublished, type TestNode } from '../testing/node.test-helpers.js';
+import { metadataOf, postOperation, startTestNode, TestDid, waitPublished, type TestNode } from '../testing/test-node.js';
 import type { AnchorCredential } from './anchor-credential.js';
 import type { AnchorWitnessing, WitnessRequest } from './witnessing.js';
 

@@ -5,7 +5,7 @@ import { PROJECT_REPOSITORY, PROJECT_VERSION } from '@anchor/common/version';
 import { makeTempDir, stopAllProcesses, waitFor, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVctLogProcess } from '../../test/node-process.js';
-import { metadataOf, postOperation, startTestNode, TestDid, waitPublished, type TestNode } from '../testing/node.test-helpers.js';
+import { metadataOf, postOperation, startTestNode, TestDid, waitPublished, type TestNode } from '../testing/test-node.js';
 
 const NS = 'https://trustbloc.dev/ns';
 

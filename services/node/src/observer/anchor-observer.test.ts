@@ -1,7 +1,7 @@
 import { canonicalBytes, decodeDataUri, encodeDataUri, hashlinkMetadata, multibaseMultihash, parseHashlink } from '@anchor/common/encoding';
 import { freePort } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { metadataOf, postOperation, resolveDid, startTestNode, TestDid, waitPublished, type TestNode } from '../testing/node.test-helpers.js';
+import { metadataOf, postOperation, resolveDid, startTestNode, TestDid, waitPublished, type TestNode } from '../testing/test-node.js';
 
 /**
  * The observer as the federation issue will use it: node B processes anchors node A made, fetching the

@@ -1,6 +1,6 @@
 import { multibaseMultihash } from '@anchor/common/encoding';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { metadataOf, postOperation, resolveDid, startTestNode, TestDid, waitPublished, type TestNode } from '../testing/node.test-helpers.js';
+import { metadataOf, postOperation, resolveDid, startTestNode, TestDid, waitPublished, type TestNode } from '../testing/test-node.js';
 
 /** GET /sidetree/v1/identifiers/<did> in every identifier form, and its errors. */
 describe('resolution', () => {

@@ -2,7 +2,7 @@ import { KeyPair } from '@anchor/common/crypto';
 import { canonicalize } from '@anchor/common/encoding';
 import { addPublicKeys, createRequest, documentKey, serializeRequest, updateRequest } from '@anchor/sidetree';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { metadataOf, postOperation, resolveDid, startTestNode, TestDid, waitPublished, type TestNode } from '../testing/node.test-helpers.js';
+import { metadataOf, postOperation, resolveDid, startTestNode, TestDid, waitPublished, type TestNode } from '../testing/test-node.js';
 
 /**
  * POST /sidetree/v1/operations on an in-process node: what is accepted answers with the unpublished view at

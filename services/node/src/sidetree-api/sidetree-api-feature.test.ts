@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postOperation, resolveDid, startTestNode, TestDid, waitPublished, type TestNode } from '../testing/node.test-helpers.js';
+import { postOperation, resolveDid, startTestNode, TestDid, waitPublished, type TestNode } from '../testing/test-node.js';
 
 /**
  * The Sidetree endpoints, served as the HTTP kit's fast routes, answer like the kit's routes: same bodies,

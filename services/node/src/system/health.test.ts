@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import { PROJECT_VERSION } from '@anchor/common/version';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postOperation, resolveDid, startTestNode, TestDid, type TestNode } from '../testing/node.test-helpers.js';
+import { postOperation, resolveDid, startTestNode, TestDid, type TestNode } from '../testing/test-node.js';
 
 interface Health {
   status: number;

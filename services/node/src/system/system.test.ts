@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postOperation, startTestNode, TestDid, type TestNode } from '../testing/node.test-helpers.js';
+import { postOperation, startTestNode, TestDid, type TestNode } from '../testing/test-node.js';
 
 const FOLLOWER = 'https://node2.example.com/services/node';
 const WITNESS = 'https://node3.example.com/services/node';

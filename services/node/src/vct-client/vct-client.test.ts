@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestNode, type TestNode } from '../testing/node.test-helpers.js';
+import { startTestNode, type TestNode } from '../testing/test-node.js';
 import { checkLogUrl } from './log-setting.js';
 
 describe('log URL', () => {

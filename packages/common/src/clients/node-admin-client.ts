@@ -1,7 +1,25 @@
-import { createHttpClient, peerStatusOf, type HttpClient } from '@anchor/common/http-client';
-import type { AcceptListUpdate } from '@anchor/common/schemas';
-import { ACTIVITY_CONTEXTS, ANCHOR_WITNESS } from '../activitypub/vocabulary.js';
-import type { AcceptListEntry, AcceptListType } from '../system/accept-lists.js';
+import { createHttpClient, peerStatusOf, type HttpClient } from '../http-client/index.js';
+import { CONTEXT_URLS } from '../jsonld/index.js';
+
+/** The contexts of the activities posted to the outbox, and the role an Invite offers (orb.md §3.1). */
+const ACTIVITY_CONTEXTS = [CONTEXT_URLS.activityStreams, CONTEXT_URLS.activityAnchorsV1];
+const ANCHOR_WITNESS = 'https://w3id.org/activityanchors#AnchorWitness';
+
+/** Who may follow the node (`follow`) or invite it to witness (`invite-witness`). */
+export type AcceptListType = 'follow' | 'invite-witness';
+
+/** One accept list as `GET /services/node/acceptlist` lists it. */
+export interface AcceptListEntry {
+  type: AcceptListType;
+  url: string[];
+}
+
+/** One change of `POST /services/node/acceptlist`. */
+export interface AcceptListUpdate {
+  type: AcceptListType;
+  add?: string[];
+  remove?: string[];
+}
 
 export interface NodeAdminClientOptions {
   /** The node's base URL (its external endpoint), e.g. `http://127.0.0.1:8081`. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestNode, type TestNode } from '../testing/node.test-helpers.js';
-import { NodeAdminClient } from './admin-client.js';
+import { NodeAdminClient } from '@anchor/common/clients';
+import { startTestNode, type TestNode } from '@anchor/node/testing';
 
 const ACCEPT_LISTS = ['--follow-auth-policy', 'accept-list', '--invite-witness-auth-policy', 'accept-list'];
 

@@ -1,14 +1,10 @@
-import { fileURLToPath } from 'node:url';
+import { NodeAdminClient } from '@anchor/common/clients';
 import { startProcess, type ServiceProcess } from '@anchor/testing/process';
-import { NodeAdminClient } from './admin-client.js';
 import { keepLayoutStable, planFederation, type FederationLayout, type ServicePlace } from './federation-layout.js';
 import { wireFederation } from './federation-wiring.js';
 import { LineForwarder } from './line-forwarder.js';
-
-// Both resolve from src/local-federation (tests) and dist/local-federation alike: the built binaries run,
-// as in production.
-const NODE_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
-const VCT_LOG_MAIN = fileURLToPath(new URL('../../../vct-log/dist/main.js', import.meta.url));
+import { serviceBin } from './service-bin.js';
+import { SERVICES, type LaunchSettings, type ServiceEntry } from './service-table.js';
 
 export interface LocalFederationOptions {
   /** Each service keeps its data in `<dataDir>/<name>` across restarts. */
@@ -56,7 +52,7 @@ export async function startLocalFederation(options: LocalFederationOptions): Pro
   if (absent.length > 0) {
     progress(`not started: ${absent.join(', ')} from an earlier start; the others still count them as followers and witnesses, so their anchors wait for them (start with as many nodes as before, or remove the data directory)`);
   }
-  const logLevel = options.logLevel ?? 'info';
+  const settings: LaunchSettings = { logLevel: options.logLevel ?? 'info' };
   const running: ServiceProcess[] = [];
   const admins = layout.nodes.map((node) => new NodeAdminClient({ url: node.url }));
 
@@ -70,20 +66,9 @@ export async function startLocalFederation(options: LocalFederationOptions): Pro
   try {
     // The log first: a node that already uses it reports unhealthy until it answers.
     progress(`starting vct-log on ${layout.log.url}`);
-    running.push(await startService(VCT_LOG_MAIN, layout.log, ['--base-url', layout.log.url, '--log-level', logLevel, '--log-format', 'text'], options));
+    running.push(await startService(SERVICES['vct-log'], layout.log, settings, [], options));
     progress(`starting ${layout.nodes.length} nodes on ${layout.nodes.map((node) => node.url).join(', ')}`);
-    const nodeArgs = (node: ServicePlace) => [
-      '--external-endpoint',
-      node.url,
-      '--follow-auth-policy',
-      'accept-list',
-      '--invite-witness-auth-policy',
-      'accept-list',
-      '--log-level',
-      logLevel,
-      ...(options.nodeArgs ?? []),
-    ];
-    const nodes = await Promise.allSettled(layout.nodes.map((node) => startService(NODE_MAIN, node, nodeArgs(node), options)));
+    const nodes = await Promise.allSettled(layout.nodes.map((node) => startService(SERVICES.node, node, settings, options.nodeArgs ?? [], options)));
     for (const node of nodes) if (node.status === 'fulfilled') running.push(node.value);
     const failed = nodes.find((node) => node.status === 'rejected');
     if (failed) throw failed.reason;
@@ -97,17 +82,18 @@ export async function startLocalFederation(options: LocalFederationOptions): Pro
   return { layout, admins, exited, stop };
 }
 
-async function startService(main: string, place: ServicePlace, args: readonly string[], options: LocalFederationOptions): Promise<ServiceProcess> {
+/** One instance of `entry` at `place`, started as its package's bin; resolves once it reports ready. */
+async function startService(entry: ServiceEntry, place: ServicePlace, settings: LaunchSettings, extraArgs: readonly string[], options: LocalFederationOptions): Promise<ServiceProcess> {
   const out = new LineForwarder((line) => options.onOutput?.(place.name, line));
   const err = new LineForwarder((line) => options.onOutput?.(place.name, line));
-  const service = await startProcess(main, {
+  const service = await startProcess(serviceBin(entry.packageName), {
     name: place.name,
-    args: ['--host-url', `127.0.0.1:${place.port}`, '--data-dir', place.dataDir, ...args],
+    args: ['--host-url', new URL(place.url).host, '--data-dir', place.dataDir, ...entry.flags(place, settings), ...extraArgs],
     // Own group: a terminal's Ctrl-C reaches the launcher only, which stops each service once.
     ownProcessGroup: true,
     onOutput: (chunk, stream) => (stream === 'stdout' ? out : err).write(chunk),
-    readyUrl: `${place.url}/healthcheck`,
-    readyStatus: (status) => status === 200,
+    readyUrl: `${place.url}${entry.readiness.path}`,
+    readyStatus: entry.readiness.ready,
     readyTimeoutMs: options.readyTimeoutMs ?? 60_000,
   });
   void service.exited.then(() => {

@@ -1,4 +1,4 @@
-import type { NodeAdminClient, ServiceCollection } from './admin-client.js';
+import type { NodeAdminClient, ServiceCollection } from '@anchor/common/clients';
 
 export interface WiringOptions {
   /** The log alias URL every node uses as its local witness. */

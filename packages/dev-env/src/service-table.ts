@@ -1,0 +1,44 @@
+import type { ServicePlace } from './federation-layout.js';
+
+/** What every service of the federation is started with, whatever its kind. */
+export interface LaunchSettings {
+  /** Level spec passed to every service (`--log-level`). */
+  logLevel: string;
+}
+
+/** When a started instance counts as up: the path polled on its URL and the status that means ready. */
+export interface Readiness {
+  path: string;
+  ready(status: number): boolean;
+}
+
+/** One kind of service the federation runs. */
+export interface ServiceEntry {
+  /** The package whose bin runs (see `serviceBin`). */
+  packageName: string;
+  /** Its flags for one place, beyond `--host-url` and `--data-dir`, which every service takes. */
+  flags(place: ServicePlace, settings: LaunchSettings): string[];
+  readiness: Readiness;
+}
+
+const HEALTHY: Readiness = { path: '/healthcheck', ready: (status) => status === 200 };
+
+/**
+ * The services of the local federation by name. Each runs bare (embedded LMDB, in-process queues) with its
+ * URL as its external address; a new service (kms, vcs) is one more entry here plus its place in the layout.
+ */
+export const SERVICES = {
+  'vct-log': {
+    packageName: '@anchor/vct-log',
+    flags: (place, { logLevel }) => ['--base-url', place.url, '--log-level', logLevel, '--log-format', 'text'],
+    readiness: HEALTHY,
+  },
+  node: {
+    packageName: '@anchor/node',
+    // Who may follow and invite is decided by accept lists, which the wiring fills with the other nodes.
+    flags: (place, { logLevel }) => ['--external-endpoint', place.url, '--follow-auth-policy', 'accept-list', '--invite-witness-auth-policy', 'accept-list', '--log-level', logLevel],
+    readiness: HEALTHY,
+  },
+} satisfies Record<string, ServiceEntry>;
+
+export type ServiceName = keyof typeof SERVICES;
