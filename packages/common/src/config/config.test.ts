@@ -360,3 +360,52 @@ describe('rules between options', () => {
     expect((caught as ConfigError).exitCode).toBe(2);
   });
 });
+
+describe('sections and the env rule', () => {
+  const sectioned = defineConfig({
+    program: 'demo-sections',
+    envPrefix: 'DEMO',
+    options: { hostUrl: opt.hostPort({ flag: 'host-url', default: ':8080', help: 'listen address' }) },
+    sections: {
+      anchoring: {
+        batchTimeout: opt.duration({ flag: 'batch-writer-timeout', env: ['BATCH_WRITER_TIMEOUT'], default: '1s', help: 'batch wait' }),
+        maintenance: opt.bool({ flag: 'enable-maintenance-mode', env: ['DEMO_MAINTENANCE_MODE', 'MAINTENANCE_MODE_ENABLED'], help: 'maintenance' }),
+      },
+      delivery: { pool: opt.int({ flag: 'pool', short: 'p', env: ['DEMO_POOL'], default: 4, help: 'pool size' }) },
+    },
+    checks: [(c) => (c.delivery.pool <= 100 ? undefined : '--pool must be at most 100')],
+  });
+
+  it('gives each section a typed, frozen object of its own', () => {
+    const config = loadConfig(sectioned, { argv: ['--batch-writer-timeout', '250ms', '-p', '8'], env: {} });
+    expectTypeOf<ConfigOf<typeof sectioned>['anchoring']['batchTimeout']>().toEqualTypeOf<number>();
+    expectTypeOf<ConfigOf<typeof sectioned>['delivery']['pool']>().toEqualTypeOf<number>();
+    expect(config).toEqual({ hostUrl: { host: '0.0.0.0', port: 8080 }, anchoring: { batchTimeout: 250, maintenance: false }, delivery: { pool: 8 } });
+    expect(Object.isFrozen(config.anchoring)).toBe(true);
+  });
+
+  it('derives the first env name from the flag, keeping declared names as aliases in their order', () => {
+    expect(sectioned.sections.anchoring.batchTimeout.env).toEqual(['DEMO_BATCH_WRITER_TIMEOUT', 'BATCH_WRITER_TIMEOUT']);
+    expect(sectioned.sections.anchoring.maintenance.env).toEqual(['DEMO_ENABLE_MAINTENANCE_MODE', 'DEMO_MAINTENANCE_MODE', 'MAINTENANCE_MODE_ENABLED']);
+    expect(sectioned.sections.delivery.pool.env).toEqual(['DEMO_POOL']);
+    const read = (env: Record<string, string>) => loadConfig(sectioned, { argv: [], env }).anchoring.maintenance;
+    expect(read({ DEMO_ENABLE_MAINTENANCE_MODE: 'true' })).toBe(true);
+    expect(read({ DEMO_MAINTENANCE_MODE: 'true' })).toBe(true);
+    expect(read({ MAINTENANCE_MODE_ENABLED: 'true' })).toBe(true);
+    expect(read({ DEMO_ENABLE_MAINTENANCE_MODE: 'false', MAINTENANCE_MODE_ENABLED: 'true' })).toBe(false);
+  });
+
+  it('checks rules over sections, and lists sectioned options in help, docs and the configuration line', () => {
+    expect(() => loadConfig(sectioned, { argv: ['--pool', '101'], env: {} })).toThrow('--pool must be at most 100');
+    const markdown = renderOptionsMarkdown(sectioned);
+    expect(undocumentedOptions(sectioned, markdown)).toEqual([]);
+    expect(markdown).toContain('`DEMO_BATCH_WRITER_TIMEOUT`, `BATCH_WRITER_TIMEOUT`');
+    expect(describeConfig(sectioned, loadConfig(sectioned, { argv: [], env: {} }))).toMatchObject({ 'host-url': '0.0.0.0:8080', 'batch-writer-timeout': '1s', pool: '4' });
+  });
+
+  it('rejects a section named like a top-level option, and a flag declared in two sections', () => {
+    expect(() => defineConfig({ program: 'x', options: { a: opt.string({ flag: 'a', help: '' }) }, sections: { a: {} } })).toThrow(/same name/);
+    expect(() => defineConfig({ program: 'x', sections: { s: { a: opt.string({ flag: 'a', help: '' }) }, t: { b: opt.string({ flag: 'a', help: '' }) } } })).toThrow(/declared twice/);
+    expect(() => defineConfig({ program: 'x', envPrefix: 'demo', options: {} })).toThrow(/envPrefix/);
+  });
+});

@@ -1,4 +1,4 @@
-import type { ConfigSpec } from './load-config.js';
+import { optionEntries, type ConfigShape } from './load-config.js';
 import type { OptionDef } from './options.js';
 
 function shownDefault(def: OptionDef<unknown>): string {
@@ -17,11 +17,11 @@ function flagColumn(def: OptionDef<unknown>): string {
 }
 
 /** The `--help` text: every option with its flags, value type, env vars, default and help. */
-export function renderHelp(spec: ConfigSpec): string {
+export function renderHelp(spec: ConfigShape): string {
   const lines = [`Usage: ${spec.program} [options]`, ''];
   if (spec.description) lines.push(spec.description, '');
   lines.push('Options (a flag beats its environment variables):');
-  for (const def of Object.values(spec.options)) {
+  for (const { def } of optionEntries(spec)) {
     const valueHint = def.isSwitch ? '' : ` <${def.type}>`;
     lines.push(`  ${flagColumn(def)}${valueHint}`);
     lines.push(`        ${def.help}`);
@@ -42,9 +42,9 @@ function cell(text: string): string {
  * The option table in Markdown, for a service README (`docs` embed it; a test compares the README
  * against `undocumentedOptions`).
  */
-export function renderOptionsMarkdown(spec: ConfigSpec): string {
+export function renderOptionsMarkdown(spec: ConfigShape): string {
   const rows = ['| Flag | Environment | Type | Default | Description |', '|---|---|---|---|---|'];
-  for (const def of Object.values(spec.options)) {
+  for (const { def } of optionEntries(spec)) {
     const flags = def.short === undefined ? `\`--${def.flag}\`` : `\`-${def.short}\`, \`--${def.flag}\``;
     const env = def.env.length === 0 ? '' : def.env.map((name) => `\`${name}\``).join(', ');
     const shown = shownDefault(def);
@@ -60,9 +60,9 @@ function mentions(text: string, word: string): boolean {
 }
 
 /** Flags (`--x`) and env vars a document fails to mention: empty when a README lists every option. */
-export function undocumentedOptions(spec: ConfigSpec, markdown: string): string[] {
+export function undocumentedOptions(spec: ConfigShape, markdown: string): string[] {
   const missing: string[] = [];
-  for (const def of Object.values(spec.options)) {
+  for (const { def } of optionEntries(spec)) {
     if (!mentions(markdown, `--${def.flag}`)) missing.push(`--${def.flag}`);
     for (const name of def.env) if (!mentions(markdown, name)) missing.push(name);
   }
@@ -73,10 +73,11 @@ export function undocumentedOptions(spec: ConfigSpec, markdown: string): string[
  * The effective configuration as flag → text, secrets masked, for a start-up log line. Unset optional
  * values are left out.
  */
-export function describeConfig(spec: ConfigSpec, config: Readonly<Record<string, unknown>>): Record<string, string> {
+export function describeConfig(spec: ConfigShape, config: object): Record<string, string> {
   const described: Record<string, string> = {};
-  for (const [key, def] of Object.entries(spec.options)) {
-    const value = config[key];
+  const values = config as Readonly<Record<string, unknown>>;
+  for (const { section, key, def } of optionEntries(spec)) {
+    const value = section === undefined ? values[key] : (values[section] as Readonly<Record<string, unknown>> | undefined)?.[key];
     if (value === undefined) continue;
     described[def.flag] = def.secret ? '***' : def.format(value as NonNullable<unknown>);
   }

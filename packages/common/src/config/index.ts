@@ -3,7 +3,23 @@
  * its help and Markdown renderings, and `runMain`, the one place a binary maps outcomes to exit codes.
  */
 export { opt, type OptionDef, type OptionInput, type Presence, type HostPort } from './options.js';
-export { defineConfig, loadConfig, describeOption, type ConfigSpec, type ConfigOf, type ValuesOf, type ConfigSources, type OptionMap } from './load-config.js';
+export {
+  defineConfig,
+  loadConfig,
+  describeOption,
+  optionEntries,
+  envNameFor,
+  type ConfigSpec,
+  type ConfigShape,
+  type ConfigOf,
+  type ValuesOf,
+  type SettingsOf,
+  type ConfigSources,
+  type OptionMap,
+  type SectionMap,
+  type DefinedConfig,
+  type OptionEntry,
+} from './load-config.js';
 export { renderHelp, renderOptionsMarkdown, undocumentedOptions, describeConfig } from './help.js';
 export { ConfigError, HelpRequested, InvalidValue } from './errors.js';
 export { parseDuration, formatDuration, DURATION_SYNTAX } from './duration.js';

@@ -5,32 +5,76 @@ import type { OptionDef } from './options.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any option value type is allowed in a spec
 export type OptionMap = Record<string, OptionDef<any>>;
 
-/** A service binary's declared options, built once with `defineConfig`. */
-export interface ConfigSpec<O extends OptionMap = OptionMap> {
+/** Options grouped under a name: `config.anchoring.batchWriterTimeout`. */
+export type SectionMap = Record<string, OptionMap>;
+
+/** What help, docs and flag reading need of any spec, whatever its option types. */
+export interface ConfigShape {
   /** Binary name shown in help and error lines (`anchor-node`). */
   readonly program: string;
   readonly description?: string;
   /** When set, `--version` prints it. */
   readonly version?: string;
-  readonly options: O;
+  /**
+   * When set, every option's first env name is `<envPrefix>_<FLAG_IN_UPPER_SNAKE>` (`--batch-writer-timeout`
+   * with `ANCHOR`: `ANCHOR_BATCH_WRITER_TIMEOUT`); the names an option declares follow it as aliases.
+   */
+  readonly envPrefix?: string;
+  readonly options?: OptionMap;
+  readonly sections?: SectionMap;
+}
+
+/**
+ * A service binary's declared options, built once with `defineConfig`: top-level `options`, and/or
+ * `sections` that each feature reads as a typed object of its own (`config.anchoring`, `config.delivery`).
+ * Flags and env names are flat whatever the grouping: a section is a place in the parsed value, not a
+ * part of any name.
+ */
+export interface ConfigSpec<O extends OptionMap = OptionMap, S extends SectionMap = SectionMap> extends ConfigShape {
+  readonly options?: O;
+  readonly sections?: S;
   /**
    * Rules between options, checked once every option has parsed: each returns a one-line problem (naming
    * the flags involved) or undefined. A broken rule is a bad configuration like a bad value: exit 2.
    */
-  readonly checks?: ReadonlyArray<ConfigCheck<O>>;
+  readonly checks?: ReadonlyArray<ConfigCheck<O, S>>;
 }
 
-/**
- * A rule between options. Declared in method form so a spec's checks stay bivariant in the values they
- * read: any `ConfigSpec<O>` is then also a `ConfigSpec` to the generic helpers (help, docs, loading).
- */
-export type ConfigCheck<O extends OptionMap> = { check(config: ValuesOf<O>): string | undefined }['check'];
+/** A rule between options: a one-line problem naming the flags involved, or undefined. */
+export type ConfigCheck<O extends OptionMap, S extends SectionMap = SectionMap> = (config: SettingsOf<O, S>) => string | undefined;
 
 /** One strongly typed, read-only property per option of a map. */
 export type ValuesOf<O extends OptionMap> = { readonly [K in keyof O]: O[K] extends OptionDef<infer T> ? T : never };
 
-/** The parsed configuration a spec declares: one strongly typed, read-only property per option. */
-export type ConfigOf<S> = S extends ConfigSpec<infer O> ? ValuesOf<O> : never;
+/** The top-level options' values, and one read-only object of values per section. */
+export type SettingsOf<O extends OptionMap, S extends SectionMap> = ValuesOf<O> & { readonly [K in keyof S]: ValuesOf<S[K]> };
+
+/** The parsed configuration a spec declares: one strongly typed, read-only property per option, nested by section. */
+export type ConfigOf<X> = X extends ConfigSpec<infer O, infer S> ? SettingsOf<O, S> : never;
+
+/** What `defineConfig` returns: both groupings present (empty when not declared), env names complete. */
+export type DefinedConfig<O extends OptionMap, S extends SectionMap> = ConfigSpec<O, S> & { readonly options: O; readonly sections: S };
+
+/** An option with where its value goes: `section` undefined for a top-level option. */
+export interface OptionEntry {
+  readonly section: string | undefined;
+  readonly key: string;
+  readonly def: OptionDef<unknown>;
+}
+
+/** Every option of a spec in declaration order: top-level options first, then each section's. */
+export function optionEntries(spec: ConfigShape): OptionEntry[] {
+  const entries: OptionEntry[] = Object.entries(spec.options ?? {}).map(([key, def]) => ({ section: undefined, key, def }));
+  for (const [section, options] of Object.entries(spec.sections ?? {})) {
+    for (const [key, def] of Object.entries(options)) entries.push({ section, key, def });
+  }
+  return entries;
+}
+
+/** The env name an option gets from its flag under a prefix: `ANCHOR` + `batch-writer-timeout` is `ANCHOR_BATCH_WRITER_TIMEOUT`. */
+export function envNameFor(prefix: string, flag: string): string {
+  return `${prefix}_${flag.toUpperCase().replace(/-/g, '_')}`;
+}
 
 export interface ConfigSources {
   /** Arguments after the script name; defaults to `process.argv.slice(2)`. */
@@ -43,16 +87,37 @@ const FLAG_NAME = /^[a-z0-9][a-z0-9-]*$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
 /**
- * Checks a declaration once at start-up: flag names are lower-case kebab (the original's capitalised
- * `--apclient-cache-Expiration` is not repeated), and no flag, short alias or env var is claimed twice.
- * Mistakes here are programming errors, so they throw plain errors rather than `ConfigError`.
+ * Checks a declaration once at start-up and applies the env rule (`envPrefix`): flag names are lower-case
+ * kebab (the original's capitalised `--apclient-cache-Expiration` is not repeated), no flag, short alias
+ * or env var is claimed twice, and no section shares a name with a top-level option. Mistakes here are
+ * programming errors, so they throw plain errors rather than `ConfigError`.
  */
-export function defineConfig<const O extends OptionMap>(spec: ConfigSpec<O>): ConfigSpec<O> {
+export function defineConfig<const O extends OptionMap = {}, const S extends SectionMap = {}>(spec: ConfigSpec<O, S>): DefinedConfig<O, S> {
+  const prefix = spec.envPrefix;
+  if (prefix !== undefined && !/^[A-Z][A-Z0-9_]*$/.test(prefix)) throw new Error(`envPrefix ${JSON.stringify(prefix)} must be upper-case letters, digits and underscores`);
+  const withRule = <M extends OptionMap>(options: M): M =>
+    prefix === undefined
+      ? options
+      : (Object.fromEntries(
+          Object.entries(options).map(([key, def]) => {
+            const derived = envNameFor(prefix, def.flag);
+            return [key, { ...def, env: [derived, ...def.env.filter((name: string) => name !== derived)] }];
+          }),
+        ) as unknown as M);
+  const defined: DefinedConfig<O, S> = {
+    ...spec,
+    options: withRule(spec.options ?? ({} as O)),
+    sections: Object.fromEntries(Object.entries(spec.sections ?? {}).map(([name, options]) => [name, withRule(options)])) as S,
+  };
+
   const flags = new Set<string>(['help', ...(spec.version === undefined ? [] : ['version'])]);
   const shorts = new Set<string>(['h']);
   const envs = new Set<string>();
-  for (const [key, def] of Object.entries(spec.options)) {
-    const where = `option ${key} (--${def.flag})`;
+  for (const name of Object.keys(spec.sections ?? {})) {
+    if (Object.hasOwn(spec.options ?? {}, name)) throw new Error(`section ${name}: a top-level option has the same name`);
+  }
+  for (const { section, key, def } of optionEntries(defined)) {
+    const where = `option ${section === undefined ? key : `${section}.${key}`} (--${def.flag})`;
     if (!FLAG_NAME.test(def.flag)) throw new Error(`${where}: flag must be lower-case letters, digits and dashes`);
     if (flags.has(def.flag)) throw new Error(`${where}: flag --${def.flag} is reserved or declared twice`);
     flags.add(def.flag);
@@ -68,7 +133,7 @@ export function defineConfig<const O extends OptionMap>(spec: ConfigSpec<O>): Co
     }
     if (def.required && def.defaultValue !== undefined) throw new Error(`${where}: a required option cannot have a default`);
   }
-  return spec;
+  return defined;
 }
 
 /** `option --batch-timeout (env ANCHOR_BATCH_TIMEOUT or BATCH_WRITER_TIMEOUT)`: how every error line names an option. */
@@ -82,20 +147,24 @@ export function describeOption(def: OptionDef<unknown>): string {
  * Throws `HelpRequested` for `--help`/`-h` (and `--version`), and `ConfigError` with one line naming the
  * option for an unknown flag, a missing value, a bad value or a missing required option.
  */
-export function loadConfig<O extends OptionMap>(spec: ConfigSpec<O>, sources: ConfigSources = {}): ConfigOf<ConfigSpec<O>> {
+export function loadConfig<O extends OptionMap, S extends SectionMap>(spec: ConfigSpec<O, S>, sources: ConfigSources = {}): SettingsOf<O, S> {
   const argv = sources.argv ?? process.argv.slice(2);
   const env = sources.env ?? process.env;
   const occurrences = collectFlags(spec, argv);
   const config: Record<string, unknown> = {};
-  for (const [key, def] of Object.entries(spec.options)) {
-    config[key] = resolveOption(def, occurrences.get(key), env);
+  const sections: Record<string, Record<string, unknown>> = {};
+  for (const { section, key, def } of optionEntries(spec)) {
+    const value = resolveOption(def, occurrences.get(def.flag), env);
+    if (section === undefined) config[key] = value;
+    else (sections[section] ??= {})[key] = value;
   }
-  const values = Object.freeze(config) as ValuesOf<O>;
+  for (const [name, values] of Object.entries(sections)) config[name] = Object.freeze(values);
+  const values = Object.freeze(config) as SettingsOf<O, S>;
   for (const check of spec.checks ?? []) {
     const problem = check(values);
     if (problem !== undefined) throw new ConfigError(problem);
   }
-  return values as ConfigOf<ConfigSpec<O>>;
+  return values;
 }
 
 interface Occurrence {
@@ -104,24 +173,25 @@ interface Occurrence {
   via: string;
 }
 
-function collectFlags(spec: ConfigSpec, argv: readonly string[]): Map<string, Occurrence[]> {
+function collectFlags(spec: ConfigShape, argv: readonly string[]): Map<string, Occurrence[]> {
   const end = argv.indexOf('--');
   const flagPart = end < 0 ? argv : argv.slice(0, end);
   if (flagPart.some((arg) => arg === '--help' || arg === '-h')) throw new HelpRequested(renderHelp(spec));
   if (spec.version !== undefined && flagPart.includes('--version')) throw new HelpRequested(`${spec.program} ${spec.version}\n`);
   if (end >= 0 && end + 1 < argv.length) throw new ConfigError(`unexpected argument ${JSON.stringify(argv[end + 1])}; this program takes only options`);
 
-  const byLong = new Map<string, string>();
-  const byShort = new Map<string, string>();
-  for (const [key, def] of Object.entries(spec.options)) {
-    byLong.set(def.flag, key);
-    if (def.short !== undefined) byShort.set(def.short, key);
+  // Occurrences are keyed by flag name, which is unique across sections.
+  const byLong = new Map<string, OptionDef<unknown>>();
+  const byShort = new Map<string, OptionDef<unknown>>();
+  for (const { def } of optionEntries(spec)) {
+    byLong.set(def.flag, def);
+    if (def.short !== undefined) byShort.set(def.short, def);
   }
 
   const found = new Map<string, Occurrence[]>();
   for (let i = 0; i < flagPart.length; i++) {
     const arg = flagPart[i] as string;
-    let key: string | undefined;
+    let def: OptionDef<unknown> | undefined;
     let inline: string | undefined;
     let via: string;
     if (arg.startsWith('--')) {
@@ -130,18 +200,17 @@ function collectFlags(spec: ConfigSpec, argv: readonly string[]): Map<string, Oc
       const name = equals < 0 ? body : body.slice(0, equals);
       inline = equals < 0 ? undefined : body.slice(equals + 1);
       via = `--${name}`;
-      key = byLong.get(name);
+      def = byLong.get(name);
     } else if (arg.startsWith('-') && arg.length > 1) {
       const letter = arg.charAt(1);
       const rest = arg.slice(2);
       inline = rest === '' ? undefined : rest.startsWith('=') ? rest.slice(1) : rest;
       via = `-${letter}`;
-      key = byShort.get(letter);
+      def = byShort.get(letter);
     } else {
       throw new ConfigError(`unexpected argument ${JSON.stringify(arg)}; this program takes only options`);
     }
-    if (key === undefined) throw new ConfigError(`unknown option ${via}; run with --help to list the options`);
-    const def = spec.options[key] as OptionDef<unknown>;
+    if (def === undefined) throw new ConfigError(`unknown option ${via}; run with --help to list the options`);
     let raw: string;
     if (def.isSwitch) raw = inline ?? 'true';
     else if (inline !== undefined) raw = inline;
@@ -151,9 +220,9 @@ function collectFlags(spec: ConfigSpec, argv: readonly string[]): Map<string, Oc
       raw = next;
       i++;
     }
-    const list = found.get(key) ?? [];
+    const list = found.get(def.flag) ?? [];
     list.push({ raw, via });
-    found.set(key, list);
+    found.set(def.flag, list);
   }
   return found;
 }

@@ -1,0 +1,12 @@
+/**
+ * The service kit: one lifecycle for every service. A service is a config spec, a definition (what the kit
+ * builds from the config, what the service adds to the context) and an ordered list of features;
+ * `createService` builds it, `runService` is its `main.ts`.
+ */
+export type { Feature } from './feature.js';
+export { createService, type AddFeature, type BaseContext, type Service, type ServiceContext, type ServiceDefinition } from './service.js';
+export type { ContextExtension, ServiceSettings } from './service-settings.js';
+export { openStorage, type StorageSettings } from './open-storage.js';
+export { tokenRulesFor, type TokenSettings } from './token-settings.js';
+export { startMetricsListener } from './metrics-listener.js';
+export { runService, type Runnable, type RunServiceOptions } from './run-service.js';

@@ -1,0 +1,49 @@
+import type { HostPort } from '../config/index.js';
+import type { HealthCheck, HealthOptions, RequestSigner, SignatureAuthenticator } from '../http/index.js';
+import type { LogFormat } from '../log/index.js';
+import type { MessageQueueConfig } from '../mq/index.js';
+import type { StorageSettings } from './open-storage.js';
+import type { TokenSettings } from './token-settings.js';
+
+/** What the kit builds for a service, read from the service's config by its definition. */
+export interface ServiceSettings {
+  /** The API listener. */
+  readonly listen: HostPort;
+  /** PEM files: serve https. */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string } | undefined;
+  /** Serve `/metrics` on this separate listener instead of the API listener. */
+  readonly metricsListen?: HostPort | undefined;
+  /** Applied before anything logs; absent leaves the process's logging as it is (services embedded in tests). */
+  readonly log?: { readonly levels: string; readonly format?: LogFormat | undefined } | undefined;
+  readonly storage: StorageSettings;
+  /** Absent: the service has no queue (and no `mqStatus` health field). */
+  readonly queue?: MessageQueueConfig | undefined;
+  /** Largest accepted request body, e.g. `2mb`. */
+  readonly bodyLimit: string;
+  readonly health?: HealthOptions | undefined;
+  /** Starts (and stays, until changed at runtime) in maintenance: health reports it. */
+  readonly maintenance?: boolean | undefined;
+  /** Inbound bearer-token rules. */
+  readonly tokens: TokenSettings;
+  readonly client?:
+    | {
+        readonly timeoutMs?: number | undefined;
+        /** Outbound requests are signed (with the extension's signer) only where these rules ask for a token; absent: all. */
+        readonly signedPaths?: TokenSettings | undefined;
+      }
+    | undefined;
+}
+
+/**
+ * What a service adds to the kit's context, built after the store and the queue are open and before the
+ * HTTP app exists: its own context members, and the pieces of the HTTP app and outbound client that need
+ * them (a signature authenticator resolving keys through the service's DID resolver, a request signer
+ * holding the service's key).
+ */
+export interface ContextExtension<E extends object> {
+  readonly context: E;
+  readonly signatureAuthenticator?: SignatureAuthenticator | undefined;
+  readonly requestSigner?: RequestSigner | undefined;
+  /** More `/healthcheck` fields, after the kit's `dbStatus` and `mqStatus`. */
+  readonly health?: Readonly<Record<string, HealthCheck>>;
+}
