@@ -57,6 +57,11 @@ export interface ProtocolParameters {
   /** did:node: create (suffixData) and recover (signedData) must name an anchor origin at ingest. */
   requireAnchorOrigin: boolean;
   /**
+   * Whether a patch may add a public key whose JWK kty / crv (or base58 key type) this implementation cannot
+   * check as a point on a known curve. Off: every key published is usable (ingest only).
+   */
+  allowUnknownKeyTypes: boolean;
+  /**
    * Seconds after `anchorFrom` that an operation without `anchorUntil` stays valid, at ingest and in
    * resolution alike. 1700 is what orb's resolver effectively applies (it adds MaxDeltaSize by mistake), so
    * resolution agrees with orb nodes; orb's ingest uses 0 there, rejecting every such operation as expired.
@@ -92,6 +97,7 @@ export const DID_NODE_PROTOCOL: ProtocolParameters = Object.freeze({
     'remove-also-known-as',
   ] as const),
   requireAnchorOrigin: true,
+  allowUnknownKeyTypes: false,
   anchorUntilWindow: 1700,
 });
 
@@ -116,5 +122,6 @@ export const DIF_PROTOCOL: ProtocolParameters = Object.freeze({
   keyCurves: Object.freeze(['secp256k1']),
   patchActions: Object.freeze(['replace', 'add-public-keys', 'remove-public-keys', 'add-services', 'remove-services'] as const),
   requireAnchorOrigin: false,
+  allowUnknownKeyTypes: false,
   anchorUntilWindow: 1700,
 });

@@ -4,3 +4,4 @@ export * from './multihash.js';
 export * from './multibase.js';
 export * from './hashlink.js';
 export * from './data-uri.js';
+export * from './strict-json.js';

@@ -1,4 +1,5 @@
 import canonicalizeJson from 'canonicalize';
+import { badRequest } from '../errors/index.js';
 
 /**
  * JSON Canonicalization Scheme (RFC 8785), through the maintained `canonicalize` package: sorted keys
@@ -13,7 +14,14 @@ import canonicalizeJson from 'canonicalize';
  */
 export function canonicalize(value: unknown): string {
   if (alreadyOrdered(value, 0)) return JSON.stringify(value);
-  const text = (canonicalizeJson as (input: unknown) => string | undefined)(value);
+  let text: string | undefined;
+  try {
+    text = (canonicalizeJson as (input: unknown) => string | undefined)(value);
+  } catch (error) {
+    // What arrives here came from a client's JSON: a lone surrogate is its malformed input, not our failure.
+    if (/surrogate/i.test((error as Error).message)) throw badRequest((error as Error).message, { cause: error });
+    throw error;
+  }
   if (text === undefined) throw new TypeError('value cannot be canonicalized as JSON');
   return text;
 }

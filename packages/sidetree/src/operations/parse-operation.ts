@@ -1,3 +1,4 @@
+import { describeJsonDefect, findJsonDefect } from '@anchor/common/encoding';
 import { badRequest } from '@anchor/common/errors';
 import { isJsonObject } from '../json.js';
 import { DID_NODE_PROTOCOL, type ProtocolParameters } from '../protocol.js';
@@ -46,6 +47,12 @@ export function parseOperation(request: Uint8Array | string, options: ParseOptio
     json = JSON.parse(text);
   } catch (error) {
     throw badRequest(`operation request is not valid JSON: ${(error as Error).message}`);
+  }
+  // Duplicate members would let two parsers read two operations from one request, and a lone surrogate
+  // has no canonical form to hash: refused at ingest, before anything canonicalises the request.
+  if (context.mode === 'ingest') {
+    const defect = findJsonDefect(text);
+    if (defect) throw badRequest(describeJsonDefect(defect, 'operation request'));
   }
   return parseRequestWith(json, context);
 }

@@ -45,8 +45,13 @@ describe('validatePatch: add-public-keys', () => {
     expect(check(addKeys(key(), key({ id: 'k2', purposes: undefined })))).toBeTruthy();
     expect(check(addKeys({ id: 'b58', type: 'Ed25519VerificationKey2018', publicKeyBase58: 'H3C2AVvLMv6gmMNam3uVAjZpfkcJCwDwnZn6z3wXmqPV' }))).toBeTruthy();
     expect(check(addKeys(key({ type: 'X25519KeyAgreementKey2019', publicKeyJwk: x25519, purposes: ['keyAgreement'] })))).toBeTruthy();
-    // Patch JWKs are checked structurally only: orb vectors carry "crv":"P-256K".
-    expect(check(addKeys(key({ publicKeyJwk: { kty: 'EC', crv: 'P-256K', x: 'abc', y: 'def' } })))).toBeTruthy();
+    // Orb vectors carry "crv":"P-256K" with placeholder coordinates: anchored operations of the original keep
+    // resolving; at ingest a key must be usable (secp256k1 under its old name included).
+    const placeholder = addKeys(key({ publicKeyJwk: { kty: 'EC', crv: 'P-256K', x: 'abc', y: 'def' } }));
+    expect(check(placeholder, 'anchored')).toBeTruthy();
+    expectBadRequest(() => check(placeholder), "public key 'k1' publicKeyJwk.x must be 32 bytes for P-256K, not 2");
+    const secp = KeyPair.generate('secp256k1').publicJwk();
+    expect(check(addKeys(key({ publicKeyJwk: { ...secp, crv: 'P-256K' } })))).toBeTruthy();
   });
 
   it('checks the list and the ids', () => {

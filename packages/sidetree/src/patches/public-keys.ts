@@ -1,9 +1,10 @@
-import { base58Decode, base64UrlDecode, isCanonicalBase64Url } from '@anchor/common/encoding';
+import { base64UrlDecode, isCanonicalBase64Url } from '@anchor/common/encoding';
 import { badRequest } from '@anchor/common/errors';
 import { isJsonObject, rejectUnknownMembers } from '../json.js';
 import type { ParseMode } from '../operations/parse-mode.js';
 import { checkId } from './ids.js';
 import { ED25519_KEY_TYPES, GENERAL_KEY_TYPES, KEY_TYPES_FOR_RELATIONSHIP } from './key-types.js';
+import { checkBase58Material, checkJwkMaterial } from './public-key-material.js';
 import { VERIFICATION_RELATIONSHIPS, type PublicKeyEntry, type VerificationRelationship } from './types.js';
 
 // Go accepts exactly these members; `controller` and `publicKeyMultibase` are rejected there too.
@@ -15,19 +16,19 @@ const ED25519_KEY_LENGTH = 32;
  * ids valid and unique, a supported type compatible with every purpose, purposes non-empty when present,
  * exactly one of publicKeyJwk / publicKeyBase58.
  */
-export function checkPublicKeys(value: unknown, mode: ParseMode, options: { allowEmpty: boolean }): PublicKeyEntry[] {
+export function checkPublicKeys(value: unknown, mode: ParseMode, options: { allowEmpty: boolean; allowUnknownKeyTypes: boolean }): PublicKeyEntry[] {
   if (!Array.isArray(value)) throw badRequest('publicKeys must be an array');
   if (value.length === 0 && !options.allowEmpty) throw badRequest('publicKeys must not be empty');
   const seen = new Set<string>();
   return value.map((entry) => {
-    const key = checkPublicKey(entry, mode);
+    const key = checkPublicKey(entry, mode, options.allowUnknownKeyTypes);
     if (seen.has(key.id)) throw badRequest(`public key id '${key.id}' appears more than once`);
     seen.add(key.id);
     return key;
   });
 }
 
-function checkPublicKey(value: unknown, mode: ParseMode): PublicKeyEntry {
+function checkPublicKey(value: unknown, mode: ParseMode, allowUnknownKeyTypes: boolean): PublicKeyEntry {
   if (!isJsonObject(value)) throw badRequest('each public key must be a JSON object');
   const id = checkId(value.id, 'public key');
   rejectUnknownMembers(value, PUBLIC_KEY_MEMBERS, `public key '${id}'`);
@@ -35,7 +36,7 @@ function checkPublicKey(value: unknown, mode: ParseMode): PublicKeyEntry {
   if (typeof type !== 'string' || type.length === 0) throw badRequest(`public key '${id}' type must be a non-empty string`);
   const purposes = value.purposes === undefined ? undefined : checkPurposes(value.purposes, id, mode);
   checkTypeAgainstPurposes(id, type, purposes);
-  checkKeyMaterial(value, id, type, mode);
+  checkKeyMaterial(value, id, type, mode, allowUnknownKeyTypes);
   return value as unknown as PublicKeyEntry;
 }
 
@@ -65,18 +66,12 @@ function checkTypeAgainstPurposes(id: string, type: string, purposes: Verificati
   }
 }
 
-function checkKeyMaterial(value: Record<string, unknown>, id: string, type: string, mode: ParseMode): void {
+function checkKeyMaterial(value: Record<string, unknown>, id: string, type: string, mode: ParseMode, allowUnknownKeyTypes: boolean): void {
   const { publicKeyJwk: jwk, publicKeyBase58: base58 } = value;
   if ((jwk === undefined) === (base58 === undefined)) throw badRequest(`public key '${id}' must have exactly one of publicKeyJwk and publicKeyBase58`);
   if (base58 !== undefined) {
     if (typeof base58 !== 'string' || base58.length === 0) throw badRequest(`public key '${id}' publicKeyBase58 must be a non-empty string`);
-    if (mode === 'ingest') {
-      try {
-        base58Decode(base58);
-      } catch {
-        throw badRequest(`public key '${id}' publicKeyBase58 is not valid base58`);
-      }
-    }
+    if (mode === 'ingest') checkBase58Material(base58, type, id, allowUnknownKeyTypes);
     return;
   }
   if (!isJsonObject(jwk)) throw badRequest(`public key '${id}' publicKeyJwk must be a JSON object`);
@@ -95,4 +90,6 @@ function checkKeyMaterial(value: Record<string, unknown>, id: string, type: stri
       throw badRequest(`public key '${id}' of type ${type} needs an OKP Ed25519 publicKeyJwk with a 32-byte x`);
     }
   }
+  // Anchored operations were checked by the node that took them; a usable key is an ingest rule (as the spec's).
+  if (mode === 'ingest') checkJwkMaterial(jwk, id, allowUnknownKeyTypes);
 }

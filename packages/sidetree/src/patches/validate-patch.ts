@@ -34,7 +34,7 @@ export function validatePatch(value: unknown, index: number, protocol: ProtocolP
   if (!protocol.patchActions.includes(known)) throw badRequest(`invalid patch ${index}: action '${action}' is not enabled by ${protocol.name}`);
   try {
     if (mode === 'ingest') rejectUnknownMembers(value, new Set(['action', MEMBERS_OF[known]]), 'patch');
-    checkPatchBody(known, value, mode);
+    checkPatchBody(known, value, mode, protocol);
   } catch (error) {
     if (error instanceof AppError) throw badRequest(`invalid patch ${index} (${action}): ${error.message}`);
     throw error;
@@ -42,10 +42,10 @@ export function validatePatch(value: unknown, index: number, protocol: ProtocolP
   return value as unknown as Patch;
 }
 
-function checkPatchBody(action: PatchAction, patch: Record<string, unknown>, mode: ParseMode): void {
+function checkPatchBody(action: PatchAction, patch: Record<string, unknown>, mode: ParseMode, protocol: ProtocolParameters): void {
   switch (action) {
     case 'add-public-keys':
-      checkPublicKeys(patch.publicKeys, mode, { allowEmpty: false });
+      checkPublicKeys(patch.publicKeys, mode, { allowEmpty: false, allowUnknownKeyTypes: protocol.allowUnknownKeyTypes });
       return;
     case 'remove-public-keys':
       checkIdList(patch.ids, 'public key');
@@ -61,15 +61,15 @@ function checkPatchBody(action: PatchAction, patch: Record<string, unknown>, mod
       checkAlsoKnownAsUris(patch.uris, mode);
       return;
     case 'replace':
-      checkReplaceDocument(patch.document, mode);
+      checkReplaceDocument(patch.document, mode, protocol);
       return;
   }
 }
 
-function checkReplaceDocument(document: unknown, mode: ParseMode): ReplaceDocument {
+function checkReplaceDocument(document: unknown, mode: ParseMode, protocol: ProtocolParameters): ReplaceDocument {
   if (!isJsonObject(document)) throw badRequest('document must be a JSON object');
   rejectUnknownMembers(document, REPLACE_DOCUMENT_MEMBERS, 'document');
-  if (document.publicKeys !== undefined) checkPublicKeys(document.publicKeys, mode, { allowEmpty: true });
+  if (document.publicKeys !== undefined) checkPublicKeys(document.publicKeys, mode, { allowEmpty: true, allowUnknownKeyTypes: protocol.allowUnknownKeyTypes });
   if (document.services !== undefined) checkServices(document.services, mode, { allowEmpty: true });
   return document as ReplaceDocument;
 }

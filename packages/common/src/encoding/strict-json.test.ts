@@ -1,0 +1,60 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { describeJsonDefect, findJsonDefect, MAX_JSON_DEPTH } from './strict-json.js';
+
+describe('findJsonDefect', () => {
+  it('finds duplicate member names, escaped or not, at any depth, by path', () => {
+    expect(findJsonDefect('{"a":1,"a":2}')).toEqual({ path: 'a', problem: 'duplicate-member' });
+    expect(findJsonDefect('{"a":1,"\\u0061":2}')).toEqual({ path: 'a', problem: 'duplicate-member' });
+    expect(findJsonDefect('{"delta":{"patches":[{"action":"replace"},{"action":"x", "action" : "y"}]}}')).toEqual({
+      path: 'delta.patches[1].action',
+      problem: 'duplicate-member',
+    });
+    // The same name in sibling objects is not a duplicate.
+    expect(findJsonDefect('{"a":{"x":1},"b":{"x":1},"c":[{"x":1},{"x":2}]}')).toBeUndefined();
+  });
+
+  it('finds lone surrogate escapes in values and names', () => {
+    expect(findJsonDefect('{"crv":"\\ud800"}')).toEqual({ path: 'crv', problem: 'lone-surrogate' });
+    expect(findJsonDefect('{"k":["ok","\\udc00x"]}')).toEqual({ path: 'k[1]', problem: 'lone-surrogate' });
+    expect(findJsonDefect('{"\\ud800":1}')).toEqual({ path: '\ud800', problem: 'lone-surrogate' });
+    expect(findJsonDefect('"\\ud83d\\ude00"')).toBeUndefined();
+    expect(findJsonDefect('{"emoji":"😀","q":"a\\"b\\\\"}')).toBeUndefined();
+  });
+
+  it('refuses nesting beyond the bound instead of overflowing the stack', () => {
+    expect(findJsonDefect('['.repeat(MAX_JSON_DEPTH + 5) + ']'.repeat(MAX_JSON_DEPTH + 5))?.problem).toBe('too-deep');
+    expect(findJsonDefect('['.repeat(50) + ']'.repeat(50))).toBeUndefined();
+  });
+
+  it('names the member in its message', () => {
+    expect(describeJsonDefect({ path: 'a.b', problem: 'duplicate-member' }, 'operation request')).toBe(
+      'operation request has the member a.b more than once; duplicate member names are refused',
+    );
+    expect(describeJsonDefect({ path: 'delta.x', problem: 'lone-surrogate' }, 'operation request')).toMatch(/member delta\.x contains a lone UTF-16 surrogate/);
+  });
+
+  it('finds nothing in any JSON.stringify output and agrees with JSON.parse on duplicates (property, fixed seed)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        const text = JSON.stringify(v);
+        const defect = findJsonDefect(text);
+        // JSON.stringify never repeats a name; a lone surrogate is escaped as such since ES2019.
+        if (defect) expect(defect.problem).toBe('lone-surrogate');
+        else expect(JSON.stringify(JSON.parse(text))).toBe(text);
+      }),
+      { seed: 20261126, numRuns: 500 },
+    );
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ minLength: 1 }), fc.integer(), { minKeys: 1 }), fc.nat(), (dict, pick) => {
+        const keys = Object.keys(dict);
+        const dup = keys[pick % keys.length]!;
+        const text = `{${keys.map((k) => `${JSON.stringify(k)}:1`).join(',')},${JSON.stringify(dup)}:2}`;
+        const defect = findJsonDefect(text);
+        if (!(dup as string & { isWellFormed(): boolean }).isWellFormed() || keys.some((k) => !(k as string & { isWellFormed(): boolean }).isWellFormed())) return;
+        expect(defect).toEqual({ path: dup, problem: 'duplicate-member' });
+      }),
+      { seed: 20261126, numRuns: 300 },
+    );
+  });
+});
