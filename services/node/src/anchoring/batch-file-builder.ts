@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { createHashlink, multibaseMultihash } from '@anchor/common/encoding';
-import { AppError, internal, unavailable } from '@anchor/common/errors';
-import { getLogger } from '@anchor/common/log';
+import { internal } from '@anchor/common/errors';
+import { WorkerPool } from '@anchor/common/workers';
 import { batchMemberOf, buildBatch } from '@anchor/sidetree';
 import { buildAnchorLink, type AnchorLink } from './anchor-linkset.js';
 
@@ -45,22 +44,12 @@ export function buildBatchFiles({ requests, suffixes }: BatchFileInput, casBase:
   return { coreIndexFileUri: built.coreIndexFileUri, files: built.files.map((file) => ({ uri: file.uri, content: file.content })) };
 }
 
-/** Messages between the builder and its worker thread. */
-export type BuildRequest = { id: number; task: 'files'; input: BatchFileInput; casBase: string } | { id: number; task: 'link'; input: AnchorLinkInput };
+/** The tasks of the builder's worker thread. */
+export type BuildTask = { kind: 'files'; input: BatchFileInput; casBase: string } | { kind: 'link'; input: AnchorLinkInput };
 
-export type BuildReply =
-  | { id: number; files: { coreIndexFileUri: string; files: Array<{ uri: string; content: Uint8Array }> } }
-  | { id: number; link: AnchorLink }
-  | { id: number; error: { code: string | undefined; message: string } };
-
-/** Runs one task (in the worker, or inline). */
-export function runBuildTask(request: BuildRequest): BuildReply {
-  try {
-    if (request.task === 'link') return { id: request.id, link: buildAnchorLink(request.input) };
-    return { id: request.id, files: buildBatchFiles(request.input, request.casBase) };
-  } catch (error) {
-    return { id: request.id, error: { code: error instanceof AppError ? error.code : undefined, message: error instanceof Error ? error.message : String(error) } };
-  }
+/** Runs one task (on the worker thread). */
+export function runBuildTask(task: BuildTask): BuiltBatchFiles | AnchorLink {
+  return task.kind === 'link' ? buildAnchorLink(task.input) : buildBatchFiles(task.input, task.casBase);
 }
 
 const WORKER_FILE = fileURLToPath(new URL('./batch-file-worker.js', import.meta.url));
@@ -68,69 +57,21 @@ const WORKER_FILE = fileURLToPath(new URL('./batch-file-worker.js', import.meta.
 /**
  * The work runs on a worker thread when the compiled worker is there (the built service): JCS and gzip of
  * a batch of thousands of operations take tens of milliseconds, which would otherwise stall every request
- * the node is serving. Run from TypeScript sources (unit tests) it runs inline.
+ * the node is serving. Run from TypeScript sources (unit tests) it runs inline. One thread: the writer builds
+ * one batch at a time.
  */
 export function createBatchFileBuilder(): BatchFileBuilder {
   if (!existsSync(WORKER_FILE)) {
     return { build: async (input, casBase) => buildBatchFiles(input, casBase), link: async (input) => buildAnchorLink(input), close: async () => undefined };
   }
-  return new WorkerBatchFileBuilder();
-}
-
-class WorkerBatchFileBuilder implements BatchFileBuilder {
-  private worker: Worker | undefined;
-  private nextId = 1;
-  private readonly pending = new Map<number, { resolve(reply: BuildReply): void; reject(error: unknown): void }>();
-  private closed = false;
-
-  async build(input: BatchFileInput, casBase: string): Promise<BuiltBatchFiles> {
-    const reply = await this.run({ id: this.nextId++, task: 'files', input, casBase });
-    if (!('files' in reply)) throw internal('the batch file worker answered a files task with something else');
-    return { coreIndexFileUri: reply.files.coreIndexFileUri, files: reply.files.files.map((file) => ({ uri: file.uri, content: Buffer.from(file.content) })) };
-  }
-
-  async link(input: AnchorLinkInput): Promise<AnchorLink> {
-    const reply = await this.run({ id: this.nextId++, task: 'link', input });
-    if (!('link' in reply)) throw internal('the batch file worker answered a link task with something else');
-    return reply.link;
-  }
-
-  private run(request: BuildRequest): Promise<BuildReply> {
-    if (this.closed) return Promise.reject(unavailable('the batch file builder is closed'));
-    const worker = this.ensureWorker();
-    return new Promise<BuildReply>((resolve, reject) => {
-      this.pending.set(request.id, { resolve, reject });
-      worker.postMessage(request);
-    });
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    const worker = this.worker;
-    this.worker = undefined;
-    await worker?.terminate();
-  }
-
-  private ensureWorker(): Worker {
-    if (this.worker) return this.worker;
-    const worker = new Worker(WORKER_FILE);
-    worker.unref();
-    worker.on('message', (reply: BuildReply) => {
-      const waiting = this.pending.get(reply.id);
-      if (!waiting) return;
-      this.pending.delete(reply.id);
-      if ('error' in reply) waiting.reject(new AppError((reply.error.code as never) ?? 'internal', reply.error.message));
-      else waiting.resolve(reply);
-    });
-    const fail = (reason: string): void => {
-      if (this.worker === worker) this.worker = undefined;
-      for (const waiting of this.pending.values()) waiting.reject(internal(`the batch file worker stopped: ${reason}`));
-      this.pending.clear();
-      if (!this.closed) getLogger('anchor-writer').warn('batch file worker stopped; the next batch starts a new one', { reason });
-    };
-    worker.on('error', (error) => fail(error.message));
-    worker.on('exit', (code) => fail(`exit code ${code}`));
-    this.worker = worker;
-    return worker;
-  }
+  const pool = new WorkerPool<BuildTask, BuiltBatchFiles | AnchorLink>({ file: WORKER_FILE, size: 1, taskName: 'building batch files', unref: true, logModule: 'anchor-writer' });
+  return {
+    async build(input, casBase) {
+      const built = (await pool.run({ kind: 'files', input, casBase })) as BuiltBatchFiles;
+      // The contents arrive as Uint8Arrays (structured clone); Buffers over the same memory, not copies.
+      return { coreIndexFileUri: built.coreIndexFileUri, files: built.files.map(({ uri, content }) => ({ uri, content: Buffer.from(content.buffer, content.byteOffset, content.byteLength) })) };
+    },
+    link: async (input) => (await pool.run({ kind: 'link', input })) as AnchorLink,
+    close: () => pool.close(),
+  };
 }

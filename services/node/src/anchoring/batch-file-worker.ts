@@ -1,9 +1,7 @@
 /**
- * Worker thread of `batch-file-builder.ts`: builds batch files off the event loop.
+ * Worker thread of `batch-file-builder.ts`: builds batch files and anchor links off the event loop.
  */
-import { parentPort } from 'node:worker_threads';
-import { runBuildTask, type BuildRequest } from './batch-file-builder.js';
+import { serveTasks } from '@anchor/common/workers';
+import { runBuildTask } from './batch-file-builder.js';
 
-parentPort?.on('message', (request: BuildRequest) => {
-  parentPort?.postMessage(runBuildTask(request));
-});
+serveTasks(runBuildTask);

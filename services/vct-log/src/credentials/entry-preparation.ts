@@ -1,5 +1,5 @@
 import { canonicalize as jcs } from '@anchor/common/encoding';
-import { AppError, badRequest, type ErrorCode } from '@anchor/common/errors';
+import { AppError, badRequest } from '@anchor/common/errors';
 import { canonicalize } from '@anchor/common/jsonld';
 import { firstProblem, LOG_ADD_VC, type IssuedCredential } from '@anchor/common/schemas';
 import { buildLeafInput, leafHashOf, vcEntryOf, vcTimestampSignaturePayload } from '@anchor/common/vct';
@@ -103,15 +103,12 @@ export function asParseFailure(error: unknown): AppError {
   return parseFailure(error instanceof Error ? error.message : String(error));
 }
 
-/** Messages between the entry preparer pool and its worker threads. */
-export interface PrepareRequest {
-  id: number;
+/** One add-vc body for the entry workers. */
+export interface PrepareTask {
   body: string | undefined;
   timestamp: number;
   allowedIssuers: readonly string[] | undefined;
 }
-
-export type PrepareReply = { id: number; prepared: PreparedCredential } | { id: number; error: { code: ErrorCode | undefined; message: string } };
 
 export interface WorkerSetup {
   allowUndefinedTerms: UndefinedTermsPolicy;

@@ -1,11 +1,7 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
-import { AppError, internal, unavailable } from '@anchor/common/errors';
-import { getLogger } from '@anchor/common/log';
+import { WorkerPool } from '@anchor/common/workers';
 import type { LogSigner } from '../signing/log-signer.js';
-import { prepareCredential, type PreparedCredential, type PrepareReply, type PrepareRequest, type UndefinedTermsPolicy, type WorkerSetup } from './entry-preparation.js';
-
-const log = getLogger('vct-entry-workers');
+import { prepareCredential, type PreparedCredential, type PrepareTask, type UndefinedTermsPolicy, type WorkerSetup } from './entry-preparation.js';
 
 /** Turns add-vc bodies into log entries (see `prepareCredential`): the CPU-heavy step of add-vc. */
 export interface EntryPreparer {
@@ -40,90 +36,25 @@ export async function createEntryPreparer(options: EntryPreparerOptions): Promis
       close: async () => undefined,
     };
   }
-  return WorkerPool.start(options.workers, { allowUndefinedTerms: options.allowUndefinedTerms, signingKeyPem: options.signingKeyPem });
-}
-
-interface Waiting {
-  resolve(prepared: PreparedCredential): void;
-  reject(error: unknown): void;
-}
-
-interface PooledWorker {
-  worker: Worker;
-  waiting: Map<number, Waiting>;
-}
-
-/**
- * Prepares entries on worker threads, so the parsing, JSON-LD and signing work of concurrent add-vc
- * requests runs beside the HTTP thread instead of blocking it. Each request goes to the worker with the fewest in flight; a worker
- * that dies fails its in-flight requests (500; the client may retry) and is replaced.
- */
-class WorkerPool implements EntryPreparer {
-  private readonly pool: PooledWorker[] = [];
-  private nextId = 1;
-  private closing = false;
-
-  private constructor(
-    readonly workers: number,
-    private readonly setup: WorkerSetup,
-  ) {}
-
-  static async start(count: number, setup: WorkerSetup): Promise<WorkerPool> {
-    const pool = new WorkerPool(count, setup);
-    try {
-      await Promise.all(Array.from({ length: count }, () => pool.spawn()));
-    } catch (error) {
-      await pool.close();
-      throw error;
-    }
-    return pool;
+  // The parsing, JSON-LD and signing work of concurrent add-vc requests runs beside the HTTP thread instead
+  // of blocking it. A failed task is the AppError prepareCredential threw; a dead worker's tasks are 500s
+  // (the client may retry).
+  const pool = new WorkerPool<PrepareTask, PreparedCredential>({
+    file: new URL('./entry-worker.js', import.meta.url),
+    size: options.workers,
+    taskName: 'preparing the entry',
+    workerData: { allowUndefinedTerms: options.allowUndefinedTerms, signingKeyPem: options.signingKeyPem } satisfies WorkerSetup,
+    logModule: 'vct-entry-workers',
+  });
+  try {
+    await pool.ready();
+  } catch (error) {
+    await pool.close();
+    throw error;
   }
-
-  prepare(body: string | undefined, timestamp: number, allowedIssuers: readonly string[] | undefined): Promise<PreparedCredential> {
-    if (this.closing) return Promise.reject(unavailable('the entry workers are shutting down'));
-    let target: PooledWorker | undefined;
-    for (const candidate of this.pool) if (target === undefined || candidate.waiting.size < target.waiting.size) target = candidate;
-    if (target === undefined) return Promise.reject(unavailable('no entry worker is running'));
-    const id = this.nextId++;
-    const chosen = target;
-    return new Promise<PreparedCredential>((resolve, reject) => {
-      chosen.waiting.set(id, { resolve, reject });
-      chosen.worker.postMessage({ id, body, timestamp, allowedIssuers } satisfies PrepareRequest);
-    });
-  }
-
-  async close(): Promise<void> {
-    this.closing = true;
-    await Promise.all(this.pool.map(({ worker }) => worker.terminate()));
-  }
-
-  private async spawn(): Promise<void> {
-    const worker = new Worker(new URL('./entry-worker.js', import.meta.url), { workerData: this.setup });
-    const pooled: PooledWorker = { worker, waiting: new Map() };
-    worker.on('message', (reply: PrepareReply) => {
-      const waiting = pooled.waiting.get(reply.id);
-      if (!waiting) return;
-      pooled.waiting.delete(reply.id);
-      if ('prepared' in reply) waiting.resolve(reply.prepared);
-      else waiting.reject(reply.error.code ? new AppError(reply.error.code, reply.error.message) : internal(`preparing the entry failed: ${reply.error.message}`));
-    });
-    const fail = (reason: string): void => {
-      const index = this.pool.indexOf(pooled);
-      if (index < 0) return;
-      this.pool.splice(index, 1);
-      for (const waiting of pooled.waiting.values()) waiting.reject(internal(`entry worker ${reason}`));
-      pooled.waiting.clear();
-      if (!this.closing) {
-        log.error('an entry worker died; starting another', { reason });
-        this.spawn().catch((error: unknown) => log.error('cannot start an entry worker', { err: error as Error }));
-      }
-    };
-    await new Promise<void>((resolve, reject) => {
-      worker.once('online', resolve);
-      worker.once('error', reject);
-    });
-    worker.on('error', (error) => fail(`failed: ${error.message}`));
-    worker.on('exit', (code) => fail(`exited with code ${code}`));
-    this.pool.push(pooled);
-  }
+  return {
+    workers: pool.size,
+    prepare: (body, timestamp, allowedIssuers) => pool.run({ body, timestamp, allowedIssuers }),
+    close: () => pool.close(),
+  };
 }

@@ -1,0 +1,2 @@
+export { WorkerPool, type WorkerPoolOptions } from './worker-pool.js';
+export { serveTasks } from './serve-tasks.js';
