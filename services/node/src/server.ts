@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { startHttpServer, type RunningHttpServer } from '@anchor/common/http';
+import { mountRoutes, startHttpServer, type RunningHttpServer } from '@anchor/common/http';
 import type { NodeConfig } from './config.js';
 import { createNodeContext, type NodeContext } from './context.js';
 import type { NodeFeature } from './feature.js';
@@ -19,6 +19,7 @@ import { createSystemFeature } from './system/system-feature.js';
 import { createVcFeature, type VcFeature } from './vc/vc-feature.js';
 import { createVctClientFeature, type VctClientFeature } from './vct-client/vct-client-feature.js';
 import { createWitnessFeature, type WitnessFeature } from './witness/witness-feature.js';
+import { nodeRoutes } from './routes.js';
 
 export { nodeConfigSpec, type NodeConfig } from './config.js';
 
@@ -81,6 +82,7 @@ export async function createServer(config: NodeConfig, options: NodeServerOption
   const system = createSystemFeature(context);
   const discovery = createDiscoveryFeature(context, { resolution: resolution.service, didAnchors: stores.didAnchors, cas: cas.store, logSetting: vct.logSetting, federation: activitypub });
   const services: NodeServices = { stores, cas, vc, resolution, vct, observer, anchoring, sidetreeApi, discovery, activitypub, witness, federation };
+  mountRoutes(context.http, nodeRoutes(context, { sidetreeApi, didWeb, cas, vc, vct, activitypub, witness, system, discovery }));
   // Started in this order, stopped in reverse: the observer consumes before the writer resumes anchors.
   const features: NodeFeature[] = [cas, vc, resolution, didWeb, vct, observer, activitypub, witness, anchoring, sidetreeApi, federation, system, discovery];
 

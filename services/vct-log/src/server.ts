@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HostPort } from '@anchor/common/config';
 import type { FetchLike } from '@anchor/common/did';
-import { createHttpApp, startHttpServer, type RunningHttpServer, type TokenRule } from '@anchor/common/http';
+import { createHttpApp, mountRoutes, startHttpServer, type HttpApp, type RunningHttpServer, type TokenRule } from '@anchor/common/http';
 import { getLogger } from '@anchor/common/log';
 import { createMetrics, type Metrics } from '@anchor/common/metrics';
 import type { StoreProvider } from '@anchor/common/storage';
@@ -11,8 +11,8 @@ import type { LogKeyType } from '@anchor/common/vct';
 import { PROJECT_VERSION } from '@anchor/common/version';
 import { LogRegistry } from './api/log-access.js';
 import { LogApi } from './api/log-api.js';
-import { mountLogApi } from './api/log-api-routes.js';
-import { mountWebFingerRoute } from './api/webfinger.js';
+import { logApiHandlers } from './api/log-api-handlers.js';
+import { webFingerHandler } from './api/webfinger.js';
 import { createEntryPreparer, workerCount, type EntryPreparer } from './credentials/entry-preparer.js';
 import { CredentialChecker } from './credentials/credential-checker.js';
 import type { UndefinedTermsPolicy } from './credentials/entry-preparation.js';
@@ -26,6 +26,7 @@ import { VctMetrics } from './metrics.js';
 import { loadOrCreateLogKey } from './signing/key-file.js';
 import { LogSigner } from './signing/log-signer.js';
 import { SignedTreeHeads } from './signing/signed-tree-heads.js';
+import { vctLogRoutes } from './routes.js';
 import { openStorage, type StorageOptions } from './storage.js';
 
 const log = getLogger('vct-server');
@@ -83,6 +84,8 @@ export interface VctLogServer {
   readonly publicKey: Buffer;
   /** Runs one integration round now instead of waiting for the interval (tests, tools). */
   integrateNow(): Promise<void>;
+  /** The HTTP kit once started: its route table (`routeTableOf`) and what express routes, for tests and tools. */
+  readonly http: HttpApp;
 }
 
 const DEFAULT_UNDEFINED_TERMS: readonly string[] = ['href', 'rel', 'AnchorLink'];
@@ -105,6 +108,7 @@ export function createServer(options: VctLogOptions = {}): VctLogServer {
   let preparer: EntryPreparer | undefined;
   let sequencer: Sequencer | undefined;
   let api: RunningHttpServer | undefined;
+  let httpApp: HttpApp | undefined;
   let metricsServer: RunningHttpServer | undefined;
   let signer: LogSigner | undefined;
   let baseUrl: string | undefined = options.baseUrl?.replace(/\/+$/, '');
@@ -151,8 +155,9 @@ export function createServer(options: VctLogOptions = {}): VctLogServer {
         bodyLimit,
         auth: { rules },
         health: { timeField: 'currentTime', statusField: 'status' },
-        builtins: { metrics: options.metricsHost === undefined },
+        builtins: { health: 'open', metrics: options.metricsHost === undefined ? 'open' : false },
       });
+      httpApp = http;
       // Bodies are small and never revalidated; hashing each one for an ETag is wasted work.
       http.app.set('etag', false);
       const activeProvider = provider;
@@ -160,9 +165,14 @@ export function createServer(options: VctLogOptions = {}): VctLogServer {
       http.health.register('dbStatus', () => activeProvider.ping());
       http.health.register('kmsStatus', () => activeSigner.selfTest());
       http.health.addFields(() => ({ current_time: new Date().toISOString(), version: PROJECT_VERSION }));
-      mountWebFingerRoute(http.routes, { logs: registry, signer, metrics: vctMetrics, baseUrl: () => ensure(baseUrl, 'base URL') });
       const logApi = new LogApi({ logs: registry, checker, signer, treeHeads: new SignedTreeHeads(signer), metrics: vctMetrics, maxGetEntries: options.maxGetEntries ?? 1000 });
-      mountLogApi(http.fastRoutes, logApi, vctMetrics);
+      mountRoutes(
+        http,
+        vctLogRoutes(http, {
+          logApi: logApiHandlers(logApi, vctMetrics),
+          webFinger: webFingerHandler({ logs: registry, signer, metrics: vctMetrics, baseUrl: () => ensure(baseUrl, 'base URL') }),
+        }),
+      );
 
       const tls = options.tls ? { cert: await readFile(options.tls.certFile), key: await readFile(options.tls.keyFile) } : undefined;
       api = await startHttpServer(http.listener, { host, port: options.port ?? 0, ...(tls ? { tls } : {}) });
@@ -222,6 +232,9 @@ export function createServer(options: VctLogOptions = {}): VctLogServer {
       return Buffer.from(ensure(signer, 'key').publicKeyBytes);
     },
     integrateNow: () => ensure(sequencer, 'sequencer').runRound(),
+    get http() {
+      return ensure(httpApp, 'HTTP app');
+    },
   };
 }
 

@@ -6,11 +6,15 @@ import type { HealthChecks } from './health.js';
 import type { RouteSpec } from './route-table.js';
 import './request.js';
 
+/**
+ * Which built-in routes a service serves. `'open'` serves one to anyone whatever the token rules (the
+ * vct-log's, as the original); `true` puts it behind the token rules like the service's read routes.
+ */
 export interface BuiltinRoutes {
   /** `GET /healthcheck`. Default true. */
-  health?: boolean;
+  health?: boolean | 'open';
   /** `GET /metrics`. Default true; services that expose metrics on a separate listener turn it off. */
-  metrics?: boolean;
+  metrics?: boolean | 'open';
   /** `GET /loglevels`, `POST /loglevels`. Default true. */
   logLevels?: boolean;
 }
@@ -25,25 +29,27 @@ function textBody(req: Request): string {
 /** The routes every service serves, as route-table entries (`createHttpApp` mounts them; `http.builtinRoutes`). */
 export function builtinRoutes(enabled: BuiltinRoutes, health: HealthChecks, metrics: Metrics): RouteSpec[] {
   const routes: RouteSpec[] = [];
-  if (enabled.health ?? true) {
+  const healthRoute = enabled.health ?? true;
+  if (healthRoute !== false) {
     routes.push({
       method: 'GET',
       path: '/healthcheck',
-      auth: 'read',
+      auth: healthRoute === 'open' ? 'open' : 'read',
       tag: 'operations',
       summary: 'the health of the service and of what it depends on (database, queue, keys, ...), as JSON',
-      responses: { 200: { description: 'healthy (or in maintenance)', mediaType: 'application/json' }, 503: 'starting, or a dependency is unhealthy' },
+      responses: { 200: { description: 'healthy (or in maintenance)', mediaType: 'application/json' }, 503: { description: 'starting, or a dependency is unhealthy: the same report', mediaType: 'application/json' } },
       handler: async (_req, res) => {
         const report = await health.evaluate();
         res.status(report.healthy ? 200 : 503).set('Cache-Control', 'no-store').json(report.body);
       },
     });
   }
-  if (enabled.metrics ?? true) {
+  const metricsRoute = enabled.metrics ?? true;
+  if (metricsRoute !== false) {
     routes.push({
       method: 'GET',
       path: '/metrics',
-      auth: 'read',
+      auth: metricsRoute === 'open' ? 'open' : 'read',
       tag: 'operations',
       summary: 'Prometheus text exposition format 0.0.4',
       responses: { 200: { description: 'the metrics', mediaType: 'text/plain' } },

@@ -19,6 +19,7 @@ export type { BuiltinRoutes } from './builtin-routes.js';
 export {
   mountRoutes,
   mountedRoutes,
+  routeTableOf,
   openApiPath,
   type AuthClass,
   type ExpressRouteSpec,
@@ -30,6 +31,6 @@ export {
   type ResponseSpec,
   type RouteSpec,
 } from './route-table.js';
-export { openApiDocument, openApiRoute, type ApiInfo, type OpenApiDocument } from './openapi.js';
+export { documentedRoutes, openApiDocument, openApiRoute, type ApiInfo, type OpenApiDocument } from './openapi.js';
 export { renderRoutesMarkdown, routeTableTags, withRouteTables } from './route-table-markdown.js';
 export type { Principal, SignedRequestLike, SignatureAuthenticator, OutboundRequest, RequestSigner } from './principal.js';

@@ -132,7 +132,7 @@ function responsesOf(route: RouteSpec): Record<string, unknown> {
     entries.push([401, { description: 'credentials required, or a wrong token or signature' }]);
   }
   for (const [status, spec] of entries.sort(([a], [b]) => a - b)) {
-    if (status >= 400) {
+    if (status >= 400 && spec.mediaType === undefined) {
       responses[String(status)] = { description: spec.description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
     } else {
       responses[String(status)] = { description: spec.description, ...(spec.mediaType !== undefined ? { content: { [spec.mediaType]: {} } } : {}) };
@@ -159,4 +159,9 @@ export function openApiRoute(info: ApiInfo, routes: readonly RouteSpec[]): Route
       res.type('application/json').send(document);
     },
   };
+}
+
+/** The document's operations as `GET /cas/:hash` (express form), to compare with `mountedRoutes`. */
+export function documentedRoutes(document: OpenApiDocument): string[] {
+  return Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`));
 }

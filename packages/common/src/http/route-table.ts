@@ -39,7 +39,7 @@ export interface QueryParameterSpec {
 
 export interface ResponseSpec {
   description: string;
-  /** The answer's media type (2xx); errors are always the kit's `{"message"}` JSON body. */
+  /** The answer's media type; an error answer without one is the kit's `{"message"}` JSON body. */
   mediaType?: string;
 }
 
@@ -93,11 +93,20 @@ export interface RouteTargets {
  */
 export function mountRoutes(http: HttpApp, routes: readonly RouteSpec[]): void {
   checkTable(routes);
+  if (tables.has(http)) throw new Error('this HTTP app has a route table already: a service has one');
+  tables.set(http, routes);
   const targets: RouteTargets = { routes: http.routes, selfAuthorizing: http.selfAuthorizingRoutes, fast: http.fastRoutes };
   for (const route of routes) {
     if (http.builtinRoutes.includes(route)) continue;
     mountRoute(targets, route);
   }
+}
+
+const tables = new WeakMap<HttpApp, readonly RouteSpec[]>();
+
+/** The table mounted on an HTTP app (empty before `mountRoutes`): what its README tables are rendered from. */
+export function routeTableOf(http: HttpApp): readonly RouteSpec[] {
+  return tables.get(http) ?? [];
 }
 
 /** Mounts one route on the given routers (`mountRoutes` for a table; the kit for its built-in routes). */
@@ -146,6 +155,7 @@ function checkTable(routes: readonly RouteSpec[]): void {
     const key = `${route.method} ${route.path}`;
     if (seen.has(key)) throw new Error(`route ${key} is in the table twice`);
     seen.add(key);
+    checkRoute(route);
   }
 }
 

@@ -1,9 +1,10 @@
 import { notFound } from '@anchor/common/errors';
 import { parseHashlink } from '@anchor/common/encoding';
+import type { FastHandler } from '@anchor/common/http';
 import { getLogger } from '@anchor/common/log';
 import { precompileSchemas } from '@anchor/common/schemas';
 import { ACTIVITY, INBOX_ACTIVITY } from '../schemas/index.js';
-import type { Response } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
 import { jsonBody } from '../util/json-body.js';
@@ -35,6 +36,30 @@ export interface ActivityPubFeature extends NodeFeature {
    * WebFinger `alternate` links). Takes an anchor hashlink or hash.
    */
   anchorAlternates(anchor: string): Promise<string[]>;
+  readonly handlers: ActivityPubHandlers;
+}
+
+/** The endpoints under the service path; every one decides its own access (spec Authentication rule 6). */
+export interface ActivityPubHandlers {
+  readonly actor: RequestHandler;
+  readonly publicKey: RequestHandler;
+  readonly didDocument: RequestHandler;
+  readonly followers: RequestHandler;
+  readonly following: RequestHandler;
+  readonly witnesses: RequestHandler;
+  readonly witnessing: RequestHandler;
+  readonly liked: RequestHandler;
+  /** `/likes` and `/likes/:anchor`. */
+  readonly likes: RequestHandler;
+  /** `/shares` and `/shares/:anchor`. */
+  readonly shares: RequestHandler;
+  readonly inbox: RequestHandler;
+  readonly outbox: RequestHandler;
+  readonly activity: RequestHandler;
+  /** The inbox POST: verifies its signatures on the fast path too. */
+  readonly postInbox: FastHandler;
+  /** The administrator's (and the node's own) outbox POST, signed like the inbox: the federation's throughput starts with these posts. */
+  readonly postOutbox: FastHandler;
 }
 
 /**
@@ -47,7 +72,6 @@ export async function createActivityPubFeature(ctx: NodeContext): Promise<Activi
   const log = getLogger('activitypub');
   const { urls, config } = ctx;
   const me = urls.serviceId;
-  const base = urls.servicePath;
   // Compiled while starting: on first use it would stall the event loop under the first anchor (~200 ms).
   precompileSchemas(ACTIVITY, INBOX_ACTIVITY);
   const store = await ActivityStore.open(ctx.storage);
@@ -91,46 +115,28 @@ export async function createActivityPubFeature(ctx: NodeContext): Promise<Activi
     log,
   });
 
-  // Every route decides its own access (rule 6 of the spec's Authentication): self-authorising.
-  const routes = ctx.http.selfAuthorizingRoutes;
   const json = (res: Response, document: unknown, type = AP_CONTENT_TYPE) => res.type(type).send(JSON.stringify(document));
   const collections = collectionHandlers({ store, pages: new CollectionPages(store, config.activityPubPageSize), serviceId: me, serviceEndpoint: urls.serviceEndpoint });
-
-  // The actor, its key and its DID document are public: peers verifying this node's signatures fetch them unsigned.
-  routes.get(base, (_req, res) => json(res, serviceActor(urls, ctx.keys)));
-  routes.get(`${base}/keys/:id`, (req, res) => {
-    if (urls.serviceIsDid) throw notFound(`the service key is published in ${urls.serviceEndpoint}/did.json (the service id is a DID)`);
-    if (req.params.id !== ctx.keys.httpKeyId) throw notFound(`no key ${String(req.params.id)}`);
-    json(res, publicKeyDocument(urls, ctx.keys), 'application/json');
-  });
-  routes.get(`${base}/did.json`, (_req, res) => {
-    if (!urls.serviceIsDid) throw notFound('the service id is not a DID; its key is at /keys/' + ctx.keys.httpKeyId);
-    json(res, serviceDidDocument(urls, ctx.keys), 'application/json');
-  });
-  routes.get(`${base}/followers`, collections.followers);
-  routes.get(`${base}/following`, collections.following);
-  routes.get(`${base}/witnesses`, collections.witnesses);
-  routes.get(`${base}/witnessing`, collections.witnessing);
-  routes.get(`${base}/liked`, collections.liked);
-  routes.get(`${base}/likes`, collections.likes);
-  routes.get(`${base}/likes/:anchor`, collections.likes);
-  routes.get(`${base}/shares`, collections.shares);
-  routes.get(`${base}/shares/:anchor`, collections.shares);
-  routes.get(`${base}/inbox`, collections.inbox);
-  routes.get(`${base}/outbox`, collections.outbox);
-  routes.get(`${base}/activities/:id`, collections.activity);
-  ctx.http.fastRoutes.post(`${base}/inbox`, inbox.post, { signed: true });
-  // The administrator's (and the node's own) way in: a signed fast route, as the inbox, since the
-  // federation's throughput starts with these posts.
-  ctx.http.fastRoutes.post(
-    `${base}/outbox`,
-    async (req) => {
+  const handlers: ActivityPubHandlers = {
+    ...collections,
+    // The actor, its key and its DID document are public: peers verifying this node's signatures fetch them unsigned.
+    actor: (_req, res) => void json(res, serviceActor(urls, ctx.keys)),
+    publicKey: (req, res) => {
+      if (urls.serviceIsDid) throw notFound(`the service key is published in ${urls.serviceEndpoint}/did.json (the service id is a DID)`);
+      if (req.params.id !== ctx.keys.httpKeyId) throw notFound(`no key ${String(req.params.id)}`);
+      json(res, publicKeyDocument(urls, ctx.keys), 'application/json');
+    },
+    didDocument: (_req, res) => {
+      if (!urls.serviceIsDid) throw notFound('the service id is not a DID; its key is at /keys/' + ctx.keys.httpKeyId);
+      json(res, serviceDidDocument(urls, ctx.keys), 'application/json');
+    },
+    postInbox: inbox.post,
+    postOutbox: async (req) => {
       checkOutboxPoster(req.principal, req.authorized, me);
       const activity = await outbox.post(jsonBody(req.body, 'activity') as never);
       return { contentType: 'application/json', body: JSON.stringify(activity.id), headers: { Location: activity.id } };
     },
-    { signed: true },
-  );
+  };
 
   return {
     name: 'activitypub',
@@ -140,6 +146,7 @@ export async function createActivityPubFeature(ctx: NodeContext): Promise<Activi
     actors,
     delivery,
     followersIri,
+    handlers,
     onAccepted: social.onAccepted,
     outboxCount: (type) => store.count('outbox', me, type),
     async anchorAlternates(anchor) {

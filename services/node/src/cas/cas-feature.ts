@@ -1,4 +1,5 @@
 import { notFound } from '@anchor/common/errors';
+import type { RequestHandler } from 'express';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
 import { CasStore, checkResourceHash } from './cas-store.js';
@@ -8,16 +9,17 @@ export interface CasFeature extends NodeFeature {
   readonly store: CasStore;
   /** Local-then-remote lookup by hashlink, for the observer and (later) remote anchors. */
   readonly resolver: ContentResolver;
+  readonly handlers: { readonly getContent: RequestHandler };
 }
 
-/** `GET /cas/<hash>`: the raw bytes of anything in the node's CAS (batch files, anchor linksets). */
+/** The node's CAS, and `GET /cas/<hash>`: the raw bytes of anything in it (batch files, anchor linksets). */
 export async function createCasFeature(ctx: NodeContext): Promise<CasFeature> {
   const store = await CasStore.open(ctx.storage, ctx.urls.casBase);
-  ctx.http.routes.get('/cas/:hash', async (req, res) => {
+  const getContent: RequestHandler = async (req, res) => {
     const hash = checkResourceHash(String(req.params.hash));
     const found = await store.read(hash);
     if (!found) throw notFound(`no content at ${hash}`);
     res.type(found.mediaType).send(found.content);
-  });
-  return { name: 'cas', store, resolver: new ContentResolver(store, ctx.httpClient) };
+  };
+  return { name: 'cas', store, resolver: new ContentResolver(store, ctx.httpClient), handlers: { getContent } };
 }

@@ -1,7 +1,8 @@
 import { badRequest } from '@anchor/common/errors';
 import { getLogger } from '@anchor/common/log';
 import type { Store } from '@anchor/common/storage';
-import { createWebFingerClient, JRD_MEDIA_TYPE, WEBFINGER_PATH } from '@anchor/common/webfinger';
+import { createWebFingerClient, JRD_MEDIA_TYPE } from '@anchor/common/webfinger';
+import type { RequestHandler } from 'express';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
 import { singleQueryValue } from '../util/query-value.js';
@@ -25,6 +26,17 @@ export interface DiscoveryDeps {
 export interface DiscoveryFeature extends NodeFeature {
   readonly webFinger: WebFingerResources;
   readonly nodeInfo: NodeInfoUsageCounter;
+  readonly handlers: DiscoveryHandlers;
+}
+
+export interface DiscoveryHandlers {
+  readonly didOrb: RequestHandler;
+  /** `/.well-known/host-meta` and `/.well-known/host-meta.json`. */
+  readonly hostMeta: RequestHandler;
+  readonly domainDid: RequestHandler;
+  readonly webFinger: RequestHandler;
+  readonly nodeInfoLinks: RequestHandler;
+  readonly nodeInfo: Readonly<Record<NodeInfoVersion, RequestHandler>>;
 }
 
 /**
@@ -51,39 +63,38 @@ export function createDiscoveryFeature(ctx: NodeContext, deps: DiscoveryDeps): D
     federation: deps.federation,
   });
   const nodeInfo = new NodeInfoUsageCounter(deps.federation, ctx.config.nodeInfoRefreshInterval, getLogger('nodeinfo'));
-  // Self-authorising routes that authorise everyone: they run before the credentials check.
-  const wellKnown = ctx.http.selfAuthorizingRoutes;
-
-  wellKnown.get('/.well-known/did-orb', (_req, res) => {
-    res.json(didOrbDocument(ctx.urls));
-  });
-  // The original answered /host-meta only with `Accept: application/json` (400 otherwise); both paths
-  // serve the JRD here, since XRD is not offered and a 400 helps no client.
-  for (const path of ['/.well-known/host-meta', '/.well-known/host-meta.json']) {
-    wellKnown.get(path, (_req, res) => {
-      res.json(hostMetaDocument(ctx.urls, discoveryDomains));
-    });
-  }
-  wellKnown.get('/.well-known/did.json', (_req, res) => {
-    res.type('application/json').send(JSON.stringify(ctx.domainDidDocument));
-  });
-  wellKnown.get(WEBFINGER_PATH, async (req, res) => {
-    const jrd = await webFinger.describe(webFingerResource(req.query.resource));
-    res.type(JRD_MEDIA_TYPE).send(JSON.stringify(jrd));
-  });
-  wellKnown.get('/.well-known/nodeinfo', (_req, res) => {
-    res.json(nodeInfoLinks(ctx.urls));
-  });
-  for (const version of ['2.0', '2.1'] as const satisfies NodeInfoVersion[]) {
-    ctx.http.routes.get(`/nodeinfo/${version}`, (_req, res) => {
+  const nodeInfoHandler =
+    (version: NodeInfoVersion): RequestHandler =>
+    (_req, res) => {
       res.type(nodeInfoContentType(version)).send(JSON.stringify(nodeInfoDocument(version, nodeInfo.usage)));
-    });
-  }
+    };
+  const handlers: DiscoveryHandlers = {
+    didOrb: (_req, res) => {
+      res.json(didOrbDocument(ctx.urls));
+    },
+    // The original answered /host-meta only with `Accept: application/json` (400 otherwise); both paths
+    // serve the JRD here, since XRD is not offered and a 400 helps no client.
+    hostMeta: (_req, res) => {
+      res.json(hostMetaDocument(ctx.urls, discoveryDomains));
+    },
+    domainDid: (_req, res) => {
+      res.type('application/json').send(JSON.stringify(ctx.domainDidDocument));
+    },
+    webFinger: async (req, res) => {
+      const jrd = await webFinger.describe(webFingerResource(req.query.resource));
+      res.type(JRD_MEDIA_TYPE).send(JSON.stringify(jrd));
+    },
+    nodeInfoLinks: (_req, res) => {
+      res.json(nodeInfoLinks(ctx.urls));
+    },
+    nodeInfo: { '2.0': nodeInfoHandler('2.0'), '2.1': nodeInfoHandler('2.1') },
+  };
 
   return {
     name: 'discovery',
     webFinger,
     nodeInfo,
+    handlers,
     start: () => nodeInfo.start(),
     async stop() {
       nodeInfo.stop();

@@ -1,15 +1,18 @@
 import { badRequest, unavailable } from '@anchor/common/errors';
+import type { FastHandler } from '@anchor/common/http';
 import { getLogger } from '@anchor/common/log';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
 import type { OperationStores } from '../operations/operation-stores.js';
 import type { ResolutionFeature } from '../resolution/resolution-feature.js';
 import { OperationIntake, type AcceptedOperationSink } from './operation-intake.js';
-import { IDENTIFIERS_PATH, OPERATIONS_PATH, queryValue, type SidetreeApi } from './sidetree-api.js';
+import { IDENTIFIERS_PATH, queryValue, type SidetreeApi } from './sidetree-api.js';
 
 export interface SidetreeApiFeature extends NodeFeature {
   readonly intake: OperationIntake;
   readonly api: SidetreeApi;
+  /** The API as the HTTP kit's fast routes. */
+  readonly handlers: { readonly postOperation: FastHandler; readonly getIdentifier: FastHandler };
 }
 
 /**
@@ -60,13 +63,13 @@ export function createSidetreeApiFeature(
     },
   };
 
-  ctx.http.fastRoutes
-    .post(OPERATIONS_PATH, (req) => api.postOperation(req.body))
-    .get(`${IDENTIFIERS_PATH}/:did`, (req) =>
+  const handlers = {
+    postOperation: (req) => api.postOperation(req.body),
+    getIdentifier: (req) =>
       api.getIdentifier(req.path.slice(IDENTIFIERS_PATH.length + 1), { versionId: queryValue(req.query, 'versionId'), versionTime: queryValue(req.query, 'versionTime') }),
-    );
+  } satisfies SidetreeApiFeature['handlers'];
 
-  return { name: 'sidetree-api', intake, api };
+  return { name: 'sidetree-api', intake, api, handlers };
 }
 
 /**

@@ -1,8 +1,7 @@
 import { badRequest } from '@anchor/common/errors';
-import { requireToken } from '@anchor/common/http';
 import { validate } from '@anchor/common/schemas';
+import type { RequestHandler } from 'express';
 import { ACCEPT_LIST_UPDATE } from '../schemas/index.js';
-import type { NodeContext } from '../context.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import { ACCEPT_LIST_TYPES, type AcceptListEntry, type AcceptLists, type AcceptListType } from './accept-lists.js';
 import { singleQueryValue } from '../util/query-value.js';
@@ -18,12 +17,11 @@ import { jsonBody } from '../util/json-body.js';
  *   POST [{type, add?, remove?}, ...] → adds then removes per entry, in order; idempotent. The whole body
  *        is validated first, so one bad entry changes nothing. Answers the lists as GET does.
  */
-export function registerAcceptListRoutes(ctx: NodeContext, acceptLists: AcceptLists): void {
-  const path = `${ctx.urls.servicePath}/acceptlist`;
+export function acceptListHandlers(acceptLists: AcceptLists): { get: RequestHandler; post: RequestHandler } {
   // Updates are read-modify-write of one stored list: serialise them in this instance.
   const updates = new KeyedMutex();
 
-  ctx.http.routes.get(path, requireToken, async (req, res) => {
+  const get: RequestHandler = async (req, res) => {
     const type = singleQueryValue(req.query.type, 'type');
     if (type === undefined) {
       res.json(await acceptLists.all());
@@ -31,15 +29,16 @@ export function registerAcceptListRoutes(ctx: NodeContext, acceptLists: AcceptLi
     }
     const listType = acceptListType(type);
     res.json({ type: listType, url: await acceptLists.get(listType) } satisfies AcceptListEntry);
-  });
+  };
 
-  ctx.http.routes.post(path, requireToken, async (req, res) => {
+  const post: RequestHandler = async (req, res) => {
     const changes = validate(ACCEPT_LIST_UPDATE, jsonBody(req.body, 'accept list update'), { what: 'accept list update' });
     await updates.run('accept-lists', async () => {
       for (const change of changes) await acceptLists.update(change.type, change);
     });
     res.json(await acceptLists.all());
-  });
+  };
+  return { get, post };
 }
 
 function acceptListType(type: string): AcceptListType {

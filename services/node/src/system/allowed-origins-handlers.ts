@@ -1,9 +1,9 @@
-import { requireToken } from '@anchor/common/http';
 import { validate } from '@anchor/common/schemas';
+import type { RequestHandler } from 'express';
 import { ALLOWED_ORIGINS_UPDATE } from '../schemas/index.js';
-import type { NodeContext } from '../context.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import { jsonBody } from '../util/json-body.js';
+import type { AllowedOrigins } from './allowed-origins.js';
 
 /**
  * `GET|POST /allowedorigins` (spec System endpoints, "Allowed anchor origins"): the anchor origins create
@@ -13,15 +13,16 @@ import { jsonBody } from '../util/json-body.js';
  *   POST {add?: [], remove?: []} → adds then removes (idempotent); answers the new list. The intake uses
  *        the same `AllowedOrigins`, so the change applies to the next operation this instance receives.
  */
-export function registerAllowedOriginsRoutes(ctx: NodeContext): void {
+export function allowedOriginsHandlers(allowedOrigins: AllowedOrigins): { get: RequestHandler; post: RequestHandler } {
   const updates = new KeyedMutex();
 
-  ctx.http.routes.get('/allowedorigins', requireToken, async (_req, res) => {
-    res.json(await ctx.allowedOrigins.list());
-  });
+  const get: RequestHandler = async (_req, res) => {
+    res.json(await allowedOrigins.list());
+  };
 
-  ctx.http.routes.post('/allowedorigins', requireToken, async (req, res) => {
+  const post: RequestHandler = async (req, res) => {
     const change = validate(ALLOWED_ORIGINS_UPDATE, jsonBody(req.body, 'allowed origins update'), { what: 'allowed origins update' });
-    res.json(await updates.run('allowed-origins', () => ctx.allowedOrigins.update(change)));
-  });
+    res.json(await updates.run('allowed-origins', () => allowedOrigins.update(change)));
+  };
+  return { get, post };
 }

@@ -1,8 +1,16 @@
 import { PROJECT_VERSION } from '@anchor/common/version';
+import type { RequestHandler } from 'express';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
-import { registerAcceptListRoutes } from './accept-list-routes.js';
-import { registerAllowedOriginsRoutes } from './allowed-origins-routes.js';
+import { acceptListHandlers } from './accept-list-handlers.js';
+import { allowedOriginsHandlers } from './allowed-origins-handlers.js';
+
+export interface SystemFeature extends NodeFeature {
+  readonly handlers: {
+    readonly acceptList: { readonly get: RequestHandler; readonly post: RequestHandler };
+    readonly allowedOrigins: { readonly get: RequestHandler; readonly post: RequestHandler };
+  };
+}
 
 /**
  * The operator's endpoints besides the HTTP kit's built-in `/healthcheck`, `/metrics` and `/loglevels`:
@@ -14,12 +22,11 @@ import { registerAllowedOriginsRoutes } from './allowed-origins-routes.js';
  * mode (`--enable-maintenance-mode`) keeps /healthcheck at 200 reporting `"status": "Maintenance"` while
  * operations, resolution and the inbox answer 503.
  */
-export function createSystemFeature(ctx: NodeContext): NodeFeature {
-  registerAcceptListRoutes(ctx, ctx.acceptLists);
-  registerAllowedOriginsRoutes(ctx);
+export function createSystemFeature(ctx: NodeContext): SystemFeature {
   ctx.http.health.addFields(() => ({ version: PROJECT_VERSION }));
   return {
     name: 'system',
+    handlers: { acceptList: acceptListHandlers(ctx.acceptLists), allowedOrigins: allowedOriginsHandlers(ctx.allowedOrigins) },
     async start() {
       if (ctx.maintenance) ctx.log.warn('maintenance mode: operations, resolution and the inbox answer 503 until the node is restarted without --enable-maintenance-mode');
     },

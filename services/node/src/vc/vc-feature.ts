@@ -1,5 +1,6 @@
 import { badRequest, notFound } from '@anchor/common/errors';
 import type { ProviderBatchOp, Store } from '@anchor/common/storage';
+import type { RequestHandler } from 'express';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
 
@@ -38,16 +39,17 @@ export class CredentialStore {
 
 export interface VcFeature extends NodeFeature {
   readonly credentials: CredentialStore;
+  readonly handlers: { readonly getCredential: RequestHandler };
 }
 
 export async function createVcFeature(ctx: NodeContext): Promise<VcFeature> {
   const credentials = new CredentialStore(await ctx.storage.open<Record<string, unknown>>(VC_STORE), ctx.urls.vcBase);
-  ctx.http.routes.get('/vc/:id', async (req, res) => {
+  const getCredential: RequestHandler = async (req, res) => {
     const id = String(req.params.id);
     if (!UUID.test(id)) throw badRequest(`'${id}' is not an anchor credential id (a UUID)`);
     const credential = await credentials.get(id);
     if (!credential) throw notFound(`no anchor credential ${ctx.urls.vcBase}/${id}`);
     res.type('application/ld+json').send(JSON.stringify(credential));
-  });
-  return { name: 'vc', credentials };
+  };
+  return { name: 'vc', credentials, handlers: { getCredential } };
 }

@@ -1,5 +1,6 @@
 import { badRequest, notFound } from '@anchor/common/errors';
 import { createWebFingerClient } from '@anchor/common/webfinger';
+import type { RequestHandler } from 'express';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
 import { LogSetting } from './log-setting.js';
@@ -8,6 +9,7 @@ import { VctClient } from './vct-client.js';
 export interface VctClientFeature extends NodeFeature {
   readonly logSetting: LogSetting;
   readonly client: VctClient;
+  readonly handlers: { readonly getLog: RequestHandler; readonly setLog: RequestHandler };
 }
 
 /** Health statuses that are not failures (orb.md §8.2). */
@@ -28,17 +30,17 @@ export async function createVctClientFeature(ctx: NodeContext): Promise<VctClien
     writeToken: ctx.config.requestTokens?.['vct-write'],
   });
 
-  ctx.http.routes.get('/log', async (_req, res) => {
+  const getLog: RequestHandler = async (_req, res) => {
     const url = await logSetting.get();
     if (url === undefined) throw notFound('no log is configured');
     res.type('text/plain').send(url);
-  });
-  ctx.http.routes.post('/log', async (req, res) => {
+  };
+  const setLog: RequestHandler = async (req, res) => {
     const body: unknown = req.body;
     if (body !== undefined && typeof body !== 'string') throw badRequest('POST /log takes the log URL as a text/plain body');
     const url = await logSetting.set(body ?? '');
     res.type('text/plain').send(url ?? '');
-  });
+  };
 
   ctx.http.health.register(
     'vctStatus',
@@ -51,5 +53,5 @@ export async function createVctClientFeature(ctx: NodeContext): Promise<VctClien
     { acceptable: [VCT_DISABLED, LOG_NOT_CONFIGURED] },
   );
 
-  return { name: 'vct-client', logSetting, client };
+  return { name: 'vct-client', logSetting, client, handlers: { getLog, setLog } };
 }

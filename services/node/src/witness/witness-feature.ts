@@ -1,7 +1,7 @@
 import { badRequest, notFound } from '@anchor/common/errors';
-import { requireToken } from '@anchor/common/http';
 import { getLogger } from '@anchor/common/log';
 import { createWebFingerClient } from '@anchor/common/webfinger';
+import type { RequestHandler } from 'express';
 import type { ActivityPubFeature } from '../activitypub/activitypub-feature.js';
 import { LocalWitness } from '../anchoring/local-witness.js';
 import type { NodeContext } from '../context.js';
@@ -22,6 +22,8 @@ export interface WitnessFeature extends NodeFeature {
   readonly records: WitnessingRecords;
   /** Registers a listener for arriving proofs (the anchoring feature's pipeline looks at the anchor again). */
   onProof(listener: (anchorId: string) => void): void;
+  /** The witness policy's endpoints: an administrator setting (the route table makes them token-only). */
+  readonly handlers: { readonly getPolicy: RequestHandler; readonly setPolicy: RequestHandler };
 }
 
 /**
@@ -85,17 +87,16 @@ export async function createWitnessFeature(ctx: NodeContext, deps: { activityPub
     }),
   );
 
-  // The policy is an administrator setting: a token where the rules define one (a signature is not enough).
-  ctx.http.routes.get('/policy', requireToken, async (_req, res) => {
+  const getPolicy: RequestHandler = async (_req, res) => {
     const text = await policy.text();
     if (text === undefined) throw notFound('no witness policy is set: the default applies (MinPercent(100,batch) AND MinPercent(100,system))');
     res.type('text/plain').send(text);
-  });
-  ctx.http.routes.post('/policy', requireToken, async (req, res) => {
+  };
+  const setPolicy: RequestHandler = async (req, res) => {
     const body: unknown = req.body;
     if (body !== undefined && typeof body !== 'string') throw badRequest('POST /policy takes the witness policy as a text/plain body');
     res.type('text/plain').send((await policy.set(body ?? '')) ?? '');
-  });
+  };
 
   return {
     name: 'witness',
@@ -103,5 +104,6 @@ export async function createWitnessFeature(ctx: NodeContext, deps: { activityPub
     policy,
     records,
     onProof: (listener) => witnessing.onProof(listener),
+    handlers: { getPolicy, setPolicy },
   };
 }

@@ -1,6 +1,6 @@
-import type { HttpApp } from '@anchor/common/http';
 import { badRequest, notFound } from '@anchor/common/errors';
-import { JRD_MEDIA_TYPE, transparencyLogJrd, WEBFINGER_PATH } from '@anchor/common/webfinger';
+import { JRD_MEDIA_TYPE, transparencyLogJrd } from '@anchor/common/webfinger';
+import type { RequestHandler } from 'express';
 import type { VctMetrics } from '../metrics.js';
 import type { LogSigner } from '../signing/log-signer.js';
 import type { LogRegistry } from './log-access.js';
@@ -25,9 +25,9 @@ export interface WebFingerRouteOptions {
  * which clients verify add-vc and STH signatures with. Errors as the original: no resource 400, a resource
  * that is not a URL 400, another host 404, no alias 404, an unknown alias 404.
  */
-export function mountWebFingerRoute(router: HttpApp['routes'], options: WebFingerRouteOptions): void {
+export function webFingerHandler(options: WebFingerRouteOptions): RequestHandler {
   const { logs, signer, metrics } = options;
-  router.get(WEBFINGER_PATH, (req, res) => {
+  const handler: RequestHandler = (req, res) => {
     const started = process.hrtime.bigint();
     // Labelled by alias (the original labelled by resource, which lets clients grow the series at will).
     let alias = 'unknown';
@@ -39,7 +39,7 @@ export function mountWebFingerRoute(router: HttpApp['routes'], options: WebFinge
       metrics.record('webfinger', alias, started, false);
       throw error;
     }
-  });
+  };
 
   function aliasOf(resource: string): string {
     const base = new URL(options.baseUrl());
@@ -58,4 +58,5 @@ export function mountWebFingerRoute(router: HttpApp['routes'], options: WebFinge
     if (!logs.has(path)) throw notFound(`ledger ID not found ${JSON.stringify(path)}`);
     return path;
   }
+  return handler;
 }

@@ -1,0 +1,360 @@
+import { openApiRoute, type ApiInfo, type ExpressRouteSpec, type QueryParameterSpec, type RouteSpec } from '@anchor/common/http';
+import { PROJECT_VERSION } from '@anchor/common/version';
+import type { RequestHandler } from 'express';
+import { WEBFINGER_PATH } from '@anchor/common/webfinger';
+import type { ActivityPubFeature } from './activitypub/activitypub-feature.js';
+import { AP_CONTENT_TYPE } from './activitypub/collections.js';
+import type { CasFeature } from './cas/cas-feature.js';
+import type { NodeContext } from './context.js';
+import type { DidWebFeature } from './did-web/did-web-feature.js';
+import type { DiscoveryFeature } from './discovery/discovery-feature.js';
+import { ACCEPT_LIST_UPDATE, ACTIVITY, ALLOWED_ORIGINS_UPDATE, INBOX_ACTIVITY } from './schemas/index.js';
+import type { SidetreeApiFeature } from './sidetree-api/sidetree-api-feature.js';
+import { IDENTIFIERS_PATH, OPERATIONS_PATH } from './sidetree-api/sidetree-api.js';
+import type { SystemFeature } from './system/system-feature.js';
+import type { VcFeature } from './vc/vc-feature.js';
+import type { VctClientFeature } from './vct-client/vct-client-feature.js';
+import type { WitnessFeature } from './witness/witness-feature.js';
+
+/** The features whose handlers the node's routes are. */
+export interface RoutedFeatures {
+  sidetreeApi: SidetreeApiFeature;
+  didWeb: DidWebFeature;
+  cas: CasFeature;
+  vc: VcFeature;
+  vct: VctClientFeature;
+  activitypub: ActivityPubFeature;
+  witness: WitnessFeature;
+  system: SystemFeature;
+  discovery: DiscoveryFeature;
+}
+
+const JSON_TYPES = ['application/json', 'application/ld+json'];
+const PAGING: QueryParameterSpec[] = [
+  { name: 'page', description: '`true` for a `CollectionPage` instead of the collection' },
+  { name: 'page-num', description: 'the 0-based page number (with `page=true`)', schema: { type: 'integer', minimum: 0 } },
+];
+
+export function nodeApiInfo(ctx: NodeContext): ApiInfo {
+  return {
+    title: 'anchor-node',
+    version: PROJECT_VERSION,
+    description: 'The did:node anchoring node: Sidetree API, ActivityPub federation and witnessing, discovery and system endpoints.',
+    httpSignatures: ctx.config.auth.httpSignatures,
+  };
+}
+
+/**
+ * Every HTTP route of the node: the HTTP kit's built-in routes, then the node's by the README's sections
+ * (Sidetree and anchors, federation, system, discovery), each with who may call it, what it takes and
+ * answers, and the feature handler that serves it; `GET /openapi.json` serves the table as OpenAPI 3.1.
+ * The README's endpoint tables are rendered from it (`npm run docs`).
+ */
+export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpec[] {
+  const { sidetreeApi, didWeb, cas, vc, vct, activitypub, witness, system, discovery } = features;
+  const ap = activitypub.handlers;
+  const base = ctx.urls.servicePath;
+  const collection = (name: string, what: string, handler: RequestHandler): ExpressRouteSpec => ({
+    method: 'GET',
+    path: `${base}/${name}`,
+    auth: 'signed',
+    tag: 'federation',
+    access: 'a token, or a signed follower or witness',
+    summary: `${what}; \`?page=true[&page-num=N]\` a \`CollectionPage\` (0-based, \`--activitypub-page-size\` items, \`next\`/\`prev\`)`,
+    query: PAGING,
+    responses: { 200: { description: 'the collection', mediaType: AP_CONTENT_TYPE }, 400: 'bad paging parameters' },
+    handler,
+  });
+  const perAnchor = (name: string, what: string, handler: RequestHandler): ExpressRouteSpec => ({
+    ...collection(`${name}/:anchor`, what, handler),
+    params: { anchor: 'an anchor hashlink or hash' },
+    responses: { 200: { description: 'the collection', mediaType: AP_CONTENT_TYPE }, 400: 'not an anchor hashlink or hash, or bad paging parameters' },
+  });
+
+  const routes: RouteSpec[] = [
+    ...ctx.http.builtinRoutes,
+
+    // Sidetree, anchors and the local witness log.
+    {
+      method: 'POST',
+      path: OPERATIONS_PATH,
+      auth: 'write',
+      fast: true,
+      tag: 'sidetree',
+      summary: 'create, update, recover, deactivate; 200 with the DID resolution result after the operation (unpublished for a create)',
+      body: { mediaTypes: ['application/json'], schema: { type: 'object', required: ['type'], properties: { type: { enum: ['create', 'update', 'recover', 'deactivate'] } } }, description: 'a Sidetree operation request' },
+      responses: { 200: { description: 'the DID resolution result', mediaType: 'application/did+ld+json' }, 400: 'names every refusal', 413: 'body over `--body-limit`', 503: 'maintenance mode' },
+      handler: sidetreeApi.handlers.postOperation,
+    },
+    {
+      method: 'GET',
+      path: `${IDENTIFIERS_PATH}/:did`,
+      auth: 'read',
+      fast: true,
+      tag: 'sidetree',
+      summary: 'resolves every did:node form and `did:web:<host>:scid:<suffix>`',
+      params: { did: 'the DID (percent-encoded as a whole, or with `%3A` for a port)' },
+      query: [
+        { name: 'versionId', description: 'the version of a did:node DID to resolve (an operation hash)' },
+        { name: 'versionTime', description: 'the version of a did:node DID current at this time (RFC 3339)' },
+      ],
+      responses: { 200: { description: 'the DID resolution result', mediaType: 'application/did+ld+json' }, 400: 'malformed', 404: 'unknown', 503: 'maintenance mode' },
+      handler: sidetreeApi.handlers.getIdentifier,
+    },
+    {
+      method: 'GET',
+      path: '/scid/:id/did.json',
+      auth: 'read',
+      tag: 'sidetree',
+      summary: 'the did:web document of a did:node DID (no resolution wrapper)',
+      params: { id: 'the DID suffix' },
+      responses: { 200: { description: 'the DID document', mediaType: 'application/json' }, 404: 'unknown or deactivated' },
+      handler: didWeb.handlers.getDocument,
+    },
+    {
+      method: 'GET',
+      path: '/cas/:hash',
+      auth: 'read',
+      tag: 'sidetree',
+      summary: 'raw bytes from the content-addressed store (batch files, anchor linksets)',
+      params: { hash: 'the resource hash (`uEi…`)' },
+      responses: { 200: 'the content, with its media type', 400: 'not a resource hash', 404: 'no content' },
+      handler: cas.handlers.getContent,
+    },
+    {
+      method: 'GET',
+      path: '/vc/:id',
+      auth: 'read',
+      tag: 'sidetree',
+      summary: 'a witnessed anchor credential',
+      params: { id: 'the credential UUID' },
+      responses: { 200: { description: 'the credential', mediaType: 'application/ld+json' }, 400: 'not a UUID', 404: 'no such credential' },
+      handler: vc.handlers.getCredential,
+    },
+    {
+      method: 'GET',
+      path: '/log',
+      auth: 'read',
+      tag: 'sidetree',
+      summary: 'the transparency log used as the local witness: the URL of a log alias',
+      responses: { 200: { description: 'the log URL', mediaType: 'text/plain' }, 404: 'no log is configured' },
+      handler: vct.handlers.getLog,
+    },
+    {
+      method: 'POST',
+      path: '/log',
+      auth: 'write',
+      tag: 'sidetree',
+      summary: 'sets the transparency log (text/plain URL of a log alias); an empty body removes it',
+      body: { mediaTypes: ['text/plain'], schema: { type: 'string' }, required: false },
+      responses: { 200: { description: 'the log URL now set', mediaType: 'text/plain' }, 400: 'not a text body, or not a log URL' },
+      handler: vct.handlers.setLog,
+    },
+
+    // Federation: the service actor, its collections, inbox and outbox; the witness policy.
+    {
+      method: 'GET',
+      path: base,
+      auth: 'open',
+      tag: 'federation',
+      summary: 'the Service actor: collections, `publicKey` (`{id, owner, publicKeyPem}`, or the DID URL for a did:web service)',
+      responses: { 200: { description: 'the actor', mediaType: AP_CONTENT_TYPE } },
+      handler: ap.actor,
+    },
+    {
+      method: 'GET',
+      path: `${base}/keys/:id`,
+      auth: 'open',
+      tag: 'federation',
+      summary: 'the HTTP-signature key document (404 for a did:web service)',
+      params: { id: 'the key id (`--http-sign-key-id`)' },
+      responses: { 200: { description: 'the key document', mediaType: 'application/json' }, 404: 'no such key, or the service id is a DID' },
+      handler: ap.publicKey,
+    },
+    {
+      method: 'GET',
+      path: `${base}/did.json`,
+      auth: 'open',
+      tag: 'federation',
+      summary: 'the service DID document (did:web service ids only)',
+      responses: { 200: { description: 'the DID document', mediaType: 'application/json' }, 404: 'the service id is not a DID' },
+      handler: ap.didDocument,
+    },
+    collection('followers', 'unordered `Collection` of the services following this one', ap.followers),
+    collection('following', 'unordered `Collection` of the services this one follows', ap.following),
+    collection('witnesses', 'unordered `Collection` of the services witnessing for this one', ap.witnesses),
+    collection('witnessing', 'unordered `Collection` of the services this one witnesses for', ap.witnessing),
+    collection('inbox', '`OrderedCollection` of the activities received', ap.inbox),
+    collection('liked', '`OrderedCollection` of the anchor hashlinks this service liked', ap.liked),
+    collection('likes', '`OrderedCollection` of the Likes received', ap.likes),
+    perAnchor('likes', "`OrderedCollection` of the Likes of one anchor", ap.likes),
+    collection('shares', '`OrderedCollection` of the Announces received', ap.shares),
+    perAnchor('shares', '`OrderedCollection` of the Announces of one anchor', ap.shares),
+    {
+      ...collection('outbox', '`OrderedCollection` of the activities sent', ap.outbox),
+      access: 'anyone: only public activities; a token or a signed followee or witness: all',
+    },
+    {
+      method: 'GET',
+      path: `${base}/activities/:id`,
+      auth: 'signed',
+      tag: 'federation',
+      access: 'anyone for public activities, else as the outbox',
+      summary: 'one activity',
+      params: { id: 'the activity id under `<service>/activities/`' },
+      responses: { 200: { description: 'the activity', mediaType: AP_CONTENT_TYPE }, 404: 'no such activity' },
+      handler: ap.activity,
+    },
+    {
+      method: 'POST',
+      path: `${base}/outbox`,
+      auth: 'signed',
+      fast: true,
+      tag: 'federation',
+      access: "the admin token (open when no tokens are defined), or this service's signature",
+      summary: 'completes the activity (id, actor, published, default `to`), applies its effect, queues delivery; answers the new id (JSON string, also in `Location`) at once',
+      body: { mediaTypes: JSON_TYPES, schema: ACTIVITY },
+      responses: { 200: { description: 'the new activity id', mediaType: 'application/json' }, 400: 'a malformed activity', 503: 'maintenance mode' },
+      handler: ap.postOutbox,
+    },
+    {
+      method: 'POST',
+      path: `${base}/inbox`,
+      auth: 'signed',
+      fast: true,
+      tag: 'federation',
+      access: "an HTTP signature by the activity's actor, or a token the rules admit; **unsigned is always 401**",
+      summary: 'stored durably and queued, then 200; an id already received is acknowledged and ignored',
+      body: { mediaTypes: JSON_TYPES, schema: INBOX_ACTIVITY },
+      responses: { 200: 'received', 400: 'a malformed activity (schema, unknown type, an id not on its actor\'s host)', 503: 'maintenance mode' },
+      handler: ap.postInbox,
+    },
+    {
+      method: 'GET',
+      path: '/policy',
+      auth: 'admin',
+      tag: 'federation',
+      summary: 'the witness policy (text/plain)',
+      responses: { 200: { description: 'the policy', mediaType: 'text/plain' }, 404: 'no policy is set: the default applies' },
+      handler: witness.handlers.getPolicy,
+    },
+    {
+      method: 'POST',
+      path: '/policy',
+      auth: 'admin',
+      tag: 'federation',
+      summary: 'sets the witness policy (text/plain); an empty body restores the default',
+      body: { mediaTypes: ['text/plain'], schema: { type: 'string' }, required: false },
+      responses: { 200: { description: 'the policy now set', mediaType: 'text/plain' }, 400: 'not a policy (names the bad token)' },
+      handler: witness.handlers.setPolicy,
+    },
+
+    // System: accept lists, allowed origins, NodeInfo.
+    {
+      method: 'GET',
+      path: `${base}/acceptlist`,
+      auth: 'admin',
+      tag: 'system',
+      summary: '`[{"type":"follow","url":[...]},{"type":"invite-witness","url":[...]}]`; `?type=follow` or `?type=invite-witness` → that one entry',
+      query: [{ name: 'type', description: 'one list: `follow` or `invite-witness`', schema: { enum: ['follow', 'invite-witness'] } }],
+      responses: { 200: { description: 'the accept lists', mediaType: 'application/json' }, 400: 'another type, or the parameter twice' },
+      handler: system.handlers.acceptList.get,
+    },
+    {
+      method: 'POST',
+      path: `${base}/acceptlist`,
+      auth: 'admin',
+      tag: 'system',
+      summary: '`[{"type", "add"?: [uri], "remove"?: [uri]}, ...]` (any JSON content type); per entry adds then removes, idempotent; answers the lists as GET does',
+      body: { mediaTypes: JSON_TYPES, schema: ACCEPT_LIST_UPDATE },
+      responses: {
+        200: { description: 'the accept lists', mediaType: 'application/json' },
+        400: 'an unknown or missing type, a non-URI, an unknown member or a non-array (naming the JSON path); nothing changes',
+      },
+      handler: system.handlers.acceptList.post,
+    },
+    {
+      method: 'GET',
+      path: '/allowedorigins',
+      auth: 'admin',
+      tag: 'system',
+      summary: 'the anchor origins create and recover operations may name, `["https://...", ...]` (`*` allows any)',
+      responses: { 200: { description: 'the allowed origins', mediaType: 'application/json' } },
+      handler: system.handlers.allowedOrigins.get,
+    },
+    {
+      method: 'POST',
+      path: '/allowedorigins',
+      auth: 'admin',
+      tag: 'system',
+      summary:
+        '`{"add"?: [uri or "*"], "remove"?: [...]}`; adds then removes, idempotent; answers the new list. The next operation this instance receives sees the change (other instances within `--allowed-origins-cache-expiration`)',
+      body: { mediaTypes: JSON_TYPES, schema: ALLOWED_ORIGINS_UPDATE },
+      responses: { 200: { description: 'the allowed origins', mediaType: 'application/json' }, 400: 'bad shape; nothing changes' },
+      handler: system.handlers.allowedOrigins.post,
+    },
+    ...(['2.0', '2.1'] as const).map(
+      (version): RouteSpec => ({
+        method: 'GET',
+        path: `/nodeinfo/${version}`,
+        auth: 'read',
+        tag: 'system',
+        summary: `NodeInfo ${version}: software \`anchor-node\` and its version, protocols \`["activitypub"]\`, one user, \`localPosts\` = Creates and \`localComments\` = Likes in the outbox, recounted every \`--nodeinfo-refresh-interval\``,
+        responses: { 200: { description: 'the NodeInfo document', mediaType: `application/json; profile="http://nodeinfo.diaspora.software/ns/schema/${version}#"` } },
+        handler: discovery.handlers.nodeInfo[version],
+      }),
+    ),
+
+    // Discovery: open even under a catch-all token rule, as in the original (a peer must find this node before it holds any credential).
+    {
+      method: 'GET',
+      path: '/.well-known/did-orb',
+      auth: 'open',
+      tag: 'discovery',
+      summary: '`{"resolutionEndpoint": "<base>/sidetree/v1/identifiers", "operationEndpoint": "<base>/sidetree/v1/operations"}` (the path keeps the original\'s name)',
+      responses: { 200: { description: 'the endpoints', mediaType: 'application/json' } },
+      handler: discovery.handlers.didOrb,
+    },
+    ...['/.well-known/host-meta', '/.well-known/host-meta.json'].map(
+      (path): RouteSpec => ({
+        method: 'GET',
+        path,
+        auth: 'open',
+        tag: 'discovery',
+        summary: 'JRD: the WebFinger template `<base>/.well-known/webfinger?resource={uri}` and the service, again as `alternate` for each `--discovery-domains` entry',
+        responses: { 200: { description: 'the JRD', mediaType: 'application/json' } },
+        handler: discovery.handlers.hostMeta,
+      }),
+    ),
+    {
+      method: 'GET',
+      path: '/.well-known/did.json',
+      auth: 'open',
+      tag: 'discovery',
+      summary: "the domain DID `did:web:<host>`: the anchor-credential signing key, which anchor-credential proofs name",
+      responses: { 200: { description: 'the DID document', mediaType: 'application/json' } },
+      handler: discovery.handlers.domainDid,
+    },
+    {
+      method: 'GET',
+      path: '/.well-known/nodeinfo',
+      auth: 'open',
+      tag: 'discovery',
+      summary: 'the links to `/nodeinfo/2.0` and `/nodeinfo/2.1`',
+      responses: { 200: { description: 'the links', mediaType: 'application/json' } },
+      handler: discovery.handlers.nodeInfoLinks,
+    },
+    {
+      method: 'GET',
+      path: WEBFINGER_PATH,
+      auth: 'open',
+      tag: 'discovery',
+      summary: 'describes the node, its Sidetree endpoints, a DID of its namespace or an object in its CAS (the kinds below)',
+      query: [{ name: 'resource', description: 'the URI described', required: true }],
+      responses: { 200: { description: 'the JRD', mediaType: 'application/jrd+json' }, 400: 'no `resource` (or an empty one, or it twice), or a malformed DID', 404: 'a resource this node does not describe', 502: 'the configured log does not answer its own WebFinger query' },
+      handler: discovery.handlers.webFinger,
+    },
+  ];
+  routes.push(openApiRoute(nodeApiInfo(ctx), routes));
+  return routes;
+}
