@@ -1,4 +1,4 @@
-import type { ProviderBatchOp, Store, StoreProvider } from '@anchor/common/storage';
+import { queryAll, type ProviderBatchOp, type Store, type StoreProvider } from '@anchor/common/storage';
 import type { RefChange } from './activity-effects.js';
 import type { StoredActivity } from './vocabulary.js';
 
@@ -171,13 +171,7 @@ export class ActivityStore {
 
   /** Every `refIri` of a collection (followers, witnesses: the recipients of a fan-out), paged through. */
   async allRefIris(refType: RefType, objectIri: string): Promise<string[]> {
-    const iris: string[] = [];
-    let after: string | undefined;
-    do {
-      const page = await this.refs.query({ where: { refType, objectIri }, orderBy: { field: 'timeAdded' }, limit: 1_000, ...(after ? { after } : {}) });
-      for (const item of page.items) iris.push(item.value.refIri);
-      after = page.next;
-    } while (after);
-    return iris;
+    const refs = await queryAll(this.refs, { where: { refType, objectIri }, orderBy: { field: 'timeAdded' } });
+    return refs.map((ref) => ref.value.refIri);
   }
 }

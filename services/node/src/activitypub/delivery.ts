@@ -3,7 +3,7 @@ import { deliveryOutcome } from './failure-outcomes.js';
 import type { HttpClient } from '@anchor/common/http-client';
 import type { Logger } from '@anchor/common/log';
 import type { Delivery as QueueDelivery, MessageQueue, Subscription } from '@anchor/common/mq';
-import type { Store, StoreProvider } from '@anchor/common/storage';
+import { queryPages, type Store, type StoreProvider } from '@anchor/common/storage';
 import type { NodeMetrics } from '../observability/node-metrics.js';
 import type { ActivityStore } from './activity-store.js';
 import type { ActorResolver } from './actor-resolver.js';
@@ -113,12 +113,9 @@ export class DeliveryService {
   /** Fan-outs posted before a crash or a restart (or whose queue message was lost), queued again. */
   private async requeueBroadcasts(olderThanMs: number): Promise<void> {
     const before = Date.now() - olderThanMs;
-    let after: string | undefined;
-    do {
-      const page = await this.deps.broadcasts.query({ where: { postedAt: { lte: before } }, limit: 1_000, ...(after ? { after } : {}) });
-      for (const { value } of page.items) await this.deps.mq.publish<BroadcastMessage>(OUTBOX_TOPIC, { activityId: value.activityId });
-      after = page.next;
-    } while (after);
+    for await (const items of queryPages(this.deps.broadcasts, { where: { postedAt: { lte: before } } })) {
+      for (const { value } of items) await this.deps.mq.publish<BroadcastMessage>(OUTBOX_TOPIC, { activityId: value.activityId });
+    }
   }
 
   /** Resolves the recipients of a posted activity (or one retried recipient) and queues one delivery per inbox. */

@@ -3,7 +3,7 @@ import type { Logger } from '@anchor/common/log';
 import type { Delivery, MessageQueue, Subscription } from '@anchor/common/mq';
 import { validate } from '@anchor/common/schemas';
 import { INBOX_ACTIVITY } from '../schemas/index.js';
-import type { Store, StoreProvider } from '@anchor/common/storage';
+import { queryPages, type Store, type StoreProvider } from '@anchor/common/storage';
 import type { FastAnswer, FastRequest } from '@anchor/common/http';
 import type { NodeMetrics } from '../observability/node-metrics.js';
 import { jsonBody } from '../util/json-body.js';
@@ -75,12 +75,9 @@ export class Inbox {
   async start(): Promise<void> {
     this.subscription = await this.deps.mq.subscribe<{ id: string }>(INBOX_TOPIC, (delivery) => this.consume(delivery), { concurrency: this.deps.concurrency });
     // Activities acknowledged before a crash or a restart, whose queue messages may be gone.
-    let after: string | undefined;
-    do {
-      const page = await this.deps.pending.query({ orderBy: { field: 'receivedAt' }, limit: 1_000, ...(after ? { after } : {}) });
-      for (const { key } of page.items) await this.deps.mq.publish(INBOX_TOPIC, { id: key });
-      after = page.next;
-    } while (after);
+    for await (const items of queryPages(this.deps.pending, { orderBy: { field: 'receivedAt' } })) {
+      for (const { key } of items) await this.deps.mq.publish(INBOX_TOPIC, { id: key });
+    }
   }
 
   async stop(): Promise<void> {

@@ -1,4 +1,4 @@
-import type { ProviderBatchOp, Store, StoreProvider } from '@anchor/common/storage';
+import { queryAll, type ProviderBatchOp, type Store, type StoreProvider } from '@anchor/common/storage';
 import type { AnchorCredential } from './anchor-credential.js';
 import type { ContentObject, SuffixAnchor } from './anchor-linkset.js';
 
@@ -119,14 +119,7 @@ export class AnchorBatches {
   /** Every batch in one of `statuses`, oldest first. */
   async in(statuses: readonly AnchorStatus[]): Promise<Array<{ key: string; value: AnchorBatch }>> {
     const found: Array<{ key: string; value: AnchorBatchRecord }> = [];
-    for (const status of statuses) {
-      let after: string | undefined;
-      do {
-        const page = await this.records.query({ where: { status }, orderBy: { field: 'createdAt' }, limit: 1_000, ...(after ? { after } : {}) });
-        found.push(...page.items);
-        after = page.next;
-      } while (after);
-    }
+    for (const status of statuses) found.push(...(await queryAll(this.records, { where: { status }, orderBy: { field: 'createdAt' } })));
     found.sort((a, b) => a.value.createdAt - b.value.createdAt);
     const bodies = await this.bodies.getMany(found.map(({ key }) => key));
     return found.map(({ key, value }, index) => ({ key, value: joined(value, bodies[index]) }));

@@ -1,7 +1,7 @@
 import { formatHashlink } from '@anchor/common/encoding';
 import { badRequest, errorMessage } from '@anchor/common/errors';
 import type { Logger } from '@anchor/common/log';
-import type { Store, StoreProvider } from '@anchor/common/storage';
+import { queryPages, type Store, type StoreProvider } from '@anchor/common/storage';
 import type { ActivityStore } from '../activitypub/activity-store.js';
 import type { HandlingContext } from '../activitypub/inbox.js';
 import { announcedItems } from '../activitypub/activity-effects.js';
@@ -88,18 +88,15 @@ export class AnchorIntakeService {
 
   /** Acknowledges every pending intake whose anchor the observer has finished with (at start and periodically). */
   async sweep(): Promise<void> {
-    let after: string | undefined;
-    do {
-      const page = await this.deps.intakes.query({ where: { status: 'pending' }, orderBy: { field: 'receivedAt' }, limit: 500, ...(after ? { after } : {}) });
-      for (const { value } of page.items) {
+    for await (const items of queryPages(this.deps.intakes, { where: { status: 'pending' }, orderBy: { field: 'receivedAt' }, limit: 500 })) {
+      for (const { value } of items) {
         try {
           await this.acknowledge(value);
         } catch (error) {
           this.deps.log.warn('could not acknowledge a received anchor; will retry', { anchorHash: value.anchorHash, err: errorMessage(error) });
         }
       }
-      after = page.next;
-    } while (after);
+    }
   }
 
   /** Only anchors from services this node follows are taken (and this node's own, read back by catch-up). */

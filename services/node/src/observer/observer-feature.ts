@@ -2,6 +2,7 @@ import { parseHashlink } from '@anchor/common/encoding';
 import { errorMessage, isRetryable } from '@anchor/common/errors';
 import { getLogger } from '@anchor/common/log';
 import type { Subscription } from '@anchor/common/mq';
+import { queryPages } from '@anchor/common/storage';
 import type { ParsedOperationCache } from '../anchoring/parsed-operation-cache.js';
 import type { CasFeature } from '../cas/cas-feature.js';
 import type { NodeContext } from '../context.js';
@@ -80,14 +81,11 @@ export async function createObserverFeature(
     async start() {
       subscription = await ctx.mq.subscribe<AnchorEvent>(ANCHOR_TOPIC, ({ body }) => handle(body), { concurrency: ctx.config.mqPoolSize });
       // Events accepted before a crash or a restart, whose queue messages may be gone (in-process queue).
-      let after: string | undefined;
       let requeued = 0;
-      do {
-        const page = await records.pending.query({ orderBy: { field: 'submittedAt' }, limit: 1_000, ...(after ? { after } : {}) });
-        for (const { value } of page.items) await ctx.mq.publish(ANCHOR_TOPIC, value.event);
-        requeued += page.items.length;
-        after = page.next;
-      } while (after);
+      for await (const items of queryPages(records.pending, { orderBy: { field: 'submittedAt' } })) {
+        for (const { value } of items) await ctx.mq.publish(ANCHOR_TOPIC, value.event);
+        requeued += items.length;
+      }
       if (requeued > 0) log.info('re-queued pending anchors', { count: requeued });
     },
     async stop() {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ProviderBatchOp, Store, StoreProvider } from '@anchor/common/storage';
+import { queryAll, type ProviderBatchOp, type Store, type StoreProvider } from '@anchor/common/storage';
 import type { DidAnchor, DidVersion, PublishedOperation, QueuedOperation } from './operation-records.js';
 
 /** Store names, shared by every part that writes to these stores inside a provider-level atomic batch. */
@@ -53,13 +53,6 @@ export class OperationStores {
 
   /** Every record of a store (of one DID with `suffix`: its keys start with `<suffix>:`), in key order, page by page. */
   static async all<T extends object>(store: Store<T>, suffix?: string): Promise<Array<{ key: string; value: T }>> {
-    const entries: Array<{ key: string; value: T }> = [];
-    let after: string | undefined;
-    do {
-      const page = await store.query({ ...(suffix !== undefined ? { keyPrefix: `${suffix}:` } : {}), limit: 10_000, ...(after ? { after } : {}) });
-      entries.push(...page.items);
-      after = page.next;
-    } while (after);
-    return entries;
+    return queryAll(store, { ...(suffix !== undefined ? { keyPrefix: `${suffix}:` } : {}), limit: 10_000 });
   }
 }
