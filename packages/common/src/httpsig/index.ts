@@ -9,6 +9,7 @@ export { signatureMiddleware, type SignatureMiddlewareOptions } from './middlewa
 export { axiosSigningInterceptor, createSignedFetch, type SignedFetch } from './outbound.js';
 export { KeyResolver, type DidKeyResolver, type KeyResolverOptions, type ResolvedKey } from './key-resolver.js';
 export { ACTIVITY_JSON_ACCEPT, createFetchJson, type FetchJson, type FetchJsonOptions } from './fetch-json.js';
+export { classifyAddress, createGuardedFetchJson, type AddressClass, type FetchPolicy, type GuardedFetchOptions } from './guarded-fetch.js';
 export {
   actorPublicKeyIds,
   MAIN_KEY,

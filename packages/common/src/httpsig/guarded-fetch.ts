@@ -1,0 +1,242 @@
+/**
+ * The key fetch of a signed request, made safe to perform on behalf of anyone. Any signed POST to an inbox
+ * makes the verifier GET the URL its `keyId` names before anything is known about the sender, so without
+ * limits a stranger could make a node probe its private network or a cloud metadata address ("blind SSRF").
+ *
+ * The guard (outside development):
+ * - https only (plain http only where the policy allows it: in development, or to loopback peers of a node
+ *   whose own endpoint is loopback);
+ * - the host's addresses are checked after DNS resolution, at connect time (the lookup the socket uses is the
+ *   checked one, so a second resolution cannot swap in another address): loopback, private, link-local,
+ *   CGNAT, multicast, unspecified and reserved ranges are refused unless the policy allows the class;
+ * - redirects are followed by hand, at most `maxRedirects`, each hop checked like the first;
+ * - a per-host budget of fetches per window, and a per-host negative cache after a network-level failure:
+ *   a flood of forged requests costs a bounded number of outbound connections;
+ * - a response size limit and a total time limit.
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { AppError, permanent, transient } from '../errors/index.js';
+import type { FetchJson } from './fetch-json.js';
+
+export type AddressClass = 'public' | 'loopback' | 'private' | 'link-local' | 'reserved';
+
+export interface FetchPolicy {
+  /** Plain http: `never` (default), `non-public` (only to hosts whose addresses are all of an allowed non-public class), `always`. */
+  allowHttp?: 'never' | 'non-public' | 'always';
+  /** Address classes allowed besides public ones (default none). */
+  allowAddresses?: readonly Exclude<AddressClass, 'public'>[];
+}
+
+export interface GuardedFetchOptions {
+  policy?: FetchPolicy;
+  /** Larger documents are refused. Default 256 KiB. */
+  maxBytes?: number;
+  /** Whole fetch, redirects included. Default 5 s. */
+  timeoutMs?: number;
+  maxRedirects?: number;
+  /** Fetches per host per window. Default 20 per 10 s. */
+  hostBudget?: { fetches: number; windowMs: number };
+  /** How long a host that failed at the network level (refused, unreachable, timed out, refused address) is not tried again. Default 30 s. */
+  hostFailureTtlMs?: number;
+  /** Tests: the resolver (default `dns.lookup`). */
+  lookup?: typeof dnsLookup;
+  now?: () => number;
+}
+
+const RANGES: ReadonlyArray<[Exclude<AddressClass, 'public'>, string, number, 'ipv4' | 'ipv6']> = [
+  ['loopback', '127.0.0.0', 8, 'ipv4'],
+  ['loopback', '::1', 128, 'ipv6'],
+  ['private', '10.0.0.0', 8, 'ipv4'],
+  ['private', '172.16.0.0', 12, 'ipv4'],
+  ['private', '192.168.0.0', 16, 'ipv4'],
+  ['private', 'fc00::', 7, 'ipv6'],
+  ['link-local', '169.254.0.0', 16, 'ipv4'],
+  ['link-local', 'fe80::', 10, 'ipv6'],
+  ['reserved', '0.0.0.0', 8, 'ipv4'],
+  ['reserved', '100.64.0.0', 10, 'ipv4'],
+  ['reserved', '192.0.0.0', 24, 'ipv4'],
+  ['reserved', '192.0.2.0', 24, 'ipv4'],
+  ['reserved', '198.18.0.0', 15, 'ipv4'],
+  ['reserved', '198.51.100.0', 24, 'ipv4'],
+  ['reserved', '203.0.113.0', 24, 'ipv4'],
+  ['reserved', '224.0.0.0', 4, 'ipv4'],
+  ['reserved', '240.0.0.0', 4, 'ipv4'],
+  ['reserved', '::', 128, 'ipv6'],
+  ['reserved', '64:ff9b::', 96, 'ipv6'],
+  ['reserved', '2001:db8::', 32, 'ipv6'],
+  ['reserved', 'ff00::', 8, 'ipv6'],
+];
+
+const BLOCKS = new Map<Exclude<AddressClass, 'public'>, BlockList>();
+for (const [kind, network, prefix, family] of RANGES) {
+  let list = BLOCKS.get(kind);
+  if (!list) BLOCKS.set(kind, (list = new BlockList()));
+  list.addSubnet(network, prefix, family);
+}
+
+/** Which class an IP address belongs to (IPv4-mapped IPv6 addresses are judged by their IPv4 address). */
+export function classifyAddress(address: string): AddressClass {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  const ip = mapped ? (mapped[1] as string) : address;
+  const family = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
+  for (const [kind, list] of BLOCKS) if (list.check(ip, family)) return kind;
+  return 'public';
+}
+
+class HostLimits {
+  private readonly fetches = new Map<string, number[]>();
+  private readonly failures = new Map<string, { until: number; reason: string }>();
+
+  constructor(
+    private readonly budget: { fetches: number; windowMs: number },
+    private readonly failureTtlMs: number,
+    private readonly now: () => number,
+  ) {}
+
+  admit(host: string): void {
+    const now = this.now();
+    const failure = this.failures.get(host);
+    if (failure && failure.until > now) throw transient(`${host} failed recently (${failure.reason}); not fetched again before ${new Date(failure.until).toISOString()}`);
+    if (failure) this.failures.delete(host);
+    const recent = (this.fetches.get(host) ?? []).filter((at) => at > now - this.budget.windowMs);
+    if (recent.length >= this.budget.fetches) {
+      this.fetches.set(host, recent);
+      throw transient(`too many key fetches from ${host}: at most ${this.budget.fetches} per ${this.budget.windowMs} ms`);
+    }
+    recent.push(now);
+    this.fetches.set(host, recent);
+    if (this.fetches.size > 10_000) this.prune(now);
+  }
+
+  failed(host: string, reason: string): void {
+    this.failures.set(host, { until: this.now() + this.failureTtlMs, reason });
+  }
+
+  private prune(now: number): void {
+    for (const [host, times] of this.fetches) if (times.every((at) => at <= now - this.budget.windowMs)) this.fetches.delete(host);
+    for (const [host, failure] of this.failures) if (failure.until <= now) this.failures.delete(host);
+  }
+}
+
+/** A refusal by policy: never retried, cached as any permanent failure. */
+const refused = (message: string): AppError => permanent(message);
+
+/** The `FetchJson` the signature verifier uses in production (see the module comment). */
+export function createGuardedFetchJson(options: GuardedFetchOptions = {}): FetchJson {
+  const allowed = new Set<AddressClass>(['public', ...(options.policy?.allowAddresses ?? [])]);
+  const allowHttp = options.policy?.allowHttp ?? 'never';
+  const maxBytes = options.maxBytes ?? 256 * 1024;
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  const maxRedirects = options.maxRedirects ?? 3;
+  const resolve = options.lookup ?? dnsLookup;
+  const limits = new HostLimits(options.hostBudget ?? { fetches: 20, windowMs: 10_000 }, options.hostFailureTtlMs ?? 30_000, options.now ?? Date.now);
+
+  const checkAddress = (host: string, address: string, plainHttp: boolean): void => {
+    const kind = classifyAddress(address);
+    if (!allowed.has(kind)) throw refused(`${host} resolves to ${address}, a ${kind} address: refused`);
+    if (plainHttp && kind === 'public' && allowHttp !== 'always') throw refused(`plain http to ${host} (${address}, a public address) is refused for key fetches (https only)`);
+  };
+
+  // The socket connects to exactly the addresses checked here.
+  const guardedLookup = (plainHttp: boolean): LookupFunction => (hostname, lookupOptions, callback) => {
+    resolve(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 0);
+      try {
+        for (const { address } of addresses) checkAddress(hostname, address, plainHttp);
+      } catch (refusal) {
+        return callback(refusal as Error, '', 0);
+      }
+      if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      const first = addresses[0];
+      if (!first) return callback(new Error(`${hostname} has no address`), '', 0);
+      callback(null, first.address, first.family);
+    });
+  };
+
+  const checkUrl = (raw: string): URL => {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw refused(`not a URL: ${JSON.stringify(raw.slice(0, 100))}`);
+    }
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowHttp !== 'never')) throw refused(`${url.protocol.slice(0, -1)} URLs are refused for key fetches (https only): ${url.origin}`);
+    if (url.username || url.password) throw refused('URLs with credentials are refused for key fetches');
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host)) checkAddress(host, host, url.protocol === 'http:');
+    return url;
+  };
+
+  const getOnce = (url: URL, accept: string, signal: AbortSignal): Promise<IncomingMessage> =>
+    new Promise((resolveResponse, reject) => {
+      const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method: 'GET', headers: { accept }, lookup: guardedLookup(url.protocol === 'http:'), signal });
+      request.once('response', resolveResponse);
+      request.once('error', reject);
+      request.end();
+    });
+
+  return async (raw, { accept, signal }) => {
+    const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+    let url = checkUrl(raw);
+    for (let hop = 0; ; hop++) {
+      limits.admit(url.host);
+      let response: IncomingMessage;
+      try {
+        response = await getOnce(url, accept, deadline);
+      } catch (error) {
+        if (error instanceof AppError) {
+          limits.failed(url.host, error.message);
+          throw error;
+        }
+        const reason = deadline.aborted ? 'timed out' : (error as Error).message;
+        limits.failed(url.host, reason);
+        throw transient(`GET ${url.href} failed: ${reason}`, error);
+      }
+      const status = response.statusCode ?? 0;
+      if (status >= 300 && status < 400 && response.headers.location) {
+        response.resume();
+        if (hop >= maxRedirects) throw refused(`GET ${raw}: more than ${maxRedirects} redirects`);
+        url = checkUrl(new URL(response.headers.location, url).href);
+        continue;
+      }
+      if (status < 200 || status >= 300) {
+        response.resume();
+        const message = `GET ${url.href} answered ${status}`;
+        throw status >= 500 || status === 408 || status === 429 ? transient(message) : permanent(message);
+      }
+      const text = await readLimited(response, maxBytes, url.href, deadline);
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        throw permanent(`GET ${url.href} did not return JSON`);
+      }
+    }
+  };
+}
+
+async function readLimited(response: IncomingMessage, maxBytes: number, where: string, signal: AbortSignal): Promise<string> {
+  const declared = Number(response.headers['content-length']);
+  if (declared > maxBytes) {
+    response.destroy();
+    throw permanent(`GET ${where}: document larger than ${maxBytes} bytes`);
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of response as AsyncIterable<Buffer>) {
+      total += chunk.length;
+      if (total > maxBytes) {
+        response.destroy();
+        throw permanent(`GET ${where}: document larger than ${maxBytes} bytes`);
+      }
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw transient(`GET ${where}: reading the body failed: ${signal.aborted ? 'timed out' : (error as Error).message}`, error);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
