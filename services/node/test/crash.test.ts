@@ -6,7 +6,7 @@ import { metadataOf, postOperation, resolveDid, TestDid } from '../src/testing/t
 import { startNodeProcess } from './node-process.js';
 
 /**
- * Durability (issue "must show"): a burst of creates, SIGKILL as soon as the last 200 arrives — batches are
+ * Durability: a burst of creates, SIGKILL as soon as the last 200 arrives — batches are
  * being cut, built, signed and processed at that instant — then a restart on the same data: every accepted
  * operation is anchored exactly once and resolvable.
  */

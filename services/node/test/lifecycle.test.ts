@@ -5,7 +5,7 @@ import { metadataOf, postOperation, resolveDid, TestDid, waitPublished, type Htt
 import { startNodeProcess, startVctLogProcess, type NodeProcess } from './node-process.js';
 
 /**
- * The whole life of a DID on a real node process started bare (issue: create → resolvable at once as
+ * The whole life of a DID on a real node process started bare (create → resolvable at once as
  * unpublished → anchored → published → update → recover → deactivate, versions), once with the node's own
  * proof as the local witness and once with a vct-log process behind it.
  */

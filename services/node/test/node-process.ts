@@ -25,7 +25,7 @@ export interface NodeProcess {
 }
 
 /**
- * The issue's bare start — `--host-url`, `--external-endpoint`, `--data-dir` and nothing else — plus any
+ * A bare start — `--host-url`, `--external-endpoint`, `--data-dir` and nothing else — plus any
  * extra arguments a test needs.
  */
 export async function startNodeProcess(dir: TempDir, options: { port?: number; args?: string[] } = {}): Promise<NodeProcess> {

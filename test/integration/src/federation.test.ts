@@ -1,5 +1,5 @@
 /**
- * The federation end to end (issue 6): three node processes and a vct-log process on loopback, set up only
+ * The federation end to end: three node processes and a vct-log process on loopback, set up only
  * through HTTP APIs (a fourth joins for one test). Node 1 anchors; nodes 2 and 3 follow it; node 3 (later also node 2) witnesses for it
  * under the policy `MinPercent(100,batch) AND MinPercent(50,system)`; every node logs its proofs in the one
  * vct-log. The tests run in order and share the federation.

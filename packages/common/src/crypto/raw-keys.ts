@@ -5,9 +5,8 @@ import { EC_CURVES, OKP_KEY_LENGTH, type EcKeyType, type OkpKeyType } from './ke
 /**
  * Conversions between raw key bytes and node:crypto KeyObjects. Ed25519 and X25519 keys go through
  * node's JWK import and export, which set and read the raw bytes directly: the DER forms pass through
- * OpenSSL 3's encoder and decoder, measured on Node 20 at 159 us per SPKI import, 657 us per PKCS#8
- * import and 118 us per SPKI export, against 9 us, 69 us and 2 us through JWK. EC points go through
- * OpenSSL's own point decoder, which rejects points off the curve.
+ * OpenSSL 3's encoder and decoder, ten to sixty times slower (figures in the module's README). EC points
+ * go through OpenSSL's own point decoder, which rejects points off the curve.
  */
 function requireLength(bytes: Uint8Array, length: number, what: string): void {
   if (bytes.length !== length) throw badRequest(`${what} must be ${length} bytes, got ${bytes.length}`);
@@ -37,8 +36,7 @@ export function okpRawSeed(key: KeyObject): Buffer {
 /**
  * A new key pair, made without node's key-generation jobs: on Node 20, exporting a key as JWK while the
  * garbage collector destroys a finished `generateKeyPairSync` job deadlocks the process (the job's
- * destructor takes the key's mutex, which the export holds), which hung the benchmark's load generator
- * at 0% CPU. A random seed (Ed25519, X25519) or an ECDH-generated scalar (EC) imported as a key has no job.
+ * destructor takes the key's mutex, which the export holds), leaving it hung at 0% CPU. A random seed (Ed25519, X25519) or an ECDH-generated scalar (EC) imported as a key has no job.
  */
 export function generateKeyObjects(type: OkpKeyType | EcKeyType): { publicKey: KeyObject; privateKey: KeyObject } {
   if (type === 'Ed25519' || type === 'X25519') {

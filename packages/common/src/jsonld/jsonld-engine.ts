@@ -6,8 +6,8 @@ import type { DocumentLoader } from './document-loader.js';
  * package describes a far older API), and tuned for repeated canonicalisation of the same kinds of
  * documents.
  *
- * Why the tuning: profiling a 2 KB credential showed about half of each canonicalisation spent in
- * jsonld.js deep-cloning "active contexts" — every time expansion steps into a node while a type-scoped
+ * Why the tuning (ADR 0004, with the figures): untuned, about half of each canonicalisation of a small
+ * credential goes to jsonld.js deep-cloning "active contexts" — every time expansion steps into a node while a type-scoped
  * context (VerifiableCredential, Ed25519Signature2020, ...) is in force, it reverts to the previous
  * context by deep-copying it, term definitions and all. The copy is also a new object, so the
  * processed-context cache (keyed by the active context object) then misses and the scoped context is
@@ -23,9 +23,8 @@ import type { DocumentLoader } from './document-loader.js';
  * with X's, entry by entry), and a copy that differs from X in anything is keyed by itself as before.
  *
  * Output is unchanged — the differential test runs a corpus through a pristine jsonld.js in another
- * process and compares N-Quads. Together with the loader tagging bundled contexts `static` (so jsonld.js
- * keeps them resolved across calls), these take a 2 KB credential from ~1,000 to ~3,500
- * canonicalisations/s on one core here, and an Ed25519Signature2020 proof from ~650 to ~2,300/s.
+ * process and compares N-Quads. The loader tagging bundled contexts `static` (so jsonld.js keeps them
+ * resolved across calls) completes the tuning.
  */
 const require = createRequire(import.meta.url);
 

@@ -32,8 +32,8 @@ export function registerSchemas(...schemas: Schema<unknown>[]): void {
 }
 
 /**
- * Compiles schemas now rather than on first use: a large schema (an activity) takes ajv ~200 ms to
- * compile, which a service should spend while starting, not on the event loop under its first request.
+ * Compiles schemas now rather than on first use: a large schema (an activity) takes ajv long to compile,
+ * time a service should spend while starting, not on the event loop under its first request.
  */
 export function precompileSchemas(...schemas: Schema<unknown>[]): void {
   for (const schema of schemas) compiled(schema);

@@ -9,8 +9,8 @@ import type { MongoStoreOptions } from './mongodb.js';
 import type { StoreKind, StoreProvider } from './types.js';
 
 /**
- * The MongoDB adapter, loaded when first used: the driver takes about 100 ms to import, which every
- * service paid at start even on LMDB.
+ * The MongoDB adapter, loaded when first used: importing the driver is a noticeable part of a service's
+ * start, which a service on LMDB need not pay.
  */
 export async function createMongoStoreProvider(options: MongoStoreOptions): Promise<StoreProvider> {
   const { createMongoStoreProvider: create } = await import('./mongodb.js');

@@ -122,7 +122,7 @@ describe('startProcess', () => {
 
   it('kills a process that is not ready in time and reports its output', async () => {
     const port = await freePort();
-    // Long enough for the helper to have printed its line even on a loaded machine (it failed at 700 ms).
+    // Long enough for the helper to have printed its line even on a loaded machine.
     const error = await startProcess(NEVER_READY, { readyUrl: `http://127.0.0.1:${port}/`, readyTimeoutMs: 4_000 }).catch((e: Error) => e);
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message).toMatch(/timed out after 4000 ms waiting for http:\/\/127\.0\.0\.1:\d+\/ to answer; no answer/);

@@ -72,7 +72,7 @@ export async function createActivityPubFeature(ctx: NodeContext): Promise<Activi
   const log = getLogger('activitypub');
   const { urls, config } = ctx;
   const me = urls.serviceId;
-  // Compiled while starting: on first use it would stall the event loop under the first anchor (~200 ms).
+  // Compiled while starting: on first use it would stall the event loop under the first anchor.
   precompileSchemas(ACTIVITY, INBOX_ACTIVITY);
   const store = await ActivityStore.open(ctx.storage);
   const actors = new ActorResolver({ httpClient: ctx.httpClient, didResolver: ctx.didResolver, cacheTtlMs: config.actorCacheExpiration, devMode: config.devMode });

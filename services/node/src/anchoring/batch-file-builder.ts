@@ -34,7 +34,7 @@ export interface BatchFileBuilder {
 
 /**
  * The work itself. The requests were validated at intake and are the canonical (normalised) ones, so each is
- * only read back as JSON: parsing them again (hashing the suffix data, checking keys) was more than half of
+ * only read back as JSON: parsing them again (hashing the suffix data, checking keys) would more than double
  * the worker's time per anchor, time taken from the event loop's core on a small machine.
  */
 export function buildBatchFiles({ requests, suffixes }: BatchFileInput, casBase: string): BuiltBatchFiles {

@@ -9,7 +9,7 @@ import type { AnchorCredential } from './anchor-credential.js';
 import type { AnchorWitnessing, WitnessRequest } from './witnessing.js';
 
 /**
- * The witnessing seam the federation issue plugs into: an implementation that answers `pending` a few
+ * The witnessing seam the federation plugs into: an implementation that answers `pending` a few
  * times, then adds a witness's proof (here a did:key witness) — the pipeline keeps the anchor in
  * `witnessing`, re-checks after the delay asked for, and publishes the credential with both proofs, which
  * the observer verifies.

@@ -10,9 +10,9 @@ import type { AnchorLink } from './anchor-linkset.js';
  * (offers sent, proofs received, witnesses re-selected) in the store, keyed by `anchorId`, and must be
  * idempotent: the same request may come again after a crash.
  *
- * This issue's implementation is `selfWitnessing`: with no witnesses, the policy is satisfied by the node's
- * own (local witness) proof. The federation issue replaces it with one that offers the anchor to batch and
- * system witnesses, collects their proofs and evaluates the policy.
+ * `selfWitnessing` is the implementation without witnesses: the policy is satisfied by the node's own (local
+ * witness) proof. The witness feature's implementation offers the anchor to batch and system witnesses,
+ * collects their proofs and evaluates the policy.
  */
 export interface AnchorWitnessing {
   witness(request: WitnessRequest): Promise<WitnessOutcome>;

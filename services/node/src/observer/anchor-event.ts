@@ -1,7 +1,6 @@
 /**
- * An anchor to process (the original's `AnchorInfo`): this node's own anchors, and — from the federation
- * issue on — anchors other nodes announce. The same path serves both, so remote anchors get exactly the
- * checks local ones do.
+ * An anchor to process (the original's `AnchorInfo`): this node's own anchors, and anchors other nodes
+ * announce. The same path serves both, so remote anchors get exactly the checks local ones do.
  */
 export interface AnchorEvent {
   /** `hl:<hash>[:<links>]` of the witnessed anchor linkset (the AnchorEvent `url`). */

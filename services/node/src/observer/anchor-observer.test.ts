@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metadataOf, postOperation, resolveDid, startTestNode, TestDid, waitPublished, type TestNode } from '../testing/test-node.js';
 
 /**
- * The observer as the federation issue will use it: node B processes anchors node A made, fetching the
+ * The observer as the federation uses it: node B processes anchors node A made, fetching the
  * linkset and batch files from A's /cas and checking A's proof against A's did:web document over loopback
  * http — the same path A's own anchors take.
  */

@@ -31,16 +31,16 @@ export interface AnchorObserverOptions {
 const SEQUENCE_RETRIES = 10;
 /**
  * Operations committed per atomic write, and chunk writes in flight at once. Accepted operations' own writes
- * queue behind the chunk being committed on the single LMDB writer. Smaller chunks, one at a time (25 and 1)
- * cut create p99 at a paced 2,000/s on a quiet machine (26-36 ms against 35-40 ms), but on a loaded one the
- * observer then fell behind (accept -> published 5.5-6.6 s): kept at 50 and 2 until chunks adapt to backlog.
+ * queue behind the chunk being committed on the single LMDB writer: smaller chunks, one at a time, shorten
+ * the create tail on a quiet machine, but on a loaded one the observer falls behind (the node README's
+ * Performance section has the figures).
  */
 const COMMIT_CHUNK = 50;
 const CHUNKS_IN_FLIGHT = 2;
 
 /**
  * The observer (orb.md §2.1, §2.8; the original's observer + txnprocessor + anchor event handler): turns an
- * anchor — this node's or, later, another node's — into published operations.
+ * anchor — this node's or another node's — into published operations.
  *
  * 1. Skip it if already processed (replays and duplicates are no-ops).
  * 2. Read the witnessed linkset (embedded, local CAS or remote `/cas`), check its structure and hashes, the

@@ -21,11 +21,10 @@ export const STORE = {
  * | did-anchor | suffix | — |
  * | did-version | suffix | — |
  *
- * The two operation stores are read per DID by key prefix, not through an index: at 2,000 creates a
- * second, the (suffix, acceptedAt) and (suffix, transactionNumber) entries were 3 of the 7 randomly placed
- * LMDB entries each operation wrote or deleted (queue insert and delete, published put), and every one of
- * them dirties a page the commit must write. A DID has a handful of operations; they are put in order in
- * memory (`DidOperationsLoader.load`).
+ * The two operation stores are read per DID by key prefix, not through an index: an index entry is one more
+ * randomly placed LMDB entry for each queue insert and delete and each published put, and every one of
+ * them dirties a page the commit must write (figures in the node README, Stores). A DID has a handful of
+ * operations; they are put in order in memory (`DidOperationsLoader.load`).
  */
 export class OperationStores {
   private constructor(

@@ -5,8 +5,9 @@ import type { Store } from '@anchor/common/storage';
 const SLICE = 250;
 
 /**
- * `store.getMany(keys)` a slice at a time, yielding to the event loop in between: an anchor's 2,000 keys read
- * at once held it for 7-10 ms, and every request arriving meanwhile waited that long. The slices are not one
+ * `store.getMany(keys)` a slice at a time, yielding to the event loop in between: an anchor's thousands of keys
+ * read at once would hold it for milliseconds, and every request arriving meanwhile would wait that long (the
+ * node README's Performance section has the figures). The slices are not one
  * snapshot: a record may change between them, as it may just after any read, so callers must not need one.
  */
 export async function getManyInSlices<T extends object>(store: Pick<Store<T>, 'getMany'>, keys: readonly string[]): Promise<Array<T | undefined>> {

@@ -14,7 +14,7 @@ export interface EntryPreparer {
 
 /**
  * 'auto' → one worker per core. The HTTP thread mostly waits (for workers, for fsyncs), so on two cores
- * two workers beside it kept both cores busy: about 2,000 add-vc/s against about 1,600 with one.
+ * two workers beside it keep both cores busy (the README's Performance section has the figures).
  */
 export function workerCount(setting: number | 'auto'): number {
   return setting === 'auto' ? Math.max(1, availableParallelism()) : setting;
