@@ -1,26 +1,39 @@
 /**
  * The production adapter: one MongoDB collection per store (`<prefix>_<store>`), each record one document
- * `{_id: key, ...record}`, so indexed fields are real fields with real MongoDB indexes (created at open:
- * one per materialised prefix index, each followed by `_id` so key-order and (value, key)-order reads are
- * index scans; plus one on the expiry field for the sweeper).
+ * `{_id: key, ...record}`, so indexed fields are real fields with real MongoDB indexes, kept in step with the
+ * store's declaration at every open (mongodb-indexes.ts).
  *
  * Validation and query planning are the ones of the mem and LMDB adapters (records.ts, query-plan.ts), so a
  * query rejected there is rejected here. Ranges are type-bracketed as MongoDB's own; sort order across
  * types (numbers < strings < booleans) is BSON's.
  *
- * Batches: on a replica set or sharded cluster a batch runs in a transaction (all or nothing). On a
- * standalone server, which has no transactions, it is an ordered bulk write: inserts are checked before
- * anything is written, but a failure in the middle (or a racing writer taking an inserted key) leaves the
- * operations before it applied.
+ * Writes are acknowledged by a majority of the replica set and reads use the majority read concern, so an
+ * acknowledged write survives a failover and every read sees only what will not be rolled back. Driver
+ * errors leave as AppErrors (mongodb-errors.ts). Start-up retries an unreachable server with backoff.
+ *
+ * Batches: on a replica set or sharded cluster a batch runs in a transaction (all or nothing), one bulk write
+ * per run of operations on one store. On a server without transactions (a standalone MongoDB, FerretDB) it
+ * is an ordered bulk write per run: inserts are checked before anything is written (one query per store),
+ * but a failure in the middle (or a racing writer taking an inserted key) leaves the operations before it
+ * applied.
+ *
+ * Expiry: reads hide expired records; one elected replica deletes them periodically (mongodb-sweeper.ts).
  */
-import { MongoClient, MongoServerError, type AnyBulkWriteOperation, type ClientSession, type Collection, type Db, type Document, type Filter, type Sort } from 'mongodb';
-import { badRequest, conflict, unavailable } from '../errors/index.js';
+import { randomUUID } from 'node:crypto';
+import { MongoAPIError, MongoClient, MongoParseError, type AnyBulkWriteOperation, type ClientSession, type Collection, type Db, type Document, type Filter, type Sort } from 'mongodb';
+import { badRequest, conflict, errorMessage, unavailable } from '../errors/index.js';
+import { getLogger } from '../log/index.js';
 import { entriesOf } from './kv-layout.js';
 import { checkStoreName, prefixedName } from './kv-provider.js';
 import { encodeCursor, planQuery, planScan, type ScanPlan } from './query-plan.js';
 import { checkKey, encodeRecord, expiryOf, isExpired } from './records.js';
 import { buildSchema, type StoreSchema } from './schema.js';
 import type { BatchOp, Entry, IndexValue, Page, ProviderBatchOp, Query, Store, StoreOptions, StoreProvider } from './types.js';
+import { duplicateKeyIndex, isDuplicateKey, isTransientMongoError, mapMongoError } from './mongodb-errors.js';
+import { indexSpecsOf, reconcileIndexes } from './mongodb-indexes.js';
+import { LEASE_COLLECTION, SweeperLease } from './mongodb-sweeper.js';
+
+const log = getLogger('mongodb-storage');
 
 export interface MongoStoreOptions {
   /** mongodb:// or mongodb+srv:// connection string. */
@@ -31,18 +44,24 @@ export interface MongoStoreOptions {
   database?: string;
   /** Batches in transactions: "auto" (when the deployment supports them), "always" or "never". */
   transactions?: 'auto' | 'always' | 'never';
-  /** Period of the expiry sweep; 0 disables. Default 60 s. */
+  /**
+   * Period of the expiry sweep; 0 disables. Default 60 s. Of all providers on one database and prefix, the
+   * one holding the sweeper lease (3 periods long, renewed at each sweep) sweeps.
+   */
   sweepIntervalMs?: number;
   onSweepError?: (error: unknown, store: string) => void;
   /** Server selection timeout for connecting and for each operation (default 10 s). */
   serverSelectionTimeoutMs?: number;
+  /**
+   * How long start-up keeps retrying a server that cannot be reached, with backoff from 0.5 s doubling to
+   * 10 s between attempts (default 60 s; 0 makes one attempt).
+   */
+  connectTimeoutMs?: number;
 }
 
 type RecordDoc = Document & { _id: string };
 
-const DUPLICATE_KEY = 11000;
-const isDuplicateKey = (e: unknown): boolean =>
-  e instanceof MongoServerError && (e.code === DUPLICATE_KEY || (e as MongoServerError & { writeErrors?: Array<{ code?: number }> }).writeErrors?.some((w) => w.code === DUPLICATE_KEY) === true);
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function toDoc(key: string, json: string): RecordDoc {
   return { ...(JSON.parse(json) as Document), _id: key };
@@ -85,10 +104,19 @@ class MongoStore<T extends object> implements Store<T> {
     return field === undefined ? {} : ({ [field]: { $not: { $lte: now } } } as Filter<RecordDoc>);
   }
 
+  /** Runs a driver call, its failure mapped to an AppError naming the store and the operation. */
+  private async guard<R>(operation: string, call: () => Promise<R>): Promise<R> {
+    try {
+      return await call();
+    } catch (error) {
+      throw mapMongoError(error, `store ${this.name}: ${operation}`);
+    }
+  }
+
   async get(key: string): Promise<T | undefined> {
     this.provider.assertOpen();
     checkKey(key, this.name);
-    const doc = await this.collection.findOne({ _id: key });
+    const doc = await this.guard('get', () => this.collection.findOne({ _id: key }));
     if (!doc) return undefined;
     const record = fromDoc<T>(doc);
     return isExpired(expiryOf(record, this.schema.expiryField), Date.now()) ? undefined : record;
@@ -100,7 +128,8 @@ class MongoStore<T extends object> implements Store<T> {
     for (const k of keys) checkKey(k, this.name);
     const now = Date.now();
     const found = new Map<string, T>();
-    for await (const doc of this.collection.find({ _id: { $in: [...new Set(keys)] } })) {
+    const docs = await this.guard('getMany', () => this.collection.find({ _id: { $in: [...new Set(keys)] } }).toArray());
+    for (const doc of docs) {
       const record = fromDoc<T>(doc);
       if (!isExpired(expiryOf(record, this.schema.expiryField), now)) found.set(doc._id, record);
     }
@@ -110,7 +139,7 @@ class MongoStore<T extends object> implements Store<T> {
   async put(key: string, value: T): Promise<void> {
     const { doc } = this.prepare(key, value);
     this.provider.assertOpen();
-    await this.collection.replaceOne({ _id: key }, doc, { upsert: true });
+    await this.guard('put', () => this.collection.replaceOne({ _id: key }, doc, { upsert: true }));
   }
 
   /** Replaces an expired record or creates one; a live record makes the upsert's insert hit the unique _id. */
@@ -128,19 +157,20 @@ class MongoStore<T extends object> implements Store<T> {
       return true;
     } catch (error) {
       if (isDuplicateKey(error)) return false;
-      throw error;
+      throw mapMongoError(error, `store ${this.name}: insert`);
     }
   }
 
   async delete(key: string): Promise<boolean> {
     this.provider.assertOpen();
     checkKey(key, this.name);
-    const doc = await this.collection.findOneAndDelete({ _id: key });
+    const doc = await this.guard('delete', () => this.collection.findOneAndDelete({ _id: key }));
     if (!doc) return false;
     return !isExpired(expiryOf(fromDoc<T>(doc), this.schema.expiryField), Date.now());
   }
 
   async batch(ops: readonly BatchOp<T>[]): Promise<void> {
+    if (!Array.isArray(ops)) throw badRequest(`store ${this.name}: a batch is an array of operations`);
     await this.provider.batch(ops.map((o) => ({ ...(o as BatchOp<object>), store: this.name })));
   }
 
@@ -196,13 +226,15 @@ class MongoStore<T extends object> implements Store<T> {
       }
     }
     const sort: Sort = tail === undefined ? { _id: dir } : { [tail]: dir, _id: dir };
-    const docs = await this.collection
-      .find(clauses.length === 0 ? {} : { $and: clauses })
-      .sort(sort)
-      .hint(this.hintOf(plan))
-      .skip(plan.offset)
-      .limit(plan.limit + 1)
-      .toArray();
+    const docs = await this.guard('query', () =>
+      this.collection
+        .find(clauses.length === 0 ? {} : { $and: clauses })
+        .sort(sort)
+        .hint(this.hintOf(plan))
+        .skip(plan.offset)
+        .limit(plan.limit + 1)
+        .toArray(),
+    );
     const items: Array<Entry<T>> = docs.slice(0, plan.limit).map((d) => ({ key: d._id, value: fromDoc<T>(d) }));
     const page: Page<T> = { items };
     const last = items[items.length - 1];
@@ -218,14 +250,14 @@ class MongoStore<T extends object> implements Store<T> {
     const plan = planScan(this.name, this.schema, where, undefined);
     if (plan.empty) return 0;
     const clauses = this.filterOf(plan, Date.now());
-    return this.collection.countDocuments(clauses.length === 0 ? {} : { $and: clauses }, { hint: this.hintOf(plan) });
+    return this.guard('count', () => this.collection.countDocuments(clauses.length === 0 ? {} : { $and: clauses }, { hint: this.hintOf(plan) }));
   }
 
   async sweepExpired(now = Date.now()): Promise<number> {
     this.provider.assertOpen();
     const field = this.schema.expiryField;
     if (field === undefined) return 0;
-    const result = await this.collection.deleteMany({ [field]: { $lte: now } } as Filter<RecordDoc>);
+    const result = await this.guard('sweep', () => this.collection.deleteMany({ [field]: { $lte: now } } as Filter<RecordDoc>));
     return result.deletedCount;
   }
 }
@@ -237,11 +269,27 @@ interface PlannedWrite {
   doc?: RecordDoc;
 }
 
+/** Runs of consecutive operations on one store: each goes to the server as one ordered bulk write. */
+function runsOf(planned: readonly PlannedWrite[]): PlannedWrite[][] {
+  const runs: PlannedWrite[][] = [];
+  for (const w of planned) {
+    const last = runs[runs.length - 1];
+    if (last && last[0]!.store === w.store) last.push(w);
+    else runs.push([w]);
+  }
+  return runs;
+}
+
+const databaseOf = (options: MongoStoreOptions): string =>
+  options.database ?? (new URL(options.url.replace(/^mongodb\+srv:/, 'mongodb:')).pathname.slice(1) || 'anchor');
+
 export class MongoStoreProvider implements StoreProvider {
   readonly kind = 'mongodb' as const;
   private readonly stores = new Map<string, MongoStore<object>>();
   private readonly opening = new Map<string, Promise<unknown>>();
+  private readonly lease: SweeperLease | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
   private closed = false;
 
   private constructor(
@@ -252,19 +300,43 @@ export class MongoStoreProvider implements StoreProvider {
   ) {
     const interval = options.sweepIntervalMs ?? 60_000;
     if (interval > 0) {
-      this.sweepTimer = setInterval(() => void this.sweepAll(), interval);
+      this.lease = new SweeperLease(db.collection(LEASE_COLLECTION), `expiry-sweeper:${options.prefix ?? ''}`, randomUUID(), 3 * interval);
+      this.sweepTimer = setInterval(() => this.sweepIfElected(), interval);
       this.sweepTimer.unref();
     }
   }
 
+  /** Connects, retrying a server that cannot be reached (yet) with backoff for up to `connectTimeoutMs`. */
   static async connect(options: MongoStoreOptions): Promise<MongoStoreProvider> {
     if (typeof options.url !== 'string' || !/^mongodb(\+srv)?:\/\//.test(options.url)) {
       throw badRequest('mongodb storage needs a mongodb:// or mongodb+srv:// URL');
     }
-    const client = new MongoClient(options.url, { serverSelectionTimeoutMS: options.serverSelectionTimeoutMs ?? 10_000 });
+    const started = Date.now();
+    const deadline = started + (options.connectTimeoutMs ?? 60_000);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await MongoStoreProvider.connectOnce(options);
+      } catch (error) {
+        if (error instanceof MongoParseError || error instanceof MongoAPIError) throw badRequest(`mongodb storage: invalid connection string: ${error.message}`);
+        const delay = Math.min(500 * 2 ** (attempt - 1), 10_000);
+        if (!isTransientMongoError(error) || Date.now() + delay >= deadline) {
+          throw mapMongoError(error, `connecting (${attempt} attempt${attempt === 1 ? '' : 's'} in ${Math.round((Date.now() - started) / 1000)} s)`);
+        }
+        log.warn('mongodb cannot be reached yet; retrying', { attempt, retryInMs: delay, error: errorMessage(error) });
+        await sleep(delay);
+      }
+    }
+  }
+
+  private static async connectOnce(options: MongoStoreOptions): Promise<MongoStoreProvider> {
+    const client = new MongoClient(options.url, {
+      serverSelectionTimeoutMS: options.serverSelectionTimeoutMs ?? 10_000,
+      writeConcern: { w: 'majority' },
+      readConcern: { level: 'majority' },
+    });
     try {
       await client.connect();
-      const db = client.db(options.database ?? (new URL(options.url.replace(/^mongodb\+srv:/, 'mongodb:')).pathname.slice(1) || 'anchor'));
+      const db = client.db(databaseOf(options));
       const hello = await db.admin().command({ hello: 1 });
       const supported = typeof hello['setName'] === 'string' || hello['msg'] === 'isdbgrid';
       const mode = options.transactions ?? 'auto';
@@ -279,6 +351,11 @@ export class MongoStoreProvider implements StoreProvider {
   /** Whether batches run in transactions (atomic) or as ordered bulk writes (see the module comment). */
   get atomicBatches(): boolean {
     return this.useTransactions;
+  }
+
+  /** Whether this provider is the elected expiry sweeper (held the lease at its last sweep period). */
+  get isExpirySweeper(): boolean {
+    return this.lease?.isHolder ?? false;
   }
 
   assertOpen(): void {
@@ -302,11 +379,11 @@ export class MongoStoreProvider implements StoreProvider {
     const existing = this.stores.get(name);
     const schema = buildSchema(name, options, existing?.schema);
     const collection = existing?.collection ?? this.db.collection<RecordDoc>(prefixedName(this.options.prefix, name));
-    const specs: Array<{ key: Record<string, 1> }> = [...schema.indexes.values()].map((def) => ({
-      key: Object.fromEntries([...def.fields.map((f) => [f, 1 as const]), ['_id', 1 as const]]),
-    }));
-    if (schema.expiryField !== undefined) specs.push({ key: { [schema.expiryField]: 1 } });
-    if (specs.length > 0) await collection.createIndexes(specs);
+    try {
+      await reconcileIndexes(collection as unknown as Collection<never>, name, indexSpecsOf(schema));
+    } catch (error) {
+      throw mapMongoError(error, `store ${name}: open (indexes)`);
+    }
     const store = existing ?? new MongoStore<object>(name, collection, this, schema);
     store.schema = schema;
     this.stores.set(name, store);
@@ -332,32 +409,45 @@ export class MongoStoreProvider implements StoreProvider {
     this.assertOpen();
     const planned = this.plan(ops);
     if (planned.length === 0) return;
-    if (this.useTransactions) {
-      const session = this.client.startSession();
-      try {
-        await session.withTransaction(async () => {
-          const now = Date.now();
-          for (const w of planned) await this.applyOne(w, now, session);
-        });
-      } finally {
-        await session.endSession();
-      }
-      return;
+    try {
+      if (this.useTransactions) await this.batchInTransaction(planned);
+      else await this.batchWithoutTransaction(planned);
+    } catch (error) {
+      throw mapMongoError(error, 'batch');
     }
+  }
+
+  private async batchInTransaction(planned: readonly PlannedWrite[]): Promise<void> {
+    const session = this.client.startSession();
+    try {
+      // withTransaction retries the whole callback on a TransientTransactionError, so `now` is read inside it.
+      await session.withTransaction(async () => {
+        const now = Date.now();
+        for (const run of runsOf(planned)) await this.writeRun(run, now, session, 'batch aborted, nothing written');
+      });
+    } finally {
+      await session.endSession();
+    }
+  }
+
+  private async batchWithoutTransaction(planned: readonly PlannedWrite[]): Promise<void> {
     await this.checkInserts(planned);
     const now = Date.now();
-    // Consecutive operations on one collection go in one ordered bulk write.
-    let i = 0;
-    while (i < planned.length) {
-      const store = planned[i]!.store;
-      const group: AnyBulkWriteOperation<RecordDoc>[] = [];
-      for (; i < planned.length && planned[i]!.store === store; i++) group.push(this.bulkOp(planned[i]!, now));
-      try {
-        await store.collection.bulkWrite(group, { ordered: true });
-      } catch (error) {
-        if (isDuplicateKey(error)) throw conflict(`store ${store.name}: a key inserted by the batch already exists (standalone MongoDB: earlier operations of the batch were applied)`);
-        throw error;
-      }
+    for (const run of runsOf(planned)) await this.writeRun(run, now, undefined, 'no transactions on this server: earlier operations of the batch were applied');
+  }
+
+  private async writeRun(run: readonly PlannedWrite[], now: number, session: ClientSession | undefined, onConflict: string): Promise<void> {
+    const store = run[0]!.store;
+    try {
+      await store.collection.bulkWrite(
+        run.map((w) => this.bulkOp(w, now)),
+        session ? { ordered: true, session } : { ordered: true },
+      );
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+      const at = duplicateKeyIndex(error);
+      const key = at === undefined ? undefined : run[at]?.key;
+      throw conflict(`store ${store.name}: ${key === undefined ? 'a key inserted by the batch' : `key "${key}"`} already exists (${onConflict})`, { cause: error });
     }
   }
 
@@ -368,43 +458,58 @@ export class MongoStoreProvider implements StoreProvider {
     return { replaceOne: { filter: w.store.insertFilter(w.key, now), replacement: w.doc!, upsert: true } };
   }
 
-  private async applyOne(w: PlannedWrite, now: number, session: ClientSession): Promise<void> {
-    const c = w.store.collection;
-    if (w.op === 'delete') await c.deleteOne({ _id: w.key }, { session });
-    else if (w.op === 'put') await c.replaceOne({ _id: w.key }, w.doc!, { upsert: true, session });
-    else {
-      try {
-        if (w.store.schema.expiryField === undefined) await c.insertOne(w.doc!, { session });
-        else await c.replaceOne(w.store.insertFilter(w.key, now), w.doc!, { upsert: true, session });
-      } catch (error) {
-        if (isDuplicateKey(error)) throw conflict(`store ${w.store.name}: key "${w.key}" already exists (batch aborted, nothing written)`);
-        throw error;
-      }
-    }
-  }
-
-  /** Without transactions: refuses the batch before writing when an insert's key already holds a live record. */
+  /**
+   * Without transactions: refuses the batch before writing when an insert's key already holds a live record
+   * (as the batch itself leaves it), reading the inserted keys with one query per store.
+   */
   private async checkInserts(planned: readonly PlannedWrite[]): Promise<void> {
+    const inserted = new Map<MongoStore<object>, Set<string>>();
+    for (const w of planned) if (w.op === 'insert') inserted.set(w.store, (inserted.get(w.store) ?? new Set()).add(w.key));
+    if (inserted.size === 0) return;
     const now = Date.now();
-    // Whether each key touched so far holds a live record, as the batch itself leaves it.
+    const idOf = (store: MongoStore<object>, key: string): string => `${store.name}\u0000${key}`;
+    const stored = new Set<string>();
+    for (const [store, keys] of inserted) {
+      const field = store.schema.expiryField;
+      const docs = await store.collection.find({ _id: { $in: [...keys] } }, { projection: field === undefined ? { _id: 1 } : { [field]: 1 } }).toArray();
+      for (const doc of docs) if (!isExpired(expiryOf(doc, field), now)) stored.add(idOf(store, doc._id));
+    }
+    // Whether each key touched so far holds a live record, as the batch leaves it.
     const live = new Map<string, boolean>();
     for (const w of planned) {
-      const id = `${w.store.name}\u0000${w.key}`;
-      if (w.op === 'insert') {
-        let exists = live.get(id);
-        if (exists === undefined) {
-          const doc = await w.store.collection.findOne({ _id: w.key });
-          exists = doc !== null && !isExpired(expiryOf(fromDoc<object>(doc), w.store.schema.expiryField), now);
-        }
-        if (exists) throw conflict(`store ${w.store.name}: key "${w.key}" already exists (batch aborted, nothing written)`);
-      }
+      const id = idOf(w.store, w.key);
+      if (w.op === 'insert' && (live.get(id) ?? stored.has(id))) throw conflict(`store ${w.store.name}: key "${w.key}" already exists (batch aborted, nothing written)`);
       live.set(id, w.op !== 'delete');
     }
   }
 
   async ping(): Promise<void> {
     this.assertOpen();
-    await this.db.admin().command({ ping: 1 });
+    try {
+      await this.db.admin().command({ ping: 1 });
+    } catch (error) {
+      throw mapMongoError(error, 'ping');
+    }
+  }
+
+  /** One sweep period: sweeps when this provider holds (or takes) the sweeper lease. */
+  private sweepIfElected(): void {
+    if (this.sweeping || this.closed || !this.lease) return;
+    const lease = this.lease;
+    this.sweeping = (async () => {
+      try {
+        if (await lease.acquire()) await this.sweepAll();
+      } catch (error) {
+        if (!this.closed) this.reportSweepError(error, LEASE_COLLECTION);
+      }
+    })().finally(() => {
+      this.sweeping = undefined;
+    });
+  }
+
+  private reportSweepError(error: unknown, store: string): void {
+    if (this.options.onSweepError) this.options.onSweepError(error, store);
+    else log.error('expiry sweep failed', { store, error: errorMessage(error) });
   }
 
   async sweepAll(now = Date.now()): Promise<number> {
@@ -415,7 +520,7 @@ export class MongoStoreProvider implements StoreProvider {
         removed += await store.sweepExpired(now);
       } catch (error) {
         if (this.closed) break;
-        (this.options.onSweepError ?? ((e, s) => console.error(`storage: sweeping store ${s} failed:`, e)))(error, store.name);
+        this.reportSweepError(error, store.name);
       }
     }
     return removed;
@@ -425,7 +530,9 @@ export class MongoStoreProvider implements StoreProvider {
     if (this.closed) return;
     this.closed = true;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
-    await Promise.allSettled([...this.opening.values()]);
+    await Promise.allSettled([...this.opening.values(), this.sweeping]);
+    // Another replica takes over at its next period instead of after the lease lapses.
+    await this.lease?.release().catch(() => undefined);
     await this.client.close();
   }
 }
