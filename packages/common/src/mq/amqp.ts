@@ -39,6 +39,38 @@ function isAuthFailure(error: unknown): boolean {
   return /ACCESS_REFUSED|403|authentication/i.test(errorMessage(error));
 }
 
+/** The broker closes the connection instead of opening it when the vhost is unknown or not permitted. */
+function isVhostRefusal(error: unknown): boolean {
+  return /Expected ConnectionOpenOk|NOT_ALLOWED|530/i.test(errorMessage(error));
+}
+
+/**
+ * What is wrong with an AMQP URL on its face (undefined when nothing is): checked before any connection, so
+ * a typo is one line at start-up instead of a 30 s retry that ends in a protocol error.
+ */
+export function checkAmqpUrl(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'is not a valid URL (check the host and that the port is a number from 1 to 65535)';
+  }
+  if (parsed.protocol !== 'amqp:' && parsed.protocol !== 'amqps:') return `must start with amqp:// or amqps://, not ${parsed.protocol}//`;
+  if (parsed.hostname === '') return 'names no host';
+  if (parsed.port === '0') return 'has port 0';
+  const path = parsed.pathname;
+  if (path.length > 1 && path.slice(1).includes('/')) return 'has more than one path segment: the vhost is one segment (write a "/" inside it as %2F)';
+  for (const [name, value] of parsed.searchParams) {
+    if (['heartbeat', 'frameMax', 'channelMax'].includes(name) && !/^\d+$/.test(value)) return `has a non-numeric ${name}`;
+  }
+  return undefined;
+}
+
+function vhostOf(url: string): string {
+  const path = new URL(url).pathname;
+  return path.length <= 1 ? '/' : decodeURIComponent(path.slice(1));
+}
+
 function withHeartbeat(url: string, seconds: number): string {
   if (/[?&]heartbeat=/.test(url)) return url;
   return `${url}${url.includes('?') ? '&' : '?'}heartbeat=${seconds}`;
@@ -78,6 +110,8 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
   /** Connects (retrying with backoff up to `connectTimeoutMs`; failing at once on refused credentials). */
   static async connect(options: AmqpQueueOptions): Promise<AmqpMessageQueue> {
     if (typeof options.url !== 'string' || !/^amqps?:\/\//.test(options.url)) throw badRequest('amqp message queue needs an amqp:// or amqps:// URL');
+    const urlProblem = checkAmqpUrl(options.url);
+    if (urlProblem) throw badRequest(`amqp URL ${redactUrl(options.url)} ${urlProblem}`);
     const defaults = resolveQueueDefaults(options);
     const publishTimeoutMs = options.publishTimeoutMs ?? 30_000;
     const connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
@@ -109,6 +143,9 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
           model.on('connect-failed', (error: unknown) => {
             lastError = error;
             if (isAuthFailure(error)) reject(unavailable(`amqp: ${where} refused the credentials: ${errorMessage(error)}`, { retryable: false }));
+            else if (isVhostRefusal(error)) {
+              reject(unavailable(`amqp: ${where} refused the virtual host ${JSON.stringify(vhostOf(options.url))}: it does not exist, or the user may not use it`, { retryable: false }));
+            }
           });
           model.waitForConnect().then(() => resolve(), reject);
         }),

@@ -2,7 +2,7 @@ export * from './types.js';
 export { createMessageQueue, type MessageQueueConfig } from './factory.js';
 export { createMemMessageQueue, MemMessageQueue } from './mem.js';
 export { checkNamespace, IDENTITY_HEADER, namespacedQueue, namespaceFor, type NamespaceOptions } from './namespaced.js';
-export { AmqpMessageQueue, createAmqpMessageQueue, redactUrl, type AmqpQueueOptions } from './amqp.js';
+export { AmqpMessageQueue, checkAmqpUrl, createAmqpMessageQueue, redactUrl, type AmqpQueueOptions } from './amqp.js';
 export { quantizeDelay, WAIT_QUEUE_IDLE_MS } from './amqp-topology.js';
 export { HEADERS, MAX_DELAY_MS } from './message.js';
 export {
