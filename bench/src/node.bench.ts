@@ -13,8 +13,8 @@
  *
  * Why the held phases do not use autocannon's `overallRate`: it sends each connection's per-second quota
  * back to back at the start of every second, so "2,000/s" becomes bursts at full concurrency followed by
- * silence, and the anchoring the node does every second lands in the silence. That measured a p99 of
- * 55-65 ms where the same node, paced evenly, shows 40-115 ms: the paced figure is the one users meet.
+ * silence, and the anchoring the node does every second lands in the silence: the paced figure is the one
+ * users meet (the node README compares the two).
  *
  * Targets (2 cores, the load generator included): >= 2,000 accepted creates/s with p99 <= 50 ms;
  * accept → published p99 <= 2 s; resolution p99 <= 10 ms at >= 3,000 requests/s over 10,000 DIDs.

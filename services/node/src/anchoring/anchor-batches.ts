@@ -61,8 +61,8 @@ export interface AnchorBatch {
 /**
  * The parts of a batch that grow with its operation count (the operation keys; the items and content object
  * listing every DID). They are written when they are made, at the cut and at the build, not with each of a
- * batch's eight status changes: kept in the status record, every change rewrote and re-read them, about 2.4
- * MB a second of a node's 8.5 MB of writes at 2,000 creates/s, for an anchor of 2,000 operations.
+ * batch's eight status changes: kept in the status record, every change would rewrite and re-read them, a
+ * large share of a busy node's writes (the node README's Performance section has the figures).
  */
 type AnchorBatchBody = Pick<AnchorBatch, 'operationKeys' | 'items' | 'content'>;
 /** What the status store holds: everything else (records written before the split also hold the body). */
