@@ -28,7 +28,7 @@ export interface NodeContext {
   readonly mq: MessageQueue;
   readonly configValues: ConfigValues;
   readonly keys: NodeKeys;
-  /** `did:web:<host>`, served at /.well-known/did.json: the anchor-credential key (and what later issues add). */
+  /** `did:web:<host>`, served at /.well-known/did.json: the anchor-credential key. */
   readonly domainDidDocument: DidDocument;
   readonly allowedOrigins: AllowedOrigins;
   /** Follow / invite-witness accept lists (used when the matching auth policy is accept-list). */

@@ -7,7 +7,7 @@ import { ContentResolver } from './content-resolver.js';
 
 export interface CasFeature extends NodeFeature {
   readonly store: CasStore;
-  /** Local-then-remote lookup by hashlink, for the observer and (later) remote anchors. */
+  /** Local-then-remote lookup by hashlink, for the observer: this node's anchors and remote ones. */
   readonly resolver: ContentResolver;
   readonly handlers: { readonly getContent: RequestHandler };
 }
