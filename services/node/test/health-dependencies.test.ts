@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { AMQP_URL, amqpUnavailable } from '@anchor/testing/amqp-broker';
+import { mongoServerForTests, type MongoTestServer } from '@anchor/testing/ferretdb';
 import { makeTempDir, stopAllProcesses, waitFor, type TempDir } from '@anchor/testing/process';
 import { TcpProxy } from '@anchor/testing/tcp-proxy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,8 +9,8 @@ import { postOperation, TestDid, waitPublished } from '../src/testing/test-node.
 import { startNodeProcess, type NodeProcess } from './node-process.js';
 
 /**
- * /healthcheck follows the node's real dependencies: the built node talks to RabbitMQ (and MongoDB, when
- * MONGODB_URL names one) through a TCP proxy that the test cuts and restores, as a network failure would.
+ * /healthcheck follows the node's real dependencies: the built node talks to RabbitMQ and MongoDB (MONGODB_URL
+ * when set, else FerretDB) through a TCP proxy that the test cuts and restores, as a network failure would.
  */
 
 interface HealthAnswer {
@@ -98,27 +99,27 @@ describe.skipIf(brokerProblem !== undefined)('health follows the queue (RabbitMQ
   });
 });
 
-const MONGODB_URL = process.env['MONGODB_URL'];
-if (!MONGODB_URL) console.warn('MongoDB health test skipped: MONGODB_URL is not set (no MongoDB server here); set it to run it');
-
-describe.skipIf(!MONGODB_URL)('health follows the database (MongoDB through a TCP proxy)', () => {
+describe('health follows the database (MongoDB through a TCP proxy)', () => {
+  let server: MongoTestServer;
   let dir: TempDir;
   let proxy: TcpProxy;
   let node: NodeProcess;
 
   beforeAll(async () => {
-    const mongo = mongoThroughProxy(MONGODB_URL ?? '');
+    server = await mongoServerForTests();
+    const mongo = mongoThroughProxy(server.url);
     proxy = await TcpProxy.start(mongo.target);
     dir = await makeTempDir('node-health-db-');
     node = await startNodeProcess(dir, {
       args: ['--database-type', 'mongodb', '--database-url', mongo.urlVia(proxy.port), '--database-prefix', `health${process.pid}_`],
     });
-  });
+  }, 20 * 60_000);
 
   afterAll(async () => {
     await stopAllProcesses();
     await proxy?.close();
     await dir?.remove();
+    await server?.stop();
   });
 
   it('is 200 with the database reachable, 503 with the ping error while it is not, 200 once it returns', async () => {
@@ -133,13 +134,13 @@ describe.skipIf(!MONGODB_URL)('health follows the database (MongoDB through a TC
 });
 
 /**
- * Where MONGODB_URL's (first) server is, and the same connection string aimed at 127.0.0.1:<port> as a
+ * Where the MongoDB URL's (first) server is, and the same connection string aimed at 127.0.0.1:<port> as a
  * direct connection, so every byte goes through the proxy (a replica-set URL would otherwise make the
  * driver reach the members directly).
  */
 function mongoThroughProxy(url: string): { target: { host: string; port: number }; urlVia(port: number): string } {
   const match = /^(mongodb:\/\/(?:[^@/]*@)?)([^/?]+)(.*)$/.exec(url);
-  if (!match) throw new Error('MONGODB_URL must be a mongodb:// connection string');
+  if (!match) throw new Error('the MongoDB URL must be a mongodb:// connection string');
   const [host = '127.0.0.1', port = '27017'] = (match[2] ?? '').split(',')[0]?.split(':') ?? [];
   const path = match[3] === undefined || match[3] === '' ? '/' : match[3];
   const withoutReplicaSet = path.replace(/([?&])replicaSet=[^&]*(&|$)/, (_all, lead: string, tail: string) => (tail === '&' ? lead : ''));
