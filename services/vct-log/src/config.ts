@@ -1,4 +1,4 @@
-import { ConfigError, defineConfig, loadConfig, opt, type ConfigOf, type ConfigSources } from '@anchor/common/config';
+import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
 import { parseByteSize } from '@anchor/common/http';
 import { formatLogSpec, parseLogSpec } from '@anchor/common/log';
 import { PROJECT_VERSION } from '@anchor/common/version';
@@ -6,8 +6,8 @@ import { issuerItemProblem, logItemProblem, buildLogDefinitions } from './log-de
 import type { VctLogOptions } from './server.js';
 
 /**
- * Every flag of `vct-log` (env prefix `VCT_`; generic names the original or the spec use are accepted as
- * second env names). `--help` prints them; the README's option table is generated from this spec and a
+ * Every flag of `vct-log`: each flag's first env name is `VCT_<FLAG>` (the config module's env rule); the
+ * generic names the original or the spec use follow as aliases. `--help` prints them; the README's option table is generated from this spec and a
  * test checks it lists every flag.
  */
 export const VCT_LOG_CONFIG = defineConfig({
@@ -16,68 +16,61 @@ export const VCT_LOG_CONFIG = defineConfig({
   description:
     'RFC 6962 transparency log of verifiable credentials, wire-compatible with trustbloc/vct: several logs ' +
     'per deployment, each under /<alias>/v1/..., signed by one Ed25519 or P-256 key.',
+  envPrefix: 'VCT',
   options: {
-    hostUrl: opt.hostPort({ flag: 'host-url', short: 'a', env: ['VCT_HOST_URL', 'VCT_API_HOST'], default: '0.0.0.0:5678', help: 'address the API listens on (host:port; :port for all interfaces)' }),
+    hostUrl: opt.hostPort({ flag: 'host-url', short: 'a', env: ['VCT_API_HOST'], default: '0.0.0.0:5678', help: 'address the API listens on (host:port; :port for all interfaces)' }),
     baseUrl: opt.url({
       flag: 'base-url',
-      env: 'VCT_BASE_URL',
       protocols: ['http', 'https'],
       help: 'external URL of the service; WebFinger subjects are <base-url>/<alias> (default http://<host-url>, with a wildcard host shown as localhost)',
     }),
-    dataDir: opt.string({ flag: 'data-dir', env: 'VCT_DATA_DIR', default: 'data', help: 'directory of the LMDB database and of the generated signing key' }),
+    dataDir: opt.string({ flag: 'data-dir', default: 'data', help: 'directory of the LMDB database and of the generated signing key' }),
     logs: opt.list({
       flag: 'logs',
       short: 'l',
-      env: 'VCT_LOGS',
       default: ['main:rw'],
       validateItem: logItemProblem,
       help: 'logs to serve, alias:permissions with permissions r, w or rw (an @endpoint suffix of the original is accepted and ignored: every log is embedded)',
     }),
     issuers: opt.list({
       flag: 'issuers',
-      env: 'VCT_ISSUERS',
       validateItem: issuerItemProblem,
       help: 'issuer allow-list entries alias@did; add-vc on an alias with a list rejects other issuers with 400',
     }),
     databaseType: opt.enum(['mem', 'lmdb', 'mongodb'] as const, {
       flag: 'database-type',
-      env: ['VCT_DATABASE_TYPE', 'DATABASE_TYPE'],
+      env: ['DATABASE_TYPE'],
       default: 'lmdb',
       help: 'storage: lmdb (embedded, durable, in --data-dir), mongodb (--database-url; use a replica set), or mem (nothing survives a restart)',
     }),
-    databaseUrl: opt.string({ flag: 'database-url', env: ['VCT_DATABASE_URL', 'DATABASE_URL'], secret: true, help: 'MongoDB connection string (mongodb://...)' }),
-    databasePrefix: opt.string({ flag: 'database-prefix', env: ['VCT_DATABASE_PREFIX', 'DATABASE_PREFIX'], help: 'prefix of the store (collection) names' }),
+    databaseUrl: opt.string({ flag: 'database-url', env: ['DATABASE_URL'], secret: true, help: 'MongoDB connection string (mongodb://...)' }),
+    databasePrefix: opt.string({ flag: 'database-prefix', env: ['DATABASE_PREFIX'], help: 'prefix of the store (collection) names' }),
     databaseTimeout: opt.duration({
       flag: 'database-timeout',
-      env: 'VCT_DATABASE_TIMEOUT',
       default: '30s',
       help: 'how long to keep retrying (once a second) when the database cannot be reached at start-up',
     }),
     keyFile: opt.string({
       flag: 'key-file',
-      env: 'VCT_KEY_FILE',
       help: 'PKCS#8 PEM file of the log signing key; created with a new key on first start when missing (default <data-dir>/vct-log-key.pem); replicas sharing a database must share this file',
     }),
     keyType: opt.enum(['Ed25519', 'P-256'] as const, {
       flag: 'key-type',
-      env: 'VCT_KEY_TYPE',
       help: 'type of a generated key: Ed25519 (default; envelope EDDSA/ED25519) or P-256 (envelope ECDSA/ECDSAP256IEEEP1363); must match an existing key file when given',
     }),
-    readTokens: opt.list({ flag: 'api-read-token', env: 'VCT_API_READ_TOKEN', secret: true, help: 'bearer tokens accepted for reads (GET); none means reads are open' }),
-    writeTokens: opt.list({ flag: 'api-write-token', env: 'VCT_API_WRITE_TOKEN', secret: true, help: 'bearer tokens accepted for writes (add-vc, POST /loglevels); none means writes are open' }),
+    readTokens: opt.list({ flag: 'api-read-token', secret: true, help: 'bearer tokens accepted for reads (GET); none means reads are open' }),
+    writeTokens: opt.list({ flag: 'api-write-token', secret: true, help: 'bearer tokens accepted for writes (add-vc, POST /loglevels); none means writes are open' }),
     integrationInterval: opt.duration({
       flag: 'integration-interval',
-      env: 'VCT_INTEGRATION_INTERVAL',
       default: '250ms',
       min: '10ms',
       max: '1m',
       help: 'how often accepted entries are integrated into the trees (and a new signed tree head produced)',
     }),
-    integrationBatchSize: opt.int({ flag: 'integration-batch-size', env: 'VCT_INTEGRATION_BATCH_SIZE', default: 2000, min: 1, max: 10_000, help: 'most entries written in one atomic integration batch' }),
-    maxRootAge: opt.duration({ flag: 'max-root-age', env: 'VCT_MAX_ROOT_AGE', default: '1h', min: '1s', help: 'a log without new entries still gets a freshly timestamped tree head this often' }),
+    integrationBatchSize: opt.int({ flag: 'integration-batch-size', default: 2000, min: 1, max: 10_000, help: 'most entries written in one atomic integration batch' }),
+    maxRootAge: opt.duration({ flag: 'max-root-age', default: '1h', min: '1s', help: 'a log without new entries still gets a freshly timestamped tree head this often' }),
     maxGetEntries: opt.int({
       flag: 'max-get-entries',
-      env: 'VCT_MAX_GET_ENTRIES',
       default: 1000,
       min: 1,
       max: 10_000,
@@ -85,21 +78,18 @@ export const VCT_LOG_CONFIG = defineConfig({
     }),
     sequencerLease: opt.duration({
       flag: 'sequencer-lease',
-      env: 'VCT_SEQUENCER_LEASE',
       default: '10s',
       min: '1s',
       help: 'with mongodb: how long the replica that integrates holds its lease without renewing it',
     }),
-    devMode: opt.bool({ flag: 'dev-mode', env: 'VCT_DEV_MODE', help: 'resolve did:web over plain http for every host (otherwise only localhost and 127.0.0.1)' }),
+    devMode: opt.bool({ flag: 'dev-mode', help: 'resolve did:web over plain http for every host (otherwise only localhost and 127.0.0.1)' }),
     allowUndefinedTerms: opt.list({
       flag: 'allow-undefined-terms',
-      env: 'VCT_ALLOW_UNDEFINED_TERMS',
       default: ['href', 'rel', 'AnchorLink'],
       help: 'JSON-LD terms a credential may use without its contexts defining them (dropped from the entry, as the original does); "any" accepts every undefined term',
     }),
     canonicalizeWorkers: opt.custom({
       flag: 'canonicalize-workers',
-      env: 'VCT_CANONICALIZE_WORKERS',
       type: 'int|auto',
       default: 'auto',
       parse: (raw: string): number | 'auto' => {
@@ -109,32 +99,30 @@ export const VCT_LOG_CONFIG = defineConfig({
       },
       help: 'worker threads that parse, canonicalise (JSON-LD) and sign add-vc credentials; auto = one per core; 0 does it on the HTTP thread',
     }),
-    didCacheTtl: opt.duration({ flag: 'did-cache-ttl', env: 'VCT_DID_CACHE_TTL', default: '5m', help: 'how long resolved DID documents (proof verification keys) are reused' }),
+    didCacheTtl: opt.duration({ flag: 'did-cache-ttl', default: '5m', help: 'how long resolved DID documents (proof verification keys) are reused' }),
     requestBodyLimit: opt.string({
       flag: 'request-body-limit',
-      env: 'VCT_REQUEST_BODY_LIMIT',
       default: '1mb',
       validate: (value) => (isByteSize(value) ? undefined : 'must be a size such as 512kb or 1mb'),
       help: 'largest request body accepted; larger ones get 413',
     }),
-    metricsHost: opt.hostPort({ flag: 'metrics-host', short: 'm', env: 'VCT_METRICS_HOST', help: 'serve /metrics on this separate listener (as the original) instead of the API listener' }),
-    tlsServeCert: opt.string({ flag: 'tls-serve-cert', env: 'VCT_TLS_SERVE_CERT', help: 'PEM certificate file: serve HTTPS (with --tls-serve-key)' }),
-    tlsServeKey: opt.string({ flag: 'tls-serve-key', env: 'VCT_TLS_SERVE_KEY', help: 'PEM private key file of --tls-serve-cert' }),
-    logLevel: opt.custom({ flag: 'log-level', env: ['VCT_LOG_LEVEL', 'LOG_LEVEL'], type: 'level spec', default: 'info', parse: parseLogSpec, format: formatLogSpec, help: 'log levels: error, warning, info or debug, optionally per module (vct-sequencer=debug:info)' }),
-    logFormat: opt.enum(['json', 'text'] as const, { flag: 'log-format', env: 'VCT_LOG_FORMAT', help: 'log line format (default: text on a terminal, json otherwise)' }),
+    metricsHost: opt.hostPort({ flag: 'metrics-host', short: 'm', help: 'serve /metrics on this separate listener (as the original) instead of the API listener' }),
+    tlsServeCert: opt.string({ flag: 'tls-serve-cert', help: 'PEM certificate file: serve HTTPS (with --tls-serve-key)' }),
+    tlsServeKey: opt.string({ flag: 'tls-serve-key', help: 'PEM private key file of --tls-serve-cert' }),
+    logLevel: opt.custom({ flag: 'log-level', env: ['LOG_LEVEL'], type: 'level spec', default: 'info', parse: parseLogSpec, format: formatLogSpec, help: 'log levels: error, warning, info or debug, optionally per module (vct-sequencer=debug:info)' }),
+    logFormat: opt.enum(['json', 'text'] as const, { flag: 'log-format', help: 'log line format (default: text on a terminal, json otherwise)' }),
   },
+  checks: [
+    (c) => ((c.tlsServeCert === undefined) !== (c.tlsServeKey === undefined) ? 'options --tls-serve-cert and --tls-serve-key: give both to serve HTTPS, or neither' : undefined),
+    (c) => (c.databaseType === 'mongodb' && !c.databaseUrl ? 'option --database-url (env VCT_DATABASE_URL or DATABASE_URL): required with --database-type mongodb' : undefined),
+  ],
 });
 
 export type VctLogFlags = ConfigOf<typeof VCT_LOG_CONFIG>;
 
-/** Reads flags and env into the server's options; a ConfigError (exit 2) names the option at fault. */
-export function loadVctLogOptions(sources?: ConfigSources): { options: VctLogOptions; flags: VctLogFlags; ignoredEndpoints: string[] } {
-  const flags = loadConfig(VCT_LOG_CONFIG, sources);
+/** The server's options from the parsed flags, and the `@endpoint` suffixes of `--logs` that are ignored. */
+export function vctLogOptionsFrom(flags: VctLogFlags): { options: VctLogOptions; ignoredEndpoints: string[] } {
   const { logs, ignoredEndpoints } = buildLogDefinitions(flags.logs, flags.issuers);
-  if ((flags.tlsServeCert === undefined) !== (flags.tlsServeKey === undefined)) {
-    throw new ConfigError('options --tls-serve-cert and --tls-serve-key: give both to serve HTTPS, or neither');
-  }
-  if (flags.databaseType === 'mongodb' && !flags.databaseUrl) throw new ConfigError('option --database-url (env VCT_DATABASE_URL or DATABASE_URL): required with --database-type mongodb');
   const undefinedTerms = flags.allowUndefinedTerms.some((term) => term.toLowerCase() === 'any') ? 'any' : flags.allowUndefinedTerms;
   const options: VctLogOptions = {
     host: flags.hostUrl.host,
@@ -160,7 +148,7 @@ export function loadVctLogOptions(sources?: ConfigSources): { options: VctLogOpt
     metricsHost: flags.metricsHost,
     tls: flags.tlsServeCert && flags.tlsServeKey ? { certFile: flags.tlsServeCert, keyFile: flags.tlsServeKey } : undefined,
   };
-  return { options, flags, ignoredEndpoints };
+  return { options, ignoredEndpoints };
 }
 
 function isByteSize(value: string): boolean {

@@ -3,21 +3,17 @@
  * `vct-log`: reads flags and `VCT_*` environment variables, starts the transparency log service, and stops
  * it gracefully on SIGTERM/SIGINT (see `--help`).
  */
-import { describeConfig, runMain } from '@anchor/common/config';
-import { configureLogging, getLogger } from '@anchor/common/log';
-import { loadVctLogOptions, VCT_LOG_CONFIG } from './config.js';
+import { getLogger } from '@anchor/common/log';
+import { runService } from '@anchor/common/service';
+import { VCT_LOG_CONFIG, vctLogOptionsFrom } from './config.js';
 import { createServer } from './server.js';
 
-await runMain(
-  async () => {
-    const { options, flags, ignoredEndpoints } = loadVctLogOptions();
-    configureLogging({ levels: flags.logLevel, ...(flags.logFormat ? { format: flags.logFormat } : {}) });
-    const log = getLogger('vct-log');
-    log.info('configuration', describeConfig(VCT_LOG_CONFIG, flags));
-    for (const endpoint of ignoredEndpoints) log.warn('ignoring the log server endpoint of --logs: every log is embedded', { log: endpoint });
-    const server = createServer(options);
-    await server.start();
-    return server;
+await runService(
+  VCT_LOG_CONFIG,
+  (flags) => {
+    const { options, ignoredEndpoints } = vctLogOptionsFrom(flags);
+    for (const endpoint of ignoredEndpoints) getLogger('vct-log').warn('ignoring the log server endpoint of --logs: every log is embedded', { log: endpoint });
+    return createServer(options);
   },
-  { program: VCT_LOG_CONFIG.program },
+  { logging: (flags) => ({ levels: flags.logLevel, format: flags.logFormat }) },
 );

@@ -1,5 +1,5 @@
 import { describeConfig, loadConfig, runMain, type ConfigSources, type ConfigSpec, type MainIo, type OptionMap, type SectionMap, type SettingsOf, type Stoppable } from '../config/index.js';
-import { configureLogging, getLogger, type LogFormat } from '../log/index.js';
+import { configureLogging, getLogger, type LogFormat, type LogLevelSpec } from '../log/index.js';
 
 /** What a service's `main.ts` starts: anything with `start` and `stop` (a `Service`, or a service's own wrapper). */
 export interface Runnable extends Stoppable {
@@ -8,7 +8,7 @@ export interface Runnable extends Stoppable {
 
 export interface RunServiceOptions<Config> {
   /** Logging as the flags say, applied before the configuration line is logged. */
-  logging(config: Config): { levels: string; format?: LogFormat | undefined };
+  logging(config: Config): { levels: string | LogLevelSpec; format?: LogFormat | undefined };
   sources?: ConfigSources;
   io?: MainIo;
   stopTimeoutMs?: number;

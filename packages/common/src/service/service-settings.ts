@@ -1,6 +1,6 @@
 import type { HostPort } from '../config/index.js';
-import type { HealthCheck, HealthOptions, RequestSigner, SignatureAuthenticator } from '../http/index.js';
-import type { LogFormat } from '../log/index.js';
+import type { BuiltinRoutes, HealthCheck, HealthOptions, RequestSigner, SignatureAuthenticator } from '../http/index.js';
+import type { LogFormat, LogLevelSpec } from '../log/index.js';
 import type { MessageQueueConfig } from '../mq/index.js';
 import type { StorageSettings } from './open-storage.js';
 import type { TokenSettings } from './token-settings.js';
@@ -14,13 +14,15 @@ export interface ServiceSettings {
   /** Serve `/metrics` on this separate listener instead of the API listener. */
   readonly metricsListen?: HostPort | undefined;
   /** Applied before anything logs; absent leaves the process's logging as it is (services embedded in tests). */
-  readonly log?: { readonly levels: string; readonly format?: LogFormat | undefined } | undefined;
+  readonly log?: { readonly levels: string | LogLevelSpec; readonly format?: LogFormat | undefined } | undefined;
   readonly storage: StorageSettings;
   /** Absent: the service has no queue (and no `mqStatus` health field). */
   readonly queue?: MessageQueueConfig | undefined;
   /** Largest accepted request body, e.g. `2mb`. */
   readonly bodyLimit: string;
   readonly health?: HealthOptions | undefined;
+  /** The HTTP kit's built-in routes; `/metrics` is left off the API listener when `metricsListen` is set. */
+  readonly builtins?: BuiltinRoutes | undefined;
   /** Starts (and stays, until changed at runtime) in maintenance: health reports it. */
   readonly maintenance?: boolean | undefined;
   /** Inbound bearer-token rules. */

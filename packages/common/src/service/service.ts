@@ -116,7 +116,7 @@ export async function createService<Config, Extra extends object, Parts>(
       bodyLimit: settings.bodyLimit,
       auth: { rules: tokenRulesFor(settings.tokens), ...(extension.signatureAuthenticator ? { signatureAuthenticator: extension.signatureAuthenticator } : {}) },
       ...(settings.health ? { health: settings.health } : {}),
-      builtins: { metrics: settings.metricsListen === undefined },
+      builtins: { ...settings.builtins, ...(settings.metricsListen ? { metrics: false } : {}) },
     });
     const signedPaths = settings.client?.signedPaths ? new TokenRules(tokenRulesFor(settings.client.signedPaths)) : undefined;
     const httpClient = createHttpClient({

@@ -1,0 +1,58 @@
+import { mountRoutes } from '@anchor/common/http';
+import type { Feature } from '@anchor/common/service';
+import { PROJECT_VERSION } from '@anchor/common/version';
+import { logApiHandlers } from './api/log-api-handlers.js';
+import { LogApi } from './api/log-api.js';
+import { webFingerHandler } from './api/webfinger.js';
+import type { VctLogContext } from './log-context.js';
+import type { LogsFeature } from './logs-feature.js';
+import type { PreparerFeature } from './preparer-feature.js';
+import { vctLogRoutes } from './routes.js';
+import { SignedTreeHeads } from './signing/signed-tree-heads.js';
+
+/** The log API of every alias and WebFinger, from the route table. */
+export interface ApiFeature extends Feature {
+  /** The external base URL (WebFinger subjects are `<baseUrl>/<alias>`); known once the listener is up. */
+  readonly baseUrl: string;
+}
+
+export function createApiFeature(ctx: VctLogContext, logs: LogsFeature, preparer: PreparerFeature): ApiFeature {
+  const { http, vctMetrics } = ctx;
+  let baseUrl = ctx.config.baseUrl?.replace(/\/+$/, '');
+  const knownBaseUrl = (): string => {
+    if (baseUrl === undefined) throw new Error('vct-log is not started (no base URL yet)');
+    return baseUrl;
+  };
+  // Bodies are small and never revalidated; hashing each one for an ETag is wasted work.
+  http.app.set('etag', false);
+  http.health.addFields(() => ({ current_time: new Date().toISOString(), version: PROJECT_VERSION }));
+  const logApi = new LogApi({
+    logs: logs.registry,
+    checker: preparer.checker,
+    signer: logs.signer,
+    treeHeads: new SignedTreeHeads(logs.signer),
+    metrics: vctMetrics,
+    maxGetEntries: ctx.config.maxGetEntries ?? 1000,
+  });
+  mountRoutes(
+    http,
+    vctLogRoutes(http, {
+      logApi: logApiHandlers(logApi, vctMetrics),
+      webFinger: webFingerHandler({ logs: logs.registry, signer: logs.signer, metrics: vctMetrics, baseUrl: knownBaseUrl }),
+    }),
+  );
+  return {
+    name: 'api',
+    get baseUrl() {
+      return knownBaseUrl();
+    },
+    async start() {
+      baseUrl ??= `${ctx.listener.secure ? 'https' : 'http'}://${displayHost(ctx.config.host ?? '127.0.0.1')}:${ctx.listener.port}`;
+    },
+  };
+}
+
+function displayHost(host: string): string {
+  if (host === '0.0.0.0' || host === '' || host === '::') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
