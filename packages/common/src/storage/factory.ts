@@ -27,6 +27,8 @@ export interface StorageConfig {
   prefix?: string;
   /** Period of the expiry sweep in ms (0 disables; default 60 s). */
   sweepIntervalMs?: number;
+  /** MongoDB: how long start-up keeps retrying an unreachable server, with backoff (default 30 s). */
+  connectTimeoutMs?: number;
 }
 
 export const STORE_KINDS: readonly StoreKind[] = ['mem', 'lmdb', 'mongodb'];
@@ -44,7 +46,7 @@ export async function createStoreProvider(config: StorageConfig): Promise<StoreP
       return createLmdbStoreProvider({ ...common, dataDir: config.dataDir });
     case 'mongodb':
       if (!config.url) throw badRequest('database type mongodb needs a connection string (--database-url)');
-      return createMongoStoreProvider({ ...common, url: config.url });
+      return createMongoStoreProvider({ ...common, url: config.url, ...(config.connectTimeoutMs !== undefined ? { connectTimeoutMs: config.connectTimeoutMs } : {}) });
     default:
       throw badRequest(`unknown database type ${JSON.stringify(config.type)} (expected one of ${STORE_KINDS.join(', ')})`);
   }

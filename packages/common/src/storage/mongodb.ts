@@ -54,7 +54,7 @@ export interface MongoStoreOptions {
   serverSelectionTimeoutMs?: number;
   /**
    * How long start-up keeps retrying a server that cannot be reached, with backoff from 0.5 s doubling to
-   * 10 s between attempts (default 60 s; 0 makes one attempt).
+   * 10 s between attempts (default 30 s; 0 makes one attempt).
    */
   connectTimeoutMs?: number;
 }
@@ -312,7 +312,7 @@ export class MongoStoreProvider implements StoreProvider {
       throw badRequest('mongodb storage needs a mongodb:// or mongodb+srv:// URL');
     }
     const started = Date.now();
-    const deadline = started + (options.connectTimeoutMs ?? 60_000);
+    const deadline = started + (options.connectTimeoutMs ?? 30_000);
     for (let attempt = 1; ; attempt++) {
       try {
         return await MongoStoreProvider.connectOnce(options);
