@@ -117,7 +117,7 @@ describe('storage factory', () => {
   it('fails to connect to a MongoDB that is not there, within its timeout', async () => {
     const { createMongoStoreProvider } = await import('./mongodb.js');
     const started = Date.now();
-    await expect(createMongoStoreProvider({ url: 'mongodb://127.0.0.1:1/anchor', serverSelectionTimeoutMs: 300 })).rejects.toThrow(/ECONNREFUSED|Server selection timed out/);
+    await expect(createMongoStoreProvider({ url: 'mongodb://127.0.0.1:1/anchor', serverSelectionTimeoutMs: 300, connectTimeoutMs: 0 })).rejects.toThrow(/ECONNREFUSED|Server selection timed out/);
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
