@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../errors/index.js';
@@ -11,7 +11,7 @@ afterEach(async () => {
 });
 
 /** A loopback server; `hits` counts the requests that reached it. */
-async function serve(handler: (path: string, res: import('node:http').ServerResponse) => void): Promise<{ url: string; hits: () => number }> {
+async function serve(handler: (path: string, res: ServerResponse) => void): Promise<{ url: string; hits: () => number }> {
   let hits = 0;
   const server = createServer((req, res) => {
     hits++;
