@@ -31,14 +31,8 @@ export interface ContractContext {
   readonly durable: boolean;
 }
 
-export interface StorageContractOptions {
-  /** When set, the suite is registered as skipped and this reason is printed. */
-  skip?: string;
-}
-
-export function testStoreProvider(label: string, harness: StoreHarness, options: StorageContractOptions = {}): void {
-  if (options.skip !== undefined) console.warn(`[storage contract] ${label}: SKIPPED: ${options.skip}`);
-  (options.skip === undefined ? describe : describe.skip)(`storage contract: ${label}`, () => {
+export function testStoreProvider(label: string, harness: StoreHarness): void {
+  describe(`storage contract: ${label}`, () => {
     let current: StoreProvider | undefined;
     const ctx: ContractContext = {
       get provider(): StoreProvider {
