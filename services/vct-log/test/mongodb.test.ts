@@ -49,7 +49,13 @@ describe('vct-log on MongoDB', () => {
       // The key file of the first replica is shared, as a deployment shares it through a secret.
       const keyFile = `${dirs[0]!.path}/key.pem`;
       replicas = dirs.map((dir) =>
-        createServer({ dataDir: dir.path, keyFile, storage: { type: 'mongodb', url, prefix: `${prefix}_r` }, canonicalizeWorkers: 0, integrationIntervalMs: 50 }),
+        createServer({
+          dataDir: dir.path,
+          keyFile,
+          storage: { type: 'mongodb', url, prefix: `${prefix}_r` },
+          canonicalizeWorkers: 0,
+          integrationIntervalMs: 50,
+        }),
       );
       for (const replica of replicas) await replica.start();
     });
@@ -61,14 +67,20 @@ describe('vct-log on MongoDB', () => {
     it('integrate what either accepted once, and serve the same heads', async () => {
       const acks: AddVcResponse[] = [];
       for (let i = 0; i < 20; i++) {
-        const reply = await call<AddVcResponse>(`${replicas[i % 2]!.url}/main/v1/add-vc`, { json: anchorCredential(`mongo-${i % 15}`) });
+        const reply = await call<AddVcResponse>(`${replicas[i % 2]!.url}/main/v1/add-vc`, {
+          json: anchorCredential(`mongo-${i % 15}`),
+        });
         expect(reply.status).toBe(200);
         acks.push(reply.body);
       }
       const heads = await waitFor(
         async () => {
-          const both = await Promise.all(replicas.map(async (r) => (await call<SignedTreeHead>(`${r.url}/main/v1/get-sth`)).body));
-          return both.every((h) => h.tree_size === 15 && h.sha256_root_hash === both[0]!.sha256_root_hash) ? both : undefined;
+          const both = await Promise.all(
+            replicas.map(async (r) => (await call<SignedTreeHead>(`${r.url}/main/v1/get-sth`)).body),
+          );
+          return both.every((h) => h.tree_size === 15 && h.sha256_root_hash === both[0]!.sha256_root_hash)
+            ? both
+            : undefined;
         },
         { timeoutMs: 20_000 },
       );

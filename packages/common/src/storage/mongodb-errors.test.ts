@@ -1,4 +1,10 @@
-import { MongoBulkWriteError, MongoNetworkError, MongoServerError, MongoServerSelectionError, MongoWriteConcernError } from 'mongodb';
+import {
+  MongoBulkWriteError,
+  MongoNetworkError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoWriteConcernError,
+} from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors/index.js';
 import { duplicateKeyIndex, isDuplicateKey, mapMongoError } from './mongodb-errors.js';
@@ -16,14 +22,29 @@ describe('MongoDB errors as AppErrors', () => {
   it('maps a lost connection, a failover, a timeout and a write conflict to a retryable 503', () => {
     for (const error of [
       new MongoNetworkError('connection 3 to 10.0.0.1:27017 closed'),
-      new MongoServerSelectionError('Server selection timed out after 10000 ms', { type: 'Unknown', servers: new Map(), stale: false, compatible: true, heartbeatFrequencyMS: 10_000, localThresholdMS: 15, setName: null, maxElectionId: null, maxSetVersion: null, commonWireVersion: 0, logicalSessionTimeoutMinutes: null } as never),
+      new MongoServerSelectionError('Server selection timed out after 10000 ms', {
+        type: 'Unknown',
+        servers: new Map(),
+        stale: false,
+        compatible: true,
+        heartbeatFrequencyMS: 10_000,
+        localThresholdMS: 15,
+        setName: null,
+        maxElectionId: null,
+        maxSetVersion: null,
+        commonWireVersion: 0,
+        logicalSessionTimeoutMinutes: null,
+      } as never),
       serverError(10107, 'NotWritablePrimary'),
       serverError(189, 'PrimarySteppedDown'),
       serverError(11602, 'InterruptedDueToReplStateChange'),
       serverError(50, 'MaxTimeMSExpired'),
       serverError(112, 'WriteConflict'),
       serverError(1, 'Whatever', ['TransientTransactionError']),
-      new MongoWriteConcernError({ ok: 1, writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' } } as never),
+      new MongoWriteConcernError({
+        ok: 1,
+        writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' },
+      } as never),
     ]) {
       const e = mapped(error);
       expect([e.code, e.status, e.retryable], error.message).toEqual(['unavailable', 503, true]);
@@ -34,7 +55,14 @@ describe('MongoDB errors as AppErrors', () => {
   it('maps a duplicate key to a 409 and finds the bulk operation that hit it', () => {
     const e = mapped(serverError(11000, 'DuplicateKey'));
     expect([e.code, e.status, e.retryable]).toEqual(['conflict', 409, false]);
-    const bulk = new MongoBulkWriteError({ message: 'E11000', code: 11000, writeErrors: [{ index: 3, code: 11000, errmsg: 'E11000 duplicate key' }] as never }, {} as never);
+    const bulk = new MongoBulkWriteError(
+      {
+        message: 'E11000',
+        code: 11000,
+        writeErrors: [{ index: 3, code: 11000, errmsg: 'E11000 duplicate key' }] as never,
+      },
+      {} as never,
+    );
     expect(isDuplicateKey(bulk)).toBe(true);
     expect(duplicateKeyIndex(bulk)).toBe(3);
     expect(isDuplicateKey(serverError(2, 'BadValue'))).toBe(false);

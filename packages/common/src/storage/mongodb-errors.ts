@@ -4,7 +4,18 @@
  * the queue); a duplicate key is `conflict` (409); a document over the server's limit is 413; anything else
  * the server refuses is an `internal` error that names the operation and the server's code.
  */
-import { MongoBulkWriteError, MongoError, MongoErrorLabel, MongoNetworkError, MongoNotConnectedError, MongoOperationTimeoutError, MongoServerError, MongoServerSelectionError, MongoTopologyClosedError, MongoWriteConcernError } from 'mongodb';
+import {
+  MongoBulkWriteError,
+  MongoError,
+  MongoErrorLabel,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoOperationTimeoutError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+  MongoWriteConcernError,
+} from 'mongodb';
 import { AppError, conflict, transient } from '../errors/index.js';
 
 export const DUPLICATE_KEY = 11000;
@@ -49,7 +60,8 @@ type WriteErrors = ReadonlyArray<{ code?: number; index?: number }>;
 
 /** A bulk write's per-operation errors (the driver gives one or an array). */
 function writeErrorsOf(error: unknown): WriteErrors {
-  const given: unknown = error instanceof MongoBulkWriteError ? error.writeErrors : (error as { writeErrors?: unknown } | null)?.writeErrors;
+  const given: unknown =
+    error instanceof MongoBulkWriteError ? error.writeErrors : (error as { writeErrors?: unknown } | null)?.writeErrors;
   if (given === undefined || given === null) return [];
   return (Array.isArray(given) ? given : [given]) as WriteErrors;
 }
@@ -82,7 +94,10 @@ export function isTransientMongoError(error: unknown): boolean {
   if (!(error instanceof MongoBulkWriteError)) return false;
   // A bulk write that failed as a whole (no server reached) keeps the error that failed it.
   const cause: unknown = error.errorResponse;
-  return error.writeConcernError !== undefined || (cause !== error && cause instanceof MongoError && isTransientMongoError(cause));
+  return (
+    error.writeConcernError !== undefined ||
+    (cause !== error && cause instanceof MongoError && isTransientMongoError(cause))
+  );
 }
 
 /** The AppError for a failure of `what` ("store x: get"); AppErrors and non-driver errors pass through. */
@@ -91,7 +106,12 @@ export function mapMongoError(error: unknown, what: string): unknown {
   if (isDuplicateKey(error)) return conflict(`${what}: the key already exists`, { cause: error });
   if (isTransientMongoError(error)) return transient(`mongodb unavailable (${what}): ${error.message}`, error);
   const code = typeof error.code === 'number' ? error.code : undefined;
-  if (code !== undefined && TOO_LARGE_CODES.has(code)) return new AppError('payload_too_large', `${what}: ${error.message}`, { cause: error });
+  if (code !== undefined && TOO_LARGE_CODES.has(code))
+    return new AppError('payload_too_large', `${what}: ${error.message}`, { cause: error });
   const name = error instanceof MongoServerError && error.codeName ? ` ${error.codeName}` : '';
-  return new AppError('internal', `mongodb refused ${what}:${name}${code === undefined ? '' : ` (code ${code})`}: ${error.message}`, { cause: error });
+  return new AppError(
+    'internal',
+    `mongodb refused ${what}:${name}${code === undefined ? '' : ` (code ${code})`}: ${error.message}`,
+    { cause: error },
+  );
 }

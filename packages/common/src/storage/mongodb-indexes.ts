@@ -12,7 +12,16 @@ import type { StoreSchema } from './schema.js';
 const log = getLogger('mongodb-storage');
 
 /** Options that change what an index holds or how it is used: an index carrying one is not ours as declared. */
-const SHAPING_OPTIONS = ['unique', 'sparse', 'partialFilterExpression', 'expireAfterSeconds', 'collation', 'hidden', 'weights', 'wildcardProjection'];
+const SHAPING_OPTIONS = [
+  'unique',
+  'sparse',
+  'partialFilterExpression',
+  'expireAfterSeconds',
+  'collation',
+  'hidden',
+  'weights',
+  'wildcardProjection',
+];
 const INDEX_NOT_FOUND = 27;
 
 export interface IndexSpec {
@@ -26,7 +35,8 @@ function specOf(fields: readonly string[]): IndexSpec {
 
 export function indexSpecsOf(schema: StoreSchema): IndexSpec[] {
   const specs = [...schema.indexes.values()].map((def) => specOf([...def.fields, '_id']));
-  if (schema.expiryField !== undefined && !specs.some((s) => s.name === specOf([schema.expiryField!]).name)) specs.push(specOf([schema.expiryField]));
+  if (schema.expiryField !== undefined && !specs.some((s) => s.name === specOf([schema.expiryField!]).name))
+    specs.push(specOf([schema.expiryField]));
   return specs;
 }
 
@@ -37,7 +47,11 @@ function sameIndex(existing: Document, wanted: IndexSpec): boolean {
 }
 
 /** Drops what is stale, rebuilds what changed, creates what is missing; returns the names dropped and built. */
-export async function reconcileIndexes(collection: Collection<never>, store: string, wanted: readonly IndexSpec[]): Promise<{ dropped: string[]; created: string[] }> {
+export async function reconcileIndexes(
+  collection: Collection<never>,
+  store: string,
+  wanted: readonly IndexSpec[],
+): Promise<{ dropped: string[]; created: string[] }> {
   const existing = await collection
     .listIndexes()
     .toArray()
@@ -56,8 +70,21 @@ export async function reconcileIndexes(collection: Collection<never>, store: str
       byName.delete(name);
       continue;
     }
-    if (want) log.warn('rebuilding an index whose definition changed', { store, collection: collection.collectionName, index: name, was: index['key'], now: want.key });
-    else log.warn('dropping an index the store no longer declares', { store, collection: collection.collectionName, index: name, key: index['key'] });
+    if (want)
+      log.warn('rebuilding an index whose definition changed', {
+        store,
+        collection: collection.collectionName,
+        index: name,
+        was: index['key'],
+        now: want.key,
+      });
+    else
+      log.warn('dropping an index the store no longer declares', {
+        store,
+        collection: collection.collectionName,
+        index: name,
+        key: index['key'],
+      });
     try {
       await collection.dropIndex(name);
     } catch (error) {

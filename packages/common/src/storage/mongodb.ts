@@ -20,7 +20,18 @@
  * Expiry: reads hide expired records; one elected replica deletes them periodically (mongodb-sweeper.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { MongoAPIError, MongoClient, MongoParseError, type AnyBulkWriteOperation, type ClientSession, type Collection, type Db, type Document, type Filter, type Sort } from 'mongodb';
+import {
+  MongoAPIError,
+  MongoClient,
+  MongoParseError,
+  type AnyBulkWriteOperation,
+  type ClientSession,
+  type Collection,
+  type Db,
+  type Document,
+  type Filter,
+  type Sort,
+} from 'mongodb';
 import { badRequest, conflict, errorMessage, unavailable } from '../errors/index.js';
 import { getLogger } from '../log/index.js';
 import { entriesOf } from './kv-layout.js';
@@ -28,7 +39,17 @@ import { checkStoreName, prefixedName } from './kv-provider.js';
 import { encodeCursor, planQuery, planScan, type ScanPlan } from './query-plan.js';
 import { checkKey, encodeRecord, expiryOf, isExpired } from './records.js';
 import { buildSchema, type StoreSchema } from './schema.js';
-import type { BatchOp, Entry, IndexValue, Page, ProviderBatchOp, Query, Store, StoreOptions, StoreProvider } from './types.js';
+import type {
+  BatchOp,
+  Entry,
+  IndexValue,
+  Page,
+  ProviderBatchOp,
+  Query,
+  Store,
+  StoreOptions,
+  StoreProvider,
+} from './types.js';
 import { duplicateKeyIndex, isDuplicateKey, isTransientMongoError, mapMongoError } from './mongodb-errors.js';
 import { indexSpecsOf, reconcileIndexes } from './mongodb-indexes.js';
 import { LEASE_COLLECTION, SweeperLease } from './mongodb-sweeper.js';
@@ -128,7 +149,9 @@ class MongoStore<T extends object> implements Store<T> {
     for (const k of keys) checkKey(k, this.name);
     const now = Date.now();
     const found = new Map<string, T>();
-    const docs = await this.guard('getMany', () => this.collection.find({ _id: { $in: [...new Set(keys)] } }).toArray());
+    const docs = await this.guard('getMany', () =>
+      this.collection.find({ _id: { $in: [...new Set(keys)] } }).toArray(),
+    );
     for (const doc of docs) {
       const record = fromDoc<T>(doc);
       if (!isExpired(expiryOf(record, this.schema.expiryField), now)) found.set(doc._id, record);
@@ -250,14 +273,18 @@ class MongoStore<T extends object> implements Store<T> {
     const plan = planScan(this.name, this.schema, where, undefined);
     if (plan.empty) return 0;
     const clauses = this.filterOf(plan, Date.now());
-    return this.guard('count', () => this.collection.countDocuments(clauses.length === 0 ? {} : { $and: clauses }, { hint: this.hintOf(plan) }));
+    return this.guard('count', () =>
+      this.collection.countDocuments(clauses.length === 0 ? {} : { $and: clauses }, { hint: this.hintOf(plan) }),
+    );
   }
 
   async sweepExpired(now = Date.now()): Promise<number> {
     this.provider.assertOpen();
     const field = this.schema.expiryField;
     if (field === undefined) return 0;
-    const result = await this.guard('sweep', () => this.collection.deleteMany({ [field]: { $lte: now } } as Filter<RecordDoc>));
+    const result = await this.guard('sweep', () =>
+      this.collection.deleteMany({ [field]: { $lte: now } } as Filter<RecordDoc>),
+    );
     return result.deletedCount;
   }
 }
@@ -300,7 +327,12 @@ export class MongoStoreProvider implements StoreProvider {
   ) {
     const interval = options.sweepIntervalMs ?? 60_000;
     if (interval > 0) {
-      this.lease = new SweeperLease(db.collection(LEASE_COLLECTION), `expiry-sweeper:${options.prefix ?? ''}`, randomUUID(), 3 * interval);
+      this.lease = new SweeperLease(
+        db.collection(LEASE_COLLECTION),
+        `expiry-sweeper:${options.prefix ?? ''}`,
+        randomUUID(),
+        3 * interval,
+      );
       this.sweepTimer = setInterval(() => this.sweepIfElected(), interval);
       this.sweepTimer.unref();
     }
@@ -317,10 +349,14 @@ export class MongoStoreProvider implements StoreProvider {
       try {
         return await MongoStoreProvider.connectOnce(options);
       } catch (error) {
-        if (error instanceof MongoParseError || error instanceof MongoAPIError) throw badRequest(`mongodb storage: invalid connection string: ${error.message}`);
+        if (error instanceof MongoParseError || error instanceof MongoAPIError)
+          throw badRequest(`mongodb storage: invalid connection string: ${error.message}`);
         const delay = Math.min(500 * 2 ** (attempt - 1), 10_000);
         if (!isTransientMongoError(error) || Date.now() + delay >= deadline) {
-          throw mapMongoError(error, `connecting (${attempt} attempt${attempt === 1 ? '' : 's'} in ${Math.round((Date.now() - started) / 1000)} s)`);
+          throw mapMongoError(
+            error,
+            `connecting (${attempt} attempt${attempt === 1 ? '' : 's'} in ${Math.round((Date.now() - started) / 1000)} s)`,
+          );
         }
         log.warn('mongodb cannot be reached yet; retrying', { attempt, retryInMs: delay, error: errorMessage(error) });
         await sleep(delay);
@@ -340,7 +376,8 @@ export class MongoStoreProvider implements StoreProvider {
       const hello = await db.admin().command({ hello: 1 });
       const supported = typeof hello['setName'] === 'string' || hello['msg'] === 'isdbgrid';
       const mode = options.transactions ?? 'auto';
-      if (mode === 'always' && !supported) throw badRequest('mongodb transactions requested but the deployment is a standalone server');
+      if (mode === 'always' && !supported)
+        throw badRequest('mongodb transactions requested but the deployment is a standalone server');
       return new MongoStoreProvider(client, db, mode === 'always' || (mode === 'auto' && supported), options);
     } catch (error) {
       await client.close().catch(() => undefined);
@@ -400,7 +437,8 @@ export class MongoStoreProvider implements StoreProvider {
         checkKey(o.key, store.name);
         return { store, op: 'delete', key: o.key };
       }
-      if (o.op !== 'put' && o.op !== 'insert') throw badRequest(`provider batch: operation ${i} has unknown op "${String((o as { op: unknown }).op)}"`);
+      if (o.op !== 'put' && o.op !== 'insert')
+        throw badRequest(`provider batch: operation ${i} has unknown op "${String((o as { op: unknown }).op)}"`);
       return { store, op: o.op, key: o.key, doc: store.prepare(o.key, o.value).doc };
     });
   }
@@ -433,10 +471,21 @@ export class MongoStoreProvider implements StoreProvider {
   private async batchWithoutTransaction(planned: readonly PlannedWrite[]): Promise<void> {
     await this.checkInserts(planned);
     const now = Date.now();
-    for (const run of runsOf(planned)) await this.writeRun(run, now, undefined, 'no transactions on this server: earlier operations of the batch were applied');
+    for (const run of runsOf(planned))
+      await this.writeRun(
+        run,
+        now,
+        undefined,
+        'no transactions on this server: earlier operations of the batch were applied',
+      );
   }
 
-  private async writeRun(run: readonly PlannedWrite[], now: number, session: ClientSession | undefined, onConflict: string): Promise<void> {
+  private async writeRun(
+    run: readonly PlannedWrite[],
+    now: number,
+    session: ClientSession | undefined,
+    onConflict: string,
+  ): Promise<void> {
     const store = run[0]!.store;
     try {
       await store.collection.bulkWrite(
@@ -447,7 +496,10 @@ export class MongoStoreProvider implements StoreProvider {
       if (!isDuplicateKey(error)) throw error;
       const at = duplicateKeyIndex(error);
       const key = at === undefined ? undefined : run[at]?.key;
-      throw conflict(`store ${store.name}: ${key === undefined ? 'a key inserted by the batch' : `key "${key}"`} already exists (${onConflict})`, { cause: error });
+      throw conflict(
+        `store ${store.name}: ${key === undefined ? 'a key inserted by the batch' : `key "${key}"`} already exists (${onConflict})`,
+        { cause: error },
+      );
     }
   }
 
@@ -464,21 +516,25 @@ export class MongoStoreProvider implements StoreProvider {
    */
   private async checkInserts(planned: readonly PlannedWrite[]): Promise<void> {
     const inserted = new Map<MongoStore<object>, Set<string>>();
-    for (const w of planned) if (w.op === 'insert') inserted.set(w.store, (inserted.get(w.store) ?? new Set()).add(w.key));
+    for (const w of planned)
+      if (w.op === 'insert') inserted.set(w.store, (inserted.get(w.store) ?? new Set()).add(w.key));
     if (inserted.size === 0) return;
     const now = Date.now();
     const idOf = (store: MongoStore<object>, key: string): string => `${store.name}\u0000${key}`;
     const stored = new Set<string>();
     for (const [store, keys] of inserted) {
       const field = store.schema.expiryField;
-      const docs = await store.collection.find({ _id: { $in: [...keys] } }, { projection: field === undefined ? { _id: 1 } : { [field]: 1 } }).toArray();
+      const docs = await store.collection
+        .find({ _id: { $in: [...keys] } }, { projection: field === undefined ? { _id: 1 } : { [field]: 1 } })
+        .toArray();
       for (const doc of docs) if (!isExpired(expiryOf(doc, field), now)) stored.add(idOf(store, doc._id));
     }
     // Whether each key touched so far holds a live record, as the batch leaves it.
     const live = new Map<string, boolean>();
     for (const w of planned) {
       const id = idOf(w.store, w.key);
-      if (w.op === 'insert' && (live.get(id) ?? stored.has(id))) throw conflict(`store ${w.store.name}: key "${w.key}" already exists (batch aborted, nothing written)`);
+      if (w.op === 'insert' && (live.get(id) ?? stored.has(id)))
+        throw conflict(`store ${w.store.name}: key "${w.key}" already exists (batch aborted, nothing written)`);
       live.set(id, w.op !== 'delete');
     }
   }

@@ -44,9 +44,13 @@ export async function mongoServerForTests(): Promise<MongoTestServer> {
  */
 export async function ferretDbBinary(): Promise<string> {
   if (!existsSync(ENSURE_SCRIPT)) throw new Error(`FerretDB: ${ENSURE_SCRIPT} is missing`);
-  const { stdout } = await promisify(execFile)('bash', [ENSURE_SCRIPT], { timeout: 20 * 60_000, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await promisify(execFile)('bash', [ENSURE_SCRIPT], {
+    timeout: 20 * 60_000,
+    maxBuffer: 16 * 1024 * 1024,
+  });
   const binary = stdout.trim().split('\n').pop() ?? '';
-  if (!existsSync(binary)) throw new Error(`FerretDB: ${ENSURE_SCRIPT} printed no binary path (got ${JSON.stringify(stdout)})`);
+  if (!existsSync(binary))
+    throw new Error(`FerretDB: ${ENSURE_SCRIPT} printed no binary path (got ${JSON.stringify(stdout)})`);
   return binary;
 }
 
@@ -54,7 +58,9 @@ export async function startFerretDb(options: { readyTimeoutMs?: number } = {}): 
   const binary = await ferretDbBinary();
   const data = await makeTempDir('anchor-ferretdb-');
   // stdin stays an open pipe: when this process goes away, even by SIGKILL, the server sees its end and stops.
-  const child = spawn(binary, ['--port', '0', '--data-dir', data.path, '--exit-on-stdin-eof'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(binary, ['--port', '0', '--data-dir', data.path, '--exit-on-stdin-eof'], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const server = new ServiceProcess(child, 'ferretdb');
   const stop = async (): Promise<void> => {
     await server.stop();

@@ -2,7 +2,15 @@ import { Writable } from 'node:stream';
 import { MongoClient } from 'mongodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { configureLogging } from '@anchor/common/log';
-import { createMemStoreProvider, createMongoStoreProvider, type MongoStoreOptions, type MongoStoreProvider, type Query, type StoreOptions, type StoreProvider } from '@anchor/common/storage';
+import {
+  createMemStoreProvider,
+  createMongoStoreProvider,
+  type MongoStoreOptions,
+  type MongoStoreProvider,
+  type Query,
+  type StoreOptions,
+  type StoreProvider,
+} from '@anchor/common/storage';
 import { expectAppError, uniqueName } from '../contract-kit/index.js';
 import { mongoServerForTests, type MongoTestServer } from '../ferretdb/index.js';
 import { TcpProxy } from '../tcp-proxy/index.js';
@@ -14,7 +22,12 @@ import { waitFor } from '../process/wait-for.js';
 class Lines extends Writable {
   readonly lines: string[] = [];
   override _write(chunk: Buffer, _encoding: string, done: () => void): void {
-    this.lines.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''));
+    this.lines.push(
+      ...chunk
+        .toString('utf8')
+        .split('\n')
+        .filter((line) => line !== ''),
+    );
     done();
   }
 }
@@ -25,14 +38,21 @@ const prefix = uniqueName('adapter').replaceAll('-', '');
 const providers: StoreProvider[] = [];
 
 async function provider(options: Partial<MongoStoreOptions> = {}): Promise<MongoStoreProvider> {
-  const opened = (await createMongoStoreProvider({ url: server.url, prefix, sweepIntervalMs: 0, ...options })) as MongoStoreProvider;
+  const opened = (await createMongoStoreProvider({
+    url: server.url,
+    prefix,
+    sweepIntervalMs: 0,
+    ...options,
+  })) as MongoStoreProvider;
   providers.push(opened);
   return opened;
 }
 
 async function indexesOf(store: string): Promise<Array<{ name: string; key: Record<string, number> }>> {
   const indexes = await raw.db().collection(`${prefix}_${store}`).listIndexes().toArray();
-  return indexes.map((i) => ({ name: i['name'] as string, key: i['key'] as Record<string, number> })).sort((a, b) => a.name.localeCompare(b.name));
+  return indexes
+    .map((i) => ({ name: i['name'] as string, key: i['key'] as Record<string, number> }))
+    .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 beforeAll(async () => {
@@ -46,7 +66,8 @@ afterEach(async () => {
 });
 afterAll(async () => {
   const db = raw?.db();
-  for (const c of (await db?.listCollections({ name: { $regex: `^${prefix}_` } }, { nameOnly: true }).toArray()) ?? []) await db!.dropCollection(c.name);
+  for (const c of (await db?.listCollections({ name: { $regex: `^${prefix}_` } }, { nameOnly: true }).toArray()) ?? [])
+    await db!.dropCollection(c.name);
   await raw?.close();
   await server?.stop();
 });
@@ -55,7 +76,10 @@ describe('mongodb adapter: indexes', () => {
   it('creates one index per declared index prefix, each ending in _id, and one on the expiry field, at open', async () => {
     const p = await provider();
     const name = uniqueName('idx');
-    await p.open(name, { indexes: [['kind', 'rank'], { fields: ['owner', 'time'], sortedOnly: true }], expiryField: 'expiresAt' });
+    await p.open(name, {
+      indexes: [['kind', 'rank'], { fields: ['owner', 'time'], sortedOnly: true }],
+      expiryField: 'expiresAt',
+    });
     expect(await indexesOf(name)).toEqual([
       { name: '_id_', key: { _id: 1 } },
       { name: 'expiresAt_1', key: { expiresAt: 1 } },
@@ -81,11 +105,21 @@ describe('mongodb adapter: indexes', () => {
       { name: '_id_', key: { _id: 1 } },
       { name: 'kind_1__id_1', key: { kind: 1, _id: 1 } },
     ]);
-    const logged = out.lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((l) => l['module'] === 'mongodb-storage');
+    const logged = out.lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((l) => l['module'] === 'mongodb-storage');
     expect(logged).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ message: 'dropping an index the store no longer declares', store: name, index: 'old_1__id_1' }),
-        expect.objectContaining({ message: 'rebuilding an index whose definition changed', store: name, index: 'kind_1__id_1' }),
+        expect.objectContaining({
+          message: 'dropping an index the store no longer declares',
+          store: name,
+          index: 'old_1__id_1',
+        }),
+        expect.objectContaining({
+          message: 'rebuilding an index whose definition changed',
+          store: name,
+          index: 'kind_1__id_1',
+        }),
       ]),
     );
     expect((await s.query({ where: { kind: 'a' } })).items.map((e) => e.key)).toEqual(['k']);
@@ -108,14 +142,23 @@ describe('mongodb adapter: expiry', () => {
     await sa.put('live', { status: 'x', expiresAt: now + 3_600_000 });
     await sa.put('forever', { status: 'x' });
     const collection = raw.db().collection(`${prefix}_${name}`);
-    await waitFor(async () => (await collection.countDocuments({})) === 2, { timeoutMs: 10_000, description: 'the expired records to be swept' });
+    await waitFor(async () => (await collection.countDocuments({})) === 2, {
+      timeoutMs: 10_000,
+      description: 'the expired records to be swept',
+    });
     expect([a.isExpirySweeper, b.isExpirySweeper].filter(Boolean)).toHaveLength(1);
     const [holder, other] = a.isExpirySweeper ? [a, b] : [b, a];
     await holder.close();
-    await waitFor(() => other.isExpirySweeper, { timeoutMs: 5_000, description: 'the other provider to take the sweeper lease' });
+    await waitFor(() => other.isExpirySweeper, {
+      timeoutMs: 5_000,
+      description: 'the other provider to take the sweeper lease',
+    });
     const sb = await other.open<{ status: string; expiresAt?: number }>(name, options);
     await sb.put('late', { status: 'x', expiresAt: Date.now() - 1 });
-    await waitFor(async () => (await collection.countDocuments({ _id: 'late' as never })) === 0, { timeoutMs: 10_000, description: 'the new sweeper to sweep' });
+    await waitFor(async () => (await collection.countDocuments({ _id: 'late' as never })) === 0, {
+      timeoutMs: 10_000,
+      description: 'the new sweeper to sweep',
+    });
     expect((await sb.query({ where: { status: 'x' } })).items.map((e) => e.key)).toEqual(['forever', 'live']);
   });
 });
@@ -126,9 +169,16 @@ describe('mongodb adapter: paging', () => {
     const mem = createMemStoreProvider();
     const p = await provider();
     const name = uniqueName('paging');
-    const [m, s] = [await mem.open<Record<string, unknown>>(name, options), await p.open<Record<string, unknown>>(name, options)];
+    const [m, s] = [
+      await mem.open<Record<string, unknown>>(name, options),
+      await p.open<Record<string, unknown>>(name, options),
+    ];
     const ranks: unknown[] = [0, 1, 1, 1, 2.5, -3, 'a', 'a', 'b', '', true, false, true, undefined];
-    const ops = Array.from({ length: 230 }, (_, i) => ({ op: 'put' as const, key: `k${String((i * 37) % 230).padStart(3, '0')}`, value: { group: i % 3 === 0 ? 'g1' : 'g2', rank: ranks[i % ranks.length] } }));
+    const ops = Array.from({ length: 230 }, (_, i) => ({
+      op: 'put' as const,
+      key: `k${String((i * 37) % 230).padStart(3, '0')}`,
+      value: { group: i % 3 === 0 ? 'g1' : 'g2', rank: ranks[i % ranks.length] },
+    }));
     await m.batch(ops);
     await s.batch(ops);
     const queries: Query[] = [
@@ -151,7 +201,9 @@ describe('mongodb adapter: paging', () => {
         }
       };
       expect(await walk(s), JSON.stringify(query)).toEqual(await walk(m));
-      expect((await s.query({ ...query, offset: 5 })).items, JSON.stringify(query)).toEqual((await m.query({ ...query, offset: 5 })).items);
+      expect((await s.query({ ...query, offset: 5 })).items, JSON.stringify(query)).toEqual(
+        (await m.query({ ...query, offset: 5 })).items,
+      );
       expect(await s.count(query.where), JSON.stringify(query)).toBe(await m.count(query.where));
     }
     await mem.close();
@@ -163,10 +215,17 @@ describe('mongodb adapter: insert-if-absent under concurrency', () => {
     const [a, b] = [await provider(), await provider()];
     for (const options of [{}, { expiryField: 'expiresAt' }] as StoreOptions[]) {
       const name = uniqueName('race');
-      const stores = [await a.open<{ by: string; expiresAt?: number }>(name, options), await b.open<{ by: string; expiresAt?: number }>(name, options)];
+      const stores = [
+        await a.open<{ by: string; expiresAt?: number }>(name, options),
+        await b.open<{ by: string; expiresAt?: number }>(name, options),
+      ];
       const keys = Array.from({ length: 10 }, (_, i) => `key${i}`);
-      const attempts = keys.flatMap((key) => Array.from({ length: 8 }, (_, j) => ({ key, by: `w${j}`, store: stores[j % 2]! })));
-      const results = await Promise.all(attempts.map(({ key, by, store }) => store.insert(key, { by, expiresAt: Date.now() + 60_000 })));
+      const attempts = keys.flatMap((key) =>
+        Array.from({ length: 8 }, (_, j) => ({ key, by: `w${j}`, store: stores[j % 2]! })),
+      );
+      const results = await Promise.all(
+        attempts.map(({ key, by, store }) => store.insert(key, { by, expiresAt: Date.now() + 60_000 })),
+      );
       for (const key of keys) {
         const winners = attempts.filter((x, i) => x.key === key && results[i]);
         expect(winners, `${name}/${key}`).toHaveLength(1);
@@ -181,7 +240,10 @@ describe('mongodb adapter: insert-if-absent under concurrency', () => {
     const [sa, sb] = [await a.open<{ by: string }>(name), await b.open<{ by: string }>(name)];
     for (let round = 0; round < 10; round++) {
       const key = `lease${round}`;
-      const outcomes = await Promise.allSettled([sa.batch([{ op: 'insert', key, value: { by: 'a' } }]), sb.batch([{ op: 'insert', key, value: { by: 'b' } }])]);
+      const outcomes = await Promise.allSettled([
+        sa.batch([{ op: 'insert', key, value: { by: 'a' } }]),
+        sb.batch([{ op: 'insert', key, value: { by: 'b' } }]),
+      ]);
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
       const refused = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')!;
       expect(refused.reason).toMatchObject({ code: 'conflict', status: 409 });
@@ -194,7 +256,12 @@ describe('mongodb adapter: batches', () => {
     const p = await provider();
     const [x, y] = [uniqueName('bulk-x'), uniqueName('bulk-y')];
     const [sx, sy] = [await p.open<{ n: number }>(x, { indexes: ['n'] }), await p.open<{ n: number }>(y)];
-    const ops = Array.from({ length: 2_000 }, (_, i) => ({ store: i % 3 === 0 ? y : x, op: i % 2 === 0 ? ('insert' as const) : ('put' as const), key: `k${i}`, value: { n: i } }));
+    const ops = Array.from({ length: 2_000 }, (_, i) => ({
+      store: i % 3 === 0 ? y : x,
+      op: i % 2 === 0 ? ('insert' as const) : ('put' as const),
+      key: `k${i}`,
+      value: { n: i },
+    }));
     await p.batch(ops);
     expect((await sx.count()) + (await sy.count())).toBe(2_000);
     expect(await sx.get('k1')).toEqual({ n: 1 });
@@ -241,12 +308,21 @@ describe('mongodb adapter: failures', () => {
     configureLogging({ format: 'json', destination: out, levels: 'info' });
     try {
       proxy.refuse();
-      const connecting = provider({ url: proxy.through(server.url), serverSelectionTimeoutMs: 200, connectTimeoutMs: 30_000 });
-      await waitFor(() => out.lines.filter((l) => l.includes('mongodb cannot be reached yet')).length >= 2, { timeoutMs: 15_000, description: 'two retries logged' });
+      const connecting = provider({
+        url: proxy.through(server.url),
+        serverSelectionTimeoutMs: 200,
+        connectTimeoutMs: 30_000,
+      });
+      await waitFor(() => out.lines.filter((l) => l.includes('mongodb cannot be reached yet')).length >= 2, {
+        timeoutMs: 15_000,
+        description: 'two retries logged',
+      });
       proxy.accept();
       const p = await connecting;
       await p.ping();
-      const attempts = out.lines.filter((l) => l.includes('mongodb cannot be reached yet')).map((l) => JSON.parse(l) as { attempt: number; retryInMs: number });
+      const attempts = out.lines
+        .filter((l) => l.includes('mongodb cannot be reached yet'))
+        .map((l) => JSON.parse(l) as { attempt: number; retryInMs: number });
       expect(attempts[0]).toMatchObject({ attempt: 1, retryInMs: 500 });
       expect(attempts[1]).toMatchObject({ attempt: 2, retryInMs: 1_000 });
     } finally {
@@ -260,7 +336,11 @@ describe('mongodb adapter: failures', () => {
     try {
       proxy.refuse();
       const started = Date.now();
-      await expectAppError(provider({ url: proxy.through(server.url), serverSelectionTimeoutMs: 200, connectTimeoutMs: 1_000 }), 'unavailable', /connecting \(\d attempts? in \d s\)/);
+      await expectAppError(
+        provider({ url: proxy.through(server.url), serverSelectionTimeoutMs: 200, connectTimeoutMs: 1_000 }),
+        'unavailable',
+        /connecting \(\d attempts? in \d s\)/,
+      );
       expect(Date.now() - started).toBeLessThan(5_000);
     } finally {
       await proxy.close();

@@ -15,7 +15,9 @@ beforeAll(async () => {
   const probe = await createMongoStoreProvider({ url: server.url, sweepIntervalMs: 0 });
   const transactional = (probe as { atomicBatches?: boolean }).atomicBatches === true;
   await probe.close();
-  console.info(`[storage contract] mongodb: running against ${server.label}; batches ${transactional ? 'in transactions' : 'as ordered bulk writes (no transactions on this server)'}`);
+  console.info(
+    `[storage contract] mongodb: running against ${server.label}; batches ${transactional ? 'in transactions' : 'as ordered bulk writes (no transactions on this server)'}`,
+  );
 }, 20 * 60_000);
 afterAll(async () => {
   await server?.stop();
@@ -31,7 +33,11 @@ function harness(options: Omit<MongoStoreOptions, 'url'>) {
       try {
         const db = client.db(options.database);
         if (options.prefix === undefined) await db.dropDatabase();
-        else for (const c of await db.listCollections({ name: { $regex: `^${options.prefix}_` } }, { nameOnly: true }).toArray()) await db.dropCollection(c.name);
+        else
+          for (const c of await db
+            .listCollections({ name: { $regex: `^${options.prefix}_` } }, { nameOnly: true })
+            .toArray())
+            await db.dropCollection(c.name);
       } finally {
         await client.close();
       }
