@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { type Jwk, keyTypeOfJwk } from './jwk.js';
 import { KeyPair } from './key-pair.js';
 
@@ -7,8 +8,7 @@ import { KeyPair } from './key-pair.js';
  * secp256k1 here). So public keys are imported once and kept in a small LRU keyed by the canonical public
  * JWK (type, x, y); private members never reach the cache.
  */
-const MAX_CACHED_KEYS = 1024;
-const cache = new Map<string, KeyPair>();
+const cache = new LRUCache<string, KeyPair>({ max: 1024 });
 
 /** The public key a JWK describes (any `d` is ignored), imported once and then served from the cache. */
 export function publicKeyFromJwk(jwk: Jwk): KeyPair {
@@ -18,13 +18,8 @@ export function publicKeyFromJwk(jwk: Jwk): KeyPair {
   if (typeof x !== 'string' || (y !== undefined && typeof y !== 'string')) return KeyPair.fromJwk({ kty: jwk.kty, crv: jwk.crv, x, y });
   const cacheKey = `${type}|${x}|${y ?? ''}`;
   const cached = cache.get(cacheKey);
-  if (cached) {
-    cache.delete(cacheKey);
-    cache.set(cacheKey, cached);
-    return cached;
-  }
+  if (cached) return cached;
   const key = KeyPair.fromJwk(y === undefined ? { kty: jwk.kty, crv: jwk.crv, x } : { kty: jwk.kty, crv: jwk.crv, x, y });
-  if (cache.size >= MAX_CACHED_KEYS) cache.delete(cache.keys().next().value as string);
   cache.set(cacheKey, key);
   return key;
 }

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { KeyPair, type KeyType, publicKeyFromJwk } from '../crypto/index.js';
 import { base58Decode } from '../encoding/index.js';
 import { badRequest, notFound } from '../errors/index.js';
@@ -146,18 +147,12 @@ function publicKeyOf(method: VerificationMethod, impliedType: KeyType | undefine
  * Imported keys by their encoding: documents are resolved again and again for the same few keys, and an EC
  * import (point decompression and curve check) costs hundreds of microseconds. JWKs have their own cache.
  */
-const MAX_CACHED_KEYS = 1024;
-const keyCache = new Map<string, KeyPair>();
+const keyCache = new LRUCache<string, KeyPair>({ max: 1024 });
 
 function cached(cacheKey: string, build: () => KeyPair): KeyPair {
   const hit = keyCache.get(cacheKey);
-  if (hit) {
-    keyCache.delete(cacheKey);
-    keyCache.set(cacheKey, hit);
-    return hit;
-  }
+  if (hit) return hit;
   const key = build();
-  if (keyCache.size >= MAX_CACHED_KEYS) keyCache.delete(keyCache.keys().next().value as string);
   keyCache.set(cacheKey, key);
   return key;
 }

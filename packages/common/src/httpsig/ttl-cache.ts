@@ -1,16 +1,21 @@
+import { LRUCache } from 'lru-cache';
+
 /**
- * A small bounded cache with a time-to-live per entry and least-recently-used eviction (a `Map` keeps
- * insertion order, so re-inserting on a hit moves an entry to the young end). Used for fetched keys and
- * actors, including short-lived negative entries.
+ * A bounded least-recently-used cache (lru-cache) whose entries each carry their own deadline. Used for
+ * fetched keys, actors and DID documents, including short-lived negative entries. The deadline is kept
+ * here rather than in lru-cache's `ttl` because callers rely on three rules lru-cache reads differently
+ * (README): a TTL of 0 or less stores nothing, an entry is gone AT its deadline, and any clock (a test's,
+ * starting at 0) works.
  */
 export class TtlCache<V> {
-  private readonly entries = new Map<string, { value: V; expiresAt: number }>();
+  private readonly entries: LRUCache<string, { value: V; expiresAt: number }>;
 
   constructor(
-    private readonly maxEntries: number,
+    maxEntries: number,
     private readonly now: () => number = Date.now,
   ) {
     if (!(maxEntries >= 1)) throw new RangeError('a cache needs room for at least one entry');
+    this.entries = new LRUCache({ max: maxEntries });
   }
 
   get(key: string): V | undefined {
@@ -20,19 +25,12 @@ export class TtlCache<V> {
       this.entries.delete(key);
       return undefined;
     }
-    this.entries.delete(key);
-    this.entries.set(key, entry);
     return entry.value;
   }
 
   set(key: string, value: V, ttlMs: number): void {
-    this.entries.delete(key);
-    if (ttlMs <= 0) return;
-    this.entries.set(key, { value, expiresAt: this.now() + ttlMs });
-    while (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next().value as string;
-      this.entries.delete(oldest);
-    }
+    if (ttlMs <= 0) this.entries.delete(key);
+    else this.entries.set(key, { value, expiresAt: this.now() + ttlMs });
   }
 
   delete(key: string): void {

@@ -1,7 +1,7 @@
 import { parseNodeDid, renderNodeResolution, resolveNodeDid, type DidResolutionResult, type ParsedNodeDid } from '@anchor/sidetree';
+import { LRUCache } from 'lru-cache';
 import type { NodeMetrics } from '../observability/node-metrics.js';
 import type { DidOperations, DidOperationsLoader } from './did-operations.js';
-import { Lru } from './lru.js';
 
 export interface VersionOptions {
   versionId?: string | undefined;
@@ -44,13 +44,13 @@ interface CachedDid {
  * version). An entry also expires when its earliest unpublished operation does.
  */
 export class ResolutionService {
-  private readonly cache: Lru<string, CachedDid>;
+  private readonly cache: LRUCache<string, CachedDid> | undefined;
 
   constructor(
     private readonly loader: DidOperationsLoader,
     private readonly options: ResolutionServiceOptions,
   ) {
-    this.cache = new Lru(options.cacheSize);
+    this.cache = options.cacheSize > 0 ? new LRUCache({ max: options.cacheSize }) : undefined;
   }
 
   get namespace(): string {
@@ -102,19 +102,19 @@ export class ResolutionService {
 
   /** Forgets what this instance cached about a DID (after its operations changed here). */
   invalidate(suffix: string): void {
-    this.cache.delete(suffix);
+    this.cache?.delete(suffix);
   }
 
   private async entry(suffix: string): Promise<CachedDid> {
-    const cached = this.cache.get(suffix);
+    const cached = this.cache?.get(suffix);
     if (cached) {
       const token = await this.loader.token(suffix);
       if (token === cached.operations.token && Date.now() < cached.operations.validUntil) return cached;
     }
     const entry: CachedDid = { operations: await this.loader.load(suffix, cached?.operations), results: new Map() };
     // A DID with no operation is never cached: its create is accepted without a version change (see the intake).
-    if (entry.operations.published.length > 0 || entry.operations.pending.length > 0) this.cache.set(suffix, entry);
-    else this.cache.delete(suffix);
+    if (entry.operations.published.length > 0 || entry.operations.pending.length > 0) this.cache?.set(suffix, entry);
+    else this.cache?.delete(suffix);
     return entry;
   }
 }
