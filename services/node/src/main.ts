@@ -1,13 +1,6 @@
 #!/usr/bin/env node
-import { loadConfig, runMain } from '@anchor/common/config';
+import { runService } from '@anchor/common/service';
 import { nodeConfigSpec } from './config.js';
 import { createServer } from './server.js';
 
-await runMain(
-  async () => {
-    const server = await createServer(loadConfig(nodeConfigSpec));
-    await server.start();
-    return server;
-  },
-  { program: nodeConfigSpec.program },
-);
+await runService(nodeConfigSpec, (config) => createServer(config), { logging: (config) => ({ levels: config.observability.logLevel, format: config.observability.logFormat }) });

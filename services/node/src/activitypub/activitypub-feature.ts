@@ -75,15 +75,15 @@ export async function createActivityPubFeature(ctx: NodeContext): Promise<Activi
   // Compiled while starting: on first use it would stall the event loop under the first anchor.
   precompileSchemas(ACTIVITY, INBOX_ACTIVITY);
   const store = await ActivityStore.open(ctx.storage);
-  const actors = new ActorResolver({ httpClient: ctx.httpClient, didResolver: ctx.didResolver, cacheTtlMs: config.actorCacheExpiration, devMode: config.devMode });
+  const actors = new ActorResolver({ httpClient: ctx.httpClient, didResolver: ctx.didResolver, cacheTtlMs: config.federation.actorCacheExpiration, devMode: config.server.devMode });
   const outbox = new Outbox({ store, broadcasts: await openBroadcastStore(ctx.storage), mq: ctx.mq, serviceId: me, serviceEndpoint: urls.serviceEndpoint, metrics: ctx.nodeMetrics, log });
   const inbox = await Inbox.open(ctx.storage, {
     store,
     mq: ctx.mq,
     serviceId: me,
     maintenance: ctx.maintenance,
-    maxAttempts: config.mqMaxAttempts,
-    concurrency: config.mqInboxPool,
+    maxAttempts: config.queue.mqMaxAttempts,
+    concurrency: config.queue.mqInboxPool,
     metrics: ctx.nodeMetrics,
     log,
   });
@@ -99,8 +99,8 @@ export async function createActivityPubFeature(ctx: NodeContext): Promise<Activi
       serviceId: me,
       followersIri,
       witnessesIri: `${urls.serviceEndpoint}/witnesses`,
-      maxAttempts: config.mqMaxAttempts,
-      concurrency: config.mqOutboxPool,
+      maxAttempts: config.queue.mqMaxAttempts,
+      concurrency: config.queue.mqOutboxPool,
     },
   });
   const social = registerSocialHandlers({
@@ -110,13 +110,13 @@ export async function createActivityPubFeature(ctx: NodeContext): Promise<Activi
     acceptLists: ctx.acceptLists,
     serviceId: me,
     serviceEndpoint: urls.serviceEndpoint,
-    followPolicy: config.followAuthPolicy,
-    inviteWitnessPolicy: config.inviteWitnessAuthPolicy,
+    followPolicy: config.federation.followAuthPolicy,
+    inviteWitnessPolicy: config.federation.inviteWitnessAuthPolicy,
     log,
   });
 
   const json = (res: Response, document: unknown, type = AP_CONTENT_TYPE) => res.type(type).send(JSON.stringify(document));
-  const collections = collectionHandlers({ store, pages: new CollectionPages(store, config.activityPubPageSize), serviceId: me, serviceEndpoint: urls.serviceEndpoint });
+  const collections = collectionHandlers({ store, pages: new CollectionPages(store, config.federation.activityPubPageSize), serviceId: me, serviceEndpoint: urls.serviceEndpoint });
   const handlers: ActivityPubHandlers = {
     ...collections,
     // The actor, its key and its DID document are public: peers verifying this node's signatures fetch them unsigned.

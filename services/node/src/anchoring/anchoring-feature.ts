@@ -52,8 +52,8 @@ export async function createAnchoringFeature(ctx: NodeContext, deps: AnchoringDe
   const localWitness = new LocalWitness({
     key: ctx.keys.vcSigningKey,
     verificationMethod: vcVerificationMethod(ctx.urls, ctx.keys),
-    domain: ctx.config.anchorCredentialDomain ?? ctx.urls.externalEndpoint,
-    useLog: ctx.config.signWithLocalWitness,
+    domain: ctx.config.anchoring.anchorCredentialDomain ?? ctx.urls.externalEndpoint,
+    useLog: ctx.config.anchoring.signWithLocalWitness,
     ownOrigins: [ctx.urls.externalEndpoint, ctx.urls.serviceId],
     logSetting: deps.vct.logSetting,
     vct: deps.vct.client,
@@ -70,20 +70,20 @@ export async function createAnchoringFeature(ctx: NodeContext, deps: AnchoringDe
     anchorRecord: (anchorHash) => deps.observer.records.anchors.get(anchorHash),
     serviceId: ctx.urls.serviceId,
     vcBase: ctx.urls.vcBase,
-    namespace: ctx.config.didNamespace,
-    encoding: dataUriEncodingFor(ctx.config.anchorDataUriMediaType),
-    retry: { initialMs: ctx.config.mqRedeliveryInitialInterval, multiplier: ctx.config.mqRedeliveryMultiplier, maxMs: ctx.config.mqRedeliveryMaxInterval },
+    namespace: ctx.config.sidetree.didNamespace,
+    encoding: dataUriEncodingFor(ctx.config.anchoring.anchorDataUriMediaType),
+    retry: { initialMs: ctx.config.queue.mqRedeliveryInitialInterval, multiplier: ctx.config.queue.mqRedeliveryMultiplier, maxMs: ctx.config.queue.mqRedeliveryMaxInterval },
     metrics: ctx.nodeMetrics,
     log,
     parsedOperations: deps.parsedOperations,
     batchFiles: createBatchFileBuilder(),
   });
   // A restarted instance has the same holder id, so it takes its lease straight back instead of waiting it out.
-  const holder = `${hostname()}|${formatHostPort(ctx.config.hostUrl)}|${resolve(ctx.config.dataDir)}`;
-  const lease = await Lease.open(ctx.storage, 'batch-writer', holder, ctx.config.batchWriterLease);
+  const holder = `${hostname()}|${formatHostPort(ctx.config.server.hostUrl)}|${resolve(ctx.config.server.dataDir)}`;
+  const lease = await Lease.open(ctx.storage, 'batch-writer', holder, ctx.config.anchoring.batchWriterLease);
   const batchWriter = new BatchWriter(deps.stores, batches, pipeline, deps.parsedOperations, lease, ctx.nodeMetrics, log, {
-    batchTimeoutMs: ctx.config.batchWriterTimeout,
-    maxOperations: ctx.config.maxOperationsPerBatch,
+    batchTimeoutMs: ctx.config.anchoring.batchWriterTimeout,
+    maxOperations: ctx.config.anchoring.maxOperationsPerBatch,
   });
 
   // Our anchor is processed: move its batch on at once (other instances' observers are noticed by polling).

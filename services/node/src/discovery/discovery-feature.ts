@@ -48,21 +48,21 @@ export interface DiscoveryHandlers {
  * original.
  */
 export function createDiscoveryFeature(ctx: NodeContext, deps: DiscoveryDeps): DiscoveryFeature {
-  const discoveryDomains = (ctx.config.discoveryDomains ?? []).map((domain) => domain.replace(/\/$/, ''));
+  const discoveryDomains = (ctx.config.discovery.discoveryDomains ?? []).map((domain) => domain.replace(/\/$/, ''));
   const webFinger = new WebFingerResources({
     urls: ctx.urls,
-    namespaces: [ctx.config.didNamespace, ...(ctx.config.didAliases ?? [])],
+    namespaces: [ctx.config.sidetree.didNamespace, ...(ctx.config.sidetree.didAliases ?? [])],
     discoveryDomains,
-    minResolvers: ctx.config.discoveryMinimumResolvers,
-    vctEnabled: ctx.config.vctEnabled,
+    minResolvers: ctx.config.discovery.discoveryMinimumResolvers,
+    vctEnabled: ctx.config.witnessing.vctEnabled,
     logSetting: deps.logSetting,
-    webFinger: createWebFingerClient({ httpClient: ctx.httpClient, cacheTtlMs: ctx.config.actorCacheExpiration }),
+    webFinger: createWebFingerClient({ httpClient: ctx.httpClient, cacheTtlMs: ctx.config.federation.actorCacheExpiration }),
     resolution: deps.resolution,
     didAnchors: deps.didAnchors,
     cas: deps.cas,
     federation: deps.federation,
   });
-  const nodeInfo = new NodeInfoUsageCounter(deps.federation, ctx.config.nodeInfoRefreshInterval, getLogger('nodeinfo'));
+  const nodeInfo = new NodeInfoUsageCounter(deps.federation, ctx.config.federation.nodeInfoRefreshInterval, getLogger('nodeinfo'));
   const nodeInfoHandler =
     (version: NodeInfoVersion): RequestHandler =>
     (_req, res) => {

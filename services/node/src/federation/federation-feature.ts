@@ -65,7 +65,7 @@ export async function createFederationFeature(
     inbox: activityPub.inbox,
     actors: activityPub.actors,
     log,
-    options: { serviceId: me, minActivityAgeMs: ctx.config.syncMinActivityAge },
+    options: { serviceId: me, minActivityAgeMs: ctx.config.federation.syncMinActivityAge },
   });
 
   let timer: NodeJS.Timeout | undefined;
@@ -90,7 +90,7 @@ export async function createFederationFeature(
     timer = setTimeout(() => {
       syncNow()
         .catch((error: unknown) => log.warn('catch-up failed; retrying at the next interval', { err: errorMessage(error) }))
-        .finally(() => schedule(ctx.config.syncInterval));
+        .finally(() => schedule(ctx.config.federation.syncInterval));
     }, delayMs);
     timer.unref();
   };

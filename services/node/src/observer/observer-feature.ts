@@ -32,10 +32,10 @@ export async function createObserverFeature(
 ): Promise<ObserverFeature> {
   const log = getLogger('observer');
   const records = await AnchorRecords.open(ctx.storage);
-  const verifier = new CredentialVerifier(ctx.didResolver, ctx.config.actorCacheExpiration);
+  const verifier = new CredentialVerifier(ctx.didResolver, ctx.config.federation.actorCacheExpiration);
   const observer = new AnchorObserver(deps.stores, records, deps.cas.resolver, verifier, deps.parsedOperations, ctx.nodeMetrics, log, {
-    namespace: ctx.config.didNamespace,
-    discoveryDomain: ctx.config.discoveryDomain,
+    namespace: ctx.config.sidetree.didNamespace,
+    discoveryDomain: ctx.config.discovery.discoveryDomain,
   });
   // This instance's cached views of the anchored DIDs are stale now (other instances see the new tokens).
   observer.onProcessed((processed) => {
@@ -79,7 +79,7 @@ export async function createObserverFeature(
     submit,
     onProcessed: (listener) => observer.onProcessed(listener),
     async start() {
-      subscription = await ctx.mq.subscribe<AnchorEvent>(ANCHOR_TOPIC, ({ body }) => handle(body), { concurrency: ctx.config.mqPoolSize });
+      subscription = await ctx.mq.subscribe<AnchorEvent>(ANCHOR_TOPIC, ({ body }) => handle(body), { concurrency: ctx.config.queue.mqPoolSize });
       // Events accepted before a crash or a restart, whose queue messages may be gone (in-process queue).
       let requeued = 0;
       for await (const items of queryPages(records.pending, { orderBy: { field: 'submittedAt' } })) {

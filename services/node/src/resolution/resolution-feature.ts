@@ -18,21 +18,21 @@ export interface ResolutionFeature extends NodeFeature {
  */
 export function createResolutionFeature(ctx: NodeContext, deps: { stores: OperationStores }): ResolutionFeature {
   const loader = new DidOperationsLoader(deps.stores, {
-    enabled: ctx.config.unpublishedOperationStore,
-    types: ctx.config.unpublishedOperationTypes,
-    lifetimeMs: ctx.config.unpublishedOperationLifetime,
+    enabled: ctx.config.sidetree.unpublishedOperationStore,
+    types: ctx.config.sidetree.unpublishedOperationTypes,
+    lifetimeMs: ctx.config.sidetree.unpublishedOperationLifetime,
   });
-  const aliases = ctx.config.didAliases ?? [];
+  const aliases = ctx.config.sidetree.didAliases ?? [];
   const service = new ResolutionService(loader, {
-    namespace: ctx.config.didNamespace,
+    namespace: ctx.config.sidetree.didNamespace,
     aliases,
     domain: ctx.urls.host,
-    includePublishedOperations: ctx.config.includePublishedOperations,
-    cacheSize: ctx.config.resolutionCacheSize,
+    includePublishedOperations: ctx.config.sidetree.includePublishedOperations,
+    cacheSize: ctx.config.sidetree.resolutionCacheSize,
     metrics: ctx.nodeMetrics,
   });
   const resolver = nodeDidResolver(service);
-  for (const method of methodNames(ctx.config.didNamespace, aliases)) ctx.didResolver.register(method, resolver);
-  const webView = new WebDidView(service, { host: ctx.urls.host, allowedDomains: ctx.config.allowedDidWebDomains ?? [] });
+  for (const method of methodNames(ctx.config.sidetree.didNamespace, aliases)) ctx.didResolver.register(method, resolver);
+  const webView = new WebDidView(service, { host: ctx.urls.host, allowedDomains: ctx.config.sidetree.allowedDidWebDomains ?? [] });
   return { name: 'resolution', service, loader, webView };
 }

@@ -36,9 +36,9 @@ export function createSidetreeApiFeature(
       log,
     },
     {
-      namespace: ctx.config.didNamespace,
+      namespace: ctx.config.sidetree.didNamespace,
       domain: ctx.urls.host,
-      includePublishedOperations: ctx.config.includePublishedOperations,
+      includePublishedOperations: ctx.config.sidetree.includePublishedOperations,
     },
   );
   const notInMaintenance = (): void => {

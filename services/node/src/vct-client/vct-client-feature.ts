@@ -25,9 +25,9 @@ export async function createVctClientFeature(ctx: NodeContext): Promise<VctClien
   const logSetting = new LogSetting(ctx.configValues);
   const client = new VctClient({
     httpClient: ctx.httpClient,
-    webFinger: createWebFingerClient({ httpClient: ctx.httpClient, cacheTtlMs: ctx.config.actorCacheExpiration }),
-    readToken: ctx.config.requestTokens?.['vct-read'],
-    writeToken: ctx.config.requestTokens?.['vct-write'],
+    webFinger: createWebFingerClient({ httpClient: ctx.httpClient, cacheTtlMs: ctx.config.federation.actorCacheExpiration }),
+    readToken: ctx.config.auth.requestTokens?.['vct-read'],
+    writeToken: ctx.config.auth.requestTokens?.['vct-write'],
   });
 
   const getLog: RequestHandler = async (_req, res) => {
@@ -45,7 +45,7 @@ export async function createVctClientFeature(ctx: NodeContext): Promise<VctClien
   ctx.http.health.register(
     'vctStatus',
     async () => {
-      if (!ctx.config.vctEnabled) return VCT_DISABLED;
+      if (!ctx.config.witnessing.vctEnabled) return VCT_DISABLED;
       const url = await logSetting.get();
       if (url === undefined) return LOG_NOT_CONFIGURED;
       return client.health(url);

@@ -37,14 +37,14 @@ export async function createWitnessFeature(ctx: NodeContext, deps: { activityPub
   const { config, urls } = ctx;
   const records = await WitnessingRecords.open(ctx.storage);
   const policy = new WitnessPolicySetting(ctx.configValues);
-  const verifier = new CredentialVerifier(ctx.didResolver, config.actorCacheExpiration);
+  const verifier = new CredentialVerifier(ctx.didResolver, config.federation.actorCacheExpiration);
 
   const witnessing = new OfferWitnessing({
     records,
     candidates: new WitnessCandidates({
       actors: deps.activityPub.actors,
       store: deps.activityPub.store,
-      webFinger: createWebFingerClient({ httpClient: ctx.httpClient, cacheTtlMs: config.actorCacheExpiration }),
+      webFinger: createWebFingerClient({ httpClient: ctx.httpClient, cacheTtlMs: config.federation.actorCacheExpiration }),
       serviceId: urls.serviceId,
       ownOrigins: [urls.externalEndpoint, urls.serviceId, urls.serviceEndpoint],
       log,
@@ -55,11 +55,11 @@ export async function createWitnessFeature(ctx: NodeContext, deps: { activityPub
     log,
     options: {
       serviceEndpoint: urls.serviceEndpoint,
-      maxWitnessDelayMs: config.maxWitnessDelay,
-      maxClockSkewMs: config.maxClockSkew,
-      gracePeriodMs: config.anchorStatusGracePeriod,
-      monitoringIntervalMs: config.anchorStatusMonitoringInterval,
-      expiryMs: config.witnessStoreExpiryPeriod,
+      maxWitnessDelayMs: config.witnessing.maxWitnessDelay,
+      maxClockSkewMs: config.witnessing.maxClockSkew,
+      gracePeriodMs: config.witnessing.anchorStatusGracePeriod,
+      monitoringIntervalMs: config.witnessing.anchorStatusMonitoringInterval,
+      expiryMs: config.witnessing.witnessStoreExpiryPeriod,
     },
   });
   deps.activityPub.onAccepted('Offer', (accept, offer) => witnessing.acceptedOffer(accept, offer));
@@ -72,7 +72,7 @@ export async function createWitnessFeature(ctx: NodeContext, deps: { activityPub
       localWitness: new LocalWitness({
         key: ctx.keys.vcSigningKey,
         verificationMethod: vcVerificationMethod(urls, ctx.keys),
-        domain: config.anchorCredentialDomain ?? urls.externalEndpoint,
+        domain: config.anchoring.anchorCredentialDomain ?? urls.externalEndpoint,
         useLog: true,
         ownOrigins: [],
         logSetting: deps.vct.logSetting,
@@ -81,8 +81,8 @@ export async function createWitnessFeature(ctx: NodeContext, deps: { activityPub
       verifier,
       serviceId: urls.serviceId,
       serviceEndpoint: urls.serviceEndpoint,
-      namespace: config.didNamespace,
-      maxWitnessDelayMs: config.maxWitnessDelay,
+      namespace: config.sidetree.didNamespace,
+      maxWitnessDelayMs: config.witnessing.maxWitnessDelay,
       log,
     }),
   );
