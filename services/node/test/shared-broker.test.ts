@@ -1,5 +1,5 @@
-import { namespaceFor } from '@anchor/common/mq';
-import { AMQP_URL, amqpUnavailable, deleteQueues } from '@anchor/testing/amqp-broker';
+import { IDENTITY_HEADER, namespaceFor } from '@anchor/common/mq';
+import { AMQP_URL, amqpUnavailable, deleteQueues, publishToQueue } from '@anchor/testing/amqp-broker';
 import { makeTempDir, stopAllProcesses, waitFor, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metadataOf, postOperation, resolveDid, TestDid } from '../src/testing/test-node.js';
@@ -79,8 +79,16 @@ describe.skipIf(unavailable !== undefined)('two nodes sharing one broker and vho
     const [ofOne, ofTwo] = await Promise.all([createOn(one, 10), createOn(two, 10)]);
     await expectOwnedBy(one, two, ofOne);
     await expectOwnedBy(two, one, ofTwo);
-    const refusals = `${one.process.output()}\n${two.process.output()}`.split('\n').filter((line) => line.includes('refused a queue message published by another node'));
-    // Competing consumers on one queue: some messages reach the wrong node first and are handed back.
+    // A message stamped with a third identity on the shared queue is refused by whichever node takes it, never
+    // processed (which message of the two nodes reaches the wrong one first is chance, this one is not).
+    await publishToQueue('shared-ns.node.anchor', { anchor: 'hl:intruder' }, { [IDENTITY_HEADER]: 'https://intruder.example/services/node' });
+    const refusals = await waitFor(
+      async () => {
+        const lines = `${one.process.output()}\n${two.process.output()}`.split('\n').filter((line) => line.includes('refused a queue message published by another node'));
+        return lines.some((line) => line.includes('intruder.example')) ? lines : undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 100, description: 'the foreign message refused' },
+    );
     expect(refusals.length).toBeGreaterThan(0);
   });
 });

@@ -71,3 +71,17 @@ export async function queueDepth(name: string, url = AMQP_URL): Promise<number> 
     await conn.close().catch(() => undefined);
   }
 }
+
+/** Publishes one persistent message straight onto a queue (declared durable), with a publisher confirm: for tests that play a foreign publisher. */
+export async function publishToQueue(name: string, body: unknown, headers: Record<string, string> = {}, url = AMQP_URL): Promise<void> {
+  const conn = await connect(url);
+  try {
+    const ch = await conn.createConfirmChannel();
+    await ch.assertQueue(name, { durable: true });
+    ch.sendToQueue(name, Buffer.from(JSON.stringify(body)), { persistent: true, headers });
+    await ch.waitForConfirms();
+    await ch.close();
+  } finally {
+    await conn.close();
+  }
+}
