@@ -84,7 +84,8 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     }
     logErrorResponse(log, response, error, context);
     if (response.headers) res.set(response.headers);
-    res.status(response.status).json(response.body);
+    // res.json keeps a Content-Type the handler set before it failed (e.g. text/plain): the body is JSON either way.
+    res.status(response.status).type('application/json').json(response.body);
   };
 }
 
