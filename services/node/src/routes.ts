@@ -108,7 +108,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       tag: 'sidetree',
       summary: 'the did:web document of a did:node DID (no resolution wrapper)',
       params: { id: 'the DID suffix' },
-      responses: { 200: { description: 'the DID document', mediaType: 'application/json' }, 404: 'unknown or deactivated' },
+      responses: { 200: { description: 'the DID document', mediaType: 'application/json' }, 400: 'not a DID suffix', 404: 'unknown or deactivated' },
       handler: didWeb.handlers.getDocument,
     },
     {
