@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { AMQP_URL, amqpUnavailable } from '@anchor/testing/amqp-broker';
-import { mongoServerForTests, type MongoTestServer } from '@anchor/testing/ferretdb';
+import { mongoServerForTests, mongoThroughProxy, type MongoTestServer } from '@anchor/testing/ferretdb';
 import { makeTempDir, stopAllProcesses, waitFor, type TempDir } from '@anchor/testing/process';
 import { TcpProxy } from '@anchor/testing/tcp-proxy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -132,18 +132,3 @@ describe('health follows the database (MongoDB through a TCP proxy)', () => {
     await healthBecomes(node, 200, (body) => body.dbStatus === 'success', 60_000);
   });
 });
-
-/**
- * Where the MongoDB URL's (first) server is, and the same connection string aimed at 127.0.0.1:<port> as a
- * direct connection, so every byte goes through the proxy (a replica-set URL would otherwise make the
- * driver reach the members directly).
- */
-function mongoThroughProxy(url: string): { target: { host: string; port: number }; urlVia(port: number): string } {
-  const match = /^(mongodb:\/\/(?:[^@/]*@)?)([^/?]+)(.*)$/.exec(url);
-  if (!match) throw new Error('the MongoDB URL must be a mongodb:// connection string');
-  const [host = '127.0.0.1', port = '27017'] = (match[2] ?? '').split(',')[0]?.split(':') ?? [];
-  const path = match[3] === undefined || match[3] === '' ? '/' : match[3];
-  const withoutReplicaSet = path.replace(/([?&])replicaSet=[^&]*(&|$)/, (_all, lead: string, tail: string) => (tail === '&' ? lead : ''));
-  const query = withoutReplicaSet.includes('?') ? `${withoutReplicaSet}&directConnection=true` : `${withoutReplicaSet}?directConnection=true`;
-  return { target: { host, port: Number(port) }, urlVia: (proxyPort) => `${match[1] ?? ''}127.0.0.1:${proxyPort}${query}` };
-}

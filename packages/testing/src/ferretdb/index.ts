@@ -83,3 +83,28 @@ export async function startFerretDb(options: { readyTimeoutMs?: number } = {}): 
     stop,
   };
 }
+
+/**
+ * Where a MongoDB URL's (first) server is, and the same connection string aimed at 127.0.0.1:<port> as a
+ * direct connection, so every byte goes through a proxy there (a replica-set URL would otherwise make the
+ * driver reach the members directly). For tests that cut the link with `TcpProxy`.
+ */
+export function mongoThroughProxy(url: string): {
+  target: { host: string; port: number };
+  urlVia(port: number): string;
+} {
+  const match = /^(mongodb:\/\/(?:[^@/]*@)?)([^/?]+)(.*)$/.exec(url);
+  if (!match) throw new Error('the MongoDB URL must be a mongodb:// connection string');
+  const [host = '127.0.0.1', port = '27017'] = (match[2] ?? '').split(',')[0]?.split(':') ?? [];
+  const path = match[3] === undefined || match[3] === '' ? '/' : match[3];
+  const withoutReplicaSet = path.replace(/([?&])replicaSet=[^&]*(&|$)/, (_all, lead: string, tail: string) =>
+    tail === '&' ? lead : '',
+  );
+  const query = withoutReplicaSet.includes('?')
+    ? `${withoutReplicaSet}&directConnection=true`
+    : `${withoutReplicaSet}?directConnection=true`;
+  return {
+    target: { host, port: Number(port) },
+    urlVia: (proxyPort) => `${match[1] ?? ''}127.0.0.1:${proxyPort}${query}`,
+  };
+}

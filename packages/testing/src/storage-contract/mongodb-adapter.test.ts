@@ -12,7 +12,7 @@ import {
   type StoreProvider,
 } from '@anchor/common/storage';
 import { expectAppError, uniqueName } from '../contract-kit/index.js';
-import { mongoServerForTests, type MongoTestServer } from '../ferretdb/index.js';
+import { mongoServerForTests, mongoThroughProxy, type MongoTestServer } from '../ferretdb/index.js';
 import { TcpProxy } from '../tcp-proxy/index.js';
 import { waitFor } from '../process/wait-for.js';
 
@@ -46,6 +46,13 @@ async function provider(options: Partial<MongoStoreOptions> = {}): Promise<Mongo
   })) as MongoStoreProvider;
   providers.push(opened);
   return opened;
+}
+
+/** A proxy in front of the server, and the server's URL aimed at it. */
+async function startProxy(): Promise<{ proxy: TcpProxy; url: string }> {
+  const mongo = mongoThroughProxy(server.url);
+  const proxy = await TcpProxy.start(mongo.target);
+  return { proxy, url: mongo.urlVia(proxy.port) };
 }
 
 async function indexesOf(store: string): Promise<Array<{ name: string; key: Record<string, number> }>> {
@@ -280,10 +287,9 @@ describe('mongodb adapter: batches', () => {
 
 describe('mongodb adapter: failures', () => {
   it('answers 503 (retryable) while the server cannot be reached, and recovers when it can', async () => {
-    const target = new URL(server.url);
-    const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 27017) });
+    const { proxy, url } = await startProxy();
     try {
-      const p = await provider({ url: proxy.through(server.url), serverSelectionTimeoutMs: 500 });
+      const p = await provider({ url, serverSelectionTimeoutMs: 500 });
       const s = await p.open<{ v: number }>(uniqueName('cut'));
       await s.put('k', { v: 1 });
       proxy.refuse();
@@ -302,14 +308,13 @@ describe('mongodb adapter: failures', () => {
   });
 
   it('retries the connection at start-up with backoff until the server answers, logging each attempt', async () => {
-    const target = new URL(server.url);
-    const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 27017) });
+    const { proxy, url } = await startProxy();
     const out = new Lines();
     configureLogging({ format: 'json', destination: out, levels: 'info' });
     try {
       proxy.refuse();
       const connecting = provider({
-        url: proxy.through(server.url),
+        url,
         serverSelectionTimeoutMs: 200,
         connectTimeoutMs: 30_000,
       });
@@ -331,13 +336,12 @@ describe('mongodb adapter: failures', () => {
   });
 
   it('gives up after connectTimeoutMs with a 503, and refuses a malformed connection string with a 400', async () => {
-    const target = new URL(server.url);
-    const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 27017) });
+    const { proxy, url } = await startProxy();
     try {
       proxy.refuse();
       const started = Date.now();
       await expectAppError(
-        provider({ url: proxy.through(server.url), serverSelectionTimeoutMs: 200, connectTimeoutMs: 1_000 }),
+        provider({ url, serverSelectionTimeoutMs: 200, connectTimeoutMs: 1_000 }),
         'unavailable',
         /connecting \(\d attempts? in \d s\)/,
       );
