@@ -14,7 +14,8 @@ afterEach(() => provider.close());
 async function jobs(count: number) {
   provider = createMemStoreProvider({ sweepIntervalMs: 0 });
   const store = await provider.open<Job>('jobs', { indexes: [['status', 'at']] });
-  for (let n = 0; n < count; n++) await store.put(`job-${String(n).padStart(3, '0')}`, { status: 'pending', at: 1_000 - n });
+  for (let n = 0; n < count; n++)
+    await store.put(`job-${String(n).padStart(3, '0')}`, { status: 'pending', at: 1_000 - n });
   return store;
 }
 
@@ -22,7 +23,8 @@ describe('queryPages and queryAll', () => {
   it('read every matching record in the query order, a page of `limit` at a time', async () => {
     const store = await jobs(25);
     const sizes: number[] = [];
-    for await (const items of queryPages(store, { where: { status: 'pending' }, orderBy: { field: 'at' }, limit: 10 })) sizes.push(items.length);
+    for await (const items of queryPages(store, { where: { status: 'pending' }, orderBy: { field: 'at' }, limit: 10 }))
+      sizes.push(items.length);
     expect(sizes).toEqual([10, 10, 5]);
     const all = await queryAll(store, { where: { status: 'pending' }, orderBy: { field: 'at' }, limit: 10 });
     expect(all.map((entry) => entry.value.at)).toEqual(Array.from({ length: 25 }, (_, n) => 976 + n));
@@ -45,7 +47,11 @@ describe('queryPages and queryAll', () => {
 
   it('key prefixes and an empty result', async () => {
     const store = await jobs(3);
-    expect((await queryAll(store, { keyPrefix: 'job-00' })).map((entry) => entry.key)).toEqual(['job-000', 'job-001', 'job-002']);
+    expect((await queryAll(store, { keyPrefix: 'job-00' })).map((entry) => entry.key)).toEqual([
+      'job-000',
+      'job-001',
+      'job-002',
+    ]);
     expect(await queryAll(store, { keyPrefix: 'nothing' })).toEqual([]);
   });
 });

@@ -8,7 +8,10 @@ export type QueryToEnd = Omit<Query, 'after' | 'offset'>;
  * acts on every record (re-queueing, acknowledging) holds one page at a time. Pages of 1,000 unless `limit`
  * says otherwise.
  */
-export async function* queryPages<T extends object>(store: Store<T>, query: QueryToEnd): AsyncGenerator<Array<Entry<T>>> {
+export async function* queryPages<T extends object>(
+  store: Store<T>,
+  query: QueryToEnd,
+): AsyncGenerator<Array<Entry<T>>> {
   let after: string | undefined;
   do {
     const page = await store.query({ limit: 1_000, ...query, ...(after ? { after } : {}) });

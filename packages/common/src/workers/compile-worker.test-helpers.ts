@@ -5,7 +5,12 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const SRC = fileURLToPath(new URL('..', import.meta.url));
-const FILES = ['errors/index.ts', 'workers/messages.ts', 'workers/serve-tasks.ts', 'workers/pool-worker.test-helpers.ts'];
+const FILES = [
+  'errors/index.ts',
+  'workers/messages.ts',
+  'workers/serve-tasks.ts',
+  'workers/pool-worker.test-helpers.ts',
+];
 
 /**
  * Worker threads run JavaScript, and unit tests run from TypeScript sources: the test worker and the
@@ -16,10 +21,15 @@ export async function compilePoolWorker(): Promise<{ file: URL; remove(): Promis
   await writeFile(join(out, 'package.json'), '{"type":"module"}');
   for (const path of FILES) {
     const source = await readFile(join(SRC, path), 'utf8');
-    const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+    const { outputText } = ts.transpileModule(source, {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    });
     const target = join(out, path.replace(/\.ts$/, '.js'));
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, outputText);
   }
-  return { file: new URL(`file://${join(out, 'workers/pool-worker.test-helpers.js')}`), remove: () => rm(out, { recursive: true, force: true }) };
+  return {
+    file: new URL(`file://${join(out, 'workers/pool-worker.test-helpers.js')}`),
+    remove: () => rm(out, { recursive: true, force: true }),
+  };
 }

@@ -15,11 +15,17 @@ export interface TaskFailure {
 }
 
 /** What a worker thread says: that it has loaded (once), then one reply per task. */
-export type ReplyMessage<Result> = { ready: true } | { id: number; result: Result } | { id: number; error: TaskFailure };
+export type ReplyMessage<Result> =
+  { ready: true } | { id: number; result: Result } | { id: number; error: TaskFailure };
 
 export function failureOf(error: unknown): TaskFailure {
   if (!(error instanceof AppError)) return { message: error instanceof Error ? error.message : String(error) };
-  return { message: error.message, code: error.code, retryable: error.retryable, ...(error.details ? { details: error.details } : {}) };
+  return {
+    message: error.message,
+    code: error.code,
+    retryable: error.retryable,
+    ...(error.details ? { details: error.details } : {}),
+  };
 }
 
 /** The error a task's caller sees: the AppError the task threw, or an internal error saying what failed. */

@@ -9,7 +9,8 @@ import { failureOf, type ReplyMessage, type TaskMessage } from './messages.js';
 export function serveTasks<Task, Result>(handler: (task: Task) => Result | Promise<Result>): void {
   const port = parentPort;
   if (!port) throw new Error('serveTasks must run on a worker thread started by a WorkerPool');
-  const fail = (id: number, error: unknown): void => port.postMessage({ id, error: failureOf(error) } satisfies ReplyMessage<Result>);
+  const fail = (id: number, error: unknown): void =>
+    port.postMessage({ id, error: failureOf(error) } satisfies ReplyMessage<Result>);
   port.on('message', ({ id, task }: TaskMessage<Task>) => {
     let result: Result | Promise<Result>;
     try {
@@ -18,7 +19,11 @@ export function serveTasks<Task, Result>(handler: (task: Task) => Result | Promi
       fail(id, error);
       return;
     }
-    if (result instanceof Promise) result.then((value) => port.postMessage({ id, result: value } satisfies ReplyMessage<Result>), (error: unknown) => fail(id, error));
+    if (result instanceof Promise)
+      result.then(
+        (value) => port.postMessage({ id, result: value } satisfies ReplyMessage<Result>),
+        (error: unknown) => fail(id, error),
+      );
     else port.postMessage({ id, result } satisfies ReplyMessage<Result>);
   });
   port.postMessage({ ready: true } satisfies ReplyMessage<Result>);

@@ -16,7 +16,13 @@ afterEach(async () => {
 afterAll(() => worker.remove());
 
 function pool(options: Partial<WorkerPoolOptions> = {}): WorkerPool<PoolTestTask, unknown> {
-  const created = new WorkerPool<PoolTestTask, unknown>({ file: worker.file, size: 2, taskName: 'testing the pool', workerData: { prefix: 'p' }, ...options });
+  const created = new WorkerPool<PoolTestTask, unknown>({
+    file: worker.file,
+    size: 2,
+    taskName: 'testing the pool',
+    workerData: { prefix: 'p' },
+    ...options,
+  });
   pools.push(created);
   return created;
 }
@@ -40,7 +46,9 @@ describe('WorkerPool', () => {
   it('spreads tasks in flight over its threads', async () => {
     const workers = pool({ size: 3 });
     await workers.ready();
-    const answers = (await Promise.all(Array.from({ length: 6 }, () => workers.run({ op: 'slow', ms: 100 })))) as Array<{ threadId: number }>;
+    const answers = (await Promise.all(
+      Array.from({ length: 6 }, () => workers.run({ op: 'slow', ms: 100 })),
+    )) as Array<{ threadId: number }>;
     const perThread = new Map<number, number>();
     for (const { threadId } of answers) perThread.set(threadId, (perThread.get(threadId) ?? 0) + 1);
     expect([...perThread.values()]).toEqual([2, 2, 2]);
@@ -48,7 +56,13 @@ describe('WorkerPool', () => {
 
   it('rejects with the AppError a task threw: code, message, retryability and details', async () => {
     const error = await rejection(pool().run({ op: 'bad-request', message: 'not a credential' }));
-    expect(error).toMatchObject({ code: 'bad_request', status: 400, message: 'not a credential', retryable: false, details: { field: 'x' } });
+    expect(error).toMatchObject({
+      code: 'bad_request',
+      status: 400,
+      message: 'not a credential',
+      retryable: false,
+      details: { field: 'x' },
+    });
   });
 
   it('turns any other error into a 500 naming the task', async () => {
@@ -61,7 +75,10 @@ describe('WorkerPool', () => {
     const crash = workers.run({ op: 'crash', afterMs: 50 });
     const bystander = workers.run({ op: 'slow', ms: 5_000 });
     for (const failed of [await rejection(crash), await rejection(bystander)]) {
-      expect(failed).toMatchObject({ code: 'internal', message: 'testing the pool failed: its worker thread exited with code 3' });
+      expect(failed).toMatchObject({
+        code: 'internal',
+        message: 'testing the pool failed: its worker thread exited with code 3',
+      });
     }
     expect(await workers.run({ op: 'echo', value: 'after' })).toEqual({ echoed: 'after', prefix: 'p' });
   });

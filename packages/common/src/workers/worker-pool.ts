@@ -44,7 +44,8 @@ export class WorkerPool<Task, Result> {
   private closed = false;
 
   constructor(private readonly options: WorkerPoolOptions) {
-    if (!Number.isInteger(options.size) || options.size < 1) throw new Error(`a worker pool needs a whole number of threads, at least 1 (got ${options.size})`);
+    if (!Number.isInteger(options.size) || options.size < 1)
+      throw new Error(`a worker pool needs a whole number of threads, at least 1 (got ${options.size})`);
     this.size = options.size;
     this.log = getLogger(options.logModule ?? 'workers');
   }
@@ -90,7 +91,9 @@ export class WorkerPool<Task, Result> {
     thread.loaded = new Promise<void>((resolve, reject) => {
       loaded = resolve;
       worker.once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`${this.options.taskName}: a worker thread exited with code ${code} while loading`)));
+      worker.once('exit', (code) =>
+        reject(new Error(`${this.options.taskName}: a worker thread exited with code ${code} while loading`)),
+      );
     });
     thread.loaded.catch(() => undefined);
     worker.on('message', (reply: ReplyMessage<Result>) => {
@@ -113,7 +116,8 @@ export class WorkerPool<Task, Result> {
   private stopped(thread: Thread<Result>, reason: string): void {
     const index = this.threads.indexOf(thread);
     if (index >= 0) this.threads.splice(index, 1);
-    for (const waiting of thread.inFlight.values()) waiting.reject(internal(`${this.options.taskName} failed: its worker thread ${reason}`));
+    for (const waiting of thread.inFlight.values())
+      waiting.reject(internal(`${this.options.taskName} failed: its worker thread ${reason}`));
     thread.inFlight.clear();
     if (index < 0 || this.closed) return;
     // A thread that never loaded is not replaced here (it would fail again at once); the next task tries anew.
