@@ -28,12 +28,35 @@ export const nodeConfigSpec = defineConfig({
         flag: 'service-id',
         help: 'ActivityPub service id: a URL (default <external-endpoint>/services/node) or did:web:<host>:services:<name>, which must share the external endpoint host',
       }),
-      dataDir: opt.string({ flag: 'data-dir', short: 'd', default: './data/node', help: 'Directory for the embedded store and generated keys' }),
-      tlsCertificate: opt.string({ flag: 'tls-certificate', short: 'y', help: 'PEM certificate file; serve https when set with --tls-key' }),
-      tlsKey: opt.string({ flag: 'tls-key', short: 'x', secret: true, help: 'PEM private key file for --tls-certificate' }),
+      dataDir: opt.string({
+        flag: 'data-dir',
+        short: 'd',
+        default: './data/node',
+        help: 'Directory for the embedded store and generated keys',
+      }),
+      tlsCertificate: opt.string({
+        flag: 'tls-certificate',
+        short: 'y',
+        help: 'PEM certificate file; serve https when set with --tls-key',
+      }),
+      tlsKey: opt.string({
+        flag: 'tls-key',
+        short: 'x',
+        secret: true,
+        help: 'PEM private key file for --tls-certificate',
+      }),
       tlsCaCerts: opt.list({ flag: 'tls-cacerts', help: 'Extra CA certificate files trusted for outbound https' }),
-      httpTimeout: opt.duration({ flag: 'http-timeout', env: ['HTTP_TIMEOUT'], default: '20s', help: 'Outbound HTTP request timeout' }),
-      bodyLimit: opt.string({ flag: 'body-limit', default: '2mb', help: 'Largest accepted request body (413 beyond it)' }),
+      httpTimeout: opt.duration({
+        flag: 'http-timeout',
+        env: ['HTTP_TIMEOUT'],
+        default: '20s',
+        help: 'Outbound HTTP request timeout',
+      }),
+      bodyLimit: opt.string({
+        flag: 'body-limit',
+        default: '2mb',
+        help: 'Largest accepted request body (413 beyond it)',
+      }),
       maintenanceMode: opt.bool({
         flag: 'enable-maintenance-mode',
         env: ['ANCHOR_MAINTENANCE_MODE', 'MAINTENANCE_MODE_ENABLED'],
@@ -53,7 +76,8 @@ export const nodeConfigSpec = defineConfig({
       discoveryDomains: opt.list({
         flag: 'discovery-domains',
         env: ['DISCOVERY_DOMAINS'],
-        validateItem: (item: string) => (isHttpOrigin(item) ? undefined : 'must be an http(s) origin such as https://shared.example.com'),
+        validateItem: (item: string) =>
+          isHttpOrigin(item) ? undefined : 'must be an http(s) origin such as https://shared.example.com',
         help: 'Base URLs of other nodes serving the same DIDs, announced as WebFinger and host-meta alternates (e.g. https://shared.example.com)',
       }),
       discoveryMinimumResolvers: opt.int({
@@ -65,8 +89,19 @@ export const nodeConfigSpec = defineConfig({
       }),
     },
     sidetree: {
-      didNamespace: opt.string({ flag: 'did-namespace', short: 'n', env: ['DID_NAMESPACE'], default: 'did:node', help: 'DID method namespace' }),
-      didAliases: opt.list({ flag: 'did-aliases', short: 'a', env: ['DID_ALIASES'], help: 'Alternate namespaces accepted on resolution (e.g. did:orb)' }),
+      didNamespace: opt.string({
+        flag: 'did-namespace',
+        short: 'n',
+        env: ['DID_NAMESPACE'],
+        default: 'did:node',
+        help: 'DID method namespace',
+      }),
+      didAliases: opt.list({
+        flag: 'did-aliases',
+        short: 'a',
+        env: ['DID_ALIASES'],
+        help: 'Alternate namespaces accepted on resolution (e.g. did:orb)',
+      }),
       allowedOrigins: opt.list({
         flag: 'allowed-origins',
         short: 'o',
@@ -157,8 +192,19 @@ export const nodeConfigSpec = defineConfig({
       }),
     },
     witnessing: {
-      maxWitnessDelay: opt.duration({ flag: 'max-witness-delay', short: 'w', env: ['MAX_WITNESS_DELAY'], default: '10m', help: 'Offer endTime = now + this' }),
-      maxClockSkew: opt.duration({ flag: 'max-clock-skew', env: ['MAX_CLOCK_SKEW'], default: '1m', help: 'Tolerance on witness proof creation times' }),
+      maxWitnessDelay: opt.duration({
+        flag: 'max-witness-delay',
+        short: 'w',
+        env: ['MAX_WITNESS_DELAY'],
+        default: '10m',
+        help: 'Offer endTime = now + this',
+      }),
+      maxClockSkew: opt.duration({
+        flag: 'max-clock-skew',
+        env: ['MAX_CLOCK_SKEW'],
+        default: '1m',
+        help: 'Tolerance on witness proof creation times',
+      }),
       witnessStoreExpiryPeriod: opt.duration({
         flag: 'witness-store-expiry-period',
         env: ['WITNESS_STORE_EXPIRY_PERIOD'],
@@ -189,12 +235,22 @@ export const nodeConfigSpec = defineConfig({
         flag: 'vc-sign-key-file',
         help: 'PEM (PKCS#8) Ed25519 key that signs anchor credentials; generated in the data directory when absent',
       }),
-      vcSignKeyId: opt.string({ flag: 'vc-sign-key-id', env: ['ANCHOR_VC_SIGN_ACTIVE_KEY_ID'], default: 'vc-key', help: 'Key id of the anchor-credential key in /.well-known/did.json' }),
+      vcSignKeyId: opt.string({
+        flag: 'vc-sign-key-id',
+        env: ['ANCHOR_VC_SIGN_ACTIVE_KEY_ID'],
+        default: 'vc-key',
+        help: 'Key id of the anchor-credential key in /.well-known/did.json',
+      }),
       httpSignKeyFile: opt.string({
         flag: 'http-sign-key-file',
         help: 'PEM (PKCS#8) Ed25519 key that signs outbound HTTP requests; generated in the data directory when absent',
       }),
-      httpSignKeyId: opt.string({ flag: 'http-sign-key-id', env: ['ANCHOR_HTTP_SIGN_ACTIVE_KEY_ID'], default: 'main-key', help: 'Key id of the HTTP signing key' }),
+      httpSignKeyId: opt.string({
+        flag: 'http-sign-key-id',
+        env: ['ANCHOR_HTTP_SIGN_ACTIVE_KEY_ID'],
+        default: 'main-key',
+        help: 'Key id of the HTTP signing key',
+      }),
     },
     auth: {
       httpSignatures: opt.bool({
@@ -215,13 +271,22 @@ export const nodeConfigSpec = defineConfig({
         separator: null,
         help: 'Token rules, repeatable: <path-regex>|<read-token-names joined by &>|<write-token-names joined by &>',
       }),
-      authTokens: opt.map({ flag: 'auth-tokens', short: 'A', secret: true, help: 'Token values: name=value[,name=value]' }),
+      authTokens: opt.map({
+        flag: 'auth-tokens',
+        short: 'A',
+        secret: true,
+        help: 'Token values: name=value[,name=value]',
+      }),
       clientAuthTokensDef: opt.list({
         flag: 'client-auth-tokens-def',
         separator: null,
         help: 'Which outbound paths to sign (same format as --auth-tokens-def); default: the server rules',
       }),
-      clientAuthTokens: opt.map({ flag: 'client-auth-tokens', secret: true, help: 'Token values for --client-auth-tokens-def' }),
+      clientAuthTokens: opt.map({
+        flag: 'client-auth-tokens',
+        secret: true,
+        help: 'Token values for --client-auth-tokens-def',
+      }),
       requestTokens: opt.map({
         flag: 'request-tokens',
         secret: true,
@@ -257,7 +322,7 @@ export const nodeConfigSpec = defineConfig({
         short: 'S',
         env: ['ANCHOR_EVENT_SYNC_INTERVAL'],
         default: '1m',
-        help: 'How often followees\' outboxes and followers\' inboxes are read for missed anchors',
+        help: "How often followees' outboxes and followers' inboxes are read for missed anchors",
       }),
       syncMinActivityAge: opt.duration({
         flag: 'sync-min-activity-age',
@@ -287,8 +352,18 @@ export const nodeConfigSpec = defineConfig({
         default: 'lmdb',
         help: 'lmdb (embedded, durable), mem (tests only), mongodb (production)',
       }),
-      databaseUrl: opt.string({ flag: 'database-url', short: 'v', env: ['DATABASE_URL'], secret: true, help: 'MongoDB connection string' }),
-      databasePrefix: opt.string({ flag: 'database-prefix', env: ['DATABASE_PREFIX'], help: 'Prefix of store names (several nodes may share one database)' }),
+      databaseUrl: opt.string({
+        flag: 'database-url',
+        short: 'v',
+        env: ['DATABASE_URL'],
+        secret: true,
+        help: 'MongoDB connection string',
+      }),
+      databasePrefix: opt.string({
+        flag: 'database-prefix',
+        env: ['DATABASE_PREFIX'],
+        help: 'Prefix of store names (several nodes may share one database)',
+      }),
     },
     queue: {
       mqUrl: opt.string({
@@ -305,7 +380,13 @@ export const nodeConfigSpec = defineConfig({
         validate: (value) => checkNamespace(value),
         help: "Prefix of this node's queue names, so nodes sharing a broker and vhost never take each other's work; default derived from the service id. Replicas of one node share it",
       }),
-      mqPoolSize: opt.int({ flag: 'mq-pool-size', default: 5, min: 1, max: 100, help: 'Consumers per queue topic (the inbox and the outbox have pools of their own)' }),
+      mqPoolSize: opt.int({
+        flag: 'mq-pool-size',
+        default: 5,
+        min: 1,
+        max: 100,
+        help: 'Consumers per queue topic (the inbox and the outbox have pools of their own)',
+      }),
       mqOutboxPool: opt.int({
         flag: 'mq-outbox-pool',
         env: ['MQ_OUTBOX_POOL'],
@@ -362,7 +443,12 @@ export const nodeConfigSpec = defineConfig({
         default: 'info',
         help: 'module=level:...:default with levels error, warning, info, debug',
       }),
-      logFormat: opt.enum(['text', 'json'], { flag: 'log-format', env: ['LOG_FORMAT'], default: 'text', help: 'Log line format' }),
+      logFormat: opt.enum(['text', 'json'], {
+        flag: 'log-format',
+        env: ['LOG_FORMAT'],
+        default: 'text',
+        help: 'Log line format',
+      }),
     },
   },
   checks: [

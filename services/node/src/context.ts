@@ -1,7 +1,14 @@
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { createDidResolver, didWebResolver, type DidDocument, type DidResolverRegistry } from '@anchor/common/did';
-import { classifyAddress, createGuardedFetchJson, createRequestSigner, createSignatureAuthenticator, serviceKeyId, type FetchPolicy } from '@anchor/common/httpsig';
+import {
+  classifyAddress,
+  createGuardedFetchJson,
+  createRequestSigner,
+  createSignatureAuthenticator,
+  serviceKeyId,
+  type FetchPolicy,
+} from '@anchor/common/httpsig';
 import { getLogger } from '@anchor/common/log';
 import type { BaseContext, ContextExtension, ServiceContext, ServiceSettings } from '@anchor/common/service';
 import type { NodeConfig } from './config.js';
@@ -44,9 +51,15 @@ export function nodeSettings(config: NodeConfig): ServiceSettings {
   const { server, storage, queue, auth, observability } = config;
   return {
     listen: server.hostUrl,
-    tls: server.tlsCertificate && server.tlsKey ? { certFile: server.tlsCertificate, keyFile: server.tlsKey } : undefined,
+    tls:
+      server.tlsCertificate && server.tlsKey ? { certFile: server.tlsCertificate, keyFile: server.tlsKey } : undefined,
     log: { levels: observability.logLevel, format: observability.logFormat },
-    storage: { type: storage.databaseType, dataDir: join(server.dataDir, 'db'), url: storage.databaseUrl, prefix: storage.databasePrefix },
+    storage: {
+      type: storage.databaseType,
+      dataDir: join(server.dataDir, 'db'),
+      url: storage.databaseUrl,
+      prefix: storage.databasePrefix,
+    },
     queue: {
       ...(queue.mqUrl !== undefined ? { url: queue.mqUrl } : {}),
       // Queues are this node's own even on a broker other nodes share: named under its namespace, and a message
@@ -54,10 +67,17 @@ export function nodeSettings(config: NodeConfig): ServiceSettings {
       identity: nodeUrls(server).serviceId,
       ...(queue.mqNamespace !== undefined ? { namespace: queue.mqNamespace } : {}),
       onForeignMessage: (topic, from) =>
-        log.error('refused a queue message published by another node: two nodes share an MQ namespace (set --mq-namespace apart)', { topic, from: from ?? 'unnamed' }),
+        log.error(
+          'refused a queue message published by another node: two nodes share an MQ namespace (set --mq-namespace apart)',
+          { topic, from: from ?? 'unnamed' },
+        ),
       concurrency: queue.mqPoolSize,
       maxAttempts: queue.mqMaxAttempts,
-      backoff: { initialMs: queue.mqRedeliveryInitialInterval, multiplier: queue.mqRedeliveryMultiplier, maxMs: queue.mqRedeliveryMaxInterval },
+      backoff: {
+        initialMs: queue.mqRedeliveryInitialInterval,
+        multiplier: queue.mqRedeliveryMultiplier,
+        maxMs: queue.mqRedeliveryMaxInterval,
+      },
     },
     bodyLimit: server.bodyLimit,
     maintenance: server.maintenanceMode,
@@ -66,7 +86,10 @@ export function nodeSettings(config: NodeConfig): ServiceSettings {
       timeoutMs: server.httpTimeout,
       // Federation peers verify our requests by signature, so every outbound request is signed unless client
       // token rules narrow it down (the original signed only where its client rules required a token).
-      signedPaths: auth.clientAuthTokensDef.length > 0 ? { definitions: auth.clientAuthTokensDef, tokens: auth.clientAuthTokens } : undefined,
+      signedPaths:
+        auth.clientAuthTokensDef.length > 0
+          ? { definitions: auth.clientAuthTokensDef, tokens: auth.clientAuthTokens }
+          : undefined,
     },
   };
 }
@@ -76,7 +99,9 @@ export async function extendNodeContext(base: BaseContext<NodeConfig>): Promise<
   const { config, storage } = base;
   const urls = nodeUrls(config.server);
   if (urls.externalEndpoint.startsWith('http://')) {
-    base.log.warn('external endpoint is plain http: fine on loopback and in development, use https in production', { externalEndpoint: urls.externalEndpoint });
+    base.log.warn('external endpoint is plain http: fine on loopback and in development, use https in production', {
+      externalEndpoint: urls.externalEndpoint,
+    });
   }
   const configValues = await ConfigValues.open(storage);
   const keys = await loadNodeKeys(config.keys, configValues);
@@ -86,8 +111,13 @@ export async function extendNodeContext(base: BaseContext<NodeConfig>): Promise<
   const ownDidDocument = domainDidDocument(urls, keys);
   // The node's own did:web resolves from memory; other did:web DIDs over the network (http on loopback,
   // and anywhere in dev mode).
-  const didResolver = createDidResolver().register('web', localFirstDidWebResolver(ownDidDocument, didWebResolver({ http: config.server.devMode ? 'always' : 'loopback' })));
-  const httpKeyId = urls.serviceIsDid ? `${urls.serviceId}#${keys.httpKeyId}` : serviceKeyId(urls.serviceId, keys.httpKeyId);
+  const didResolver = createDidResolver().register(
+    'web',
+    localFirstDidWebResolver(ownDidDocument, didWebResolver({ http: config.server.devMode ? 'always' : 'loopback' })),
+  );
+  const httpKeyId = urls.serviceIsDid
+    ? `${urls.serviceId}#${keys.httpKeyId}`
+    : serviceKeyId(urls.serviceId, keys.httpKeyId);
   const signatures = config.auth.httpSignatures;
   return {
     context: {
@@ -110,7 +140,10 @@ export async function extendNodeContext(base: BaseContext<NodeConfig>): Promise<
         })
       : undefined,
     requestSigner: signatures ? createRequestSigner({ keyId: httpKeyId, key: keys.httpSigningKey }) : undefined,
-    health: { kmsStatus: () => (keys.vcSigningKey.isPrivate && keys.httpSigningKey.isPrivate ? 'success' : 'signing keys unavailable') },
+    health: {
+      kmsStatus: () =>
+        keys.vcSigningKey.isPrivate && keys.httpSigningKey.isPrivate ? 'success' : 'signing keys unavailable',
+    },
   };
 }
 

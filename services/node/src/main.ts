@@ -3,4 +3,6 @@ import { runService } from '@anchor/common/service';
 import { nodeConfigSpec } from './config.js';
 import { createServer } from './server.js';
 
-await runService(nodeConfigSpec, (config) => createServer(config), { logging: (config) => ({ levels: config.observability.logLevel, format: config.observability.logFormat }) });
+await runService(nodeConfigSpec, (config) => createServer(config), {
+  logging: (config) => ({ levels: config.observability.logLevel, format: config.observability.logFormat }),
+});

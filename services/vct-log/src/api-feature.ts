@@ -38,7 +38,12 @@ export function createApiFeature(ctx: VctLogContext, logs: LogsFeature, preparer
     http,
     vctLogRoutes(http, {
       logApi: logApiHandlers(logApi, vctMetrics),
-      webFinger: webFingerHandler({ logs: logs.registry, signer: logs.signer, metrics: vctMetrics, baseUrl: knownBaseUrl }),
+      webFinger: webFingerHandler({
+        logs: logs.registry,
+        signer: logs.signer,
+        metrics: vctMetrics,
+        baseUrl: knownBaseUrl,
+      }),
     }),
   );
   return {

@@ -18,13 +18,23 @@ export const VCT_LOG_CONFIG = defineConfig({
     'per deployment, each under /<alias>/v1/..., signed by one Ed25519 or P-256 key.',
   envPrefix: 'VCT',
   options: {
-    hostUrl: opt.hostPort({ flag: 'host-url', short: 'a', env: ['VCT_API_HOST'], default: '0.0.0.0:5678', help: 'address the API listens on (host:port; :port for all interfaces)' }),
+    hostUrl: opt.hostPort({
+      flag: 'host-url',
+      short: 'a',
+      env: ['VCT_API_HOST'],
+      default: '0.0.0.0:5678',
+      help: 'address the API listens on (host:port; :port for all interfaces)',
+    }),
     baseUrl: opt.url({
       flag: 'base-url',
       protocols: ['http', 'https'],
       help: 'external URL of the service; WebFinger subjects are <base-url>/<alias> (default http://<host-url>, with a wildcard host shown as localhost)',
     }),
-    dataDir: opt.string({ flag: 'data-dir', default: 'data', help: 'directory of the LMDB database and of the generated signing key' }),
+    dataDir: opt.string({
+      flag: 'data-dir',
+      default: 'data',
+      help: 'directory of the LMDB database and of the generated signing key',
+    }),
     logs: opt.list({
       flag: 'logs',
       short: 'l',
@@ -43,8 +53,17 @@ export const VCT_LOG_CONFIG = defineConfig({
       default: 'lmdb',
       help: 'storage: lmdb (embedded, durable, in --data-dir), mongodb (--database-url; use a replica set), or mem (nothing survives a restart)',
     }),
-    databaseUrl: opt.string({ flag: 'database-url', env: ['DATABASE_URL'], secret: true, help: 'MongoDB connection string (mongodb://...)' }),
-    databasePrefix: opt.string({ flag: 'database-prefix', env: ['DATABASE_PREFIX'], help: 'prefix of the store (collection) names' }),
+    databaseUrl: opt.string({
+      flag: 'database-url',
+      env: ['DATABASE_URL'],
+      secret: true,
+      help: 'MongoDB connection string (mongodb://...)',
+    }),
+    databasePrefix: opt.string({
+      flag: 'database-prefix',
+      env: ['DATABASE_PREFIX'],
+      help: 'prefix of the store (collection) names',
+    }),
     databaseTimeout: opt.duration({
       flag: 'database-timeout',
       default: '30s',
@@ -58,8 +77,16 @@ export const VCT_LOG_CONFIG = defineConfig({
       flag: 'key-type',
       help: 'type of a generated key: Ed25519 (default; envelope EDDSA/ED25519) or P-256 (envelope ECDSA/ECDSAP256IEEEP1363); must match an existing key file when given',
     }),
-    readTokens: opt.list({ flag: 'api-read-token', secret: true, help: 'bearer tokens accepted for reads (GET); none means reads are open' }),
-    writeTokens: opt.list({ flag: 'api-write-token', secret: true, help: 'bearer tokens accepted for writes (add-vc, POST /loglevels); none means writes are open' }),
+    readTokens: opt.list({
+      flag: 'api-read-token',
+      secret: true,
+      help: 'bearer tokens accepted for reads (GET); none means reads are open',
+    }),
+    writeTokens: opt.list({
+      flag: 'api-write-token',
+      secret: true,
+      help: 'bearer tokens accepted for writes (add-vc, POST /loglevels); none means writes are open',
+    }),
     integrationInterval: opt.duration({
       flag: 'integration-interval',
       default: '250ms',
@@ -67,8 +94,19 @@ export const VCT_LOG_CONFIG = defineConfig({
       max: '1m',
       help: 'how often accepted entries are integrated into the trees (and a new signed tree head produced)',
     }),
-    integrationBatchSize: opt.int({ flag: 'integration-batch-size', default: 2000, min: 1, max: 10_000, help: 'most entries written in one atomic integration batch' }),
-    maxRootAge: opt.duration({ flag: 'max-root-age', default: '1h', min: '1s', help: 'a log without new entries still gets a freshly timestamped tree head this often' }),
+    integrationBatchSize: opt.int({
+      flag: 'integration-batch-size',
+      default: 2000,
+      min: 1,
+      max: 10_000,
+      help: 'most entries written in one atomic integration batch',
+    }),
+    maxRootAge: opt.duration({
+      flag: 'max-root-age',
+      default: '1h',
+      min: '1s',
+      help: 'a log without new entries still gets a freshly timestamped tree head this often',
+    }),
     maxGetEntries: opt.int({
       flag: 'max-get-entries',
       default: 1000,
@@ -82,7 +120,10 @@ export const VCT_LOG_CONFIG = defineConfig({
       min: '1s',
       help: 'with mongodb: how long the replica that integrates holds its lease without renewing it',
     }),
-    devMode: opt.bool({ flag: 'dev-mode', help: 'resolve did:web over plain http for every host (otherwise only localhost and 127.0.0.1)' }),
+    devMode: opt.bool({
+      flag: 'dev-mode',
+      help: 'resolve did:web over plain http for every host (otherwise only localhost and 127.0.0.1)',
+    }),
     allowUndefinedTerms: opt.list({
       flag: 'allow-undefined-terms',
       default: ['href', 'rel', 'AnchorLink'],
@@ -99,22 +140,50 @@ export const VCT_LOG_CONFIG = defineConfig({
       },
       help: 'worker threads that parse, canonicalise (JSON-LD) and sign add-vc credentials; auto = one per core; 0 does it on the HTTP thread',
     }),
-    didCacheTtl: opt.duration({ flag: 'did-cache-ttl', default: '5m', help: 'how long resolved DID documents (proof verification keys) are reused' }),
+    didCacheTtl: opt.duration({
+      flag: 'did-cache-ttl',
+      default: '5m',
+      help: 'how long resolved DID documents (proof verification keys) are reused',
+    }),
     requestBodyLimit: opt.string({
       flag: 'request-body-limit',
       default: '1mb',
       validate: (value) => (isByteSize(value) ? undefined : 'must be a size such as 512kb or 1mb'),
       help: 'largest request body accepted; larger ones get 413',
     }),
-    metricsHost: opt.hostPort({ flag: 'metrics-host', short: 'm', help: 'serve /metrics on this separate listener (as the original) instead of the API listener' }),
-    tlsServeCert: opt.string({ flag: 'tls-serve-cert', help: 'PEM certificate file: serve HTTPS (with --tls-serve-key)' }),
+    metricsHost: opt.hostPort({
+      flag: 'metrics-host',
+      short: 'm',
+      help: 'serve /metrics on this separate listener (as the original) instead of the API listener',
+    }),
+    tlsServeCert: opt.string({
+      flag: 'tls-serve-cert',
+      help: 'PEM certificate file: serve HTTPS (with --tls-serve-key)',
+    }),
     tlsServeKey: opt.string({ flag: 'tls-serve-key', help: 'PEM private key file of --tls-serve-cert' }),
-    logLevel: opt.custom({ flag: 'log-level', env: ['LOG_LEVEL'], type: 'level spec', default: 'info', parse: parseLogSpec, format: formatLogSpec, help: 'log levels: error, warning, info or debug, optionally per module (vct-sequencer=debug:info)' }),
-    logFormat: opt.enum(['json', 'text'] as const, { flag: 'log-format', help: 'log line format (default: text on a terminal, json otherwise)' }),
+    logLevel: opt.custom({
+      flag: 'log-level',
+      env: ['LOG_LEVEL'],
+      type: 'level spec',
+      default: 'info',
+      parse: parseLogSpec,
+      format: formatLogSpec,
+      help: 'log levels: error, warning, info or debug, optionally per module (vct-sequencer=debug:info)',
+    }),
+    logFormat: opt.enum(['json', 'text'] as const, {
+      flag: 'log-format',
+      help: 'log line format (default: text on a terminal, json otherwise)',
+    }),
   },
   checks: [
-    (c) => ((c.tlsServeCert === undefined) !== (c.tlsServeKey === undefined) ? 'options --tls-serve-cert and --tls-serve-key: give both to serve HTTPS, or neither' : undefined),
-    (c) => (c.databaseType === 'mongodb' && !c.databaseUrl ? 'option --database-url (env VCT_DATABASE_URL or DATABASE_URL): required with --database-type mongodb' : undefined),
+    (c) =>
+      (c.tlsServeCert === undefined) !== (c.tlsServeKey === undefined)
+        ? 'options --tls-serve-cert and --tls-serve-key: give both to serve HTTPS, or neither'
+        : undefined,
+    (c) =>
+      c.databaseType === 'mongodb' && !c.databaseUrl
+        ? 'option --database-url (env VCT_DATABASE_URL or DATABASE_URL): required with --database-type mongodb'
+        : undefined,
   ],
 });
 
@@ -123,14 +192,21 @@ export type VctLogFlags = ConfigOf<typeof VCT_LOG_CONFIG>;
 /** The server's options from the parsed flags, and the `@endpoint` suffixes of `--logs` that are ignored. */
 export function vctLogOptionsFrom(flags: VctLogFlags): { options: VctLogOptions; ignoredEndpoints: string[] } {
   const { logs, ignoredEndpoints } = buildLogDefinitions(flags.logs, flags.issuers);
-  const undefinedTerms = flags.allowUndefinedTerms.some((term) => term.toLowerCase() === 'any') ? 'any' : flags.allowUndefinedTerms;
+  const undefinedTerms = flags.allowUndefinedTerms.some((term) => term.toLowerCase() === 'any')
+    ? 'any'
+    : flags.allowUndefinedTerms;
   const options: VctLogOptions = {
     host: flags.hostUrl.host,
     port: flags.hostUrl.port,
     baseUrl: flags.baseUrl,
     dataDir: flags.dataDir,
     logs,
-    storage: { type: flags.databaseType, url: flags.databaseUrl, prefix: flags.databasePrefix, connectTimeoutMs: flags.databaseTimeout },
+    storage: {
+      type: flags.databaseType,
+      url: flags.databaseUrl,
+      prefix: flags.databasePrefix,
+      connectTimeoutMs: flags.databaseTimeout,
+    },
     keyFile: flags.keyFile,
     keyType: flags.keyType,
     readTokens: flags.readTokens,
@@ -146,7 +222,10 @@ export function vctLogOptionsFrom(flags: VctLogFlags): { options: VctLogOptions;
     didCacheTtlMs: flags.didCacheTtl,
     requestBodyLimit: flags.requestBodyLimit,
     metricsHost: flags.metricsHost,
-    tls: flags.tlsServeCert && flags.tlsServeKey ? { certFile: flags.tlsServeCert, keyFile: flags.tlsServeKey } : undefined,
+    tls:
+      flags.tlsServeCert && flags.tlsServeKey
+        ? { certFile: flags.tlsServeCert, keyFile: flags.tlsServeKey }
+        : undefined,
   };
   return { options, ignoredEndpoints };
 }

@@ -19,7 +19,12 @@ export interface VctLogOptions {
   /** Default one readable and writable log, `main`. */
   logs?: LogDefinition[];
   /** Default lmdb; `connectTimeoutMs`: keep retrying (once a second) this long while the database cannot be reached. */
-  storage?: { type: StoreKind; url?: string | undefined; prefix?: string | undefined; connectTimeoutMs?: number | undefined };
+  storage?: {
+    type: StoreKind;
+    url?: string | undefined;
+    prefix?: string | undefined;
+    connectTimeoutMs?: number | undefined;
+  };
   /** Default `<dataDir>/vct-log-key.pem`. */
   keyFile?: string | undefined;
   /** Type of a generated key (default Ed25519); an existing key must match when given. */
@@ -52,12 +57,20 @@ export function vctLogSettings(options: VctLogOptions): ServiceSettings {
     listen: { host: options.host ?? '127.0.0.1', port: options.port ?? 0 },
     tls: options.tls,
     metricsListen: options.metricsHost,
-    storage: { ...(options.storage ?? { type: 'lmdb' }), dataDir: options.dataDir ?? 'data', connectTimeoutMs: options.storage?.connectTimeoutMs ?? 0 },
+    storage: {
+      ...(options.storage ?? { type: 'lmdb' }),
+      dataDir: options.dataDir ?? 'data',
+      connectTimeoutMs: options.storage?.connectTimeoutMs ?? 0,
+    },
     bodyLimit: options.requestBodyLimit ?? '1mb',
     health: { timeField: 'currentTime', statusField: 'status' },
     builtins: { health: 'open', metrics: 'open' },
     // As the original: /healthcheck, WebFinger and /metrics are open; reads need a read token and writes
     // (add-vc, log levels) a write token, each only when some are configured.
-    tokens: { open: ['/healthcheck', '/\\.well-known/webfinger', '/metrics'], read: options.readTokens ?? [], write: options.writeTokens ?? [] },
+    tokens: {
+      open: ['/healthcheck', '/\\.well-known/webfinger', '/metrics'],
+      read: options.readTokens ?? [],
+      write: options.writeTokens ?? [],
+    },
   };
 }

@@ -23,12 +23,17 @@ export interface LogsFeature extends Feature {
 export async function createLogsFeature(ctx: VctLogContext): Promise<LogsFeature> {
   const options = ctx.config;
   const definitions = options.logs ?? ONE_LOG;
-  const { key } = await loadOrCreateLogKey(options.keyFile ?? join(options.dataDir ?? 'data', 'vct-log-key.pem'), options.keyType);
+  const { key } = await loadOrCreateLogKey(
+    options.keyFile ?? join(options.dataDir ?? 'data', 'vct-log-key.pem'),
+    options.keyType,
+  );
   const signer = new LogSigner(key);
   await checkDatabaseKey(ctx.storage, signer);
   const logs: TransparencyLog[] = [];
   for (const definition of definitions) logs.push(await TransparencyLog.open(ctx.storage, definition.alias));
-  const registry = new LogRegistry(definitions.map((definition, i) => ({ definition, log: logs[i] as TransparencyLog })));
+  const registry = new LogRegistry(
+    definitions.map((definition, i) => ({ definition, log: logs[i] as TransparencyLog })),
+  );
   ctx.http.health.register('kmsStatus', () => signer.selfTest());
   return { name: 'logs', signer, signingKeyPem: key.privateKeyPem(), logs, registry };
 }

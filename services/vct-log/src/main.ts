@@ -12,7 +12,8 @@ await runService(
   VCT_LOG_CONFIG,
   (flags) => {
     const { options, ignoredEndpoints } = vctLogOptionsFrom(flags);
-    for (const endpoint of ignoredEndpoints) getLogger('vct-log').warn('ignoring the log server endpoint of --logs: every log is embedded', { log: endpoint });
+    for (const endpoint of ignoredEndpoints)
+      getLogger('vct-log').warn('ignoring the log server endpoint of --logs: every log is embedded', { log: endpoint });
     return createServer(options);
   },
   { logging: (flags) => ({ levels: flags.logLevel, format: flags.logFormat }) },

@@ -20,11 +20,14 @@ export async function createSequencerFeature(ctx: VctLogContext, { logs }: LogsF
     intervalMs: options.integrationIntervalMs ?? 250,
     batchSize: options.integrationBatchSize ?? 2000,
     maxRootAgeMs: options.maxRootAgeMs ?? 60 * 60_000,
-    ...(useLease ? { lease: await SequencerLease.open(ctx.storage, randomUUID(), options.sequencerLeaseMs ?? 10_000) } : {}),
+    ...(useLease
+      ? { lease: await SequencerLease.open(ctx.storage, randomUUID(), options.sequencerLeaseMs ?? 10_000) }
+      : {}),
     onIntegrated: (integratedLog, result, seconds) => {
       vctMetrics.integratedEntries.inc({ alias: integratedLog.alias }, result.integrated);
       vctMetrics.integrationBatchSeconds.observe({ alias: integratedLog.alias }, seconds);
-      for (const delay of result.delaysMs) vctMetrics.integrationDelaySeconds.observe({ alias: integratedLog.alias }, delay / 1000);
+      for (const delay of result.delaysMs)
+        vctMetrics.integrationDelaySeconds.observe({ alias: integratedLog.alias }, delay / 1000);
     },
     onRoundFailed: (failedLog) => vctMetrics.integrationFailures.inc({ alias: failedLog.alias }),
     afterRound: () => {

@@ -52,7 +52,14 @@ const vctLogService: ServiceDefinition<VctLogOptions, VctLogContextMembers, VctL
   },
   started(ctx, { logs, api }) {
     const { config } = ctx;
-    log.info('vct-log started', { url: ctx.listener.url, baseUrl: api.baseUrl, logs: logs.logs.map((l) => l.alias), logId: logs.signer.logIdBase64, keyType: logs.signer.keyType, storage: config.storage?.type ?? 'lmdb' });
+    log.info('vct-log started', {
+      url: ctx.listener.url,
+      baseUrl: api.baseUrl,
+      logs: logs.logs.map((l) => l.alias),
+      logId: logs.signer.logIdBase64,
+      keyType: logs.signer.keyType,
+      storage: config.storage?.type ?? 'lmdb',
+    });
   },
 };
 

@@ -19,11 +19,28 @@ const spec = defineConfig({
   description: 'A demo service.',
   version: '1.2.3',
   options: {
-    hostUrl: opt.hostPort({ flag: 'host-url', short: 'u', env: ['DEMO_HOST_URL'], required: true, help: 'listen address' }),
+    hostUrl: opt.hostPort({
+      flag: 'host-url',
+      short: 'u',
+      env: ['DEMO_HOST_URL'],
+      required: true,
+      help: 'listen address',
+    }),
     name: opt.string({ flag: 'name', env: 'DEMO_NAME', default: 'demo', help: 'display name' }),
-    externalEndpoint: opt.url({ flag: 'external-endpoint', env: 'DEMO_EXTERNAL_ENDPOINT', protocols: ['http', 'https'], help: 'public URL' }),
+    externalEndpoint: opt.url({
+      flag: 'external-endpoint',
+      env: 'DEMO_EXTERNAL_ENDPOINT',
+      protocols: ['http', 'https'],
+      help: 'public URL',
+    }),
     pageSize: opt.int({ flag: 'page-size', short: 'P', env: 'DEMO_PAGE_SIZE', default: 50, min: 1, help: 'page size' }),
-    factor: opt.number({ flag: 'backoff-factor', env: ['DEMO_BACKOFF_FACTOR', 'BACKOFF-FACTOR'], default: 1.5, min: 1, help: 'growth factor' }),
+    factor: opt.number({
+      flag: 'backoff-factor',
+      env: ['DEMO_BACKOFF_FACTOR', 'BACKOFF-FACTOR'],
+      default: 1.5,
+      min: 1,
+      help: 'growth factor',
+    }),
     devMode: opt.bool({ flag: 'enable-dev-mode', env: 'DEMO_DEV_MODE', help: 'development mode' }),
     batchTimeout: opt.duration({
       flag: 'batch-timeout',
@@ -33,10 +50,21 @@ const spec = defineConfig({
       min: '10ms',
       help: 'longest wait before a batch is cut',
     }),
-    databaseType: opt.enum(['mem', 'lmdb', 'mongodb'], { flag: 'database-type', short: 't', env: ['DEMO_DATABASE_TYPE', 'DATABASE_TYPE'], default: 'lmdb', help: 'store' }),
+    databaseType: opt.enum(['mem', 'lmdb', 'mongodb'], {
+      flag: 'database-type',
+      short: 't',
+      env: ['DEMO_DATABASE_TYPE', 'DATABASE_TYPE'],
+      default: 'lmdb',
+      help: 'store',
+    }),
     mode: opt.enum(['issuer', 'verifier'], { flag: 'mode', env: 'DEMO_MODE', help: 'mode' }),
     allowedOrigins: opt.list({ flag: 'allowed-origins', env: 'DEMO_ALLOWED_ORIGINS', help: 'origins' }),
-    opTypes: opt.enumList(['create', 'update', 'recover'], { flag: 'op-types', env: 'DEMO_OP_TYPES', default: ['create', 'update'], help: 'types' }),
+    opTypes: opt.enumList(['create', 'update', 'recover'], {
+      flag: 'op-types',
+      env: 'DEMO_OP_TYPES',
+      default: ['create', 'update'],
+      help: 'types',
+    }),
     tokens: opt.map({ flag: 'auth-tokens', env: 'DEMO_AUTH_TOKENS', secret: true, help: 'named tokens' }),
     apiToken: opt.string({ flag: 'api-token', env: 'DEMO_API_TOKEN', secret: true, help: 'bearer token' }),
     level: opt.custom({
@@ -116,7 +144,10 @@ describe('loadConfig', () => {
 
   it('treats an env var set to the empty string as unset', () => {
     expect(load([], { DEMO_NAME: '', DEMO_PAGE_SIZE: '  ' }).name).toBe('demo');
-    expect(loadConfig(spec, { argv: [], env: { DEMO_HOST_URL: ':9000' } }).hostUrl).toEqual({ host: '0.0.0.0', port: 9000 });
+    expect(loadConfig(spec, { argv: [], env: { DEMO_HOST_URL: ':9000' } }).hostUrl).toEqual({
+      host: '0.0.0.0',
+      port: 9000,
+    });
   });
 
   it('accepts every spelling of a flag value', () => {
@@ -145,12 +176,13 @@ describe('loadConfig', () => {
   });
 
   it('collects lists from repeated flags and comma-separated values', () => {
-    expect(load(['--allowed-origins', 'https://a', '--allowed-origins', 'https://b,https://c']).allowedOrigins).toEqual([
+    expect(load(['--allowed-origins', 'https://a', '--allowed-origins', 'https://b,https://c']).allowedOrigins).toEqual(
+      ['https://a', 'https://b', 'https://c'],
+    );
+    expect(load([], { DEMO_ALLOWED_ORIGINS: 'https://a, https://b,' }).allowedOrigins).toEqual([
       'https://a',
       'https://b',
-      'https://c',
     ]);
-    expect(load([], { DEMO_ALLOWED_ORIGINS: 'https://a, https://b,' }).allowedOrigins).toEqual(['https://a', 'https://b']);
     expect(load(['--op-types', 'CREATE,recover']).opTypes).toEqual(['create', 'recover']);
   });
 
@@ -187,22 +219,82 @@ describe('loadConfig errors: one line naming the option (flag and env) and why',
     ['missing value', [...base, '--name'], {}, /^option --name \(env DEMO_NAME\): --name needs a value$/],
     ['value that looks like a flag', [...base, '--name', '--page-size', '3'], {}, /--name needs a value/],
     ['missing required', [], {}, /^option --host-url \(env DEMO_HOST_URL\): required but not set$/],
-    ['bad host:port', ['--host-url', 'localhost'], {}, /^option --host-url \(env DEMO_HOST_URL\): invalid value "localhost" from flag --host-url: not a host:port/],
-    ['port out of range', ['-u', 'h:70000'], {}, /invalid value "h:70000" from flag -u: port must be between 0 and 65535/],
-    ['bad int', [...base, '--page-size', '1.5'], {}, /^option --page-size \(env DEMO_PAGE_SIZE\): invalid value "1.5" from flag --page-size: not an integer$/],
-    ['int below min', [...base], { DEMO_PAGE_SIZE: '0' }, /invalid value "0" from env DEMO_PAGE_SIZE: must be at least 1$/],
-    ['bad number', [...base, '--backoff-factor', 'fast'], {}, /option --backoff-factor \(env DEMO_BACKOFF_FACTOR or BACKOFF-FACTOR\): invalid value "fast" from flag --backoff-factor: not a number/],
+    [
+      'bad host:port',
+      ['--host-url', 'localhost'],
+      {},
+      /^option --host-url \(env DEMO_HOST_URL\): invalid value "localhost" from flag --host-url: not a host:port/,
+    ],
+    [
+      'port out of range',
+      ['-u', 'h:70000'],
+      {},
+      /invalid value "h:70000" from flag -u: port must be between 0 and 65535/,
+    ],
+    [
+      'bad int',
+      [...base, '--page-size', '1.5'],
+      {},
+      /^option --page-size \(env DEMO_PAGE_SIZE\): invalid value "1.5" from flag --page-size: not an integer$/,
+    ],
+    [
+      'int below min',
+      [...base],
+      { DEMO_PAGE_SIZE: '0' },
+      /invalid value "0" from env DEMO_PAGE_SIZE: must be at least 1$/,
+    ],
+    [
+      'bad number',
+      [...base, '--backoff-factor', 'fast'],
+      {},
+      /option --backoff-factor \(env DEMO_BACKOFF_FACTOR or BACKOFF-FACTOR\): invalid value "fast" from flag --backoff-factor: not a number/,
+    ],
     ['number below min', [...base], { 'BACKOFF-FACTOR': '0.5' }, /from env BACKOFF-FACTOR: must be at least 1$/],
-    ['bad bool', [...base, '--enable-dev-mode=maybe'], {}, /^option --enable-dev-mode \(env DEMO_DEV_MODE\): invalid value "maybe" from flag --enable-dev-mode: not a boolean/],
-    ['bad bool env', [...base], { DEMO_DEV_MODE: 'sure' }, /invalid value "sure" from env DEMO_DEV_MODE: not a boolean/],
-    ['bad duration', [...base, '-b', '10 seconds'], {}, /^option --batch-timeout \(env DEMO_BATCH_TIMEOUT or BATCH_WRITER_TIMEOUT\): invalid value "10 seconds" from flag -b: not a duration; use Go syntax/],
+    [
+      'bad bool',
+      [...base, '--enable-dev-mode=maybe'],
+      {},
+      /^option --enable-dev-mode \(env DEMO_DEV_MODE\): invalid value "maybe" from flag --enable-dev-mode: not a boolean/,
+    ],
+    [
+      'bad bool env',
+      [...base],
+      { DEMO_DEV_MODE: 'sure' },
+      /invalid value "sure" from env DEMO_DEV_MODE: not a boolean/,
+    ],
+    [
+      'bad duration',
+      [...base, '-b', '10 seconds'],
+      {},
+      /^option --batch-timeout \(env DEMO_BATCH_TIMEOUT or BATCH_WRITER_TIMEOUT\): invalid value "10 seconds" from flag -b: not a duration; use Go syntax/,
+    ],
     ['negative duration', [...base], { BATCH_WRITER_TIMEOUT: '-1s' }, /from env BATCH_WRITER_TIMEOUT: not a duration/],
     ['duration below min', [...base, '-b', '1ms'], {}, /must be at least 10ms$/],
-    ['bad enum', [...base, '--database-type', 'couchdb'], {}, /^option --database-type \(env DEMO_DATABASE_TYPE or DATABASE_TYPE\): invalid value "couchdb" from flag --database-type: must be one of mem, lmdb, mongodb$/],
-    ['bad enum list item', [...base], { DEMO_OP_TYPES: 'create,delete' }, /invalid value "delete" from env DEMO_OP_TYPES: must be one of create, update, recover$/],
-    ['bad url', [...base, '--external-endpoint', 'node.example.com'], {}, /^option --external-endpoint \(env DEMO_EXTERNAL_ENDPOINT\): invalid value "node.example.com" from flag --external-endpoint: not an absolute URL$/],
+    [
+      'bad enum',
+      [...base, '--database-type', 'couchdb'],
+      {},
+      /^option --database-type \(env DEMO_DATABASE_TYPE or DATABASE_TYPE\): invalid value "couchdb" from flag --database-type: must be one of mem, lmdb, mongodb$/,
+    ],
+    [
+      'bad enum list item',
+      [...base],
+      { DEMO_OP_TYPES: 'create,delete' },
+      /invalid value "delete" from env DEMO_OP_TYPES: must be one of create, update, recover$/,
+    ],
+    [
+      'bad url',
+      [...base, '--external-endpoint', 'node.example.com'],
+      {},
+      /^option --external-endpoint \(env DEMO_EXTERNAL_ENDPOINT\): invalid value "node.example.com" from flag --external-endpoint: not an absolute URL$/,
+    ],
     ['url scheme', [...base, '--external-endpoint', 'ftp://x'], {}, /URL scheme must be one of http, https$/],
-    ['custom parse failure', [...base], { LOG_LEVEL: 'loud' }, /^option --log-level \(env DEMO_LOG_LEVEL or LOG_LEVEL\): invalid value "loud" from env LOG_LEVEL: unknown level$/],
+    [
+      'custom parse failure',
+      [...base],
+      { LOG_LEVEL: 'loud' },
+      /^option --log-level \(env DEMO_LOG_LEVEL or LOG_LEVEL\): invalid value "loud" from env LOG_LEVEL: unknown level$/,
+    ],
   ];
   it.each(cases)('%s', (_name, argv, env, pattern) => {
     const error = failure(argv, env);
@@ -213,7 +305,9 @@ describe('loadConfig errors: one line naming the option (flag and env) and why',
 
   it('never echoes a secret value', () => {
     const map = failure([...base, '--auth-tokens', 'admin=s3cr3t,s3cr3t2']);
-    expect(map.message).toBe('option --auth-tokens (env DEMO_AUTH_TOKENS): invalid value from flag --auth-tokens: expected name=value');
+    expect(map.message).toBe(
+      'option --auth-tokens (env DEMO_AUTH_TOKENS): invalid value from flag --auth-tokens: expected name=value',
+    );
     const duplicate = failure([...base], { DEMO_AUTH_TOKENS: 'a=s3cr3t,a=other' });
     expect(duplicate.message).not.toMatch(/s3cr3t|other/);
     expect(duplicate.message).toMatch(/name "a" is given twice/);
@@ -269,7 +363,9 @@ describe('help and docs', () => {
   it('renders a Markdown table a README can embed, and finds what a README leaves out', () => {
     const markdown = renderOptionsMarkdown(spec);
     expect(markdown.split('\n')[0]).toBe('| Flag | Environment | Type | Default | Description |');
-    expect(markdown).toContain('| `-b`, `--batch-timeout` | `DEMO_BATCH_TIMEOUT`, `BATCH_WRITER_TIMEOUT` | duration | `1m` | longest wait before a batch is cut |');
+    expect(markdown).toContain(
+      '| `-b`, `--batch-timeout` | `DEMO_BATCH_TIMEOUT`, `BATCH_WRITER_TIMEOUT` | duration | `1m` | longest wait before a batch is cut |',
+    );
     expect(markdown).toContain('mem\\|lmdb\\|mongodb');
     expect(undocumentedOptions(spec, `# Demo\n\n${markdown}`)).toEqual([]);
     const partial = markdown.replace(/.*--page-size.*\n/, '');
@@ -281,25 +377,43 @@ describe('help and docs', () => {
   it('describes the effective configuration with secrets masked', () => {
     const config = load(['--api-token', 'abc'], { DEMO_AUTH_TOKENS: 'admin=x' });
     const described = describeConfig(spec, config);
-    expect(described).toMatchObject({ 'host-url': '127.0.0.1:8080', 'batch-timeout': '1m', 'api-token': '***', 'auth-tokens': '***', 'op-types': 'create,update' });
+    expect(described).toMatchObject({
+      'host-url': '127.0.0.1:8080',
+      'batch-timeout': '1m',
+      'api-token': '***',
+      'auth-tokens': '***',
+      'op-types': 'create,update',
+    });
     expect(described).not.toHaveProperty('external-endpoint');
   });
 });
 
 describe('defineConfig rejects declaration mistakes', () => {
-  const build = (options: Parameters<typeof defineConfig>[0]['options']) => () => defineConfig({ program: 'x', options });
+  const build = (options: Parameters<typeof defineConfig>[0]['options']) => () =>
+    defineConfig({ program: 'x', options });
   it('duplicates and reserved names', () => {
-    expect(build({ a: opt.string({ flag: 'a', help: '' }), b: opt.string({ flag: 'a', help: '' }) })).toThrow(/declared twice/);
+    expect(build({ a: opt.string({ flag: 'a', help: '' }), b: opt.string({ flag: 'a', help: '' }) })).toThrow(
+      /declared twice/,
+    );
     expect(build({ a: opt.string({ flag: 'help', help: '' }) })).toThrow(/reserved/);
     expect(build({ a: opt.string({ flag: 'a', short: 'h', help: '' }) })).toThrow(/reserved/);
-    expect(build({ a: opt.string({ flag: 'a', env: 'X', help: '' }), b: opt.string({ flag: 'b', env: ['Y', 'X'], help: '' }) })).toThrow(/X is declared twice/);
+    expect(
+      build({
+        a: opt.string({ flag: 'a', env: 'X', help: '' }),
+        b: opt.string({ flag: 'b', env: ['Y', 'X'], help: '' }),
+      }),
+    ).toThrow(/X is declared twice/);
     expect(build({ a: opt.string({ flag: 'Cache-Expiration', help: '' }) })).toThrow(/lower-case/);
-    expect(build({ a: opt.string({ flag: 'a', required: true, default: 'x', help: '' }) })).toThrow(/required option cannot have a default/);
+    expect(build({ a: opt.string({ flag: 'a', required: true, default: 'x', help: '' }) })).toThrow(
+      /required option cannot have a default/,
+    );
   });
   it('defaults that do not parse', () => {
     expect(() => opt.duration({ flag: 'd', default: 'soon', help: '' })).toThrow(/--d: default "soon" is invalid/);
     expect(() => opt.hostPort({ flag: 'h2', default: 'nowhere', help: '' })).toThrow(/default "nowhere" is invalid/);
-    expect(() => opt.int({ flag: 'i', default: 5, validate: (v) => (v % 2 === 0 ? undefined : 'must be even'), help: '' })).toThrow(/must be even/);
+    expect(() =>
+      opt.int({ flag: 'i', default: 5, validate: (v) => (v % 2 === 0 ? undefined : 'must be even'), help: '' }),
+    ).toThrow(/must be even/);
   });
 });
 
@@ -341,11 +455,19 @@ describe('rules between options', () => {
       delay: opt.duration({ flag: 'delay', default: '10m', help: 'how long a round may take' }),
       expiry: opt.duration({ flag: 'expiry', default: '12m', help: 'how long records are kept' }),
     },
-    checks: [(c) => (c.expiry > c.delay ? undefined : `--expiry (${formatDuration(c.expiry)}) must exceed --delay (${formatDuration(c.delay)})`)],
+    checks: [
+      (c) =>
+        c.expiry > c.delay
+          ? undefined
+          : `--expiry (${formatDuration(c.expiry)}) must exceed --delay (${formatDuration(c.delay)})`,
+    ],
   });
 
   it('passes a configuration that keeps the rule', () => {
-    expect(loadConfig(windowed, { argv: ['--expiry', '11m'], env: {} })).toMatchObject({ delay: 600_000, expiry: 660_000 });
+    expect(loadConfig(windowed, { argv: ['--expiry', '11m'], env: {} })).toMatchObject({
+      delay: 600_000,
+      expiry: 660_000,
+    });
   });
 
   it('rejects one that breaks it with the rule’s own line, as a ConfigError (exit 2)', () => {
@@ -368,8 +490,17 @@ describe('sections and the env rule', () => {
     options: { hostUrl: opt.hostPort({ flag: 'host-url', default: ':8080', help: 'listen address' }) },
     sections: {
       anchoring: {
-        batchTimeout: opt.duration({ flag: 'batch-writer-timeout', env: ['BATCH_WRITER_TIMEOUT'], default: '1s', help: 'batch wait' }),
-        maintenance: opt.bool({ flag: 'enable-maintenance-mode', env: ['DEMO_MAINTENANCE_MODE', 'MAINTENANCE_MODE_ENABLED'], help: 'maintenance' }),
+        batchTimeout: opt.duration({
+          flag: 'batch-writer-timeout',
+          env: ['BATCH_WRITER_TIMEOUT'],
+          default: '1s',
+          help: 'batch wait',
+        }),
+        maintenance: opt.bool({
+          flag: 'enable-maintenance-mode',
+          env: ['DEMO_MAINTENANCE_MODE', 'MAINTENANCE_MODE_ENABLED'],
+          help: 'maintenance',
+        }),
       },
       delivery: { pool: opt.int({ flag: 'pool', short: 'p', env: ['DEMO_POOL'], default: 4, help: 'pool size' }) },
     },
@@ -380,13 +511,24 @@ describe('sections and the env rule', () => {
     const config = loadConfig(sectioned, { argv: ['--batch-writer-timeout', '250ms', '-p', '8'], env: {} });
     expectTypeOf<ConfigOf<typeof sectioned>['anchoring']['batchTimeout']>().toEqualTypeOf<number>();
     expectTypeOf<ConfigOf<typeof sectioned>['delivery']['pool']>().toEqualTypeOf<number>();
-    expect(config).toEqual({ hostUrl: { host: '0.0.0.0', port: 8080 }, anchoring: { batchTimeout: 250, maintenance: false }, delivery: { pool: 8 } });
+    expect(config).toEqual({
+      hostUrl: { host: '0.0.0.0', port: 8080 },
+      anchoring: { batchTimeout: 250, maintenance: false },
+      delivery: { pool: 8 },
+    });
     expect(Object.isFrozen(config.anchoring)).toBe(true);
   });
 
   it('derives the first env name from the flag, keeping declared names as aliases in their order', () => {
-    expect(sectioned.sections.anchoring.batchTimeout.env).toEqual(['DEMO_BATCH_WRITER_TIMEOUT', 'BATCH_WRITER_TIMEOUT']);
-    expect(sectioned.sections.anchoring.maintenance.env).toEqual(['DEMO_ENABLE_MAINTENANCE_MODE', 'DEMO_MAINTENANCE_MODE', 'MAINTENANCE_MODE_ENABLED']);
+    expect(sectioned.sections.anchoring.batchTimeout.env).toEqual([
+      'DEMO_BATCH_WRITER_TIMEOUT',
+      'BATCH_WRITER_TIMEOUT',
+    ]);
+    expect(sectioned.sections.anchoring.maintenance.env).toEqual([
+      'DEMO_ENABLE_MAINTENANCE_MODE',
+      'DEMO_MAINTENANCE_MODE',
+      'MAINTENANCE_MODE_ENABLED',
+    ]);
     expect(sectioned.sections.delivery.pool.env).toEqual(['DEMO_POOL']);
     const read = (env: Record<string, string>) => loadConfig(sectioned, { argv: [], env }).anchoring.maintenance;
     expect(read({ DEMO_ENABLE_MAINTENANCE_MODE: 'true' })).toBe(true);
@@ -400,12 +542,23 @@ describe('sections and the env rule', () => {
     const markdown = renderOptionsMarkdown(sectioned);
     expect(undocumentedOptions(sectioned, markdown)).toEqual([]);
     expect(markdown).toContain('`DEMO_BATCH_WRITER_TIMEOUT`, `BATCH_WRITER_TIMEOUT`');
-    expect(describeConfig(sectioned, loadConfig(sectioned, { argv: [], env: {} }))).toMatchObject({ 'host-url': '0.0.0.0:8080', 'batch-writer-timeout': '1s', pool: '4' });
+    expect(describeConfig(sectioned, loadConfig(sectioned, { argv: [], env: {} }))).toMatchObject({
+      'host-url': '0.0.0.0:8080',
+      'batch-writer-timeout': '1s',
+      pool: '4',
+    });
   });
 
   it('rejects a section named like a top-level option, and a flag declared in two sections', () => {
-    expect(() => defineConfig({ program: 'x', options: { a: opt.string({ flag: 'a', help: '' }) }, sections: { a: {} } })).toThrow(/same name/);
-    expect(() => defineConfig({ program: 'x', sections: { s: { a: opt.string({ flag: 'a', help: '' }) }, t: { b: opt.string({ flag: 'a', help: '' }) } } })).toThrow(/declared twice/);
+    expect(() =>
+      defineConfig({ program: 'x', options: { a: opt.string({ flag: 'a', help: '' }) }, sections: { a: {} } }),
+    ).toThrow(/same name/);
+    expect(() =>
+      defineConfig({
+        program: 'x',
+        sections: { s: { a: opt.string({ flag: 'a', help: '' }) }, t: { b: opt.string({ flag: 'a', help: '' }) } },
+      }),
+    ).toThrow(/declared twice/);
     expect(() => defineConfig({ program: 'x', envPrefix: 'demo', options: {} })).toThrow(/envPrefix/);
   });
 });

@@ -3,7 +3,16 @@
  * plus a bare integer meaning milliseconds (the original's `BATCH_WRITER_TIMEOUT` is integer ms).
  * Values are milliseconds; negative durations are rejected because no option wants one.
  */
-const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+const UNIT_MS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+};
 const SEGMENT = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
 
 export const DURATION_SYNTAX = 'use Go syntax such as 500ms, 10s, 1m or 1h30m, or integer milliseconds';

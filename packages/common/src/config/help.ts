@@ -77,7 +77,8 @@ export function describeConfig(spec: ConfigShape, config: object): Record<string
   const described: Record<string, string> = {};
   const values = config as Readonly<Record<string, unknown>>;
   for (const { section, key, def } of optionEntries(spec)) {
-    const value = section === undefined ? values[key] : (values[section] as Readonly<Record<string, unknown>> | undefined)?.[key];
+    const value =
+      section === undefined ? values[key] : (values[section] as Readonly<Record<string, unknown>> | undefined)?.[key];
     if (value === undefined) continue;
     described[def.flag] = def.secret ? '***' : def.format(value as NonNullable<unknown>);
   }

@@ -41,19 +41,29 @@ export interface ConfigSpec<O extends OptionMap = OptionMap, S extends SectionMa
 }
 
 /** A rule between options: a one-line problem naming the flags involved, or undefined. */
-export type ConfigCheck<O extends OptionMap, S extends SectionMap = SectionMap> = (config: SettingsOf<O, S>) => string | undefined;
+export type ConfigCheck<O extends OptionMap, S extends SectionMap = SectionMap> = (
+  config: SettingsOf<O, S>,
+) => string | undefined;
 
 /** One strongly typed, read-only property per option of a map. */
 export type ValuesOf<O extends OptionMap> = { readonly [K in keyof O]: O[K] extends OptionDef<infer T> ? T : never };
 
 /** The top-level options' values, and one read-only object of values per section. */
-export type SettingsOf<O extends OptionMap, S extends SectionMap> = ValuesOf<O> & { readonly [K in keyof S]: ValuesOf<S[K]> };
+export type SettingsOf<O extends OptionMap, S extends SectionMap> = ValuesOf<O> & {
+  readonly [K in keyof S]: ValuesOf<S[K]>;
+};
 
 /** The parsed configuration a spec declares: one strongly typed, read-only property per option, nested by section. */
 export type ConfigOf<X> = X extends ConfigSpec<infer O, infer S> ? SettingsOf<O, S> : never;
 
+/** The grouping a spec leaves out: no options, or no sections. */
+export type NoOptions = Record<never, never>;
+
 /** What `defineConfig` returns: both groupings present (empty when not declared), env names complete. */
-export type DefinedConfig<O extends OptionMap, S extends SectionMap> = ConfigSpec<O, S> & { readonly options: O; readonly sections: S };
+export type DefinedConfig<O extends OptionMap, S extends SectionMap> = ConfigSpec<O, S> & {
+  readonly options: O;
+  readonly sections: S;
+};
 
 /** An option with where its value goes: `section` undefined for a top-level option. */
 export interface OptionEntry {
@@ -64,7 +74,11 @@ export interface OptionEntry {
 
 /** Every option of a spec in declaration order: top-level options first, then each section's. */
 export function optionEntries(spec: ConfigShape): OptionEntry[] {
-  const entries: OptionEntry[] = Object.entries(spec.options ?? {}).map(([key, def]) => ({ section: undefined, key, def }));
+  const entries: OptionEntry[] = Object.entries(spec.options ?? {}).map(([key, def]) => ({
+    section: undefined,
+    key,
+    def,
+  }));
   for (const [section, options] of Object.entries(spec.sections ?? {})) {
     for (const [key, def] of Object.entries(options)) entries.push({ section, key, def });
   }
@@ -92,9 +106,12 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
  * or env var is claimed twice, and no section shares a name with a top-level option. Mistakes here are
  * programming errors, so they throw plain errors rather than `ConfigError`.
  */
-export function defineConfig<const O extends OptionMap = {}, const S extends SectionMap = {}>(spec: ConfigSpec<O, S>): DefinedConfig<O, S> {
+export function defineConfig<const O extends OptionMap = NoOptions, const S extends SectionMap = NoOptions>(
+  spec: ConfigSpec<O, S>,
+): DefinedConfig<O, S> {
   const prefix = spec.envPrefix;
-  if (prefix !== undefined && !/^[A-Z][A-Z0-9_]*$/.test(prefix)) throw new Error(`envPrefix ${JSON.stringify(prefix)} must be upper-case letters, digits and underscores`);
+  if (prefix !== undefined && !/^[A-Z][A-Z0-9_]*$/.test(prefix))
+    throw new Error(`envPrefix ${JSON.stringify(prefix)} must be upper-case letters, digits and underscores`);
   const withRule = <M extends OptionMap>(options: M): M =>
     prefix === undefined
       ? options
@@ -107,14 +124,17 @@ export function defineConfig<const O extends OptionMap = {}, const S extends Sec
   const defined: DefinedConfig<O, S> = {
     ...spec,
     options: withRule(spec.options ?? ({} as O)),
-    sections: Object.fromEntries(Object.entries(spec.sections ?? {}).map(([name, options]) => [name, withRule(options)])) as S,
+    sections: Object.fromEntries(
+      Object.entries(spec.sections ?? {}).map(([name, options]) => [name, withRule(options)]),
+    ) as S,
   };
 
   const flags = new Set<string>(['help', ...(spec.version === undefined ? [] : ['version'])]);
   const shorts = new Set<string>(['h']);
   const envs = new Set<string>();
   for (const name of Object.keys(spec.sections ?? {})) {
-    if (Object.hasOwn(spec.options ?? {}, name)) throw new Error(`section ${name}: a top-level option has the same name`);
+    if (Object.hasOwn(spec.options ?? {}, name))
+      throw new Error(`section ${name}: a top-level option has the same name`);
   }
   for (const { section, key, def } of optionEntries(defined)) {
     const where = `option ${section === undefined ? key : `${section}.${key}`} (--${def.flag})`;
@@ -127,11 +147,13 @@ export function defineConfig<const O extends OptionMap = {}, const S extends Sec
       shorts.add(def.short);
     }
     for (const name of def.env) {
-      if (!ENV_NAME.test(name)) throw new Error(`${where}: ${JSON.stringify(name)} is not an environment variable name`);
+      if (!ENV_NAME.test(name))
+        throw new Error(`${where}: ${JSON.stringify(name)} is not an environment variable name`);
       if (envs.has(name)) throw new Error(`${where}: environment variable ${name} is declared twice`);
       envs.add(name);
     }
-    if (def.required && def.defaultValue !== undefined) throw new Error(`${where}: a required option cannot have a default`);
+    if (def.required && def.defaultValue !== undefined)
+      throw new Error(`${where}: a required option cannot have a default`);
   }
   return defined;
 }
@@ -147,7 +169,10 @@ export function describeOption(def: OptionDef<unknown>): string {
  * Throws `HelpRequested` for `--help`/`-h` (and `--version`), and `ConfigError` with one line naming the
  * option for an unknown flag, a missing value, a bad value or a missing required option.
  */
-export function loadConfig<O extends OptionMap, S extends SectionMap>(spec: ConfigSpec<O, S>, sources: ConfigSources = {}): SettingsOf<O, S> {
+export function loadConfig<O extends OptionMap, S extends SectionMap>(
+  spec: ConfigSpec<O, S>,
+  sources: ConfigSources = {},
+): SettingsOf<O, S> {
   const argv = sources.argv ?? process.argv.slice(2);
   const env = sources.env ?? process.env;
   const occurrences = collectFlags(spec, argv);
@@ -177,8 +202,10 @@ function collectFlags(spec: ConfigShape, argv: readonly string[]): Map<string, O
   const end = argv.indexOf('--');
   const flagPart = end < 0 ? argv : argv.slice(0, end);
   if (flagPart.some((arg) => arg === '--help' || arg === '-h')) throw new HelpRequested(renderHelp(spec));
-  if (spec.version !== undefined && flagPart.includes('--version')) throw new HelpRequested(`${spec.program} ${spec.version}\n`);
-  if (end >= 0 && end + 1 < argv.length) throw new ConfigError(`unexpected argument ${JSON.stringify(argv[end + 1])}; this program takes only options`);
+  if (spec.version !== undefined && flagPart.includes('--version'))
+    throw new HelpRequested(`${spec.program} ${spec.version}\n`);
+  if (end >= 0 && end + 1 < argv.length)
+    throw new ConfigError(`unexpected argument ${JSON.stringify(argv[end + 1])}; this program takes only options`);
 
   // Occurrences are keyed by flag name, which is unique across sections.
   const byLong = new Map<string, OptionDef<unknown>>();
@@ -216,7 +243,8 @@ function collectFlags(spec: ConfigShape, argv: readonly string[]): Map<string, O
     else if (inline !== undefined) raw = inline;
     else {
       const next = flagPart[i + 1];
-      if (next === undefined || looksLikeFlag(next)) throw new ConfigError(`${describeOption(def)}: ${via} needs a value`);
+      if (next === undefined || looksLikeFlag(next))
+        throw new ConfigError(`${describeOption(def)}: ${via} needs a value`);
       raw = next;
       i++;
     }
@@ -232,7 +260,11 @@ function looksLikeFlag(arg: string): boolean {
   return arg.startsWith('--') || /^-[A-Za-z]/.test(arg);
 }
 
-function resolveOption(def: OptionDef<unknown>, flagged: Occurrence[] | undefined, env: Readonly<Record<string, string | undefined>>): unknown {
+function resolveOption(
+  def: OptionDef<unknown>,
+  flagged: Occurrence[] | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): unknown {
   let raws: string[];
   let source: string;
   const lastFlag = flagged?.[flagged.length - 1];

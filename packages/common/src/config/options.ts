@@ -105,7 +105,9 @@ function defaultFrom<T>(flag: string, value: T | string | undefined, parseText: 
   try {
     return parseText(value);
   } catch (error) {
-    throw new Error(`option --${flag}: default ${JSON.stringify(value)} is invalid: ${(error as Error).message}`, { cause: error });
+    throw new Error(`option --${flag}: default ${JSON.stringify(value)} is invalid: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -136,7 +138,11 @@ type Cast<O, T> = OptionDef<Presence<O, T>>;
  */
 export const opt = {
   string<const O extends OptionInput<string> & { default?: string }>(input: O): Cast<O, string> {
-    return define(input, scalar('string', (raw) => raw), input.default) as Cast<O, string>;
+    return define(
+      input,
+      scalar('string', (raw) => raw),
+      input.default,
+    ) as Cast<O, string>;
   },
 
   int<const O extends OptionInput<number> & Bounds & { default?: number }>(input: O): Cast<O, number> {
@@ -164,9 +170,9 @@ export const opt = {
   },
 
   /** Milliseconds, written in Go syntax (`500ms`, `10s`, `1h30m`) or as integer milliseconds. */
-  duration<const O extends OptionInput<number> & { default?: number | string; min?: number | string; max?: number | string }>(
-    input: O,
-  ): Cast<O, number> {
+  duration<
+    const O extends OptionInput<number> & { default?: number | string; min?: number | string; max?: number | string },
+  >(input: O): Cast<O, number> {
     const min = defaultFrom(input.flag, input.min, parseDurationValue);
     const max = defaultFrom(input.flag, input.max, parseDurationValue);
     const kind = scalar(
@@ -182,10 +188,10 @@ export const opt = {
   },
 
   /** One of a fixed set, matched case-insensitively and returned in its declared spelling. */
-  enum<const C extends readonly [string, ...string[]], const O extends OptionInput<C[number]> & { default?: C[number] }>(
-    choices: C,
-    input: O,
-  ): Cast<O, C[number]> {
+  enum<
+    const C extends readonly [string, ...string[]],
+    const O extends OptionInput<C[number]> & { default?: C[number] },
+  >(choices: C, input: O): Cast<O, C[number]> {
     const kind = scalar(choices.join('|'), (raw) => matchChoice(choices, raw));
     return define(input, kind, input.default) as Cast<O, C[number]>;
   },
@@ -194,9 +200,13 @@ export const opt = {
    * Strings from repeated flags and/or comma-separated values (flag or env). Defaults to `[]`.
    * `separator: null` keeps each occurrence whole (for items that may contain commas).
    */
-  list<const O extends OptionInput<string[]> & { default?: readonly string[]; separator?: string | null; validateItem?: (item: string) => string | undefined }>(
-    input: O,
-  ): OptionDef<string[]> {
+  list<
+    const O extends OptionInput<string[]> & {
+      default?: readonly string[];
+      separator?: string | null;
+      validateItem?: (item: string) => string | undefined;
+    },
+  >(input: O): OptionDef<string[]> {
     const separator = input.separator === undefined ? ',' : input.separator;
     const kind: Kind<string[]> = {
       type: 'list',
@@ -213,10 +223,10 @@ export const opt = {
   },
 
   /** A list whose items come from a fixed set (matched case-insensitively). Defaults to `[]`. */
-  enumList<const C extends readonly [string, ...string[]], const O extends OptionInput<C[number][]> & { default?: readonly C[number][] }>(
-    choices: C,
-    input: O,
-  ): OptionDef<C[number][]> {
+  enumList<
+    const C extends readonly [string, ...string[]],
+    const O extends OptionInput<C[number][]> & { default?: readonly C[number][] },
+  >(choices: C, input: O): OptionDef<C[number][]> {
     const kind: Kind<C[number][]> = {
       type: `list of ${choices.join('|')}`,
       accumulates: true,
@@ -227,9 +237,15 @@ export const opt = {
   },
 
   /** An absolute URL (kept as written), optionally limited to some schemes: `protocols: ['http', 'https']`. */
-  url<const O extends OptionInput<string> & { default?: string; protocols?: readonly string[] }>(input: O): Cast<O, string> {
+  url<const O extends OptionInput<string> & { default?: string; protocols?: readonly string[] }>(
+    input: O,
+  ): Cast<O, string> {
     const kind = scalar('url', (raw) => parseUrl(raw, input.protocols));
-    return define(input, kind, defaultFrom(input.flag, input.default, (raw) => parseUrl(raw, input.protocols))) as Cast<O, string>;
+    return define(
+      input,
+      kind,
+      defaultFrom(input.flag, input.default, (raw) => parseUrl(raw, input.protocols)),
+    ) as Cast<O, string>;
   },
 
   /** A listen address `host:port` (`:port` means all interfaces). */

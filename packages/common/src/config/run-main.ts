@@ -45,7 +45,10 @@ const processIo: MainIo = {
  *     return server;
  *   }, { program: spec.program });
  */
-export async function runMain(start: () => Promise<Stoppable | void> | Stoppable | void, options: RunMainOptions = {}): Promise<void> {
+export async function runMain(
+  start: () => Promise<Stoppable | void> | Stoppable | void,
+  options: RunMainOptions = {},
+): Promise<void> {
   const io = options.io ?? processIo;
   const program = options.program ?? scriptName();
   const stopTimeoutMs = options.stopTimeoutMs ?? 30_000;
@@ -118,5 +121,10 @@ function describe(error: unknown): string {
 
 function scriptName(): string {
   const script = process.argv[1] ?? 'service';
-  return script.split(/[\\/]/).pop()?.replace(/\.(c|m)?[jt]s$/, '') ?? 'service';
+  return (
+    script
+      .split(/[\\/]/)
+      .pop()
+      ?.replace(/\.(c|m)?[jt]s$/, '') ?? 'service'
+  );
 }

@@ -33,7 +33,12 @@ export function parseNumber(raw: string): number {
   return number;
 }
 
-export function checkBounds(value: number, min: number | undefined, max: number | undefined, show: (n: number) => string): void {
+export function checkBounds(
+  value: number,
+  min: number | undefined,
+  max: number | undefined,
+  show: (n: number) => string,
+): void {
   if (min !== undefined && value < min) throw new InvalidValue(`must be at least ${show(min)}`);
   if (max !== undefined && value > max) throw new InvalidValue(`must be at most ${show(max)}`);
 }
@@ -57,7 +62,8 @@ export function parseUrl(raw: string, protocols: readonly string[] | undefined):
   }
   if (protocols && protocols.length > 0) {
     const allowed = protocols.map((p) => (p.endsWith(':') ? p : `${p}:`));
-    if (!allowed.includes(url.protocol)) throw new InvalidValue(`URL scheme must be one of ${allowed.map((p) => p.slice(0, -1)).join(', ')}`);
+    if (!allowed.includes(url.protocol))
+      throw new InvalidValue(`URL scheme must be one of ${allowed.map((p) => p.slice(0, -1)).join(', ')}`);
   }
   return value;
 }
@@ -89,4 +95,3 @@ export function parseKeyValue(item: string): [string, string] {
   if (equals <= 0) throw new InvalidValue('expected name=value', item);
   return [item.slice(0, equals).trim(), item.slice(equals + 1).trim()];
 }
-

@@ -4,7 +4,14 @@
  * `createService` builds it, `runService` is its `main.ts`.
  */
 export type { Feature } from './feature.js';
-export { createService, type AddFeature, type BaseContext, type Service, type ServiceContext, type ServiceDefinition } from './service.js';
+export {
+  createService,
+  type AddFeature,
+  type BaseContext,
+  type Service,
+  type ServiceContext,
+  type ServiceDefinition,
+} from './service.js';
 export type { ContextExtension, ServiceSettings } from './service-settings.js';
 export { openStorage, type StorageSettings } from './open-storage.js';
 export { tokenRulesFor, type TokenSettings } from './token-settings.js';

@@ -7,9 +7,13 @@ export async function startMetricsListener(metrics: Metrics, where: HostPort): P
   return startHttpServer(
     (req, res) => {
       if (req.method === 'GET' && (req.url ?? '').split('?')[0] === '/metrics') {
-        void metrics.exposition().then(({ contentType, body }) => res.writeHead(200, { 'content-type': contentType }).end(body));
+        void metrics
+          .exposition()
+          .then(({ contentType, body }) => res.writeHead(200, { 'content-type': contentType }).end(body));
       } else {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ message: `no route for ${req.method ?? 'GET'} ${req.url ?? '/'}` }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ message: `no route for ${req.method ?? 'GET'} ${req.url ?? '/'}` }));
       }
     },
     { host: where.host, port: where.port },

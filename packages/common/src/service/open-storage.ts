@@ -22,7 +22,8 @@ export async function openStorage(settings: StorageSettings): Promise<StoreProvi
       await provider.ping();
       return provider;
     } catch (error) {
-      if (Date.now() + 1_000 > deadline) throw new Error(`cannot open the ${config.type} database: ${(error as Error).message}`, { cause: error });
+      if (Date.now() + 1_000 > deadline)
+        throw new Error(`cannot open the ${config.type} database: ${(error as Error).message}`, { cause: error });
       log.warn('database not reachable yet; retrying', { type: config.type, attempt, err: error as Error });
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     }

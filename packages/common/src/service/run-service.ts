@@ -1,4 +1,15 @@
-import { describeConfig, loadConfig, runMain, type ConfigSources, type ConfigSpec, type MainIo, type OptionMap, type SectionMap, type SettingsOf, type Stoppable } from '../config/index.js';
+import {
+  describeConfig,
+  loadConfig,
+  runMain,
+  type ConfigSources,
+  type ConfigSpec,
+  type MainIo,
+  type OptionMap,
+  type SectionMap,
+  type SettingsOf,
+  type Stoppable,
+} from '../config/index.js';
 import { configureLogging, getLogger, type LogFormat, type LogLevelSpec } from '../log/index.js';
 
 /** What a service's `main.ts` starts: anything with `start` and `stop` (a `Service`, or a service's own wrapper). */
@@ -36,6 +47,10 @@ export async function runService<O extends OptionMap, S extends SectionMap>(
       await service.start();
       return service;
     },
-    { program: spec.program, ...(options.io ? { io: options.io } : {}), ...(options.stopTimeoutMs !== undefined ? { stopTimeoutMs: options.stopTimeoutMs } : {}) },
+    {
+      program: spec.program,
+      ...(options.io ? { io: options.io } : {}),
+      ...(options.stopTimeoutMs !== undefined ? { stopTimeoutMs: options.stopTimeoutMs } : {}),
+    },
   );
 }

@@ -1,5 +1,11 @@
 import type { HostPort } from '../config/index.js';
-import type { BuiltinRoutes, HealthCheck, HealthOptions, RequestSigner, SignatureAuthenticator } from '../http/index.js';
+import type {
+  BuiltinRoutes,
+  HealthCheck,
+  HealthOptions,
+  RequestSigner,
+  SignatureAuthenticator,
+} from '../http/index.js';
 import type { LogFormat, LogLevelSpec } from '../log/index.js';
 import type { MessageQueueConfig } from '../mq/index.js';
 import type { StorageSettings } from './open-storage.js';

@@ -1,7 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MainIo } from '../config/index.js';
 import { defineConfig, opt } from '../config/index.js';
-import { createService, runService, type Feature, type Service, type ServiceContext, type ServiceDefinition, type ServiceSettings } from './index.js';
+import {
+  createService,
+  runService,
+  type Feature,
+  type Service,
+  type ServiceContext,
+  type ServiceDefinition,
+  type ServiceSettings,
+} from './index.js';
 
 interface Config {
   failStartOf?: string;
@@ -18,7 +26,10 @@ const settings = (extra: Partial<ServiceSettings> = {}): ServiceSettings => ({
 });
 
 /** A service of three features that record what happens to them, with a slow route and a health probe. */
-function recordingService(events: string[], extra: Partial<ServiceSettings> = {}): ServiceDefinition<Config, { greeting: string }, { names: string[] }> {
+function recordingService(
+  events: string[],
+  extra: Partial<ServiceSettings> = {},
+): ServiceDefinition<Config, { greeting: string }, { names: string[] }> {
   return {
     name: 'kit-test',
     metricsPrefix: 'kit_',
@@ -72,7 +83,10 @@ afterEach(async () => {
   for (const service of services.splice(0)) await service.stop();
 });
 
-async function started<C, E extends object, P>(definition: ServiceDefinition<C, E, P>, config: C): Promise<Service<ServiceContext<C> & E, P>> {
+async function started<C, E extends object, P>(
+  definition: ServiceDefinition<C, E, P>,
+  config: C,
+): Promise<Service<ServiceContext<C> & E, P>> {
   const service = await createService(definition, config);
   services.push(service as Service<unknown, unknown>);
   await service.start();
@@ -83,10 +97,21 @@ describe('createService', () => {
   it('builds the context, starts features in order behind a "Starting" health, and reports OK once all have started', async () => {
     const events: string[] = [];
     const service = await started(recordingService(events), {});
-    expect(events).toEqual(['extend with storage', 'start first (health 503 Starting)', 'start second (health 503 Starting)', 'start third (health 503 Starting)', 'started']);
+    expect(events).toEqual([
+      'extend with storage',
+      'start first (health 503 Starting)',
+      'start second (health 503 Starting)',
+      'start third (health 503 Starting)',
+      'started',
+    ]);
     const health = await fetch(`${service.url}/healthcheck`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toMatchObject({ dbStatus: 'success', mqStatus: 'success', kmsStatus: 'success', status: 'OK' });
+    expect(await health.json()).toMatchObject({
+      dbStatus: 'success',
+      mqStatus: 'success',
+      kmsStatus: 'success',
+      status: 'OK',
+    });
     expect(service.context.greeting).toBe('hello');
     expect(service.parts.names).toEqual(['first', 'second', 'third']);
   });
@@ -99,7 +124,13 @@ describe('createService', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     await service.stop();
     expect((await slow).status).toBe(200);
-    expect(events).toEqual(['slow request begins', 'slow request ends', 'stop third (queue open)', 'stop second (queue open)', 'stop first (queue open)']);
+    expect(events).toEqual([
+      'slow request begins',
+      'slow request ends',
+      'stop third (queue open)',
+      'stop second (queue open)',
+      'stop first (queue open)',
+    ]);
     expect(service.context.mq.isConnected()).toBe(false);
     await expect(Promise.resolve().then(() => service.context.storage.ping())).rejects.toThrow(/closed/);
     await expect(fetch(`${service.url}/healthcheck`)).rejects.toThrow();
@@ -124,14 +155,24 @@ describe('createService', () => {
 
   it('releases the store and the queue when a feature cannot be created', async () => {
     const events: string[] = [];
-    await expect(createService(recordingService(events), { failCreateOf: 'third' })).rejects.toThrow('third cannot be created');
+    await expect(createService(recordingService(events), { failCreateOf: 'third' })).rejects.toThrow(
+      'third cannot be created',
+    );
     expect(events).toEqual(['extend with storage', 'stop second (queue open)', 'stop first (queue open)']);
   });
 
   it('applies the token rules: open paths for anyone, a write token for everything else that writes', async () => {
     const service = await started(recordingService([]), {});
     expect((await fetch(`${service.url}/loglevels`, { method: 'POST', body: 'info' })).status).toBe(401);
-    expect((await fetch(`${service.url}/loglevels`, { method: 'POST', body: 'info', headers: { authorization: 'Bearer w-token' } })).status).not.toBe(401);
+    expect(
+      (
+        await fetch(`${service.url}/loglevels`, {
+          method: 'POST',
+          body: 'info',
+          headers: { authorization: 'Bearer w-token' },
+        })
+      ).status,
+    ).not.toBe(401);
     expect((await fetch(`${service.url}/slow`)).status).toBe(200);
   });
 
@@ -187,7 +228,11 @@ describe('runService', () => {
     expect(events.at(-1)).toBe('started');
     signal('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(events.slice(-3)).toEqual(['stop third (queue open)', 'stop second (queue open)', 'stop first (queue open)']);
+    expect(events.slice(-3)).toEqual([
+      'stop third (queue open)',
+      'stop second (queue open)',
+      'stop first (queue open)',
+    ]);
     expect(record.exits).toEqual([0]);
   });
 

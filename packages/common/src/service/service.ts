@@ -74,7 +74,8 @@ export async function createService<Config, Extra extends object, Parts>(
   config: Config,
 ): Promise<Service<ServiceContext<Config> & Extra, Parts>> {
   const settings = definition.settings(config);
-  if (settings.log) configureLogging({ levels: settings.log.levels, ...(settings.log.format ? { format: settings.log.format } : {}) });
+  if (settings.log)
+    configureLogging({ levels: settings.log.levels, ...(settings.log.format ? { format: settings.log.format } : {}) });
   const log = getLogger(definition.name);
   const metrics = createMetrics({ prefix: definition.metricsPrefix });
   const releases: Array<() => Promise<void> | void> = [];
@@ -109,20 +110,32 @@ export async function createService<Config, Extra extends object, Parts>(
         return mq();
       },
     };
-    const extension: ContextExtension<Extra> = definition.extend ? await definition.extend(base) : { context: {} as Extra };
+    const extension: ContextExtension<Extra> = definition.extend
+      ? await definition.extend(base)
+      : { context: {} as Extra };
 
     const http = createHttpApp({
       metrics,
       bodyLimit: settings.bodyLimit,
-      auth: { rules: tokenRulesFor(settings.tokens), ...(extension.signatureAuthenticator ? { signatureAuthenticator: extension.signatureAuthenticator } : {}) },
+      auth: {
+        rules: tokenRulesFor(settings.tokens),
+        ...(extension.signatureAuthenticator ? { signatureAuthenticator: extension.signatureAuthenticator } : {}),
+      },
       ...(settings.health ? { health: settings.health } : {}),
       builtins: { ...settings.builtins, ...(settings.metricsListen ? { metrics: false } : {}) },
     });
-    const signedPaths = settings.client?.signedPaths ? new TokenRules(tokenRulesFor(settings.client.signedPaths)) : undefined;
+    const signedPaths = settings.client?.signedPaths
+      ? new TokenRules(tokenRulesFor(settings.client.signedPaths))
+      : undefined;
     const httpClient = createHttpClient({
       ...(settings.client?.timeoutMs !== undefined ? { timeoutMs: settings.client.timeoutMs } : {}),
       ...(extension.requestSigner ? { signer: extension.requestSigner } : {}),
-      ...(signedPaths ? { shouldSign: ({ method, url }: { method: string; url: URL }) => signedPaths.tokensFor(url.pathname, method).length > 0 } : {}),
+      ...(signedPaths
+        ? {
+            shouldSign: ({ method, url }: { method: string; url: URL }) =>
+              signedPaths.tokensFor(url.pathname, method).length > 0,
+          }
+        : {}),
     });
     releases.push(() => httpClient.close());
 
@@ -147,7 +160,10 @@ export async function createService<Config, Extra extends object, Parts>(
       },
       close: releaseAll,
     };
-    context = Object.defineProperties({ ...extension.context }, Object.getOwnPropertyDescriptors(kitContext)) as ServiceContext<Config> & Extra;
+    context = Object.defineProperties(
+      { ...extension.context },
+      Object.getOwnPropertyDescriptors(kitContext),
+    ) as ServiceContext<Config> & Extra;
     parts = await definition.features(context, (feature) => {
       features.push(feature);
       return feature;
@@ -191,14 +207,22 @@ export async function createService<Config, Extra extends object, Parts>(
       // "Starting" until all have: it must not call the service ready while its start-up can still fail.
       context.http.health.setStarting(true);
       try {
-        const tls = settings.tls ? { cert: await readFile(settings.tls.certFile), key: await readFile(settings.tls.keyFile) } : undefined;
-        listening = await startHttpServer(context.http.listener, { host: settings.listen.host, port: settings.listen.port, ...(tls ? { tls } : {}) });
+        const tls = settings.tls
+          ? { cert: await readFile(settings.tls.certFile), key: await readFile(settings.tls.keyFile) }
+          : undefined;
+        listening = await startHttpServer(context.http.listener, {
+          host: settings.listen.host,
+          port: settings.listen.port,
+          ...(tls ? { tls } : {}),
+        });
         if (settings.metricsListen) metricsListening = await startMetricsListener(metrics, settings.metricsListen);
         for (const feature of features) await feature.start?.();
         context.http.health.setStarting(false);
         definition.started?.(context, parts);
       } catch (error) {
-        await stop().catch((stopError: unknown) => log.error('stopping after a failed start failed', { err: stopError as Error }));
+        await stop().catch((stopError: unknown) =>
+          log.error('stopping after a failed start failed', { err: stopError as Error }),
+        );
         throw error;
       }
     },

@@ -1,0 +1,48 @@
+import type { AnchoringFeature } from './anchoring/anchoring-feature.js';
+import type { AnchorWitnessing } from './anchoring/witnessing.js';
+import type { ActivityPubFeature } from './activitypub/activitypub-feature.js';
+import type { CasFeature } from './cas/cas-feature.js';
+import type { NodeContext } from './context.js';
+import type { DiscoveryFeature } from './discovery/discovery-feature.js';
+import type { FederationFeature } from './federation/federation-feature.js';
+import type { ObserverFeature } from './observer/observer-feature.js';
+import type { OperationStores } from './operations/operation-stores.js';
+import type { ResolutionFeature } from './resolution/resolution-feature.js';
+import type { SidetreeApiFeature } from './sidetree-api/sidetree-api-feature.js';
+import type { VcFeature } from './vc/vc-feature.js';
+import type { VctClientFeature } from './vct-client/vct-client-feature.js';
+import type { WitnessFeature } from './witness/witness-feature.js';
+
+/** What `createServer` (server.ts) returns and takes: the node's programmatic API. */
+export interface NodeServer {
+  /** Listens, then starts every feature's background work (health says "Starting" until all have). */
+  start(): Promise<void>;
+  /** Lets in-flight requests finish, stops the features in reverse, then closes the queue and the store. */
+  stop(): Promise<void>;
+  /** The listening URL (after start). */
+  readonly url: string;
+  readonly context: NodeContext;
+  /** The parts later features build on (federation, discovery, system endpoints) and tests inspect. */
+  readonly services: NodeServices;
+}
+
+export interface NodeServices {
+  readonly stores: OperationStores;
+  readonly cas: CasFeature;
+  readonly vc: VcFeature;
+  readonly resolution: ResolutionFeature;
+  readonly vct: VctClientFeature;
+  readonly observer: ObserverFeature;
+  readonly anchoring: AnchoringFeature;
+  readonly sidetreeApi: SidetreeApiFeature;
+  readonly discovery: DiscoveryFeature;
+  /** The ActivityPub service: store, inbox, outbox, delivery; `outboxCount(type)` and `anchorAlternates(anchor)` for NodeInfo and WebFinger. */
+  readonly activitypub: ActivityPubFeature;
+  readonly witness: WitnessFeature;
+  readonly federation: FederationFeature;
+}
+
+export interface NodeServerOptions {
+  /** Replaces the witnessing step (default: the witness feature's Offers to batch and system witnesses under the witness policy). */
+  witnessing?: AnchorWitnessing;
+}
