@@ -4,6 +4,7 @@ import { defineConfig, opt } from '../config/index.js';
 import {
   createService,
   runService,
+  type BaseContext,
   type Feature,
   type Service,
   type ServiceContext,
@@ -26,6 +27,9 @@ const settings = (extra: Partial<ServiceSettings> = {}): ServiceSettings => ({
 });
 
 /** A service of three features that record what happens to them, with a slow route and a health probe. */
+/** Every base context an `extend` saw, to check what a failed creation released. */
+const bases: BaseContext<Config>[] = [];
+
 function recordingService(
   events: string[],
   extra: Partial<ServiceSettings> = {},
@@ -35,6 +39,7 @@ function recordingService(
     metricsPrefix: 'kit_',
     settings: () => settings(extra),
     extend: async (base) => {
+      bases.push(base);
       events.push(`extend with ${base.storage ? 'storage' : 'nothing'}`);
       return { context: { greeting: 'hello' }, health: { kmsStatus: () => 'success' } };
     },
@@ -159,6 +164,9 @@ describe('createService', () => {
       'third cannot be created',
     );
     expect(events).toEqual(['extend with storage', 'stop second (queue open)', 'stop first (queue open)']);
+    const base = bases.at(-1) as BaseContext<Config>;
+    expect(base.mq.isConnected()).toBe(false);
+    await expect(Promise.resolve().then(() => base.storage.ping())).rejects.toThrow(/closed/);
   });
 
   it('applies the token rules: open paths for anyone, a write token for everything else that writes', async () => {
