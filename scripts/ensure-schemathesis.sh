@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs schemathesis (the OpenAPI fuzzer the fuzz tests run against each service's /openapi.json) into a venv
+# under .cache/schemathesis-venv, pinned, only when that venv does not already hold the pinned version, so a second
+# run reuses it. Packages come from PyPI through pip. Prints the path of the schemathesis executable.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+version=4.32.5
+venv="$PWD/.cache/schemathesis-venv"
+marker="$venv/.installed-$version"
+
+mkdir -p "$(dirname "$venv")"
+# A venv cannot be moved once made (its scripts name their own path), so concurrent runs take turns on a lock
+# instead of building beside it; the marker is written last, so a half-made venv is rebuilt.
+exec 9>"$venv.lock"
+flock 9
+
+if [ -f "$marker" ] && [ -x "$venv/bin/schemathesis" ]; then
+  echo "$venv/bin/schemathesis"
+  exit 0
+fi
+
+python=""
+for candidate in python3 python; do
+  if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
+    python="$candidate"
+    break
+  fi
+done
+if [ -z "$python" ]; then
+  echo "FATAL: python3 >= 3.10 with venv and ensurepip is needed to install schemathesis (apt-get install python3-venv)" >&2
+  exit 1
+fi
+
+echo "installing schemathesis $version into $venv with $("$python" --version)" >&2
+started=$(date +%s)
+rm -rf "$venv"
+"$python" -m venv "$venv"
+"$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$version" >&2
+touch "$marker"
+echo "installed schemathesis $version in $(($(date +%s) - started)) s" >&2
+echo "$venv/bin/schemathesis"
