@@ -18,6 +18,7 @@ export {
   type OptionMap,
   type SectionMap,
   type DefinedConfig,
+  type NoOptions,
   type OptionEntry,
 } from './load-config.js';
 export { renderHelp, renderOptionsMarkdown, undocumentedOptions, describeConfig } from './help.js';
