@@ -61,6 +61,7 @@ export class KvWriter {
   async apply(plan: PlannedWrite): Promise<void> {
     this.assertUsable();
     if (plan.mutations.length === 0) return;
+    this.backend.checkRoom();
     const generation = ++this.generation;
     const written = this.backend.writeQueued(plan.mutations);
     for (const [store, records] of plan.records) {
@@ -102,6 +103,7 @@ export class KvWriter {
   /** Runs `fn` inside one backend transaction (see `KvBackend.write`); later writes are planned in transactions until it has run. */
   async transaction<R>(fn: () => R): Promise<R> {
     this.assertUsable();
+    this.backend.checkRoom();
     this.transactionsQueued++;
     try {
       return await this.backend.write(fn);

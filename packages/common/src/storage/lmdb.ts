@@ -7,9 +7,9 @@
  * Every write of this adapter (put, insert, delete, batch, provider batch) is one LMDB transaction, so
  * after a crash each is either wholly present, indexes included, or wholly absent.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statfsSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
-import { badRequest, unavailable } from '../errors/index.js';
+import { badRequest, transient, unavailable } from '../errors/index.js';
 import { KvStoreProvider, type KvProviderOptions } from './kv-provider.js';
 import type { KvBackend, KvEntry, KvMutation, KvRange, KvSpace } from './ordered-kv.js';
 import type { StoreProvider } from './types.js';
@@ -19,6 +19,11 @@ export interface LmdbStoreOptions extends KvProviderOptions {
   dataDir: string;
   /** Most stores (named databases) the environment can hold. Default 256. */
   maxStores?: number;
+  /**
+   * Writes are refused (503, retryable) while the data directory's file system has less free space than
+   * this. Default: 2% of the file system's size, at least 1 MiB and at most 64 MiB.
+   */
+  minFreeBytes?: number;
 }
 
 /** LMDB's key size limit. Stored keys never exceed it; query bounds (built from query values) may. */
@@ -93,10 +98,84 @@ function* filterRange(entries: Iterable<KvEntry>, range: KvRange): Generator<KvE
   for (const e of entries) if (inRange(e.key, range)) yield e;
 }
 
+const MIB = 1024 * 1024;
+/** How long a free-space reading is reused: statfs is a syscall, a commit an fsync. */
+const FREE_SPACE_TTL_MS = 50;
+
+/**
+ * Refuses writes before they reach LMDB while the disk is (nearly) full. A commit that fails with ENOSPC
+ * leaves lmdb-js unusable for the rest of the process (later transaction callbacks never settle, and the
+ * native heap has been seen corrupted at exit), so the only write that may meet a full disk is one that
+ * raced another process for the last of the space; everything else waits here, and writes resume by
+ * themselves once space returns.
+ */
+class FreeSpaceGuard {
+  private checkedAt = 0;
+  private free = Number.POSITIVE_INFINITY;
+  private readonly minFree: number;
+
+  constructor(
+    private readonly dir: string,
+    minFreeBytes: number | undefined,
+  ) {
+    if (minFreeBytes !== undefined && (!Number.isFinite(minFreeBytes) || minFreeBytes < 0)) throw badRequest('minFreeBytes must be a non-negative number');
+    const fs = statfsSync(dir);
+    this.minFree = minFreeBytes ?? Math.min(64 * MIB, Math.max(MIB, Math.floor(fs.blocks * fs.bsize * 0.02)));
+  }
+
+  freeBytes(): number {
+    const fs = statfsSync(this.dir);
+    return fs.bavail * fs.bsize;
+  }
+
+  check(): void {
+    const now = Date.now();
+    if (now - this.checkedAt >= FREE_SPACE_TTL_MS) {
+      this.free = this.freeBytes();
+      this.checkedAt = now;
+    }
+    if (this.free < this.minFree) {
+      throw transient(`storage full: ${Math.floor(this.free / 1024)} KiB free, writes resume above ${Math.ceil(this.minFree / 1024)} KiB`);
+    }
+  }
+}
+
+const NO_SPACE_CODES = new Set([28 /* ENOSPC */, 122 /* EDQUOT */, -30792 /* MDB_MAP_FULL */]);
+
+/**
+ * lmdb-js rejects a failed commit with "Commit failed" and the cause in a separate promise (`commitError`),
+ * which would be an unhandled rejection if nobody read it: read it, and say "storage full" when the cause
+ * says so or the disk has (nearly) no space left (on tmpfs a full disk shows as EIO).
+ */
+async function commitFailure(error: unknown, freeSpace: FreeSpaceGuard): Promise<Error> {
+  const pending = (error as { commitError?: Promise<unknown> } | undefined)?.commitError;
+  const cause = pending ? await pending.then(() => undefined, (e: unknown) => e) : undefined;
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  const detail = cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error);
+  const full = (typeof code === 'number' && NO_SPACE_CODES.has(code)) || freeSpace.freeBytes() < MIB;
+  return full ? transient(`storage full: ${detail}`, cause ?? error) : new Error(`storage write failed: ${detail}`, { cause: cause ?? error });
+}
+
 class LmdbBackend implements KvBackend {
   private closed = false;
 
-  constructor(private readonly env: RootDatabase) {}
+  constructor(
+    private readonly env: RootDatabase,
+    private readonly freeSpace: FreeSpaceGuard,
+  ) {}
+
+  checkRoom(): void {
+    this.freeSpace.check();
+  }
+
+  /**
+   * lmdb-js also starts each event turn's transaction with a commit promise of its own that nobody
+   * holds; a failed commit rejects it too. Observing it once the turn's batch has started keeps that
+   * rejection from taking the process down (the write's own promise carries the failure).
+   */
+  private observeTurnCommit(): void {
+    setImmediate(() => void this.env.committed.then(undefined, () => undefined));
+  }
 
   space(name: string): KvSpace {
     return new LmdbSpace(this.env.openDB<string, Buffer>(name, { keyEncoding: 'binary', encoding: 'string', cache: false }));
@@ -106,20 +185,30 @@ class LmdbBackend implements KvBackend {
     if (this.closed) return Promise.reject(unavailable('lmdb storage is closed'));
     // Inside an lmdb transaction callback, put/remove apply synchronously to the open write transaction
     // and get/getRange read it; the promise settles after the synchronous commit (fsync).
-    return this.env.transaction(fn);
+    const written = this.env.transaction(fn);
+    this.observeTurnCommit();
+    return written.catch(async (error: unknown) => {
+      throw await commitFailure(error, this.freeSpace);
+    });
   }
 
   async writeQueued(mutations: readonly KvMutation[]): Promise<void> {
     if (this.closed) throw unavailable('lmdb storage is closed');
     // Queued as write instructions grouped into one transaction; the write thread applies them in order
     // with the other queued writes, with no JavaScript callback in between.
-    await this.env.batch(() => {
+    const written = this.env.batch(() => {
       for (const m of mutations) {
         const db = (m.space as LmdbSpace).db;
         if (m.value === undefined) void db.remove(m.key);
         else void db.put(m.key, m.value);
       }
     });
+    this.observeTurnCommit();
+    try {
+      await written;
+    } catch (error) {
+      throw await commitFailure(error, this.freeSpace);
+    }
   }
 
   ping(): void {
@@ -146,5 +235,5 @@ export function createLmdbStoreProvider(options: LmdbStoreOptions): StoreProvide
     useWritemap: false,
     encoding: 'string',
   });
-  return new KvStoreProvider('lmdb', new LmdbBackend(env), options);
+  return new KvStoreProvider('lmdb', new LmdbBackend(env, new FreeSpaceGuard(options.dataDir, options.minFreeBytes)), options);
 }

@@ -191,6 +191,10 @@ class MemBackend implements KvBackend {
     });
   }
 
+  checkRoom(): void {
+    // memory runs out by the process dying, not by a refused write
+  }
+
   ping(): void {
     if (this.closed) throw unavailable('mem storage is closed');
   }

@@ -52,6 +52,8 @@ export interface KvBackend {
    * calling back into JavaScript (LMDB: its write thread does the B-tree work). kv-writer.ts plans them.
    */
   writeQueued(mutations: readonly KvMutation[]): Promise<void>;
+  /** Throws a retryable error when a write must not be attempted now (LMDB: the disk is nearly full). */
+  checkRoom(): void;
   /** Throws when the backing database is unusable. */
   ping(): void;
   close(): Promise<void>;

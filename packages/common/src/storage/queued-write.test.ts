@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AppError } from '../errors/index.js';
+import { AppError, transient } from '../errors/index.js';
 import { checkIntegrity } from './integrity.js';
 import { KvStoreProvider } from './kv-provider.js';
 import { createLmdbStoreProvider } from './lmdb.js';
@@ -185,6 +185,7 @@ describe('a queued write that fails', () => {
       space: (name) => inner.space(name),
       write: (fn) => inner.write(fn),
       writeQueued: (mutations) => (failing ? Promise.reject(new Error('disk on fire')) : inner.writeQueued(mutations)),
+      checkRoom: () => inner.checkRoom(),
       ping: () => inner.ping(),
       close: () => inner.close(),
     };
@@ -203,5 +204,59 @@ describe('a queued write that fails', () => {
     expect(await store.get('a')).toEqual({ status: 'one' });
     expect(await store.get('b')).toBeUndefined();
     await provider.close();
+  });
+});
+
+describe('a write refused before it is queued (no room)', () => {
+  it('answers a retryable 503, leaves the provider usable, and writes resume once there is room', async () => {
+    const inner = (createMemStoreProvider({ sweepIntervalMs: 0 }) as KvStoreProvider).backend;
+    let full = false;
+    const backend: KvBackend = {
+      space: (name) => inner.space(name),
+      write: (fn) => inner.write(fn),
+      writeQueued: (mutations) => inner.writeQueued(mutations),
+      checkRoom: () => {
+        if (full) throw transient('storage full: test');
+      },
+      ping: () => inner.ping(),
+      close: () => inner.close(),
+    };
+    const provider = new KvStoreProvider('mem', backend, { sweepIntervalMs: 0 });
+    const store: Store<{ status: string }> = await provider.open('s', { indexes: ['status'] });
+    await store.put('a', { status: 'one' });
+    full = true;
+    const refused = await store.put('a', { status: 'two' }).catch((error: unknown) => error);
+    expect((refused as AppError).status).toBe(503);
+    expect((refused as AppError).retryable).toBe(true);
+    expect((refused as AppError).message).toContain('storage full');
+    await expect(provider.batch([{ store: 's', op: 'put', key: 'b', value: { status: 'one' } }])).rejects.toThrow(/storage full/);
+    await provider.ping();
+    full = false;
+    await store.put('c', { status: 'two' });
+    expect(await store.get('a')).toEqual({ status: 'one' });
+    expect(await store.get('b')).toBeUndefined();
+    expect(await store.count({ status: 'two' })).toBe(1);
+    expect((await checkIntegrity(provider)).problems).toEqual([]);
+    await provider.close();
+  });
+
+  it('on LMDB, below the free-space reserve: writes answer 503 storage full, reads and health go on', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lmdb-no-room-'));
+    try {
+      const roomy = createLmdbStoreProvider({ dataDir: dir, sweepIntervalMs: 0 });
+      await (await roomy.open<{ n: number }>('s')).put('a', { n: 1 });
+      await roomy.close();
+      const provider = createLmdbStoreProvider({ dataDir: dir, sweepIntervalMs: 0, minFreeBytes: Number.MAX_SAFE_INTEGER });
+      const store: Store<{ n: number }> = await provider.open('s');
+      const refused = await store.put('a', { n: 2 }).catch((error: unknown) => error);
+      expect((refused as AppError).status).toBe(503);
+      expect((refused as AppError).retryable).toBe(true);
+      expect((refused as AppError).message).toMatch(/^storage full: \d+ KiB free, writes resume above \d+ KiB$/);
+      expect(await store.get('a')).toEqual({ n: 1 });
+      await provider.ping();
+      await provider.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
