@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KeyPair } from '@anchor/common/crypto';
 import { serviceBin } from '@anchor/dev-env';
+import { addPublicKeys, createRequest, documentKey, serializeRequest } from '@anchor/sidetree';
 import { freePort, makeTempDir, startProcess, type ServiceProcess, type TempDir } from '@anchor/testing/process';
 import { describeRun, fuzzOpenApi, schemathesisBinary, type FuzzRun } from './schemathesis.test-helpers.js';
 
@@ -15,6 +17,24 @@ import { describeRun, fuzzOpenApi, schemathesisBinary, type FuzzRun } from './sc
 const SEED = 21;
 const MAX_EXAMPLES = 30;
 const TOKEN = randomUUID();
+const AUTHORIZATION = { Authorization: `Bearer ${TOKEN}` };
+
+/** A DID created on the node, so resolution, did:web and WebFinger requests can name one that exists. */
+async function createDid(url: string): Promise<{ did: string; longFormDid: string; didSuffix: string }> {
+  const created = createRequest({
+    recoveryKey: KeyPair.generate('Ed25519'),
+    updateKey: KeyPair.generate('Ed25519'),
+    anchorOrigin: url,
+    patches: [addPublicKeys(documentKey('key-1', KeyPair.generate('Ed25519'), { purposes: ['authentication'] }))],
+  });
+  const response = await fetch(`${url}/sidetree/v1/operations`, {
+    method: 'POST',
+    headers: { ...AUTHORIZATION, 'content-type': 'application/json' },
+    body: serializeRequest(created.request),
+  });
+  expect(response.status, await response.text()).toBe(200);
+  return created;
+}
 
 const started: Array<{ process: ServiceProcess; dir: TempDir }> = [];
 
@@ -88,7 +108,8 @@ describe('schemathesis against /openapi.json', () => {
     const run = await fuzzOpenApi(binary, log.url, {
       seed: SEED,
       maxExamples: MAX_EXAMPLES,
-      headers: { Authorization: `Bearer ${TOKEN}` },
+      headers: AUTHORIZATION,
+      knownValues: { 'path.alias': ['main'] },
     });
     expect(run.report.operations.total).toBeGreaterThanOrEqual(10);
     expectClean('vct-log', run, log.process);
@@ -114,10 +135,19 @@ describe('schemathesis against /openapi.json', () => {
       ],
       { ANCHOR_LOG_LEVEL: 'warning' },
     );
+    const { did, longFormDid, didSuffix } = await createDid(node.url);
     const run = await fuzzOpenApi(binary, node.url, {
       seed: SEED,
       maxExamples: MAX_EXAMPLES,
-      headers: { Authorization: `Bearer ${TOKEN}` },
+      headers: AUTHORIZATION,
+      knownValues: {
+        'path.did': [did, longFormDid],
+        'path.id': [didSuffix, 'main-key'],
+        'query.resource': [did, `${node.url}/services/node`],
+        'query.page': ['true', 'false'],
+        'query.page-num': ['0', '1'],
+        'query.type': ['follow', 'invite-witness'],
+      },
     });
     expect(run.report.operations.total).toBeGreaterThanOrEqual(30);
     expectClean('node', run, node.process);

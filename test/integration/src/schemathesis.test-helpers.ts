@@ -3,7 +3,7 @@
  * against a service's `GET /openapi.json`, and its JSON run report read back.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -49,6 +49,7 @@ export interface SchemathesisReport {
   test_cases: { generated: number; with_failures: number; unique_failures: number; errored: number };
   failures: Array<{ code: string; title: string; count: number; operations: string[] }>;
   errors: unknown[];
+  warnings: { missing_test_data?: string[]; missing_auth?: string[] };
 }
 
 export interface FuzzRun {
@@ -66,6 +67,29 @@ export interface FuzzOptions {
   maxExamples: number;
   /** Sent with every request (e.g. a bearer token the service was started with). */
   headers?: Record<string, string>;
+  /**
+   * Realistic values by parameter (`path.alias`, `query.page`): each request takes one of them with
+   * probability 0.7 and a generated value otherwise, so requests reach existing resources without losing
+   * the fuzzing of those parameters.
+   */
+  knownValues?: Record<string, readonly string[]>;
+}
+
+/** A schemathesis.toml binding each parameter of `knownValues` to a dictionary of its values. */
+function configToml(knownValues: Record<string, readonly string[]>): string {
+  const entries = Object.entries(knownValues).map(([parameter, values], index) => ({
+    parameter,
+    values,
+    name: `known${index}`,
+  }));
+  return [
+    ...entries.flatMap(({ name, values }) => [`[dictionaries.${name}]`, `values = ${JSON.stringify(values)}`, '']),
+    '[parameters]',
+    ...entries.map(
+      ({ parameter, name }) => `${JSON.stringify(parameter)} = { dictionary = "${name}", probability = 0.7 }`,
+    ),
+    '',
+  ].join('\n');
 }
 
 /** Runs schemathesis against `<url>/openapi.json` with a fixed seed and no example database, one worker. */
@@ -73,7 +97,11 @@ export async function fuzzOpenApi(binary: string, url: string, options: FuzzOpti
   const work = await makeTempDir('anchor-schemathesis-');
   try {
     const reportFile = join(work.path, 'report.json');
+    const configFile = join(work.path, 'schemathesis.toml');
+    writeFileSync(configFile, configToml(options.knownValues ?? {}));
     const args = [
+      '--config-file',
+      configFile,
       'run',
       `${url}/openapi.json`,
       '--seed',
@@ -122,6 +150,7 @@ export function describeRun(service: string, run: FuzzRun): string {
   return (
     `schemathesis ${report.schemathesis_version} ${service}: ${report.operations.tested}/${report.operations.total} operations, ` +
     `${report.test_cases.generated} examples tried (seed ${report.seed}), server errors ${run.serverErrors}, ` +
-    `other failures ${run.otherFailures}, in ${report.running_time.toFixed(1)} s`
+    `other failures ${run.otherFailures}, in ${report.running_time.toFixed(1)} s; ` +
+    `only 404: ${report.warnings.missing_test_data?.join(', ') || 'none'}; only 401/403: ${report.warnings.missing_auth?.join(', ') || 'none'}`
   );
 }
