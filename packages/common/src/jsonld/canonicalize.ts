@@ -14,7 +14,19 @@ export interface CanonicalizeOptions {
    * credentials, never for signing or verifying.
    */
   allowUndefinedTerms?: readonly string[] | 'any';
+  /**
+   * How many times RDFC-1.0 may run Hash N-Degree Quads (the step whose cost explodes on symmetric blank-node
+   * graphs) before the document is refused as a `bad_request`. A fixed count, not rdf-canonize's work factor
+   * (non-unique blank nodes to a power): that grows with the document, so a 1 MB ring ran for minutes.
+   */
+  maxDeepIterations?: number;
 }
+
+/**
+ * The default work bound: the W3C rdf-canon suite's poison graphs (044c-046c) need 430 deep iterations,
+ * its negative test (a 10-node clique, 074c) more than 1,000. Costs per input shape: the jsonld README.
+ */
+export const RDF_CANON_MAX_DEEP_ITERATIONS = 1000;
 
 /**
  * Warnings that mean part of the document would silently not reach the RDF output: the same list as
@@ -62,10 +74,38 @@ export async function canonicalize(document: unknown, options: CanonicalizeOptio
     throw asBadRequest(error);
   }
   try {
-    return await rdfCanonize.canonize(dataset, { algorithm: 'RDFC-1.0', format: 'application/n-quads' });
+    return await canonizeDataset(dataset, { maxDeepIterations: options.maxDeepIterations });
   } catch (error) {
     throw badRequest(`JSON-LD document cannot be canonicalised: ${errorText(error)}`, { cause: error });
   }
+}
+
+export interface CanonizeDatasetOptions {
+  /** See `CanonicalizeOptions.maxDeepIterations`. */
+  maxDeepIterations?: number | undefined;
+  /** RDFC-1.0's hash; the credential formats all use the default, SHA-256. */
+  hashAlgorithm?: 'sha256' | 'sha384';
+  /** Filled with input blank node label -> canonical label. */
+  canonicalIdMap?: Map<string, string>;
+}
+
+/**
+ * RDFC-1.0 canonical N-Quads of an RDF dataset, given as jsonld.js's dataset or as N-Quads text, under the
+ * work bound. Errors are rdf-canonize's own; `canonicalize` turns them into a `bad_request`.
+ */
+export function canonizeDataset(dataset: object | string, options: CanonizeDatasetOptions = {}): Promise<string> {
+  const maxDeepIterations = options.maxDeepIterations ?? RDF_CANON_MAX_DEEP_ITERATIONS;
+  if (!(Number.isInteger(maxDeepIterations) || maxDeepIterations === Infinity) || maxDeepIterations < 0) {
+    throw new RangeError(`maxDeepIterations must be a non-negative integer or Infinity, not ${maxDeepIterations}`);
+  }
+  return rdfCanonize.canonize(dataset, {
+    algorithm: 'RDFC-1.0',
+    format: 'application/n-quads',
+    ...(typeof dataset === 'string' ? { inputFormat: 'application/n-quads' as const } : {}),
+    maxDeepIterations,
+    messageDigestAlgorithm: options.hashAlgorithm ?? 'sha256',
+    ...(options.canonicalIdMap ? { canonicalIdMap: options.canonicalIdMap } : {}),
+  });
 }
 
 function assertJsonLdInput(document: unknown): void {

@@ -12,7 +12,7 @@ export {
   bundledDocumentLoader,
   createDocumentLoader,
 } from './document-loader.js';
-export { type CanonicalizeOptions, canonicalize } from './canonicalize.js';
+export { type CanonicalizeOptions, type CanonizeDatasetOptions, RDF_CANON_MAX_DEEP_ITERATIONS, canonicalize, canonizeDataset } from './canonicalize.js';
 export { ANCHOR_CREDENTIAL_UNDEFINED_TERMS } from './anchor-credential.js';
 export {
   type DataIntegrityProof,

@@ -49,7 +49,17 @@ interface JsonLdApi {
 }
 
 interface RdfCanonizeApi {
-  canonize(dataset: object, options: { algorithm: 'RDFC-1.0'; format: 'application/n-quads' }): Promise<string>;
+  canonize(
+    dataset: object | string,
+    options: {
+      algorithm: 'RDFC-1.0';
+      format: 'application/n-quads';
+      inputFormat?: 'application/n-quads';
+      maxDeepIterations: number;
+      messageDigestAlgorithm: string;
+      canonicalIdMap?: Map<string, string>;
+    },
+  ): Promise<string>;
 }
 
 interface ActiveContext {

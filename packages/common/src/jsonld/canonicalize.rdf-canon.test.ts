@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { AppError } from '../errors/index.js';
+import { canonicalize, canonizeDataset } from './canonicalize.js';
+
+/**
+ * The W3C RDF Dataset Canonicalization (RDFC-1.0) test suite, run from its own manifest over N-Quads input
+ * with the module's default work bound. Source, version and licence: vectors/rdf-canon/README.md.
+ */
+const SUITE = new URL('./vectors/rdf-canon/', import.meta.url);
+
+interface Entry {
+  id: string;
+  type: 'rdfc:RDFC10EvalTest' | 'rdfc:RDFC10MapTest' | 'rdfc:RDFC10NegativeEvalTest';
+  name: string;
+  action: string;
+  result?: string;
+  hashAlgorithm?: 'SHA384';
+}
+
+const manifest = JSON.parse(readFileSync(new URL('manifest.jsonld', SUITE), 'utf8')) as { entries: Entry[] };
+const read = (path: string): string => readFileSync(new URL(path, SUITE), 'utf8');
+const hashOf = (entry: Entry) => (entry.hashAlgorithm === 'SHA384' ? 'sha384' : 'sha256') as 'sha256' | 'sha384';
+const ofType = (type: Entry['type']) => manifest.entries.filter((entry) => entry.type === type);
+
+const ran = new Map<Entry['type'], number>();
+const count = (type: Entry['type']) => ran.set(type, (ran.get(type) ?? 0) + 1);
+
+describe('W3C rdf-canon test suite (RDFC-1.0)', () => {
+  afterAll(() => {
+    const total = [...ran.values()].reduce((sum, n) => sum + n, 0);
+    console.log(`rdf-canon: ${total} of ${manifest.entries.length} W3C vectors ran (${[...ran].map(([type, n]) => `${n} ${type.slice(5)}`).join(', ')})`);
+  });
+
+  it('has the suite it claims to run', () => {
+    expect(ofType('rdfc:RDFC10EvalTest')).toHaveLength(64);
+    expect(ofType('rdfc:RDFC10MapTest')).toHaveLength(21);
+    expect(ofType('rdfc:RDFC10NegativeEvalTest')).toHaveLength(1);
+  });
+
+  it.each(ofType('rdfc:RDFC10EvalTest').map((entry) => [entry.id, entry.name, entry] as const))('%s %s', async (_id, _name, entry) => {
+    const output = await canonizeDataset(read(entry.action), { hashAlgorithm: hashOf(entry) });
+    expect(output).toBe(read(entry.result ?? ''));
+    count(entry.type);
+  });
+
+  it.each(ofType('rdfc:RDFC10MapTest').map((entry) => [entry.id, entry.name, entry] as const))('%s %s', async (_id, _name, entry) => {
+    const canonicalIdMap = new Map<string, string>();
+    await canonizeDataset(read(entry.action), { hashAlgorithm: hashOf(entry), canonicalIdMap });
+    expect(Object.fromEntries(canonicalIdMap)).toEqual(JSON.parse(read(entry.result ?? '')));
+    count(entry.type);
+  });
+
+  it.each(ofType('rdfc:RDFC10NegativeEvalTest').map((entry) => [entry.id, entry.name, entry] as const))('%s %s is refused, quickly', async (_id, _name, entry) => {
+    const started = performance.now();
+    await expect(canonizeDataset(read(entry.action))).rejects.toThrow(/Maximum deep iterations exceeded/);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    count(entry.type);
+  });
+});
+
+describe('the work bound as JSON-LD input meets it', () => {
+  /** A clique of blank nodes, as 074c's, written as JSON-LD: what add-vc or a proof check would receive. */
+  const clique = (size: number) => ({
+    '@graph': Array.from({ length: size }, (_, i) => ({
+      '@id': `_:n${i}`,
+      'https://example.org/#p': Array.from({ length: size }, (_, j) => j)
+        .filter((j) => j !== i)
+        .map((j) => ({ '@id': `_:n${j}` })),
+    })),
+  });
+
+  it('refuses 074c\'s 10-node clique as a bad_request naming the bound', async () => {
+    const error = await canonicalize(clique(10)).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe('bad_request');
+    expect((error as AppError).message).toBe('JSON-LD document cannot be canonicalised: Maximum deep iterations exceeded (1000).');
+  });
+
+  it('takes a smaller clique the default refuses when the caller raises the bound', async () => {
+    await expect(canonicalize(clique(6))).rejects.toThrow(/Maximum deep iterations exceeded \(1000\)/);
+    const nquads = await canonicalize(clique(6), { maxDeepIterations: 100_000 });
+    expect(nquads.trim().split('\n')).toHaveLength(30);
+  });
+
+  it('refuses a bound that is not a count', () => {
+    expect(() => canonizeDataset('', { maxDeepIterations: -1 })).toThrow(RangeError);
+    expect(() => canonizeDataset('', { maxDeepIterations: 1.5 })).toThrow(RangeError);
+  });
+});
