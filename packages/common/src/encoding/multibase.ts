@@ -1,43 +1,45 @@
-import { base32 } from 'multiformats/bases/base32';
-import { base58btc } from 'multiformats/bases/base58';
-import { base64url } from 'multiformats/bases/base64';
+import { bases } from 'multiformats/basics';
 import { base64UrlDecode, base64UrlEncode } from './base64.js';
 import { decodeMultihash, multihash, SHA2_256, type DecodedMultihash } from './multihash.js';
 
 /**
- * Multibase, via `multiformats` for the alphabets that need a codec (base58btc, base32). The `u` prefix
- * (base64url, no padding) is what did:node anchor hashes and hashlinks use; `z` (base58btc) is what
- * `publicKeyMultibase` and Ed25519Signature2020 `proofValue` use.
+ * Multibase: every base of the multiformats registry that `multiformats` implements, through its codecs, but
+ * `u` (base64url, no padding), which is what did:node anchor hashes and hashlinks use and goes through the
+ * strict Buffer codec (no padding, no stray characters). `z` (base58btc) is what `publicKeyMultibase` and
+ * Ed25519Signature2020 `proofValue` use. The identity "base" (raw bytes behind a NUL) is left out.
  */
-export type MultibaseEncoding = 'base64url' | 'base58btc' | 'base32';
+export type MultibaseEncoding = Exclude<keyof typeof bases, 'identity'>;
+
+interface Codec {
+  prefix: string;
+  encode(data: Uint8Array): string;
+  decode(text: string): Uint8Array;
+}
+
+const base64urlStrict: Codec = {
+  prefix: 'u',
+  encode: (data) => `u${base64UrlEncode(data)}`,
+  decode: (text) => base64UrlDecode(text.slice(1)),
+};
+
+const { identity: _identity, ...library } = bases;
+const CODECS: Record<MultibaseEncoding, Codec> = { ...library, base64url: base64urlStrict };
+const BY_PREFIX = new Map<string, Codec>(Object.values(CODECS).map((codec) => [codec.prefix, codec]));
+
+/** Every encoding this module speaks, e.g. for a test or an option's allowed values. */
+export const MULTIBASE_ENCODINGS = Object.keys(CODECS) as MultibaseEncoding[];
 
 export function multibaseEncode(data: Uint8Array, encoding: MultibaseEncoding = 'base64url'): string {
-  switch (encoding) {
-    case 'base64url':
-      return `u${base64UrlEncode(data)}`;
-    case 'base58btc':
-      return base58btc.encode(data);
-    case 'base32':
-      return base32.encode(data);
-  }
+  return CODECS[encoding].encode(data);
 }
 
 export function multibaseDecode(text: string): Buffer {
-  const prefix = text[0];
-  switch (prefix) {
-    case 'u':
-      return base64UrlDecode(text.slice(1));
-    case 'z':
-      return Buffer.from(base58btc.decode(text));
-    case 'b':
-      return Buffer.from(base32.decode(text));
-    case 'm':
-    case 'M':
-    case 'U':
-      return Buffer.from(base64url.decode(`u${text.slice(1)}`));
-    default:
-      throw new TypeError(`unsupported multibase prefix '${prefix ?? ''}'`);
-  }
+  const first = text.codePointAt(0);
+  if (first === undefined) throw new TypeError('empty multibase string');
+  const prefix = String.fromCodePoint(first);
+  const codec = BY_PREFIX.get(prefix);
+  if (!codec) throw new TypeError(`unsupported multibase prefix '${prefix}'`);
+  return Buffer.from(codec.decode(text));
 }
 
 /** base58btc without the multibase prefix (publicKeyBase58). */
