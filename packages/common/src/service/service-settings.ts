@@ -22,8 +22,12 @@ export interface ServiceSettings {
   /** Applied before anything logs; absent leaves the process's logging as it is (services embedded in tests). */
   readonly log?: { readonly levels: string | LogLevelSpec; readonly format?: LogFormat | undefined } | undefined;
   readonly storage: StorageSettings;
-  /** Absent: the service has no queue (and no `mqStatus` health field). */
-  readonly queue?: MessageQueueConfig | undefined;
+  /**
+   * Absent: the service has no queue (and no `mqStatus` health field). A service's queue always names its
+   * identity (a deployment's own URL or DID, shared by its replicas): its topics live under the namespace
+   * derived from it, so services sharing a broker and a vhost never take each other's work.
+   */
+  readonly queue?: (MessageQueueConfig & { readonly identity: string }) | undefined;
   /** Largest accepted request body, e.g. `2mb`. */
   readonly bodyLimit: string;
   readonly health?: HealthOptions | undefined;

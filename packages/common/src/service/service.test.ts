@@ -20,7 +20,7 @@ interface Config {
 const settings = (extra: Partial<ServiceSettings> = {}): ServiceSettings => ({
   listen: { host: '127.0.0.1', port: 0 },
   storage: { type: 'mem' },
-  queue: {},
+  queue: { identity: 'https://kit-test.example/service' },
   bodyLimit: '1mb',
   tokens: { open: ['/healthcheck'], read: [], write: ['w-token'] },
   ...extra,
