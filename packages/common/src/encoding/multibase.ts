@@ -1,4 +1,5 @@
 import { bases } from 'multiformats/basics';
+import { base58btc } from 'multiformats/bases/base58';
 import { base64UrlDecode, base64UrlEncode } from './base64.js';
 import { decodeMultihash, multihash, SHA2_256, type DecodedMultihash } from './multihash.js';
 
