@@ -1,5 +1,5 @@
 import { AppError } from '@anchor/common/errors';
-import { multibaseMultihash } from '@anchor/common/encoding';
+import { formatHashlink, multibaseMultihash } from '@anchor/common/encoding';
 import { describe, expect, it } from 'vitest';
 import { statusOf } from './activitypub.test-helpers.js';
 import { acceptedRelationship, checkAnswer, postedActivity, receivedFollow, receivedInvite, receivedLike, receivedUndo } from './activity-effects.js';
@@ -100,6 +100,17 @@ describe('received Undo and Like', () => {
     expect(receivedLike(like)).toEqual([{ op: 'add', refType: 'like', objectIri: ANCHOR, refIri: like.id, activityType: 'Like' }]);
     expect(receivedUndo(activity('Undo', PEER, { object: like.id }), like, ME)).toEqual([{ op: 'delete', refType: 'like', objectIri: ANCHOR, refIri: like.id }]);
     expect(refused(() => receivedLike(activity('Like', PEER, { object: { type: 'Note', url: `hl:${ANCHOR}` } })))).toMatch(/AnchorEvent/);
+  });
+
+  it("a Like's result may list several hashlinks (the original's parser reads a list); each must be one", () => {
+    const held = (origin: string) => formatHashlink({ resourceHash: ANCHOR, links: [`${origin}/cas/${ANCHOR}`] });
+    const like = (url: unknown) => activity('Like', PEER, { object: { type: 'AnchorEvent', url: `hl:${ANCHOR}` }, result: { type: 'AnchorEvent', url } });
+    const several = like([held(PEER), held(OTHER)]);
+    expect(receivedLike(several)).toEqual([{ op: 'add', refType: 'like', objectIri: ANCHOR, refIri: several.id, activityType: 'Like' }]);
+    expect(receivedLike(like(held(PEER)))).toHaveLength(1);
+    expect(refused(() => receivedLike(like([held(PEER), 'hl:not base64!'])))).toMatch(/AnchorEvent url/);
+    expect(refused(() => receivedLike(like([held(PEER), 42])))).toMatch(/a hashlink or a list of hashlinks/);
+    expect(refused(() => receivedLike(like([])))).toMatch(/a hashlink or a list of hashlinks/);
   });
 });
 

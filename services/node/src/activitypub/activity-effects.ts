@@ -1,6 +1,6 @@
 import { badRequest } from '@anchor/common/errors';
 import type { RefType } from './activity-store.js';
-import { ANCHOR_WITNESS, embeddedActivity, iriOf, readAnchorEvent, type StoredActivity } from './vocabulary.js';
+import { ANCHOR_WITNESS, embeddedActivity, iriOf, readAnchorEvent, readAnchorEventUrls, type StoredActivity } from './vocabulary.js';
 
 /**
  * What each relationship activity does to this node's collections (orb.md §3.3), as pure functions: the
@@ -99,10 +99,10 @@ export function receivedUndo(undo: StoredActivity, original: StoredActivity | un
   }
 }
 
-/** Inbox Like of an anchor: kept in the anchor's `likes` (its result, when any, must be an AnchorEvent too). */
+/** Inbox Like of an anchor: kept in the anchor's `likes` (its result, when any, must be an AnchorEvent of one or more hashlinks). */
 export function receivedLike(like: StoredActivity): RefChange[] {
   const { anchorHash } = readAnchorEvent(like.object);
-  if (like.result !== undefined) readAnchorEvent(like.result);
+  if (like.result !== undefined) readAnchorEventUrls(like.result);
   return [{ op: 'add', refType: 'like', objectIri: anchorHash, refIri: like.id, activityType: 'Like' }];
 }
 

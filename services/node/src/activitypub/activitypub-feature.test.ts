@@ -5,7 +5,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KeyPair } from '@anchor/common/crypto';
-import { multibaseMultihash } from '@anchor/common/encoding';
+import { formatHashlink, multibaseMultihash } from '@anchor/common/encoding';
 import { createRequestSigner, createSignedFetch } from '@anchor/common/httpsig';
 import { makeTempDir, waitFor } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -167,6 +167,31 @@ describe('ActivityPub service between two nodes', () => {
     expect((await inboxOf(serviceA, 'Like')).map((like) => (like.object as Json).url)).toEqual([`hl:${liked}`]);
     expect((await call(`${serviceA}/likes/${liked}?page=true`)).body.totalItems).toBe(1);
     expect((await call(`${serviceA}/likes/${other}?page=true`)).body.totalItems).toBe(0);
+  });
+
+  it("takes a Like whose result lists several hashlinks, checking each; each matching one names an alternate", async () => {
+    const fetchB = signedAsB();
+    const liked = multibaseMultihash(Buffer.from('anchor liked with several urls'));
+    const elsewhere = multibaseMultihash(Buffer.from('another anchor'));
+    const held = (origin: string, hash: string) => formatHashlink({ resourceHash: hash, links: [`${origin}/cas/${hash}`] });
+    const like = (id: string, urls: string[]) => ({
+      '@context': AS,
+      id: `${serviceB}/activities/${id}`,
+      type: 'Like',
+      actor: serviceB,
+      object: { type: 'AnchorEvent', url: `hl:${liked}` },
+      result: { type: 'AnchorEvent', url: urls },
+    });
+    // The inbox acknowledges first and runs the handler from its queue: a refused Like is stored, changing nothing.
+    const badUrls = [held('https://e.example.com', liked), 'https://not.a.hashlink/'];
+    expect((await postSigned(fetchB, `${serviceA}/inbox`, like('like-bad-url', badUrls))).status).toBe(200);
+    const urls = [held('https://b.example.com', liked), held('https://c.example.com', liked), held('https://d.example.com', elsewhere)];
+    expect((await postSigned(fetchB, `${serviceA}/inbox`, like('like-several-urls', urls))).status).toBe(200);
+    const stored = (id: string) => async () => (await inboxOf(serviceA, 'Like')).some((activity) => activity.id === `${serviceB}/activities/${id}`);
+    await waitFor(async () => (await stored('like-bad-url')()) && (await stored('like-several-urls')()), { description: 'both Likes handled' });
+    expect((await call(`${serviceA}/likes/${liked}?page=true`)).body.totalItems).toBe(1);
+    expect((await a.server.services.activitypub.anchorAlternates(liked)).sort()).toEqual([`https://b.example.com/cas/${liked}`, `https://c.example.com/cas/${liked}`]);
+    expect(await a.server.services.activitypub.anchorAlternates(elsewhere)).toEqual([]);
   });
 
   it('delivers an activity once to an inbox however many ways it is addressed there', async () => {

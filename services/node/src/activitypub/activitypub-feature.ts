@@ -17,7 +17,7 @@ import { DeliveryService, openBroadcastStore } from './delivery.js';
 import { Inbox } from './inbox.js';
 import { Outbox } from './outbox.js';
 import { registerSocialHandlers, type AcceptedHandler } from './social-handlers.js';
-import { anchorHashOf, readAnchorEvent } from './vocabulary.js';
+import { anchorHashOf, readAnchorEventUrls } from './vocabulary.js';
 
 export interface ActivityPubFeature extends NodeFeature {
   readonly store: ActivityStore;
@@ -157,9 +157,10 @@ export async function createActivityPubFeature(ctx: NodeContext): Promise<Activi
       for (const like of await store.getMany(likes.map((ref) => ref.refIri))) {
         if (like?.result === undefined) continue;
         try {
-          const result = readAnchorEvent(like.result);
-          if (result.anchorHash !== anchorHash) continue;
-          for (const link of parseHashlink(result.hashlink).links) if (link !== own && /^https?:\/\//.test(link)) alternates.add(link);
+          for (const result of readAnchorEventUrls(like.result)) {
+            if (result.anchorHash !== anchorHash) continue;
+            for (const link of parseHashlink(result.hashlink).links) if (link !== own && /^https?:\/\//.test(link)) alternates.add(link);
+          }
         } catch {
           // A Like whose result is not an AnchorEvent names no alternate.
         }

@@ -2,7 +2,7 @@ import { canonicalBytes, formatHashlink, multibaseMultihash } from '@anchor/comm
 import { describe, expect, it } from 'vitest';
 import { statusOf } from './activitypub.test-helpers.js';
 import { pageId, pagingOf } from './collections.js';
-import { activityTypeOf, anchorHashOf, derivedActivityId, hostOf, readAnchorEvent } from './vocabulary.js';
+import { activityTypeOf, anchorHashOf, derivedActivityId, hostOf, readAnchorEvent, readAnchorEventUrls } from './vocabulary.js';
 
 describe('readAnchorEvent', () => {
   const linkset = { linkset: [{ anchor: 'hl:uEiAnchor', author: [{ href: 'https://a.example.com/services/node' }] }] };
@@ -19,6 +19,31 @@ describe('readAnchorEvent', () => {
     expect(statusOf(() => readAnchorEvent({ type: 'AnchorEvent' }))).toBe(400);
     expect(statusOf(() => readAnchorEvent({ type: 'AnchorEvent', url: [`hl:${hash}`, `hl:${hash}`] }))).toBe(400);
     expect(statusOf(() => readAnchorEvent({ type: 'AnchorEvent', url: `hl:${hash}`, object: { linkset: [] } }))).toBe(400);
+  });
+});
+
+describe('readAnchorEventUrls', () => {
+  const linkset = { linkset: [{ anchor: 'hl:uEiAnchor', author: [{ href: 'https://a.example.com/services/node' }] }] };
+  const hash = multibaseMultihash(canonicalBytes(linkset));
+  const other = multibaseMultihash(Buffer.from('other'));
+  const at = (origin: string, resourceHash = hash) => formatHashlink({ resourceHash, links: [`${origin}/cas/${resourceHash}`] });
+
+  it('reads one hashlink or a list of them, each with its hash', () => {
+    expect(readAnchorEventUrls({ type: 'AnchorEvent', url: `hl:${hash}` })).toEqual([{ hashlink: `hl:${hash}`, anchorHash: hash }]);
+    expect(readAnchorEventUrls({ type: 'AnchorEvent', url: [at('https://b.example.com'), at('https://c.example.com', other)] })).toEqual([
+      { hashlink: at('https://b.example.com'), anchorHash: hash },
+      { hashlink: at('https://c.example.com', other), anchorHash: other },
+    ]);
+    expect(readAnchorEventUrls({ type: 'AnchorEvent', url: [at('https://b.example.com'), at('https://c.example.com')], object: linkset })).toHaveLength(2);
+  });
+
+  it('refuses an empty list, a member that is no hashlink, and a linkset that does not hash to every member', () => {
+    expect(statusOf(() => readAnchorEventUrls({ type: 'AnchorEvent', url: [] }))).toBe(400);
+    expect(statusOf(() => readAnchorEventUrls({ type: 'AnchorEvent' }))).toBe(400);
+    expect(statusOf(() => readAnchorEventUrls({ type: 'Note', url: `hl:${hash}` }))).toBe(400);
+    expect(statusOf(() => readAnchorEventUrls({ type: 'AnchorEvent', url: [`hl:${hash}`, 'https://example.com/x'] }))).toBe(400);
+    expect(statusOf(() => readAnchorEventUrls({ type: 'AnchorEvent', url: [`hl:${hash}`, { href: `hl:${hash}` }] }))).toBe(400);
+    expect(statusOf(() => readAnchorEventUrls({ type: 'AnchorEvent', url: [`hl:${hash}`, `hl:${other}`], object: linkset }))).toBe(400);
   });
 });
 

@@ -77,21 +77,52 @@ export function embeddedActivity(value: unknown, what: string): StoredActivity {
  * (orb.md §3.1 `Validate`).
  */
 export function readAnchorEvent(value: unknown): { hashlink: string; anchorHash: string; linkset?: Record<string, unknown> } {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest('the activity object must be an AnchorEvent');
-  const event = value as Partial<AnchorEventObject> & Record<string, unknown>;
-  if (event.type !== 'AnchorEvent') throw badRequest(`expected an AnchorEvent, got ${JSON.stringify(event.type)}`);
+  const event = anchorEventObject(value);
   const url = Array.isArray(event.url) ? (event.url.length === 1 ? event.url[0] : undefined) : event.url;
   if (typeof url !== 'string') throw badRequest('an AnchorEvent needs exactly one url');
-  let anchorHash: string;
+  const anchorHash = resourceHashOf(url);
+  const linkset = embeddedLinkset(event, url, anchorHash);
+  return linkset ? { hashlink: url, anchorHash, linkset } : { hashlink: url, anchorHash };
+}
+
+/**
+ * Reads an AnchorEvent whose `url` may list several hashlinks, as a Like's result does (the liker's own
+ * hashlinks of the anchor, one per place it keeps it; the original reads a list): each must be a hashlink,
+ * and an embedded linkset must hash to each.
+ */
+export function readAnchorEventUrls(value: unknown): { hashlink: string; anchorHash: string }[] {
+  const event = anchorEventObject(value);
+  const urls: unknown[] = Array.isArray(event.url) ? event.url : [event.url];
+  if (urls.length === 0 || !urls.every((url): url is string => typeof url === 'string')) {
+    throw badRequest('an AnchorEvent needs a url: a hashlink or a list of hashlinks');
+  }
+  return urls.map((url) => {
+    const anchorHash = resourceHashOf(url);
+    embeddedLinkset(event, url, anchorHash);
+    return { hashlink: url, anchorHash };
+  });
+}
+
+function anchorEventObject(value: unknown): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest('the activity object must be an AnchorEvent');
+  const event = value as Record<string, unknown>;
+  if (event.type !== 'AnchorEvent') throw badRequest(`expected an AnchorEvent, got ${JSON.stringify(event.type)}`);
+  return event;
+}
+
+function resourceHashOf(url: string): string {
   try {
-    anchorHash = parseHashlink(url).resourceHash;
+    return parseHashlink(url).resourceHash;
   } catch (error) {
     throw badRequest(`AnchorEvent url: ${(error as Error).message}`);
   }
-  if (event.object === undefined) return { hashlink: url, anchorHash };
+}
+
+function embeddedLinkset(event: Record<string, unknown>, url: string, anchorHash: string): Record<string, unknown> | undefined {
+  if (event.object === undefined) return undefined;
   if (typeof event.object !== 'object' || event.object === null || Array.isArray(event.object)) throw badRequest('an AnchorEvent object must be a linkset');
   if (multibaseMultihash(canonicalBytes(event.object)) !== anchorHash) throw badRequest(`the AnchorEvent's linkset does not hash to ${url}`);
-  return { hashlink: url, anchorHash, linkset: event.object };
+  return event.object as Record<string, unknown>;
 }
 
 export function anchorEvent(hashlink: string, linkset?: object): AnchorEventObject {
