@@ -86,8 +86,9 @@ describe('the work bound as JSON-LD input meets it', () => {
     expect(nquads.trim().split('\n')).toHaveLength(30);
   });
 
-  it('refuses a bound that is not a count', () => {
+  it('refuses a bound that is not a count as the caller\'s error, not the document\'s', async () => {
     expect(() => canonizeDataset('', { maxDeepIterations: -1 })).toThrow(RangeError);
     expect(() => canonizeDataset('', { maxDeepIterations: 1.5 })).toThrow(RangeError);
+    await expect(canonicalize(clique(2), { maxDeepIterations: Number.NaN })).rejects.toThrow(RangeError);
   });
 });

@@ -65,6 +65,7 @@ const DATA_LOSS_EVENTS = new Set([
  */
 export async function canonicalize(document: unknown, options: CanonicalizeOptions = {}): Promise<string> {
   assertJsonLdInput(document);
+  const maxDeepIterations = workBound(options.maxDeepIterations);
   const documentLoader = options.documentLoader ?? bundledDocumentLoader;
   const eventHandler = options.allowUndefinedTerms === 'any' ? ignoreDataLoss : dataLossGuard(new Set(options.allowUndefinedTerms ?? []));
   let dataset: object;
@@ -74,7 +75,7 @@ export async function canonicalize(document: unknown, options: CanonicalizeOptio
     throw asBadRequest(error);
   }
   try {
-    return await canonizeDataset(dataset, { maxDeepIterations: options.maxDeepIterations });
+    return await canonizeDataset(dataset, { maxDeepIterations });
   } catch (error) {
     throw badRequest(`JSON-LD document cannot be canonicalised: ${errorText(error)}`, { cause: error });
   }
@@ -94,10 +95,7 @@ export interface CanonizeDatasetOptions {
  * work bound. Errors are rdf-canonize's own; `canonicalize` turns them into a `bad_request`.
  */
 export function canonizeDataset(dataset: object | string, options: CanonizeDatasetOptions = {}): Promise<string> {
-  const maxDeepIterations = options.maxDeepIterations ?? RDF_CANON_MAX_DEEP_ITERATIONS;
-  if (!(Number.isInteger(maxDeepIterations) || maxDeepIterations === Infinity) || maxDeepIterations < 0) {
-    throw new RangeError(`maxDeepIterations must be a non-negative integer or Infinity, not ${maxDeepIterations}`);
-  }
+  const maxDeepIterations = workBound(options.maxDeepIterations);
   return rdfCanonize.canonize(dataset, {
     algorithm: 'RDFC-1.0',
     format: 'application/n-quads',
@@ -106,6 +104,13 @@ export function canonizeDataset(dataset: object | string, options: CanonizeDatas
     messageDigestAlgorithm: options.hashAlgorithm ?? 'sha256',
     ...(options.canonicalIdMap ? { canonicalIdMap: options.canonicalIdMap } : {}),
   });
+}
+
+/** A caller's bound, checked: a wrong one is the caller's bug, never the document's 400. */
+function workBound(maxDeepIterations: number | undefined): number {
+  const bound = maxDeepIterations ?? RDF_CANON_MAX_DEEP_ITERATIONS;
+  if (!(Number.isInteger(bound) || bound === Infinity) || bound < 0) throw new RangeError(`maxDeepIterations must be a non-negative integer or Infinity, not ${bound}`);
+  return bound;
 }
 
 function assertJsonLdInput(document: unknown): void {
