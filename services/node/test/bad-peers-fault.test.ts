@@ -6,13 +6,15 @@ import { metadataOf, postOperation, resolveDid, TestDid } from '../src/testing/t
 import { startNodeProcess, type NodeProcess } from './node-process.js';
 
 /**
- * A fault test with misbehaving peers, on loopback: node A has two followers, B and C (real nodes); B is then
- * replaced on its port by a server that accepts connections and never answers, and A's transparency log
- * is set to a server that answers every request with garbage. While creates and Likes flow: deliveries to
- * C go on, the hung follower holds a bounded number of connections and its deliveries are retried and then
- * dead-lettered (the delivery metrics show it), A's health and intake stay quick, the garbage log is called
- * with backoff rather than in a tight loop, and once the log is cleared every acknowledged create is
- * published. The figures are printed for the CI log.
+ * Fault tests with misbehaving peers, on loopback. First, node A has two followers, B and C (real nodes); B
+ * is then replaced on its port by a server that accepts connections and never answers, and A's
+ * transparency log is set to a server that answers every request with garbage. While creates and Likes
+ * flow: deliveries to C go on, the hung follower holds a bounded number of connections and its deliveries
+ * are retried and then dead-lettered (the delivery metrics show it), A's health and intake stay quick, the
+ * garbage log is called with backoff rather than in a tight loop, and once the log is cleared every
+ * acknowledged create is published. Second, A has two witnesses and a policy either satisfies; one of them
+ * answers only after A's deadline: every anchor is completed by the other on time, and the slow one gets
+ * a bounded number of Offers. The figures are printed for the CI log.
  */
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -149,6 +151,90 @@ describe('a node with a hung follower and a log that answers garbage', () => {
     expect([...refused.keys()].filter((status) => status >= 500)).toEqual([]);
     expect(logCalls).toBeGreaterThan(0);
     expect(logCalls).toBeLessThanOrEqual(logCallBound);
+    expect([...pending].map((did) => did.did)).toEqual([]);
+    expect(a.process.exitInfo).toBeUndefined();
+  });
+
+  it('completes every anchor through the other witness when one answers after the deadline, and bounds its Offers to the slow one', { timeout: 180_000 }, async () => {
+    const a = await startNodeProcess(await makeTempDir('slow-witness-a-'), {
+      args: [
+        '--http-timeout', '1s',
+        '--batch-writer-timeout', '200ms',
+        '--anchor-status-in-process-grace-period', '2s',
+        '--anchor-status-monitoring-interval', '500ms',
+        '--mq-redelivery-initial-interval', '200ms',
+        '--mq-redelivery-multiplier', '2',
+        '--mq-redelivery-max-interval', '1s',
+        '--mq-redelivery-max-attempts', '3',
+      ],
+    });
+    const b = await startNodeProcess(await makeTempDir('slow-witness-b-'));
+    const c = await startNodeProcess(await makeTempDir('slow-witness-c-'));
+    const admin = new NodeAdminClient({ url: a.url });
+    const [bId, cId] = await Promise.all([new NodeAdminClient({ url: b.url }).serviceId(), new NodeAdminClient({ url: c.url }).serviceId()]);
+    await admin.inviteWitness(bId);
+    await admin.inviteWitness(cId);
+    await admin.waitUntilIn('witnesses', bId, 30_000);
+    await admin.waitUntilIn('witnesses', cId, 30_000);
+    // Either witness's proof satisfies the policy: a slow one must not hold an anchor back.
+    await admin.setWitnessPolicy('MinPercent(50,system)');
+
+    // B now answers every request, Offers included, 3 s later: after A's 1 s deadline.
+    await b.process.stop();
+    const slow = await GarbageServer.listen({ port: b.port, delayMs: 3_000 });
+    servers.push(slow);
+    const retriedBefore = await metric(a, deliveries('retry'));
+
+    const acknowledged: TestDid[] = [];
+    let healthWorstMs = 0;
+    let loading = true;
+    const creator = async () => {
+      while (loading) {
+        const did = new TestDid(a.url);
+        if ((await postOperation(a.url, did.created.request)).status === 200) acknowledged.push(did);
+        await sleep(100);
+      }
+    };
+    const prober = async () => {
+      while (loading) {
+        const started = Date.now();
+        await fetch(`${a.url}/healthcheck`).then((r) => r.arrayBuffer());
+        healthWorstMs = Math.max(healthWorstMs, Date.now() - started);
+        await sleep(200);
+      }
+    };
+    const load = Promise.all([creator(), creator(), prober()]);
+    await sleep(6_000);
+    loading = false;
+    await load;
+    const stoppedAt = Date.now();
+
+    const pending = new Set(acknowledged);
+    await waitFor(
+      async () => {
+        await Promise.all(
+          [...pending].slice(0, 50).map(async (did) => {
+            const answer = await resolveDid(a.url, did.did);
+            if (answer.status === 200 && (metadataOf(answer)?.method as { published?: boolean } | undefined)?.published === true) pending.delete(did);
+          }),
+        );
+        return pending.size === 0;
+      },
+      { timeoutMs: 60_000, intervalMs: 200, description: `${pending.size} acknowledged creates published with the slow witness replaced` },
+    ).catch(() => undefined);
+    const publishedMs = Date.now() - stoppedAt;
+    const retried = (await metric(a, deliveries('retry'))) - retriedBefore;
+    const batches = await metric(a, 'node_batch_size_count');
+    console.log(
+      `slow witness: ${acknowledged.length} creates acknowledged in ${batches} batches, lost ${pending.size}, all published ${publishedMs} ms after the load; the slow witness got ${slow.requests.length} requests ` +
+        `(${slow.count('/services/node/inbox')} to its inbox), at most ${slow.peakOpen} waiting at once; ${retried} delivery retries; health worst ${healthWorstMs} ms`,
+    );
+    expect(slow.count('/services/node/inbox')).toBeGreaterThan(0);
+    // Each anchor's Offer to the slow witness is tried at most --mq-redelivery-max-attempts times.
+    expect(slow.count('/services/node/inbox')).toBeLessThanOrEqual(batches * 3);
+    expect(retried).toBeGreaterThan(0);
+    expect(slow.peakOpen).toBeLessThanOrEqual(100);
+    expect(healthWorstMs).toBeLessThan(2_000);
     expect([...pending].map((did) => did.did)).toEqual([]);
     expect(a.process.exitInfo).toBeUndefined();
   });

@@ -49,16 +49,22 @@ export class SilentServer {
 /** Answers every request with `status` and `body` after `delayMs`; records each request's method and path. */
 export class GarbageServer {
   readonly requests: Array<{ method: string; path: string; at: number }> = [];
+  /** Requests not yet answered or abandoned, and the most at once. */
+  open = 0;
+  peakOpen = 0;
 
   private constructor(
     private readonly server: HttpServer,
     readonly url: string,
   ) {}
 
-  static async listen(options: { body?: string; status?: number; contentType?: string; delayMs?: number } = {}): Promise<GarbageServer> {
+  /** `port` 0 (default): any free one. */
+  static async listen(options: { port?: number; body?: string; status?: number; contentType?: string; delayMs?: number } = {}): Promise<GarbageServer> {
     let self: GarbageServer | undefined;
     const server = createHttpServer((request: IncomingMessage, response) => {
       self?.requests.push({ method: request.method ?? '', path: request.url ?? '', at: Date.now() });
+      if (self) self.peakOpen = Math.max(self.peakOpen, ++self.open);
+      response.on('close', () => self && self.open--);
       request.resume();
       const answer = () => {
         if (response.destroyed) return;
@@ -69,7 +75,7 @@ export class GarbageServer {
       else answer();
     });
     server.keepAliveTimeout = 1_000;
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', () => resolve()));
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(options.port ?? 0, '127.0.0.1', () => resolve()));
     self = new GarbageServer(server, `http://127.0.0.1:${(server.address() as { port: number }).port}`);
     return self;
   }
