@@ -1,0 +1,69 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** What one process holds at one moment: the figures a soak watches for growth. */
+export interface ResourceSample {
+  rssBytes: number;
+  heapUsedBytes: number;
+  fds: number;
+  dataBytes: number;
+}
+
+/** Resident set size from /proc (Linux), in bytes. */
+function rssOf(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
+  return Number(line?.split(/\s+/)[1] ?? Number.NaN) * 1024;
+}
+
+/** Bytes of every file under `dir` (apparent sizes, as `du -sb`). */
+export function directoryBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += directoryBytes(path);
+    else if (entry.isFile()) total += statSync(path).size;
+  }
+  return total;
+}
+
+/** The heap the process itself reports on its `/metrics` (prom-client's default process metrics). */
+async function heapUsedOf(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith('nodejs_heap_size_used_bytes '));
+  return Number(line?.split(' ')[1] ?? Number.NaN);
+}
+
+export async function sampleProcess(pid: number, url: string, dataDir: string): Promise<ResourceSample> {
+  return {
+    rssBytes: rssOf(pid),
+    heapUsedBytes: await heapUsedOf(url),
+    fds: readdirSync(`/proc/${pid}/fd`).length,
+    dataBytes: directoryBytes(dataDir),
+  };
+}
+
+/**
+ * The bounds a sample is held against once the warm-up is over: memory may move around the warm-up
+ * level (garbage collection, caches filling to their caps) but not climb with time; descriptors stay
+ * near the warm-up count (keep-alive pools, the listener); the data directory grows with the data only,
+ * so its size per acknowledged operation stays near the warm-up ratio.
+ */
+export interface Bounds {
+  rssBytes: number;
+  heapUsedBytes: number;
+  fds: number;
+  dataBytesPerOperation: number;
+}
+
+const MIB = 1024 * 1024;
+
+export function boundsAfterWarmUp(warm: ResourceSample, operations: number): Bounds {
+  return {
+    rssBytes: warm.rssBytes * 1.3 + 32 * MIB,
+    heapUsedBytes: warm.heapUsedBytes * 1.3 + 16 * MIB,
+    fds: warm.fds + 24,
+    dataBytesPerOperation: (warm.dataBytes / Math.max(1, operations)) * 1.5,
+  };
+}
