@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyPair } from '@anchor/common/crypto';
 import { serviceBin } from '@anchor/dev-env';
@@ -36,6 +38,9 @@ async function createDid(url: string): Promise<{ did: string; longFormDid: strin
   return created;
 }
 
+/** Loaded into each fuzzed service: generated requests name arbitrary hosts, and nothing may leave loopback. */
+const LOOPBACK_ONLY = fileURLToPath(new URL('./loopback-only.mjs', import.meta.url));
+
 const started: Array<{ process: ServiceProcess; dir: TempDir }> = [];
 
 async function startService(
@@ -49,7 +54,7 @@ async function startService(
   const child = await startProcess(serviceBin(packageName), {
     name: packageName,
     args: flags(port, dir.path),
-    env,
+    env: { ...env, NODE_OPTIONS: `--import=${LOOPBACK_ONLY}` },
     readyUrl: `${url}/healthcheck`,
     readyStatus: (status) => status === 200,
   });
@@ -86,6 +91,37 @@ describe('schemathesis against /openapi.json', () => {
   afterAll(async () => {
     await Promise.all(started.map(({ process }) => process.stop()));
     await Promise.all(started.map(({ dir }) => dir.remove()));
+  });
+
+  it('the fuzzed services reach nothing beyond loopback: other hosts and addresses fail before connecting', async () => {
+    // Addresses of the documentation ranges; inside a fresh network namespace where one can be made, so even a
+    // broken guard sends nothing.
+    const probe = `
+      const outcome = (request) => request.then(() => 'connected', (error) => (error.cause ?? error).message);
+      console.log(JSON.stringify(await Promise.all([
+        outcome(fetch('https://203.0.113.7/')),
+        outcome(fetch('https://example.org/')),
+        outcome(fetch('http://[2001:db8::7]/')),
+        outcome(import('node:dns').then((dns) => dns.promises.lookup('example.org'))),
+        outcome(fetch('http://127.0.0.1:9/')),
+      ])));`;
+    const args = [process.execPath, `--import=${LOOPBACK_ONLY}`, '--input-type=module', '-e', probe];
+    const run = (command: string, argv: string[]) =>
+      new Promise<{ error: Error | null; stdout: string }>((resolve) =>
+        execFile(command, argv, { timeout: 30_000 }, (error, stdout) => resolve({ error, stdout })),
+      );
+    let result = await run('unshare', ['--net', ...args]);
+    if (result.error) result = await run(args[0] as string, args.slice(1));
+    expect(result.error).toBeNull();
+    const outcomes = JSON.parse(result.stdout) as string[];
+    expect(outcomes.slice(0, 4)).toEqual([
+      'getaddrinfo ENOTFOUND 203.0.113.7 (fuzzing: loopback only)',
+      'getaddrinfo ENOTFOUND example.org (fuzzing: loopback only)',
+      'getaddrinfo ENOTFOUND 2001:db8::7 (fuzzing: loopback only)',
+      'getaddrinfo ENOTFOUND example.org (fuzzing: loopback only)',
+    ]);
+    // Loopback is left alone: nothing listens on port 9 (or, in the namespace, loopback is down).
+    expect(outcomes[4]).not.toMatch(/loopback only/);
   });
 
   it('the vct-log answers every generated request without a 5xx, as documented', async () => {
