@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# Installs schemathesis (the OpenAPI fuzzer the fuzz tests run against each service's /openapi.json) into a venv
-# under .cache/schemathesis-venv, pinned, only when that venv does not already hold the pinned version, so a second
+# Installs schemathesis (the OpenAPI fuzzer run against each service's /openapi.json by
+# test/integration/src/openapi-fuzz.test.ts) into a venv under .cache/schemathesis-venv, with every package pinned
+# in scripts/schemathesis-requirements.txt, only when that venv was not made from exactly that list, so a second
 # run reuses it. Packages come from PyPI through pip. Prints the path of the schemathesis executable.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-version=4.32.5
+requirements="$PWD/scripts/schemathesis-requirements.txt"
 venv="$PWD/.cache/schemathesis-venv"
-marker="$venv/.installed-$version"
+marker="$venv/.installed-$(sha256sum "$requirements" | cut -c1-16)"
 
 mkdir -p "$(dirname "$venv")"
 # A venv cannot be moved once made (its scripts name their own path), so concurrent runs take turns on a lock
-# instead of building beside it; the marker is written last, so a half-made venv is rebuilt.
+# instead of building beside it; the marker is written last, so a half-made venv is made again.
 exec 9>"$venv.lock"
 flock 9
 
@@ -32,11 +33,12 @@ if [ -z "$python" ]; then
   exit 1
 fi
 
-echo "installing schemathesis $version into $venv with $("$python" --version)" >&2
+echo "installing schemathesis into $venv with $("$python" --version) from scripts/schemathesis-requirements.txt" >&2
 started=$(date +%s)
 rm -rf "$venv"
 "$python" -m venv "$venv"
-"$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$version" >&2
+"$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps -r "$requirements" >&2
+"$venv/bin/pip" check --disable-pip-version-check >&2
 touch "$marker"
-echo "installed schemathesis $version in $(($(date +%s) - started)) s" >&2
+echo "installed $("$venv/bin/schemathesis" --version) in $(($(date +%s) - started)) s" >&2
 echo "$venv/bin/schemathesis"
