@@ -35,7 +35,11 @@ function minutesOption(): number {
 }
 
 /** Calls `fn` `perSecond` times a second, at most `inFlight` at once; calls that would exceed it are counted as behind. */
-function paced(perSecond: number, inFlight: number, fn: () => Promise<void>): { stop(): Promise<void>; behind(): number } {
+function paced(
+  perSecond: number,
+  inFlight: number,
+  fn: () => Promise<void>,
+): { stop(): Promise<void>; behind(): number } {
   let running = 0;
   let behind = 0;
   let credit = 0;
@@ -73,9 +77,13 @@ try {
   const nodes: BenchNode[] = [];
   for (const name of names) nodes.push(await startNodeProcess(name, dir.path));
   const ids = await Promise.all(nodes.map((node) => node.admin.serviceId()));
-  for (const [i, node] of nodes.entries()) for (const [j, id] of ids.entries()) if (i !== j) await node.admin.follow(id);
-  for (const [i, node] of nodes.entries()) for (const [j, id] of ids.entries()) if (i !== j) await node.admin.waitUntilIn('following', id, 60_000);
-  console.log(`soak: three nodes following each other; ${minutes} minutes, warm-up ${warmUpMinutes}; per node ${CREATES_PER_S} creates/s, ${RESOLVES_PER_S} resolutions/s, ${LIKES_PER_S} Likes/s`);
+  for (const [i, node] of nodes.entries())
+    for (const [j, id] of ids.entries()) if (i !== j) await node.admin.follow(id);
+  for (const [i, node] of nodes.entries())
+    for (const [j, id] of ids.entries()) if (i !== j) await node.admin.waitUntilIn('following', id, 60_000);
+  console.log(
+    `soak: three nodes following each other; ${minutes} minutes, warm-up ${warmUpMinutes}; per node ${CREATES_PER_S} creates/s, ${RESOLVES_PER_S} resolutions/s, ${LIKES_PER_S} Likes/s`,
+  );
 
   const acknowledged: Array<{ did: string; node: number }> = [];
   const failures = new Map<string, number>();
@@ -88,7 +96,11 @@ try {
       if (prepared[n]!.length === 0) prepared[n] = prepareCreates(50, node.url);
       const create = prepared[n]!.pop()!;
       try {
-        const response = await fetch(`${node.url}/sidetree/v1/operations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: create.body });
+        const response = await fetch(`${node.url}/sidetree/v1/operations`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: create.body,
+        });
         await response.arrayBuffer();
         if (response.status === 200) {
           acknowledged.push({ did: create.did, node: n });
@@ -116,7 +128,11 @@ try {
           '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/activityanchors/v1'],
           type: 'Like',
           to: `${node.admin.serviceEndpoint}/followers`,
-          object: { '@context': 'https://w3id.org/activityanchors/v1', type: 'AnchorEvent', url: `hl:${multibaseMultihash(randomBytes(32))}` },
+          object: {
+            '@context': 'https://w3id.org/activityanchors/v1',
+            type: 'AnchorEvent',
+            url: `hl:${multibaseMultihash(randomBytes(32))}`,
+          },
         });
       } catch {
         fail('like');
@@ -128,7 +144,9 @@ try {
   let bounds: Bounds[] | undefined;
   const last: ResourceSample[] = [];
   const exceeded: string[] = [];
-  console.log('minute  node  RSS MiB (bound)    heap MiB (bound)   fds (bound)   data MiB   data KiB/create (bound)   creates   load');
+  console.log(
+    'minute  node  RSS MiB (bound)    heap MiB (bound)   fds (bound)   data MiB   data KiB/create (bound)   creates   load',
+  );
   for (let minute = 1; minute <= minutes; minute++) {
     await new Promise((resolve) => setTimeout(resolve, started + minute * 60_000 - Date.now()));
     for (const [n, node] of nodes.entries()) {
@@ -140,7 +158,8 @@ try {
         bounds[n] = boundsAfterWarmUp(sample, created[n]!);
       }
       const bound = minute > warmUpMinutes ? bounds?.[n] : undefined;
-      const show = (value: number | undefined, unit = MIB) => (value === undefined ? '      -' : (value / unit).toFixed(1).padStart(7));
+      const show = (value: number | undefined, unit = MIB) =>
+        value === undefined ? '      -' : (value / unit).toFixed(1).padStart(7);
       if (bound) {
         if (sample.rssBytes > bound.rssBytes) exceeded.push(`minute ${minute} node ${names[n]} RSS`);
         if (sample.heapUsedBytes > bound.heapUsedBytes) exceeded.push(`minute ${minute} node ${names[n]} heap`);
@@ -163,7 +182,10 @@ try {
     for (const at of [nodes[node]!, nodes[(node + 1) % nodes.length]!]) {
       for (;;) {
         const response = await fetch(`${at.url}/sidetree/v1/identifiers/${did}`);
-        const body = response.status === 200 ? ((await response.json()) as { didDocumentMetadata?: { method?: { published?: boolean } } }) : undefined;
+        const body =
+          response.status === 200
+            ? ((await response.json()) as { didDocumentMetadata?: { method?: { published?: boolean } } })
+            : undefined;
         if (body?.didDocumentMetadata?.method?.published === true) {
           published++;
           break;
@@ -178,17 +200,46 @@ try {
     const bound = bounds?.[n];
     const now = last[n]!;
     report(SECTION, `node ${name}: RSS at the end`, now.rssBytes / MIB, 'MiB', bound && atMost(bound.rssBytes / MIB));
-    report(SECTION, `node ${name}: V8 heap in use at the end`, now.heapUsedBytes / MIB, 'MiB', bound && atMost(bound.heapUsedBytes / MIB));
+    report(
+      SECTION,
+      `node ${name}: V8 heap in use at the end`,
+      now.heapUsedBytes / MIB,
+      'MiB',
+      bound && atMost(bound.heapUsedBytes / MIB),
+    );
     report(SECTION, `node ${name}: open descriptors at the end`, now.fds, 'fds', bound && atMost(bound.fds));
-    report(SECTION, `node ${name}: data directory per acknowledged create`, now.dataBytes / Math.max(1, created[n]!) / 1024, 'KiB', bound && atMost(bound.dataBytesPerOperation / 1024));
+    report(
+      SECTION,
+      `node ${name}: data directory per acknowledged create`,
+      now.dataBytes / Math.max(1, created[n]!) / 1024,
+      'KiB',
+      bound && atMost(bound.dataBytesPerOperation / 1024),
+    );
   }
   report(SECTION, 'creates acknowledged (all nodes)', acknowledged.length, 'creates');
   report(SECTION, 'samples over a bound after the warm-up', exceeded.length, 'samples', atMost(0));
   if (exceeded.length > 0) console.log(`over a bound: ${exceeded.join(', ')}`);
-  report(SECTION, 'failed requests (5xx, no answer, refused Likes)', [...failures.values()].reduce((a, b) => a + b, 0), 'requests', atMost(0));
+  report(
+    SECTION,
+    'failed requests (5xx, no answer, refused Likes)',
+    [...failures.values()].reduce((a, b) => a + b, 0),
+    'requests',
+    atMost(0),
+  );
   if (failures.size > 0) console.log(`failures: ${[...failures].map(([what, n]) => `${what}: ${n}`).join(', ')}`);
-  report(SECTION, 'requests the load could not start (behind)', loads.reduce((sum, load) => sum + load.behind(), 0), 'requests');
-  report(SECTION, `sampled DIDs published on their node and a follower (of ${sample.length * 2})`, published, 'resolutions', atLeast(sample.length * 2));
+  report(
+    SECTION,
+    'requests the load could not start (behind)',
+    loads.reduce((sum, load) => sum + load.behind(), 0),
+    'requests',
+  );
+  report(
+    SECTION,
+    `sampled DIDs published on their node and a follower (of ${sample.length * 2})`,
+    published,
+    'resolutions',
+    atLeast(sample.length * 2),
+  );
 } finally {
   await stopAllProcesses();
   await dir.remove();

@@ -32,7 +32,18 @@ describe('a node through a database restart under load', () => {
     dir = await makeTempDir('node-db-restart-');
     database = await FerretDbNode.start(join(dir.path, 'ferretdb'));
     const node = await startNodeProcess(await makeTempDir('node-db-restart-data-'), {
-      args: ['--database-type', 'mongodb', '--database-url', database.url, '--batch-writer-timeout', '200ms', '--mq-redelivery-initial-interval', '100ms', '--mq-redelivery-multiplier', '1.5'],
+      args: [
+        '--database-type',
+        'mongodb',
+        '--database-url',
+        database.url,
+        '--batch-writer-timeout',
+        '200ms',
+        '--mq-redelivery-initial-interval',
+        '100ms',
+        '--mq-redelivery-multiplier',
+        '1.5',
+      ],
     });
 
     const acknowledged: TestDid[] = [];
@@ -79,7 +90,11 @@ describe('a node through a database restart under load', () => {
       { timeoutMs: 60_000, intervalMs: 200, description: 'health back to success after the database returned' },
     );
     const healthBackMs = Date.now() - upAt;
-    await waitFor(async () => lastAckAt > upAt, { timeoutMs: 30_000, intervalMs: 50, description: 'a create acknowledged after the database returned' });
+    await waitFor(async () => lastAckAt > upAt, {
+      timeoutMs: 30_000,
+      intervalMs: 50,
+      description: 'a create acknowledged after the database returned',
+    });
     const writesBackMs = lastAckAt - upAt;
     await sleep(2_000);
     loading = false;
@@ -92,7 +107,11 @@ describe('a node through a database restart under load', () => {
           await Promise.all(
             [...pending].slice(0, 50).map(async (did) => {
               const answer = await resolveDid(node.url, did.did);
-              if (answer.status === 200 && (metadataOf(answer)?.method as { published?: boolean } | undefined)?.published === true) pending.delete(did);
+              if (
+                answer.status === 200 &&
+                (metadataOf(answer)?.method as { published?: boolean } | undefined)?.published === true
+              )
+                pending.delete(did);
             }),
           );
           return pending.size === 0;

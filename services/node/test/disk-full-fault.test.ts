@@ -43,7 +43,11 @@ class CreateLoad {
           this.acknowledged.push(did);
           this.lastAckAt = Date.now();
         } else {
-          this.messages.add(`${answer.status} ${String((answer.body as { message?: string }).message).replace(/\d+/g, 'N').slice(0, 120)}`);
+          this.messages.add(
+            `${answer.status} ${String((answer.body as { message?: string }).message)
+              .replace(/\d+/g, 'N')
+              .slice(0, 120)}`,
+          );
         }
       } catch {
         this.statuses.set(0, (this.statuses.get(0) ?? 0) + 1);
@@ -75,7 +79,11 @@ async function unpublished(url: string, dids: readonly TestDid[], timeoutMs: num
         await Promise.all(
           [...pending].slice(0, 50).map(async (did) => {
             const answer = await resolveDid(url, did.did);
-            if (answer.status === 200 && (metadataOf(answer)?.method as { published?: boolean } | undefined)?.published === true) pending.delete(did);
+            if (
+              answer.status === 200 &&
+              (metadataOf(answer)?.method as { published?: boolean } | undefined)?.published === true
+            )
+              pending.delete(did);
           }),
         );
         return pending.size === 0;
@@ -96,70 +104,90 @@ describe.skipIf(unavailable !== undefined)('a node whose disk fills under load',
     await disk?.remove();
   });
 
-  it('answers 503 while full, loses nothing acknowledged and takes writes again once space returns', { timeout: 180_000 }, async () => {
-    disk = await SmallDisk.mount(DISK_BYTES);
-    const data: TempDir = { path: join(disk.path, 'data'), remove: async () => undefined };
-    const args = ['--batch-writer-timeout', '200ms'];
-    let node = await startNodeProcess(data, { args });
-    const port = node.port;
-    const load = new CreateLoad(() => node.url);
+  it(
+    'answers 503 while full, loses nothing acknowledged and takes writes again once space returns',
+    { timeout: 180_000 },
+    async () => {
+      disk = await SmallDisk.mount(DISK_BYTES);
+      const data: TempDir = { path: join(disk.path, 'data'), remove: async () => undefined };
+      const args = ['--batch-writer-timeout', '200ms'];
+      let node = await startNodeProcess(data, { args });
+      const port = node.port;
+      const load = new CreateLoad(() => node.url);
 
-    // 1. Filled to just under the free-space reserve: writes are refused before LMDB sees the full disk.
-    await sleep(2_000);
-    const beforeFull = load.acknowledged.length;
-    await disk.fill(256 * 1024);
-    const filledAt = Date.now();
-    await waitFor(async () => load.count(503) > 0, { timeoutMs: 20_000, intervalMs: 100, description: 'a 503 while the disk is full' });
-    await sleep(1_000);
-    expect((await health(node)).body.dbStatus).toBe('success');
-    await disk.free();
-    const freedAt = Date.now();
-    await waitFor(async () => load.lastAckAt > freedAt, { timeoutMs: 20_000, intervalMs: 50, description: 'a create acknowledged after the space returned' });
-    const resumedMs = load.lastAckAt - freedAt;
-    expect(node.process.exitInfo).toBeUndefined();
-    console.log(
-      `disk full (reserve): acknowledged ${load.acknowledged.length} (${beforeFull} before the fill), refused 503 ${load.count(503)}, 500 ${load.count(500)}, ` +
-        `full for ${freedAt - filledAt} ms, writes resumed ${resumedMs} ms after the space returned; answers: ${[...load.messages].join(' | ')}`,
-    );
+      // 1. Filled to just under the free-space reserve: writes are refused before LMDB sees the full disk.
+      await sleep(2_000);
+      const beforeFull = load.acknowledged.length;
+      await disk.fill(256 * 1024);
+      const filledAt = Date.now();
+      await waitFor(async () => load.count(503) > 0, {
+        timeoutMs: 20_000,
+        intervalMs: 100,
+        description: 'a 503 while the disk is full',
+      });
+      await sleep(1_000);
+      expect((await health(node)).body.dbStatus).toBe('success');
+      await disk.free();
+      const freedAt = Date.now();
+      await waitFor(async () => load.lastAckAt > freedAt, {
+        timeoutMs: 20_000,
+        intervalMs: 50,
+        description: 'a create acknowledged after the space returned',
+      });
+      const resumedMs = load.lastAckAt - freedAt;
+      expect(node.process.exitInfo).toBeUndefined();
+      console.log(
+        `disk full (reserve): acknowledged ${load.acknowledged.length} (${beforeFull} before the fill), refused 503 ${load.count(503)}, 500 ${load.count(500)}, ` +
+          `full for ${freedAt - filledAt} ms, writes resumed ${resumedMs} ms after the space returned; answers: ${[...load.messages].join(' | ')}`,
+      );
 
-    // 2. Filled to the last byte: a commit may now meet the full disk. Either the reserve still catches every
-    // write (the process recovers by itself again), or the provider fails closed and the process is restarted
-    // on the still-full disk, where it must come up, serve reads and refuse writes with 503.
-    await sleep(1_000);
-    const secondFillAcks = load.acknowledged.length;
-    await disk.fill(0);
-    await waitFor(async () => load.count(503) > 0 && load.acknowledged.length >= secondFillAcks, { timeoutMs: 20_000, intervalMs: 100, description: '503s on the full disk' });
-    await sleep(1_500);
-    const state = await health(node);
-    const failedClosed = state.status === 503;
-    let restartedMs: number | undefined;
-    if (failedClosed) {
-      expect(state.body.dbStatus).toMatch(/restart/);
-      const stoppedAt = Date.now();
-      await node.process.stop();
-      node = await startNodeProcess(data, { port, args });
-      restartedMs = Date.now() - stoppedAt;
-      const read = await resolveDid(node.url, load.acknowledged[0]!.did);
-      expect(read.status).toBe(200);
-      const write = await postOperation(node.url, new TestDid(node.url).created.request);
-      expect(write.status).toBe(503);
-      expect(String((write.body as { message?: string }).message)).toMatch(/storage full/);
-    }
-    await disk.free();
-    const freedAgainAt = Date.now();
-    await waitFor(async () => load.lastAckAt > freedAgainAt, { timeoutMs: 30_000, intervalMs: 50, description: 'a create acknowledged after the space returned again' });
-    const resumedAgainMs = load.lastAckAt - freedAgainAt;
-    await sleep(1_000);
-    await load.stop();
+      // 2. Filled to the last byte: a commit may now meet the full disk. Either the reserve still catches every
+      // write (the process recovers by itself again), or the provider fails closed and the process is restarted
+      // on the still-full disk, where it must come up, serve reads and refuse writes with 503.
+      await sleep(1_000);
+      const secondFillAcks = load.acknowledged.length;
+      await disk.fill(0);
+      await waitFor(async () => load.count(503) > 0 && load.acknowledged.length >= secondFillAcks, {
+        timeoutMs: 20_000,
+        intervalMs: 100,
+        description: '503s on the full disk',
+      });
+      await sleep(1_500);
+      const state = await health(node);
+      const failedClosed = state.status === 503;
+      let restartedMs: number | undefined;
+      if (failedClosed) {
+        expect(state.body.dbStatus).toMatch(/restart/);
+        const stoppedAt = Date.now();
+        await node.process.stop();
+        node = await startNodeProcess(data, { port, args });
+        restartedMs = Date.now() - stoppedAt;
+        const read = await resolveDid(node.url, load.acknowledged[0]!.did);
+        expect(read.status).toBe(200);
+        const write = await postOperation(node.url, new TestDid(node.url).created.request);
+        expect(write.status).toBe(503);
+        expect(String((write.body as { message?: string }).message)).toMatch(/storage full/);
+      }
+      await disk.free();
+      const freedAgainAt = Date.now();
+      await waitFor(async () => load.lastAckAt > freedAgainAt, {
+        timeoutMs: 30_000,
+        intervalMs: 50,
+        description: 'a create acknowledged after the space returned again',
+      });
+      const resumedAgainMs = load.lastAckAt - freedAgainAt;
+      await sleep(1_000);
+      await load.stop();
 
-    const missing = await unpublished(node.url, load.acknowledged, 60_000);
-    console.log(
-      `disk full (to the last byte): ${failedClosed ? `a commit met the full disk, the provider failed closed, restarted on the full disk in ${restartedMs} ms (reads 200, writes 503)` : 'the reserve caught every write'}; ` +
-        `writes resumed ${resumedAgainMs} ms after the space returned; acknowledged ${load.acknowledged.length}, lost ${missing.length}, ` +
-        `answers 200 ${load.count(200)}, 503 ${load.count(503)}, 500 ${load.count(500)}, no answer ${load.count(0)}`,
-    );
-    expect(load.count(500)).toBe(0);
-    expect(missing).toEqual([]);
-    expect(node.process.exitInfo).toBeUndefined();
-  });
+      const missing = await unpublished(node.url, load.acknowledged, 60_000);
+      console.log(
+        `disk full (to the last byte): ${failedClosed ? `a commit met the full disk, the provider failed closed, restarted on the full disk in ${restartedMs} ms (reads 200, writes 503)` : 'the reserve caught every write'}; ` +
+          `writes resumed ${resumedAgainMs} ms after the space returned; acknowledged ${load.acknowledged.length}, lost ${missing.length}, ` +
+          `answers 200 ${load.count(200)}, 503 ${load.count(503)}, 500 ${load.count(500)}, no answer ${load.count(0)}`,
+      );
+      expect(load.count(500)).toBe(0);
+      expect(missing).toEqual([]);
+      expect(node.process.exitInfo).toBeUndefined();
+    },
+  );
 });

@@ -17,7 +17,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // stops integrating (stuck at the head before the outage). Until the sequencer recovers from a partial
 // batch, the test runs only when VCT_NON_TRANSACTIONAL_RESTART_TEST=1 asks for it.
 const knownGap = process.env['VCT_NON_TRANSACTIONAL_RESTART_TEST'] !== '1';
-if (knownGap) console.warn('vct-log database-restart fault test skipped: the sequencer does not yet recover from a half-written batch on FerretDB (set VCT_NON_TRANSACTIONAL_RESTART_TEST=1 to run it)');
+if (knownGap)
+  console.warn(
+    'vct-log database-restart fault test skipped: the sequencer does not yet recover from a half-written batch on FerretDB (set VCT_NON_TRANSACTIONAL_RESTART_TEST=1 to run it)',
+  );
 const main = knownGap ? '' : requireBuiltMain();
 
 describe.skipIf(knownGap)('a vct-log through a database restart under load', () => {
@@ -29,45 +32,72 @@ describe.skipIf(knownGap)('a vct-log through a database restart under load', () 
     await dir?.remove();
   });
 
-  it('loses nothing acknowledged, keeps its heads consistent, recovers by itself and reports the outage', { timeout: 180_000 }, async () => {
-    dir = await makeTempDir('vct-db-restart-');
-    database = await FerretDbNode.start(dir.path);
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const service = await startProcess(main, {
-      args: ['--host-url', `127.0.0.1:${port}`, '--database-type', 'mongodb', '--database-url', database.url, '--integration-interval', '50ms', '--canonicalize-workers', '1', '--log-level', 'error'],
-      readyUrl: `${url}/healthcheck`,
-      readyStatus: (status) => status === 200,
-    });
-    const load = new LogLoad(url);
+  it(
+    'loses nothing acknowledged, keeps its heads consistent, recovers by itself and reports the outage',
+    { timeout: 180_000 },
+    async () => {
+      dir = await makeTempDir('vct-db-restart-');
+      database = await FerretDbNode.start(dir.path);
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const service = await startProcess(main, {
+        args: [
+          '--host-url',
+          `127.0.0.1:${port}`,
+          '--database-type',
+          'mongodb',
+          '--database-url',
+          database.url,
+          '--integration-interval',
+          '50ms',
+          '--canonicalize-workers',
+          '1',
+          '--log-level',
+          'error',
+        ],
+        readyUrl: `${url}/healthcheck`,
+        readyStatus: (status) => status === 200,
+      });
+      const load = new LogLoad(url);
 
-    await sleep(2_000);
-    const beforeOutage = load.acknowledged.size;
-    await database.down();
-    const downAt = Date.now();
-    await waitFor(async () => (await fetch(`${url}/healthcheck`)).status === 503, { timeoutMs: 30_000, intervalMs: 200, description: 'health reporting the database outage' });
-    const reportedMs = Date.now() - downAt;
-    await sleep(2_000);
-    await database.up();
-    const upAt = Date.now();
-    await waitFor(async () => (await fetch(`${url}/healthcheck`)).status === 200, { timeoutMs: 60_000, intervalMs: 200, description: 'health back after the database returned' });
-    const healthBackMs = Date.now() - upAt;
-    const writesBackMs = await load.ackAfter(upAt);
-    await sleep(1_000);
-    await load.stop();
-    const { lost, inconsistent, treeSize } = await load.verify().catch(async (error: unknown) => {
-      const head = await fetch(`${url}/main/v1/get-sth`).then((r) => r.text());
-      throw new Error(`${(error as Error).message}; acknowledged ${load.acknowledged.size}, head ${head}; log output:\n${service.output().slice(-3_000)}`);
-    });
-    console.log(
-      `vct-log database restart under load: acknowledged ${load.acknowledged.size} (${beforeOutage} before the outage), lost ${lost}, tree size ${treeSize}, heads seen ${load.heads.length}, inconsistent ${inconsistent}; ` +
-        `answers ${load.summary()}; outage ${upAt - downAt} ms, reported by health after ${reportedMs} ms; health back ${healthBackMs} ms and submissions back ${writesBackMs} ms after the database`,
-    );
-    expect(load.count(500)).toBe(0);
-    expect(load.acknowledged.size).toBeGreaterThan(beforeOutage);
-    expect(lost).toBe(0);
-    expect(inconsistent).toBe(0);
-    expect(service.exitInfo).toBeUndefined();
-    await service.stop();
-  });
+      await sleep(2_000);
+      const beforeOutage = load.acknowledged.size;
+      await database.down();
+      const downAt = Date.now();
+      await waitFor(async () => (await fetch(`${url}/healthcheck`)).status === 503, {
+        timeoutMs: 30_000,
+        intervalMs: 200,
+        description: 'health reporting the database outage',
+      });
+      const reportedMs = Date.now() - downAt;
+      await sleep(2_000);
+      await database.up();
+      const upAt = Date.now();
+      await waitFor(async () => (await fetch(`${url}/healthcheck`)).status === 200, {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+        description: 'health back after the database returned',
+      });
+      const healthBackMs = Date.now() - upAt;
+      const writesBackMs = await load.ackAfter(upAt);
+      await sleep(1_000);
+      await load.stop();
+      const { lost, inconsistent, treeSize } = await load.verify().catch(async (error: unknown) => {
+        const head = await fetch(`${url}/main/v1/get-sth`).then((r) => r.text());
+        throw new Error(
+          `${(error as Error).message}; acknowledged ${load.acknowledged.size}, head ${head}; log output:\n${service.output().slice(-3_000)}`,
+        );
+      });
+      console.log(
+        `vct-log database restart under load: acknowledged ${load.acknowledged.size} (${beforeOutage} before the outage), lost ${lost}, tree size ${treeSize}, heads seen ${load.heads.length}, inconsistent ${inconsistent}; ` +
+          `answers ${load.summary()}; outage ${upAt - downAt} ms, reported by health after ${reportedMs} ms; health back ${healthBackMs} ms and submissions back ${writesBackMs} ms after the database`,
+      );
+      expect(load.count(500)).toBe(0);
+      expect(load.acknowledged.size).toBeGreaterThan(beforeOutage);
+      expect(lost).toBe(0);
+      expect(inconsistent).toBe(0);
+      expect(service.exitInfo).toBeUndefined();
+      await service.stop();
+    },
+  );
 });

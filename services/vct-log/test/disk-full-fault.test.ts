@@ -27,60 +27,85 @@ describe.skipIf(unavailable !== undefined)('a vct-log whose disk fills under loa
     await disk?.remove();
   });
 
-  it('answers 503 while full, loses nothing acknowledged, and its heads stay consistent', { timeout: 180_000 }, async () => {
-    disk = await SmallDisk.mount(64 * 1024 * 1024);
-    const dataDir = join(disk.path, 'data');
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const start = (): Promise<ServiceProcess> =>
-      startProcess(main, {
-        args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', dataDir, '--integration-interval', '50ms', '--canonicalize-workers', '1', '--log-level', 'error'],
-        readyUrl: `${url}/healthcheck`,
-        readyStatus: (status) => status === 200,
+  it(
+    'answers 503 while full, loses nothing acknowledged, and its heads stay consistent',
+    { timeout: 180_000 },
+    async () => {
+      disk = await SmallDisk.mount(64 * 1024 * 1024);
+      const dataDir = join(disk.path, 'data');
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const start = (): Promise<ServiceProcess> =>
+        startProcess(main, {
+          args: [
+            '--host-url',
+            `127.0.0.1:${port}`,
+            '--data-dir',
+            dataDir,
+            '--integration-interval',
+            '50ms',
+            '--canonicalize-workers',
+            '1',
+            '--log-level',
+            'error',
+          ],
+          readyUrl: `${url}/healthcheck`,
+          readyStatus: (status) => status === 200,
+        });
+      let service = await start();
+      const load = new LogLoad(url);
+
+      // 1. Just under the free-space reserve.
+      await sleep(2_000);
+      const beforeFull = load.acknowledged.size;
+      await disk.fill(256 * 1024);
+      await waitFor(async () => load.count(503) > 0, {
+        timeoutMs: 20_000,
+        intervalMs: 100,
+        description: 'a 503 while the disk is full',
       });
-    let service = await start();
-    const load = new LogLoad(url);
+      await sleep(1_000);
+      await disk.free();
+      const resumedMs = await load.ackAfter(Date.now(), 20_000);
+      expect(service.exitInfo).toBeUndefined();
+      console.log(
+        `vct-log disk full (reserve): acknowledged ${load.acknowledged.size} (${beforeFull} before the fill), answers ${load.summary()}; submissions resumed ${resumedMs} ms after the space returned`,
+      );
 
-    // 1. Just under the free-space reserve.
-    await sleep(2_000);
-    const beforeFull = load.acknowledged.size;
-    await disk.fill(256 * 1024);
-    await waitFor(async () => load.count(503) > 0, { timeoutMs: 20_000, intervalMs: 100, description: 'a 503 while the disk is full' });
-    await sleep(1_000);
-    await disk.free();
-    const resumedMs = await load.ackAfter(Date.now(), 20_000);
-    expect(service.exitInfo).toBeUndefined();
-    console.log(`vct-log disk full (reserve): acknowledged ${load.acknowledged.size} (${beforeFull} before the fill), answers ${load.summary()}; submissions resumed ${resumedMs} ms after the space returned`);
-
-    // 2. To the last byte: the reserve catches every write, or a commit meets the full disk and the log
-    // is restarted on it (reads served, submissions refused) before the space returns.
-    await sleep(1_000);
-    const before503 = load.count(503);
-    await disk.fill(0);
-    await waitFor(async () => load.count(503) > before503, { timeoutMs: 20_000, intervalMs: 100, description: '503s on the full disk' });
-    await sleep(1_500);
-    const failedClosed = (await fetch(`${url}/healthcheck`)).status === 503;
-    if (failedClosed) {
+      // 2. To the last byte: the reserve catches every write, or a commit meets the full disk and the log
+      // is restarted on it (reads served, submissions refused) before the space returns.
+      await sleep(1_000);
+      const before503 = load.count(503);
+      await disk.fill(0);
+      await waitFor(async () => load.count(503) > before503, {
+        timeoutMs: 20_000,
+        intervalMs: 100,
+        description: '503s on the full disk',
+      });
+      await sleep(1_500);
+      const failedClosed = (await fetch(`${url}/healthcheck`)).status === 503;
+      if (failedClosed) {
+        await service.stop();
+        service = await start();
+        expect((await call(`${url}/main/v1/get-sth`)).status).toBe(200);
+        const refused = await call(`${url}/main/v1/add-vc`, { json: anchorCredential('while-full') });
+        expect(refused.status).toBe(503);
+        expect(refused.text).toMatch(/storage full/);
+      }
+      await disk.free();
+      const resumedAgainMs = await load.ackAfter(Date.now());
+      await sleep(500);
+      await load.stop();
+      const { lost, inconsistent } = await load.verify();
+      console.log(
+        `vct-log disk full (to the last byte): ${failedClosed ? 'a commit met the full disk, the store failed closed, restarted on the full disk (reads 200, add-vc 503)' : 'the reserve caught every write'}; ` +
+          `submissions resumed ${resumedAgainMs} ms after the space returned; acknowledged ${load.acknowledged.size}, lost ${lost}, heads seen ${load.heads.length}, inconsistent ${inconsistent}; answers ${load.summary()}`,
+      );
+      expect(load.count(500)).toBe(0);
+      expect(lost).toBe(0);
+      expect(inconsistent).toBe(0);
+      expect(service.exitInfo).toBeUndefined();
       await service.stop();
-      service = await start();
-      expect((await call(`${url}/main/v1/get-sth`)).status).toBe(200);
-      const refused = await call(`${url}/main/v1/add-vc`, { json: anchorCredential('while-full') });
-      expect(refused.status).toBe(503);
-      expect(refused.text).toMatch(/storage full/);
-    }
-    await disk.free();
-    const resumedAgainMs = await load.ackAfter(Date.now());
-    await sleep(500);
-    await load.stop();
-    const { lost, inconsistent } = await load.verify();
-    console.log(
-      `vct-log disk full (to the last byte): ${failedClosed ? 'a commit met the full disk, the store failed closed, restarted on the full disk (reads 200, add-vc 503)' : 'the reserve caught every write'}; ` +
-        `submissions resumed ${resumedAgainMs} ms after the space returned; acknowledged ${load.acknowledged.size}, lost ${lost}, heads seen ${load.heads.length}, inconsistent ${inconsistent}; answers ${load.summary()}`,
-    );
-    expect(load.count(500)).toBe(0);
-    expect(lost).toBe(0);
-    expect(inconsistent).toBe(0);
-    expect(service.exitInfo).toBeUndefined();
-    await service.stop();
-  });
+    },
+  );
 });

@@ -66,7 +66,11 @@ export class LogLoad {
   }
 
   async ackAfter(at: number, timeoutMs = 30_000): Promise<number> {
-    await waitFor(async () => this.lastAckAt > at, { timeoutMs, intervalMs: 50, description: 'a submission acknowledged' });
+    await waitFor(async () => this.lastAckAt > at, {
+      timeoutMs,
+      intervalMs: 50,
+      description: 'a submission acknowledged',
+    });
     return this.lastAckAt - at;
   }
 
@@ -98,9 +102,12 @@ export class LogLoad {
     const step = Math.max(1, Math.floor(this.heads.length / 20));
     for (const seen of this.heads.filter((_, i) => i % step === 0 || i === this.heads.length - 1)) {
       if (seen.tree_size === 0 || seen.tree_size === head.tree_size) continue;
-      const reply = await call<{ consistency: string[] | null }>(`${this.url}/main/v1/get-sth-consistency?first=${seen.tree_size}&second=${head.tree_size}`);
+      const reply = await call<{ consistency: string[] | null }>(
+        `${this.url}/main/v1/get-sth-consistency?first=${seen.tree_size}&second=${head.tree_size}`,
+      );
       const proof = (reply.body.consistency ?? []).map((node) => Buffer.from(node, 'base64'));
-      if (!verifyConsistency(seen.tree_size, head.tree_size, Buffer.from(seen.sha256_root_hash, 'base64'), root, proof)) inconsistent++;
+      if (!verifyConsistency(seen.tree_size, head.tree_size, Buffer.from(seen.sha256_root_hash, 'base64'), root, proof))
+        inconsistent++;
     }
     return { lost, inconsistent, treeSize: head.tree_size };
   }

@@ -9,31 +9,28 @@ import { createServer as createTcpServer, type Server as TcpServer, type Socket 
 
 /** Accepts TCP connections on `port` (0: any) and never writes a byte; keeps them open until `close()`. */
 export class SilentServer {
-  /** Connections accepted so far, and how many are open now (the most at once in `peakOpen`). */
+  /** Connections accepted so far, and the most open at once. */
   accepted = 0;
   peakOpen = 0;
+  port = 0;
   private readonly sockets = new Set<Socket>();
-
-  private constructor(
-    private readonly server: TcpServer,
-    readonly port: number,
-  ) {}
+  private readonly server: TcpServer = createTcpServer((socket) => {
+    this.accepted++;
+    this.sockets.add(socket);
+    this.peakOpen = Math.max(this.peakOpen, this.sockets.size);
+    socket.on('error', () => undefined);
+    socket.on('close', () => this.sockets.delete(socket));
+    // Reads are drained so the client's writes never block; nothing is ever written back.
+    socket.resume();
+  });
 
   static async listen(port = 0): Promise<SilentServer> {
-    let self: SilentServer | undefined;
-    const server = createTcpServer((socket) => {
-      if (!self) return socket.destroy();
-      self.accepted++;
-      self.sockets.add(socket);
-      self.peakOpen = Math.max(self.peakOpen, self.sockets.size);
-      socket.on('error', () => undefined);
-      socket.on('close', () => self?.sockets.delete(socket));
-      // Reads are drained so the client's writes never block; nothing is ever written back.
-      socket.resume();
-    });
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', () => resolve()));
-    self = new SilentServer(server, (server.address() as { port: number }).port);
-    return self;
+    const silent = new SilentServer();
+    await new Promise<void>((resolve, reject) =>
+      silent.server.once('error', reject).listen(port, '127.0.0.1', () => resolve()),
+    );
+    silent.port = (silent.server.address() as { port: number }).port;
+    return silent;
   }
 
   get open(): number {
@@ -46,38 +43,50 @@ export class SilentServer {
   }
 }
 
+export interface GarbageOptions {
+  /** 0 (default): any free port. */
+  port?: number;
+  body?: string;
+  status?: number;
+  contentType?: string;
+  delayMs?: number;
+}
+
 /** Answers every request with `status` and `body` after `delayMs`; records each request's method and path. */
 export class GarbageServer {
   readonly requests: Array<{ method: string; path: string; at: number }> = [];
   /** Requests not yet answered or abandoned, and the most at once. */
   open = 0;
   peakOpen = 0;
+  url = '';
+  private readonly server: HttpServer;
 
-  private constructor(
-    private readonly server: HttpServer,
-    readonly url: string,
-  ) {}
-
-  /** `port` 0 (default): any free one. */
-  static async listen(options: { port?: number; body?: string; status?: number; contentType?: string; delayMs?: number } = {}): Promise<GarbageServer> {
-    let self: GarbageServer | undefined;
-    const server = createHttpServer((request: IncomingMessage, response) => {
-      self?.requests.push({ method: request.method ?? '', path: request.url ?? '', at: Date.now() });
-      if (self) self.peakOpen = Math.max(self.peakOpen, ++self.open);
-      response.on('close', () => self && self.open--);
+  private constructor(private readonly options: GarbageOptions) {
+    this.server = createHttpServer((request: IncomingMessage, response) => {
+      this.requests.push({ method: request.method ?? '', path: request.url ?? '', at: Date.now() });
+      this.peakOpen = Math.max(this.peakOpen, ++this.open);
+      response.on('close', () => this.open--);
       request.resume();
       const answer = () => {
         if (response.destroyed) return;
-        response.writeHead(options.status ?? 200, { 'content-type': options.contentType ?? 'application/json' });
-        response.end(options.body ?? '{"not": "what you asked for"');
+        response.writeHead(this.options.status ?? 200, {
+          'content-type': this.options.contentType ?? 'application/json',
+        });
+        response.end(this.options.body ?? '{"not": "what you asked for"');
       };
-      if (options.delayMs) setTimeout(answer, options.delayMs).unref();
+      if (this.options.delayMs) setTimeout(answer, this.options.delayMs).unref();
       else answer();
     });
-    server.keepAliveTimeout = 1_000;
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(options.port ?? 0, '127.0.0.1', () => resolve()));
-    self = new GarbageServer(server, `http://127.0.0.1:${(server.address() as { port: number }).port}`);
-    return self;
+    this.server.keepAliveTimeout = 1_000;
+  }
+
+  static async listen(options: GarbageOptions = {}): Promise<GarbageServer> {
+    const garbage = new GarbageServer(options);
+    await new Promise<void>((resolve, reject) =>
+      garbage.server.once('error', reject).listen(options.port ?? 0, '127.0.0.1', () => resolve()),
+    );
+    garbage.url = `http://127.0.0.1:${(garbage.server.address() as { port: number }).port}`;
+    return garbage;
   }
 
   /** Requests whose path starts with `prefix`. */

@@ -47,7 +47,9 @@ describe.skipIf(unavailable !== undefined)('an LMDB commit on a full disk', () =
       const missing = acked.filter((_, i) => values[i]?.big.length !== 6000);
       expect((await checkIntegrity(provider)).problems).toEqual([]);
       await store.put('after', { n: -1, big: '' });
-      console.log(`LMDB commit on a full disk: acknowledged ${acked.length}, refused ${refused.length} (first: ${refused[0]}), lost ${missing.length}; health: ${ping}`);
+      console.log(
+        `LMDB commit on a full disk: acknowledged ${acked.length}, refused ${refused.length} (first: ${refused[0]}), lost ${missing.length}; health: ${ping}`,
+      );
       expect(missing).toEqual([]);
     } finally {
       await provider.close();

@@ -24,5 +24,10 @@ async function worker() {
   }
 }
 await Promise.all([worker(), worker(), worker(), worker()]);
-console.log(`ping ${await provider.ping().then(() => 'ok', (error) => `${error.status} ${error.message}`)}`);
+console.log(
+  `ping ${await provider.ping().then(
+    () => 'ok',
+    (error) => `${error.status} ${error.message}`,
+  )}`,
+);
 process.exit(0);

@@ -37,7 +37,9 @@ export class FerretDbNode {
   async up(timeoutMs = 30_000): Promise<void> {
     if (this.server) throw new Error('FerretDB is already running');
     // stdin stays an open pipe: when this process goes away, even by SIGKILL, the server sees its end and stops.
-    const child = spawn(this.binary, ['--port', String(this.port), '--data-dir', this.dataDir, '--exit-on-stdin-eof'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(this.binary, ['--port', String(this.port), '--data-dir', this.dataDir, '--exit-on-stdin-eof'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const server = new ServiceProcess(child, `ferretdb:${this.port}`);
     this.server = { process: server, stdin: child.stdin };
     try {
@@ -54,7 +56,7 @@ export class FerretDbNode {
     if (!server) return;
     this.server = undefined;
     await server.process.stop();
-    (server.stdin as NodeJS.WritableStream & { destroy(): void } | null)?.destroy();
+    (server.stdin as (NodeJS.WritableStream & { destroy(): void }) | null)?.destroy();
   }
 
   get running(): boolean {

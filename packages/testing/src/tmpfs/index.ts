@@ -11,7 +11,8 @@ import { makeTempDir, type TempDir } from '../process/index.js';
 /** Undefined when a tmpfs can be mounted here; otherwise why not. */
 export function tmpfsUnavailable(): string | undefined {
   const reason = process.getuid?.() !== 0 ? 'mounting a tmpfs needs root' : undefined;
-  if (reason && process.env['CI'] === 'true') throw new Error(`CI=true but the disk-full fault tests cannot run: ${reason}`);
+  if (reason && process.env['CI'] === 'true')
+    throw new Error(`CI=true but the disk-full fault tests cannot run: ${reason}`);
   return reason;
 }
 
