@@ -24,6 +24,15 @@ async function metric(node: NodeProcess, sample: string): Promise<number> {
   return line ? Number(line.slice(sample.length + 1)) : 0;
 }
 
+/** The sum of every series of a family, e.g. `node_anchor_step_failures_total{`. */
+async function metricSum(node: NodeProcess, prefix: string): Promise<number> {
+  const text = await (await fetch(`${node.url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(prefix))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+}
+
 const deliveries = (outcome: string) => `node_activitypub_deliveries_total{outcome="${outcome}"}`;
 
 async function inboxSize(node: NodeProcess): Promise<number> {
@@ -139,6 +148,7 @@ describe('a node with a hung follower and a log that answers garbage', () => {
       const retried = (await metric(a, deliveries('retry'))) - retriedBefore;
       const deadLettered = await metric(a, deliveries('dead-lettered'));
       const logCalls = garbage.count('/main/v1/add-vc');
+      const stepFailures = await metricSum(a, 'node_anchor_step_failures_total{');
       // Each cut batch waits for the log on the redelivery schedule (0.2, 0.4, 0.8, then 1 s apart): at most
       // about one call a second per batch once backed off, never a tight loop.
       const batches = await metric(a, 'node_batch_size_count');
@@ -173,7 +183,7 @@ describe('a node with a hung follower and a log that answers garbage', () => {
       console.log(
         `bad peers: ${LIKES} Likes, all in the healthy follower's inbox ${cDoneMs} ms after the load began; to the hung follower ${retried} retries and ${deadLettered} dead-lettered, ` +
           `its connections ${hung.accepted} accepted, at most ${hung.peakOpen} open at once; ${acknowledged.length} creates acknowledged (worst ${acceptWorstMs} ms, refused ${[...refused].map(([s, n]) => `${s}: ${n}`).join(', ') || 'none'}), ` +
-          `health worst ${healthWorstMs} ms; the garbage log got ${logCalls} add-vc calls in ${loadSeconds.toFixed(1)} s for ${batches} batches (bound ${logCallBound}) of ${unpublishedWhileGarbage} creates; ` +
+          `health worst ${healthWorstMs} ms; anchor step failures ${stepFailures}; the garbage log got ${logCalls} add-vc calls in ${loadSeconds.toFixed(1)} s for ${batches} batches (bound ${logCallBound}) of ${unpublishedWhileGarbage} creates; ` +
           `after clearing it, lost ${pending.size}, all published ${Date.now() - clearedAt} ms later`,
       );
       expect(retried).toBeGreaterThan(0);
@@ -183,6 +193,7 @@ describe('a node with a hung follower and a log that answers garbage', () => {
       expect(acceptWorstMs).toBeLessThan(5_000);
       expect([...refused.keys()].filter((status) => status >= 500)).toEqual([]);
       expect(logCalls).toBeGreaterThan(0);
+      expect(stepFailures).toBeGreaterThan(0);
       expect(logCalls).toBeLessThanOrEqual(logCallBound);
       expect([...pending].map((did) => did.did)).toEqual([]);
       expect(a.process.exitInfo).toBeUndefined();

@@ -173,6 +173,7 @@ export class AnchorPipeline {
       } catch (error) {
         const attempts = batch.attempts + 1;
         const delay = backoffDelay(this.deps.retry, attempts);
+        this.deps.metrics.anchorStepFailures.inc({ status: batch.status });
         this.deps.log.warn('anchor step failed; retrying', { batchId, status: batch.status, attempts, retryInMs: delay, err: errorMessage(error) });
         await this.deps.batches.save(batchId, { ...batch, attempts, lastError: errorMessage(error), updatedAt: Date.now() }, batch);
         this.schedule(batchId, delay);

@@ -39,6 +39,8 @@ export interface NodeMetrics {
   outboxActivities: Counter<'type'>;
   /** Outbound deliveries by outcome (delivered, retry, dropped, dead-lettered). */
   deliveries: Counter<'outcome'>;
+  /** Anchor steps that failed and wait for a retry, by the anchor's status then (a failing log or store shows here). */
+  anchorStepFailures: Counter<'status'>;
 }
 
 /**
@@ -52,6 +54,8 @@ export const KNOWN_LABELS = Object.freeze({
   activityTypes: ['Accept', 'Announce', 'Create', 'Follow', 'InviteWitness', 'Like', 'Offer', 'Reject', 'Undo'],
   anchorOrigins: ['local', 'remote'],
   resolutionResults: ['found', 'deactivated', 'not_found', 'error'],
+  /** The anchor statuses a pipeline step runs from (anchor-batches.ts). */
+  anchorStatuses: ['cut', 'built', 'signed', 'witnessing', 'witnessed', 'published', 'processed'],
 } as const);
 
 export function createNodeMetrics(metrics: Metrics): NodeMetrics {
@@ -66,6 +70,7 @@ export function createNodeMetrics(metrics: Metrics): NodeMetrics {
     nodeMetrics.observerOperationsApplied.labels({ origin }).inc(0);
   }
   for (const result of KNOWN_LABELS.resolutionResults) nodeMetrics.resolutionSeconds.zero({ result });
+  for (const status of KNOWN_LABELS.anchorStatuses) nodeMetrics.anchorStepFailures.labels({ status }).inc(0);
   return nodeMetrics;
 }
 
@@ -108,5 +113,6 @@ function declareNodeMetrics(metrics: Metrics): NodeMetrics {
     outboxPostSeconds: metrics.histogram({ name: 'activitypub_outbox_post_seconds', help: 'Seconds to post an activity to the outbox', labelNames: ['type'] }),
     outboxActivities: metrics.counter({ name: 'activitypub_outbox_count', help: 'Activities posted to the outbox', labelNames: ['type'] }),
     deliveries: metrics.counter({ name: 'activitypub_deliveries_total', help: 'Outbound activity deliveries by outcome', labelNames: ['outcome'] }),
+    anchorStepFailures: metrics.counter({ name: 'anchor_step_failures_total', help: 'Anchor steps that failed and wait for a retry, by anchor status', labelNames: ['status'] }),
   };
 }
