@@ -5,7 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyPair } from '@anchor/common/crypto';
 import { serviceBin } from '@anchor/dev-env';
 import { addPublicKeys, createRequest, documentKey, serializeRequest } from '@anchor/sidetree';
-import { freePort, makeTempDir, startProcess, type ServiceProcess, type TempDir } from '@anchor/testing/process';
+import {
+  freePort,
+  makeTempDir,
+  startProcess,
+  waitFor,
+  type ServiceProcess,
+  type TempDir,
+} from '@anchor/testing/process';
+import { anchorCredential, call, leafHashFor } from '@anchor/vct-log/testing';
 import { describeRun, fuzzOpenApi, schemathesisBinary, type FuzzRun } from './schemathesis.test-helpers.js';
 
 /**
@@ -14,12 +22,34 @@ import { describeRun, fuzzOpenApi, schemathesisBinary, type FuzzRun } from './sc
  * be a 5xx, and every status, Content-Type and body must be one the route table documents; nothing may be
  * logged at ERROR (an unexpected error's stack trace). Each service runs as its built bin on loopback with a
  * temp data directory and a bearer token for every route, so requests reach the handlers instead of the
- * token check. Seed and example count are fixed: the same requests every run, about a minute in all.
+ * token check. Seed and example count are fixed (FUZZ_SEED, FUZZ_MAX_EXAMPLES override them): the same requests
+ * every run, under a minute in all.
  */
-const SEED = 21;
-const MAX_EXAMPLES = 30;
+// A deeper hunt than CI's: FUZZ_SEED=7 FUZZ_MAX_EXAMPLES=300 npx vitest run src/openapi-fuzz.test.ts
+const SEED = Number(process.env['FUZZ_SEED'] ?? 21);
+const MAX_EXAMPLES = Number(process.env['FUZZ_MAX_EXAMPLES'] ?? 30);
+/** The node's run takes about half a second per example per operation set; deeper hunts get the time they need. */
+const FUZZ_TIMEOUT_MS = Math.max(180_000, MAX_EXAMPLES * 1_500);
 const TOKEN = randomUUID();
 const AUTHORIZATION = { Authorization: `Bearer ${TOKEN}` };
+
+/** One credential in the log's `main` alias, integrated, so proofs and entries exist to ask for. */
+async function logOneCredential(url: string): Promise<{ leafHash: string }> {
+  const credential = anchorCredential('fuzz');
+  const added = await call<{ timestamp: number }>(`${url}/main/v1/add-vc`, {
+    json: credential,
+    headers: AUTHORIZATION,
+  });
+  expect(added.status, added.text).toBe(200);
+  await waitFor(
+    async () =>
+      (await call<{ tree_size: number }>(`${url}/main/v1/get-sth`, { headers: AUTHORIZATION })).body.tree_size >= 1,
+    {
+      timeoutMs: 10_000,
+    },
+  );
+  return { leafHash: (await leafHashFor(credential, added.body.timestamp)).toString('base64') };
+}
 
 /** A DID created on the node, so resolution, did:web and WebFinger requests can name one that exists. */
 async function createDid(url: string): Promise<{ did: string; longFormDid: string; didSuffix: string }> {
@@ -124,68 +154,86 @@ describe('schemathesis against /openapi.json', () => {
     expect(outcomes[4]).not.toMatch(/loopback only/);
   });
 
-  it('the vct-log answers every generated request without a 5xx, as documented', async () => {
-    const log = await startService(
-      '@anchor/vct-log',
-      (port, dataDir) => [
-        '--host-url',
-        `127.0.0.1:${port}`,
-        '--data-dir',
-        dataDir,
-        '--api-read-token',
-        TOKEN,
-        '--api-write-token',
-        TOKEN,
-      ],
-      {
-        VCT_LOG_LEVEL: 'warning',
-      },
-    );
-    const run = await fuzzOpenApi(binary, log.url, {
-      seed: SEED,
-      maxExamples: MAX_EXAMPLES,
-      headers: AUTHORIZATION,
-      knownValues: { 'path.alias': ['main'] },
-    });
-    expect(run.report.operations.total).toBeGreaterThanOrEqual(10);
-    expectClean('vct-log', run, log.process);
-  });
+  it(
+    'the vct-log answers every generated request without a 5xx, as documented',
+    async () => {
+      const log = await startService(
+        '@anchor/vct-log',
+        (port, dataDir) => [
+          '--host-url',
+          `127.0.0.1:${port}`,
+          '--data-dir',
+          dataDir,
+          '--api-read-token',
+          TOKEN,
+          '--api-write-token',
+          TOKEN,
+        ],
+        {
+          VCT_LOG_LEVEL: 'warning',
+        },
+      );
+      const logged = await logOneCredential(log.url);
+      const run = await fuzzOpenApi(binary, log.url, {
+        seed: SEED,
+        maxExamples: MAX_EXAMPLES,
+        headers: AUTHORIZATION,
+        knownValues: {
+          'path.alias': ['main'],
+          'query.start': ['0'],
+          'query.end': ['0'],
+          'query.first': ['0', '1'],
+          'query.second': ['1'],
+          'query.tree_size': ['1'],
+          'query.leaf_index': ['0'],
+          'query.hash': [logged.leafHash],
+        },
+      });
+      expect(run.report.operations.total).toBeGreaterThanOrEqual(10);
+      expectClean('vct-log', run, log.process);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
-  it('the node answers every generated request without a 5xx, as documented', async () => {
-    const node = await startService(
-      '@anchor/node',
-      (port, dataDir) => [
-        '--host-url',
-        `127.0.0.1:${port}`,
-        '--external-endpoint',
-        `http://127.0.0.1:${port}`,
-        '--data-dir',
-        dataDir,
-        // The first matching rule applies: the health check stays open for the readiness probe.
-        '--auth-tokens-def',
-        '^/healthcheck$||',
-        '--auth-tokens-def',
-        '.*|fuzz|fuzz',
-        '--auth-tokens',
-        `fuzz=${TOKEN}`,
-      ],
-      { ANCHOR_LOG_LEVEL: 'warning' },
-    );
-    const { did, longFormDid, didSuffix } = await createDid(node.url);
-    const run = await fuzzOpenApi(binary, node.url, {
-      seed: SEED,
-      maxExamples: MAX_EXAMPLES,
-      headers: AUTHORIZATION,
-      knownValues: {
-        'path.did': [did, longFormDid],
-        'path.id': [didSuffix, 'main-key'],
-        'query.resource': [did, `${node.url}/services/node`],
-        'query.page': ['true', 'false'],
-        'query.page-num': ['0', '1'],
-        'query.type': ['follow', 'invite-witness'],
-      },
-    });
-    expect(run.report.operations.total).toBeGreaterThanOrEqual(30);
-    expectClean('node', run, node.process);
-  });
+  it(
+    'the node answers every generated request without a 5xx, as documented',
+    async () => {
+      const node = await startService(
+        '@anchor/node',
+        (port, dataDir) => [
+          '--host-url',
+          `127.0.0.1:${port}`,
+          '--external-endpoint',
+          `http://127.0.0.1:${port}`,
+          '--data-dir',
+          dataDir,
+          // The first matching rule applies: the health check stays open for the readiness probe.
+          '--auth-tokens-def',
+          '^/healthcheck$||',
+          '--auth-tokens-def',
+          '.*|fuzz|fuzz',
+          '--auth-tokens',
+          `fuzz=${TOKEN}`,
+        ],
+        { ANCHOR_LOG_LEVEL: 'warning' },
+      );
+      const { did, longFormDid, didSuffix } = await createDid(node.url);
+      const run = await fuzzOpenApi(binary, node.url, {
+        seed: SEED,
+        maxExamples: MAX_EXAMPLES,
+        headers: AUTHORIZATION,
+        knownValues: {
+          'path.did': [did, longFormDid],
+          'path.id': [didSuffix, 'main-key'],
+          'query.resource': [did, `${node.url}/services/node`],
+          'query.page': ['true', 'false'],
+          'query.page-num': ['0', '1'],
+          'query.type': ['follow', 'invite-witness'],
+        },
+      });
+      expect(run.report.operations.total).toBeGreaterThanOrEqual(30);
+      expectClean('node', run, node.process);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 });
