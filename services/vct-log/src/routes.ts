@@ -18,7 +18,8 @@ export interface RoutedHandlers {
 
 const ALIAS = { alias: 'the log alias (`--logs`)' };
 const NOT_SERVED = { 403: 'the log is not readable (or writable) here', 404: 'unknown alias' } as const;
-const int = (name: string, description: string): QueryParameterSpec => ({ name, description, required: true, schema: { type: 'integer' } });
+/** A required integer query parameter; its minimum is the one the handler checks (a tree size for a proof is at least 1). */
+const int = (name: string, description: string, minimum = 0): QueryParameterSpec => ({ name, description, required: true, schema: { type: 'integer', minimum } });
 
 /**
  * Every HTTP route of the log: the HTTP kit's built-in routes, the log API of each alias (fast routes, read
@@ -67,7 +68,7 @@ export function vctLogRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec
       '/v1/get-proof-by-hash',
       {
         summary: '`{"leaf_index","audit_path"}` (`null` path for a 1-leaf tree)',
-        query: [{ name: 'hash', description: 'the leaf hash, padded base64 of 32 bytes', required: true }, int('tree_size', 'the tree size the proof is for')],
+        query: [{ name: 'hash', description: 'the leaf hash, padded base64 of 32 bytes', required: true }, int('tree_size', 'the tree size the proof is for', 1)],
         responses: {
           200: { description: 'the inclusion proof', mediaType: 'application/json' },
           400: 'not a number; `tree_size value must be greater than zero`; `invalid base64 hash: ...` (not padded base64, not 32 bytes)',
@@ -92,7 +93,7 @@ export function vctLogRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec
       '/v1/get-entry-and-proof',
       {
         summary: '`{"leaf_input","extra_data","audit_path"}`',
-        query: [int('leaf_index', 'the leaf index'), int('tree_size', 'the tree size the proof is for')],
+        query: [int('leaf_index', 'the leaf index'), int('tree_size', 'the tree size the proof is for', 1)],
         responses: {
           200: { description: 'the entry and its inclusion proof', mediaType: 'application/json' },
           ...NOT_SERVED,
