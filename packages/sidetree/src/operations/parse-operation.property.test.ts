@@ -22,16 +22,22 @@ import {
 import type { Patch, VerificationRelationship } from '../patches/types.js';
 import { requestFixture } from '../testing/requests.test-helpers.js';
 import { DID_NODE_PROTOCOL } from '../protocol.js';
-import { parseOperation } from './parse-operation.js';
+import { parseOperation, parseOperationRequest } from './parse-operation.js';
 
 /** Property tests of the operation parser with a fixed seed (the same cases every run). */
 const RUNS = { seed: 20261126, numRuns: 300 };
 const NOW = 1_700_000_000;
 const ingest = (bytes: Uint8Array | string) => parseOperation(bytes, { now: NOW });
+/** Anchored operations arrive as JSON values, parsed from batch files or storage ('' stands for undefined). */
+const anchored = (text: Uint8Array | string) =>
+  parseOperationRequest(text === '' ? undefined : JSON.parse(text.toString()), { mode: 'anchored' });
 
-function expectOnlyBadRequest(bytes: Uint8Array | string): void {
+function expectOnlyBadRequest(
+  bytes: Uint8Array | string,
+  parse: (bytes: Uint8Array | string) => unknown = ingest,
+): void {
   try {
-    ingest(bytes);
+    parse(bytes);
   } catch (error) {
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).code).toBe('bad_request');
@@ -182,6 +188,28 @@ describe('parseOperation (property, fixed seed)', () => {
         expectOnlyBadRequest(JSON.stringify(mutate(request, path, replacement)) ?? '');
       }),
       { ...RUNS, numRuns: 500 },
+    );
+  });
+
+  it('reading anchored operations, as from the batch files of other nodes, throws nothing but an AppError bad_request either', () => {
+    const replacements = fc.oneof(
+      fc.constant(undefined),
+      fc.jsonValue({ maxDepth: 2 }),
+      fc.constantFrom('', 'uEiA', -1, true, null, [], {}),
+    );
+    fc.assert(
+      fc.property(validRequests, fc.nat(), replacements, (request, pick, replacement) => {
+        const all = paths(request);
+        const path = all[pick % all.length] as Array<string | number>;
+        expectOnlyBadRequest(JSON.stringify(mutate(request, path, replacement)) ?? '', anchored);
+      }),
+      { ...RUNS, numRuns: 500 },
+    );
+    fc.assert(
+      fc.property(fc.jsonValue({ stringUnit: 'binary' }), (value) =>
+        expectOnlyBadRequest(JSON.stringify(value) ?? '', anchored),
+      ),
+      RUNS,
     );
   });
 
