@@ -1,24 +1,19 @@
 #!/usr/bin/env bash
 # Builds test/ferretdb (FerretDB embedded with its SQLite backend: the MongoDB-wire server the MongoDB suites run
-# against) into test/ferretdb/bin/ferretdb-test, only when that binary is missing or older than its sources, so a
-# second run reuses it. Modules come from the Go module proxy into Go's module cache; Go's build cache makes a
-# rebuild after a source change quick. Prints the binary's path.
+# against) and prints the binary's path. The binary lives in a machine-wide cache keyed by a hash of its sources
+# (ANCHOR_CACHE_DIR, default ~/.cache/anchor), so a second run on the same machine reuses it, from this checkout
+# or from a fresh clone (CI clones anew), and a source change builds a new one. Modules come from the Go module
+# proxy into Go's module cache; Go's build cache makes a rebuild after a source change quick.
 set -euo pipefail
 cd "$(dirname "$0")/../test/ferretdb"
 
-binary=bin/ferretdb-test
 sources=(main.go go.mod go.sum)
+key=$(cat "${sources[@]}" | sha256sum | cut -c1-16)
+cache="${ANCHOR_CACHE_DIR:-$HOME/.cache/anchor}/ferretdb"
+binary="$cache/ferretdb-test-$key"
 
-up_to_date() {
-  [ -x "$binary" ] || return 1
-  for source in "${sources[@]}"; do
-    [ "$source" -nt "$binary" ] && return 1
-  done
-  return 0
-}
-
-if up_to_date; then
-  echo "$PWD/$binary"
+if [ -x "$binary" ]; then
+  echo "$binary"
   exit 0
 fi
 
@@ -30,10 +25,10 @@ fi
 
 echo "building the FerretDB test server (test/ferretdb) with $(go version | cut -d' ' -f3)" >&2
 started=$(date +%s)
-mkdir -p bin
+mkdir -p "$cache"
 # FerretDB's SQLite backend is pure Go (modernc.org/sqlite): no C toolchain needed. The temporary name is this
 # shell's own, so test processes building at the same moment do not write over each other.
 GOFLAGS=-mod=mod CGO_ENABLED=0 nice -n 10 go build -trimpath -o "$binary.$$.tmp" .
 mv "$binary.$$.tmp" "$binary"
 echo "built $binary in $(($(date +%s) - started)) s" >&2
-echo "$PWD/$binary"
+echo "$binary"

@@ -39,8 +39,8 @@ export async function mongoServerForTests(): Promise<MongoTestServer> {
 }
 
 /**
- * The test/ferretdb binary, built by scripts/ensure-ferretdb.sh when missing or older than its sources (CI
- * builds it before the tests; the first local test run pays the build, minutes, once).
+ * The test/ferretdb binary, built by scripts/ensure-ferretdb.sh into a machine-wide cache keyed by its
+ * sources (CI builds it before the tests; the first run on a machine pays the build, minutes, once).
  */
 export async function ferretDbBinary(): Promise<string> {
   if (!existsSync(ENSURE_SCRIPT)) throw new Error(`FerretDB: ${ENSURE_SCRIPT} is missing`);
