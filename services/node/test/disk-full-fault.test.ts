@@ -2,8 +2,9 @@ import { join } from 'node:path';
 import { stopAllProcesses, waitFor, type TempDir } from '@anchor/testing/process';
 import { SmallDisk, tmpfsUnavailable } from '@anchor/testing/tmpfs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { metadataOf, postOperation, resolveDid, TestDid } from '../src/testing/test-node.js';
-import { startNodeProcess, type NodeProcess } from './node-process.js';
+import { postOperation, resolveDid, TestDid } from '../src/testing/test-node.js';
+import { CreateLoad, health, unpublished } from './fault-load.js';
+import { startNodeProcess } from './node-process.js';
 
 /**
  * A fault test: the node's data directory sits on a small tmpfs that is filled while creates flow. Writes
@@ -17,84 +18,6 @@ if (unavailable) console.warn(`disk-full fault test skipped: ${unavailable}`);
 
 const DISK_BYTES = 64 * 1024 * 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-class CreateLoad {
-  readonly acknowledged: TestDid[] = [];
-  readonly statuses = new Map<number, number>();
-  readonly messages = new Set<string>();
-  lastAckAt = 0;
-  private running = true;
-  private readonly workers: Promise<void>[];
-
-  constructor(
-    private url: () => string,
-    concurrency = 4,
-  ) {
-    this.workers = Array.from({ length: concurrency }, () => this.work());
-  }
-
-  private async work(): Promise<void> {
-    while (this.running) {
-      const did = new TestDid(this.url());
-      try {
-        const answer = await postOperation(this.url(), did.created.request);
-        this.statuses.set(answer.status, (this.statuses.get(answer.status) ?? 0) + 1);
-        if (answer.status === 200) {
-          this.acknowledged.push(did);
-          this.lastAckAt = Date.now();
-        } else {
-          this.messages.add(
-            `${answer.status} ${String((answer.body as { message?: string }).message)
-              .replace(/\d+/g, 'N')
-              .slice(0, 120)}`,
-          );
-        }
-      } catch {
-        this.statuses.set(0, (this.statuses.get(0) ?? 0) + 1);
-      }
-      await sleep(10);
-    }
-  }
-
-  count(status: number): number {
-    return this.statuses.get(status) ?? 0;
-  }
-
-  async stop(): Promise<void> {
-    this.running = false;
-    await Promise.all(this.workers);
-  }
-}
-
-async function health(node: NodeProcess): Promise<{ status: number; body: Record<string, string> }> {
-  const response = await fetch(`${node.url}/healthcheck`, { headers: { accept: 'application/json' } });
-  return { status: response.status, body: (await response.json()) as Record<string, string> };
-}
-
-async function unpublished(url: string, dids: readonly TestDid[], timeoutMs: number): Promise<string[]> {
-  const pending = new Set(dids);
-  try {
-    await waitFor(
-      async () => {
-        await Promise.all(
-          [...pending].slice(0, 50).map(async (did) => {
-            const answer = await resolveDid(url, did.did);
-            if (
-              answer.status === 200 &&
-              (metadataOf(answer)?.method as { published?: boolean } | undefined)?.published === true
-            )
-              pending.delete(did);
-          }),
-        );
-        return pending.size === 0;
-      },
-      { timeoutMs, intervalMs: 200, description: `${pending.size} acknowledged DIDs to be published` },
-    );
-  } catch {
-    // the caller reports what is missing
-  }
-  return [...pending].map((did) => did.did);
-}
 
 describe.skipIf(unavailable !== undefined)('a node whose disk fills under load', () => {
   let disk: SmallDisk | undefined;
@@ -129,15 +52,10 @@ describe.skipIf(unavailable !== undefined)('a node whose disk fills under load',
       expect((await health(node)).body.dbStatus).toBe('success');
       await disk.free();
       const freedAt = Date.now();
-      await waitFor(async () => load.lastAckAt > freedAt, {
-        timeoutMs: 20_000,
-        intervalMs: 50,
-        description: 'a create acknowledged after the space returned',
-      });
-      const resumedMs = load.lastAckAt - freedAt;
+      const resumedMs = await load.ackAfter(freedAt, 20_000);
       expect(node.process.exitInfo).toBeUndefined();
       console.log(
-        `disk full (reserve): acknowledged ${load.acknowledged.length} (${beforeFull} before the fill), refused 503 ${load.count(503)}, 500 ${load.count(500)}, ` +
+        `disk full (reserve): acknowledged ${load.acknowledged.length} (${beforeFull} before the fill), answers ${load.summary()}, ` +
           `full for ${freedAt - filledAt} ms, writes resumed ${resumedMs} ms after the space returned; answers: ${[...load.messages].join(' | ')}`,
       );
 
@@ -170,12 +88,7 @@ describe.skipIf(unavailable !== undefined)('a node whose disk fills under load',
       }
       await disk.free();
       const freedAgainAt = Date.now();
-      await waitFor(async () => load.lastAckAt > freedAgainAt, {
-        timeoutMs: 30_000,
-        intervalMs: 50,
-        description: 'a create acknowledged after the space returned again',
-      });
-      const resumedAgainMs = load.lastAckAt - freedAgainAt;
+      const resumedAgainMs = await load.ackAfter(freedAgainAt);
       await sleep(1_000);
       await load.stop();
 
@@ -183,9 +96,9 @@ describe.skipIf(unavailable !== undefined)('a node whose disk fills under load',
       console.log(
         `disk full (to the last byte): ${failedClosed ? `a commit met the full disk, the provider failed closed, restarted on the full disk in ${restartedMs} ms (reads 200, writes 503)` : 'the reserve caught every write'}; ` +
           `writes resumed ${resumedAgainMs} ms after the space returned; acknowledged ${load.acknowledged.length}, lost ${missing.length}, ` +
-          `answers 200 ${load.count(200)}, 503 ${load.count(503)}, 500 ${load.count(500)}, no answer ${load.count(0)}`,
+          `answers ${load.summary()}`,
       );
-      expect(load.count(500)).toBe(0);
+      expect(load.serverErrors()).toBe(0);
       expect(missing).toEqual([]);
       expect(node.process.exitInfo).toBeUndefined();
     },
