@@ -1,19 +1,38 @@
 /**
  * A small tmpfs for disk-full fault tests: a data directory on a file system of a known size that a test
  * can fill (a filler file, up to a given amount of free space) during load and empty again.
- * Mounting needs root; `tmpfsUnavailable` says why not (CI runs as root, so CI=true makes that an error).
+ * Mounting needs root (and, in a container, the right to mount); `tmpfsUnavailable` says why not (CI runs
+ * as root, so CI=true makes that an error).
  */
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { open, rm, statfs } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeTempDir, type TempDir } from '../process/index.js';
 
-/** Undefined when a tmpfs can be mounted here; otherwise why not. */
+let probed: string | undefined | null = null;
+
+/** Undefined when a tmpfs can be mounted here (tried once, with a 1 MiB one); otherwise why not. */
 export function tmpfsUnavailable(): string | undefined {
-  const reason = process.getuid?.() !== 0 ? 'mounting a tmpfs needs root' : undefined;
-  if (reason && process.env['CI'] === 'true')
-    throw new Error(`CI=true but the disk-full fault tests cannot run: ${reason}`);
-  return reason;
+  if (probed === null) probed = probeMount();
+  if (probed && process.env['CI'] === 'true')
+    throw new Error(`CI=true but the disk-full fault tests cannot run: ${probed}`);
+  return probed;
+}
+
+function probeMount(): string | undefined {
+  if (process.getuid?.() !== 0) return 'mounting a tmpfs needs root';
+  const dir = mkdtempSync(join(tmpdir(), 'anchor-tmpfs-probe-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'pipe' });
+    execFileSync('umount', [dir], { stdio: 'pipe' });
+    return undefined;
+  } catch (error) {
+    return `mount -t tmpfs failed: ${String((error as { stderr?: Buffer }).stderr ?? (error as Error).message).trim()}`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 const CHUNK = 1024 * 1024;
