@@ -41,13 +41,9 @@ async function logOneCredential(url: string): Promise<{ leafHash: string }> {
     headers: AUTHORIZATION,
   });
   expect(added.status, added.text).toBe(200);
-  await waitFor(
-    async () =>
-      (await call<{ tree_size: number }>(`${url}/main/v1/get-sth`, { headers: AUTHORIZATION })).body.tree_size >= 1,
-    {
-      timeoutMs: 10_000,
-    },
-  );
+  const sth = async () =>
+    (await call<{ tree_size: number }>(`${url}/main/v1/get-sth`, { headers: AUTHORIZATION })).body;
+  await waitFor(async () => (await sth()).tree_size >= 1);
   return { leafHash: (await leafHashFor(credential, added.body.timestamp)).toString('base64') };
 }
 
