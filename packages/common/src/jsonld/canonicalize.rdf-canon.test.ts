@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AppError } from '../errors/index.js';
-import { canonicalize, canonizeDataset } from './canonicalize.js';
+import { RDF_CANON_MAX_DEEP_ITERATIONS, canonicalize, canonizeDataset, defaultMaxDeepIterations } from './canonicalize.js';
 
 /**
  * The W3C RDF Dataset Canonicalization (RDFC-1.0) test suite, run from its own manifest over N-Quads input
@@ -84,6 +84,15 @@ describe('the work bound as JSON-LD input meets it', () => {
     await expect(canonicalize(clique(6))).rejects.toThrow(/Maximum deep iterations exceeded \(1000\)/);
     const nquads = await canonicalize(clique(6), { maxDeepIterations: 100_000 });
     expect(nquads.trim().split('\n')).toHaveLength(30);
+  });
+
+  it('gives large documents fewer calls: 1,000 up to 1,000 quads, then a million calls times quads in all', async () => {
+    expect([0, 36, 1_000, 1_001, 4_000, 2_000_000].map(defaultMaxDeepIterations)).toEqual([RDF_CANON_MAX_DEEP_ITERATIONS, 1000, 1000, 999, 250, 0]);
+    // Two hubs sharing 2,000 indistinguishable leaves: 4,000 quads, so 250 calls.
+    const hubs = { '@graph': [0, 1].map((h) => ({ '@id': `_:h${h}`, 'https://example.org/#p': Array.from({ length: 2000 }, (_, i) => ({ '@id': `_:l${i}` })) })) };
+    const started = performance.now();
+    await expect(canonicalize(hubs)).rejects.toThrow('JSON-LD document cannot be canonicalised: Maximum deep iterations exceeded (250).');
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it('refuses a bound that is not a count as the caller\'s error, not the document\'s', async () => {

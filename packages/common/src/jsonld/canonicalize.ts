@@ -16,17 +16,27 @@ export interface CanonicalizeOptions {
   allowUndefinedTerms?: readonly string[] | 'any';
   /**
    * How many times RDFC-1.0 may run Hash N-Degree Quads (the step whose cost explodes on symmetric blank-node
-   * graphs) before the document is refused as a `bad_request`. A fixed count, not rdf-canonize's work factor
-   * (non-unique blank nodes to a power): that grows with the document, so a 1 MB ring ran for minutes.
+   * graphs) before the document is refused as a `bad_request`. Default: `defaultMaxDeepIterations(quads)`.
    */
   maxDeepIterations?: number;
 }
 
 /**
- * The default work bound: the W3C rdf-canon suite's poison graphs (044c-046c) need 430 deep iterations,
- * its negative test (a 10-node clique, 074c) more than 1,000. Costs per input shape: the jsonld README.
+ * The most Hash N-Degree Quads calls any document gets: the W3C rdf-canon suite's poison graphs (044c-046c)
+ * need 430, its negative test (a 10-node clique, 074c) more than 1,000.
  */
 export const RDF_CANON_MAX_DEEP_ITERATIONS = 1000;
+
+/**
+ * Calls times quads a document may cost: each call's work (copying the identifier issuer, hashing the
+ * node's quads) grows with the dataset, so large documents get fewer calls. Figures: the jsonld README.
+ */
+export const RDF_CANON_WORK_BUDGET = 1_000_000;
+
+/** The default bound for a dataset of `quads` quads: 1,000 calls up to 1,000 quads, then fewer. */
+export function defaultMaxDeepIterations(quads: number): number {
+  return Math.min(RDF_CANON_MAX_DEEP_ITERATIONS, Math.floor(RDF_CANON_WORK_BUDGET / Math.max(quads, 1)));
+}
 
 /**
  * Warnings that mean part of the document would silently not reach the RDF output: the same list as
@@ -68,14 +78,14 @@ export async function canonicalize(document: unknown, options: CanonicalizeOptio
   const maxDeepIterations = workBound(options.maxDeepIterations);
   const documentLoader = options.documentLoader ?? bundledDocumentLoader;
   const eventHandler = options.allowUndefinedTerms === 'any' ? ignoreDataLoss : dataLossGuard(new Set(options.allowUndefinedTerms ?? []));
-  let dataset: object;
+  let dataset: object[];
   try {
     dataset = await jsonld.toRDF(document, { documentLoader, base: null, safe: false, eventHandler });
   } catch (error) {
     throw asBadRequest(error);
   }
   try {
-    return await canonizeDataset(dataset, { maxDeepIterations });
+    return await canonizeDataset(dataset, maxDeepIterations === undefined ? {} : { maxDeepIterations });
   } catch (error) {
     throw badRequest(`JSON-LD document cannot be canonicalised: ${errorText(error)}`, { cause: error });
   }
@@ -94,12 +104,12 @@ export interface CanonizeDatasetOptions {
  * RDFC-1.0 canonical N-Quads of an RDF dataset, given as jsonld.js's dataset or as N-Quads text, under the
  * work bound. Errors are rdf-canonize's own; `canonicalize` turns them into a `bad_request`.
  */
-export function canonizeDataset(dataset: object | string, options: CanonizeDatasetOptions = {}): Promise<string> {
-  const maxDeepIterations = workBound(options.maxDeepIterations);
+export function canonizeDataset(input: object[] | string, options: CanonizeDatasetOptions = {}): Promise<string> {
+  const dataset = typeof input === 'string' ? rdfCanonize.NQuads.parse(input) : input;
+  const maxDeepIterations = workBound(options.maxDeepIterations) ?? defaultMaxDeepIterations(dataset.length);
   return rdfCanonize.canonize(dataset, {
     algorithm: 'RDFC-1.0',
     format: 'application/n-quads',
-    ...(typeof dataset === 'string' ? { inputFormat: 'application/n-quads' as const } : {}),
     maxDeepIterations,
     messageDigestAlgorithm: options.hashAlgorithm ?? 'sha256',
     ...(options.canonicalIdMap ? { canonicalIdMap: options.canonicalIdMap } : {}),
@@ -107,10 +117,12 @@ export function canonizeDataset(dataset: object | string, options: CanonizeDatas
 }
 
 /** A caller's bound, checked: a wrong one is the caller's bug, never the document's 400. */
-function workBound(maxDeepIterations: number | undefined): number {
-  const bound = maxDeepIterations ?? RDF_CANON_MAX_DEEP_ITERATIONS;
-  if (!(Number.isInteger(bound) || bound === Infinity) || bound < 0) throw new RangeError(`maxDeepIterations must be a non-negative integer or Infinity, not ${bound}`);
-  return bound;
+function workBound(maxDeepIterations: number | undefined): number | undefined {
+  if (maxDeepIterations === undefined) return undefined;
+  if (!(Number.isInteger(maxDeepIterations) || maxDeepIterations === Infinity) || maxDeepIterations < 0) {
+    throw new RangeError(`maxDeepIterations must be a non-negative integer or Infinity, not ${maxDeepIterations}`);
+  }
+  return maxDeepIterations;
 }
 
 function assertJsonLdInput(document: unknown): void {

@@ -12,7 +12,15 @@ export {
   bundledDocumentLoader,
   createDocumentLoader,
 } from './document-loader.js';
-export { type CanonicalizeOptions, type CanonizeDatasetOptions, RDF_CANON_MAX_DEEP_ITERATIONS, canonicalize, canonizeDataset } from './canonicalize.js';
+export {
+  type CanonicalizeOptions,
+  type CanonizeDatasetOptions,
+  RDF_CANON_MAX_DEEP_ITERATIONS,
+  RDF_CANON_WORK_BUDGET,
+  canonicalize,
+  canonizeDataset,
+  defaultMaxDeepIterations,
+} from './canonicalize.js';
 export { ANCHOR_CREDENTIAL_UNDEFINED_TERMS } from './anchor-credential.js';
 export {
   type DataIntegrityProof,

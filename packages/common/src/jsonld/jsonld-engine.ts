@@ -45,16 +45,16 @@ export interface ToRdfOptions {
 }
 
 interface JsonLdApi {
-  toRDF(input: unknown, options: ToRdfOptions): Promise<object>;
+  toRDF(input: unknown, options: ToRdfOptions): Promise<object[]>;
 }
 
 interface RdfCanonizeApi {
+  NQuads: { parse(input: string): object[] };
   canonize(
-    dataset: object | string,
+    dataset: object[],
     options: {
       algorithm: 'RDFC-1.0';
       format: 'application/n-quads';
-      inputFormat?: 'application/n-quads';
       maxDeepIterations: number;
       messageDigestAlgorithm: string;
       canonicalIdMap?: Map<string, string>;
