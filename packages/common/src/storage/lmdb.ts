@@ -147,9 +147,11 @@ const NO_SPACE_CODES = new Set([28 /* ENOSPC */, 122 /* EDQUOT */, -30792 /* MDB
  * which would be an unhandled rejection if nobody read it: read it, and say "storage full" when the cause
  * says so or the disk has (nearly) no space left (on tmpfs a full disk shows as EIO).
  */
-async function commitFailure(error: unknown, freeSpace: FreeSpaceGuard): Promise<Error> {
+async function commitFailure(error: unknown, freeSpace: FreeSpaceGuard): Promise<unknown> {
   const pending = (error as { commitError?: Promise<unknown> } | undefined)?.commitError;
-  const cause = pending ? await pending.then(() => undefined, (e: unknown) => e) : undefined;
+  // Anything else (a transaction callback's own error, e.g. an index rebuild refusing a record) is the caller's.
+  if (!pending) return error;
+  const cause = await pending.then(() => undefined, (e: unknown) => e);
   const code = (cause as { code?: unknown } | undefined)?.code;
   const detail = cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error);
   const full = (typeof code === 'number' && NO_SPACE_CODES.has(code)) || freeSpace.freeBytes() < MIB;
