@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Installs schemathesis (the OpenAPI fuzzer run against each service's /openapi.json by
-# test/integration/src/openapi-fuzz.test.ts) into a venv under .cache/schemathesis-venv, with every package pinned
-# in scripts/schemathesis-requirements.txt, only when that venv was not made from exactly that list, so a second
-# run reuses it. Packages come from PyPI through pip. Prints the path of the schemathesis executable.
+# test/integration/src/openapi-fuzz.test.ts) into a venv in a machine-wide cache (ANCHOR_CACHE_DIR, default
+# ~/.cache/anchor) named by a hash of scripts/schemathesis-requirements.txt, where every package is pinned, so a
+# second run on the same machine reuses it from any clone (CI clones afresh) and a changed list makes a new one.
+# Packages come from PyPI through pip. Prints the path of the schemathesis executable.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 requirements="$PWD/scripts/schemathesis-requirements.txt"
-venv="$PWD/.cache/schemathesis-venv"
-marker="$venv/.installed-$(sha256sum "$requirements" | cut -c1-16)"
+key=$(sha256sum "$requirements" | cut -c1-16)
+venv="${ANCHOR_CACHE_DIR:-$HOME/.cache/anchor}/schemathesis-$key"
+marker="$venv/.installed"
 
 mkdir -p "$(dirname "$venv")"
 # A venv cannot be moved once made (its scripts name their own path), so concurrent runs take turns on a lock

@@ -1,5 +1,6 @@
 /**
- * Schemathesis (PyPI, pinned in scripts/ensure-schemathesis.sh, installed into .cache/schemathesis-venv) run
+ * Schemathesis (PyPI, pinned in scripts/schemathesis-requirements.txt, installed into a machine-wide cache by
+ * scripts/ensure-schemathesis.sh) run
  * against a service's `GET /openapi.json`, and its JSON run report read back.
  */
 import { execFile } from 'node:child_process';
