@@ -140,6 +140,9 @@ class FreeSpaceGuard {
   }
 }
 
+// lmdb's \`committed\` thenable calls its fulfilment handler unconditionally: both handlers must be functions.
+const ignore = (): void => undefined;
+
 const NO_SPACE_CODES = new Set([28 /* ENOSPC */, 122 /* EDQUOT */, -30792 /* MDB_MAP_FULL */]);
 
 /**
@@ -176,7 +179,7 @@ class LmdbBackend implements KvBackend {
    * rejection from taking the process down (the write's own promise carries the failure).
    */
   private observeTurnCommit(): void {
-    setImmediate(() => void this.env.committed.then(undefined, () => undefined));
+    setImmediate(() => void this.env.committed.then(ignore, ignore));
   }
 
   space(name: string): KvSpace {
