@@ -19,6 +19,8 @@ export interface NodeServer {
   start(): Promise<void>;
   /** Lets in-flight requests finish, stops the features in reverse, then closes the queue and the store. */
   stop(): Promise<void>;
+  /** Told when the node cannot go on in this process (its store needs a restart); `main` then exits 1. */
+  onFatal(listener: (reason: string) => void): void;
   /** The listening URL (after start). */
   readonly url: string;
   readonly context: NodeContext;

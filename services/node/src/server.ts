@@ -110,5 +110,6 @@ export async function createServer(config: NodeConfig, options: NodeServerOption
     },
     start: () => service.start(),
     stop: () => service.stop(),
+    onFatal: (listener) => service.onFatal(listener),
   };
 }

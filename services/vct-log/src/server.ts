@@ -27,6 +27,8 @@ export interface VctLogServer {
   integrateNow(): Promise<void>;
   /** The HTTP kit once started: its route table (`routeTableOf`) and what express routes, for tests and tools. */
   readonly http: HttpApp;
+  /** Told when the log cannot go on in this process (its store needs a restart); `main` then exits 1. */
+  onFatal(listener: (reason: string) => void): void;
 }
 
 interface VctLogParts {
@@ -70,6 +72,7 @@ const vctLogService: ServiceDefinition<VctLogOptions, VctLogContextMembers, VctL
 export function createServer(options: VctLogOptions = {}): VctLogServer {
   let service: Service<VctLogContext, VctLogParts> | undefined;
   let starting = false;
+  const fatalListeners: Array<(reason: string) => void> = [];
   const running = (what: string): Service<VctLogContext, VctLogParts> => {
     if (!service) throw new Error(`vct-log is not started (no ${what} yet)`);
     return service;
@@ -79,6 +82,7 @@ export function createServer(options: VctLogOptions = {}): VctLogServer {
       if (starting) throw new Error('vct-log is already started');
       starting = true;
       service = await createService(vctLogService, options);
+      for (const listener of fatalListeners) service.onFatal(listener);
       await service.start();
     },
     stop: async () => service?.stop(),
@@ -100,6 +104,10 @@ export function createServer(options: VctLogOptions = {}): VctLogServer {
     integrateNow: () => running('sequencer').parts.sequencer.runRound(),
     get http() {
       return running('HTTP app').context.http;
+    },
+    onFatal(listener) {
+      if (service) service.onFatal(listener);
+      else fatalListeners.push(listener);
     },
   };
 }

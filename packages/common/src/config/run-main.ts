@@ -3,6 +3,11 @@ import { ConfigError, HelpRequested } from './errors.js';
 /** What a service entry point starts: `runMain` stops it on SIGTERM/SIGINT. */
 export interface Stoppable {
   stop(): Promise<void>;
+  /**
+   * Lets the started service say it cannot go on in this process (e.g. its embedded store refuses writes
+   * until a restart): `runMain` then stops it and exits 1, so a supervisor starts it again.
+   */
+  onFatal?(listener: (reason: string) => void): void;
 }
 
 /** The process surface `runMain` touches, replaceable in unit tests. */
@@ -36,7 +41,8 @@ const processIo: MainIo = {
  *   - `ConfigError`: one line `<program>: <message>` on stderr, exit 2;
  *   - any other start-up failure: the message (and stack for non-AppErrors) on stderr, exit 1;
  *   - SIGTERM/SIGINT: `stop()` the started service, exit 0 (1 if stop fails or exceeds the timeout);
- *     a second signal exits 1 at once.
+ *     a second signal exits 1 at once;
+ *   - the started service's `onFatal`: one line on stderr, `stop()`, exit 1.
  *
  *   await runMain(async () => {
  *     const config = loadConfig(spec);
@@ -57,7 +63,7 @@ export async function runMain(
   let stopping = false;
   let pendingSignal = false;
 
-  const stop = async (): Promise<void> => {
+  const stop = async (exitCode = 0): Promise<void> => {
     stopping = true;
     if (!started) {
       io.exit(0);
@@ -72,7 +78,7 @@ export async function runMain(
       if (outcome === 'timeout') {
         io.stderr(`${program}: stop did not finish within ${stopTimeoutMs} ms\n`);
         io.exit(1);
-      } else io.exit(0);
+      } else io.exit(exitCode);
     } catch (error) {
       io.stderr(`${program}: stop failed: ${describe(error)}\n`);
       io.exit(1);
@@ -108,6 +114,11 @@ export async function runMain(
   } finally {
     starting = false;
   }
+  started?.onFatal?.((reason) => {
+    if (stopping) return;
+    io.stderr(`${program}: ${reason}; stopping so that a supervisor restarts the process\n`);
+    void stop(1);
+  });
   if (pendingSignal) await stop();
 }
 

@@ -6,6 +6,7 @@
 export type { Feature } from './feature.js';
 export {
   createService,
+  FATAL_CHECK_INTERVAL_MS,
   type AddFeature,
   type BaseContext,
   type Service,

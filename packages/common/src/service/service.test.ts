@@ -3,6 +3,7 @@ import type { MainIo } from '../config/index.js';
 import { defineConfig, opt } from '../config/index.js';
 import {
   createService,
+  FATAL_CHECK_INTERVAL_MS,
   runService,
   type BaseContext,
   type Feature,
@@ -198,6 +199,18 @@ describe('createService', () => {
     const service = await started(recordingService([], { queue: undefined }), {});
     expect(() => service.context.mq).toThrow(/no message queue/);
     expect(await (await fetch(`${service.url}/healthcheck`)).json()).not.toHaveProperty('mqStatus');
+  });
+
+  it('tells its fatal listeners, once, when the store says it needs a restart', async () => {
+    const service = await started(recordingService([]), {});
+    const reasons: string[] = [];
+    service.onFatal((reason) => reasons.push(reason));
+    await new Promise((resolve) => setTimeout(resolve, FATAL_CHECK_INTERVAL_MS + 200));
+    expect(reasons).toEqual([]);
+    // As the LMDB provider reports a write that failed half-way (storage full).
+    (service.context.storage as { restartReason?: () => string | undefined }).restartReason = () => 'storage is unusable since a write failed (storage full)';
+    await new Promise((resolve) => setTimeout(resolve, 2 * FATAL_CHECK_INTERVAL_MS + 200));
+    expect(reasons).toEqual(['storage is unusable since a write failed (storage full)']);
   });
 });
 

@@ -62,7 +62,12 @@ export interface Service<Context, Parts> {
   start(): Promise<void>;
   /** Lets in-flight requests finish, stops the features in reverse, then closes client, queue and store. */
   stop(): Promise<void>;
+  /** Called once, after start, when the service cannot go on in this process (its store needs a restart). */
+  onFatal(listener: (reason: string) => void): void;
 }
+
+/** How often a started service checks that its store can still take writes without a restart. */
+export const FATAL_CHECK_INTERVAL_MS = 1_000;
 
 /**
  * Builds a service: logging, metrics, the store, the queue, the definition's own context, the HTTP app
@@ -176,8 +181,21 @@ export async function createService<Config, Extra extends object, Parts>(
 
   let started = false;
   let stopping: Promise<void> | undefined;
+  const fatalListeners: Array<(reason: string) => void> = [];
+  let watchdog: NodeJS.Timeout | undefined;
+  const watchStorage = (): void => {
+    watchdog = setInterval(() => {
+      const reason = context.storage.restartReason?.();
+      if (reason === undefined) return;
+      clearInterval(watchdog);
+      log.error('the service cannot go on in this process', { reason });
+      for (const listener of fatalListeners) listener(reason);
+    }, FATAL_CHECK_INTERVAL_MS);
+    watchdog.unref();
+  };
 
   const stop = (): Promise<void> => {
+    clearInterval(watchdog);
     stopping ??= (async () => {
       // Requests first (what they accepted is durable), then the features' work in flight, then resources.
       await listening?.close();
@@ -218,6 +236,7 @@ export async function createService<Config, Extra extends object, Parts>(
         if (settings.metricsListen) metricsListening = await startMetricsListener(metrics, settings.metricsListen);
         for (const feature of features) await feature.start?.();
         context.http.health.setStarting(false);
+        watchStorage();
         definition.started?.(context, parts);
       } catch (error) {
         await stop().catch((stopError: unknown) =>
@@ -227,6 +246,9 @@ export async function createService<Config, Extra extends object, Parts>(
       }
     },
     stop,
+    onFatal(listener) {
+      fatalListeners.push(listener);
+    },
   };
 }
 

@@ -102,6 +102,10 @@ export class KvStoreProvider implements StoreProvider, KvStoreHost {
     await planAndWrite(this.writer, (p) => runBatch(p, planned));
   }
 
+  restartReason(): string | undefined {
+    return this.writer.restartReason();
+  }
+
   async ping(): Promise<void> {
     this.assertOpen();
     this.writer.assertUsable();

@@ -112,6 +112,12 @@ export class KvWriter {
     }
   }
 
+  /** Why writes are refused until a restart (a queued write failed), or undefined. */
+  restartReason(): string | undefined {
+    if (this.failure === undefined) return undefined;
+    return `storage is unusable since a write failed (${this.failure instanceof Error ? this.failure.message : String(this.failure)})`;
+  }
+
   /** Throws once a queued write has failed (feeds health checks). */
   assertUsable(): void {
     if (this.failure !== undefined) {

@@ -119,5 +119,11 @@ export interface StoreProvider {
   batch(ops: readonly ProviderBatchOp[]): Promise<void>;
   /** Throws when the backing database cannot be reached (feeds health checks). */
   ping(): Promise<void>;
+  /**
+   * Why this provider takes no more writes until the process restarts (an embedded database whose write
+   * failed half-way cannot be trusted to recover in place), or undefined. Providers that recover by
+   * themselves (a network database coming back) never say so.
+   */
+  restartReason?(): string | undefined;
   close(): Promise<void>;
 }
