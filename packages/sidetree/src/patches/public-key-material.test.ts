@@ -11,14 +11,17 @@ const addKey = (publicKey: Record<string, unknown>) => ({
 });
 const ingest = (patch: unknown, protocol = DID_NODE_PROTOCOL) => validatePatch(patch, 0, protocol, 'ingest');
 const anchored = (patch: unknown) => validatePatch(patch, 0, DID_NODE_PROTOCOL, 'anchored');
-const ed = KeyPair.generate('Ed25519').publicJwk();
+const ed = KeyPair.generate('Ed25519').publicJwk() as { kty: string; crv: string; x: string };
 const p256 = KeyPair.generate('P-256').publicJwk() as { kty: string; crv: string; x: string; y: string };
 
 describe('public keys are usable keys at ingest', () => {
   it('accepts real keys of every supported curve', () => {
-    for (const type of ['Ed25519', 'P-256', 'P-384', 'secp256k1'] as const) expect(ingest(addKey({ publicKeyJwk: KeyPair.generate(type).publicJwk() }))).toBeTruthy();
+    for (const type of ['Ed25519', 'P-256', 'P-384', 'secp256k1'] as const)
+      expect(ingest(addKey({ publicKeyJwk: KeyPair.generate(type).publicJwk() }))).toBeTruthy();
     const x25519 = KeyPair.generate('X25519').publicJwk();
-    expect(ingest(addKey({ type: 'X25519KeyAgreementKey2019', purposes: ['keyAgreement'], publicKeyJwk: x25519 }))).toBeTruthy();
+    expect(
+      ingest(addKey({ type: 'X25519KeyAgreementKey2019', purposes: ['keyAgreement'], publicKeyJwk: x25519 })),
+    ).toBeTruthy();
   });
 
   it('refuses the garbage the original published: NUL, URLs, 33 bytes, spaces, non-ASCII, unknown curves', () => {
@@ -45,17 +48,30 @@ describe('public keys are usable keys at ingest', () => {
     // y = 2 is not the y-coordinate of any Ed25519 point (x^2 = (y^2-1)/(d y^2+1) has no root).
     const notOnCurve = Buffer.alloc(32);
     notOnCurve[0] = 2;
-    expectBadRequest(() => ingest(addKey({ publicKeyJwk: { ...ed, x: base64UrlEncode(notOnCurve) } })), 'publicKeyJwk is not a valid Ed25519 point');
+    expectBadRequest(
+      () => ingest(addKey({ publicKeyJwk: { ...ed, x: base64UrlEncode(notOnCurve) } })),
+      'publicKeyJwk is not a valid Ed25519 point',
+    );
   });
 
   it('checks publicKeyBase58 lengths and points for the types that carry one', () => {
     const raw = Buffer.from(ed.x, 'base64url');
-    const base58 = (bytes: Uint8Array) => ({ id: 'b', type: 'Ed25519VerificationKey2018', publicKeyBase58: base58Encode(bytes) });
+    const base58 = (bytes: Uint8Array) => ({
+      id: 'b',
+      type: 'Ed25519VerificationKey2018',
+      publicKeyBase58: base58Encode(bytes),
+    });
     expect(ingest({ action: 'add-public-keys', publicKeys: [base58(raw)] })).toBeTruthy();
-    expectBadRequest(() => ingest({ action: 'add-public-keys', publicKeys: [base58(Buffer.alloc(33, 1))] }), 'must decode to 32 bytes for Ed25519VerificationKey2018, not 33');
+    expectBadRequest(
+      () => ingest({ action: 'add-public-keys', publicKeys: [base58(Buffer.alloc(33, 1))] }),
+      'must decode to 32 bytes for Ed25519VerificationKey2018, not 33',
+    );
     const bad = Buffer.alloc(32);
     bad[0] = 2;
-    expectBadRequest(() => ingest({ action: 'add-public-keys', publicKeys: [base58(bad)] }), 'publicKeyBase58 is not a valid Ed25519 point');
+    expectBadRequest(
+      () => ingest({ action: 'add-public-keys', publicKeys: [base58(bad)] }),
+      'publicKeyBase58 is not a valid Ed25519 point',
+    );
   });
 
   it('lets unknown key types through only where the protocol allows them, and anchored data always', () => {
