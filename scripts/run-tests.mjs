@@ -8,7 +8,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1', FORCE_COLOR: process.env.CI ? '0' : process.env.FORCE_COLOR };
+const env = {
+  ...process.env,
+  TURBO_TELEMETRY_DISABLED: '1',
+  FORCE_COLOR: process.env.CI ? '0' : process.env.FORCE_COLOR,
+};
 const workspaces = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).workspaces;
 const dirs = [];
 for (const pattern of workspaces) {
@@ -20,7 +24,15 @@ for (const pattern of workspaces) {
 for (const dir of dirs) rmSync(join(dir, '.test-results'), { recursive: true, force: true });
 
 const filter = process.argv.slice(2);
-const turboArgs = ['turbo', 'run', 'test', '--continue', '--concurrency=1', '--output-logs=full', ...filter.map((f) => `--filter=${f}`)];
+const turboArgs = [
+  'turbo',
+  'run',
+  'test',
+  '--continue',
+  '--concurrency=1',
+  '--output-logs=full',
+  ...filter.map((f) => `--filter=${f}`),
+];
 const run = spawnSync('npx', turboArgs, { cwd: root, env, stdio: 'inherit' });
 
 let passed = 0;

@@ -35,22 +35,43 @@ try {
   report(SECTION, 'machine: 4 KB append + fdatasync in the data directory, p50', sync.p50, 'ms');
   report(SECTION, 'machine: 4 KB append + fdatasync in the data directory, p99', sync.p99, 'ms');
   const deliveries = await measureSignedDeliveries(dir.path, { receivers: 2, activities: 3_000, warmup: 300 });
-  report(SECTION, `signed deliveries to 2 loopback inboxes (${deliveries.deliveries.toLocaleString('en-US')})`, deliveries.perSecond, 'deliveries/s', atLeast(1_000));
+  report(
+    SECTION,
+    `signed deliveries to 2 loopback inboxes (${deliveries.deliveries.toLocaleString('en-US')})`,
+    deliveries.perSecond,
+    'deliveries/s',
+    atLeast(1_000),
+  );
   report(SECTION, '  outbox posts accepted by the sender', deliveries.postsPerSecond, 'posts/s');
-  if (deliveries.afterPostsPerSecond !== undefined) report(SECTION, '  deliveries once every post was accepted', deliveries.afterPostsPerSecond, 'deliveries/s');
+  if (deliveries.afterPostsPerSecond !== undefined)
+    report(SECTION, '  deliveries once every post was accepted', deliveries.afterPostsPerSecond, 'deliveries/s');
   report(SECTION, '  deliveries retried, dropped or dead-lettered', deliveries.failed, 'deliveries', atMost(0));
   report(SECTION, '  until the followers had handled every activity', deliveries.handledAfterS, 's');
   // What one delivery costs, whoever else shares the machine: 2 cores give at most 2,000 / (sum) per second.
-  if (deliveries.senderCpuMs !== undefined) report(SECTION, '  CPU per delivery, sender (outbox post share included)', deliveries.senderCpuMs, 'ms');
-  if (deliveries.receiverCpuMs !== undefined) report(SECTION, '  CPU per delivery, receiving node', deliveries.receiverCpuMs, 'ms');
+  if (deliveries.senderCpuMs !== undefined)
+    report(SECTION, '  CPU per delivery, sender (outbox post share included)', deliveries.senderCpuMs, 'ms');
+  if (deliveries.receiverCpuMs !== undefined)
+    report(SECTION, '  CPU per delivery, receiving node', deliveries.receiverCpuMs, 'ms');
   report(SECTION, '  CPU per delivery, this bench process (posting, polling)', deliveries.benchCpuMs, 'ms');
   report(SECTION, '  machine load average (1 min) as the run started', deliveries.loadAverage[0], '');
   report(SECTION, '  machine load average (1 min) as it ended', deliveries.loadAverage[1], '');
   await stopAllProcesses();
 
   const ingest = await measureObserverIngest(dir.path, { operations: 20_000, batchSize: 5_000 });
-  report(SECTION, `observer ingest, ${ingest.anchors} received anchors (${ingest.operations.toLocaleString('en-US')} creates)`, ingest.perSecond, 'ops/s', atLeast(5_000));
-  report(SECTION, `  sampled DIDs resolving published on the observer (of ${ingest.sampled})`, ingest.resolvable, 'DIDs', atLeast(ingest.sampled));
+  report(
+    SECTION,
+    `observer ingest, ${ingest.anchors} received anchors (${ingest.operations.toLocaleString('en-US')} creates)`,
+    ingest.perSecond,
+    'ops/s',
+    atLeast(5_000),
+  );
+  report(
+    SECTION,
+    `  sampled DIDs resolving published on the observer (of ${ingest.sampled})`,
+    ingest.resolvable,
+    'DIDs',
+    atLeast(ingest.sampled),
+  );
 } finally {
   await stopAllProcesses();
   await dir.remove();

@@ -4,7 +4,12 @@
  * signature check). A later target needs >= 1,000 signed deliveries/s end to end, so both sides must be cheap.
  */
 import { KeyPair } from '@anchor/common/crypto';
-import { createRequestSigner, createSignatureAuthenticator, servicePublicKeyDocument, type FetchJson } from '@anchor/common/httpsig';
+import {
+  createRequestSigner,
+  createSignatureAuthenticator,
+  servicePublicKeyDocument,
+  type FetchJson,
+} from '@anchor/common/httpsig';
 import { report } from './lib/report.js';
 
 const SERVICE = 'https://node1.example.com/services/node';
@@ -38,7 +43,12 @@ async function verifyAll(signed: Record<string, string>[], withBody: boolean): P
     for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
     const result = await authenticate(
       withBody
-        ? { method: 'POST', originalUrl: '/services/node/inbox', headers: { ...lower, 'content-length': String(body.length) }, rawBody: body }
+        ? {
+            method: 'POST',
+            originalUrl: '/services/node/inbox',
+            headers: { ...lower, 'content-length': String(body.length) },
+            rawBody: body,
+          }
         : { method: 'GET', originalUrl: '/services/node/inbox', headers: lower },
     );
     if (result?.actor !== SERVICE) throw new Error('verification failed');
@@ -60,8 +70,18 @@ async function main(): Promise<void> {
   for (const withBody of [true, false]) {
     const label = withBody ? `POST ${body.length} B body` : 'GET';
     let signed: Record<string, string>[] = [];
-    report('httpsig', `Ed25519 sign, ${label}`, await measure(async () => (signed = await signAll(withBody))), 'sign/s');
-    report('httpsig', `Ed25519 verify (cached key), ${label}`, await measure(() => verifyAll(signed, withBody)), 'verify/s');
+    report(
+      'httpsig',
+      `Ed25519 sign, ${label}`,
+      await measure(async () => (signed = await signAll(withBody))),
+      'sign/s',
+    );
+    report(
+      'httpsig',
+      `Ed25519 verify (cached key), ${label}`,
+      await measure(() => verifyAll(signed, withBody)),
+      'verify/s',
+    );
   }
 }
 

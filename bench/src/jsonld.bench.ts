@@ -46,7 +46,11 @@ const credential = {
   credentialSubject: {
     id: 'did:example:ebfeb1f712ebc6f1c276e12ec21',
     name: 'Jayden Doe',
-    degree: { type: 'BachelorDegree', name: 'Bachelor of Science and Arts', awardedBy: 'https://example.edu/faculty/science' },
+    degree: {
+      type: 'BachelorDegree',
+      name: 'Bachelor of Science and Arts',
+      awardedBy: 'https://example.edu/faculty/science',
+    },
     courses: [
       'Distributed systems and their failure modes',
       'Applied cryptography and key management',
@@ -68,7 +72,14 @@ const resolver = controllerDocumentResolver([
   {
     '@context': [CONTEXT_URLS.didV1, CONTEXT_URLS.ed25519Signature2020V1],
     id: ISSUER,
-    verificationMethod: [{ id: KEY_ID, type: 'Ed25519VerificationKey2020', controller: ISSUER, publicKeyMultibase: key.publicKeyMultibase() }],
+    verificationMethod: [
+      {
+        id: KEY_ID,
+        type: 'Ed25519VerificationKey2020',
+        controller: ISSUER,
+        publicKeyMultibase: key.publicKeyMultibase(),
+      },
+    ],
     assertionMethod: [KEY_ID],
   },
 ]);
@@ -78,9 +89,17 @@ const size = Buffer.byteLength(JSON.stringify(credential));
 const signed = await signDocument(credential, proofOptions);
 if (!(await verifyDocument(signed, { resolver })).verified) throw new Error('benchmark credential does not verify');
 
-console.log(`jsonld.js active-context sharing: ${activeContextSharing ? 'on' : 'OFF (jsonld.js internals changed; expect ~1,000 canonicalisations/s)'}`);
+console.log(
+  `jsonld.js active-context sharing: ${activeContextSharing ? 'on' : 'OFF (jsonld.js internals changed; expect ~1,000 canonicalisations/s)'}`,
+);
 report(SECTION, 'credential size', size, 'bytes');
 report(SECTION, 'URDNA2015 canonicalisations of the credential', await rate(() => canonicalize(credential)), 'ops/s');
-report(SECTION, 'Ed25519Signature2020 create', await rate(() => signDocument(credential, proofOptions)), 'ops/s', atLeast(1_000));
+report(
+  SECTION,
+  'Ed25519Signature2020 create',
+  await rate(() => signDocument(credential, proofOptions)),
+  'ops/s',
+  atLeast(1_000),
+);
 report(SECTION, 'Ed25519Signature2020 verify', await rate(() => verifyDocument(signed, { resolver })), 'ops/s');
 summary();

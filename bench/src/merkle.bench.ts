@@ -39,7 +39,12 @@ async function main(): Promise<void> {
   report(SECTION, 'build 1,000,000 leaves (one append at a time)', performance.now() - start, 'ms', atMost(3_000));
   if (!appended.root().equals(tree.root())) throw new Error('incremental and bulk roots differ');
 
-  report(SECTION, 'append one leaf to a 1,000,000-leaf tree', await rate(() => appended.append(leafHashes[7]!)), 'ops/s');
+  report(
+    SECTION,
+    'append one leaf to a 1,000,000-leaf tree',
+    await rate(() => appended.append(leafHashes[7]!)),
+    'ops/s',
+  );
 
   const next = randomInts(42);
   const inclusionTimes: number[] = [];
@@ -53,7 +58,8 @@ async function main(): Promise<void> {
     const index = next(size);
     const proof = timed(inclusionTimes, () => tree.inclusionProof(index, size));
     const root = rootOf(size);
-    if (!timed(inclusionVerifyTimes, () => verifyInclusion(index, size, leafHashes[index]!, proof, root))) throw new Error(`PATH(${index}, ${size}) failed`);
+    if (!timed(inclusionVerifyTimes, () => verifyInclusion(index, size, leafHashes[index]!, proof, root)))
+      throw new Error(`PATH(${index}, ${size}) failed`);
 
     const second = 2 + next(LEAVES - 1);
     const first = 1 + next(second - 1);
@@ -64,12 +70,48 @@ async function main(): Promise<void> {
     }
   }
   const micros = (ms: number): number => ms * 1000;
-  report(SECTION, 'inclusion proof at 1M leaves, any past size, p50', micros(percentile(inclusionTimes, 50)), 'µs', atMost(1000));
-  report(SECTION, 'inclusion proof at 1M leaves, any past size, p99', micros(percentile(inclusionTimes, 99)), 'µs', atMost(1000));
-  report(SECTION, 'consistency proof at 1M leaves, any sizes, p50', micros(percentile(consistencyTimes, 50)), 'µs', atMost(1000));
-  report(SECTION, 'consistency proof at 1M leaves, any sizes, p99', micros(percentile(consistencyTimes, 99)), 'µs', atMost(1000));
-  report(SECTION, 'inclusion proof verification, p99', micros(percentile(inclusionVerifyTimes, 99)), 'µs', atMost(1000));
-  report(SECTION, 'consistency proof verification, p99', micros(percentile(consistencyVerifyTimes, 99)), 'µs', atMost(1000));
+  report(
+    SECTION,
+    'inclusion proof at 1M leaves, any past size, p50',
+    micros(percentile(inclusionTimes, 50)),
+    'µs',
+    atMost(1000),
+  );
+  report(
+    SECTION,
+    'inclusion proof at 1M leaves, any past size, p99',
+    micros(percentile(inclusionTimes, 99)),
+    'µs',
+    atMost(1000),
+  );
+  report(
+    SECTION,
+    'consistency proof at 1M leaves, any sizes, p50',
+    micros(percentile(consistencyTimes, 50)),
+    'µs',
+    atMost(1000),
+  );
+  report(
+    SECTION,
+    'consistency proof at 1M leaves, any sizes, p99',
+    micros(percentile(consistencyTimes, 99)),
+    'µs',
+    atMost(1000),
+  );
+  report(
+    SECTION,
+    'inclusion proof verification, p99',
+    micros(percentile(inclusionVerifyTimes, 99)),
+    'µs',
+    atMost(1000),
+  );
+  report(
+    SECTION,
+    'consistency proof verification, p99',
+    micros(percentile(consistencyVerifyTimes, 99)),
+    'µs',
+    atMost(1000),
+  );
   report(SECTION, 'root of any past size', await rate(() => tree.root(1 + next(LEAVES))), 'ops/s');
 
   summary();

@@ -22,7 +22,12 @@ interface Op {
   n: number;
 }
 
-const body = (n: number): Op => ({ suffix: `EiD${n.toString(36).padStart(8, '0')}`, type: 'update', delta: 'x'.repeat(150), n });
+const body = (n: number): Op => ({
+  suffix: `EiD${n.toString(36).padStart(8, '0')}`,
+  type: 'update',
+  delta: 'x'.repeat(150),
+  n,
+});
 
 /** One round: publishes MESSAGES (WINDOW outstanding) to a fresh topic consumed with a pool of POOL. */
 async function round(queue: MessageQueue): Promise<{ publish: number; endToEnd: number }> {
@@ -62,7 +67,12 @@ async function measure(kind: string, queue: MessageQueue, target?: number): Prom
   const rounds = [];
   for (let i = 0; i < ROUNDS; i++) rounds.push(await round(queue));
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  report('mq', `${kind}: publish rate (${WINDOW} confirms outstanding)`, median(rounds.map((r) => r.publish)), 'msgs/s');
+  report(
+    'mq',
+    `${kind}: publish rate (${WINDOW} confirms outstanding)`,
+    median(rounds.map((r) => r.publish)),
+    'msgs/s',
+  );
   report(
     'mq',
     `${kind}: publish -> consume -> ack (median of ${ROUNDS} x ${MESSAGES.toLocaleString('en-US')})`,

@@ -59,9 +59,16 @@ const didsFile = join(dir.path, 'dids.txt');
 writeFileSync(didsFile, '');
 
 /** Runs one load phase in its own process; `onAccepted` sees the sampled creates as they are accepted. */
-function runLoad(phase: Omit<LoadPhase, 'origin' | 'didsFile'>, onAccepted?: (did: string, at: number) => void): Promise<LoadSummary> {
+function runLoad(
+  phase: Omit<LoadPhase, 'origin' | 'didsFile'>,
+  onAccepted?: (did: string, at: number) => void,
+): Promise<LoadSummary> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [LOAD_JS, JSON.stringify({ ...phase, origin, didsFile } satisfies LoadPhase)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [LOAD_JS, JSON.stringify({ ...phase, origin, didsFile } satisfies LoadPhase)],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let result: LoadSummary | undefined;
     createInterface({ input: child.stdout }).on('line', (line) => {
       const [kind, ...rest] = line.split(' ');
@@ -69,18 +76,35 @@ function runLoad(phase: Omit<LoadPhase, 'origin' | 'didsFile'>, onAccepted?: (di
       else if (kind === 'result') result = JSON.parse(rest.join(' ')) as LoadSummary;
     });
     child.once('error', reject);
-    child.once('exit', (code) => (result && code === 0 ? resolve(result) : reject(new Error(`load phase ${phase.kind} exited with ${code}`))));
+    child.once('exit', (code) =>
+      result && code === 0 ? resolve(result) : reject(new Error(`load phase ${phase.kind} exited with ${code}`)),
+    );
   });
 }
 
 const metricsText = async (): Promise<string> => (await fetch(`${origin}/metrics`)).text();
-const pendingOperations = async (): Promise<number> => Number(/^node_pending_operations (\d+)/m.exec(await metricsText())?.[1] ?? Number.NaN);
-const drained = () => waitFor(async () => (await pendingOperations()) === 0, { timeoutMs: 120_000, intervalMs: 500, description: 'the backlog to be anchored' });
+const pendingOperations = async (): Promise<number> =>
+  Number(/^node_pending_operations (\d+)/m.exec(await metricsText())?.[1] ?? Number.NaN);
+const drained = () =>
+  waitFor(async () => (await pendingOperations()) === 0, {
+    timeoutMs: 120_000,
+    intervalMs: 500,
+    description: 'the backlog to be anchored',
+  });
 
 try {
   await startProcess(MAIN_JS, {
     name: 'node',
-    args: ['--host-url', `127.0.0.1:${port}`, '--external-endpoint', origin, '--data-dir', dir.path, '--log-level', 'warning'],
+    args: [
+      '--host-url',
+      `127.0.0.1:${port}`,
+      '--external-endpoint',
+      origin,
+      '--data-dir',
+      dir.path,
+      '--log-level',
+      'warning',
+    ],
     readyUrl: `${origin}/healthcheck`,
     readyStatus: (status) => status === 200,
     readyTimeoutMs: 60_000,
@@ -105,38 +129,97 @@ try {
   const loadBeforeHeld = loadAverage();
   const probe = new PublishProbe(origin, 50);
   probe.start();
-  const held = await runLoad({ kind: 'creates', durationS: 15, connections: CREATE_CONNECTIONS, ratePerSecond: CREATE_OFFERED, prepare: 34_000, sampleEvery: SAMPLE_EVERY }, (did, at) =>
-    probe.watch(did, at),
+  const held = await runLoad(
+    {
+      kind: 'creates',
+      durationS: 15,
+      connections: CREATE_CONNECTIONS,
+      ratePerSecond: CREATE_OFFERED,
+      prepare: 34_000,
+      sampleEvery: SAMPLE_EVERY,
+    },
+    (did, at) => probe.watch(did, at),
   );
   await probe.drain();
   if (held.failures > 0 || capacity.failures > 0) console.log(`create failures: ${held.failures + capacity.failures}`);
-  report(SECTION, `creates accepted (${CREATE_OFFERED.toLocaleString('en-US')}/s offered, open loop, Ed25519 keys)`, held.rate, 'ops/s', atLeast(CREATE_RATE));
+  report(
+    SECTION,
+    `creates accepted (${CREATE_OFFERED.toLocaleString('en-US')}/s offered, open loop, Ed25519 keys)`,
+    held.rate,
+    'ops/s',
+    atLeast(CREATE_RATE),
+  );
   report(SECTION, '  create latency p50', held.p50, 'ms');
   report(SECTION, '  create latency p99', held.p99, 'ms', atMost(50));
-  report(SECTION, `  accept -> published p50 (${probe.latenciesMs.length} samples)`, percentile(probe.latenciesMs, 50), 'ms');
-  report(SECTION, '  accept -> published p99 (client, 1 s batches)', percentile(probe.latenciesMs, 99), 'ms', atMost(2_000));
+  report(
+    SECTION,
+    `  accept -> published p50 (${probe.latenciesMs.length} samples)`,
+    percentile(probe.latenciesMs, 50),
+    'ms',
+  );
+  report(
+    SECTION,
+    '  accept -> published p99 (client, 1 s batches)',
+    percentile(probe.latenciesMs, 99),
+    'ms',
+    atMost(2_000),
+  );
   // The node's own measure ends when the whole anchor is committed (its last chunk), the client's when the DID resolves as published.
   const metricsAfter = await metricsText();
-  report(SECTION, '  accept -> anchor committed p50 (node histogram, every op)', histogramQuantile(metricsAfter, 'node_operation_publish_seconds', 0.5, metricsBefore) * 1000, 'ms');
-  report(SECTION, '  accept -> anchor committed p99 (node histogram, every op)', histogramQuantile(metricsAfter, 'node_operation_publish_seconds', 0.99, metricsBefore) * 1000, 'ms');
+  report(
+    SECTION,
+    '  accept -> anchor committed p50 (node histogram, every op)',
+    histogramQuantile(metricsAfter, 'node_operation_publish_seconds', 0.5, metricsBefore) * 1000,
+    'ms',
+  );
+  report(
+    SECTION,
+    '  accept -> anchor committed p99 (node histogram, every op)',
+    histogramQuantile(metricsAfter, 'node_operation_publish_seconds', 0.99, metricsBefore) * 1000,
+    'ms',
+  );
   // CPU of the node process (every thread) per accepted create, intake and anchoring included: it moves
   // much less than the rates and latencies when other work shares the machine.
   const cpuSeconds = (text: string) => Number(/^process_cpu_seconds_total (\S+)$/m.exec(text)?.[1]);
   const creates = (text: string) => Number(/^node_operations_accepted_total\{type="create"\} (\S+)$/m.exec(text)?.[1]);
-  report(SECTION, '  node CPU per accepted create (all threads)', ((cpuSeconds(metricsAfter) - cpuSeconds(metricsBefore)) * 1000) / (creates(metricsAfter) - creates(metricsBefore)), 'ms');
+  report(
+    SECTION,
+    '  node CPU per accepted create (all threads)',
+    ((cpuSeconds(metricsAfter) - cpuSeconds(metricsBefore)) * 1000) / (creates(metricsAfter) - creates(metricsBefore)),
+    'ms',
+  );
   report(SECTION, '  machine load average (1 min) as the phase started', loadBeforeHeld, '');
   report(SECTION, '  machine load average (1 min) as it ended', loadAverage(), '');
   await drained();
 
   // 3. Resolution over 10,000 published DIDs (the last ones created).
-  const dids = readFileSync(didsFile, 'utf8').split('\n').filter((line) => line.length > 0);
+  const dids = readFileSync(didsFile, 'utf8')
+    .split('\n')
+    .filter((line) => line.length > 0);
   if (dids.length < RESOLVED_DIDS) throw new Error(`only ${dids.length} DIDs were created`);
   writeFileSync(didsFile, dids.slice(dids.length - RESOLVED_DIDS).join('\n'));
-  await runLoad({ kind: 'resolutions', durationS: Math.ceil(RESOLVED_DIDS / RESOLVE_OFFERED) + 1, connections: 20, ratePerSecond: RESOLVE_OFFERED, sequential: true });
+  await runLoad({
+    kind: 'resolutions',
+    durationS: Math.ceil(RESOLVED_DIDS / RESOLVE_OFFERED) + 1,
+    connections: 20,
+    ratePerSecond: RESOLVE_OFFERED,
+    sequential: true,
+  });
   const loadBeforeResolving = loadAverage();
-  const resolved = await runLoad({ kind: 'resolutions', durationS: 15, connections: 20, ratePerSecond: RESOLVE_OFFERED });
+  const resolved = await runLoad({
+    kind: 'resolutions',
+    durationS: 15,
+    connections: 20,
+    ratePerSecond: RESOLVE_OFFERED,
+  });
   if (resolved.failures > 0) console.log(`resolution failures: ${resolved.failures}`);
-  report(SECTION, `resolutions served (${RESOLVE_OFFERED.toLocaleString('en-US')}/s offered, open loop) over ${RESOLVED_DIDS.toLocaleString('en-US')} DIDs`, resolved.rate, 'req/s', atLeast(RESOLVE_RATE));
+  report(
+    SECTION,
+    `resolutions served (${RESOLVE_OFFERED.toLocaleString('en-US')}/s offered, open loop) over ${RESOLVED_DIDS.toLocaleString('en-US')} DIDs`,
+    resolved.rate,
+    'req/s',
+    atLeast(RESOLVE_RATE),
+  );
   report(SECTION, '  resolution latency p50', resolved.p50, 'ms');
   report(SECTION, '  resolution latency p99', resolved.p99, 'ms', atMost(10));
   report(SECTION, '  machine load average (1 min) as the phase started', loadBeforeResolving, '');

@@ -44,7 +44,11 @@ function storedHistory(updates: number): { didSuffix: string; did: string; reque
     recoveryKey: KeyPair.generate('Ed25519'),
     updateKey: keys[0] as KeyPair,
     anchorOrigin: 'https://node1.example.com',
-    patches: [addPublicKeys(documentKey('key-1', KeyPair.generate('Ed25519'), { purposes: ['authentication', 'assertionMethod'] }))],
+    patches: [
+      addPublicKeys(
+        documentKey('key-1', KeyPair.generate('Ed25519'), { purposes: ['authentication', 'assertionMethod'] }),
+      ),
+    ],
   });
   const requests = [serializeRequest(created.request)];
   for (let index = 0; index < updates; index++) {
@@ -65,7 +69,13 @@ function storedHistory(updates: number): { didSuffix: string; did: string; reque
 async function main(): Promise<void> {
   const bodies = updateBodies(4000);
   let next = 0;
-  report(SECTION, 'ingest parse of Ed25519 updates (verify included)', await rate(() => parseOperation(bodies[next++ % bodies.length] as Buffer)), 'ops/s', atLeast(3_000));
+  report(
+    SECTION,
+    'ingest parse of Ed25519 updates (verify included)',
+    await rate(() => parseOperation(bodies[next++ % bodies.length] as Buffer)),
+    'ops/s',
+    atLeast(3_000),
+  );
   const latencies = bodies.slice(0, 2000).map((body) => {
     const started = performance.now();
     parseOperation(body);
@@ -79,7 +89,10 @@ async function main(): Promise<void> {
       operation: parseOperation(request, { mode: 'anchored' }),
       anchor: { canonicalReference: `uEi-anchor-${index}`, transactionTime: 1_700_000_000 + index },
     }));
-    return renderNodeResolution(resolveOperations(history.didSuffix, { published }), { did: history.did, domain: 'node1.example.com' });
+    return renderNodeResolution(resolveOperations(history.didSuffix, { published }), {
+      did: history.did,
+      domain: 'node1.example.com',
+    });
   };
   const resolutions = Array.from({ length: 300 }, () => {
     const started = performance.now();
@@ -87,7 +100,13 @@ async function main(): Promise<void> {
     return performance.now() - started;
   });
   report(SECTION, 'resolve 21 stored operations from bytes p99', percentile(resolutions, 99), 'ms', atMost(10));
-  report(SECTION, 'resolve 21 stored operations from bytes', await rate(resolveFromBytes, { batch: 1 }), 'ops/s', atLeast(200));
+  report(
+    SECTION,
+    'resolve 21 stored operations from bytes',
+    await rate(resolveFromBytes, { batch: 1 }),
+    'ops/s',
+    atLeast(200),
+  );
 
   summary();
 }

@@ -76,7 +76,14 @@ try {
   // 1. Sustained add-vc with sampled integration latency.
   const warm = await addVcLoad({ origin, run, firstN: 0, connections: CONNECTIONS, durationS: WARMUP_S });
   const watch = new SthWatch(`${origin}/main/v1/get-sth`, 10);
-  const sustained = await addVcLoad({ origin, run, firstN: warm.nextN, connections: CONNECTIONS, durationS: SUSTAINED_S, sampleEvery: SAMPLE_EVERY });
+  const sustained = await addVcLoad({
+    origin,
+    run,
+    firstN: warm.nextN,
+    connections: CONNECTIONS,
+    durationS: SUSTAINED_S,
+    sampleEvery: SAMPLE_EVERY,
+  });
   await waitForTreeSize(sustained.nextN);
   await watch.stop();
   if (warm.failures + sustained.failures > 0) console.log(`add-vc failures: ${warm.failures + sustained.failures}`);
@@ -86,12 +93,20 @@ try {
   const integrationMs: number[] = [];
   for (const sample of sustained.samples) {
     const hash = await clientLeafHash(benchCredential(run, sample.n), sample.timestamp);
-    const { leaf_index: index } = await getJson<{ leaf_index: number }>(`/main/v1/get-proof-by-hash?hash=${encodeURIComponent(hash.toString('base64'))}&tree_size=${size}`);
+    const { leaf_index: index } = await getJson<{ leaf_index: number }>(
+      `/main/v1/get-proof-by-hash?hash=${encodeURIComponent(hash.toString('base64'))}&tree_size=${size}`,
+    );
     const coveredAt = watch.coveredAt(index);
     if (coveredAt === undefined) throw new Error(`no observed head covers entry ${index}`);
     integrationMs.push(Math.max(0, coveredAt - sample.answeredAt));
   }
-  report(SECTION, `add-vc sustained (${SUSTAINED_S} s, ~2 KB credentials)`, sustained.perSecond, 'add-vc/s', atLeast(1_500));
+  report(
+    SECTION,
+    `add-vc sustained (${SUSTAINED_S} s, ~2 KB credentials)`,
+    sustained.perSecond,
+    'add-vc/s',
+    atLeast(1_500),
+  );
   report(SECTION, 'add-vc response latency p99', sustained.latencyP99Ms, 'ms');
   report(SECTION, `integration latency p50 (${integrationMs.length} samples)`, percentile(integrationMs, 50), 'ms');
   report(SECTION, 'integration latency p99', percentile(integrationMs, 99), 'ms', atMost(1_500));
@@ -103,7 +118,12 @@ try {
   if (missing > 0) {
     const growth = await addVcLoad({ origin, run, firstN: nextN, connections: CONNECTIONS, amount: missing });
     nextN = growth.nextN;
-    report(SECTION, `add-vc while growing to ${GROWN_SIZE.toLocaleString('en-US')} entries`, growth.perSecond, 'add-vc/s');
+    report(
+      SECTION,
+      `add-vc while growing to ${GROWN_SIZE.toLocaleString('en-US')} entries`,
+      growth.perSecond,
+      'add-vc/s',
+    );
   }
   await waitForTreeSize(GROWN_SIZE);
   const grown = await treeSize();
@@ -112,23 +132,43 @@ try {
   const hashes: string[] = [];
   for (let page = 0; page < 40; page++) {
     const start = Math.floor(Math.random() * (grown - 50));
-    const { entries } = await getJson<{ entries: Array<{ leaf_input: string }> }>(`/main/v1/get-entries?start=${start}&end=${start + 49}`);
-    for (const entry of entries) hashes.push(encodeURIComponent(leafHash(Buffer.from(entry.leaf_input, 'base64')).toString('base64')));
+    const { entries } = await getJson<{ entries: Array<{ leaf_input: string }> }>(
+      `/main/v1/get-entries?start=${start}&end=${start + 49}`,
+    );
+    for (const entry of entries)
+      hashes.push(encodeURIComponent(leafHash(Buffer.from(entry.leaf_input, 'base64')).toString('base64')));
   }
   let pick = 0;
-  const paths = (): string => `/main/v1/get-proof-by-hash?hash=${hashes[(pick = (pick + 7919) % hashes.length)]}&tree_size=${grown}`;
+  const paths = (): string =>
+    `/main/v1/get-proof-by-hash?hash=${hashes[(pick = (pick + 7919) % hashes.length)]}&tree_size=${grown}`;
   await steadyGetLoad({ origin, paths, ratePerSecond: PROOF_RATE, durationS: 3, connections: 16 });
   const proofs = await steadyGetLoad({ origin, paths, ratePerSecond: PROOF_RATE, durationS: PROOF_S, connections: 16 });
   if (proofs.failures > 0) console.log(`proof failures: ${proofs.failures}`);
-  report(SECTION, `proofs served at ${grown.toLocaleString('en-US')} entries`, proofs.rate, 'proofs/s', atLeast(PROOF_RATE));
+  report(
+    SECTION,
+    `proofs served at ${grown.toLocaleString('en-US')} entries`,
+    proofs.rate,
+    'proofs/s',
+    atLeast(PROOF_RATE),
+  );
   report(SECTION, 'get-proof-by-hash latency p50', percentile(proofs.latenciesMs, 50), 'ms');
   report(SECTION, 'get-proof-by-hash latency p99', percentile(proofs.latenciesMs, 99), 'ms', atMost(2));
 
   // The same load against a bare node:http server: what the machine adds to any answer (no target).
   const floorPort = await freePort();
-  const floor = await startProcess(FLOOR_JS, { args: [String(floorPort)], readyLine: 'listening', name: 'floor-server' });
+  const floor = await startProcess(FLOOR_JS, {
+    args: [String(floorPort)],
+    readyLine: 'listening',
+    name: 'floor-server',
+  });
   const floorOrigin = `http://127.0.0.1:${floorPort}`;
-  const floorLoad = await steadyGetLoad({ origin: floorOrigin, paths, ratePerSecond: PROOF_RATE, durationS: 10, connections: 16 });
+  const floorLoad = await steadyGetLoad({
+    origin: floorOrigin,
+    paths,
+    ratePerSecond: PROOF_RATE,
+    durationS: 10,
+    connections: 16,
+  });
   report(SECTION, 'same load on a bare node:http server: latency p50', percentile(floorLoad.latenciesMs, 50), 'ms');
   report(SECTION, 'same load on a bare node:http server: latency p99', percentile(floorLoad.latenciesMs, 99), 'ms');
   await floor.stop();
@@ -137,7 +177,12 @@ try {
   await service.stop();
   const restartStarted = performance.now();
   service = await startService();
-  report(SECTION, `restart until ready (${grown.toLocaleString('en-US')} entries)`, (performance.now() - restartStarted) / 1000, 's');
+  report(
+    SECTION,
+    `restart until ready (${grown.toLocaleString('en-US')} entries)`,
+    (performance.now() - restartStarted) / 1000,
+    's',
+  );
   if ((await treeSize()) !== grown) throw new Error('the restarted log lost entries');
   await service.stop();
 } finally {

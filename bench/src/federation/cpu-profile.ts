@@ -16,7 +16,11 @@ if (dir) {
   // The in-process session answers synchronously, so the profile is written before the process is gone.
   process.on('exit', () => {
     session.post('Profiler.stop', (error, result) => {
-      if (!error) writeFileSync(join(dir, `${process.env.BENCH_PROCESS_NAME ?? 'node'}-${process.pid}.cpuprofile`), JSON.stringify(result.profile));
+      if (!error)
+        writeFileSync(
+          join(dir, `${process.env.BENCH_PROCESS_NAME ?? 'node'}-${process.pid}.cpuprofile`),
+          JSON.stringify(result.profile),
+        );
     });
   });
 }

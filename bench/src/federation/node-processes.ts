@@ -19,17 +19,39 @@ export interface BenchNode {
  * With `BENCH_CPU_PROFILE_DIR` set, each node writes a CPU profile there as it exits (`cpu-profile.ts`):
  * `BENCH_CPU_PROFILE_DIR=/tmp/prof npm run bench -- federation`.
  */
-export async function startNodeProcess(name: string, dataRoot: string, extraArgs: readonly string[] = []): Promise<BenchNode> {
+export async function startNodeProcess(
+  name: string,
+  dataRoot: string,
+  extraArgs: readonly string[] = [],
+): Promise<BenchNode> {
   const port = await freePort();
   const profileDir = globalThis.process.env.BENCH_CPU_PROFILE_DIR;
   const url = `http://127.0.0.1:${port}`;
   const process = await startProcess(MAIN_JS, {
     name,
-    args: ['--host-url', `127.0.0.1:${port}`, '--external-endpoint', url, '--data-dir', join(dataRoot, name), '--log-level', 'warning', ...extraArgs],
+    args: [
+      '--host-url',
+      `127.0.0.1:${port}`,
+      '--external-endpoint',
+      url,
+      '--data-dir',
+      join(dataRoot, name),
+      '--log-level',
+      'warning',
+      ...extraArgs,
+    ],
     readyUrl: `${url}/healthcheck`,
     readyStatus: (status) => status === 200,
     readyTimeoutMs: 60_000,
-    ...(profileDir ? { env: { NODE_OPTIONS: `--import=${CPU_PROFILE_JS}`, BENCH_CPU_PROFILE_DIR: profileDir, BENCH_PROCESS_NAME: name } } : {}),
+    ...(profileDir
+      ? {
+          env: {
+            NODE_OPTIONS: `--import=${CPU_PROFILE_JS}`,
+            BENCH_CPU_PROFILE_DIR: profileDir,
+            BENCH_PROCESS_NAME: name,
+          },
+        }
+      : {}),
   });
   return { name, url, process, admin: new NodeAdminClient({ url }) };
 }

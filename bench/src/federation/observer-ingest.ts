@@ -29,8 +29,16 @@ export interface IngestFigures {
  * credential's proof against the origin's did:web key and commits every operation. Timed from the first
  * submit until the observer has reported every anchor processed.
  */
-export async function measureObserverIngest(dataRoot: string, options: { operations: number; batchSize: number }): Promise<IngestFigures> {
-  const origin = await startNodeProcess('origin', dataRoot, ['--max-operations-per-batch', String(options.batchSize), '--batch-writer-timeout', '10m']);
+export async function measureObserverIngest(
+  dataRoot: string,
+  options: { operations: number; batchSize: number },
+): Promise<IngestFigures> {
+  const origin = await startNodeProcess('origin', dataRoot, [
+    '--max-operations-per-batch',
+    String(options.batchSize),
+    '--batch-writer-timeout',
+    '10m',
+  ]);
   const originId = await origin.admin.serviceId();
   const creates = prepareCreates(options.operations, origin.url);
   const http = createHttpClient({ timeoutMs: 60_000 });
@@ -39,7 +47,12 @@ export async function measureObserverIngest(dataRoot: string, options: { operati
     Array.from({ length: CREATE_CONNECTIONS }, async () => {
       while (next < creates.length) {
         const create = creates[next++]!;
-        await http.request(`${origin.url}/sidetree/v1/operations`, { method: 'POST', body: create.body, headers: { 'content-type': 'application/json' }, responseType: 'text' });
+        await http.request(`${origin.url}/sidetree/v1/operations`, {
+          method: 'POST',
+          body: create.body,
+          headers: { 'content-type': 'application/json' },
+          responseType: 'text',
+        });
       }
     }),
   );
@@ -48,7 +61,9 @@ export async function measureObserverIngest(dataRoot: string, options: { operati
   const published = await waitFor(
     async () => {
       const creates = (await origin.admin.activities('outbox')).filter((activity) => activity.type === 'Create');
-      return creates.length >= anchorCount && (await metricValue(origin.url, 'node_pending_operations')) === 0 ? creates : undefined;
+      return creates.length >= anchorCount && (await metricValue(origin.url, 'node_pending_operations')) === 0
+        ? creates
+        : undefined;
     },
     { timeoutMs: 600_000, intervalMs: 500, description: `the origin to publish ${anchorCount} anchors` },
   );
@@ -56,7 +71,16 @@ export async function measureObserverIngest(dataRoot: string, options: { operati
   const port = await freePort();
   const observer = await createServer(
     loadConfig(nodeConfigSpec, {
-      argv: ['--host-url', `127.0.0.1:${port}`, '--external-endpoint', `http://127.0.0.1:${port}`, '--data-dir', join(dataRoot, 'observer'), '--log-level', 'error'],
+      argv: [
+        '--host-url',
+        `127.0.0.1:${port}`,
+        '--external-endpoint',
+        `http://127.0.0.1:${port}`,
+        '--data-dir',
+        join(dataRoot, 'observer'),
+        '--log-level',
+        'error',
+      ],
       env: {},
     }),
   );
@@ -71,16 +95,27 @@ export async function measureObserverIngest(dataRoot: string, options: { operati
     const started = performance.now();
     for (const create of published) {
       const event = create.object as { url: string; object?: object };
-      await observer.services.observer.submit({ hashlink: event.url, ...(event.object ? { linkset: event.object } : {}), attributedTo: originId, sources: [origin.url] });
+      await observer.services.observer.submit({
+        hashlink: event.url,
+        ...(event.object ? { linkset: event.object } : {}),
+        attributedTo: originId,
+        sources: [origin.url],
+      });
     }
-    await waitFor(() => anchors >= published.length, { timeoutMs: 600_000, intervalMs: 10, description: `${published.length} anchors to be processed` });
+    await waitFor(() => anchors >= published.length, {
+      timeoutMs: 600_000,
+      intervalMs: 10,
+      description: `${published.length} anchors to be processed`,
+    });
     const elapsedS = (performance.now() - started) / 1000;
 
     const sample = Array.from({ length: 100 }, (_, i) => creates[Math.floor((i * creates.length) / 100)]!.did);
     let resolvable = 0;
     for (const did of sample) {
       const response = await fetch(`http://127.0.0.1:${port}/sidetree/v1/identifiers/${did}`);
-      const result = response.ok ? ((await response.json()) as { didDocumentMetadata?: { method?: { published?: boolean } } }) : undefined;
+      const result = response.ok
+        ? ((await response.json()) as { didDocumentMetadata?: { method?: { published?: boolean } } })
+        : undefined;
       if (result?.didDocumentMetadata?.method?.published === true) resolvable++;
     }
     return { anchors, operations: committed, perSecond: committed / elapsedS, resolvable, sampled: sample.length };

@@ -5,7 +5,9 @@ import { loadAverage } from '../lib/machine.js';
 import { metricValue, processCpuMs, startNodeProcess, type BenchNode } from './node-processes.js';
 
 const DELIVERED = 'node_activitypub_deliveries_total{outcome="delivered"}';
-const NOT_DELIVERED = ['dropped', 'dead-lettered', 'retry'].map((outcome) => `node_activitypub_deliveries_total{outcome="${outcome}"}`);
+const NOT_DELIVERED = ['dropped', 'dead-lettered', 'retry'].map(
+  (outcome) => `node_activitypub_deliveries_total{outcome="${outcome}"}`,
+);
 /** Outbox posts in flight at once from the bench (the administrator's side, not what is measured). */
 const POSTERS = 32;
 
@@ -37,9 +39,14 @@ export interface DeliveryFigures {
  * follower verifies (HTTP signature against the sender's key, signer = actor) before its 200. Counted
  * by the sender's `node_activitypub_deliveries_total{outcome="delivered"}`.
  */
-export async function measureSignedDeliveries(dataRoot: string, options: { receivers: number; activities: number; warmup: number }): Promise<DeliveryFigures> {
+export async function measureSignedDeliveries(
+  dataRoot: string,
+  options: { receivers: number; activities: number; warmup: number },
+): Promise<DeliveryFigures> {
   const sender = await startNodeProcess('sender', dataRoot);
-  const receivers = await Promise.all(Array.from({ length: options.receivers }, (_, i) => startNodeProcess(`receiver${i + 1}`, dataRoot)));
+  const receivers = await Promise.all(
+    Array.from({ length: options.receivers }, (_, i) => startNodeProcess(`receiver${i + 1}`, dataRoot)),
+  );
   const senderId = await sender.admin.serviceId();
   for (const receiver of receivers) await receiver.admin.follow(senderId);
   await Promise.all(receivers.map(async (receiver) => receiver.admin.waitUntilIn('following', senderId, 30_000)));
@@ -49,7 +56,11 @@ export async function measureSignedDeliveries(dataRoot: string, options: { recei
     '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/activityanchors/v1'],
     type: 'Like',
     to: followers,
-    object: { '@context': 'https://w3id.org/activityanchors/v1', type: 'AnchorEvent', url: `hl:${multibaseMultihash(randomBytes(32))}` },
+    object: {
+      '@context': 'https://w3id.org/activityanchors/v1',
+      type: 'AnchorEvent',
+      url: `hl:${multibaseMultihash(randomBytes(32))}`,
+    },
   });
   const postAll = async (count: number): Promise<void> => {
     let next = 0;
@@ -63,7 +74,11 @@ export async function measureSignedDeliveries(dataRoot: string, options: { recei
     );
   };
   const deliveredReaches = (target: number) =>
-    waitFor(async () => (await metricValue(sender.url, DELIVERED)) >= target, { timeoutMs: 300_000, intervalMs: 250, description: `${target} deliveries` });
+    waitFor(async () => (await metricValue(sender.url, DELIVERED)) >= target, {
+      timeoutMs: 300_000,
+      intervalMs: 250,
+      description: `${target} deliveries`,
+    });
 
   // Warm-up: JIT, key and actor caches on both sides, LMDB pages.
   const warm = await metricValue(sender.url, DELIVERED);
@@ -83,15 +98,24 @@ export async function measureSignedDeliveries(dataRoot: string, options: { recei
   const deliveries = options.activities * receivers.length;
   await deliveredReaches(base + deliveries);
   const delivered = performance.now();
-  await waitFor(async () => (await Promise.all(receivers.map((receiver, i) => inboxSize(receiver).then((size) => size - (inboxBefore[i] ?? 0))))).every((n) => n >= options.activities), {
-    timeoutMs: 300_000,
-    intervalMs: 200,
-    description: 'the receivers to handle every activity',
-  });
+  await waitFor(
+    async () =>
+      (
+        await Promise.all(
+          receivers.map((receiver, i) => inboxSize(receiver).then((size) => size - (inboxBefore[i] ?? 0))),
+        )
+      ).every((n) => n >= options.activities),
+    {
+      timeoutMs: 300_000,
+      intervalMs: 200,
+      description: 'the receivers to handle every activity',
+    },
+  );
   const handled = performance.now();
   const cpuAfter = cpuOf(sender, receivers);
   const benchCpu = process.cpuUsage(benchCpuBefore);
-  const perDelivery = (before: number | undefined, after: number | undefined) => (before === undefined || after === undefined ? undefined : (after - before) / deliveries);
+  const perDelivery = (before: number | undefined, after: number | undefined) =>
+    before === undefined || after === undefined ? undefined : (after - before) / deliveries;
   return {
     senderCpuMs: perDelivery(cpuBefore.sender, cpuAfter.sender),
     receiverCpuMs: perDelivery(cpuBefore.receivers, cpuAfter.receivers),
@@ -100,15 +124,24 @@ export async function measureSignedDeliveries(dataRoot: string, options: { recei
     deliveries,
     perSecond: deliveries / ((delivered - started) / 1000),
     postsPerSecond: options.activities / ((posted - started) / 1000),
-    afterPostsPerSecond: deliveredWhilePosting < deliveries ? (deliveries - deliveredWhilePosting) / ((delivered - posted) / 1000) : undefined,
+    afterPostsPerSecond:
+      deliveredWhilePosting < deliveries
+        ? (deliveries - deliveredWhilePosting) / ((delivered - posted) / 1000)
+        : undefined,
     failed: (await sumOf(sender, NOT_DELIVERED)) - failedBefore,
     handledAfterS: (handled - started) / 1000,
   };
 }
 
-function cpuOf(sender: BenchNode, receivers: readonly BenchNode[]): { sender: number | undefined; receivers: number | undefined } {
+function cpuOf(
+  sender: BenchNode,
+  receivers: readonly BenchNode[],
+): { sender: number | undefined; receivers: number | undefined } {
   const each = receivers.map((receiver) => processCpuMs(receiver.process.pid));
-  return { sender: processCpuMs(sender.process.pid), receivers: each.some((ms) => ms === undefined) ? undefined : each.reduce((sum: number, ms) => sum + (ms ?? 0), 0) };
+  return {
+    sender: processCpuMs(sender.process.pid),
+    receivers: each.some((ms) => ms === undefined) ? undefined : each.reduce((sum: number, ms) => sum + (ms ?? 0), 0),
+  };
 }
 
 async function sumOf(node: BenchNode, samples: readonly string[]): Promise<number> {

@@ -59,7 +59,10 @@ export function percentile(samples: readonly number[], p: number): number {
 }
 
 /** Runs `fn` repeatedly for about `ms` milliseconds after a warm-up and returns operations per second. */
-export async function rate(fn: () => unknown | Promise<unknown>, options: { ms?: number; warmupMs?: number; batch?: number } = {}): Promise<number> {
+export async function rate(
+  fn: () => unknown | Promise<unknown>,
+  options: { ms?: number; warmupMs?: number; batch?: number } = {},
+): Promise<number> {
   const { ms = 2000, warmupMs = 300, batch = 16 } = options;
   const runFor = async (duration: number): Promise<number> => {
     let count = 0;

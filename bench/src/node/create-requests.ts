@@ -21,7 +21,11 @@ export function prepareCreates(count: number, anchorOrigin: string): PreparedCre
       recoveryKey,
       updateKey,
       anchorOrigin,
-      patches: [addPublicKeys(documentKey('key-1', KeyPair.generate('Ed25519'), { purposes: ['authentication', 'assertionMethod'] }))],
+      patches: [
+        addPublicKeys(
+          documentKey('key-1', KeyPair.generate('Ed25519'), { purposes: ['authentication', 'assertionMethod'] }),
+        ),
+      ],
     });
     creates.push({ did: built.did, body: serializeRequest(built.request) });
   }

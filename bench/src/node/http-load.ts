@@ -35,7 +35,8 @@ export async function httpLoad(options: {
           return { ...request, method: next.method, path: next.path, ...(next.body ? { body: next.body } : {}) };
         },
         onResponse: (status, _body, context) => {
-          if (status >= 200 && status < 300) options.onOk?.(context.sent as { path: string; body?: Buffer }, Date.now());
+          if (status >= 200 && status < 300)
+            options.onOk?.(context.sent as { path: string; body?: Buffer }, Date.now());
         },
       },
     ],
@@ -44,5 +45,10 @@ export async function httpLoad(options: {
     if (statusCode >= 200 && statusCode < 300) latenciesMs.push(responseTime);
   });
   const result = await instance;
-  return { rate: result['2xx'] / result.duration, ok: result['2xx'], failures: result.non2xx + result.errors + result.timeouts, latenciesMs };
+  return {
+    rate: result['2xx'] / result.duration,
+    ok: result['2xx'],
+    failures: result.non2xx + result.errors + result.timeouts,
+    latenciesMs,
+  };
 }

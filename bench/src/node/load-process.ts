@@ -17,7 +17,9 @@ import { pacedLoad } from './paced-load.js';
 
 /** With a rate, the open-loop paced generator; without, autocannon as fast as the node answers. */
 const load = (options: Parameters<typeof httpLoad>[0] & { ratePerSecond?: number }) =>
-  options.ratePerSecond === undefined ? httpLoad(options) : pacedLoad({ ...options, ratePerSecond: options.ratePerSecond });
+  options.ratePerSecond === undefined
+    ? httpLoad(options)
+    : pacedLoad({ ...options, ratePerSecond: options.ratePerSecond });
 
 export interface LoadPhase {
   origin: string;
@@ -65,13 +67,16 @@ if (phase.kind === 'creates') {
       const did = request.body ? didOf.get(request.body) : undefined;
       if (did === undefined) return;
       acceptedDids.push(did);
-      if (phase.sampleEvery && ++accepted % phase.sampleEvery === 0) process.stdout.write(`accepted ${did} ${answeredAt}\n`);
+      if (phase.sampleEvery && ++accepted % phase.sampleEvery === 0)
+        process.stdout.write(`accepted ${did} ${answeredAt}\n`);
     },
   });
   appendFileSync(phase.didsFile, acceptedDids.map((did) => `${did}\n`).join(''));
   finish(result);
 } else {
-  const dids = readFileSync(phase.didsFile, 'utf8').split('\n').filter((line) => line.length > 0);
+  const dids = readFileSync(phase.didsFile, 'utf8')
+    .split('\n')
+    .filter((line) => line.length > 0);
   let pass = 0;
   const result = await load({
     origin: phase.origin,
@@ -87,6 +92,12 @@ if (phase.kind === 'creates') {
 }
 
 function finish(result: { rate: number; ok: number; failures: number; latenciesMs: number[] }): void {
-  const summary: LoadSummary = { rate: result.rate, ok: result.ok, failures: result.failures, p50: percentile(result.latenciesMs, 50), p99: percentile(result.latenciesMs, 99) };
+  const summary: LoadSummary = {
+    rate: result.rate,
+    ok: result.ok,
+    failures: result.failures,
+    p50: percentile(result.latenciesMs, 50),
+    p99: percentile(result.latenciesMs, 99),
+  };
   process.stdout.write(`result ${JSON.stringify(summary)}\n`);
 }

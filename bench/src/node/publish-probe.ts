@@ -34,7 +34,8 @@ export class PublishProbe {
   /** Waits for the samples still pending (up to `timeoutMs`), then stops polling. */
   async drain(timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while (this.waiting.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, this.intervalMs));
+    while (this.waiting.size > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, this.intervalMs));
     if (this.timer) clearInterval(this.timer);
     this.agent.destroy();
   }
@@ -74,7 +75,10 @@ export class PublishProbe {
  */
 export function histogramQuantile(metricsText: string, name: string, q: number, baseline?: string): number {
   const since = bucketsOf(metricsText, name);
-  const before = baseline === undefined ? new Map<number, number>() : new Map(bucketsOf(baseline, name).map((bucket) => [bucket.le, bucket.count]));
+  const before =
+    baseline === undefined
+      ? new Map<number, number>()
+      : new Map(bucketsOf(baseline, name).map((bucket) => [bucket.le, bucket.count]));
   const buckets = since.map((bucket) => ({ le: bucket.le, count: bucket.count - (before.get(bucket.le) ?? 0) }));
   const total = buckets.at(-1)?.count ?? 0;
   if (total === 0) return Number.NaN;
@@ -94,6 +98,7 @@ export function histogramQuantile(metricsText: string, name: string, q: number, 
 function bucketsOf(metricsText: string, name: string): Array<{ le: number; count: number }> {
   const buckets: Array<{ le: number; count: number }> = [];
   const pattern = new RegExp(`^${name}_bucket\\{[^}]*le="([^"]+)"[^}]*\\} (\\d+(?:\\.\\d+)?)$`, 'gm');
-  for (const match of metricsText.matchAll(pattern)) buckets.push({ le: match[1] === '+Inf' ? Number.POSITIVE_INFINITY : Number(match[1]), count: Number(match[2]) });
+  for (const match of metricsText.matchAll(pattern))
+    buckets.push({ le: match[1] === '+Inf' ? Number.POSITIVE_INFINITY : Number(match[1]), count: Number(match[2]) });
   return buckets.sort((a, b) => a.le - b.le);
 }

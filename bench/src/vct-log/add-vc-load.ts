@@ -51,7 +51,11 @@ export async function addVcLoad(options: {
         onResponse: (status, body, context) => {
           const n = context.n as number;
           if (status === 200 && sampleEvery > 0 && n % sampleEvery === 0) {
-            samples.push({ n, answeredAt: Date.now(), timestamp: (JSON.parse(body) as { timestamp: number }).timestamp });
+            samples.push({
+              n,
+              answeredAt: Date.now(),
+              timestamp: (JSON.parse(body) as { timestamp: number }).timestamp,
+            });
           }
         },
       },

@@ -58,7 +58,10 @@ declare module 'autocannon' {
   /** The running instance: a promise of the result that also emits per-response events. */
   interface Instance extends Promise<Result> {
     /** `responseTime` in milliseconds, with sub-millisecond precision (the result's histogram keeps whole ms). */
-    on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): Instance;
+    on(
+      event: 'response',
+      listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void,
+    ): Instance;
   }
 
   function autocannon(options: Options): Instance;

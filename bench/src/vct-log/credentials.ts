@@ -39,7 +39,12 @@ export async function clientLeafHash(credential: object, timestamp: number): Pro
   const leaf = {
     version: 0,
     leaf_type: 100,
-    timestamped_entry: { timestamp, entry_type: 100, vc_entry: Buffer.from(nquads).toString('base64'), extensions: null },
+    timestamped_entry: {
+      timestamp,
+      entry_type: 100,
+      vc_entry: Buffer.from(nquads).toString('base64'),
+      extensions: null,
+    },
   };
   return leafHash(Buffer.from(jcs(leaf)));
 }

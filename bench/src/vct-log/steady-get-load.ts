@@ -24,7 +24,13 @@ interface Pending {
  * rate. Why not node:http: its client costs several times more CPU per request, and the service under test
  * shares the machine's two cores with the load generator.
  */
-export async function steadyGetLoad(options: { origin: string; paths: () => string; ratePerSecond: number; durationS: number; connections: number }): Promise<SteadyLoadResult> {
+export async function steadyGetLoad(options: {
+  origin: string;
+  paths: () => string;
+  ratePerSecond: number;
+  durationS: number;
+  connections: number;
+}): Promise<SteadyLoadResult> {
   const { hostname, port } = new URL(options.origin);
   const host = `${hostname}:${port}`;
   const latenciesMs: number[] = [];

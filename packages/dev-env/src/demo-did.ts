@@ -29,12 +29,20 @@ export async function createDemoDid(nodeUrl: string): Promise<DemoDid> {
     recoveryKey: KeyPair.generate('Ed25519'),
     updateKey: KeyPair.generate('Ed25519'),
     anchorOrigin: nodeUrl,
-    patches: [addPublicKeys(documentKey('key-1', KeyPair.generate('Ed25519'), { purposes: ['authentication', 'assertionMethod'] }))],
+    patches: [
+      addPublicKeys(
+        documentKey('key-1', KeyPair.generate('Ed25519'), { purposes: ['authentication', 'assertionMethod'] }),
+      ),
+    ],
   });
   const body = serializeRequest(built.request);
   const http = createHttpClient();
   try {
-    await http.request(`${nodeUrl}${OPERATIONS}`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    await http.request(`${nodeUrl}${OPERATIONS}`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json' },
+    });
   } finally {
     http.close();
   }
@@ -50,7 +58,11 @@ export function resolutionUrl(nodeUrl: string, did: string): string {
  * Polls every node until it resolves `did` as published (anchored, witnessed, and observed there), and
  * returns the canonical id each reports; rejects after `timeoutMs` naming the nodes still waiting.
  */
-export async function waitUntilPublished(nodeUrls: readonly string[], did: string, timeoutMs = 60_000): Promise<PublishedView[]> {
+export async function waitUntilPublished(
+  nodeUrls: readonly string[],
+  did: string,
+  timeoutMs = 60_000,
+): Promise<PublishedView[]> {
   const http = createHttpClient({ timeoutMs: 5_000 });
   const deadline = Date.now() + timeoutMs;
   const found = new Map<string, string>();
@@ -60,8 +72,12 @@ export async function waitUntilPublished(nodeUrls: readonly string[], did: strin
         const canonicalId = await publishedCanonicalId(http, resolutionUrl(node, did));
         if (canonicalId !== undefined) found.set(node, canonicalId);
       }
-      if (found.size === nodeUrls.length) return nodeUrls.map((node) => ({ node, canonicalId: found.get(node) as string }));
-      if (Date.now() >= deadline) throw new Error(`${did} is not published on ${nodeUrls.filter((url) => !found.has(url)).join(', ')} after ${timeoutMs} ms`);
+      if (found.size === nodeUrls.length)
+        return nodeUrls.map((node) => ({ node, canonicalId: found.get(node) as string }));
+      if (Date.now() >= deadline)
+        throw new Error(
+          `${did} is not published on ${nodeUrls.filter((url) => !found.has(url)).join(', ')} after ${timeoutMs} ms`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   } finally {
@@ -71,9 +87,13 @@ export async function waitUntilPublished(nodeUrls: readonly string[], did: strin
 
 async function publishedCanonicalId(http: HttpClient, url: string): Promise<string | undefined> {
   try {
-    const { data } = await http.get<{ didDocumentMetadata?: { canonicalId?: unknown; method?: { published?: unknown } } }>(url);
+    const { data } = await http.get<{
+      didDocumentMetadata?: { canonicalId?: unknown; method?: { published?: unknown } };
+    }>(url);
     const metadata = data.didDocumentMetadata;
-    return metadata?.method?.published === true && typeof metadata.canonicalId === 'string' ? metadata.canonicalId : undefined;
+    return metadata?.method?.published === true && typeof metadata.canonicalId === 'string'
+      ? metadata.canonicalId
+      : undefined;
   } catch (error) {
     // Not known there yet (404) or the node is busy: ask again.
     if (peerStatusOf(error) === 404 || isRetryable(error)) return undefined;

@@ -7,25 +7,66 @@ import { readRecordedLayout } from './federation-layout.js';
 import { startLocalFederation, type LocalFederation } from './local-federation.js';
 
 const dataDirOption = () =>
-  opt.string({ flag: 'data-dir', env: 'FEDERATION_DATA_DIR', default: './data/federation', help: 'Where every service keeps its data (<data-dir>/<service>), kept across restarts; delete it to start afresh' });
+  opt.string({
+    flag: 'data-dir',
+    env: 'FEDERATION_DATA_DIR',
+    default: './data/federation',
+    help: 'Where every service keeps its data (<data-dir>/<service>), kept across restarts; delete it to start afresh',
+  });
 
 export const federationConfigSpec = defineConfig({
   program: 'start-federation',
-  description: 'A local federation on loopback: a vct-log and did:node nodes that follow and witness each other, on embedded defaults (no MongoDB, no RabbitMQ).',
+  description:
+    'A local federation on loopback: a vct-log and did:node nodes that follow and witness each other, on embedded defaults (no MongoDB, no RabbitMQ).',
   options: {
-    nodes: opt.int({ flag: 'nodes', env: 'FEDERATION_NODES', default: 2, min: 1, max: 9, help: 'How many nodes to run' }),
-    logPort: opt.int({ flag: 'log-port', env: 'FEDERATION_LOG_PORT', default: 8070, min: 1, max: 65535, help: 'Port of the vct-log (its log alias is /main)' }),
-    firstNodePort: opt.int({ flag: 'first-node-port', env: 'FEDERATION_FIRST_NODE_PORT', default: 8081, min: 1, max: 65535, help: 'Port of node1; node N listens on this + N - 1' }),
+    nodes: opt.int({
+      flag: 'nodes',
+      env: 'FEDERATION_NODES',
+      default: 2,
+      min: 1,
+      max: 9,
+      help: 'How many nodes to run',
+    }),
+    logPort: opt.int({
+      flag: 'log-port',
+      env: 'FEDERATION_LOG_PORT',
+      default: 8070,
+      min: 1,
+      max: 65535,
+      help: 'Port of the vct-log (its log alias is /main)',
+    }),
+    firstNodePort: opt.int({
+      flag: 'first-node-port',
+      env: 'FEDERATION_FIRST_NODE_PORT',
+      default: 8081,
+      min: 1,
+      max: 65535,
+      help: 'Port of node1; node N listens on this + N - 1',
+    }),
     dataDir: dataDirOption(),
-    witnessPolicy: opt.string({ flag: 'witness-policy', env: 'FEDERATION_WITNESS_POLICY', help: 'Witness policy set on every node, e.g. "MinPercent(100,batch) AND MinPercent(50,system)"; default: each node keeps its own (100% batch and system)' }),
-    logLevel: opt.string({ flag: 'log-level', env: 'FEDERATION_LOG_LEVEL', default: 'info', help: 'Log level spec passed to every service (module=level:...:default)' }),
-    demo: opt.bool({ flag: 'demo', env: 'FEDERATION_DEMO', help: 'Once the federation is up, create one DID on node1 and show it published on every node' }),
+    witnessPolicy: opt.string({
+      flag: 'witness-policy',
+      env: 'FEDERATION_WITNESS_POLICY',
+      help: 'Witness policy set on every node, e.g. "MinPercent(100,batch) AND MinPercent(50,system)"; default: each node keeps its own (100% batch and system)',
+    }),
+    logLevel: opt.string({
+      flag: 'log-level',
+      env: 'FEDERATION_LOG_LEVEL',
+      default: 'info',
+      help: 'Log level spec passed to every service (module=level:...:default)',
+    }),
+    demo: opt.bool({
+      flag: 'demo',
+      env: 'FEDERATION_DEMO',
+      help: 'Once the federation is up, create one DID on node1 and show it published on every node',
+    }),
   },
 });
 
 export const demoConfigSpec = defineConfig({
   program: 'demo-did',
-  description: 'Creates one DID on node1 of the running local federation and waits until every node resolves it published.',
+  description:
+    'Creates one DID on node1 of the running local federation and waits until every node resolves it published.',
   options: { dataDir: dataDirOption() },
 });
 
@@ -101,8 +142,13 @@ export async function runDemoCommand(argv: readonly string[] = process.argv.slic
     async () => {
       const config = loadConfig(demoConfigSpec, { argv: [...argv] });
       const recorded = await readRecordedLayout(config.dataDir);
-      if (recorded === undefined) throw new ConfigError(`no local federation has been started with data in ${config.dataDir}: run npm start first`);
-      const urls = recorded.lastStarted.map((name) => recorded.nodes[name]).filter((url): url is string => url !== undefined);
+      if (recorded === undefined)
+        throw new ConfigError(
+          `no local federation has been started with data in ${config.dataDir}: run npm start first`,
+        );
+      const urls = recorded.lastStarted
+        .map((name) => recorded.nodes[name])
+        .filter((url): url is string => url !== undefined);
       await reportDemo(urls, config.dataDir, print);
     },
     { program: demoConfigSpec.program },
@@ -114,7 +160,11 @@ export async function runDemoCommand(argv: readonly string[] = process.argv.slic
  * anchor takes through the federation (batch, witnesses, log, Create to followers, observers). The request
  * is saved as `<dataDir>/demo/create.json`, so the walkthrough can be replayed with curl.
  */
-export async function reportDemo(nodeUrls: readonly string[], dataDir: string, say: (line: string) => void): Promise<void> {
+export async function reportDemo(
+  nodeUrls: readonly string[],
+  dataDir: string,
+  say: (line: string) => void,
+): Promise<void> {
   const [first] = nodeUrls;
   if (first === undefined) throw new ConfigError('no node to create a DID on');
   const demo = await createDemoDid(first);
@@ -125,7 +175,8 @@ export async function reportDemo(nodeUrls: readonly string[], dataDir: string, s
   for (const url of nodeUrls) say(`  curl -s ${resolutionUrl(url, demo.did)}`);
   say('waiting until every node resolves it published (batched, witnessed, logged, delivered) ...');
   const started = Date.now();
-  for (const view of await waitUntilPublished(nodeUrls, demo.did)) say(`  ${view.node}: published as ${view.canonicalId}`);
+  for (const view of await waitUntilPublished(nodeUrls, demo.did))
+    say(`  ${view.node}: published as ${view.canonicalId}`);
   say(`published on all ${nodeUrls.length} nodes after ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 

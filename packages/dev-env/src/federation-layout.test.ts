@@ -13,17 +13,26 @@ describe('the federation layout', () => {
 
   it('places the log and numbered nodes on loopback, each with its own data directory', () => {
     const layout = planFederation({ dataDir: dir.path, nodes: 3, logPort: 8070, firstNodePort: 8081 });
-    expect(layout.log).toEqual({ name: 'vct-log', port: 8070, url: 'http://127.0.0.1:8070', dataDir: join(dir.path, 'vct-log'), logUrl: 'http://127.0.0.1:8070/main' });
+    expect(layout.log).toEqual({
+      name: 'vct-log',
+      port: 8070,
+      url: 'http://127.0.0.1:8070',
+      dataDir: join(dir.path, 'vct-log'),
+      logUrl: 'http://127.0.0.1:8070/main',
+    });
     expect(layout.nodes.map((node) => [node.name, node.url, node.dataDir])).toEqual([
       ['node1', 'http://127.0.0.1:8081', join(dir.path, 'node1')],
       ['node2', 'http://127.0.0.1:8082', join(dir.path, 'node2')],
       ['node3', 'http://127.0.0.1:8083', join(dir.path, 'node3')],
     ]);
-    expect(() => planFederation({ dataDir: dir.path, nodes: 2, logPort: 8082, firstNodePort: 8081 })).toThrow(/must differ/);
+    expect(() => planFederation({ dataDir: dir.path, nodes: 2, logPort: 8082, firstNodePort: 8081 })).toThrow(
+      /must differ/,
+    );
   });
 
   it('accepts more nodes on the same ports, names the ones left out, and refuses moved ones', async () => {
-    const plan = (nodes: number, firstNodePort = 8081) => planFederation({ dataDir: dir.path, nodes, logPort: 8070, firstNodePort });
+    const plan = (nodes: number, firstNodePort = 8081) =>
+      planFederation({ dataDir: dir.path, nodes, logPort: 8070, firstNodePort });
     expect(await keepLayoutStable(plan(2))).toEqual([]);
     expect(await keepLayoutStable(plan(3))).toEqual([]);
     expect(await keepLayoutStable(plan(2))).toEqual(['node3']);
@@ -32,6 +41,8 @@ describe('the federation layout', () => {
       nodes: { node1: 'http://127.0.0.1:8081', node2: 'http://127.0.0.1:8082', node3: 'http://127.0.0.1:8083' },
       lastStarted: ['node1', 'node2'],
     });
-    await expect(keepLayoutStable(plan(2, 9081))).rejects.toThrow(/started on other ports \(node1 http:\/\/127.0.0.1:8081 -> http:\/\/127.0.0.1:9081; node2 /);
+    await expect(keepLayoutStable(plan(2, 9081))).rejects.toThrow(
+      /started on other ports \(node1 http:\/\/127.0.0.1:8081 -> http:\/\/127.0.0.1:9081; node2 /,
+    );
   });
 });

@@ -35,11 +35,17 @@ export interface LayoutOptions {
 /** Where each service of the federation listens and keeps its data: `<dataDir>/<name>`. */
 export function planFederation(options: LayoutOptions): FederationLayout {
   const dataDir = resolve(options.dataDir);
-  const place = (name: string, port: number): ServicePlace => ({ name, port, url: `http://${HOST}:${port}`, dataDir: join(dataDir, name) });
+  const place = (name: string, port: number): ServicePlace => ({
+    name,
+    port,
+    url: `http://${HOST}:${port}`,
+    dataDir: join(dataDir, name),
+  });
   const log = place('vct-log', options.logPort);
   const nodes = Array.from({ length: options.nodes }, (_, i) => place(`node${i + 1}`, options.firstNodePort + i));
   const ports = [log, ...nodes].map((service) => service.port);
-  if (new Set(ports).size !== ports.length) throw new ConfigError(`the log port and the node ports must differ (${ports.join(', ')})`);
+  if (new Set(ports).size !== ports.length)
+    throw new ConfigError(`the log port and the node ports must differ (${ports.join(', ')})`);
   return { dataDir, log: { ...log, logUrl: `${log.url}/${LOG_ALIAS}` }, nodes };
 }
 
@@ -60,7 +66,11 @@ export interface RecordedLayout {
 export async function keepLayoutStable(layout: FederationLayout): Promise<string[]> {
   await mkdir(layout.dataDir, { recursive: true });
   const file = join(layout.dataDir, LAYOUT_FILE);
-  const current: RecordedLayout = { log: layout.log.url, nodes: Object.fromEntries(layout.nodes.map((node) => [node.name, node.url])), lastStarted: layout.nodes.map((node) => node.name) };
+  const current: RecordedLayout = {
+    log: layout.log.url,
+    nodes: Object.fromEntries(layout.nodes.map((node) => [node.name, node.url])),
+    lastStarted: layout.nodes.map((node) => node.name),
+  };
   const recorded = await readRecordedLayout(layout.dataDir);
   if (recorded !== undefined) {
     const moved = [
@@ -70,7 +80,9 @@ export async function keepLayoutStable(layout: FederationLayout): Promise<string
         .map(([name, url]) => `${name} ${url} -> ${current.nodes[name]}`),
     ];
     if (moved.length > 0) {
-      throw new ConfigError(`${layout.dataDir} belongs to a federation started on other ports (${moved.join('; ')}): start it on the same ports, or remove the directory to begin afresh`);
+      throw new ConfigError(
+        `${layout.dataDir} belongs to a federation started on other ports (${moved.join('; ')}): start it on the same ports, or remove the directory to begin afresh`,
+      );
     }
     current.nodes = { ...recorded.nodes, ...current.nodes };
   }

@@ -26,7 +26,8 @@ export async function wireFederation(nodes: readonly NodeAdminClient[], options:
   await Promise.all(
     nodes.map(async (node, i) => {
       const lists = await node.acceptLists();
-      const missing = (type: 'follow' | 'invite-witness') => others(i).filter((id) => !lists.find((list) => list.type === type)?.url.includes(id));
+      const missing = (type: 'follow' | 'invite-witness') =>
+        others(i).filter((id) => !lists.find((list) => list.type === type)?.url.includes(id));
       const follow = missing('follow');
       const invite = missing('invite-witness');
       if (follow.length === 0 && invite.length === 0) return;
@@ -44,7 +45,10 @@ export async function wireFederation(nodes: readonly NodeAdminClient[], options:
         await node.setLog(options.logUrl);
         say(`${node.url}: uses the log ${options.logUrl}`);
       }
-      if (options.witnessPolicy !== undefined && (await node.witnessPolicy()) !== normalisePolicy(options.witnessPolicy)) {
+      if (
+        options.witnessPolicy !== undefined &&
+        (await node.witnessPolicy()) !== normalisePolicy(options.witnessPolicy)
+      ) {
         await node.setWitnessPolicy(options.witnessPolicy);
         say(`${node.url}: witness policy ${options.witnessPolicy}`);
       }
@@ -69,7 +73,9 @@ export async function wireFederation(nodes: readonly NodeAdminClient[], options:
       }
     }),
   );
-  await Promise.all(awaited.map(({ node, collection, peer }) => node.waitUntilIn(collection, peer, options.acceptTimeoutMs ?? 60_000)));
+  await Promise.all(
+    awaited.map(({ node, collection, peer }) => node.waitUntilIn(collection, peer, options.acceptTimeoutMs ?? 60_000)),
+  );
 }
 
 /** The policy as the node stores it (whitespace collapsed), to tell whether it is already set. */

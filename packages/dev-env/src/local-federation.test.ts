@@ -27,7 +27,14 @@ describe('the local federation (built binaries as processes)', () => {
   let firstNodePort: number;
   let federation: LocalFederation | undefined;
   const start = (overrides: { firstNodePort?: number } = {}) =>
-    startLocalFederation({ dataDir: dir.path, nodes: 2, logPort, firstNodePort: overrides.firstNodePort ?? firstNodePort, logLevel: 'warning', nodeArgs: ['--batch-writer-timeout', '200ms'] });
+    startLocalFederation({
+      dataDir: dir.path,
+      nodes: 2,
+      logPort,
+      firstNodePort: overrides.firstNodePort ?? firstNodePort,
+      logLevel: 'warning',
+      nodeArgs: ['--batch-writer-timeout', '200ms'],
+    });
 
   beforeAll(async () => {
     dir = await makeTempDir('local-federation-');
@@ -78,7 +85,11 @@ describe('the local federation (built binaries as processes)', () => {
     for (const [i, activities] of after.entries()) {
       const relationships = activities.filter((activity) => activity.type === 'Follow' || activity.type === 'Invite');
       expect(relationships.map((activity) => activity.type).sort()).toEqual(['Follow', 'Invite']);
-      expect(relationships.map((activity) => activity.id)).toEqual(before[i]!.filter((activity) => activity.type === 'Follow' || activity.type === 'Invite').map((activity) => activity.id));
+      expect(relationships.map((activity) => activity.id)).toEqual(
+        before[i]!.filter((activity) => activity.type === 'Follow' || activity.type === 'Invite').map(
+          (activity) => activity.id,
+        ),
+      );
     }
     expect(await federation.admins[0]!.collection('following')).toHaveLength(1);
   });
@@ -86,6 +97,8 @@ describe('the local federation (built binaries as processes)', () => {
   it('refuses to start its data on other ports', async () => {
     await federation!.stop();
     federation = undefined;
-    await expect(start({ firstNodePort: firstNodePort + 10 })).rejects.toThrow(/belongs to a federation started on other ports \(node1 .* -> /);
+    await expect(start({ firstNodePort: firstNodePort + 10 })).rejects.toThrow(
+      /belongs to a federation started on other ports \(node1 .* -> /,
+    );
   });
 });

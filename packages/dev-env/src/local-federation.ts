@@ -46,11 +46,18 @@ export interface LocalFederation {
  * `wireFederation`). Data stays under `dataDir`, so a restart continues the same federation.
  */
 export async function startLocalFederation(options: LocalFederationOptions): Promise<LocalFederation> {
-  const layout = planFederation({ dataDir: options.dataDir, nodes: options.nodes ?? 2, logPort: options.logPort ?? 8070, firstNodePort: options.firstNodePort ?? 8081 });
+  const layout = planFederation({
+    dataDir: options.dataDir,
+    nodes: options.nodes ?? 2,
+    logPort: options.logPort ?? 8070,
+    firstNodePort: options.firstNodePort ?? 8081,
+  });
   const progress = options.onProgress ?? (() => undefined);
   const absent = await keepLayoutStable(layout);
   if (absent.length > 0) {
-    progress(`not started: ${absent.join(', ')} from an earlier start; the others still count them as followers and witnesses, so their anchors wait for them (start with as many nodes as before, or remove the data directory)`);
+    progress(
+      `not started: ${absent.join(', ')} from an earlier start; the others still count them as followers and witnesses, so their anchors wait for them (start with as many nodes as before, or remove the data directory)`,
+    );
   }
   const settings: LaunchSettings = { logLevel: options.logLevel ?? 'info' };
   const running: ServiceProcess[] = [];
@@ -68,12 +75,18 @@ export async function startLocalFederation(options: LocalFederationOptions): Pro
     progress(`starting vct-log on ${layout.log.url}`);
     running.push(await startService(SERVICES['vct-log'], layout.log, settings, [], options));
     progress(`starting ${layout.nodes.length} nodes on ${layout.nodes.map((node) => node.url).join(', ')}`);
-    const nodes = await Promise.allSettled(layout.nodes.map((node) => startService(SERVICES.node, node, settings, options.nodeArgs ?? [], options)));
+    const nodes = await Promise.allSettled(
+      layout.nodes.map((node) => startService(SERVICES.node, node, settings, options.nodeArgs ?? [], options)),
+    );
     for (const node of nodes) if (node.status === 'fulfilled') running.push(node.value);
     const failed = nodes.find((node) => node.status === 'rejected');
     if (failed) throw failed.reason;
     progress('wiring the nodes: accept lists, log, follows, witness invitations');
-    await wireFederation(admins, { logUrl: layout.log.logUrl, ...(options.witnessPolicy === undefined ? {} : { witnessPolicy: options.witnessPolicy }), onChange: progress });
+    await wireFederation(admins, {
+      logUrl: layout.log.logUrl,
+      ...(options.witnessPolicy === undefined ? {} : { witnessPolicy: options.witnessPolicy }),
+      onChange: progress,
+    });
   } catch (error) {
     await stop();
     throw error;
@@ -83,12 +96,25 @@ export async function startLocalFederation(options: LocalFederationOptions): Pro
 }
 
 /** One instance of `entry` at `place`, started as its package's bin; resolves once it reports ready. */
-async function startService(entry: ServiceEntry, place: ServicePlace, settings: LaunchSettings, extraArgs: readonly string[], options: LocalFederationOptions): Promise<ServiceProcess> {
+async function startService(
+  entry: ServiceEntry,
+  place: ServicePlace,
+  settings: LaunchSettings,
+  extraArgs: readonly string[],
+  options: LocalFederationOptions,
+): Promise<ServiceProcess> {
   const out = new LineForwarder((line) => options.onOutput?.(place.name, line));
   const err = new LineForwarder((line) => options.onOutput?.(place.name, line));
   const service = await startProcess(serviceBin(entry.packageName), {
     name: place.name,
-    args: ['--host-url', new URL(place.url).host, '--data-dir', place.dataDir, ...entry.flags(place, settings), ...extraArgs],
+    args: [
+      '--host-url',
+      new URL(place.url).host,
+      '--data-dir',
+      place.dataDir,
+      ...entry.flags(place, settings),
+      ...extraArgs,
+    ],
     // Own group: a terminal's Ctrl-C reaches the launcher only, which stops each service once.
     ownProcessGroup: true,
     onOutput: (chunk, stream) => (stream === 'stdout' ? out : err).write(chunk),

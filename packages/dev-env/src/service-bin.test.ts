@@ -9,7 +9,10 @@ describe('serviceBin', () => {
     for (const { packageName } of Object.values(SERVICES)) {
       const bin = serviceBin(packageName);
       const packageDir = join(bin, '..', '..');
-      const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { name: string; bin: Record<string, string> };
+      const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as {
+        name: string;
+        bin: Record<string, string>;
+      };
       expect(manifest.name).toBe(packageName);
       expect(Object.values(manifest.bin).map((file) => join(packageDir, file))).toEqual([bin]);
     }

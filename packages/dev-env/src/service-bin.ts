@@ -12,8 +12,12 @@ export function serviceBin(packageName: string): string {
   const manifestFile = require.resolve(`${packageName}/package.json`);
   const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { bin?: string | Record<string, string> };
   const bins = typeof manifest.bin === 'string' ? [manifest.bin] : Object.values(manifest.bin ?? {});
-  if (bins.length !== 1) throw new Error(`${packageName} declares ${bins.length} bins in its package.json; one was expected`);
+  if (bins.length !== 1)
+    throw new Error(`${packageName} declares ${bins.length} bins in its package.json; one was expected`);
   const bin = join(dirname(manifestFile), bins[0] as string);
-  if (!existsSync(bin)) throw new Error(`${bin} (the bin of ${packageName}) is missing: run \`npm run build\` at the repository root first`);
+  if (!existsSync(bin))
+    throw new Error(
+      `${bin} (the bin of ${packageName}) is missing: run \`npm run build\` at the repository root first`,
+    );
   return bin;
 }

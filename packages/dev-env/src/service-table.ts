@@ -36,7 +36,16 @@ export const SERVICES = {
   node: {
     packageName: '@anchor/node',
     // Who may follow and invite is decided by accept lists, which the wiring fills with the other nodes.
-    flags: (place, { logLevel }) => ['--external-endpoint', place.url, '--follow-auth-policy', 'accept-list', '--invite-witness-auth-policy', 'accept-list', '--log-level', logLevel],
+    flags: (place, { logLevel }) => [
+      '--external-endpoint',
+      place.url,
+      '--follow-auth-policy',
+      'accept-list',
+      '--invite-witness-auth-policy',
+      'accept-list',
+      '--log-level',
+      logLevel,
+    ],
     readiness: HEALTHY,
   },
 } satisfies Record<string, ServiceEntry>;

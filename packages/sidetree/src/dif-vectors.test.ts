@@ -17,7 +17,10 @@ const SUFFIX = 'EiDyOQbbZAa3aiRzeCkV7LOx3SERjjH93EXoIM3UoN4oWg';
 const SHORT_FORM = `did:sidetree:${SUFFIX}`;
 const jwk1 = difVector<Jwk>('inputs/jwkEs256k1Public.json');
 const jwk2 = difVector<Jwk>('inputs/jwkEs256k2Public.json');
-const generated = difVector<{ recover: { signingPublicKey: { publicKeyJwk: Jwk } }; update: { additionalPublicKey?: unknown } }>('generated.json');
+const generated = difVector<{
+  recover: { signingPublicKey: { publicKeyJwk: Jwk } };
+  update: { additionalPublicKey?: unknown };
+}>('generated.json');
 const jmnp: Jwk = {
   kty: 'EC',
   crv: 'secp256k1',
@@ -30,7 +33,10 @@ function parseVector<T extends ParsedOperation>(name: string): T {
 }
 
 function anchored(operation: ParsedOperation, time: number): PublishedOperationRecord {
-  return { operation, anchor: { canonicalReference: `anchor-${time}`, transactionTime: time, transactionNumber: time } };
+  return {
+    operation,
+    anchor: { canonicalReference: `anchor-${time}`, transactionTime: time, transactionNumber: time },
+  };
 }
 
 describe('DIF vectors: keys, commitments and reveal values', () => {
@@ -44,14 +50,21 @@ describe('DIF vectors: keys, commitments and reveal values', () => {
     expect(commitmentOf(jwk2)).toBe('EiDKIkwqO69IPG3pOlHkdb86nYt0aNxSHZu2r-bhEznjdA');
     expect(revealValueOf(jmnp)).toBe('EiB-dib5oumdaDGH47TB17Qg1nHza036bTIGibQOKFUY2A');
     expect(commitmentOf(jmnp)).toBe('EiCsA7SGLNeda5InloqnokUcJFz6vKT4HS5dcKrmnlJhpA');
-    expect(commitmentOf(generated.recover.signingPublicKey.publicKeyJwk)).toBe('EiD6_csybTfxELBoMgkE9O2BTCmhScG_RW_qaZQkIkJ_aQ');
+    expect(commitmentOf(generated.recover.signingPublicKey.publicKeyJwk)).toBe(
+      'EiD6_csybTfxELBoMgkE9O2BTCmhScG_RW_qaZQkIkJ_aQ',
+    );
   });
 
   it('reproduces the generator quirk: the update vector commits to a whole public key model', () => {
     const model = {
       id: 'additional-key',
       type: 'EcdsaSecp256k1VerificationKey2019',
-      publicKeyJwk: { kty: 'EC', crv: 'secp256k1', x: 'aN75CTjy3VCgGAJDNJHbcb55hO8CobEKzgCNrUeOwAY', y: 'K9FhCEpa_jG09pB6qriXrgSvKzXm6xtxBvZzIoXXWm4' },
+      publicKeyJwk: {
+        kty: 'EC',
+        crv: 'secp256k1',
+        x: 'aN75CTjy3VCgGAJDNJHbcb55hO8CobEKzgCNrUeOwAY',
+        y: 'K9FhCEpa_jG09pB6qriXrgSvKzXm6xtxBvZzIoXXWm4',
+      },
       purposes: ['authentication', 'assertionMethod', 'capabilityInvocation', 'capabilityDelegation', 'keyAgreement'],
     };
     expect(commitmentOfBytes(canonicalize(model))).toBe('EiDOrcmPtfMHuwIWN6YoihdeIPxOKDHy3D6sdMXu_7CN0w');
@@ -74,7 +87,9 @@ describe('DIF vectors: operations', () => {
     const did = difVector<{ shortFormDid: string; longFormDid: string }>('resolution/did.json');
     expect(did.shortFormDid).toBe(SHORT_FORM);
     const { longFormDid } = did;
-    expect(`${SHORT_FORM}:${base64UrlEncode(canonicalize({ delta: create.delta, suffixData: create.suffixData }))}`).toBe(longFormDid);
+    expect(
+      `${SHORT_FORM}:${base64UrlEncode(canonicalize({ delta: create.delta, suffixData: create.suffixData }))}`,
+    ).toBe(longFormDid);
     const parsed = parseSidetreeDid(longFormDid);
     expect(parsed.suffix).toBe(SUFFIX);
     expect(parsed.shortForm).toBe(SHORT_FORM);
@@ -90,7 +105,9 @@ describe('DIF vectors: operations', () => {
     expect(update.nextUpdateCommitment).toBe('EiDOrcmPtfMHuwIWN6YoihdeIPxOKDHy3D6sdMXu_7CN0w');
     expect(update.jws.header).toEqual({ alg: 'ES256K' });
     expect(() => verifyJws(update.signedData, jwk2, { algorithms: ['ES256K'] })).not.toThrow();
-    expect(() => verifyJws(update.signedData, jwk1, { algorithms: ['ES256K'] })).toThrow('signature verification failed');
+    expect(() => verifyJws(update.signedData, jwk1, { algorithms: ['ES256K'] })).toThrow(
+      'signature verification failed',
+    );
   });
 
   it('recover: reveal value, delta hash, next commitments and the ES256K signature', () => {
@@ -134,7 +151,9 @@ describe('DIF vectors: resolution results (ION rendering)', () => {
   });
 
   it('afterDeactivate (create, recover, deactivate)', () => {
-    expect(resolve([anchored(create, 1), anchored(recover, 2), anchored(deactivate, 3)])).toEqual(difVector('resolution/afterDeactivate.json'));
+    expect(resolve([anchored(create, 1), anchored(recover, 2), anchored(deactivate, 3)])).toEqual(
+      difVector('resolution/afterDeactivate.json'),
+    );
   });
 
   it('the deactivate does not apply straight after the create (it opens the recover commitment)', () => {
@@ -151,7 +170,11 @@ describe('DIF vectors: resolution results (ION rendering)', () => {
   it('a published long form resolves like the short form, with the short form as canonical and equivalent id', () => {
     const { longFormDid } = difVector<{ longFormDid: string }>('resolution/did.json');
     const did = parseSidetreeDid(longFormDid);
-    const model = resolveOperations(SUFFIX, { published: [anchored(create, 1), anchored(update, 2)], longFormCreate: did.longFormCreate }, { protocol: DIF_PROTOCOL });
+    const model = resolveOperations(
+      SUFFIX,
+      { published: [anchored(create, 1), anchored(update, 2)], longFormCreate: did.longFormCreate },
+      { protocol: DIF_PROTOCOL },
+    );
     const result = renderIonResolution(model, { did });
     const afterUpdate = difVector<{ didDocumentMetadata: Record<string, unknown> }>('resolution/afterUpdate.json');
     expect(result.didDocumentMetadata).toEqual({ ...afterUpdate.didDocumentMetadata, equivalentId: [SHORT_FORM] });
@@ -161,7 +184,10 @@ describe('DIF vectors: resolution results (ION rendering)', () => {
 
 describe('small independent vectors (sidetree.md §1.7, §5.3)', () => {
   it('hashes suffix data to the sidetree-go suffix', () => {
-    const suffixData = { deltaHash: 'EiBOmkP6kn7yjt0VocmcPu9OQOsZi199Evh-xB48ebubQA', recoveryCommitment: 'EiAAZJYry29vICkwmso8FL92WAISMAhsL8xkCm8dYVnq_w' };
+    const suffixData = {
+      deltaHash: 'EiBOmkP6kn7yjt0VocmcPu9OQOsZi199Evh-xB48ebubQA',
+      recoveryCommitment: 'EiAAZJYry29vICkwmso8FL92WAISMAhsL8xkCm8dYVnq_w',
+    };
     expect(hashCanonical(suffixData)).toBe('EiA5vyaRzJIxbkuZbvwEXiC__u8ieFx50TAAo98tBzCuyA');
   });
 
@@ -183,6 +209,8 @@ describe('small independent vectors (sidetree.md §1.7, §5.3)', () => {
     expect(hashCanonical(key)).toBe('EiAEy4zo0-wi0NfGlBUs3ulobkuPPlXOehXJwKQJ4ghfsg');
     expect(commitmentOfBytes(canonicalize(key))).toBe('EiDg8KAYg6sD9DuMxZNAr8iu7_fEpwuAa_TaUU0wS21o8Q');
     // Members Go drops (kid, alg, use) do not change the values.
-    expect(commitmentOf({ ...key, kid: 'k1', alg: 'EdDSA', use: 'sig' })).toBe('EiAFzWDY6gk5s1Ts0eWzr92HQstDD5FHUSYXqyrJ0sX1qA');
+    expect(commitmentOf({ ...key, kid: 'k1', alg: 'EdDSA', use: 'sig' })).toBe(
+      'EiAFzWDY6gk5s1Ts0eWzr92HQstDD5FHUSYXqyrJ0sX1qA',
+    );
   });
 });

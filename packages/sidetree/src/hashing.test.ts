@@ -29,15 +29,26 @@ describe('hashing', () => {
     expect(hashMatches(hash, 'content')).toBe(true);
     expect(hashMatches(variant, 'content')).toBe(false);
     expect(hashMatches('not a hash', 'content')).toBe(false);
-    expectBadRequest(() => checkEncodedMultihash(variant, 'deltaHash', DID_NODE_PROTOCOL), 'deltaHash is not canonical base64url');
+    expectBadRequest(
+      () => checkEncodedMultihash(variant, 'deltaHash', DID_NODE_PROTOCOL),
+      'deltaHash is not canonical base64url',
+    );
   });
 
   it('checks the digest length the code implies and the codes the protocol allows', () => {
     const short = base64UrlEncode(wrapMultihash(0x12, Buffer.alloc(31)));
-    expectBadRequest(() => checkEncodedMultihash(short, 'revealValue', DID_NODE_PROTOCOL), 'revealValue has a 31-byte digest; multihash code 18 needs 32');
+    expectBadRequest(
+      () => checkEncodedMultihash(short, 'revealValue', DID_NODE_PROTOCOL),
+      'revealValue has a 31-byte digest; multihash code 18 needs 32',
+    );
     const sha512 = hashBytes('x', SHA2_512);
     expectBadRequest(() => checkEncodedMultihash(sha512, 'revealValue', DID_NODE_PROTOCOL), 'uses multihash code 19');
-    expect(checkEncodedMultihash(sha512, 'revealValue', { ...DID_NODE_PROTOCOL, multihashAlgorithms: [0x12, 0x13] }).code).toBe(0x13);
-    expectBadRequest(() => checkEncodedMultihash('', 'revealValue', DID_NODE_PROTOCOL), 'revealValue must not be empty');
+    expect(
+      checkEncodedMultihash(sha512, 'revealValue', { ...DID_NODE_PROTOCOL, multihashAlgorithms: [0x12, 0x13] }).code,
+    ).toBe(0x13);
+    expectBadRequest(
+      () => checkEncodedMultihash('', 'revealValue', DID_NODE_PROTOCOL),
+      'revealValue must not be empty',
+    );
   });
 });

@@ -61,7 +61,9 @@ export function checkEncodedMultihash(value: unknown, path: string, protocol: Pr
   if (typeof value !== 'string') throw badRequest(`${path} must be a string`);
   if (value.length === 0) throw badRequest(`${path} must not be empty`);
   if (value.length > protocol.maxOperationHashLength) {
-    throw badRequest(`${path} is too long: ${value.length} characters exceeds the maximum hash length ${protocol.maxOperationHashLength}`);
+    throw badRequest(
+      `${path} is too long: ${value.length} characters exceeds the maximum hash length ${protocol.maxOperationHashLength}`,
+    );
   }
   if (!isCanonicalBase64Url(value)) throw badRequest(`${path} is not canonical base64url`);
   let decoded: DecodedMultihash;
@@ -71,11 +73,15 @@ export function checkEncodedMultihash(value: unknown, path: string, protocol: Pr
     throw badRequest(`${path} is not a valid multihash: ${(error as Error).message}`);
   }
   if (!protocol.multihashAlgorithms.includes(decoded.code)) {
-    throw badRequest(`${path} uses multihash code ${decoded.code}, but ${protocol.name} allows only ${protocol.multihashAlgorithms.join(', ')}`);
+    throw badRequest(
+      `${path} uses multihash code ${decoded.code}, but ${protocol.name} allows only ${protocol.multihashAlgorithms.join(', ')}`,
+    );
   }
   const expected = DIGEST_OF[decoded.code]?.length;
   if (decoded.digest.length !== expected) {
-    throw badRequest(`${path} has a ${decoded.digest.length}-byte digest; multihash code ${decoded.code} needs ${String(expected)}`);
+    throw badRequest(
+      `${path} has a ${decoded.digest.length}-byte digest; multihash code ${decoded.code} needs ${String(expected)}`,
+    );
   }
   return decoded;
 }

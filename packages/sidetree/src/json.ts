@@ -25,7 +25,8 @@ export function optionalString(value: unknown, path: string): string | undefined
 /** Unix seconds as the Go original reads them (int64): integers only; `undefined` when absent. */
 export function optionalUnixSeconds(value: unknown, path: string): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw badRequest(`${path} must be an integer (Unix seconds)`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value))
+    throw badRequest(`${path} must be an integer (Unix seconds)`);
   return value;
 }
 

@@ -41,8 +41,12 @@ describe.each(SIGNING_KEY_TYPES)('did:node lifecycle with $type keys', ({ type, 
     updateKey: update1,
     anchorOrigin: ORIGIN,
     patches: [
-      addPublicKeys(documentKey('key-1', docKey1, { type: documentKeyType, purposes: ['authentication', 'assertionMethod'] })),
-      addServices(service('hub', 'LinkedDomains', 'https://hub.example.com', { priority: 0, routingKeys: ['did:example:r'] })),
+      addPublicKeys(
+        documentKey('key-1', docKey1, { type: documentKeyType, purposes: ['authentication', 'assertionMethod'] }),
+      ),
+      addServices(
+        service('hub', 'LinkedDomains', 'https://hub.example.com', { priority: 0, routingKeys: ['did:example:r'] }),
+      ),
       addAlsoKnownAs('https://alias.example.com'),
     ],
   });
@@ -110,7 +114,15 @@ describe.each(SIGNING_KEY_TYPES)('did:node lifecycle with $type keys', ({ type, 
       verificationMethod: [{ id: `${id}#key-1`, type: documentKeyType, controller: id, ...keyMaterial }],
       authentication: [`${id}#key-1`],
       assertionMethod: [`${id}#key-1`],
-      service: [{ id: `${id}#hub`, type: 'LinkedDomains', serviceEndpoint: 'https://hub.example.com', priority: 0, routingKeys: ['did:example:r'] }],
+      service: [
+        {
+          id: `${id}#hub`,
+          type: 'LinkedDomains',
+          serviceEndpoint: 'https://hub.example.com',
+          priority: 0,
+          routingKeys: ['did:example:r'],
+        },
+      ],
       alsoKnownAs: ['https://alias.example.com'],
     });
   });
@@ -162,7 +174,9 @@ describe.each(SIGNING_KEY_TYPES)('did:node lifecycle with $type keys', ({ type, 
         nextRecoveryKey: recovery2,
         nextUpdateKey: update1,
         anchorOrigin: 'https://node2.example.com',
-        patches: [addPublicKeys(documentKey('fresh', docKey1, { type: documentKeyType, purposes: ['authentication'] }))],
+        patches: [
+          addPublicKeys(documentKey('fresh', docKey1, { type: documentKeyType, purposes: ['authentication'] })),
+        ],
       }),
     );
     const anchorHash = ledger.anchor([recover]);
@@ -172,8 +186,13 @@ describe.each(SIGNING_KEY_TYPES)('did:node lifecycle with $type keys', ({ type, 
     expect(method.anchorOrigin).toBe('https://node2.example.com');
     expect(method.recoveryCommitment).toBe(recover.type === 'recover' ? recover.nextRecoveryCommitment : '');
     // Updates anchored before the recover no longer shape the state, so only create and recover are listed.
-    expect((method.publishedOperations as { type: string }[]).map((operation) => operation.type)).toEqual(['create', 'recover']);
-    expect((result.didDocument.verificationMethod as { id: string }[]).map((key) => key.id)).toEqual([`did:node:${anchorHash}:${suffix}#fresh`]);
+    expect((method.publishedOperations as { type: string }[]).map((operation) => operation.type)).toEqual([
+      'create',
+      'recover',
+    ]);
+    expect((result.didDocument.verificationMethod as { id: string }[]).map((key) => key.id)).toEqual([
+      `did:node:${anchorHash}:${suffix}#fresh`,
+    ]);
     expect(result.didDocument.service).toBeUndefined();
     expect(result.didDocument.alsoKnownAs).toBeUndefined();
     // The old canonical DID still resolves (its anchor is an earlier anchor of the suffix).
@@ -182,13 +201,29 @@ describe.each(SIGNING_KEY_TYPES)('did:node lifecycle with $type keys', ({ type, 
 
   it('deactivate: document reduced to its id, method holds only anchorOrigin and published; later operations are ignored', () => {
     ledger.now += 60;
-    const deactivateAnchor = ledger.anchor([ledger.accept(deactivateRequest({ didSuffix: suffix, recoveryKey: recovery2 }))]);
+    const deactivateAnchor = ledger.anchor([
+      ledger.accept(deactivateRequest({ didSuffix: suffix, recoveryKey: recovery2 })),
+    ]);
     ledger.now += 60;
     // An update with the key the recover committed to, and a recover with the recovery key the deactivate
     // revealed, both anchored after the deactivate: ignored.
-    ledger.anchor([updateRequest({ didSuffix: suffix, updateKey: update1, nextUpdateKey: update2, patches: [removePublicKeys('fresh')] })]);
     ledger.anchor([
-      recoverRequest({ didSuffix: suffix, recoveryKey: recovery2, nextRecoveryKey: recovery1, nextUpdateKey: update3, anchorOrigin: ORIGIN, patches: [] }),
+      updateRequest({
+        didSuffix: suffix,
+        updateKey: update1,
+        nextUpdateKey: update2,
+        patches: [removePublicKeys('fresh')],
+      }),
+    ]);
+    ledger.anchor([
+      recoverRequest({
+        didSuffix: suffix,
+        recoveryKey: recovery2,
+        nextRecoveryKey: recovery1,
+        nextUpdateKey: update3,
+        anchorOrigin: ORIGIN,
+        patches: [],
+      }),
     ]);
     const canonical = ledger.resolve(suffix).canonicalReference as string;
     const did = `did:node:${canonical}:${suffix}`;
@@ -198,6 +233,10 @@ describe.each(SIGNING_KEY_TYPES)('did:node lifecycle with $type keys', ({ type, 
     expect(result.didDocumentMetadata.method).toEqual({ anchorOrigin: 'https://node2.example.com', published: true });
     expect(result.didDocumentMetadata.versionId).toBe(deactivateAnchor);
     expect(result.didDocumentMetadata.canonicalId).toBe(did);
-    expect(ledger.resolve(suffix).appliedOperations.map((operation) => operation.type)).toEqual(['create', 'recover', 'deactivate']);
+    expect(ledger.resolve(suffix).appliedOperations.map((operation) => operation.type)).toEqual([
+      'create',
+      'recover',
+      'deactivate',
+    ]);
   });
 });

@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { loadConfig } from '@anchor/common/config';
-import { documentedRoutes, mountedRoutes, routeTableOf, routeTableTags, withRouteTables, type OpenApiDocument } from '@anchor/common/http';
+import {
+  documentedRoutes,
+  mountedRoutes,
+  routeTableOf,
+  routeTableTags,
+  withRouteTables,
+  type OpenApiDocument,
+} from '@anchor/common/http';
 import { freePort, makeTempDir, type TempDir } from '@anchor/testing/process';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +27,18 @@ describe('the route table of a bare node', () => {
     const port = await freePort();
     dir = await makeTempDir('node-routes-');
     const config = loadConfig(nodeConfigSpec, {
-      argv: ['--host-url', `127.0.0.1:${port}`, '--external-endpoint', `http://127.0.0.1:${port}`, '--data-dir', dir.path, '--database-type', 'mem', '--log-level', 'error'],
+      argv: [
+        '--host-url',
+        `127.0.0.1:${port}`,
+        '--external-endpoint',
+        `http://127.0.0.1:${port}`,
+        '--data-dir',
+        dir.path,
+        '--database-type',
+        'mem',
+        '--log-level',
+        'error',
+      ],
       env: {},
     });
     server = await createServer(config);
@@ -46,7 +64,14 @@ describe('the route table of a bare node', () => {
 
   it('lists every route the node serves, and nothing else', () => {
     expect(mountedRoutes(server.context.http).sort()).toEqual(documentedRoutes(document).sort());
-    expect(documentedRoutes(document)).toEqual(expect.arrayContaining(['GET /healthcheck', 'POST /sidetree/v1/operations', 'POST /services/node/inbox', 'GET /openapi.json']));
+    expect(documentedRoutes(document)).toEqual(
+      expect.arrayContaining([
+        'GET /healthcheck',
+        'POST /sidetree/v1/operations',
+        'POST /services/node/inbox',
+        'GET /openapi.json',
+      ]),
+    );
   });
 
   it('matches the committed openapi.json', async () => {

@@ -1,4 +1,10 @@
-import { openApiRoute, type ApiInfo, type ExpressRouteSpec, type QueryParameterSpec, type RouteSpec } from '@anchor/common/http';
+import {
+  openApiRoute,
+  type ApiInfo,
+  type ExpressRouteSpec,
+  type QueryParameterSpec,
+  type RouteSpec,
+} from '@anchor/common/http';
 import { PROJECT_VERSION } from '@anchor/common/version';
 import type { RequestHandler } from 'express';
 import { WEBFINGER_PATH } from '@anchor/common/webfinger';
@@ -32,14 +38,19 @@ export interface RoutedFeatures {
 const JSON_TYPES = ['application/json', 'application/ld+json'];
 const PAGING: QueryParameterSpec[] = [
   { name: 'page', description: '`true` for a `CollectionPage` instead of the collection' },
-  { name: 'page-num', description: 'the 0-based page number (with `page=true`)', schema: { type: 'integer', minimum: 0 } },
+  {
+    name: 'page-num',
+    description: 'the 0-based page number (with `page=true`)',
+    schema: { type: 'integer', minimum: 0 },
+  },
 ];
 
 export function nodeApiInfo(ctx: NodeContext): ApiInfo {
   return {
     title: 'anchor-node',
     version: PROJECT_VERSION,
-    description: 'The did:node anchoring node: Sidetree API, ActivityPub federation and witnessing, discovery and system endpoints.',
+    description:
+      'The did:node anchoring node: Sidetree API, ActivityPub federation and witnessing, discovery and system endpoints.',
     httpSignatures: ctx.config.auth.httpSignatures,
   };
 }
@@ -68,7 +79,10 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
   const perAnchor = (name: string, what: string, handler: RequestHandler): ExpressRouteSpec => ({
     ...collection(`${name}/:anchor`, what, handler),
     params: { anchor: 'an anchor hashlink or hash' },
-    responses: { 200: { description: 'the collection', mediaType: AP_CONTENT_TYPE }, 400: 'not an anchor hashlink or hash, or bad paging parameters' },
+    responses: {
+      200: { description: 'the collection', mediaType: AP_CONTENT_TYPE },
+      400: 'not an anchor hashlink or hash, or bad paging parameters',
+    },
   });
 
   const routes: RouteSpec[] = [
@@ -81,9 +95,23 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       auth: 'write',
       fast: true,
       tag: 'sidetree',
-      summary: 'create, update, recover, deactivate; 200 with the DID resolution result after the operation (unpublished for a create)',
-      body: { mediaTypes: ['application/json'], schema: { type: 'object', required: ['type'], properties: { type: { enum: ['create', 'update', 'recover', 'deactivate'] } } }, description: 'a Sidetree operation request' },
-      responses: { 200: { description: 'the DID resolution result', mediaType: 'application/did+ld+json' }, 400: 'names every refusal', 413: 'body over `--body-limit`', 503: 'maintenance mode' },
+      summary:
+        'create, update, recover, deactivate; 200 with the DID resolution result after the operation (unpublished for a create)',
+      body: {
+        mediaTypes: ['application/json'],
+        schema: {
+          type: 'object',
+          required: ['type'],
+          properties: { type: { enum: ['create', 'update', 'recover', 'deactivate'] } },
+        },
+        description: 'a Sidetree operation request',
+      },
+      responses: {
+        200: { description: 'the DID resolution result', mediaType: 'application/did+ld+json' },
+        400: 'names every refusal',
+        413: 'body over `--body-limit`',
+        503: 'maintenance mode',
+      },
       handler: sidetreeApi.handlers.postOperation,
     },
     {
@@ -98,7 +126,12 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
         { name: 'versionId', description: 'the version of a did:node DID to resolve (an operation hash)' },
         { name: 'versionTime', description: 'the version of a did:node DID current at this time (RFC 3339)' },
       ],
-      responses: { 200: { description: 'the DID resolution result', mediaType: 'application/did+ld+json' }, 400: 'malformed', 404: 'unknown', 503: 'maintenance mode' },
+      responses: {
+        200: { description: 'the DID resolution result', mediaType: 'application/did+ld+json' },
+        400: 'malformed',
+        404: 'unknown',
+        503: 'maintenance mode',
+      },
       handler: sidetreeApi.handlers.getIdentifier,
     },
     {
@@ -108,7 +141,11 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       tag: 'sidetree',
       summary: 'the did:web document of a did:node DID (no resolution wrapper)',
       params: { id: 'the DID suffix' },
-      responses: { 200: { description: 'the DID document', mediaType: 'application/json' }, 400: 'not a DID suffix', 404: 'unknown or deactivated' },
+      responses: {
+        200: { description: 'the DID document', mediaType: 'application/json' },
+        400: 'not a DID suffix',
+        404: 'unknown or deactivated',
+      },
       handler: didWeb.handlers.getDocument,
     },
     {
@@ -128,7 +165,11 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       tag: 'sidetree',
       summary: 'a witnessed anchor credential',
       params: { id: 'the credential UUID' },
-      responses: { 200: { description: 'the credential', mediaType: 'application/ld+json' }, 400: 'not a UUID', 404: 'no such credential' },
+      responses: {
+        200: { description: 'the credential', mediaType: 'application/ld+json' },
+        400: 'not a UUID',
+        404: 'no such credential',
+      },
       handler: vc.handlers.getCredential,
     },
     {
@@ -147,7 +188,10 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       tag: 'sidetree',
       summary: 'sets the transparency log (text/plain URL of a log alias); an empty body removes it',
       body: { mediaTypes: ['text/plain'], schema: { type: 'string' }, required: false },
-      responses: { 200: { description: 'the log URL now set', mediaType: 'text/plain' }, 400: 'not a text body, or not a log URL' },
+      responses: {
+        200: { description: 'the log URL now set', mediaType: 'text/plain' },
+        400: 'not a text body, or not a log URL',
+      },
       handler: vct.handlers.setLog,
     },
 
@@ -157,7 +201,8 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       path: base,
       auth: 'open',
       tag: 'federation',
-      summary: 'the Service actor: collections, `publicKey` (`{id, owner, publicKeyPem}`, or the DID URL for a did:web service)',
+      summary:
+        'the Service actor: collections, `publicKey` (`{id, owner, publicKeyPem}`, or the DID URL for a did:web service)',
       responses: { 200: { description: 'the actor', mediaType: AP_CONTENT_TYPE } },
       handler: ap.actor,
     },
@@ -168,7 +213,10 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       tag: 'federation',
       summary: 'the HTTP-signature key document (404 for a did:web service)',
       params: { id: 'the key id (`--http-sign-key-id`)' },
-      responses: { 200: { description: 'the key document', mediaType: 'application/json' }, 404: 'no such key, or the service id is a DID' },
+      responses: {
+        200: { description: 'the key document', mediaType: 'application/json' },
+        404: 'no such key, or the service id is a DID',
+      },
       handler: ap.publicKey,
     },
     {
@@ -177,7 +225,10 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       auth: 'open',
       tag: 'federation',
       summary: 'the service DID document (did:web service ids only)',
-      responses: { 200: { description: 'the DID document', mediaType: 'application/json' }, 404: 'the service id is not a DID' },
+      responses: {
+        200: { description: 'the DID document', mediaType: 'application/json' },
+        404: 'the service id is not a DID',
+      },
       handler: ap.didDocument,
     },
     collection('followers', 'unordered `Collection` of the services following this one', ap.followers),
@@ -187,7 +238,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
     collection('inbox', '`OrderedCollection` of the activities received', ap.inbox),
     collection('liked', '`OrderedCollection` of the anchor hashlinks this service liked', ap.liked),
     collection('likes', '`OrderedCollection` of the Likes received', ap.likes),
-    perAnchor('likes', "`OrderedCollection` of the Likes of one anchor", ap.likes),
+    perAnchor('likes', '`OrderedCollection` of the Likes of one anchor', ap.likes),
     collection('shares', '`OrderedCollection` of the Announces received', ap.shares),
     perAnchor('shares', '`OrderedCollection` of the Announces of one anchor', ap.shares),
     {
@@ -212,9 +263,14 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       fast: true,
       tag: 'federation',
       access: "the admin token (open when no tokens are defined), or this service's signature",
-      summary: 'completes the activity (id, actor, published, default `to`), applies its effect, queues delivery; answers the new id (JSON string, also in `Location`) at once',
+      summary:
+        'completes the activity (id, actor, published, default `to`), applies its effect, queues delivery; answers the new id (JSON string, also in `Location`) at once',
       body: { mediaTypes: JSON_TYPES, schema: ACTIVITY },
-      responses: { 200: { description: 'the new activity id', mediaType: 'application/json' }, 400: 'a malformed activity', 503: 'maintenance mode' },
+      responses: {
+        200: { description: 'the new activity id', mediaType: 'application/json' },
+        400: 'a malformed activity',
+        503: 'maintenance mode',
+      },
       handler: ap.postOutbox,
     },
     {
@@ -226,7 +282,11 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       access: "an HTTP signature by the activity's actor, or a token the rules admit; **unsigned is always 401**",
       summary: 'stored durably and queued, then 200; an id already received is acknowledged and ignored',
       body: { mediaTypes: JSON_TYPES, schema: INBOX_ACTIVITY },
-      responses: { 200: 'received', 400: 'a malformed activity (schema, unknown type, an id not on its actor\'s host)', 503: 'maintenance mode' },
+      responses: {
+        200: 'received',
+        400: "a malformed activity (schema, unknown type, an id not on its actor's host)",
+        503: 'maintenance mode',
+      },
       handler: ap.postInbox,
     },
     {
@@ -235,7 +295,10 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       auth: 'admin',
       tag: 'federation',
       summary: 'the witness policy (text/plain)',
-      responses: { 200: { description: 'the policy', mediaType: 'text/plain' }, 404: 'no policy is set: the default applies' },
+      responses: {
+        200: { description: 'the policy', mediaType: 'text/plain' },
+        404: 'no policy is set: the default applies',
+      },
       handler: witness.handlers.getPolicy,
     },
     {
@@ -245,7 +308,10 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       tag: 'federation',
       summary: 'sets the witness policy (text/plain); an empty body restores the default',
       body: { mediaTypes: ['text/plain'], schema: { type: 'string' }, required: false },
-      responses: { 200: { description: 'the policy now set', mediaType: 'text/plain' }, 400: 'not a policy (names the bad token)' },
+      responses: {
+        200: { description: 'the policy now set', mediaType: 'text/plain' },
+        400: 'not a policy (names the bad token)',
+      },
       handler: witness.handlers.setPolicy,
     },
 
@@ -255,9 +321,19 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       path: `${base}/acceptlist`,
       auth: 'admin',
       tag: 'system',
-      summary: '`[{"type":"follow","url":[...]},{"type":"invite-witness","url":[...]}]`; `?type=follow` or `?type=invite-witness` → that one entry',
-      query: [{ name: 'type', description: 'one list: `follow` or `invite-witness`', schema: { enum: ['follow', 'invite-witness'] } }],
-      responses: { 200: { description: 'the accept lists', mediaType: 'application/json' }, 400: 'another type, or the parameter twice' },
+      summary:
+        '`[{"type":"follow","url":[...]},{"type":"invite-witness","url":[...]}]`; `?type=follow` or `?type=invite-witness` → that one entry',
+      query: [
+        {
+          name: 'type',
+          description: 'one list: `follow` or `invite-witness`',
+          schema: { enum: ['follow', 'invite-witness'] },
+        },
+      ],
+      responses: {
+        200: { description: 'the accept lists', mediaType: 'application/json' },
+        400: 'another type, or the parameter twice',
+      },
       handler: system.handlers.acceptList.get,
     },
     {
@@ -265,7 +341,8 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       path: `${base}/acceptlist`,
       auth: 'admin',
       tag: 'system',
-      summary: '`[{"type", "add"?: [uri], "remove"?: [uri]}, ...]` (any JSON content type); per entry adds then removes, idempotent; answers the lists as GET does',
+      summary:
+        '`[{"type", "add"?: [uri], "remove"?: [uri]}, ...]` (any JSON content type); per entry adds then removes, idempotent; answers the lists as GET does',
       body: { mediaTypes: JSON_TYPES, schema: ACCEPT_LIST_UPDATE },
       responses: {
         200: { description: 'the accept lists', mediaType: 'application/json' },
@@ -290,20 +367,26 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       summary:
         '`{"add"?: [uri or "*"], "remove"?: [...]}`; adds then removes, idempotent; answers the new list. The next operation this instance receives sees the change (other instances within `--allowed-origins-cache-expiration`)',
       body: { mediaTypes: JSON_TYPES, schema: ALLOWED_ORIGINS_UPDATE },
-      responses: { 200: { description: 'the allowed origins', mediaType: 'application/json' }, 400: 'bad shape; nothing changes' },
+      responses: {
+        200: { description: 'the allowed origins', mediaType: 'application/json' },
+        400: 'bad shape; nothing changes',
+      },
       handler: system.handlers.allowedOrigins.post,
     },
-    ...(['2.0', '2.1'] as const).map(
-      (version): RouteSpec => ({
-        method: 'GET',
-        path: `/nodeinfo/${version}`,
-        auth: 'read',
-        tag: 'system',
-        summary: `NodeInfo ${version}: software \`anchor-node\` and its version, protocols \`["activitypub"]\`, one user, \`localPosts\` = Creates and \`localComments\` = Likes in the outbox, recounted every \`--nodeinfo-refresh-interval\``,
-        responses: { 200: { description: 'the NodeInfo document', mediaType: `application/json; profile="http://nodeinfo.diaspora.software/ns/schema/${version}#"` } },
-        handler: discovery.handlers.nodeInfo[version],
-      }),
-    ),
+    ...(['2.0', '2.1'] as const).map((version): RouteSpec => ({
+      method: 'GET',
+      path: `/nodeinfo/${version}`,
+      auth: 'read',
+      tag: 'system',
+      summary: `NodeInfo ${version}: software \`anchor-node\` and its version, protocols \`["activitypub"]\`, one user, \`localPosts\` = Creates and \`localComments\` = Likes in the outbox, recounted every \`--nodeinfo-refresh-interval\``,
+      responses: {
+        200: {
+          description: 'the NodeInfo document',
+          mediaType: `application/json; profile="http://nodeinfo.diaspora.software/ns/schema/${version}#"`,
+        },
+      },
+      handler: discovery.handlers.nodeInfo[version],
+    })),
 
     // Discovery: open even under a catch-all token rule, as in the original (a peer must find this node before it holds any credential).
     {
@@ -311,27 +394,28 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       path: '/.well-known/did-orb',
       auth: 'open',
       tag: 'discovery',
-      summary: '`{"resolutionEndpoint": "<base>/sidetree/v1/identifiers", "operationEndpoint": "<base>/sidetree/v1/operations"}` (the path keeps the original\'s name)',
+      summary:
+        '`{"resolutionEndpoint": "<base>/sidetree/v1/identifiers", "operationEndpoint": "<base>/sidetree/v1/operations"}` (the path keeps the original\'s name)',
       responses: { 200: { description: 'the endpoints', mediaType: 'application/json' } },
       handler: discovery.handlers.didOrb,
     },
-    ...['/.well-known/host-meta', '/.well-known/host-meta.json'].map(
-      (path): RouteSpec => ({
-        method: 'GET',
-        path,
-        auth: 'open',
-        tag: 'discovery',
-        summary: 'JRD: the WebFinger template `<base>/.well-known/webfinger?resource={uri}` and the service, again as `alternate` for each `--discovery-domains` entry',
-        responses: { 200: { description: 'the JRD', mediaType: 'application/json' } },
-        handler: discovery.handlers.hostMeta,
-      }),
-    ),
+    ...['/.well-known/host-meta', '/.well-known/host-meta.json'].map((path): RouteSpec => ({
+      method: 'GET',
+      path,
+      auth: 'open',
+      tag: 'discovery',
+      summary:
+        'JRD: the WebFinger template `<base>/.well-known/webfinger?resource={uri}` and the service, again as `alternate` for each `--discovery-domains` entry',
+      responses: { 200: { description: 'the JRD', mediaType: 'application/json' } },
+      handler: discovery.handlers.hostMeta,
+    })),
     {
       method: 'GET',
       path: '/.well-known/did.json',
       auth: 'open',
       tag: 'discovery',
-      summary: "the domain DID `did:web:<host>`: the anchor-credential signing key, which anchor-credential proofs name",
+      summary:
+        'the domain DID `did:web:<host>`: the anchor-credential signing key, which anchor-credential proofs name',
       responses: { 200: { description: 'the DID document', mediaType: 'application/json' } },
       handler: discovery.handlers.domainDid,
     },
@@ -349,9 +433,15 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       path: WEBFINGER_PATH,
       auth: 'open',
       tag: 'discovery',
-      summary: 'describes the node, its Sidetree endpoints, a DID of its namespace or an object in its CAS (the kinds below)',
+      summary:
+        'describes the node, its Sidetree endpoints, a DID of its namespace or an object in its CAS (the kinds below)',
       query: [{ name: 'resource', description: 'the URI described', required: true }],
-      responses: { 200: { description: 'the JRD', mediaType: 'application/jrd+json' }, 400: 'no `resource` (or an empty one, or it twice), or a malformed DID', 404: 'a resource this node does not describe', 502: 'the configured log does not answer its own WebFinger query' },
+      responses: {
+        200: { description: 'the JRD', mediaType: 'application/jrd+json' },
+        400: 'no `resource` (or an empty one, or it twice), or a malformed DID',
+        404: 'a resource this node does not describe',
+        502: 'the configured log does not answer its own WebFinger query',
+      },
       handler: discovery.handlers.webFinger,
     },
   ];

@@ -35,7 +35,16 @@ describe.skipIf(unavailable !== undefined)('a node through a broker restart unde
     dir = await makeTempDir('node-broker-restart-');
     broker = await RabbitMqNode.start(join(dir.path, 'rabbitmq'));
     const node = await startNodeProcess(await makeTempDir('node-broker-restart-data-'), {
-      args: ['--mq-url', broker.url, '--batch-writer-timeout', '200ms', '--mq-redelivery-initial-interval', '100ms', '--mq-redelivery-multiplier', '1.5'],
+      args: [
+        '--mq-url',
+        broker.url,
+        '--batch-writer-timeout',
+        '200ms',
+        '--mq-redelivery-initial-interval',
+        '100ms',
+        '--mq-redelivery-multiplier',
+        '1.5',
+      ],
     });
 
     const acknowledged: TestDid[] = [];
@@ -90,7 +99,10 @@ describe.skipIf(unavailable !== undefined)('a node through a broker restart unde
         await waitFor(
           async () => {
             const answer = await resolveDid(node.url, did.did);
-            return answer.status === 200 && (metadataOf(answer)?.method as { published?: boolean } | undefined)?.published === true ? answer : undefined;
+            return answer.status === 200 &&
+              (metadataOf(answer)?.method as { published?: boolean } | undefined)?.published === true
+              ? answer
+              : undefined;
           },
           { timeoutMs: 90_000, intervalMs: 200, description: `${did.did} published` },
         );

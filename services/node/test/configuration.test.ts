@@ -24,14 +24,20 @@ describe('configuration', () => {
   });
 
   it('a bad value exits non-zero with a clear message', async () => {
-    const result = await runProcess(requireNodeBuilt(), { args: ['--host-url', '127.0.0.1:1', '--batch-writer-timeout', 'soon'] });
+    const result = await runProcess(requireNodeBuilt(), {
+      args: ['--host-url', '127.0.0.1:1', '--batch-writer-timeout', 'soon'],
+    });
     expect(result.code).not.toBe(0);
     expect(result.output).toMatch(/batch-writer-timeout/);
   });
 
   it('options that contradict each other exit 2 with one line naming them', async () => {
-    const result = await runProcess(requireNodeBuilt(), { args: ['--host-url', '127.0.0.1:1', '--witness-store-expiry-period', '5m'] });
+    const result = await runProcess(requireNodeBuilt(), {
+      args: ['--host-url', '127.0.0.1:1', '--witness-store-expiry-period', '5m'],
+    });
     expect(result.code).toBe(2);
-    expect(result.output).toMatch(/--witness-store-expiry-period \(5m\) must exceed --max-witness-delay \+ --max-clock-skew \(11m\)/);
+    expect(result.output).toMatch(
+      /--witness-store-expiry-period \(5m\) must exceed --max-witness-delay \+ --max-clock-skew \(11m\)/,
+    );
   });
 });

@@ -68,7 +68,10 @@ describe('crash recovery', () => {
       expect(await count('operation')).toBe(BURST);
       expect(await count('operation-queue')).toBe(0);
       expect(await count('anchor-pending')).toBe(0);
-      const batches = await storage.open<{ status: string }>('anchor-batch', { indexes: [['status', 'createdAt']], expiryField: 'expiresAt' });
+      const batches = await storage.open<{ status: string }>('anchor-batch', {
+        indexes: [['status', 'createdAt']],
+        expiryField: 'expiresAt',
+      });
       const statuses = new Set((await batches.query({ limit: 1000 })).items.map((item) => item.value.status));
       expect([...statuses]).toEqual(['completed']);
       // A completed batch's body (its operation keys and content) goes with the status change that completes it.

@@ -80,7 +80,9 @@ describe.skipIf(unavailable !== undefined)('a node whose disk fills under load',
         if (state) expect(state.body.dbStatus).toMatch(/restart/);
         const exit = await Promise.race([node.process.exited, sleep(15_000).then(() => undefined)]);
         expect(exit?.code).toBe(1);
-        expect(node.process.output()).toMatch(/storage is unusable since a write failed .*; stopping so that a supervisor restarts the process/);
+        expect(node.process.output()).toMatch(
+          /storage is unusable since a write failed .*; stopping so that a supervisor restarts the process/,
+        );
         const stoppedAt = Date.now();
         node = await startNodeProcess(data, { port, args });
         restartedMs = Date.now() - stoppedAt;

@@ -23,7 +23,12 @@ async function health(node: NodeProcess): Promise<HealthAnswer> {
   return { status: response.status, body: (await response.json()) as Record<string, string> };
 }
 
-const healthBecomes = (node: NodeProcess, status: number, check: (body: Record<string, string>) => boolean, timeoutMs: number) =>
+const healthBecomes = (
+  node: NodeProcess,
+  status: number,
+  check: (body: Record<string, string>) => boolean,
+  timeoutMs: number,
+) =>
   waitFor(
     async () => {
       const answer = await health(node);
@@ -45,7 +50,11 @@ const run = promisify(execFile);
 async function ensureVhost(): Promise<string | undefined> {
   try {
     await run('rabbitmqctl', ['add_vhost', VHOST], { timeout: 30_000 });
-    await run('rabbitmqctl', ['set_permissions', '-p', VHOST, new URL(AMQP_URL).username || 'guest', '.*', '.*', '.*'], { timeout: 30_000 });
+    await run(
+      'rabbitmqctl',
+      ['set_permissions', '-p', VHOST, new URL(AMQP_URL).username || 'guest', '.*', '.*', '.*'],
+      { timeout: 30_000 },
+    );
     return undefined;
   } catch (error) {
     return `cannot create the RabbitMQ virtual host ${VHOST} with rabbitmqctl: ${(error as Error).message.split('\n')[0]}`;
@@ -79,13 +88,21 @@ describe.skipIf(brokerProblem !== undefined)('health follows the queue (RabbitMQ
   });
 
   it('is 200 with the queue connected', async () => {
-    expect(await health(node)).toMatchObject({ status: 200, body: { mqStatus: 'success', dbStatus: 'success', kmsStatus: 'success', status: 'OK' } });
+    expect(await health(node)).toMatchObject({
+      status: 200,
+      body: { mqStatus: 'success', dbStatus: 'success', kmsStatus: 'success', status: 'OK' },
+    });
   });
 
   it('goes 503 "not connected" when the broker is unreachable, naming only the failing component', async () => {
     breakLink(proxy);
     const down = await healthBecomes(node, 503, (body) => body.mqStatus === 'not connected', 15_000);
-    expect(down.body).toMatchObject({ mqStatus: 'not connected', dbStatus: 'success', kmsStatus: 'success', status: 'Unavailable' });
+    expect(down.body).toMatchObject({
+      mqStatus: 'not connected',
+      dbStatus: 'success',
+      kmsStatus: 'success',
+      status: 'Unavailable',
+    });
     expect(Date.parse(down.body.currentTime ?? '')).not.toBeNaN();
   });
 
@@ -111,7 +128,14 @@ describe('health follows the database (MongoDB through a TCP proxy)', () => {
     proxy = await TcpProxy.start(mongo.target);
     dir = await makeTempDir('node-health-db-');
     node = await startNodeProcess(dir, {
-      args: ['--database-type', 'mongodb', '--database-url', mongo.urlVia(proxy.port), '--database-prefix', `health${process.pid}_`],
+      args: [
+        '--database-type',
+        'mongodb',
+        '--database-url',
+        mongo.urlVia(proxy.port),
+        '--database-prefix',
+        `health${process.pid}_`,
+      ],
     });
   }, 20 * 60_000);
 

@@ -17,7 +17,16 @@ describe('hostile input on a bare node', () => {
   });
 
   it('answers malformed percent-escapes in every parameterised path with 400', async () => {
-    const paths = ['/sidetree/v1/identifiers/', '/scid/', '/cas/', '/vc/', '/services/node/activities/', '/services/node/likes/', '/services/node/shares/', '/services/node/keys/'];
+    const paths = [
+      '/sidetree/v1/identifiers/',
+      '/scid/',
+      '/cas/',
+      '/vc/',
+      '/services/node/activities/',
+      '/services/node/likes/',
+      '/services/node/shares/',
+      '/services/node/keys/',
+    ];
     for (const base of paths) {
       for (const bad of ['%zz', '%', '%ff%fe', '%c0%ae']) {
         const url = `${node.url}${base}${bad}${base === '/scid/' ? '/did.json' : ''}`;
@@ -32,8 +41,13 @@ describe('hostile input on a bare node', () => {
     const create = JSON.stringify(new TestDid(node.url).created.request);
     const surrogate = await postOperation(node.url, create.replace('"crv":"Ed25519"', '"crv":"\\ud800"'));
     expect(surrogate.status).toBe(400);
-    expect(surrogate.body.message).toMatch(/member delta\.patches\[0\]\.publicKeys\[0\]\.publicKeyJwk\.crv contains a lone UTF-16 surrogate/);
-    const duplicate = await postOperation(node.url, create.replace('"type":"create"', '"type":"create","type":"create"'));
+    expect(surrogate.body.message).toMatch(
+      /member delta\.patches\[0\]\.publicKeys\[0\]\.publicKeyJwk\.crv contains a lone UTF-16 surrogate/,
+    );
+    const duplicate = await postOperation(
+      node.url,
+      create.replace('"type":"create"', '"type":"create","type":"create"'),
+    );
     expect(duplicate.status).toBe(400);
     expect(duplicate.body.message).toMatch(/has the member type more than once/);
   });
@@ -49,7 +63,12 @@ describe('hostile input on a bare node', () => {
   });
 
   it('does not fetch a keyId that points at private, link-local or plain-http addresses', async () => {
-    const activity = JSON.stringify({ '@context': 'https://www.w3.org/ns/activitystreams', type: 'Follow', actor: 'https://peer.example/services/node', object: `${node.url}/services/node` });
+    const activity = JSON.stringify({
+      '@context': 'https://www.w3.org/ns/activitystreams',
+      type: 'Follow',
+      actor: 'https://peer.example/services/node',
+      object: `${node.url}/services/node`,
+    });
     for (const [keyId, reason] of [
       ['https://169.254.169.254/latest/meta-data', /169\.254\.169\.254, a link-local address: refused/],
       ['https://10.0.0.1/key', /10\.0\.0\.1, a private address: refused/],

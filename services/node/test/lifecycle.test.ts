@@ -1,7 +1,14 @@
 import { decodeDataUri, multibaseMultihash, parseHashlink } from '@anchor/common/encoding';
 import { makeTempDir, stopAllProcesses, waitFor, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { metadataOf, postOperation, resolveDid, TestDid, waitPublished, type HttpAnswer } from '../src/testing/test-node.js';
+import {
+  metadataOf,
+  postOperation,
+  resolveDid,
+  TestDid,
+  waitPublished,
+  type HttpAnswer,
+} from '../src/testing/test-node.js';
 import { startNodeProcess, startVctLogProcess, type NodeProcess } from './node-process.js';
 
 /**
@@ -30,7 +37,11 @@ describe.each(WITNESSES)('DID lifecycle with $name', ({ withLog }) => {
       const log = await startVctLogProcess(dirs[1]!);
       logUrl = log.logUrl;
       logBase = log.url;
-      const set = await fetch(`${node.url}/log`, { method: 'POST', body: logUrl, headers: { 'content-type': 'text/plain' } });
+      const set = await fetch(`${node.url}/log`, {
+        method: 'POST',
+        body: logUrl,
+        headers: { 'content-type': 'text/plain' },
+      });
       expect(set.status).toBe(200);
     }
     did = new TestDid(node.url);
@@ -43,10 +54,17 @@ describe.each(WITNESSES)('DID lifecycle with $name', ({ withLog }) => {
 
   const record = (result: HttpAnswer) => {
     const metadata = metadataOf(result);
-    const operations = metadata.method.publishedOperations as Array<{ transactionTime: number; canonicalReference: string }>;
+    const operations = metadata.method.publishedOperations as Array<{
+      transactionTime: number;
+      canonicalReference: string;
+    }>;
     const last = operations.at(-1)!;
     expect(metadata.versionId).toBe(last.canonicalReference);
-    states.push({ document: result.body.didDocument, versionId: metadata.versionId as string, time: last.transactionTime });
+    states.push({
+      document: result.body.didDocument,
+      versionId: metadata.versionId as string,
+      time: last.transactionTime,
+    });
   };
 
   it('health reports the log as configured', async () => {
@@ -75,7 +93,8 @@ describe.each(WITNESSES)('DID lifecycle with $name', ({ withLog }) => {
 
   it('the anchor is in the CAS and its credential at /vc, proved by the node (and the log)', async () => {
     const metadata = metadataOf(await resolveDid(node.url, did.did));
-    const hashlink = (metadata.method.publishedOperations as Array<{ equivalentReferences: string[] }>)[0]!.equivalentReferences[0]!;
+    const hashlink = (metadata.method.publishedOperations as Array<{ equivalentReferences: string[] }>)[0]!
+      .equivalentReferences[0]!;
     const { resourceHash, links } = parseHashlink(hashlink);
     expect(links).toEqual([`${node.url}/cas/${resourceHash}`]);
     const stored = await fetch(links[0]!);
@@ -94,13 +113,19 @@ describe.each(WITNESSES)('DID lifecycle with $name', ({ withLog }) => {
     expect(await served.json()).toEqual(credential);
     const domainDid = `did:web:${new URL(node.url).host.replace(':', '%3A')}`;
     expect(credential.proof).toMatchObject({ type: 'Ed25519Signature2020', verificationMethod: `${domainDid}#vc-key` });
-    const didDocument = (await (await fetch(`${node.url}/.well-known/did.json`)).json()) as { id: string; assertionMethod: string[] };
+    const didDocument = (await (await fetch(`${node.url}/.well-known/did.json`)).json()) as {
+      id: string;
+      assertionMethod: string[];
+    };
     expect(didDocument.id).toBe(domainDid);
     expect(didDocument.assertionMethod).toContain(credential.proof.verificationMethod);
     if (withLog) {
       expect(credential.proof.domain).toBe(logUrl);
       // The log has the entry (integrated shortly after add-vc).
-      await waitFor(async () => ((await (await fetch(`${logUrl}/v1/get-sth`)).json()) as { tree_size: number }).tree_size >= 1, { timeoutMs: 10_000 });
+      await waitFor(
+        async () => ((await (await fetch(`${logUrl}/v1/get-sth`)).json()) as { tree_size: number }).tree_size >= 1,
+        { timeoutMs: 10_000 },
+      );
       expect(logBase).toBeDefined();
     } else {
       expect(credential.proof.domain).toBe(node.url);
@@ -123,7 +148,10 @@ describe.each(WITNESSES)('DID lifecycle with $name', ({ withLog }) => {
     const published = await waitFor(
       async () => {
         const result = await resolveDid(node.url, did.did);
-        const method = metadataOf(result).method as { published: boolean; publishedOperations?: Array<{ type: string }> };
+        const method = metadataOf(result).method as {
+          published: boolean;
+          publishedOperations?: Array<{ type: string }>;
+        };
         return method.publishedOperations?.at(-1)?.type === 'recover' ? result : undefined;
       },
       { timeoutMs: 15_000, description: 'the recover to be published' },
@@ -131,7 +159,9 @@ describe.each(WITNESSES)('DID lifecycle with $name', ({ withLog }) => {
     const canonicalId = metadataOf(published).canonicalId as string;
     expect(canonicalId).not.toBe(oldCanonical);
     expect(canonicalId).toBe(`did:node:${metadataOf(published).versionId as string}:${did.suffix}`);
-    const ids = (published.body.didDocument as { verificationMethod: Array<{ id: string }> }).verificationMethod.map((method) => method.id.split('#')[1]);
+    const ids = (published.body.didDocument as { verificationMethod: Array<{ id: string }> }).verificationMethod.map(
+      (method) => method.id.split('#')[1],
+    );
     expect(ids).toEqual(['key-3']);
     const viaOld = await resolveDid(node.url, oldCanonical);
     expect(viaOld.status).toBe(200);
@@ -144,7 +174,9 @@ describe.each(WITNESSES)('DID lifecycle with $name', ({ withLog }) => {
     const deactivated = await waitFor(
       async () => {
         const result = await resolveDid(node.url, did.did);
-        return metadataOf(result).deactivated === true && metadataOf(result).method.published === true ? result : undefined;
+        return metadataOf(result).deactivated === true && metadataOf(result).method.published === true
+          ? result
+          : undefined;
       },
       { timeoutMs: 15_000, description: 'the deactivate to be published' },
     );

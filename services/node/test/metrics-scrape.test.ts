@@ -42,12 +42,16 @@ describe('GET /metrics scraped and parsed as Prometheus does', () => {
   const histogramSeries = (name: string, labels: Record<string, string> = {}): PromHistogramData => {
     const metric = metrics[name];
     if (metric?.type !== 'histogram') throw new Error(`${name} is not a histogram in the scrape`);
-    const series = (metric.data as PromHistogramData[]).find((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+    const series = (metric.data as PromHistogramData[]).find((s) =>
+      Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+    );
     if (!series) throw new Error(`${name} has no series ${JSON.stringify(labels)}`);
     return series;
   };
   const counterValue = (name: string, labels: Record<string, string>): number | undefined =>
-    (metrics[name]?.data as Array<{ labels: Record<string, string>; value: number }> | undefined)?.find((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
+    (metrics[name]?.data as Array<{ labels: Record<string, string>; value: number }> | undefined)?.find((s) =>
+      Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+    )?.value;
 
   it('every line parses, with the process metrics and the node_ families at their types', () => {
     const types = new Map(parsePrometheusTextFormat(text).map((family) => [family.name, family.type]));
@@ -75,7 +79,9 @@ describe('GET /metrics scraped and parsed as Prometheus does', () => {
     expect(histogramSeries('node_batch_cut_seconds').count).toBeGreaterThanOrEqual(1);
     expect(histogramSeries('node_anchor_write_seconds').count).toBeGreaterThanOrEqual(1);
     expect(histogramSeries('node_anchor_witness_seconds').count).toBeGreaterThanOrEqual(1);
-    expect(histogramSeries('node_observer_process_anchor_seconds', { origin: 'local' }).count).toBeGreaterThanOrEqual(1);
+    expect(histogramSeries('node_observer_process_anchor_seconds', { origin: 'local' }).count).toBeGreaterThanOrEqual(
+      1,
+    );
     expect(histogramSeries('node_observer_process_anchor_seconds', { origin: 'remote' }).count).toBe(0);
     expect(histogramSeries('node_resolution_seconds', { result: 'found' }).count).toBeGreaterThanOrEqual(1);
     expect(histogramSeries('node_resolution_seconds', { result: 'not_found' }).count).toBe(1);
@@ -85,7 +91,19 @@ describe('GET /metrics scraped and parsed as Prometheus does', () => {
     const inbox = metrics['node_activitypub_inbox_handler_seconds'];
     expect(inbox?.type).toBe('histogram');
     const series = inbox?.data as PromHistogramData[];
-    expect(series.map((s) => s.labels.type)).toEqual(expect.arrayContaining(['Accept', 'Announce', 'Create', 'Follow', 'InviteWitness', 'Like', 'Offer', 'Reject', 'Undo']));
+    expect(series.map((s) => s.labels.type)).toEqual(
+      expect.arrayContaining([
+        'Accept',
+        'Announce',
+        'Create',
+        'Follow',
+        'InviteWitness',
+        'Like',
+        'Offer',
+        'Reject',
+        'Undo',
+      ]),
+    );
     for (const { buckets } of series) {
       const bounds = Object.keys(buckets)
         .map((le) => (le === '+Inf' ? Infinity : Number(le)))
@@ -97,7 +115,11 @@ describe('GET /metrics scraped and parsed as Prometheus does', () => {
   it('the parsers are strict enough to catch a broken exposition', async () => {
     expect(() => parsePrometheusTextFormat('# TYPE x counter\nx{a="1" 2\n')).toThrow(/invalid line/i);
     expect(() => parsePrometheusTextFormat('# TYPE x counter gauge\n')).toThrow(/invalid line/i);
-    await expect(getMetricsFromStream(Readable.from(['# TYPE h histogram\nh_bucket{le="1"} 2\nh_bucket{le="+Inf"} 2\nh_count 3\n']))).rejects.toThrow(/Malformed histogram/);
+    await expect(
+      getMetricsFromStream(
+        Readable.from(['# TYPE h histogram\nh_bucket{le="1"} 2\nh_bucket{le="+Inf"} 2\nh_count 3\n']),
+      ),
+    ).rejects.toThrow(/Malformed histogram/);
     await expect(getMetricsFromStream(Readable.from(['x{a="1" 2\n']))).rejects.toThrow(/Unable to parse metric/);
   });
 });

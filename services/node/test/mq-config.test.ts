@@ -19,7 +19,9 @@ describe('the node on a misconfigured broker', () => {
 
   it('exits 2 at once on a malformed --mq-url, naming the option and not the password', async () => {
     const started = Date.now();
-    const result = await runProcess(requireNodeBuilt(), { args: ['--host-url', '127.0.0.1:0', '--data-dir', dir.path, '--mq-url', 'amqp://guest:s3cret@127.0.0.1:notaport'] });
+    const result = await runProcess(requireNodeBuilt(), {
+      args: ['--host-url', '127.0.0.1:0', '--data-dir', dir.path, '--mq-url', 'amqp://guest:s3cret@127.0.0.1:notaport'],
+    });
     expect(result.code).toBe(2);
     expect(result.output).toMatch(/--mq-url.*is not a valid URL/);
     expect(result.output).not.toContain('s3cret');
@@ -35,9 +37,13 @@ describe('the node on a misconfigured broker', () => {
     const url = new URL(AMQP_URL);
     url.pathname = '/no-such-vhost';
     const started = Date.now();
-    const result = await runProcess(requireNodeBuilt(), { args: ['--host-url', '127.0.0.1:0', '--data-dir', dir.path, '--mq-url', url.toString()] });
+    const result = await runProcess(requireNodeBuilt(), {
+      args: ['--host-url', '127.0.0.1:0', '--data-dir', dir.path, '--mq-url', url.toString()],
+    });
     expect(result.code).not.toBe(0);
-    expect(result.output).toMatch(/refused the virtual host "no-such-vhost": it does not exist, or the user may not use it/);
+    expect(result.output).toMatch(
+      /refused the virtual host "no-such-vhost": it does not exist, or the user may not use it/,
+    );
     expect(result.output).not.toMatch(/ConnectionOpenOk/);
     expect(Date.now() - started).toBeLessThan(10_000);
   });

@@ -27,7 +27,16 @@ describe.skipIf(unavailable !== undefined)('two instances of one deployment', ()
     const portA = await freePort();
     deployment = `http://127.0.0.1:${portA}`;
     await deleteQueues(nodeQueues());
-    const args = ['--external-endpoint', deployment, '--mq-url', AMQP_URL, '--batch-writer-lease', '2s', '--batch-writer-timeout', '200ms'];
+    const args = [
+      '--external-endpoint',
+      deployment,
+      '--mq-url',
+      AMQP_URL,
+      '--batch-writer-lease',
+      '2s',
+      '--batch-writer-timeout',
+      '200ms',
+    ];
     a = await startNodeProcess(dir, { port: portA, args });
     b = await startNodeProcess(dir, { args });
   });
@@ -52,15 +61,27 @@ describe.skipIf(unavailable !== undefined)('two instances of one deployment', ()
         const method = metadataOf(result)?.method as { publishedOperations?: unknown[] } | undefined;
         return result.status === 200 && (method?.publishedOperations?.length ?? 0) >= operations ? result : undefined;
       },
-      { timeoutMs: 30_000, intervalMs: 100, description: `${did.did} published with ${operations} operations on ${node.url}` },
+      {
+        timeoutMs: 30_000,
+        intervalMs: 100,
+        description: `${did.did} published with ${operations} operations on ${node.url}`,
+      },
     );
 
   it('accepts on both, anchors once, and resolves the same everywhere', async () => {
     const dids = Array.from({ length: 20 }, () => new TestDid(deployment));
-    await Promise.all(dids.map(async (did, index) => expect((await postOperation((index % 2 ? a : b).url, did.created.request)).status).toBe(200)));
+    await Promise.all(
+      dids.map(async (did, index) =>
+        expect((await postOperation((index % 2 ? a : b).url, did.created.request)).status).toBe(200),
+      ),
+    );
     for (const did of dids) await published(a, did, 1);
     // Updates through the other instance: checked against the state the first one wrote.
-    await Promise.all(dids.map(async (did, index) => expect((await postOperation((index % 2 ? b : a).url, did.update('key-2'))).status).toBe(200)));
+    await Promise.all(
+      dids.map(async (did, index) =>
+        expect((await postOperation((index % 2 ? b : a).url, did.update('key-2'))).status).toBe(200),
+      ),
+    );
     for (const did of dids) {
       const onB = await published(b, did, 2);
       const onA = await published(a, did, 2);
@@ -92,7 +113,9 @@ describe.skipIf(unavailable !== undefined)('two instances of one deployment', ()
   async function isWriter(node: NodeProcess): Promise<boolean> {
     const storage = await createStoreProvider({ type: 'lmdb', dataDir: join(dir.path, 'db'), sweepIntervalMs: 0 });
     try {
-      const lease = await (await storage.open<{ holder: string }>('lease', { expiryField: 'expiresAt' })).get('batch-writer');
+      const lease = await (
+        await storage.open<{ holder: string }>('lease', { expiryField: 'expiresAt' })
+      ).get('batch-writer');
       expect(lease).toBeDefined();
       return lease!.holder.includes(`|127.0.0.1:${node.port}|`);
     } finally {

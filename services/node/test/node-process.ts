@@ -14,7 +14,8 @@ export function requireBuilt(main: string, build: string): string {
 export function requireNodeBuilt(): string {
   const main = requireBuilt(NODE_MAIN, 'npx tsc -b services/node');
   const source = fileURLToPath(new URL('../src/server.ts', import.meta.url));
-  if (statSync(source).mtimeMs > statSync(main).mtimeMs) console.warn('node: dist/ may be older than src/; rebuild before trusting process tests');
+  if (statSync(source).mtimeMs > statSync(main).mtimeMs)
+    console.warn('node: dist/ may be older than src/; rebuild before trusting process tests');
   return main;
 }
 
@@ -28,12 +29,23 @@ export interface NodeProcess {
  * A bare start — `--host-url`, `--external-endpoint`, `--data-dir` and nothing else — plus any
  * extra arguments a test needs.
  */
-export async function startNodeProcess(dir: TempDir, options: { port?: number; args?: string[] } = {}): Promise<NodeProcess> {
+export async function startNodeProcess(
+  dir: TempDir,
+  options: { port?: number; args?: string[] } = {},
+): Promise<NodeProcess> {
   const port = options.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   const process = await startProcess(requireNodeBuilt(), {
     name: `node:${port}`,
-    args: ['--host-url', `127.0.0.1:${port}`, '--external-endpoint', url, '--data-dir', dir.path, ...(options.args ?? [])],
+    args: [
+      '--host-url',
+      `127.0.0.1:${port}`,
+      '--external-endpoint',
+      url,
+      '--data-dir',
+      dir.path,
+      ...(options.args ?? []),
+    ],
     env: { ANCHOR_LOG_LEVEL: 'warning' },
     readyUrl: `${url}/healthcheck`,
     readyStatus: (status) => status === 200,
@@ -41,7 +53,9 @@ export async function startNodeProcess(dir: TempDir, options: { port?: number; a
   return { process, url, port };
 }
 
-export async function startVctLogProcess(dir: TempDir): Promise<{ process: ServiceProcess; url: string; logUrl: string }> {
+export async function startVctLogProcess(
+  dir: TempDir,
+): Promise<{ process: ServiceProcess; url: string; logUrl: string }> {
   const main = requireBuilt(VCT_LOG_MAIN, 'npx tsc -b services/vct-log');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;

@@ -14,7 +14,10 @@ const unavailable = await amqpUnavailable();
 if (unavailable) console.warn(`shared-broker test skipped: RabbitMQ unreachable at ${AMQP_URL} (${unavailable})`);
 
 const PER_NODE = 40;
-const TOPICS = ['node.anchor', 'node.activity.outbox', 'node.activity.inbox', 'node.activity.delivery'].flatMap((t) => [t, `${t}.dead`]);
+const TOPICS = ['node.anchor', 'node.activity.outbox', 'node.activity.inbox', 'node.activity.delivery'].flatMap((t) => [
+  t,
+  `${t}.dead`,
+]);
 
 describe.skipIf(unavailable !== undefined)('two nodes sharing one broker and vhost', () => {
   const dirs: TempDir[] = [];
@@ -24,7 +27,17 @@ describe.skipIf(unavailable !== undefined)('two nodes sharing one broker and vho
     const dir = await makeTempDir('node-shared-broker-');
     dirs.push(dir);
     const node = await startNodeProcess(dir, {
-      args: ['--mq-url', AMQP_URL, '--batch-writer-timeout', '200ms', '--mq-redelivery-initial-interval', '50ms', '--mq-redelivery-multiplier', '1', ...extra],
+      args: [
+        '--mq-url',
+        AMQP_URL,
+        '--batch-writer-timeout',
+        '200ms',
+        '--mq-redelivery-initial-interval',
+        '50ms',
+        '--mq-redelivery-multiplier',
+        '1',
+        ...extra,
+      ],
     });
     nodes.push(node);
     return node;
@@ -43,7 +56,9 @@ describe.skipIf(unavailable !== undefined)('two nodes sharing one broker and vho
 
   async function createOn(node: NodeProcess, count: number): Promise<TestDid[]> {
     const dids = Array.from({ length: count }, () => new TestDid(node.url));
-    await Promise.all(dids.map(async (did) => expect((await postOperation(node.url, did.created.request)).status).toBe(200)));
+    await Promise.all(
+      dids.map(async (did) => expect((await postOperation(node.url, did.created.request)).status).toBe(200)),
+    );
     return dids;
   }
 
@@ -73,7 +88,7 @@ describe.skipIf(unavailable !== undefined)('two nodes sharing one broker and vho
     await cleanup();
   });
 
-  it('two identities forced onto one namespace refuse each other\'s messages and still publish only their own', async () => {
+  it("two identities forced onto one namespace refuse each other's messages and still publish only their own", async () => {
     const one = await start(['--mq-namespace', 'shared-ns']);
     const two = await start(['--mq-namespace', 'shared-ns']);
     const [ofOne, ofTwo] = await Promise.all([createOn(one, 10), createOn(two, 10)]);
@@ -81,10 +96,16 @@ describe.skipIf(unavailable !== undefined)('two nodes sharing one broker and vho
     await expectOwnedBy(two, one, ofTwo);
     // A message stamped with a third identity on the shared queue is refused by whichever node takes it, never
     // processed (which message of the two nodes reaches the wrong one first is chance, this one is not).
-    await publishToQueue('shared-ns.node.anchor', { anchor: 'hl:intruder' }, { [IDENTITY_HEADER]: 'https://intruder.example/services/node' });
+    await publishToQueue(
+      'shared-ns.node.anchor',
+      { anchor: 'hl:intruder' },
+      { [IDENTITY_HEADER]: 'https://intruder.example/services/node' },
+    );
     const refusals = await waitFor(
       async () => {
-        const lines = `${one.process.output()}\n${two.process.output()}`.split('\n').filter((line) => line.includes('refused a queue message published by another node'));
+        const lines = `${one.process.output()}\n${two.process.output()}`
+          .split('\n')
+          .filter((line) => line.includes('refused a queue message published by another node'));
         return lines.some((line) => line.includes('intruder.example')) ? lines : undefined;
       },
       { timeoutMs: 15_000, intervalMs: 100, description: 'the foreign message refused' },

@@ -4,7 +4,16 @@ type Counter = ReturnType<Metrics['counter']>;
 type Histogram = ReturnType<Metrics['histogram']>;
 
 /** The operations the original counts, each with a counter (successes) and a latency histogram, labelled by alias. */
-export const OPERATIONS = ['add_vc', 'get_sth', 'get_sth_consistency', 'get_proof_by_hash', 'get_entries', 'get_entry_and_proof', 'get_issuers', 'webfinger'] as const;
+export const OPERATIONS = [
+  'add_vc',
+  'get_sth',
+  'get_sth_consistency',
+  'get_proof_by_hash',
+  'get_entries',
+  'get_entry_and_proof',
+  'get_issuers',
+  'webfinger',
+] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -29,8 +38,17 @@ export class VctMetrics {
     const counters = {} as Record<Operation, Counter>;
     const latencies = {} as Record<Operation, Histogram>;
     for (const op of OPERATIONS) {
-      counters[op] = metrics.counter({ name: op, help: `Successful ${op.replace(/_/g, '-')} requests`, labelNames: ['alias'] });
-      latencies[op] = metrics.histogram({ name: `${op}_latency_seconds`, help: `Seconds to answer ${op.replace(/_/g, '-')}`, labelNames: ['alias'], buckets: LATENCY_BUCKETS });
+      counters[op] = metrics.counter({
+        name: op,
+        help: `Successful ${op.replace(/_/g, '-')} requests`,
+        labelNames: ['alias'],
+      });
+      latencies[op] = metrics.histogram({
+        name: `${op}_latency_seconds`,
+        help: `Seconds to answer ${op.replace(/_/g, '-')}`,
+        labelNames: ['alias'],
+        buckets: LATENCY_BUCKETS,
+      });
     }
     this.counters = counters;
     this.latencies = latencies;
@@ -40,17 +58,38 @@ export class VctMetrics {
       labelNames: ['alias'],
       buckets: LATENCY_BUCKETS,
     });
-    this.duplicates = metrics.counter({ name: 'add_vc_duplicates', help: 'add-vc requests answered with an entry already in the log', labelNames: ['alias'] });
-    this.treeSize = metrics.gauge({ name: 'tree_size', help: 'Entries in the signed tree head', labelNames: ['alias'] });
-    this.integratedEntries = metrics.counter({ name: 'integrated_entries', help: 'Entries integrated into the tree', labelNames: ['alias'] });
-    this.integrationBatchSeconds = metrics.histogram({ name: 'integration_batch_seconds', help: 'Seconds to integrate one batch', labelNames: ['alias'], buckets: LATENCY_BUCKETS });
+    this.duplicates = metrics.counter({
+      name: 'add_vc_duplicates',
+      help: 'add-vc requests answered with an entry already in the log',
+      labelNames: ['alias'],
+    });
+    this.treeSize = metrics.gauge({
+      name: 'tree_size',
+      help: 'Entries in the signed tree head',
+      labelNames: ['alias'],
+    });
+    this.integratedEntries = metrics.counter({
+      name: 'integrated_entries',
+      help: 'Entries integrated into the tree',
+      labelNames: ['alias'],
+    });
+    this.integrationBatchSeconds = metrics.histogram({
+      name: 'integration_batch_seconds',
+      help: 'Seconds to integrate one batch',
+      labelNames: ['alias'],
+      buckets: LATENCY_BUCKETS,
+    });
     this.integrationDelaySeconds = metrics.histogram({
       name: 'integration_delay_seconds',
       help: 'Seconds from accepting an entry to its integration into the tree',
       labelNames: ['alias'],
       buckets: LATENCY_BUCKETS,
     });
-    this.integrationFailures = metrics.counter({ name: 'integration_failures', help: 'Integration rounds that failed (entries stay pending)', labelNames: ['alias'] });
+    this.integrationFailures = metrics.counter({
+      name: 'integration_failures',
+      help: 'Integration rounds that failed (entries stay pending)',
+      labelNames: ['alias'],
+    });
   }
 
   /** Starts timing an operation; call the result with `true` on success (counters count successes only). */

@@ -1,5 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { documentedRoutes, mountedRoutes, routeTableOf, routeTableTags, withRouteTables, type OpenApiDocument, type RouteSpec } from '@anchor/common/http';
+import {
+  documentedRoutes,
+  mountedRoutes,
+  routeTableOf,
+  routeTableTags,
+  withRouteTables,
+  type OpenApiDocument,
+  type RouteSpec,
+} from '@anchor/common/http';
 import { makeTempDir, type TempDir } from '@anchor/testing/process';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,7 +46,14 @@ describe('the route table of a bare vct-log', () => {
 
   it('lists every route the log serves, and nothing else', () => {
     expect(mountedRoutes(server.http).sort()).toEqual(documentedRoutes(document).sort());
-    expect(documentedRoutes(document)).toEqual(expect.arrayContaining(['POST /:alias/v1/add-vc', 'GET /.well-known/webfinger', 'GET /healthcheck', 'GET /openapi.json']));
+    expect(documentedRoutes(document)).toEqual(
+      expect.arrayContaining([
+        'POST /:alias/v1/add-vc',
+        'GET /.well-known/webfinger',
+        'GET /healthcheck',
+        'GET /openapi.json',
+      ]),
+    );
   });
 
   it('matches the committed openapi.json', async () => {

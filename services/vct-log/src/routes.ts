@@ -19,7 +19,12 @@ export interface RoutedHandlers {
 const ALIAS = { alias: 'the log alias (`--logs`)' };
 const NOT_SERVED = { 403: 'the log is not readable (or writable) here', 404: 'unknown alias' } as const;
 /** A required integer query parameter; its minimum is the one the handler checks (a tree size for a proof is at least 1). */
-const int = (name: string, description: string, minimum = 0): QueryParameterSpec => ({ name, description, required: true, schema: { type: 'integer', minimum } });
+const int = (name: string, description: string, minimum = 0): QueryParameterSpec => ({
+  name,
+  description,
+  required: true,
+  schema: { type: 'integer', minimum },
+});
 
 /**
  * Every HTTP route of the log: the HTTP kit's built-in routes, the log API of each alias (fast routes, read
@@ -28,8 +33,22 @@ const int = (name: string, description: string, minimum = 0): QueryParameterSpec
  */
 export function vctLogRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec[] {
   const api = handlers.logApi;
-  const logRoute = (method: 'GET' | 'POST', path: string, rest: Pick<RouteSpec, 'summary' | 'responses'> & Partial<Pick<RouteSpec, 'query' | 'body'>>, handler: RouteSpec['handler']): RouteSpec =>
-    ({ method, path: `/:alias${path}`, auth: method === 'GET' ? 'read' : 'write', fast: true, tag: 'log', params: ALIAS, ...rest, handler }) as RouteSpec;
+  const logRoute = (
+    method: 'GET' | 'POST',
+    path: string,
+    rest: Pick<RouteSpec, 'summary' | 'responses'> & Partial<Pick<RouteSpec, 'query' | 'body'>>,
+    handler: RouteSpec['handler'],
+  ): RouteSpec =>
+    ({
+      method,
+      path: `/:alias${path}`,
+      auth: method === 'GET' ? 'read' : 'write',
+      fast: true,
+      tag: 'log',
+      params: ALIAS,
+      ...rest,
+      handler,
+    }) as RouteSpec;
 
   const routes: RouteSpec[] = [
     ...http.builtinRoutes,
@@ -37,8 +56,13 @@ export function vctLogRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec
       'POST',
       '/v1/add-vc',
       {
-        summary: 'logs a credential: `{"svct_version":0,"id","timestamp","extensions":"","signature"}`, answered once the entry is stored',
-        body: { mediaTypes: ['application/json', 'application/ld+json'], schema: LOG_ADD_VC, description: 'the credential as issued (any content type is read as text)' },
+        summary:
+          'logs a credential: `{"svct_version":0,"id","timestamp","extensions":"","signature"}`, answered once the entry is stored',
+        body: {
+          mediaTypes: ['application/json', 'application/ld+json'],
+          schema: LOG_ADD_VC,
+          description: 'the credential as issued (any content type is read as text)',
+        },
         responses: {
           200: { description: 'the signed timestamp', mediaType: 'application/json' },
           ...NOT_SERVED,
@@ -48,7 +72,15 @@ export function vctLogRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec
       },
       api.addVc,
     ),
-    logRoute('GET', '/v1/get-sth', { summary: 'the signed tree head: `{"tree_size","timestamp","sha256_root_hash","tree_head_signature"}`', responses: { 200: { description: 'the tree head', mediaType: 'application/json' }, ...NOT_SERVED } }, api.getSth),
+    logRoute(
+      'GET',
+      '/v1/get-sth',
+      {
+        summary: 'the signed tree head: `{"tree_size","timestamp","sha256_root_hash","tree_head_signature"}`',
+        responses: { 200: { description: 'the tree head', mediaType: 'application/json' }, ...NOT_SERVED },
+      },
+      api.getSth,
+    ),
     logRoute(
       'GET',
       '/v1/get-sth-consistency',
@@ -68,7 +100,10 @@ export function vctLogRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec
       '/v1/get-proof-by-hash',
       {
         summary: '`{"leaf_index","audit_path"}` (`null` path for a 1-leaf tree)',
-        query: [{ name: 'hash', description: 'the leaf hash, padded base64 of 32 bytes', required: true }, int('tree_size', 'the tree size the proof is for', 1)],
+        query: [
+          { name: 'hash', description: 'the leaf hash, padded base64 of 32 bytes', required: true },
+          int('tree_size', 'the tree size the proof is for', 1),
+        ],
         responses: {
           200: { description: 'the inclusion proof', mediaType: 'application/json' },
           400: 'not a number; `tree_size value must be greater than zero`; `invalid base64 hash: ...` (not padded base64, not 32 bytes)',
@@ -82,9 +117,14 @@ export function vctLogRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec
       'GET',
       '/v1/get-entries',
       {
-        summary: '`{"entries":[{"leaf_input","extra_data"}]}`, inclusive range, at most `--max-get-entries` (1,000) entries and never past the tree\'s end: page on from the last entry received',
+        summary:
+          '`{"entries":[{"leaf_input","extra_data"}]}`, inclusive range, at most `--max-get-entries` (1,000) entries and never past the tree\'s end: page on from the last entry received',
         query: [int('start', 'the first leaf index'), int('end', 'the last leaf index (inclusive)')],
-        responses: { 200: { description: 'the entries', mediaType: 'application/json' }, ...NOT_SERVED, 400: 'not a number; negative or `start > end`; `need tree size: S+1 to get leaves but only got: K`' },
+        responses: {
+          200: { description: 'the entries', mediaType: 'application/json' },
+          ...NOT_SERVED,
+          400: 'not a number; negative or `start > end`; `need tree size: S+1 to get leaves but only got: K`',
+        },
       },
       api.getEntries,
     ),
@@ -104,7 +144,15 @@ export function vctLogRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec
     ),
     // The spec gives get-issuers both with and without /v1.
     ...['/v1/get-issuers', '/get-issuers'].map((path) =>
-      logRoute('GET', path, { summary: 'the issuers the log accepts: `["did:..."]`, or `null` when any issuer is', responses: { 200: { description: 'the issuers', mediaType: 'application/json' }, ...NOT_SERVED } }, api.getIssuers),
+      logRoute(
+        'GET',
+        path,
+        {
+          summary: 'the issuers the log accepts: `["did:..."]`, or `null` when any issuer is',
+          responses: { 200: { description: 'the issuers', mediaType: 'application/json' }, ...NOT_SERVED },
+        },
+        api.getIssuers,
+      ),
     ),
     {
       method: 'GET',

@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 export const MAIN_JS = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
 export function requireBuiltMain(): string {
-  if (!existsSync(MAIN_JS)) throw new Error(`${MAIN_JS} is missing: build first with \`npx tsc -b services/vct-log\` from the repository root`);
+  if (!existsSync(MAIN_JS))
+    throw new Error(`${MAIN_JS} is missing: build first with \`npx tsc -b services/vct-log\` from the repository root`);
   const source = fileURLToPath(new URL('../src/server.ts', import.meta.url));
   if (statSync(source).mtimeMs > statSync(fileURLToPath(new URL('../dist/server.js', import.meta.url))).mtimeMs) {
     console.warn('vct-log: dist/ is older than src/; rebuild before trusting process tests');

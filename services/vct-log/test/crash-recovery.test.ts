@@ -1,9 +1,23 @@
 import { verifyConsistency, verifyInclusion } from '@anchor/common/merkle';
 import { parseLeafInput, type AddVcResponse, type SignedTreeHead } from '@anchor/common/vct';
-import { freePort, makeTempDir, startProcess, stopAllProcesses, waitFor, type ServiceProcess, type TempDir } from '@anchor/testing/process';
+import {
+  freePort,
+  makeTempDir,
+  startProcess,
+  stopAllProcesses,
+  waitFor,
+  type ServiceProcess,
+  type TempDir,
+} from '@anchor/testing/process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { requireBuiltMain } from './built.js';
-import { addVcSignatureVerifies, anchorCredential, call, leafHashFor, sthSignatureVerifies } from '../src/testing/index.js';
+import {
+  addVcSignatureVerifies,
+  anchorCredential,
+  call,
+  leafHashFor,
+  sthSignatureVerifies,
+} from '../src/testing/index.js';
 
 const main = requireBuiltMain();
 
@@ -26,15 +40,28 @@ describe('vct-log killed under load', () => {
     const url = `http://127.0.0.1:${port}`;
     const start = (): Promise<ServiceProcess> =>
       startProcess(main, {
-        args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', dir.path, '--integration-interval', '50ms', '--canonicalize-workers', '1', '--log-level', 'warning'],
+        args: [
+          '--host-url',
+          `127.0.0.1:${port}`,
+          '--data-dir',
+          dir.path,
+          '--integration-interval',
+          '50ms',
+          '--canonicalize-workers',
+          '1',
+          '--log-level',
+          'warning',
+        ],
         readyUrl: `${url}/healthcheck`,
         readyStatus: (status) => status === 200,
       });
     let service = await start();
     const publicKey = Buffer.from(
-      (await call<{ properties: Record<string, string> }>(`${url}/.well-known/webfinger?resource=${encodeURIComponent(`${url}/main`)}`)).body.properties[
-        'https://trustbloc.dev/ns/public-key'
-      ]!,
+      (
+        await call<{ properties: Record<string, string> }>(
+          `${url}/.well-known/webfinger?resource=${encodeURIComponent(`${url}/main`)}`,
+        )
+      ).body.properties['https://trustbloc.dev/ns/public-key']!,
       'base64',
     );
 
@@ -71,7 +98,10 @@ describe('vct-log killed under load', () => {
       }
     };
     const load = Promise.all([...Array.from({ length: 16 }, submitter), watcher()]);
-    await waitFor(() => acknowledged.size >= 600 && (seenHeads.at(-1)?.tree_size ?? 0) > 100, { timeoutMs: 60_000, intervalMs: 20 });
+    await waitFor(() => acknowledged.size >= 600 && (seenHeads.at(-1)?.tree_size ?? 0) > 100, {
+      timeoutMs: 60_000,
+      intervalMs: 20,
+    });
     killed = true;
     await service.kill();
     await load;
@@ -92,21 +122,30 @@ describe('vct-log killed under load', () => {
 
     for (const seen of [seenHeads[0]!, seenHeads[Math.floor(seenHeads.length / 2)]!, lastHead]) {
       if (seen.tree_size === 0) continue;
-      const reply = await call<{ consistency: string[] | null }>(`${url}/main/v1/get-sth-consistency?first=${seen.tree_size}&second=${head.tree_size}`);
+      const reply = await call<{ consistency: string[] | null }>(
+        `${url}/main/v1/get-sth-consistency?first=${seen.tree_size}&second=${head.tree_size}`,
+      );
       const proof = (reply.body.consistency ?? []).map((node) => Buffer.from(node, 'base64'));
-      expect(verifyConsistency(seen.tree_size, head.tree_size, Buffer.from(seen.sha256_root_hash, 'base64'), root, proof)).toBe(true);
+      expect(
+        verifyConsistency(seen.tree_size, head.tree_size, Buffer.from(seen.sha256_root_hash, 'base64'), root, proof),
+      ).toBe(true);
     }
 
     const vcEntries = new Set<string>();
     for (let start = 0; start < head.tree_size; start += 1000) {
-      const page = await call<{ entries: Array<{ leaf_input: string }> }>(`${url}/main/v1/get-entries?start=${start}&end=${head.tree_size - 1}`);
-      for (const entry of page.body.entries) vcEntries.add(parseLeafInput(Buffer.from(entry.leaf_input, 'base64').toString()).timestamped_entry.vc_entry);
+      const page = await call<{ entries: Array<{ leaf_input: string }> }>(
+        `${url}/main/v1/get-entries?start=${start}&end=${head.tree_size - 1}`,
+      );
+      for (const entry of page.body.entries)
+        vcEntries.add(parseLeafInput(Buffer.from(entry.leaf_input, 'base64').toString()).timestamped_entry.vc_entry);
     }
     expect(vcEntries.size).toBe(head.tree_size);
 
     for (const { credential, timestamp } of acknowledged.values()) {
       const hash = await leafHashFor(credential, timestamp);
-      const reply = await call<{ leaf_index: number; audit_path: string[] | null }>(`${url}/main/v1/get-proof-by-hash?hash=${encodeURIComponent(hash.toString('base64'))}&tree_size=${head.tree_size}`);
+      const reply = await call<{ leaf_index: number; audit_path: string[] | null }>(
+        `${url}/main/v1/get-proof-by-hash?hash=${encodeURIComponent(hash.toString('base64'))}&tree_size=${head.tree_size}`,
+      );
       expect(reply.status).toBe(200);
       const path = (reply.body.audit_path ?? []).map((node) => Buffer.from(node, 'base64'));
       expect(verifyInclusion(reply.body.leaf_index, head.tree_size, hash, path, root)).toBe(true);

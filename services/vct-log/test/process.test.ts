@@ -2,7 +2,14 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import https from 'node:https';
 import { join } from 'node:path';
-import { freePort, makeTempDir, runProcess, startProcess, stopAllProcesses, type TempDir } from '@anchor/testing/process';
+import {
+  freePort,
+  makeTempDir,
+  runProcess,
+  startProcess,
+  stopAllProcesses,
+  type TempDir,
+} from '@anchor/testing/process';
 import { undocumentedOptions } from '@anchor/common/config';
 import type { AddVcResponse, SignedTreeHead } from '@anchor/common/vct';
 import { readFile } from 'node:fs/promises';
@@ -27,11 +34,21 @@ describe('vct-log binary', () => {
     dirs.push(dir);
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const start = () => startProcess(main, { args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', dir.path], readyUrl: `${url}/healthcheck`, readyStatus: (s) => s === 200 });
+    const start = () =>
+      startProcess(main, {
+        args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', dir.path],
+        readyUrl: `${url}/healthcheck`,
+        readyStatus: (s) => s === 200,
+      });
 
     let service = await start();
     expect(existsSync(join(dir.path, 'vct-log-key.pem'))).toBe(true);
-    const webfinger = async () => (await call<{ properties: Record<string, string> }>(`${url}/.well-known/webfinger?resource=${encodeURIComponent(`${url}/main`)}`)).body;
+    const webfinger = async () =>
+      (
+        await call<{ properties: Record<string, string> }>(
+          `${url}/.well-known/webfinger?resource=${encodeURIComponent(`${url}/main`)}`,
+        )
+      ).body;
     const publicKey = Buffer.from((await webfinger()).properties['https://trustbloc.dev/ns/public-key']!, 'base64');
 
     const credential = anchorCredential('bare');
@@ -48,7 +65,9 @@ describe('vct-log binary', () => {
 
     expect((await service.stop()).code).toBe(0);
     service = await start();
-    expect(Buffer.from((await webfinger()).properties['https://trustbloc.dev/ns/public-key']!, 'base64')).toEqual(publicKey);
+    expect(Buffer.from((await webfinger()).properties['https://trustbloc.dev/ns/public-key']!, 'base64')).toEqual(
+      publicKey,
+    );
     expect((await call<SignedTreeHead>(`${url}/main/v1/get-sth`)).body).toEqual(sth);
     const again = await call<AddVcResponse>(`${url}/main/v1/add-vc`, { json: credential });
     expect(again.body.timestamp).toBe(added.body.timestamp);
@@ -93,9 +112,14 @@ describe('vct-log binary', () => {
     const dir = await makeTempDir('vct-keytype-');
     dirs.push(dir);
     const port = await freePort();
-    const first = await startProcess(main, { args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', dir.path], readyUrl: `http://127.0.0.1:${port}/healthcheck` });
+    const first = await startProcess(main, {
+      args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', dir.path],
+      readyUrl: `http://127.0.0.1:${port}/healthcheck`,
+    });
     await first.stop();
-    const result = await runProcess(main, { args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', dir.path, '--key-type', 'P-256'] });
+    const result = await runProcess(main, {
+      args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', dir.path, '--key-type', 'P-256'],
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/is Ed25519, but --key-type asks for P-256/);
   });
@@ -108,67 +132,127 @@ describe('vct-log binary configured through the environment, serving HTTPS with 
 
   const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
 
-  it.skipIf(!hasOpenssl)('signs with ECDSAP256IEEEP1363, needs its tokens, and serves metrics on the separate listener', async () => {
-    const dir = await makeTempDir('vct-tls-');
-    try {
-      const cert = join(dir.path, 'cert.pem');
-      const key = join(dir.path, 'key.pem');
-      const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1']);
-      expect(made.status, made.stderr.toString()).toBe(0);
-      const ca = await readFile(cert);
-      const [port, metricsPort] = [await freePort(), await freePort()];
-      const origin = `https://127.0.0.1:${port}`;
-      const service = await startProcess(main, {
-        args: ['--tls-serve-cert', cert, '--tls-serve-key', key],
-        env: {
-          VCT_HOST_URL: `127.0.0.1:${port}`,
-          VCT_DATA_DIR: join(dir.path, 'data'),
-          VCT_KEY_TYPE: 'P-256',
-          VCT_LOGS: 'maple2021:rw,maple2022:r',
-          VCT_ISSUERS: 'maple2021@did:web:node1.example.com',
-          VCT_BASE_URL: 'https://vct.example.com',
-          VCT_API_READ_TOKEN: 'tk1',
-          VCT_API_WRITE_TOKEN: 'tk2',
-          VCT_METRICS_HOST: `127.0.0.1:${metricsPort}`,
-        },
-        readyUrl: `${origin}/healthcheck`,
-        readyStatus: (status) => status === 200,
-      });
-      const get = (url: string, headers: Record<string, string> = {}) => httpsCall(url, { ca, headers });
-      const jrd = JSON.parse((await get(`${origin}/.well-known/webfinger?resource=${encodeURIComponent('https://vct.example.com/maple2021')}`)).body) as { properties: Record<string, string> };
-      const publicKey = Buffer.from(jrd.properties['https://trustbloc.dev/ns/public-key']!, 'base64');
-      expect(publicKey).toHaveLength(65);
+  it.skipIf(!hasOpenssl)(
+    'signs with ECDSAP256IEEEP1363, needs its tokens, and serves metrics on the separate listener',
+    async () => {
+      const dir = await makeTempDir('vct-tls-');
+      try {
+        const cert = join(dir.path, 'cert.pem');
+        const key = join(dir.path, 'key.pem');
+        const made = spawnSync('openssl', [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:P-256',
+          '-nodes',
+          '-keyout',
+          key,
+          '-out',
+          cert,
+          '-days',
+          '1',
+          '-subj',
+          '/CN=127.0.0.1',
+          '-addext',
+          'subjectAltName=IP:127.0.0.1',
+        ]);
+        expect(made.status, made.stderr.toString()).toBe(0);
+        const ca = await readFile(cert);
+        const [port, metricsPort] = [await freePort(), await freePort()];
+        const origin = `https://127.0.0.1:${port}`;
+        const service = await startProcess(main, {
+          args: ['--tls-serve-cert', cert, '--tls-serve-key', key],
+          env: {
+            VCT_HOST_URL: `127.0.0.1:${port}`,
+            VCT_DATA_DIR: join(dir.path, 'data'),
+            VCT_KEY_TYPE: 'P-256',
+            VCT_LOGS: 'maple2021:rw,maple2022:r',
+            VCT_ISSUERS: 'maple2021@did:web:node1.example.com',
+            VCT_BASE_URL: 'https://vct.example.com',
+            VCT_API_READ_TOKEN: 'tk1',
+            VCT_API_WRITE_TOKEN: 'tk2',
+            VCT_METRICS_HOST: `127.0.0.1:${metricsPort}`,
+          },
+          readyUrl: `${origin}/healthcheck`,
+          readyStatus: (status) => status === 200,
+        });
+        const get = (url: string, headers: Record<string, string> = {}) => httpsCall(url, { ca, headers });
+        const jrd = JSON.parse(
+          (
+            await get(
+              `${origin}/.well-known/webfinger?resource=${encodeURIComponent('https://vct.example.com/maple2021')}`,
+            )
+          ).body,
+        ) as { properties: Record<string, string> };
+        const publicKey = Buffer.from(jrd.properties['https://trustbloc.dev/ns/public-key']!, 'base64');
+        expect(publicKey).toHaveLength(65);
 
-      const credential = anchorCredential('tls');
-      expect((await httpsCall(`${origin}/maple2021/v1/add-vc`, { ca, method: 'POST', body: JSON.stringify(credential) })).status).toBe(401);
-      const added = await httpsCall(`${origin}/maple2021/v1/add-vc`, { ca, method: 'POST', body: JSON.stringify(credential), headers: { authorization: 'Bearer tk2' } });
-      expect(added.status).toBe(200);
-      const reply = JSON.parse(added.body) as AddVcResponse;
-      expect(JSON.parse(Buffer.from(reply.signature, 'base64').toString()).algorithm).toEqual({ signature: 'ECDSA', type: 'ECDSAP256IEEEP1363' });
-      expect(await addVcSignatureVerifies(reply, credential, publicKey)).toBe(true);
-      expect((await httpsCall(`${origin}/maple2021/v1/add-vc`, { ca, method: 'POST', body: JSON.stringify(anchorCredential('x', 'did:web:other.example.com')), headers: { authorization: 'Bearer tk2' } })).status).toBe(400);
-      expect((await get(`${origin}/maple2022/v1/get-issuers`, { authorization: 'Bearer tk1' })).body).toBe('null\n');
-      expect((await get(`${origin}/maple2021/get-issuers`, { authorization: 'Bearer tk1' })).body).toBe('["did:web:node1.example.com"]\n');
+        const credential = anchorCredential('tls');
+        expect(
+          (await httpsCall(`${origin}/maple2021/v1/add-vc`, { ca, method: 'POST', body: JSON.stringify(credential) }))
+            .status,
+        ).toBe(401);
+        const added = await httpsCall(`${origin}/maple2021/v1/add-vc`, {
+          ca,
+          method: 'POST',
+          body: JSON.stringify(credential),
+          headers: { authorization: 'Bearer tk2' },
+        });
+        expect(added.status).toBe(200);
+        const reply = JSON.parse(added.body) as AddVcResponse;
+        expect(JSON.parse(Buffer.from(reply.signature, 'base64').toString()).algorithm).toEqual({
+          signature: 'ECDSA',
+          type: 'ECDSAP256IEEEP1363',
+        });
+        expect(await addVcSignatureVerifies(reply, credential, publicKey)).toBe(true);
+        expect(
+          (
+            await httpsCall(`${origin}/maple2021/v1/add-vc`, {
+              ca,
+              method: 'POST',
+              body: JSON.stringify(anchorCredential('x', 'did:web:other.example.com')),
+              headers: { authorization: 'Bearer tk2' },
+            })
+          ).status,
+        ).toBe(400);
+        expect((await get(`${origin}/maple2022/v1/get-issuers`, { authorization: 'Bearer tk1' })).body).toBe('null\n');
+        expect((await get(`${origin}/maple2021/get-issuers`, { authorization: 'Bearer tk1' })).body).toBe(
+          '["did:web:node1.example.com"]\n',
+        );
 
-      const metrics = await call(`http://127.0.0.1:${metricsPort}/metrics`);
-      expect(metrics.status).toBe(200);
-      expect(metrics.text).toMatch(/^vct_add_vc\{alias="maple2021"\} 1$/m);
-      expect((await get(`${origin}/metrics`)).status).toBe(404);
-      expect((await service.stop()).code).toBe(0);
-    } finally {
-      await dir.remove();
-    }
-  });
+        const metrics = await call(`http://127.0.0.1:${metricsPort}/metrics`);
+        expect(metrics.status).toBe(200);
+        expect(metrics.text).toMatch(/^vct_add_vc\{alias="maple2021"\} 1$/m);
+        expect((await get(`${origin}/metrics`)).status).toBe(404);
+        expect((await service.stop()).code).toBe(0);
+      } finally {
+        await dir.remove();
+      }
+    },
+  );
 });
 
-function httpsCall(url: string, options: { ca: Buffer; method?: string; body?: string; headers?: Record<string, string> }): Promise<{ status: number; body: string }> {
+function httpsCall(
+  url: string,
+  options: { ca: Buffer; method?: string; body?: string; headers?: Record<string, string> },
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const request = https.request(url, { method: options.method ?? 'GET', ca: options.ca, headers: { ...(options.headers ?? {}), ...(options.body ? { 'content-type': 'application/json' } : {}) } }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-    });
+    const request = https.request(
+      url,
+      {
+        method: options.method ?? 'GET',
+        ca: options.ca,
+        headers: { ...(options.headers ?? {}), ...(options.body ? { 'content-type': 'application/json' } : {}) },
+      },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      },
+    );
     request.on('error', reject);
     request.end(options.body);
   });

@@ -11,7 +11,34 @@ import { anchorCredential, call, sthSignatureVerifies } from '../src/testing/ind
  * with the merkle module's verifier against roots the client computes itself from get-entries.
  */
 const TOTAL = 10_000;
-const CHECKPOINTS = [1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 100, 255, 256, 257, 1000, 1023, 1024, 1025, 4095, 4096, 4097, 8191, 8192, 8193, 9999, TOTAL];
+const CHECKPOINTS = [
+  1,
+  2,
+  3,
+  4,
+  5,
+  7,
+  8,
+  9,
+  16,
+  17,
+  100,
+  255,
+  256,
+  257,
+  1000,
+  1023,
+  1024,
+  1025,
+  4095,
+  4096,
+  4097,
+  8191,
+  8192,
+  8193,
+  9999,
+  TOTAL,
+];
 
 describe(`proofs of a ${TOTAL.toLocaleString('en-US')}-entry log`, () => {
   let dir: TempDir;
@@ -21,7 +48,13 @@ describe(`proofs of a ${TOTAL.toLocaleString('en-US')}-entry log`, () => {
 
   beforeAll(async () => {
     dir = await makeTempDir('vct-10k-');
-    server = createServer({ dataDir: dir.path, storage: { type: 'lmdb' }, canonicalizeWorkers: 0, integrationIntervalMs: 60_000, integrationBatchSize: 10_000 });
+    server = createServer({
+      dataDir: dir.path,
+      storage: { type: 'lmdb' },
+      canonicalizeWorkers: 0,
+      integrationIntervalMs: 60_000,
+      integrationBatchSize: 10_000,
+    });
     await server.start();
     let next = 0;
     for (const checkpoint of CHECKPOINTS) {
@@ -41,7 +74,9 @@ describe(`proofs of a ${TOTAL.toLocaleString('en-US')}-entry log`, () => {
       heads.set(checkpoint, head);
     }
     while (leafHashes.length < TOTAL) {
-      const page = await call<{ entries: Array<{ leaf_input: string }> }>(`${server.url}/main/v1/get-entries?start=${leafHashes.length}&end=${TOTAL - 1}`);
+      const page = await call<{ entries: Array<{ leaf_input: string }> }>(
+        `${server.url}/main/v1/get-entries?start=${leafHashes.length}&end=${TOTAL - 1}`,
+      );
       for (const entry of page.body.entries) leafHashes.push(leafHash(Buffer.from(entry.leaf_input, 'base64')));
     }
   }, 180_000);
@@ -54,7 +89,9 @@ describe(`proofs of a ${TOTAL.toLocaleString('en-US')}-entry log`, () => {
   it('signs every head, and every head is the root of the entries below it', () => {
     for (const [size, head] of heads) {
       expect(sthSignatureVerifies(head, server.publicKey), `size ${size}`).toBe(true);
-      expect(rootOfLeafHashes(leafHashes.slice(0, size)).toString('base64'), `size ${size}`).toBe(head.sha256_root_hash);
+      expect(rootOfLeafHashes(leafHashes.slice(0, size)).toString('base64'), `size ${size}`).toBe(
+        head.sha256_root_hash,
+      );
     }
   });
 
@@ -62,9 +99,17 @@ describe(`proofs of a ${TOTAL.toLocaleString('en-US')}-entry log`, () => {
     const sizes = [...heads.keys()];
     for (const first of sizes) {
       for (const second of sizes.filter((size) => size >= first)) {
-        const reply = await call<{ consistency: string[] | null }>(`${server.url}/main/v1/get-sth-consistency?first=${first}&second=${second}`);
+        const reply = await call<{ consistency: string[] | null }>(
+          `${server.url}/main/v1/get-sth-consistency?first=${first}&second=${second}`,
+        );
         const proof = (reply.body.consistency ?? []).map((node) => Buffer.from(node, 'base64'));
-        const ok = verifyConsistency(first, second, Buffer.from(heads.get(first)!.sha256_root_hash, 'base64'), Buffer.from(heads.get(second)!.sha256_root_hash, 'base64'), proof);
+        const ok = verifyConsistency(
+          first,
+          second,
+          Buffer.from(heads.get(first)!.sha256_root_hash, 'base64'),
+          Buffer.from(heads.get(second)!.sha256_root_hash, 'base64'),
+          proof,
+        );
         expect(ok, `${first} -> ${second}`).toBe(true);
       }
     }
@@ -73,9 +118,18 @@ describe(`proofs of a ${TOTAL.toLocaleString('en-US')}-entry log`, () => {
   it('serves inclusion proofs, by index and by hash, that verify for leaves across each head', async () => {
     for (const [size, head] of heads) {
       const root = Buffer.from(head.sha256_root_hash, 'base64');
-      const indices = new Set([0, size - 1, Math.floor(size / 2), Math.floor(size / 3), (size * 7919) % size, size > 1 ? size - 2 : 0]);
+      const indices = new Set([
+        0,
+        size - 1,
+        Math.floor(size / 2),
+        Math.floor(size / 3),
+        (size * 7919) % size,
+        size > 1 ? size - 2 : 0,
+      ]);
       for (const index of indices) {
-        const byIndex = await call<{ audit_path: string[] | null }>(`${server.url}/main/v1/get-entry-and-proof?leaf_index=${index}&tree_size=${size}`);
+        const byIndex = await call<{ audit_path: string[] | null }>(
+          `${server.url}/main/v1/get-entry-and-proof?leaf_index=${index}&tree_size=${size}`,
+        );
         const path = (byIndex.body.audit_path ?? []).map((node) => Buffer.from(node, 'base64'));
         expect(verifyInclusion(index, size, leafHashes[index]!, path, root), `${index} in ${size}`).toBe(true);
         const byHash = await call<{ leaf_index: number; audit_path: string[] | null }>(
@@ -102,9 +156,16 @@ describe(`proofs of a ${TOTAL.toLocaleString('en-US')}-entry log`, () => {
     const before = (await call<SignedTreeHead>(`${server.url}/main/v1/get-sth`)).body;
     const proofBefore = (await call(`${server.url}/main/v1/get-entry-and-proof?leaf_index=4242&tree_size=8193`)).text;
     await server.stop();
-    server = createServer({ dataDir: dir.path, storage: { type: 'lmdb' }, canonicalizeWorkers: 0, integrationIntervalMs: 60_000 });
+    server = createServer({
+      dataDir: dir.path,
+      storage: { type: 'lmdb' },
+      canonicalizeWorkers: 0,
+      integrationIntervalMs: 60_000,
+    });
     await server.start();
     expect((await call<SignedTreeHead>(`${server.url}/main/v1/get-sth`)).body).toEqual(before);
-    expect((await call(`${server.url}/main/v1/get-entry-and-proof?leaf_index=4242&tree_size=8193`)).text).toBe(proofBefore);
+    expect((await call(`${server.url}/main/v1/get-entry-and-proof?leaf_index=4242&tree_size=8193`)).text).toBe(
+      proofBefore,
+    );
   });
 });

@@ -23,7 +23,12 @@ export interface RunningNode {
  * A bare start (`--host-url`, `--external-endpoint http://127.0.0.1:<port>`, `--data-dir`) plus `args`; a
  * restart reuses the port and the data directory.
  */
-export async function startNode(name: string, dir: TempDir, args: readonly string[], port?: number): Promise<RunningNode> {
+export async function startNode(
+  name: string,
+  dir: TempDir,
+  args: readonly string[],
+  port?: number,
+): Promise<RunningNode> {
   const listen = port ?? (await freePort());
   const url = `http://127.0.0.1:${listen}`;
   const child = await startProcess(serviceBin('@anchor/node'), {
@@ -33,7 +38,15 @@ export async function startNode(name: string, dir: TempDir, args: readonly strin
     readyUrl: `${url}/healthcheck`,
     readyStatus: (status) => status === 200,
   });
-  return { name, url, port: listen, service: `${url}/services/node`, dir, process: child, admin: new NodeAdminClient({ url }) };
+  return {
+    name,
+    url,
+    port: listen,
+    service: `${url}/services/node`,
+    dir,
+    process: child,
+    admin: new NodeAdminClient({ url }),
+  };
 }
 
 export async function startVctLog(dir: TempDir): Promise<{ process: ServiceProcess; url: string; logUrl: string }> {

@@ -42,7 +42,12 @@ interface PublishedState {
 }
 
 /** The DID's published state on a node, once its last published operation is `lastOperation`. */
-async function published(node: RunningNode, did: string, lastOperation: string, timeoutMs = 45_000): Promise<PublishedState> {
+async function published(
+  node: RunningNode,
+  did: string,
+  lastOperation: string,
+  timeoutMs = 45_000,
+): Promise<PublishedState> {
   return waitFor(
     async () => {
       const result = await resolveDid(node.url, did);
@@ -60,10 +65,15 @@ async function published(node: RunningNode, did: string, lastOperation: string, 
 }
 
 /** The anchor credential of an anchor linkset served by a node's CAS, and the hosts of its proofs' keys. */
-async function credentialOf(node: RunningNode, anchorHash: string): Promise<{ proofs: Array<{ verificationMethod: string; domain?: string; created: string }> }> {
+async function credentialOf(
+  node: RunningNode,
+  anchorHash: string,
+): Promise<{ proofs: Array<{ verificationMethod: string; domain?: string; created: string }> }> {
   const linkset = await http<{ linkset: Array<{ replies: Array<{ href: string }> }> }>(`${node.url}/cas/${anchorHash}`);
   expect(linkset.status).toBe(200);
-  const credential = JSON.parse(decodeDataUri(linkset.body.linkset[0]!.replies[0]!.href).toString('utf8')) as { proof: unknown };
+  const credential = JSON.parse(decodeDataUri(linkset.body.linkset[0]!.replies[0]!.href).toString('utf8')) as {
+    proof: unknown;
+  };
   const proofs = Array.isArray(credential.proof) ? credential.proof : [credential.proof];
   return { proofs: proofs as Array<{ verificationMethod: string; domain?: string; created: string }> };
 }
@@ -71,7 +81,9 @@ async function credentialOf(node: RunningNode, anchorHash: string): Promise<{ pr
 /** `node_activitypub_deliveries_total{outcome="dead-lettered"}` of a node. */
 async function deliveriesDeadLettered(node: RunningNode): Promise<number> {
   const { text } = await http(`${node.url}/metrics`);
-  const line = text.split('\n').find((row) => row.startsWith('node_activitypub_deliveries_total{outcome="dead-lettered"}'));
+  const line = text
+    .split('\n')
+    .find((row) => row.startsWith('node_activitypub_deliveries_total{outcome="dead-lettered"}'));
   return line === undefined ? 0 : Number(line.split(' ').at(-1));
 }
 
@@ -92,7 +104,12 @@ describe('a federation of three nodes and a vct-log', () => {
   const extraNodes: RunningNode[] = [];
 
   beforeAll(async () => {
-    const [vctDir, dir1, dir2, dir3] = await Promise.all([makeTempDir('fed-vct-'), makeTempDir('fed-node1-'), makeTempDir('fed-node2-'), makeTempDir('fed-node3-')]);
+    const [vctDir, dir1, dir2, dir3] = await Promise.all([
+      makeTempDir('fed-vct-'),
+      makeTempDir('fed-node1-'),
+      makeTempDir('fed-node2-'),
+      makeTempDir('fed-node3-'),
+    ]);
     dirs.push(vctDir!, dir1!, dir2!, dir3!);
     const keyFile1 = join(dir1!.path, 'http-sign-key.pem');
     const keyFile2 = join(dir2!.path, 'http-sign-key.pem');
@@ -103,7 +120,14 @@ describe('a federation of three nodes and a vct-log', () => {
     [node1, node2, node3] = await Promise.all([
       // Node 1 gives up on an unreachable inbox after 4 attempts (a few seconds), so what node 3 misses while
       // it is down can only come back through its catch-up.
-      startNode('node1', dir1!, [...ACCEPT_LISTS, ...TIMING, '--mq-redelivery-max-attempts', '4', '--http-sign-key-file', keyFile1]),
+      startNode('node1', dir1!, [
+        ...ACCEPT_LISTS,
+        ...TIMING,
+        '--mq-redelivery-max-attempts',
+        '4',
+        '--http-sign-key-file',
+        keyFile1,
+      ]),
       startNode('node2', dir2!, [...ACCEPT_LISTS, ...TIMING, '--http-sign-key-file', keyFile2]),
       startNode('node3', dir3!, [...ACCEPT_LISTS, ...TIMING]),
     ]);
@@ -132,18 +156,25 @@ describe('a federation of three nodes and a vct-log', () => {
   afterAll(async () => {
     for (const node of [node1, node2, node3, ...extraNodes]) node?.admin.close();
     // FEDERATION_TEST_LOG_LEVEL=debug (or info) shows what the nodes did.
-    if (process.env.FEDERATION_TEST_LOG_LEVEL) for (const node of [node1, node2, node3]) console.log(`----- ${node?.name}\n${node?.process.output()}`);
+    if (process.env.FEDERATION_TEST_LOG_LEVEL)
+      for (const node of [node1, node2, node3]) console.log(`----- ${node?.name}\n${node?.process.output()}`);
     await stopAllProcesses();
     await Promise.all(dirs.map((dir) => dir.remove()));
   });
 
   it('a Follow from a service not on the accept list gets a Reject', async () => {
     const followId = await node2.admin.follow(node3.service);
-    const reject = await waitFor(async () => (await node2.admin.activities('inbox')).find((activity) => activity.type === 'Reject' && (activity.object as { id?: string }).id === followId), {
-      timeoutMs: 20_000,
-      intervalMs: 200,
-      description: "node 3's Reject of node 2's Follow",
-    });
+    const reject = await waitFor(
+      async () =>
+        (await node2.admin.activities('inbox')).find(
+          (activity) => activity.type === 'Reject' && (activity.object as { id?: string }).id === followId,
+        ),
+      {
+        timeoutMs: 20_000,
+        intervalMs: 200,
+        description: "node 3's Reject of node 2's Follow",
+      },
+    );
     expect(reject.actor).toBe(node3.service);
     expect(await node3.admin.collection('followers')).not.toContain(node2.service);
     expect(await node2.admin.collection('following')).not.toContain(node3.service);
@@ -151,8 +182,15 @@ describe('a federation of three nodes and a vct-log', () => {
 
   it('inbox and collections refuse unsigned, forged and stale requests (401) and admit node 2 signing as itself', async () => {
     const keyId = `${node2.service}/keys/main-key`;
-    const signedFetch = (key: KeyPair, now?: () => Date) => createSignedFetch(createRequestSigner({ keyId, key, ...(now ? { now } : {}) }));
-    const like = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${node2.service}/activities/forged-1`, type: 'Like', actor: node2.service, object: { type: 'AnchorEvent', url: 'hl:uEiAAAA' } };
+    const signedFetch = (key: KeyPair, now?: () => Date) =>
+      createSignedFetch(createRequestSigner({ keyId, key, ...(now ? { now } : {}) }));
+    const like = {
+      '@context': 'https://www.w3.org/ns/activitystreams',
+      id: `${node2.service}/activities/forged-1`,
+      type: 'Like',
+      actor: node2.service,
+      object: { type: 'AnchorEvent', url: 'hl:uEiAAAA' },
+    };
     const body = JSON.stringify(like);
     const headers = { 'content-type': 'application/json' };
 
@@ -186,7 +224,9 @@ describe('a federation of three nodes and a vct-log', () => {
     // Each follower, once it processed the anchor, Likes it back to node 1 naming its own copy.
     await waitFor(
       async () => {
-        const likes = await http<{ orderedItems?: Array<{ actor: string; result?: { url?: string } }> }>(`${node1.service}/likes/${anchorHash}?page=true`);
+        const likes = await http<{ orderedItems?: Array<{ actor: string; result?: { url?: string } }> }>(
+          `${node1.service}/likes/${anchorHash}?page=true`,
+        );
         const likers = (likes.body.orderedItems ?? []).map((like) => like.actor).sort();
         return likers.join(' ') === [node2.service, node3.service].sort().join(' ');
       },
@@ -199,8 +239,15 @@ describe('a federation of three nodes and a vct-log', () => {
       async () => {
         const size = (await http<{ tree_size: number }>(`${logUrl}/v1/get-sth`)).body.tree_size;
         if (size === 0) return false;
-        const { body } = await http<{ entries: Array<{ leaf_input: string }> }>(`${logUrl}/v1/get-entries?start=0&end=${size - 1}`);
-        const leaves = body.entries.map((entry) => JSON.parse(Buffer.from(entry.leaf_input, 'base64').toString('utf8')) as { timestamped_entry: { timestamp: number } });
+        const { body } = await http<{ entries: Array<{ leaf_input: string }> }>(
+          `${logUrl}/v1/get-entries?start=0&end=${size - 1}`,
+        );
+        const leaves = body.entries.map(
+          (entry) =>
+            JSON.parse(Buffer.from(entry.leaf_input, 'base64').toString('utf8')) as {
+              timestamped_entry: { timestamp: number };
+            },
+        );
         return leaves.some((leaf) => leaf.timestamped_entry.timestamp === loggedAt);
       },
       { timeoutMs: 10_000, description: `an entry logged at ${witnessProof!.created} in ${logUrl}` },
@@ -213,17 +260,28 @@ describe('a federation of three nodes and a vct-log', () => {
     const offer = (await node1.admin.activities('outbox')).find((activity) => activity.type === 'Offer');
     expect(offer).toBeDefined();
     const asNode1 = createSignedFetch(createRequestSigner({ keyId: `${node1.service}/keys/main-key`, key: node1Key }));
-    const delivered = await asNode1(`${node2.service}/inbox`, { method: 'POST', body: JSON.stringify(offer), headers: { 'content-type': 'application/json' } });
+    const delivered = await asNode1(`${node2.service}/inbox`, {
+      method: 'POST',
+      body: JSON.stringify(offer),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(delivered.status).toBe(200);
-    await waitFor(async () => (await node2.admin.activities('inbox')).some((activity) => activity.id === offer!.id), { timeoutMs: 10_000, description: 'the Offer handled by node 2' });
-    const answered = (activities: Array<{ type: string; object?: unknown }>) => activities.some((activity) => activity.type === 'Accept' && (activity.object as { id?: string }).id === offer!.id);
+    await waitFor(async () => (await node2.admin.activities('inbox')).some((activity) => activity.id === offer!.id), {
+      timeoutMs: 10_000,
+      description: 'the Offer handled by node 2',
+    });
+    const answered = (activities: Array<{ type: string; object?: unknown }>) =>
+      activities.some(
+        (activity) => activity.type === 'Accept' && (activity.object as { id?: string }).id === offer!.id,
+      );
     expect(answered(await node2.admin.activities('outbox'))).toBe(false);
     expect(answered(await node3.admin.activities('outbox'))).toBe(true);
   });
 
   it('update, recover and deactivate on node 1 propagate to nodes 2 and 3', async () => {
     expect((await postOperation(node1.url, did.update('key-2'))).status).toBe(200);
-    for (const node of [node1, node2, node3]) expect((await published(node, did.did, 'update')).operations).toEqual(['create', 'update']);
+    for (const node of [node1, node2, node3])
+      expect((await published(node, did.did, 'update')).operations).toEqual(['create', 'update']);
 
     expect((await postOperation(node1.url, did.recover(node1.url, 'key-3'))).status).toBe(200);
     const recovered = await Promise.all([node1, node2, node3].map((node) => published(node, did.did, 'recover')));
@@ -231,7 +289,8 @@ describe('a federation of three nodes and a vct-log', () => {
     expect(recovered[0]!.canonicalId).not.toBe(firstCanonicalId);
 
     expect((await postOperation(node1.url, did.deactivate())).status).toBe(200);
-    for (const node of [node1, node2, node3]) expect((await published(node, did.did, 'deactivate')).deactivated).toBe(true);
+    for (const node of [node1, node2, node3])
+      expect((await published(node, did.did, 'deactivate')).deactivated).toBe(true);
   });
 
   it("a node that follows only node 2 learns node 1's anchors from node 2's Announces", async () => {
@@ -245,12 +304,17 @@ describe('a federation of three nodes and a vct-log', () => {
 
     const announced = new TestDid(node1.url);
     expect((await postOperation(node1.url, announced.created.request)).status).toBe(200);
-    const [onNode1, onNode4] = await Promise.all([published(node1, announced.did, 'create'), published(node4, announced.did, 'create')]);
+    const [onNode1, onNode4] = await Promise.all([
+      published(node1, announced.did, 'create'),
+      published(node4, announced.did, 'create'),
+    ]);
     expect(onNode4.canonicalId).toBe(onNode1.canonicalId);
     // It came as node 2's Announce of node 1's anchor: node 4 follows nobody else.
     expect(await node4.admin.collection('following')).toEqual([node2.service]);
     const anchorHash = onNode1.canonicalId.split(':')[2]!;
-    const announces = (await node4.admin.activities('inbox')).filter((activity) => activity.type === 'Announce' && activity.actor === node2.service);
+    const announces = (await node4.admin.activities('inbox')).filter(
+      (activity) => activity.type === 'Announce' && activity.actor === node2.service,
+    );
     expect(announces.some((activity) => JSON.stringify(activity.object).includes(anchorHash))).toBe(true);
   });
 
@@ -266,7 +330,10 @@ describe('a federation of three nodes and a vct-log', () => {
     // A second witness joins; past the grace period node 1 offers the anchor to it in node 3's place.
     await node1.admin.inviteWitness(node2.service);
     await node1.admin.waitUntilIn('witnesses', node2.service);
-    const [onNode1, onNode2] = await Promise.all([published(node1, second.did, 'create'), published(node2, second.did, 'create')]);
+    const [onNode1, onNode2] = await Promise.all([
+      published(node1, second.did, 'create'),
+      published(node2, second.did, 'create'),
+    ]);
     expect(onNode2.canonicalId).toBe(onNode1.canonicalId);
     const { proofs } = await credentialOf(node1, onNode1.canonicalId.split(':')[2]!);
     expect(proofs.some((proof) => proof.verificationMethod.startsWith(`${didWebOf(node2)}#`))).toBe(true);
@@ -274,7 +341,11 @@ describe('a federation of three nodes and a vct-log', () => {
 
     // Node 1 has given up delivering to node 3 (dead-lettered); node 3 comes back on its port and data
     // directory and catches up from node 1's outbox.
-    await waitFor(async () => (await deliveriesDeadLettered(node1)) > 0, { timeoutMs: 20_000, intervalMs: 250, description: "node 1 dead-lettering a delivery to node 3" });
+    await waitFor(async () => (await deliveriesDeadLettered(node1)) > 0, {
+      timeoutMs: 20_000,
+      intervalMs: 250,
+      description: 'node 1 dead-lettering a delivery to node 3',
+    });
     node3.admin.close();
     node3 = await startNode('node3', node3.dir, [...ACCEPT_LISTS, ...TIMING], node3.port);
     const onNode3 = await published(node3, second.did, 'create', 60_000);

@@ -62,7 +62,10 @@ describe('NodeAdminClient against real nodes', () => {
     const other = await admin1.serviceId();
     await admin1.disallow('follow', [me]);
     const followId = await admin2.follow(other);
-    const rejected = async () => (await admin2.activities('inbox')).find((activity) => activity.type === 'Reject' && (activity.object as { id?: unknown } | undefined)?.id === followId);
+    const rejected = async () =>
+      (await admin2.activities('inbox')).find(
+        (activity) => activity.type === 'Reject' && (activity.object as { id?: unknown } | undefined)?.id === followId,
+      );
     const deadline = Date.now() + 20_000;
     while (!(await rejected()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await rejected()).toMatchObject({ actor: other });
@@ -72,7 +75,9 @@ describe('NodeAdminClient against real nodes', () => {
 
   it('sets, reads and clears the witness policy', async () => {
     expect(await admin1.witnessPolicy()).toBeUndefined();
-    expect(await admin1.setWitnessPolicy('MinPercent(100,batch)   AND MinPercent(50,system)')).toBe('MinPercent(100,batch) AND MinPercent(50,system)');
+    expect(await admin1.setWitnessPolicy('MinPercent(100,batch)   AND MinPercent(50,system)')).toBe(
+      'MinPercent(100,batch) AND MinPercent(50,system)',
+    );
     expect(await admin1.witnessPolicy()).toBe('MinPercent(100,batch) AND MinPercent(50,system)');
     await expect(admin1.setWitnessPolicy('Sometimes(3)')).rejects.toMatchObject({ status: 400 });
     expect(await admin1.setWitnessPolicy('')).toBeUndefined();
@@ -96,7 +101,16 @@ describe('NodeAdminClient against real nodes', () => {
 describe('NodeAdminClient with an admin token', () => {
   let node: TestNode;
   beforeAll(async () => {
-    node = await startTestNode({ args: ['--auth-tokens-def', '^/policy$||admin', '--auth-tokens-def', '^/services/node/outbox$||admin', '--auth-tokens', 'admin=s3cret'] });
+    node = await startTestNode({
+      args: [
+        '--auth-tokens-def',
+        '^/policy$||admin',
+        '--auth-tokens-def',
+        '^/services/node/outbox$||admin',
+        '--auth-tokens',
+        'admin=s3cret',
+      ],
+    });
   });
   afterAll(async () => {
     await node.stop();

@@ -70,7 +70,10 @@ export class NodeAdminClient {
     this.url = options.url.replace(/\/+$/, '');
     this.serviceEndpoint = `${this.url}${options.servicePath ?? '/services/node'}`;
     const token = options.adminToken;
-    this.http = createHttpClient({ timeoutMs: options.timeoutMs ?? 10_000, ...(token === undefined ? {} : { bearerToken: () => token }) });
+    this.http = createHttpClient({
+      timeoutMs: options.timeoutMs ?? 10_000,
+      ...(token === undefined ? {} : { bearerToken: () => token }),
+    });
   }
 
   /** The node's service id (the `id` of its actor document): what others follow, invite and accept-list. */
@@ -90,7 +93,11 @@ export class NodeAdminClient {
 
   /** Applies `[{type, add?, remove?}]` in order (idempotent) and returns the lists as they now are. */
   async updateAcceptLists(changes: AcceptListUpdate[]): Promise<AcceptListEntry[]> {
-    return (await this.http.post<AcceptListEntry[]>(`${this.serviceEndpoint}/acceptlist`, changes, { headers: { 'content-type': 'application/ld+json' } })).data;
+    return (
+      await this.http.post<AcceptListEntry[]>(`${this.serviceEndpoint}/acceptlist`, changes, {
+        headers: { 'content-type': 'application/ld+json' },
+      })
+    ).data;
   }
 
   /** Lets `services` follow this node (`follow`) or invite it to witness (`invite-witness`). */
@@ -112,13 +119,22 @@ export class NodeAdminClient {
 
   /** Posts `Invite {object: AnchorWitness, target: service, to: service}`; `witnesses` gains it on Accept. */
   inviteWitness(service: string): Promise<string> {
-    return this.postToOutbox({ '@context': ACTIVITY_CONTEXTS, type: 'Invite', to: service, object: ANCHOR_WITNESS, target: service });
+    return this.postToOutbox({
+      '@context': ACTIVITY_CONTEXTS,
+      type: 'Invite',
+      to: service,
+      object: ANCHOR_WITNESS,
+      target: service,
+    });
   }
 
   /** Posts any activity to this node's outbox (the administrator's way to act as the node); returns its id. */
   async postToOutbox(activity: Record<string, unknown>): Promise<string> {
-    const { data } = await this.http.post<unknown>(`${this.serviceEndpoint}/outbox`, activity, { headers: { 'content-type': 'application/ld+json' } });
-    if (typeof data !== 'string') throw new Error(`${this.serviceEndpoint}/outbox answered ${JSON.stringify(data)} instead of the new activity id`);
+    const { data } = await this.http.post<unknown>(`${this.serviceEndpoint}/outbox`, activity, {
+      headers: { 'content-type': 'application/ld+json' },
+    });
+    if (typeof data !== 'string')
+      throw new Error(`${this.serviceEndpoint}/outbox answered ${JSON.stringify(data)} instead of the new activity id`);
     return data;
   }
 
@@ -129,7 +145,9 @@ export class NodeAdminClient {
 
   /** Every activity in the node's inbox or outbox, oldest first (what an administrator may read). */
   async activities(name: 'inbox' | 'outbox'): Promise<AdminActivity[]> {
-    return (await this.pages(name, 'orderedItems')).filter((item): item is AdminActivity => typeof item === 'object' && item !== null);
+    return (await this.pages(name, 'orderedItems')).filter(
+      (item): item is AdminActivity => typeof item === 'object' && item !== null,
+    );
   }
 
   private async pages(name: string, member: 'items' | 'orderedItems'): Promise<unknown[]> {
@@ -153,7 +171,10 @@ export class NodeAdminClient {
     for (;;) {
       const members = await this.collection(name);
       if (members.includes(service)) return;
-      if (Date.now() >= deadline) throw new Error(`${service} is not in ${this.serviceEndpoint}/${name} after ${timeoutMs} ms (members: ${members.join(', ') || 'none'})`);
+      if (Date.now() >= deadline)
+        throw new Error(
+          `${service} is not in ${this.serviceEndpoint}/${name} after ${timeoutMs} ms (members: ${members.join(', ') || 'none'})`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }

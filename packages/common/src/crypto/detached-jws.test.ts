@@ -23,18 +23,26 @@ describe('detached JWS with an unencoded payload (RFC 7797)', () => {
     expect(verifyDetachedJws(jws, payload, key.publicJwk())).toBe(true);
   });
 
-  it.each(['Ed25519', 'P-256', 'P-384', 'secp256k1'] as const)('%s round-trips; a changed payload or key fails', (type) => {
-    const key = KeyPair.generate(type);
-    const jws = signDetachedJws(payload, key, { kid: 'did:example:1#k' });
-    expect(JSON.parse(Buffer.from(jws.split('.')[0]!, 'base64url').toString())).toEqual({ alg: key.jwsAlgorithm, b64: false, crit: ['b64'], kid: 'did:example:1#k' });
-    expect(verifyDetachedJws(jws, payload, key)).toBe(true);
-    expect(verifyDetachedJws(jws, payload, key.publicJwk())).toBe(true);
-    const changed = Buffer.from(payload);
-    changed[0]! ^= 1;
-    expect(verifyDetachedJws(jws, changed, key)).toBe(false);
-    expect(verifyDetachedJws(jws, payload.subarray(1), key)).toBe(false);
-    expect(verifyDetachedJws(jws, payload, KeyPair.generate(type))).toBe(false);
-  });
+  it.each(['Ed25519', 'P-256', 'P-384', 'secp256k1'] as const)(
+    '%s round-trips; a changed payload or key fails',
+    (type) => {
+      const key = KeyPair.generate(type);
+      const jws = signDetachedJws(payload, key, { kid: 'did:example:1#k' });
+      expect(JSON.parse(Buffer.from(jws.split('.')[0]!, 'base64url').toString())).toEqual({
+        alg: key.jwsAlgorithm,
+        b64: false,
+        crit: ['b64'],
+        kid: 'did:example:1#k',
+      });
+      expect(verifyDetachedJws(jws, payload, key)).toBe(true);
+      expect(verifyDetachedJws(jws, payload, key.publicJwk())).toBe(true);
+      const changed = Buffer.from(payload);
+      changed[0]! ^= 1;
+      expect(verifyDetachedJws(jws, changed, key)).toBe(false);
+      expect(verifyDetachedJws(jws, payload.subarray(1), key)).toBe(false);
+      expect(verifyDetachedJws(jws, payload, KeyPair.generate(type))).toBe(false);
+    },
+  );
 
   it('accepts the ordinary detached form (payload base64url-encoded into the signing input)', () => {
     const key = KeyPair.generate('Ed25519');
@@ -75,13 +83,17 @@ describe('detached JWS with an unencoded payload (RFC 7797)', () => {
   it('throws only for an unusable key', () => {
     const jws = signDetachedJws(payload, KeyPair.generate('Ed25519'));
     expect(() => verifyDetachedJws(jws, payload, { kty: 'OKP', crv: 'Ed25519', x: 'AAAA' })).toThrow(AppError);
-    expect(() => verifyDetachedJws(jws, payload, KeyPair.generate('X25519'))).toThrow('X25519 keys cannot verify signatures');
+    expect(() => verifyDetachedJws(jws, payload, KeyPair.generate('X25519'))).toThrow(
+      'X25519 keys cannot verify signatures',
+    );
   });
 
   it('refuses header members that would contradict the unencoded form', () => {
     const key = KeyPair.generate('Ed25519');
     expect(() => signDetachedJws(payload, key, { b64: true })).toThrow('a detached JWS header always has b64 false');
-    expect(() => signDetachedJws(payload, key, { crit: ['exp'] })).toThrow('a detached JWS header always has b64 false');
+    expect(() => signDetachedJws(payload, key, { crit: ['exp'] })).toThrow(
+      'a detached JWS header always has b64 false',
+    );
     expect(() => signDetachedJws(payload, key, { alg: 'ES256' })).toThrow('alg ES256 does not match key type Ed25519');
     expect(signDetachedJws(payload, key, { b64: false, crit: ['b64'] }).split('.')[0]).toBe(ED25519_2018_HEADER);
   });

@@ -3,7 +3,13 @@ import { AppError, badRequest } from '../errors/index.js';
 import { type Jwk } from './jwk.js';
 import { publicKeyFromJwk } from './key-cache.js';
 import { KeyPair } from './key-pair.js';
-import { checkAlgorithm, checkCritical, decodeProtectedHeader, encodeProtectedHeader, headerForKey } from './jws-header.js';
+import {
+  checkAlgorithm,
+  checkCritical,
+  decodeProtectedHeader,
+  encodeProtectedHeader,
+  headerForKey,
+} from './jws-header.js';
 
 /**
  * Detached JWS with an unencoded payload (RFC 7797), `<header>..<signature>`, as Ed25519Signature2018 and
@@ -12,7 +18,10 @@ import { checkAlgorithm, checkCritical, decodeProtectedHeader, encodeProtectedHe
  */
 export function signDetachedJws(payload: Uint8Array, key: KeyPair, header: Record<string, unknown> = {}): string {
   const { b64, crit } = header;
-  if ((b64 !== undefined && b64 !== false) || (crit !== undefined && !(Array.isArray(crit) && crit.length === 1 && crit[0] === 'b64'))) {
+  if (
+    (b64 !== undefined && b64 !== false) ||
+    (crit !== undefined && !(Array.isArray(crit) && crit.length === 1 && crit[0] === 'b64'))
+  ) {
     throw badRequest('a detached JWS header always has b64 false and crit ["b64"]');
   }
   const headerSegment = encodeProtectedHeader({ ...headerForKey(key, header), b64: false, crit: ['b64'] });
@@ -46,9 +55,11 @@ function detachedSigningInput(jws: string, payload: Uint8Array, key: KeyPair): {
   const header = decodeProtectedHeader(headerSegment);
   checkAlgorithm(header.alg, key);
   checkCritical(header, ['b64']);
-  if (signatureSegment.length === 0 || !isCanonicalBase64Url(signatureSegment)) throw badRequest('JWS signature is not canonical base64url');
+  if (signatureSegment.length === 0 || !isCanonicalBase64Url(signatureSegment))
+    throw badRequest('JWS signature is not canonical base64url');
   const unencoded = header.b64 === false;
-  if (unencoded && !(header.crit as string[] | undefined)?.includes('b64')) throw badRequest('b64 false must be listed in crit');
+  if (unencoded && !(header.crit as string[] | undefined)?.includes('b64'))
+    throw badRequest('b64 false must be listed in crit');
   if (header.b64 !== undefined && typeof header.b64 !== 'boolean') throw badRequest('JWS b64 must be a boolean');
   const encodedPayload = unencoded ? Buffer.from(payload) : Buffer.from(base64UrlEncode(payload), 'ascii');
   return {

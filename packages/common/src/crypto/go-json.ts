@@ -27,7 +27,13 @@ export function goJsonMarshal(value: unknown): string {
   }
 }
 
-const SHORT_ESCAPES: Readonly<Record<string, string>> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+const SHORT_ESCAPES: Readonly<Record<string, string>> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+};
 
 function goJsonString(text: string): string {
   // Lone surrogates cannot be UTF-8; a UTF-8 round trip turns them into U+FFFD, as Go writes them.

@@ -37,7 +37,8 @@ export function decodeProtectedHeader(segment: string): Record<string, unknown> 
   } catch {
     throw badRequest('JWS protected header is not valid UTF-8 JSON');
   }
-  if (typeof header !== 'object' || header === null || Array.isArray(header)) throw badRequest('JWS protected header must be a JSON object');
+  if (typeof header !== 'object' || header === null || Array.isArray(header))
+    throw badRequest('JWS protected header must be a JSON object');
   const { alg } = header as Record<string, unknown>;
   if (typeof alg !== 'string') throw badRequest('JWS protected header alg must be a string');
   return header as Record<string, unknown> & { alg: string };
@@ -48,7 +49,8 @@ export function checkAlgorithm(alg: string, key: KeyPair, allowed?: readonly Jws
   if (alg === 'none') throw badRequest('algorithm none not allowed');
   if (!isJwsAlgorithm(alg)) throw badRequest(`unsupported algorithm ${alg}`);
   if (allowed && !allowed.includes(alg)) throw badRequest(`algorithm ${alg} not allowed`);
-  if (key.type === 'X25519' || alg !== key.jwsAlgorithm) throw badRequest(`alg ${alg} does not match key type ${key.type}`);
+  if (key.type === 'X25519' || alg !== key.jwsAlgorithm)
+    throw badRequest(`alg ${alg} does not match key type ${key.type}`);
   return alg;
 }
 

@@ -4,7 +4,14 @@ import { type Jwk } from './jwk.js';
 import { publicKeyFromJwk } from './key-cache.js';
 import { KeyPair } from './key-pair.js';
 import { type JwsAlgorithm } from './key-types.js';
-import { checkAlgorithm, checkCritical, decodeProtectedHeader, encodeProtectedHeader, headerForKey, type JwsHeaderInput } from './jws-header.js';
+import {
+  checkAlgorithm,
+  checkCritical,
+  decodeProtectedHeader,
+  encodeProtectedHeader,
+  headerForKey,
+  type JwsHeaderInput,
+} from './jws-header.js';
 
 /**
  * JWS compact serialization (RFC 7515 §7.1) as Sidetree operations and the Go original use it. The protected
@@ -58,12 +65,18 @@ export function parseJws(jws: string): ParsedJws {
  * naming the reason: 'algorithm none not allowed', 'algorithm X not allowed', 'alg X does not match key
  * type Y', 'unsupported critical header parameter b64', 'signature verification failed', or a parse error.
  */
-export function verifyJws(jws: string | ParsedJws, publicKey: Jwk | KeyPair, options: VerifyJwsOptions = {}): ParsedJws {
+export function verifyJws(
+  jws: string | ParsedJws,
+  publicKey: Jwk | KeyPair,
+  options: VerifyJwsOptions = {},
+): ParsedJws {
   const parsed = typeof jws === 'string' ? parseJws(jws) : jws;
   const key = publicKey instanceof KeyPair ? publicKey : publicKeyFromJwk(publicKey);
   checkAlgorithm(parsed.header.alg as string, key, options.algorithms);
   checkCritical(parsed.header, []);
-  if (parsed.header.b64 === false) throw badRequest('JWS with an unencoded payload (b64 false) must be verified detached');
-  if (!key.verify(Buffer.from(parsed.signingInput, 'ascii'), parsed.signature)) throw badRequest('signature verification failed');
+  if (parsed.header.b64 === false)
+    throw badRequest('JWS with an unencoded payload (b64 false) must be verified detached');
+  if (!key.verify(Buffer.from(parsed.signingInput, 'ascii'), parsed.signature))
+    throw badRequest('signature verification failed');
   return parsed;
 }

@@ -15,11 +15,14 @@ export function publicKeyFromJwk(jwk: Jwk): KeyPair {
   const type = keyTypeOfJwk(jwk);
   const { x, y } = jwk;
   // Only well-typed members form a cache key, so a malformed JWK can never hit a valid key's entry.
-  if (typeof x !== 'string' || (y !== undefined && typeof y !== 'string')) return KeyPair.fromJwk({ kty: jwk.kty, crv: jwk.crv, x, y });
+  if (typeof x !== 'string' || (y !== undefined && typeof y !== 'string'))
+    return KeyPair.fromJwk({ kty: jwk.kty, crv: jwk.crv, x, y });
   const cacheKey = `${type}|${x}|${y ?? ''}`;
   const cached = cache.get(cacheKey);
   if (cached) return cached;
-  const key = KeyPair.fromJwk(y === undefined ? { kty: jwk.kty, crv: jwk.crv, x } : { kty: jwk.kty, crv: jwk.crv, x, y });
+  const key = KeyPair.fromJwk(
+    y === undefined ? { kty: jwk.kty, crv: jwk.crv, x } : { kty: jwk.kty, crv: jwk.crv, x, y },
+  );
   cache.set(cacheKey, key);
   return key;
 }

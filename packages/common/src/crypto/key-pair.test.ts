@@ -9,7 +9,12 @@ const ALL_TYPES: readonly KeyType[] = [...SIGNING_TYPES, 'X25519'];
 const SIGNATURE_LENGTH = { Ed25519: 64, 'P-256': 64, 'P-384': 96, secp256k1: 64 } as const;
 
 // RFC 8037 Appendix A.1 (private) / A.2 (public).
-const RFC8037_JWK = { kty: 'OKP', crv: 'Ed25519', d: 'nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' };
+const RFC8037_JWK = {
+  kty: 'OKP',
+  crv: 'Ed25519',
+  d: 'nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A',
+  x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo',
+};
 // RFC 7515 Appendix A.3.
 const RFC7515_P256 = {
   kty: 'EC',
@@ -85,13 +90,21 @@ describe('KeyPair generation and encodings', () => {
   });
 
   it('uses the multicodec prefixes of the multikey table', () => {
-    const prefixes: Record<KeyType, string> = { Ed25519: 'z6Mk', X25519: 'z6LS', secp256k1: 'zQ3s', 'P-256': 'zDna', 'P-384': 'z82L' };
+    const prefixes: Record<KeyType, string> = {
+      Ed25519: 'z6Mk',
+      X25519: 'z6LS',
+      secp256k1: 'zQ3s',
+      'P-256': 'zDna',
+      'P-384': 'z82L',
+    };
     for (const type of ALL_TYPES) expect(KeyPair.generate(type).publicKeyMultibase().slice(0, 4)).toBe(prefixes[type]);
   });
 
   it('accepts the bare 32-byte Ed25519 multibase form of early Ed25519VerificationKey2020', () => {
     const key = KeyPair.generate('Ed25519');
-    expect(KeyPair.fromMultibase(multibaseEncode(key.publicKeyBytes(), 'base58btc')).publicKey.equals(key.publicKey)).toBe(true);
+    expect(
+      KeyPair.fromMultibase(multibaseEncode(key.publicKeyBytes(), 'base58btc')).publicKey.equals(key.publicKey),
+    ).toBe(true);
   });
 
   it('accepts compressed EC points and gives back the uncompressed form', () => {
@@ -104,14 +117,29 @@ describe('KeyPair generation and encodings', () => {
   it('derives the RFC 8037 public key from its seed', () => {
     const key = KeyPair.fromSeed('Ed25519', Buffer.from(RFC8037_JWK.d, 'base64url'));
     expect(key.publicJwk()).toEqual({ kty: 'OKP', crv: 'Ed25519', x: RFC8037_JWK.x });
-    expect(KeyPair.fromJwk(RFC8037_JWK).privateJwk()).toEqual({ kty: 'OKP', crv: 'Ed25519', x: RFC8037_JWK.x, d: RFC8037_JWK.d });
+    expect(KeyPair.fromJwk(RFC8037_JWK).privateJwk()).toEqual({
+      kty: 'OKP',
+      crv: 'Ed25519',
+      x: RFC8037_JWK.x,
+      d: RFC8037_JWK.d,
+    });
   });
 
   it('derives the RFC 7748 §6.1 X25519 public keys and shared secret', () => {
-    const alice = KeyPair.fromSeed('X25519', Buffer.from('77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a', 'hex'));
-    const bob = KeyPair.fromSeed('X25519', Buffer.from('5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb', 'hex'));
-    expect(alice.publicKeyBytes().toString('hex')).toBe('8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a');
-    expect(bob.publicKeyBytes().toString('hex')).toBe('de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f');
+    const alice = KeyPair.fromSeed(
+      'X25519',
+      Buffer.from('77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a', 'hex'),
+    );
+    const bob = KeyPair.fromSeed(
+      'X25519',
+      Buffer.from('5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb', 'hex'),
+    );
+    expect(alice.publicKeyBytes().toString('hex')).toBe(
+      '8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a',
+    );
+    expect(bob.publicKeyBytes().toString('hex')).toBe(
+      'de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f',
+    );
     const shared = '4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742';
     expect(alice.ecdh(bob.toPublic()).toString('hex')).toBe(shared);
     expect(bob.ecdh(alice).toString('hex')).toBe(shared);
@@ -127,12 +155,20 @@ describe('KeyPair generation and encodings', () => {
   });
 
   it('maps key types to JWS algorithms and refuses one for X25519', () => {
-    expect(SIGNING_TYPES.map((type) => KeyPair.generate(type).jwsAlgorithm)).toEqual(['EdDSA', 'ES256', 'ES384', 'ES256K']);
+    expect(SIGNING_TYPES.map((type) => KeyPair.generate(type).jwsAlgorithm)).toEqual([
+      'EdDSA',
+      'ES256',
+      'ES384',
+      'ES256K',
+    ]);
     expect(jwsAlgorithmFor('P-384')).toBe('ES384');
     expectBadRequest(() => KeyPair.generate('X25519').jwsAlgorithm, 'X25519 keys cannot sign');
     expectBadRequest(() => jwsAlgorithmFor('RSA' as KeyType), "unsupported key type 'RSA'");
     expectBadRequest(() => KeyPair.generate('RSA' as KeyType), "unsupported key type 'RSA'");
-    expectBadRequest(() => KeyPair.fromPublicKeyBytes('Ed448' as KeyType, Buffer.alloc(57)), "unsupported key type 'Ed448'");
+    expectBadRequest(
+      () => KeyPair.fromPublicKeyBytes('Ed448' as KeyType, Buffer.alloc(57)),
+      "unsupported key type 'Ed448'",
+    );
   });
 });
 
@@ -204,16 +240,25 @@ describe('KeyPair.fromJwk validation', () => {
 
   it('rejects coordinates of the wrong length or encoding', () => {
     const { d: _d, ...pub } = ec;
-    expectBadRequest(() => KeyPair.fromJwk({ ...pub, x: pub.x!.slice(1) }), 'JWK x must be 43 base64url characters (32 bytes)');
+    expectBadRequest(
+      () => KeyPair.fromJwk({ ...pub, x: pub.x!.slice(1) }),
+      'JWK x must be 43 base64url characters (32 bytes)',
+    );
     expectBadRequest(() => KeyPair.fromJwk({ ...pub, y: `${pub.y!}A` }), 'JWK y must be 43 base64url characters');
     expectBadRequest(() => KeyPair.fromJwk({ ...pub, x: `${pub.x!}=` }), 'JWK x must be 43');
     expectBadRequest(() => KeyPair.fromJwk({ ...pub, x: `${pub.x!.slice(0, -1)}+` }), 'JWK x must be 43');
     expectBadRequest(() => KeyPair.fromJwk({ ...pub, y: undefined }), 'JWK y must be a string');
     expectBadRequest(() => KeyPair.fromJwk({ ...pub, x: 12 as unknown as string }), 'JWK x must be a string');
-    expectBadRequest(() => KeyPair.fromJwk({ kty: 'EC', crv: 'P-384', x: pub.x, y: pub.y }), 'JWK x must be 64 base64url characters (48 bytes)');
+    expectBadRequest(
+      () => KeyPair.fromJwk({ kty: 'EC', crv: 'P-384', x: pub.x, y: pub.y }),
+      'JWK x must be 64 base64url characters (48 bytes)',
+    );
     expectBadRequest(() => KeyPair.fromJwk({ ...ec, d: ec.d!.slice(2) }), 'JWK d must be 43');
     expectBadRequest(() => KeyPair.fromJwk({ kty: 'OKP', crv: 'Ed25519', x: okp.x!.slice(0, 42) }), 'JWK x must be 43');
-    expectBadRequest(() => KeyPair.fromJwk({ kty: 'OKP', crv: 'Ed25519', x: okp.x, y: okp.x }), 'must not carry a y coordinate');
+    expectBadRequest(
+      () => KeyPair.fromJwk({ kty: 'OKP', crv: 'Ed25519', x: okp.x, y: okp.x }),
+      'must not carry a y coordinate',
+    );
   });
 
   it('rejects non-canonical base64url (spare bits set in the last character)', () => {
@@ -226,16 +271,26 @@ describe('KeyPair.fromJwk validation', () => {
   });
 
   it('accepts the Go-style empty y of an Ed25519 JWK', () => {
-    expect(KeyPair.fromJwk({ kty: 'OKP', crv: 'Ed25519', x: okp.x, y: '' }).publicJwk()).toEqual({ kty: 'OKP', crv: 'Ed25519', x: okp.x });
+    expect(KeyPair.fromJwk({ kty: 'OKP', crv: 'Ed25519', x: okp.x, y: '' }).publicJwk()).toEqual({
+      kty: 'OKP',
+      crv: 'Ed25519',
+      x: okp.x,
+    });
   });
 
   it('rejects EC points that are not on the curve', () => {
     const { d: _d, ...pub } = RFC7515_P256;
     expect(KeyPair.fromJwk(pub).isPrivate).toBe(false);
-    expectBadRequest(() => KeyPair.fromJwk({ ...pub, y: flipLastCharacter(pub.y) }), 'P-256 JWK x/y is not a point on the curve');
+    expectBadRequest(
+      () => KeyPair.fromJwk({ ...pub, y: flipLastCharacter(pub.y) }),
+      'P-256 JWK x/y is not a point on the curve',
+    );
     expectBadRequest(() => KeyPair.fromJwk({ ...pub, x: pub.y, y: pub.x }), 'not a point on the curve');
     const zero = Buffer.alloc(32).toString('base64url');
-    expectBadRequest(() => KeyPair.fromJwk({ kty: 'EC', crv: 'secp256k1', x: zero, y: zero }), 'secp256k1 JWK x/y is not a point on the curve');
+    expectBadRequest(
+      () => KeyPair.fromJwk({ kty: 'EC', crv: 'secp256k1', x: zero, y: zero }),
+      'secp256k1 JWK x/y is not a point on the curve',
+    );
   });
 
   it('rejects a private key that does not match its public members', () => {
@@ -243,9 +298,14 @@ describe('KeyPair.fromJwk validation', () => {
     expectBadRequest(() => KeyPair.fromJwk({ ...ec, d: other.d }), 'JWK d does not match its public key x/y');
     const otherOkp = KeyPair.generate('Ed25519').privateJwk();
     expectBadRequest(() => KeyPair.fromJwk({ ...okp, d: otherOkp.d }), 'JWK d does not match its public key x');
-    const order = Buffer.from('fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141', 'hex').toString('base64url');
+    const order = Buffer.from('fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141', 'hex').toString(
+      'base64url',
+    );
     expectBadRequest(() => KeyPair.fromJwk({ ...ec, d: order }), 'secp256k1 JWK d is not a valid private scalar');
-    expectBadRequest(() => KeyPair.fromJwk({ ...ec, d: Buffer.alloc(32).toString('base64url') }), 'not a valid private scalar');
+    expectBadRequest(
+      () => KeyPair.fromJwk({ ...ec, d: Buffer.alloc(32).toString('base64url') }),
+      'not a valid private scalar',
+    );
   });
 
   it('imports the RFC 7515 A.3 P-256 private key', () => {
@@ -255,30 +315,57 @@ describe('KeyPair.fromJwk validation', () => {
 
 describe('raw, PEM and multibase validation', () => {
   it('rejects raw keys of the wrong length or shape', () => {
-    expectBadRequest(() => KeyPair.fromPublicKeyBytes('Ed25519', Buffer.alloc(31)), 'Ed25519 public key must be 32 bytes, got 31');
-    expectBadRequest(() => KeyPair.fromPublicKeyBytes('X25519', Buffer.alloc(33)), 'X25519 public key must be 32 bytes, got 33');
-    expectBadRequest(() => KeyPair.fromSeed('Ed25519', Buffer.alloc(64)), 'Ed25519 private key seed must be 32 bytes, got 64');
-    expectBadRequest(() => KeyPair.fromSeed('P-256' as 'Ed25519', Buffer.alloc(32)), 'fromSeed supports Ed25519 and X25519');
+    expectBadRequest(
+      () => KeyPair.fromPublicKeyBytes('Ed25519', Buffer.alloc(31)),
+      'Ed25519 public key must be 32 bytes, got 31',
+    );
+    expectBadRequest(
+      () => KeyPair.fromPublicKeyBytes('X25519', Buffer.alloc(33)),
+      'X25519 public key must be 32 bytes, got 33',
+    );
+    expectBadRequest(
+      () => KeyPair.fromSeed('Ed25519', Buffer.alloc(64)),
+      'Ed25519 private key seed must be 32 bytes, got 64',
+    );
+    expectBadRequest(
+      () => KeyPair.fromSeed('P-256' as 'Ed25519', Buffer.alloc(32)),
+      'fromSeed supports Ed25519 and X25519',
+    );
     const point = KeyPair.generate('P-256').publicKeyBytes();
-    expectBadRequest(() => KeyPair.fromPublicKeyBytes('P-256', point.subarray(1)), '33-byte compressed or 65-byte uncompressed');
+    expectBadRequest(
+      () => KeyPair.fromPublicKeyBytes('P-256', point.subarray(1)),
+      '33-byte compressed or 65-byte uncompressed',
+    );
     expectBadRequest(() => KeyPair.fromPublicKeyBytes('P-384', point), '49-byte compressed or 97-byte uncompressed');
     const wrongPrefix = Buffer.from(point);
     wrongPrefix[0] = 0x05;
     expectBadRequest(() => KeyPair.fromPublicKeyBytes('P-256', wrongPrefix), 'compressed or');
     const offCurve = Buffer.from(point);
     offCurve[64]! ^= 0x01;
-    expectBadRequest(() => KeyPair.fromPublicKeyBytes('P-256', offCurve), 'P-256 public key is not a point on the curve');
+    expectBadRequest(
+      () => KeyPair.fromPublicKeyBytes('P-256', offCurve),
+      'P-256 public key is not a point on the curve',
+    );
     // x = 5 has no square root on secp256k1 (y^2 = 132 is a non-residue), so no compressed point exists.
     const noRoot = Buffer.concat([Buffer.from([0x02]), Buffer.alloc(31), Buffer.from([0x05])]);
     expectBadRequest(() => KeyPair.fromPublicKeyBytes('secp256k1', noRoot), 'not a point on the curve');
   });
 
   it('rejects bad PEM and unsupported key algorithms', () => {
-    expectBadRequest(() => KeyPair.fromPem('-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----'), 'invalid PEM key');
+    expectBadRequest(
+      () => KeyPair.fromPem('-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----'),
+      'invalid PEM key',
+    );
     expectBadRequest(() => KeyPair.fromPem('not a pem'), 'invalid PEM key');
-    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ format: 'pem', type: 'spki' }) as string;
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({
+      format: 'pem',
+      type: 'spki',
+    }) as string;
     expectBadRequest(() => KeyPair.fromPem(rsa), "unsupported key algorithm 'rsa'");
-    const p521 = generateKeyPairSync('ec', { namedCurve: 'secp521r1' }).publicKey.export({ format: 'pem', type: 'spki' }) as string;
+    const p521 = generateKeyPairSync('ec', { namedCurve: 'secp521r1' }).publicKey.export({
+      format: 'pem',
+      type: 'spki',
+    }) as string;
     expectBadRequest(() => KeyPair.fromPem(p521), "unsupported EC curve 'secp521r1'");
   });
 
@@ -286,16 +373,28 @@ describe('raw, PEM and multibase validation', () => {
     const a = KeyPair.generate('P-256').privateJwk();
     const b = KeyPair.generate('P-256').publicJwk();
     // node keeps the given public point beside d, so this exports a PKCS#8 with a mismatched public key.
-    const forged = createPrivateKey({ key: { ...a, x: b.x, y: b.y }, format: 'jwk' }).export({ format: 'pem', type: 'pkcs8' }) as string;
+    const forged = createPrivateKey({ key: { ...a, x: b.x, y: b.y }, format: 'jwk' }).export({
+      format: 'pem',
+      type: 'pkcs8',
+    }) as string;
     expectBadRequest(() => KeyPair.fromPem(forged), 'JWK d does not match its public key x/y');
   });
 
   it('rejects multibase keys with unknown codecs, bad lengths or bad encodings', () => {
     const ed = KeyPair.generate('Ed25519').publicKeyBytes();
     const p256Key = Buffer.from([0x80, 0x24, ...ed]);
-    expectBadRequest(() => KeyPair.fromMultibase(multibaseEncode(p256Key, 'base58btc')), 'P-256 multikey must carry 33 or 65 key bytes, got 32');
-    expectBadRequest(() => KeyPair.fromMultibase(multibaseEncode(Buffer.from([0x85, 0x24, ...ed]), 'base58btc')), 'unsupported multikey codec 0x1205');
-    expectBadRequest(() => KeyPair.fromMultibase(multibaseEncode(Buffer.from([0xed, 0x01, 1, 2]), 'base58btc')), 'Ed25519 multikey must carry 32');
+    expectBadRequest(
+      () => KeyPair.fromMultibase(multibaseEncode(p256Key, 'base58btc')),
+      'P-256 multikey must carry 33 or 65 key bytes, got 32',
+    );
+    expectBadRequest(
+      () => KeyPair.fromMultibase(multibaseEncode(Buffer.from([0x85, 0x24, ...ed]), 'base58btc')),
+      'unsupported multikey codec 0x1205',
+    );
+    expectBadRequest(
+      () => KeyPair.fromMultibase(multibaseEncode(Buffer.from([0xed, 0x01, 1, 2]), 'base58btc')),
+      'Ed25519 multikey must carry 32',
+    );
     expectBadRequest(() => KeyPair.fromMultibase('z0OIl'), 'invalid publicKeyMultibase');
     expectBadRequest(() => KeyPair.fromMultibase('x123'), "unsupported multibase prefix 'x'");
     expectBadRequest(() => KeyPair.fromMultibase(''), 'non-empty multibase');

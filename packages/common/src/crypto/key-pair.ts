@@ -5,12 +5,23 @@ import { normaliseSecp256k1LowS } from './ecdsa.js';
 import { importJwk, privateJwkOf, publicJwkOf, type Jwk } from './jwk.js';
 import { EC_CURVES, isEcKeyType, jwsAlgorithmFor, type JwsAlgorithm, type KeyType } from './key-types.js';
 import { decodeMultikey, encodeMultikey } from './multikey.js';
-import { compressEcPoint, decodeEcPoint, generateKeyObjects, okpPrivateKeyFromSeed, okpPublicKeyFromRaw, okpRawPublicKey } from './raw-keys.js';
+import {
+  compressEcPoint,
+  decodeEcPoint,
+  generateKeyObjects,
+  okpPrivateKeyFromSeed,
+  okpPublicKeyFromRaw,
+  okpRawPublicKey,
+} from './raw-keys.js';
 
 const ED25519_SIGNATURE_LENGTH = 64;
 
 /** node:crypto's names for the curves, mapped back to our key types. */
-const TYPE_OF_NAMED_CURVE: Readonly<Record<string, KeyType>> = { prime256v1: 'P-256', secp384r1: 'P-384', secp256k1: 'secp256k1' };
+const TYPE_OF_NAMED_CURVE: Readonly<Record<string, KeyType>> = {
+  prime256v1: 'P-256',
+  secp384r1: 'P-384',
+  secp256k1: 'secp256k1',
+};
 
 /**
  * A public key, optionally with its private half, over node:crypto KeyObjects (OpenSSL does all the curve
@@ -43,7 +54,8 @@ export class KeyPair {
 
   /** An Ed25519 or X25519 private key from its 32-byte seed (the JWK `d`, RFC 8032 secret key). */
   static fromSeed(type: 'Ed25519' | 'X25519', seed: Uint8Array): KeyPair {
-    if (type !== 'Ed25519' && type !== 'X25519') throw badRequest(`fromSeed supports Ed25519 and X25519, not '${String(type)}'`);
+    if (type !== 'Ed25519' && type !== 'X25519')
+      throw badRequest(`fromSeed supports Ed25519 and X25519, not '${String(type)}'`);
     const privateKey = okpPrivateKeyFromSeed(type, seed);
     return new KeyPair(type, createPublicKey(privateKey), privateKey);
   }
@@ -73,7 +85,8 @@ export class KeyPair {
 
   /** A key from `publicKeyMultibase`: multikey form, or the bare 32-byte Ed25519 key of early Ed25519VerificationKey2020. */
   static fromMultibase(text: string): KeyPair {
-    if (typeof text !== 'string' || text.length < 2) throw badRequest('publicKeyMultibase must be a non-empty multibase string');
+    if (typeof text !== 'string' || text.length < 2)
+      throw badRequest('publicKeyMultibase must be a non-empty multibase string');
     let bytes: Buffer;
     try {
       bytes = multibaseDecode(text);
@@ -165,7 +178,10 @@ export class KeyPair {
         return signature.length === ED25519_SIGNATURE_LENGTH && verify(null, data, this.publicKey, signature);
       }
       const { hash, size } = EC_CURVES[this.type];
-      return signature.length === 2 * size && verify(hash, data, { key: this.publicKey, dsaEncoding: 'ieee-p1363' }, signature);
+      return (
+        signature.length === 2 * size &&
+        verify(hash, data, { key: this.publicKey, dsaEncoding: 'ieee-p1363' }, signature)
+      );
     } catch {
       return false;
     }
@@ -175,14 +191,19 @@ export class KeyPair {
   ecdh(peerPublic: KeyPair): Buffer {
     const privateKey = this.requirePrivate();
     if (this.type === 'Ed25519') throw badRequest('Ed25519 keys cannot agree keys; use an X25519 key');
-    if (peerPublic.type !== this.type) throw badRequest(`cannot agree a key between ${this.type} and ${peerPublic.type} keys`);
+    if (peerPublic.type !== this.type)
+      throw badRequest(`cannot agree a key between ${this.type} and ${peerPublic.type} keys`);
     return diffieHellman({ privateKey, publicKey: peerPublic.publicKey });
   }
 
   private computePublicKeyBytes(): Buffer {
     if (!isEcKeyType(this.type)) return okpRawPublicKey(this.publicKey);
     const { x, y } = this.publicJwk();
-    return Buffer.concat([Buffer.from([0x04]), Buffer.from(x as string, 'base64url'), Buffer.from(y as string, 'base64url')]);
+    return Buffer.concat([
+      Buffer.from([0x04]),
+      Buffer.from(x as string, 'base64url'),
+      Buffer.from(y as string, 'base64url'),
+    ]);
   }
 
   private requirePrivate(): KeyObject {

@@ -46,7 +46,9 @@ export function decodeMultikey(bytes: Uint8Array): { type: KeyType; key: Buffer 
   if (buffer.length === OKP_KEY_LENGTH) return { type: 'Ed25519', key: buffer };
   if (prefixed) {
     const [type] = prefixed;
-    throw badRequest(`${type} multikey must carry ${KEY_LENGTHS[type].join(' or ')} key bytes, got ${buffer.length - prefixed[1].length}`);
+    throw badRequest(
+      `${type} multikey must carry ${KEY_LENGTHS[type].join(' or ')} key bytes, got ${buffer.length - prefixed[1].length}`,
+    );
   }
   let codec: number | undefined;
   try {
@@ -54,5 +56,9 @@ export function decodeMultikey(bytes: Uint8Array): { type: KeyType; key: Buffer 
   } catch {
     codec = undefined;
   }
-  throw badRequest(codec === undefined ? 'multikey has no valid multicodec prefix' : `unsupported multikey codec 0x${codec.toString(16)}`);
+  throw badRequest(
+    codec === undefined
+      ? 'multikey has no valid multicodec prefix'
+      : `unsupported multikey codec 0x${codec.toString(16)}`,
+  );
 }

@@ -54,7 +54,9 @@ describe('secp256k1 against @noble/curves', () => {
 
   it('verifies a JWS we sign with noble', () => {
     const [header, payload, signature] = signJws('{"a":1}', key).split('.') as [string, string, string];
-    expect(secp256k1.verify(Buffer.from(signature, 'base64url'), Buffer.from(`${header}.${payload}`), key.publicKeyBytes())).toBe(true);
+    expect(
+      secp256k1.verify(Buffer.from(signature, 'base64url'), Buffer.from(`${header}.${payload}`), key.publicKeyBytes()),
+    ).toBe(true);
   });
 });
 

@@ -20,7 +20,10 @@ export function okpPublicKeyFromRaw(type: OkpKeyType, raw: Uint8Array): KeyObjec
 export function okpPrivateKeyFromSeed(type: OkpKeyType, seed: Uint8Array): KeyObject {
   requireLength(seed, OKP_KEY_LENGTH, `${type} private key seed`);
   // Node (20, 22) builds an OKP private key from `d` alone: x only has to be a string, the public half is derived.
-  return createPrivateKey({ key: { kty: 'OKP', crv: type, d: Buffer.from(seed).toString('base64url'), x: '' }, format: 'jwk' });
+  return createPrivateKey({
+    key: { kty: 'OKP', crv: type, d: Buffer.from(seed).toString('base64url'), x: '' },
+    format: 'jwk',
+  });
 }
 
 /** The raw 32-byte public key. */
@@ -71,7 +74,9 @@ export function decodeEcPoint(type: EcKeyType, point: Uint8Array): { x: Buffer; 
   const compressed = point.length === size + 1 && (prefix === 0x02 || prefix === 0x03);
   const uncompressed = point.length === 2 * size + 1 && prefix === 0x04;
   if (!compressed && !uncompressed) {
-    throw badRequest(`${type} public key must be a ${size + 1}-byte compressed or ${2 * size + 1}-byte uncompressed point`);
+    throw badRequest(
+      `${type} public key must be a ${size + 1}-byte compressed or ${2 * size + 1}-byte uncompressed point`,
+    );
   }
   let full: Buffer;
   try {

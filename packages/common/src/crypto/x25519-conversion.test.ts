@@ -14,7 +14,9 @@ describe('ed25519ToX25519', () => {
       const seed = Buffer.from(ed.privateJwk().d!, 'base64url');
       const fromPublic = ed25519ToX25519(ed.toPublic());
       const fromPrivate = ed25519ToX25519(ed);
-      expect(fromPublic.publicKeyBytes().equals(Buffer.from(ed25519.utils.toMontgomery(ed.publicKeyBytes())))).toBe(true);
+      expect(fromPublic.publicKeyBytes().equals(Buffer.from(ed25519.utils.toMontgomery(ed.publicKeyBytes())))).toBe(
+        true,
+      );
       expect(fromPrivate.publicKey.equals(fromPublic.publicKey)).toBe(true);
       const peer = KeyPair.generate('X25519');
       const nobleShared = x25519.getSharedSecret(ed25519.utils.toMontgomerySecret(seed), peer.publicKeyBytes());

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { KeyPair } from '../crypto/index.js';
 import { AppError } from '../errors/index.js';
-import { didKeyFromKeyPair, keyPairFromDidKey, keyPairFromVerificationMethod, resolveDidKey, verificationMethodsFor } from './index.js';
+import {
+  didKeyFromKeyPair,
+  keyPairFromDidKey,
+  keyPairFromVerificationMethod,
+  resolveDidKey,
+  verificationMethodsFor,
+} from './index.js';
 
 // The Ed25519 example of the did:key specification, with its derived X25519 key agreement key.
 const SPEC_DID = 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK';
@@ -22,11 +28,20 @@ describe('did:key', () => {
   it('resolves the spec Ed25519 example to exactly the published document', () => {
     const signing = `${SPEC_DID}#${SPEC_FINGERPRINT}`;
     expect(resolveDidKey(SPEC_DID)).toEqual({
-      '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/suites/ed25519-2020/v1', 'https://w3id.org/security/suites/x25519-2020/v1'],
+      '@context': [
+        'https://www.w3.org/ns/did/v1',
+        'https://w3id.org/security/suites/ed25519-2020/v1',
+        'https://w3id.org/security/suites/x25519-2020/v1',
+      ],
       id: SPEC_DID,
       verificationMethod: [
         { id: signing, type: 'Ed25519VerificationKey2020', controller: SPEC_DID, publicKeyMultibase: SPEC_FINGERPRINT },
-        { id: `${SPEC_DID}#${SPEC_X25519}`, type: 'X25519KeyAgreementKey2020', controller: SPEC_DID, publicKeyMultibase: SPEC_X25519 },
+        {
+          id: `${SPEC_DID}#${SPEC_X25519}`,
+          type: 'X25519KeyAgreementKey2020',
+          controller: SPEC_DID,
+          publicKeyMultibase: SPEC_X25519,
+        },
       ],
       authentication: [signing],
       assertionMethod: [signing],
@@ -42,7 +57,12 @@ describe('did:key', () => {
       id: 'did:key:zDnaerDaTF5BXEavCrfRZEk316dpbLsfPDZ3WJ5hRTPFU2169#zDnaerDaTF5BXEavCrfRZEk316dpbLsfPDZ3WJ5hRTPFU2169',
       type: 'JsonWebKey2020',
       controller: 'did:key:zDnaerDaTF5BXEavCrfRZEk316dpbLsfPDZ3WJ5hRTPFU2169',
-      publicKeyJwk: { kty: 'EC', crv: 'P-256', x: 'fyNYMN0976ci7xqiSdag3buk-ZCwgXU4kz9XNkBlNUI', y: 'hW2ojTNfH7Jbi8--CJUo3OCbH3y5n91g-IMA9MLMbTU' },
+      publicKeyJwk: {
+        kty: 'EC',
+        crv: 'P-256',
+        x: 'fyNYMN0976ci7xqiSdag3buk-ZCwgXU4kz9XNkBlNUI',
+        y: 'hW2ojTNfH7Jbi8--CJUo3OCbH3y5n91g-IMA9MLMbTU',
+      },
     });
     expect(p256['@context']).toEqual(['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/suites/jws-2020/v1']);
     expect(p256.keyAgreement).toBeUndefined();
@@ -53,7 +73,9 @@ describe('did:key', () => {
       y: 'efsX5b10x8yjyrj4ny3pGfLcY7Xby1KzgqOdqnsrJIM',
     });
     // Transmute's secp256k1 fixture: private key 9085d2be… is did:key:zQ3shokF…, compressed key base58 23o6Sau8….
-    const secp = KeyPair.fromJwk({ ...keyPairFromDidKey('did:key:zQ3shokFTS3brHcDQrn82RUDfCZESWL1ZdCEJwekUDPQiYBme').publicJwk() });
+    const secp = KeyPair.fromJwk({
+      ...keyPairFromDidKey('did:key:zQ3shokFTS3brHcDQrn82RUDfCZESWL1ZdCEJwekUDPQiYBme').publicJwk(),
+    });
     const fromSeed = KeyPair.fromJwk({
       ...secp.publicJwk(),
       d: Buffer.from('9085d2bef69286a6cbb51623c8fa258629945cd55ca705cc4e66700396894e0c', 'hex').toString('base64url'),
@@ -95,7 +117,9 @@ describe('did:key', () => {
 
   it('rejects DIDs that are not well-formed did:keys', () => {
     expect(errorOf(() => resolveDidKey('did:web:example.com')).message).toBe('did:web:example.com is not a did:key');
-    expect(errorOf(() => resolveDidKey('did:key:uAAA')).message).toContain("did:key identifiers are base58btc multibase ('z...')");
+    expect(errorOf(() => resolveDidKey('did:key:uAAA')).message).toContain(
+      "did:key identifiers are base58btc multibase ('z...')",
+    );
     expect(errorOf(() => resolveDidKey('did:key:z6Mk')).message).toContain('multikey');
     expect(errorOf(() => resolveDidKey('did:key:zQ3sh')).code).toBe('bad_request');
     expect(errorOf(() => resolveDidKey('did:key:z0OIl')).message).toContain('invalid publicKeyMultibase');

@@ -26,7 +26,8 @@ export function didKeyFromKeyPair(key: KeyPair): string {
 export function keyPairFromDidKey(did: string): KeyPair {
   const { method, id } = parseDid(did);
   if (method !== 'key') throw badRequest(`${did} is not a did:key`);
-  if (!id.startsWith('z')) throw badRequest(`did:key identifiers are base58btc multibase ('z...'), got '${id.slice(0, 8)}'`);
+  if (!id.startsWith('z'))
+    throw badRequest(`did:key identifiers are base58btc multibase ('z...'), got '${id.slice(0, 8)}'`);
   return KeyPair.fromMultibase(id);
 }
 

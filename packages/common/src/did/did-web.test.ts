@@ -25,7 +25,10 @@ function syncErrorOf(fn: () => unknown): AppError {
 }
 
 /** An in-process stand-in for the web: answers from a table and records what was asked. */
-function fakeWeb(routes: Record<string, { status: number; body: string } | Error>): { fetch: FetchLike; requests: { url: string; init: Parameters<FetchLike>[1] }[] } {
+function fakeWeb(routes: Record<string, { status: number; body: string } | Error>): {
+  fetch: FetchLike;
+  requests: { url: string; init: Parameters<FetchLike>[1] }[];
+} {
   const requests: { url: string; init: Parameters<FetchLike>[1] }[] = [];
   const fetch: FetchLike = async (url, init) => {
     requests.push({ url, init });
@@ -71,17 +74,27 @@ describe('did:web ↔ URL', () => {
 
   it('rejects malformed did:web identifiers and URLs', () => {
     expect(syncErrorOf(() => didWebToUrl('did:key:z6Mk')).message).toBe('did:key:z6Mk is not a did:web');
-    expect(syncErrorOf(() => didWebToUrl('did:web:exa_mple.com')).message).toContain("'exa_mple.com' is not a valid host[:port]");
+    expect(syncErrorOf(() => didWebToUrl('did:web:exa_mple.com')).message).toContain(
+      "'exa_mple.com' is not a valid host[:port]",
+    );
     expect(syncErrorOf(() => didWebToUrl('did:web:-example.com')).message).toContain('is not a valid host[:port]');
-    expect(syncErrorOf(() => didWebToUrl('did:web:example.com%3A99999')).message).toContain("port '99999' is not a valid TCP port");
+    expect(syncErrorOf(() => didWebToUrl('did:web:example.com%3A99999')).message).toContain(
+      "port '99999' is not a valid TCP port",
+    );
     expect(syncErrorOf(() => didWebToUrl('did:web:example.com%3A0')).message).toContain("port '0'");
-    expect(syncErrorOf(() => didWebToUrl('did:web:example.com%3A1%3A2')).message).toContain('is not a valid host[:port]');
-    expect(syncErrorOf(() => didWebToUrl('did:web:example.com%2Fevil')).message).toContain('only the port colon may be percent-encoded');
+    expect(syncErrorOf(() => didWebToUrl('did:web:example.com%3A1%3A2')).message).toContain(
+      'is not a valid host[:port]',
+    );
+    expect(syncErrorOf(() => didWebToUrl('did:web:example.com%2Fevil')).message).toContain(
+      'only the port colon may be percent-encoded',
+    );
     expect(syncErrorOf(() => didWebToUrl('did:web:user%40example.com')).message).toContain('only the port colon');
     expect(syncErrorOf(() => urlToDidWeb('ftp://example.com/did.json')).message).toContain('needs an http(s) URL');
     expect(syncErrorOf(() => urlToDidWeb('https://example.com/did.json?x=1')).message).toContain('no query');
     expect(syncErrorOf(() => urlToDidWeb('https://user:pw@example.com/')).message).toContain('credentials');
-    expect(syncErrorOf(() => urlToDidWeb('https://[::1]/did.json')).message).toContain('must be a domain name or IPv4 address');
+    expect(syncErrorOf(() => urlToDidWeb('https://[::1]/did.json')).message).toContain(
+      'must be a domain name or IPv4 address',
+    );
     expect(syncErrorOf(() => urlToDidWeb('not a url')).message).toBe("invalid URL 'not a url'");
   });
 });
@@ -110,8 +123,18 @@ describe('resolveDidWeb through an injected fetch', () => {
       [{ [url]: new TypeError('fetch failed') }, 'unavailable', `cannot fetch ${url} for ${did}: fetch failed`, true],
       [{ [url]: { status: 200, body: '<html>' } }, 'bad_gateway', 'is not JSON', false],
       [{ [url]: { status: 200, body: '[1]' } }, 'bad_gateway', 'is not a JSON object', false],
-      [{ [url]: { status: 200, body: JSON.stringify({ ...document, id: 'did:web:evil.com' }) } }, 'bad_gateway', `is for did:web:evil.com, not ${did}`, false],
-      [{ [url]: { status: 200, body: JSON.stringify({ ...document, padding: 'x'.repeat(2000) }) } }, 'bad_gateway', 'is too large', false],
+      [
+        { [url]: { status: 200, body: JSON.stringify({ ...document, id: 'did:web:evil.com' }) } },
+        'bad_gateway',
+        `is for did:web:evil.com, not ${did}`,
+        false,
+      ],
+      [
+        { [url]: { status: 200, body: JSON.stringify({ ...document, padding: 'x'.repeat(2000) }) } },
+        'bad_gateway',
+        'is too large',
+        false,
+      ],
     ];
     for (const [routes, code, message, retryable] of cases) {
       const error = await errorOf(resolveDidWeb(did, { fetch: fakeWeb(routes).fetch, maxBytes: 1000 }));

@@ -50,9 +50,12 @@ export function urlToDidWeb(url: string): string {
   } catch {
     throw badRequest(`invalid URL '${url}'`);
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw badRequest(`did:web needs an http(s) URL, got ${parsed.protocol}`);
-  if (parsed.search || parsed.hash || parsed.username || parsed.password) throw badRequest('a did:web URL has no query, fragment or credentials');
-  if (!HOSTNAME.test(parsed.hostname)) throw badRequest(`did:web host '${parsed.hostname}' must be a domain name or IPv4 address`);
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    throw badRequest(`did:web needs an http(s) URL, got ${parsed.protocol}`);
+  if (parsed.search || parsed.hash || parsed.username || parsed.password)
+    throw badRequest('a did:web URL has no query, fragment or credentials');
+  if (!HOSTNAME.test(parsed.hostname))
+    throw badRequest(`did:web host '${parsed.hostname}' must be a domain name or IPv4 address`);
   let path = parsed.pathname.replace(/\/+$/, '');
   if (path === '/.well-known/did.json' || path === '/.well-known') path = '';
   else if (path.endsWith('/did.json')) path = path.slice(0, -'/did.json'.length);
@@ -78,9 +81,12 @@ export async function resolveDidWeb(did: string, options: DidWebResolveOptions =
   } catch (error) {
     throw transient(`cannot fetch ${url} for ${did}: ${(error as Error).message}`, error);
   }
-  if (response.status === 404 || response.status === 410) throw notFound(`${did} not found (${url} answered ${response.status})`);
+  if (response.status === 404 || response.status === 410)
+    throw notFound(`${did} not found (${url} answered ${response.status})`);
   if (response.status !== 200) {
-    throw new AppError('bad_gateway', `${url} answered ${response.status} for ${did}`, { retryable: response.status >= 500 });
+    throw new AppError('bad_gateway', `${url} answered ${response.status} for ${did}`, {
+      retryable: response.status >= 500,
+    });
   }
   if (body.length > (options.maxBytes ?? 1024 * 1024)) throw badDocument(`the document at ${url} is too large`);
   let document: unknown;
@@ -89,7 +95,8 @@ export async function resolveDidWeb(did: string, options: DidWebResolveOptions =
   } catch {
     throw badDocument(`the document at ${url} is not JSON`);
   }
-  if (typeof document !== 'object' || document === null || Array.isArray(document)) throw badDocument(`the document at ${url} is not a JSON object`);
+  if (typeof document !== 'object' || document === null || Array.isArray(document))
+    throw badDocument(`the document at ${url} is not a JSON object`);
   if ((document as DidDocument).id !== did) {
     throw badDocument(`the document at ${url} is for ${String((document as DidDocument).id)}, not ${did}`);
   }
@@ -105,7 +112,8 @@ function decodeAuthority(hostPart: string, did: string): { host: string; port: s
   const decoded = hostPart.replace(/%3A/gi, ':');
   if (decoded.includes('%')) throw badRequest(`${did}: only the port colon may be percent-encoded in a did:web host`);
   const [host, port, extra] = decoded.split(':');
-  if (extra !== undefined || !host || !HOSTNAME.test(host)) throw badRequest(`${did}: '${decoded}' is not a valid host[:port]`);
+  if (extra !== undefined || !host || !HOSTNAME.test(host))
+    throw badRequest(`${did}: '${decoded}' is not a valid host[:port]`);
   if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) > 0 && Number(port) < 65536)) {
     throw badRequest(`${did}: port '${port}' is not a valid TCP port`);
   }

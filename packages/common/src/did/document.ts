@@ -1,7 +1,8 @@
 import type { Jwk } from '../crypto/index.js';
 
 /** The verification relationships of DID Core §5.3. */
-export type VerificationRelationship = 'authentication' | 'assertionMethod' | 'keyAgreement' | 'capabilityInvocation' | 'capabilityDelegation';
+export type VerificationRelationship =
+  'authentication' | 'assertionMethod' | 'keyAgreement' | 'capabilityInvocation' | 'capabilityDelegation';
 
 export const VERIFICATION_RELATIONSHIPS: readonly VerificationRelationship[] = [
   'authentication',

@@ -2,7 +2,13 @@ import type { KeyPair } from '../crypto/index.js';
 import { AppError, badRequest, notFound } from '../errors/index.js';
 import { resolveDidKey } from './did-key.js';
 import { resolveDidWeb, type DidWebResolveOptions } from './did-web.js';
-import type { DidDocument, DidResolutionResult, Service, VerificationMethod, VerificationRelationship } from './document.js';
+import type {
+  DidDocument,
+  DidResolutionResult,
+  Service,
+  VerificationMethod,
+  VerificationRelationship,
+} from './document.js';
 import { parseDid, parseDidUrl, type ParsedDid } from './syntax.js';
 import { findService, findVerificationMethod, keyPairFromVerificationMethod } from './verification-method.js';
 
@@ -38,7 +44,10 @@ export class DidResolverRegistry {
   async resolve(did: string): Promise<DidResolutionResult> {
     const parsed = parseDid(did);
     const resolver = this.#resolvers.get(parsed.method);
-    if (!resolver) throw badRequest(`DID method '${parsed.method}' is not supported (supported: ${this.methods().join(', ') || 'none'})`);
+    if (!resolver)
+      throw badRequest(
+        `DID method '${parsed.method}' is not supported (supported: ${this.methods().join(', ') || 'none'})`,
+      );
     return resolver.resolve(did, parsed);
   }
 
@@ -63,9 +72,13 @@ export class DidResolverRegistry {
    * The verification method a DID URL names, with its key, checked against `purpose` when given, e.g.
    * `resolveVerificationMethod(proof.verificationMethod, 'assertionMethod')`. Deactivated DIDs have no keys.
    */
-  async resolveVerificationMethod(didUrl: string, purpose?: VerificationRelationship): Promise<ResolvedVerificationMethod> {
+  async resolveVerificationMethod(
+    didUrl: string,
+    purpose?: VerificationRelationship,
+  ): Promise<ResolvedVerificationMethod> {
     const url = parseDidUrl(didUrl);
-    if (url.fragment === undefined) throw badRequest(`${didUrl} names a DID, not one of its verification methods (no #fragment)`);
+    if (url.fragment === undefined)
+      throw badRequest(`${didUrl} names a DID, not one of its verification methods (no #fragment)`);
     const { didDocument, didDocumentMetadata } = await this.resolve(url.did);
     if (didDocumentMetadata?.deactivated) throw notFound(`${url.did} is deactivated`);
     const method = findVerificationMethod(didDocument, `${url.did}#${url.fragment}`, {

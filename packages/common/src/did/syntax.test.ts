@@ -4,7 +4,9 @@ import { AppError } from '../errors/index.js';
 import { buildDidUrl, isDid, isDidUrl, parseDid, parseDidUrl } from './index.js';
 
 const SIDETREE_LONG_FORM = (
-  JSON.parse(readFileSync('/work/shared/vectors/sidetree-dif/resolution/longFormResponseDidDocument.json', 'utf8')) as { didDocument: { id: string } }
+  JSON.parse(readFileSync('/work/shared/vectors/sidetree-dif/resolution/longFormResponseDidDocument.json', 'utf8')) as {
+    didDocument: { id: string };
+  }
 ).didDocument.id;
 
 function badRequestMessage(fn: () => unknown): string {
@@ -23,9 +25,21 @@ describe('parseDid', () => {
     ['did:example:123456789abcdefghi', 'example', '123456789abcdefghi'],
     ['did:web:w3c-ccg.github.io', 'web', 'w3c-ccg.github.io'],
     ['did:web:example.com%3A3000:user:alice', 'web', 'example.com%3A3000:user:alice'],
-    ['did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', 'key', 'z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK'],
-    ['did:orb:uAAA:EiDyOQbbZAa3aiRzeCkV7LOx3SERjjH93EXoIM3UoN4oWg', 'orb', 'uAAA:EiDyOQbbZAa3aiRzeCkV7LOx3SERjjH93EXoIM3UoN4oWg'],
-    ['did:orb:https:orb.domain1.com:uEiB0I06Yr-dJj7Xa8fNqwteKzDOUZPlQcDuMAZiS-YK5Cw:EiD', 'orb', 'https:orb.domain1.com:uEiB0I06Yr-dJj7Xa8fNqwteKzDOUZPlQcDuMAZiS-YK5Cw:EiD'],
+    [
+      'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK',
+      'key',
+      'z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK',
+    ],
+    [
+      'did:orb:uAAA:EiDyOQbbZAa3aiRzeCkV7LOx3SERjjH93EXoIM3UoN4oWg',
+      'orb',
+      'uAAA:EiDyOQbbZAa3aiRzeCkV7LOx3SERjjH93EXoIM3UoN4oWg',
+    ],
+    [
+      'did:orb:https:orb.domain1.com:uEiB0I06Yr-dJj7Xa8fNqwteKzDOUZPlQcDuMAZiS-YK5Cw:EiD',
+      'orb',
+      'https:orb.domain1.com:uEiB0I06Yr-dJj7Xa8fNqwteKzDOUZPlQcDuMAZiS-YK5Cw:EiD',
+    ],
     ['did:example::a', 'example', ':a'],
     ['did:a1:_', 'a1', '_'],
   ])('parses %s', (did, method, id) => {
@@ -59,7 +73,9 @@ describe('parseDid', () => {
   });
 
   it('rejects values that are not strings without crashing', () => {
-    expect(badRequestMessage(() => parseDid(undefined as unknown as string))).toBe('invalid DID (a undefined, not a string)');
+    expect(badRequestMessage(() => parseDid(undefined as unknown as string))).toBe(
+      'invalid DID (a undefined, not a string)',
+    );
     expect(badRequestMessage(() => parseDid(null as unknown as string))).toBe('invalid DID (a null, not a string)');
     expect(isDid(42)).toBe(false);
     expect(badRequestMessage(() => parseDid(`did:example:${'x'.repeat(500)} `))).toMatch(/…'/);
@@ -81,14 +97,21 @@ describe('parseDidUrl', () => {
   });
 
   it('distinguishes an absent query or fragment from an empty one', () => {
-    expect(parseDidUrl('did:example:123')).toMatchObject({ path: '', query: undefined, fragment: undefined, params: {} });
+    expect(parseDidUrl('did:example:123')).toMatchObject({
+      path: '',
+      query: undefined,
+      fragment: undefined,
+      params: {},
+    });
     expect(parseDidUrl('did:example:123?#')).toMatchObject({ query: '', fragment: '' });
     expect(parseDidUrl('did:example:123#z6Mk?a/b')).toMatchObject({ fragment: 'z6Mk?a/b', query: undefined });
     expect(parseDidUrl('did:example:123/')).toMatchObject({ path: '/' });
   });
 
   it('rejects malformed DID URLs naming the faulty part', () => {
-    expect(badRequestMessage(() => parseDidUrl('did:example:123#key 1'))).toContain('its path, query or fragment has characters a URL does not allow');
+    expect(badRequestMessage(() => parseDidUrl('did:example:123#key 1'))).toContain(
+      'its path, query or fragment has characters a URL does not allow',
+    );
     expect(badRequestMessage(() => parseDidUrl('did:example:123?a=%G0'))).toContain('path, query or fragment');
     expect(badRequestMessage(() => parseDidUrl('did:example:123#a#b'))).toContain('path, query or fragment');
     expect(badRequestMessage(() => parseDidUrl('did:EX:123#a'))).toContain('the method name must be lowercase');
@@ -106,7 +129,12 @@ describe('buildDidUrl', () => {
     );
     expect(buildDidUrl('did:example:123', { query: 'versionId=1', fragment: '' })).toBe('did:example:123?versionId=1#');
     const built = buildDidUrl('did:example:123', { path: '/p', query: { hl: 'zQm' }, fragment: 'f' });
-    expect(parseDidUrl(built)).toMatchObject({ did: 'did:example:123', path: '/p', params: { hl: 'zQm' }, fragment: 'f' });
+    expect(parseDidUrl(built)).toMatchObject({
+      did: 'did:example:123',
+      path: '/p',
+      params: { hl: 'zQm' },
+      fragment: 'f',
+    });
   });
 
   it('refuses a malformed DID or parts that cannot appear in a DID URL', () => {

@@ -58,17 +58,30 @@ export function parseDidUrl(text: string): ParsedDidUrl {
   const match = typeof text === 'string' ? DID_URL_PATTERN.exec(text) : null;
   if (!match) {
     const didPart = typeof text === 'string' ? (text.split(/[/?#]/)[0] ?? '') : text;
-    const reason = DID_PATTERN.test(String(didPart)) ? ': its path, query or fragment has characters a URL does not allow' : hint(didPart);
+    const reason = DID_PATTERN.test(String(didPart))
+      ? ': its path, query or fragment has characters a URL does not allow'
+      : hint(didPart);
     throw badRequest(`invalid DID URL ${describe(text)}${reason}`);
   }
-  const [, method, id, path, query, fragment] = match as unknown as [string, string, string, string, string | undefined, string | undefined];
+  const [, method, id, path, query, fragment] = match as unknown as [
+    string,
+    string,
+    string,
+    string,
+    string | undefined,
+    string | undefined,
+  ];
   return { did: `did:${method}:${id}`, method, id, didUrl: text, path, query, fragment, params: parseQuery(query) };
 }
 
 /** Builds a DID URL from a DID and optional path, query (string or parameters) and fragment, validating the result. */
-export function buildDidUrl(did: string, parts: { path?: string; query?: string | Record<string, string>; fragment?: string } = {}): string {
+export function buildDidUrl(
+  did: string,
+  parts: { path?: string; query?: string | Record<string, string>; fragment?: string } = {},
+): string {
   parseDid(did);
-  const path = parts.path === undefined || parts.path === '' ? '' : parts.path.startsWith('/') ? parts.path : `/${parts.path}`;
+  const path =
+    parts.path === undefined || parts.path === '' ? '' : parts.path.startsWith('/') ? parts.path : `/${parts.path}`;
   const query =
     parts.query === undefined
       ? ''

@@ -2,7 +2,13 @@ import { LRUCache } from 'lru-cache';
 import { KeyPair, type KeyType, publicKeyFromJwk } from '../crypto/index.js';
 import { base58Decode } from '../encoding/index.js';
 import { badRequest, notFound } from '../errors/index.js';
-import { type DidDocument, type Service, type VerificationMethod, type VerificationRelationship, VERIFICATION_RELATIONSHIPS } from './document.js';
+import {
+  type DidDocument,
+  type Service,
+  type VerificationMethod,
+  type VerificationRelationship,
+  VERIFICATION_RELATIONSHIPS,
+} from './document.js';
 
 /**
  * Finding verification methods in a DID document and turning them into keys. Ids may be absolute DID URLs
@@ -66,20 +72,32 @@ export function verificationMethodsFor(document: DidDocument, purpose: Verificat
  * The verification method `reference` names (absolute DID URL or `#fragment`). With `purpose`, the method
  * must also be authorised for that relationship. Throws not_found otherwise.
  */
-export function findVerificationMethod(document: DidDocument, reference: string, options: FindOptions = {}): VerificationMethod {
-  if (typeof reference !== 'string' || reference.length === 0) throw badRequest('verification method reference must be a non-empty string');
+export function findVerificationMethod(
+  document: DidDocument,
+  reference: string,
+  options: FindOptions = {},
+): VerificationMethod {
+  if (typeof reference !== 'string' || reference.length === 0)
+    throw badRequest('verification method reference must be a non-empty string');
   const target = canonicalReference(document, reference, options.equivalentIds ?? []);
   const candidates = options.purpose ? verificationMethodsFor(document, options.purpose) : definedMethods(document);
   const method = candidates.find((candidate) => absoluteId(document.id, candidate.id) === target);
   if (method) return method;
-  if (options.purpose && definedMethods(document).some((candidate) => absoluteId(document.id, candidate.id) === target)) {
+  if (
+    options.purpose &&
+    definedMethods(document).some((candidate) => absoluteId(document.id, candidate.id) === target)
+  ) {
     throw notFound(`verification method ${reference} is not authorized for ${options.purpose} in ${document.id}`);
   }
   throw notFound(`verification method ${reference} not found in ${document.id}`);
 }
 
 /** The service `reference` names (absolute DID URL or `#fragment`); not_found when absent. */
-export function findService(document: DidDocument, reference: string, options: Pick<FindOptions, 'equivalentIds'> = {}): Service {
+export function findService(
+  document: DidDocument,
+  reference: string,
+  options: Pick<FindOptions, 'equivalentIds'> = {},
+): Service {
   const target = canonicalReference(document, reference, options.equivalentIds ?? []);
   const service = (Array.isArray(document.service) ? document.service : []).find(
     (candidate) => typeof candidate?.id === 'string' && absoluteId(document.id, candidate.id) === target,
@@ -116,13 +134,20 @@ function publicKeyOf(method: VerificationMethod, impliedType: KeyType | undefine
   const { publicKeyJwk, publicKeyMultibase, publicKeyBase58 } = method;
   const present = [publicKeyJwk, publicKeyMultibase, publicKeyBase58].filter((value) => value !== undefined).length;
   if (present !== 1) {
-    throw badRequest(`verification method ${method.id} must carry exactly one of publicKeyJwk, publicKeyMultibase, publicKeyBase58`);
+    throw badRequest(
+      `verification method ${method.id} must carry exactly one of publicKeyJwk, publicKeyMultibase, publicKeyBase58`,
+    );
   }
-  if (method.privateKeyJwk !== undefined || method.privateKeyMultibase !== undefined || method.privateKeyBase58 !== undefined) {
+  if (
+    method.privateKeyJwk !== undefined ||
+    method.privateKeyMultibase !== undefined ||
+    method.privateKeyBase58 !== undefined
+  ) {
     throw badRequest(`verification method ${method.id} carries a private key`);
   }
   if (publicKeyJwk !== undefined) {
-    if (typeof publicKeyJwk !== 'object' || publicKeyJwk === null) throw badRequest(`publicKeyJwk of ${method.id} must be an object`);
+    if (typeof publicKeyJwk !== 'object' || publicKeyJwk === null)
+      throw badRequest(`publicKeyJwk of ${method.id} must be an object`);
     if (publicKeyJwk.d !== undefined) throw badRequest(`publicKeyJwk of ${method.id} carries a private key`);
     return publicKeyFromJwk(publicKeyJwk);
   }
@@ -131,7 +156,8 @@ function publicKeyOf(method: VerificationMethod, impliedType: KeyType | undefine
     return cached(`multibase|${publicKeyMultibase}`, () => KeyPair.fromMultibase(publicKeyMultibase));
   }
   if (typeof publicKeyBase58 !== 'string') throw badRequest(`publicKeyBase58 of ${method.id} must be a string`);
-  if (!impliedType) throw badRequest(`cannot tell the key type of publicKeyBase58 in a ${method.type} verification method`);
+  if (!impliedType)
+    throw badRequest(`cannot tell the key type of publicKeyBase58 in a ${method.type} verification method`);
   return cached(`${impliedType}|${publicKeyBase58}`, () => {
     let bytes: Buffer;
     try {

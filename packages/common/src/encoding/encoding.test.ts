@@ -28,14 +28,19 @@ describe('hashlinks', () => {
   });
 
   it('encodes one link as definite-length CBOR metadata', () => {
-    expect(createHashlink('null', ['https://orb.domain1.com/cas/uEiB0I06Yr-dJj7Xa8fNqwteKzDOUZPlQcDuMAZiS-YK5Cw'])).toBe(
+    expect(
+      createHashlink('null', ['https://orb.domain1.com/cas/uEiB0I06Yr-dJj7Xa8fNqwteKzDOUZPlQcDuMAZiS-YK5Cw']),
+    ).toBe(
       'hl:uEiB0I06Yr-dJj7Xa8fNqwteKzDOUZPlQcDuMAZiS-YK5Cw:uoQ-BeEtodHRwczovL29yYi5kb21haW4xLmNvbS9jYXMvdUVpQjBJMDZZci1kSmo3WGE4Zk5xd3RlS3pET1VaUGxRY0R1TUFaaVMtWUs1Q3c',
     );
     expect(hashlinkMetadata(['https://example.com'])).toBe('uoQ-Bc2h0dHBzOi8vZXhhbXBsZS5jb20');
   });
 
   it('round-trips a metadata segment with two URLs', () => {
-    const links = ['https://example.com/cas/uEiAsiwjaXOYDmOHxmvDl3Mx0TfJ0uCar5YXqumjFJUNIBg', 'ipfs://QmUB9Nr7RpqNYQpyh4W9r3RQNttiPQ6BQ9iQLkw9LztJFz'];
+    const links = [
+      'https://example.com/cas/uEiAsiwjaXOYDmOHxmvDl3Mx0TfJ0uCar5YXqumjFJUNIBg',
+      'ipfs://QmUB9Nr7RpqNYQpyh4W9r3RQNttiPQ6BQ9iQLkw9LztJFz',
+    ];
     const expected =
       'hl:uEiB_g7Flf_H8U7ktwYFIodZd_C1LH6PWdyhK3dIAEm2QaQ:uoQ-CeEdodHRwczovL2V4YW1wbGUuY29tL2Nhcy91RWlBc2l3amFYT1lEbU9IeG12RGwzTXgwVGZKMHVDYXI1WVhxdW1qRkpVTklCZ3g1aXBmczovL1FtVUI5TnI3UnBxTllRcHloNFc5cjNSUU50dGlQUTZCUTlpUUxrdzlMenRKRno';
     expect(createHashlink('Hello World!', links)).toBe(expected);
@@ -61,7 +66,12 @@ describe('multihash and multibase', () => {
   });
 
   it('computes Sidetree reveal values over JCS bytes', () => {
-    const jwk = { kty: 'EC', crv: 'secp256k1', x: 'nIqlRCx0eyBSXcQnqDpReSv4zuWhwCRWssoc9L_nj6A', y: 'iG29VK6l2U5sKBZUSJePvyFusXgSlK2dDFlWaCM8F7k' };
+    const jwk = {
+      kty: 'EC',
+      crv: 'secp256k1',
+      x: 'nIqlRCx0eyBSXcQnqDpReSv4zuWhwCRWssoc9L_nj6A',
+      y: 'iG29VK6l2U5sKBZUSJePvyFusXgSlK2dDFlWaCM8F7k',
+    };
     expect(encodedMultihash(canonicalize(jwk))).toBe('EiAJ-97Is59is6FKAProwDo870nmwCeP8n5nRRFwPpUZVQ');
     expect(matchesEncodedMultihash('EiAJ-97Is59is6FKAProwDo870nmwCeP8n5nRRFwPpUZVQ', canonicalize(jwk))).toBe(true);
     expect(matchesEncodedMultihash('EiAJ-97Is59is6FKAProwDo870nmwCeP8n5nRRFwPpUZVR', canonicalize(jwk))).toBe(false);
@@ -96,12 +106,16 @@ describe('base64', () => {
 describe('JCS', () => {
   it('sorts keys and formats numbers as RFC 8785 requires', () => {
     expect(canonicalize({ beta: 'beta', alpha: 'alpha' })).toBe('{"alpha":"alpha","beta":"beta"}');
-    expect(canonicalize({ n: 1e21, m: 0.000001, s: 'é\u000f', a: [true, null] })).toBe('{"a":[true,null],"m":0.000001,"n":1e+21,"s":"é\\u000f"}');
+    expect(canonicalize({ n: 1e21, m: 0.000001, s: 'é\u000f', a: [true, null] })).toBe(
+      '{"a":[true,null],"m":0.000001,"n":1e+21,"s":"é\\u000f"}',
+    );
   });
 });
 
 describe('data URIs', () => {
-  const linkset = JSON.stringify({ linkset: [{ anchor: 'hl:uEiB_g7Flf_H8U7ktwYFIodZd_C1LH6PWdyhK3dIAEm2QaQ', note: "a b,c!'()*~" }] });
+  const linkset = JSON.stringify({
+    linkset: [{ anchor: 'hl:uEiB_g7Flf_H8U7ktwYFIodZd_C1LH6PWdyhK3dIAEm2QaQ', note: "a b,c!'()*~" }],
+  });
 
   it('round-trips gzip+base64', () => {
     const uri = encodeDataUri(linkset, 'gzip');

@@ -42,7 +42,9 @@ export function createHashlink(content: Uint8Array | string, links: readonly str
 }
 
 export function formatHashlink(link: Hashlink): string {
-  return link.links.length === 0 ? `hl:${link.resourceHash}` : `hl:${link.resourceHash}:${hashlinkMetadata(link.links)}`;
+  return link.links.length === 0
+    ? `hl:${link.resourceHash}`
+    : `hl:${link.resourceHash}:${hashlinkMetadata(link.links)}`;
 }
 
 /** Parses and validates `hl:<hash>[:<metadata>]`; the hash must be a SHA2-256 multihash. */
@@ -73,4 +75,3 @@ export function isHashlink(text: string): boolean {
 export function hashlinkMatches(text: string, content: Uint8Array | string): boolean {
   return parseHashlink(text).resourceHash === multibaseMultihash(content);
 }
-

@@ -22,9 +22,51 @@ function random(seed: number): () => number {
   };
 }
 
-const KEY_PARTS = ['a', 'b', 'B', '_', '1', '10', '9', 'é', '€', '\u{1F600}', 'key', 'Key', '', ' ', '\u0000', '\u007f', '\uD800', '\uDFFF'];
-const NUMBERS = [0, -0, 1, -1, 1e21, 1e-7, 0.1, 123.456, Number.MAX_SAFE_INTEGER, 5e-324, -1.5e300, Number('333333333.33333329')];
-const STRINGS = ['', 'plain', 'quote " and \\ backslash', 'controls \u0001\n\t\u001f', 'unicode é € \u{1F600}', '\u2028\u2029', '</script>', 'lone \uD83D high', 'lone \uDE00 low'];
+const KEY_PARTS = [
+  'a',
+  'b',
+  'B',
+  '_',
+  '1',
+  '10',
+  '9',
+  'é',
+  '€',
+  '\u{1F600}',
+  'key',
+  'Key',
+  '',
+  ' ',
+  '\u0000',
+  '\u007f',
+  '\uD800',
+  '\uDFFF',
+];
+const NUMBERS = [
+  0,
+  -0,
+  1,
+  -1,
+  1e21,
+  1e-7,
+  0.1,
+  123.456,
+  Number.MAX_SAFE_INTEGER,
+  5e-324,
+  -1.5e300,
+  Number('333333333.33333329'),
+];
+const STRINGS = [
+  '',
+  'plain',
+  'quote " and \\ backslash',
+  'controls \u0001\n\t\u001f',
+  'unicode é € \u{1F600}',
+  '\u2028\u2029',
+  '</script>',
+  'lone \uD83D high',
+  'lone \uDE00 low',
+];
 
 function randomValue(next: () => number, depth: number, sorted: boolean): unknown {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
@@ -41,7 +83,9 @@ function randomValue(next: () => number, depth: number, sorted: boolean): unknow
     case 4:
       return Array.from({ length: Math.floor(next() * 4) }, () => randomValue(next, depth + 1, sorted));
     default: {
-      const keys = [...new Set(Array.from({ length: Math.floor(next() * 5) }, () => pick(KEY_PARTS) + pick(KEY_PARTS)))];
+      const keys = [
+        ...new Set(Array.from({ length: Math.floor(next() * 5) }, () => pick(KEY_PARTS) + pick(KEY_PARTS))),
+      ];
       if (sorted) keys.sort();
       return Object.fromEntries(keys.map((key) => [key, randomValue(next, depth + 1, sorted)]));
     }
@@ -66,8 +110,11 @@ describe('canonicalize (RFC 8785)', () => {
   });
 
   it('passes the RFC 8785 example (section 3.2.3) through either path', () => {
-    const input = JSON.parse('{"numbers":[333333333.33333329,1E30,4.50,2e-3,0.000000000000000000000000001],"string":"\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/","literals":[null,true,false]}') as unknown;
-    const expected = '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}';
+    const input = JSON.parse(
+      '{"numbers":[333333333.33333329,1E30,4.50,2e-3,0.000000000000000000000000001],"string":"\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/","literals":[null,true,false]}',
+    ) as unknown;
+    const expected =
+      '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}';
     expect(canonicalize(input)).toBe(expected);
     expect(canonicalize(JSON.parse(expected))).toBe(expected);
   });

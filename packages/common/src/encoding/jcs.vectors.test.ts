@@ -28,7 +28,9 @@ let ran = 0;
 
 describe('cyberphone json-canonicalization test data (RFC 8785)', () => {
   afterAll(() => {
-    console.log(`jcs: ${ran} vectors ran (${files.length} input/output pairs, each also as hex bytes, and ${NUMBER_LINES} ES6 numbers)`);
+    console.log(
+      `jcs: ${ran} vectors ran (${files.length} input/output pairs, each also as hex bytes, and ${NUMBER_LINES} ES6 numbers)`,
+    );
   });
 
   it('has the six input files', () => {
@@ -38,7 +40,10 @@ describe('cyberphone json-canonicalization test data (RFC 8785)', () => {
   it.each(files)('%s', (name) => {
     const value: unknown = JSON.parse(read(`input/${name}`));
     expect(canonicalize(value)).toBe(read(`output/${name}`));
-    const hex = read(`outhex/${name.replace(/\.json$/, '.txt')}`).trim().split(/\s+/).join('');
+    const hex = read(`outhex/${name.replace(/\.json$/, '.txt')}`)
+      .trim()
+      .split(/\s+/)
+      .join('');
     expect(canonicalBytes(value).toString('hex')).toBe(hex);
     ran += 2;
   });

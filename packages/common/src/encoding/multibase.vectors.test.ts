@@ -28,7 +28,10 @@ function vectorsOf(file: (typeof FILES)[number]): Vector[] {
     });
   const [header, ...vectors] = rows;
   if (!header) throw new Error(`${file}.csv is empty`);
-  const bytes = Buffer.from(header[1].replace(/\\x([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
+  const bytes = Buffer.from(
+    header[1].replace(/\\x([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    'latin1',
+  );
   return vectors.map(([base, encoded]) => ({ file, base, bytes, encoded }));
 }
 
@@ -39,17 +42,21 @@ let ran = 0;
 
 describe('multiformats multibase test vectors', () => {
   afterAll(() => {
-    console.log(`multibase: ${ran} of ${all.length} vectors ran${notApplicable.length ? `; not applicable (bases the module does not speak): ${notApplicable.join(', ')}` : ''}`);
+    console.log(
+      `multibase: ${ran} of ${all.length} vectors ran${notApplicable.length ? `; not applicable (bases the module does not speak): ${notApplicable.join(', ')}` : ''}`,
+    );
   });
 
   it('has vectors for every base the module claims', () => {
-    for (const base of CLAIMED) expect(claimed.filter((vector) => vector.base === base).length, base).toBeGreaterThanOrEqual(3);
+    for (const base of CLAIMED)
+      expect(claimed.filter((vector) => vector.base === base).length, base).toBeGreaterThanOrEqual(3);
   });
 
   it.each(claimed.map((vector) => [vector.file, vector.base, vector] as const))('%s %s', (file, base, vector) => {
     expect(multibaseDecode(vector.encoded)).toEqual(vector.bytes);
     // The case-insensitivity file holds deliberately non-canonical spellings: decode only.
-    if (file !== 'case_insensitivity') expect(multibaseEncode(vector.bytes, base as MultibaseEncoding)).toBe(vector.encoded);
+    if (file !== 'case_insensitivity')
+      expect(multibaseEncode(vector.bytes, base as MultibaseEncoding)).toBe(vector.encoded);
     ran++;
   });
 

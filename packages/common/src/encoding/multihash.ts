@@ -58,7 +58,11 @@ export function decodeEncodedMultihash(encoded: string): DecodedMultihash {
  * Checks that `encoded` is the multihash of `data`, recomputed with the code `encoded` declares. Compares the
  * encoded strings, not the bytes, because base64url strings differing in spare bits decode to the same bytes.
  */
-export function matchesEncodedMultihash(encoded: string, data: Uint8Array | string, allowedCodes: readonly number[] = [SHA2_256]): boolean {
+export function matchesEncodedMultihash(
+  encoded: string,
+  data: Uint8Array | string,
+  allowedCodes: readonly number[] = [SHA2_256],
+): boolean {
   let decoded: DecodedMultihash;
   try {
     decoded = decodeEncodedMultihash(encoded);

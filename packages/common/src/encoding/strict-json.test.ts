@@ -31,7 +31,9 @@ describe('findJsonDefect', () => {
     expect(describeJsonDefect({ path: 'a.b', problem: 'duplicate-member' }, 'operation request')).toBe(
       'operation request has the member a.b more than once; duplicate member names are refused',
     );
-    expect(describeJsonDefect({ path: 'delta.x', problem: 'lone-surrogate' }, 'operation request')).toMatch(/member delta\.x contains a lone UTF-16 surrogate/);
+    expect(describeJsonDefect({ path: 'delta.x', problem: 'lone-surrogate' }, 'operation request')).toMatch(
+      /member delta\.x contains a lone UTF-16 surrogate/,
+    );
   });
 
   it('finds nothing in any JSON.stringify output and agrees with JSON.parse on duplicates (property, fixed seed)', () => {
@@ -51,7 +53,11 @@ describe('findJsonDefect', () => {
         const dup = keys[pick % keys.length]!;
         const text = `{${keys.map((k) => `${JSON.stringify(k)}:1`).join(',')},${JSON.stringify(dup)}:2}`;
         const defect = findJsonDefect(text);
-        if (!(dup as string & { isWellFormed(): boolean }).isWellFormed() || keys.some((k) => !(k as string & { isWellFormed(): boolean }).isWellFormed())) return;
+        if (
+          !(dup as string & { isWellFormed(): boolean }).isWellFormed() ||
+          keys.some((k) => !(k as string & { isWellFormed(): boolean }).isWellFormed())
+        )
+          return;
         expect(defect).toEqual({ path: dup, problem: 'duplicate-member' });
       }),
       { seed: 20261126, numRuns: 300 },

@@ -70,15 +70,20 @@ export class AppError extends Error {
   }
 }
 
-export const badRequest = (message: string, options?: AppErrorOptions): AppError => new AppError('bad_request', message, options);
+export const badRequest = (message: string, options?: AppErrorOptions): AppError =>
+  new AppError('bad_request', message, options);
 export const unauthorized = (message = 'unauthorized', options?: AppErrorOptions): AppError =>
   new AppError('unauthorized', message, options);
-export const forbidden = (message = 'forbidden', options?: AppErrorOptions): AppError => new AppError('forbidden', message, options);
-export const notFound = (message = 'not found', options?: AppErrorOptions): AppError => new AppError('not_found', message, options);
-export const conflict = (message: string, options?: AppErrorOptions): AppError => new AppError('conflict', message, options);
+export const forbidden = (message = 'forbidden', options?: AppErrorOptions): AppError =>
+  new AppError('forbidden', message, options);
+export const notFound = (message = 'not found', options?: AppErrorOptions): AppError =>
+  new AppError('not_found', message, options);
+export const conflict = (message: string, options?: AppErrorOptions): AppError =>
+  new AppError('conflict', message, options);
 export const unavailable = (message = 'service unavailable', options?: AppErrorOptions): AppError =>
   new AppError('unavailable', message, options);
-export const internal = (message = 'internal error', options?: AppErrorOptions): AppError => new AppError('internal', message, options);
+export const internal = (message = 'internal error', options?: AppErrorOptions): AppError =>
+  new AppError('internal', message, options);
 
 /** A failure worth retrying later (network error, 5xx from a peer, store briefly unavailable). */
 export const transient = (message: string, cause?: unknown): AppError =>

@@ -24,7 +24,9 @@ async function startPeer(): Promise<{ url: string; received: Received[]; close()
     const path = (req.url ?? '').split('?')[0] ?? '';
     const status = /^\/status\/(\d+)$/.exec(path);
     if (status) {
-      res.writeHead(Number(status[1]), { 'content-type': 'application/json' }).end(JSON.stringify({ message: `peer says ${status[1]}` }));
+      res
+        .writeHead(Number(status[1]), { 'content-type': 'application/json' })
+        .end(JSON.stringify({ message: `peer says ${status[1]}` }));
     } else if (path === '/orb-error') {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"errMessage":"no such resource"}');
     } else if (path === '/text-error') {
@@ -46,7 +48,9 @@ async function startPeer(): Promise<{ url: string; received: Received[]; close()
     } else if (path === '/big') {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(4096));
     } else {
-      res.writeHead(201, { 'content-type': 'application/json', 'x-extra': 'yes' }).end(JSON.stringify({ method: req.method, body: body.toString('utf8') }));
+      res
+        .writeHead(201, { 'content-type': 'application/json', 'x-extra': 'yes' })
+        .end(JSON.stringify({ method: req.method, body: body.toString('utf8') }));
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -83,7 +87,11 @@ afterEach(async () => {
 
 describe('http client', () => {
   it('sends JSON and reads JSON, status and headers', async () => {
-    const response = await client.post<{ method: string; body: string }>(`${peer.url}/echo`, { a: 1, b: 'é' }, { headers: { 'Content-Type': 'application/activity+json' } });
+    const response = await client.post<{ method: string; body: string }>(
+      `${peer.url}/echo`,
+      { a: 1, b: 'é' },
+      { headers: { 'Content-Type': 'application/activity+json' } },
+    );
     expect(response.status).toBe(201);
     expect(response.headers['x-extra']).toBe('yes');
     expect(response.data).toEqual({ method: 'POST', body: '{"a":1,"b":"é"}' });
@@ -131,7 +139,10 @@ describe('http client', () => {
       let seen = 0;
       socket.on('data', () => {
         requests++;
-        if (++seen === 1) socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\n{}');
+        if (++seen === 1)
+          socket.write(
+            'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\n{}',
+          );
         else socket.resetAndDestroy();
       });
     });
@@ -151,7 +162,9 @@ describe('http client', () => {
   });
 
   it('sends a bearer token chosen per target, overridable per request', async () => {
-    const tokens = createHttpClient({ bearerToken: (url) => (url.pathname.startsWith('/vct') ? 'vct-write' : undefined) });
+    const tokens = createHttpClient({
+      bearerToken: (url) => (url.pathname.startsWith('/vct') ? 'vct-write' : undefined),
+    });
     try {
       await tokens.get(`${peer.url}/vct/add`);
       await tokens.get(`${peer.url}/other`);
@@ -159,7 +172,11 @@ describe('http client', () => {
     } finally {
       tokens.close();
     }
-    expect(peer.received.map((r) => r.headers.authorization)).toEqual(['Bearer vct-write', undefined, 'Bearer explicit']);
+    expect(peer.received.map((r) => r.headers.authorization)).toEqual([
+      'Bearer vct-write',
+      undefined,
+      'Bearer explicit',
+    ]);
   });
 });
 
@@ -168,7 +185,9 @@ describe('failure classification against a real peer', () => {
     const error = await failureOf(client.get(`${peer.url}/status/${status}`));
     expect(isRetryable(error)).toBe(true);
     expect(peerStatusOf(error)).toBe(status);
-    expect(error.message).toBe(`GET ${peer.url}/status/${status}: ${status} ${http.STATUS_CODES[status]}: peer says ${status}`);
+    expect(error.message).toBe(
+      `GET ${peer.url}/status/${status}: ${status} ${http.STATUS_CODES[status]}: peer says ${status}`,
+    );
   });
 
   it.each([
@@ -193,8 +212,12 @@ describe('failure classification against a real peer', () => {
   });
 
   it("reads the original's error bodies", async () => {
-    expect((await failureOf(client.get(`${peer.url}/orb-error`))).message).toMatch(/: 404 Not Found: no such resource$/);
-    expect((await failureOf(client.get(`${peer.url}/text-error`))).message).toMatch(/: 500 Internal Server Error: Internal Server Error\.$/);
+    expect((await failureOf(client.get(`${peer.url}/orb-error`))).message).toMatch(
+      /: 404 Not Found: no such resource$/,
+    );
+    expect((await failureOf(client.get(`${peer.url}/text-error`))).message).toMatch(
+      /: 500 Internal Server Error: Internal Server Error\.$/,
+    );
   });
 
   it('treats a refused connection as retryable', async () => {
@@ -270,7 +293,12 @@ describe('request signing', () => {
       const covered = Object.entries(request.headers)
         .map(([name, value]) => `${name}: ${value}`)
         .join('\n');
-      return { Digest: digest, Signature: createHash('sha256').update(`${request.method} ${request.url}\n${covered}\n${digest}`).digest('base64') };
+      return {
+        Digest: digest,
+        Signature: createHash('sha256')
+          .update(`${request.method} ${request.url}\n${covered}\n${digest}`)
+          .digest('base64'),
+      };
     };
   }
 
@@ -278,9 +306,13 @@ describe('request signing', () => {
     const seen: OutboundRequest[] = [];
     const signing = createHttpClient({ signer: digestSigner(seen), userAgent: 'anchor-test' });
     try {
-      await signing.post(`${peer.url}/services/node/inbox?x=1`, { type: 'Follow', actor: 'https://a.example/services/node' }, {
-        headers: { 'content-type': 'application/ld+json; profile="https://www.w3.org/ns/activitystreams"' },
-      });
+      await signing.post(
+        `${peer.url}/services/node/inbox?x=1`,
+        { type: 'Follow', actor: 'https://a.example/services/node' },
+        {
+          headers: { 'content-type': 'application/ld+json; profile="https://www.w3.org/ns/activitystreams"' },
+        },
+      );
     } finally {
       signing.close();
     }
@@ -297,7 +329,10 @@ describe('request signing', () => {
 
   it('signs only what shouldSign selects, unless a request says otherwise', async () => {
     const seen: OutboundRequest[] = [];
-    const signing = createHttpClient({ signer: digestSigner(seen), shouldSign: ({ url }) => url.pathname.endsWith('/inbox') });
+    const signing = createHttpClient({
+      signer: digestSigner(seen),
+      shouldSign: ({ url }) => url.pathname.endsWith('/inbox'),
+    });
     try {
       await signing.get(`${peer.url}/public`);
       await signing.post(`${peer.url}/inbox`, { a: 1 });

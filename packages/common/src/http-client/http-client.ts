@@ -63,7 +63,11 @@ export interface HttpClient {
    */
   request<T = unknown>(url: string, options?: RequestOptions): Promise<HttpResponse<T>>;
   get<T = unknown>(url: string, options?: Omit<RequestOptions, 'method' | 'json' | 'body'>): Promise<HttpResponse<T>>;
-  post<T = unknown>(url: string, json: unknown, options?: Omit<RequestOptions, 'method' | 'json'>): Promise<HttpResponse<T>>;
+  post<T = unknown>(
+    url: string,
+    json: unknown,
+    options?: Omit<RequestOptions, 'method' | 'json'>,
+  ): Promise<HttpResponse<T>>;
   /** Closes pooled connections. */
   close(): void;
 }
@@ -90,7 +94,13 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   // Node ignores the server's Keep-Alive hint and keeps idle sockets until the server resets them.
   const timeout = options.idleSocketMs ?? 4_000;
   const httpAgent = new http.Agent({ keepAlive: true, maxSockets, timeout });
-  const httpsAgent = new https.Agent({ keepAlive: true, maxSockets, timeout, ca: options.tls?.ca, rejectUnauthorized: options.tls?.rejectUnauthorized ?? true });
+  const httpsAgent = new https.Agent({
+    keepAlive: true,
+    maxSockets,
+    timeout,
+    ca: options.tls?.ca,
+    rejectUnauthorized: options.tls?.rejectUnauthorized ?? true,
+  });
   const maxResponseBytes = options.maxResponseBytes ?? 16 * 1024 * 1024;
   const defaultTimeoutMs = options.timeoutMs ?? 20_000;
 
@@ -103,7 +113,11 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       throw new AppError('bad_request', `invalid URL ${JSON.stringify(target)}`, { retryable: false });
     }
     const what = `${method} ${url.href}`;
-    const headers: Record<string, string> = { host: url.host, accept: 'application/json', ...lowerCaseKeys(request.headers) };
+    const headers: Record<string, string> = {
+      host: url.host,
+      accept: 'application/json',
+      ...lowerCaseKeys(request.headers),
+    };
     if (options.userAgent) headers['user-agent'] ??= options.userAgent;
     let body: Buffer | undefined;
     if (request.json !== undefined) {
@@ -131,7 +145,11 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     }
     const { status, data } = response;
     if (status >= 300) throw statusFailure(what, status, data);
-    return { status, headers: flattenHeaders(response.headers), data: decode(what, data, request.responseType ?? 'json') as T };
+    return {
+      status,
+      headers: flattenHeaders(response.headers),
+      data: decode(what, data, request.responseType ?? 'json') as T,
+    };
   }
 
   /**
@@ -143,14 +161,25 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   async function send(exchange: Exchange, redirectsLeft: number): Promise<RawResponse> {
     const response = await exchangeOnce(exchange);
     const location = response.headers.location;
-    if (response.status < 300 || response.status >= 400 || response.status === 304 || location === undefined) return response;
+    if (response.status < 300 || response.status >= 400 || response.status === 304 || location === undefined)
+      return response;
     if (redirectsLeft === 0) return response;
     const url = new URL(location, exchange.url);
-    const asGet = response.status === 303 || ((response.status === 301 || response.status === 302) && exchange.method === 'POST');
+    const asGet =
+      response.status === 303 || ((response.status === 301 || response.status === 302) && exchange.method === 'POST');
     const headers: Record<string, string> = { ...exchange.headers, host: url.host };
     if (asGet) for (const name of ['content-type', 'content-length', 'digest']) delete headers[name];
     if (url.host !== exchange.url.host) delete headers.authorization;
-    return send({ url, method: asGet ? 'GET' : exchange.method, headers, body: asGet ? undefined : exchange.body, signal: exchange.signal }, redirectsLeft - 1);
+    return send(
+      {
+        url,
+        method: asGet ? 'GET' : exchange.method,
+        headers,
+        body: asGet ? undefined : exchange.body,
+        signal: exchange.signal,
+      },
+      redirectsLeft - 1,
+    );
   }
 
   /**
@@ -164,36 +193,52 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       try {
         return await exchangeOnSocket(exchange);
       } catch (error) {
-        if (!(error instanceof StaleSocketError) || attempt > STALE_SOCKET_RETRIES) throw error instanceof StaleSocketError ? error.cause : error;
+        if (!(error instanceof StaleSocketError) || attempt > STALE_SOCKET_RETRIES)
+          throw error instanceof StaleSocketError ? error.cause : error;
       }
     }
   }
 
   function exchangeOnSocket({ url, method, headers, body, signal }: Exchange): Promise<RawResponse> {
     const secure = url.protocol === 'https:';
-    if (!secure && url.protocol !== 'http:') return Promise.reject(new AppError('bad_request', `unsupported protocol ${url.protocol}`, { retryable: false }));
+    if (!secure && url.protocol !== 'http:')
+      return Promise.reject(new AppError('bad_request', `unsupported protocol ${url.protocol}`, { retryable: false }));
     const sent = body === undefined ? headers : { ...headers, 'content-length': String(body.length) };
     return new Promise((resolve, reject) => {
       let answered = false;
-      const req = (secure ? https : http).request(url, { method, headers: sent, agent: secure ? httpsAgent : httpAgent, signal }, (res: IncomingMessage) => {
-        answered = true;
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > maxResponseBytes) {
-            res.destroy();
-            reject(new AppError('bad_gateway', `maxContentLength size of ${maxResponseBytes} exceeded`, { retryable: false }));
-            return;
-          }
-          chunks.push(chunk);
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, data: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks) }));
-        res.on('error', reject);
-        res.on('close', () => {
-          if (!res.complete) reject(Object.assign(new Error('the response was cut off'), { code: 'ECONNRESET' }));
-        });
-      });
+      const req = (secure ? https : http).request(
+        url,
+        { method, headers: sent, agent: secure ? httpsAgent : httpAgent, signal },
+        (res: IncomingMessage) => {
+          answered = true;
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > maxResponseBytes) {
+              res.destroy();
+              reject(
+                new AppError('bad_gateway', `maxContentLength size of ${maxResponseBytes} exceeded`, {
+                  retryable: false,
+                }),
+              );
+              return;
+            }
+            chunks.push(chunk);
+          });
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              data: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks),
+            }),
+          );
+          res.on('error', reject);
+          res.on('close', () => {
+            if (!res.complete) reject(Object.assign(new Error('the response was cut off'), { code: 'ECONNRESET' }));
+          });
+        },
+      );
       req.on('error', (error: NodeJS.ErrnoException) => {
         const stale = req.reusedSocket && !answered && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
         reject(stale ? new StaleSocketError(error) : error);
@@ -243,7 +288,8 @@ function peerMessage(data: Buffer): string | undefined {
   if (text === '') return undefined;
   try {
     const parsed = JSON.parse(text) as { message?: unknown; errMessage?: unknown };
-    for (const candidate of [parsed.message, parsed.errMessage]) if (typeof candidate === 'string' && candidate !== '') return candidate;
+    for (const candidate of [parsed.message, parsed.errMessage])
+      if (typeof candidate === 'string' && candidate !== '') return candidate;
   } catch {
     // not JSON: use the text itself
   }
@@ -252,16 +298,23 @@ function peerMessage(data: Buffer): string | undefined {
 
 function statusFailure(what: string, status: number, data: Buffer): AppError {
   const explained = peerMessage(data);
-  const message = `${what}: ${status} ${http.STATUS_CODES[status] ?? ''}`.trimEnd() + (explained ? `: ${explained}` : '');
+  const message =
+    `${what}: ${status} ${http.STATUS_CODES[status] ?? ''}`.trimEnd() + (explained ? `: ${explained}` : '');
   const details = { peerStatus: status };
   if (status >= 500) return new AppError('bad_gateway', message, { retryable: true, details });
-  if (status < 400) return new AppError('bad_gateway', `${message} (redirect not followed)`, { retryable: false, details });
+  if (status < 400)
+    return new AppError('bad_gateway', `${message} (redirect not followed)`, { retryable: false, details });
   return new AppError(errorCodeForStatus(status), message, { retryable: RETRY_LATER_4XX.has(status), details });
 }
 
 function failure(what: string, error: unknown, timedOutAfterMs: number | undefined): AppError {
-  if (error instanceof AppError) return new AppError(error.code, `${what}: ${error.message}`, { retryable: error.retryable, cause: error });
-  if (timedOutAfterMs !== undefined) return new AppError('timeout', `${what}: no response within ${timedOutAfterMs} ms`, { retryable: true, cause: error });
+  if (error instanceof AppError)
+    return new AppError(error.code, `${what}: ${error.message}`, { retryable: error.retryable, cause: error });
+  if (timedOutAfterMs !== undefined)
+    return new AppError('timeout', `${what}: no response within ${timedOutAfterMs} ms`, {
+      retryable: true,
+      cause: error,
+    });
   if (error instanceof Error && error.name === 'AbortError') return transient(`${what}: cancelled`, error);
   if (error instanceof TypeError && (error as NodeJS.ErrnoException).code === 'ERR_INVALID_URL') {
     return new AppError('bad_request', `${what}: ${error.message}`, { retryable: false, cause: error });

@@ -3,4 +3,11 @@
  * out, bearer tokens per target, HTTP signatures over the exact bytes sent, and failures as AppErrors
  * classified for retry.
  */
-export { createHttpClient, peerStatusOf, type HttpClient, type HttpClientOptions, type RequestOptions, type HttpResponse } from './http-client.js';
+export {
+  createHttpClient,
+  peerStatusOf,
+  type HttpClient,
+  type HttpClientOptions,
+  type RequestOptions,
+  type HttpResponse,
+} from './http-client.js';

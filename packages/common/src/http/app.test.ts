@@ -12,7 +12,11 @@ afterEach(() => setLogLevels('info'));
 async function startApp(options: HttpAppOptions = {}) {
   const app = createHttpApp({ metrics: createMetrics({ prefix: 'node_', processMetrics: false }), ...options });
   app.routes.post('/echo', (req, res) => {
-    res.json({ body: req.body as unknown, type: Buffer.isBuffer(req.body) ? 'buffer' : typeof req.body, raw: req.rawBody?.toString('base64') ?? null });
+    res.json({
+      body: req.body as unknown,
+      type: Buffer.isBuffer(req.body) ? 'buffer' : typeof req.body,
+      raw: req.rawBody?.toString('base64') ?? null,
+    });
   });
   const server = await serve(app.app);
   return { app, url: server.url };
@@ -21,12 +25,16 @@ async function startApp(options: HttpAppOptions = {}) {
 /** Sends a body in chunks without Content-Length, so only the parser's running count can enforce the limit. */
 function postChunked(url: string, chunks: string[], contentType: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const request = http.request(`${url}/echo`, { method: 'POST', headers: { 'content-type': contentType, 'transfer-encoding': 'chunked' } }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-    });
+    const request = http.request(
+      `${url}/echo`,
+      { method: 'POST', headers: { 'content-type': contentType, 'transfer-encoding': 'chunked' } },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      },
+    );
     request.on('error', reject);
     for (const chunk of chunks) request.write(chunk);
     request.end();
@@ -34,36 +42,60 @@ function postChunked(url: string, chunks: string[], contentType: string): Promis
 }
 
 describe('body parsing', () => {
-  it.each(['application/json', 'application/ld+json', 'application/activity+json', 'application/did+ld+json', 'application/jrd+json; charset=utf-8', 'application/ld+json; profile="https://www.w3.org/ns/activitystreams"'])(
-    'parses %s as JSON and keeps the raw bytes',
-    async (contentType) => {
-      const { url } = await startApp();
-      const text = '{ "a" : [1, 2],\n "b": "é" }';
-      const reply = await call(`${url}/echo`, { method: 'POST', headers: { 'content-type': contentType }, body: text });
-      expect(reply.status).toBe(200);
-      expect(reply.json).toEqual({ body: { a: [1, 2], b: 'é' }, type: 'object', raw: Buffer.from(text).toString('base64') });
-    },
-  );
+  it.each([
+    'application/json',
+    'application/ld+json',
+    'application/activity+json',
+    'application/did+ld+json',
+    'application/jrd+json; charset=utf-8',
+    'application/ld+json; profile="https://www.w3.org/ns/activitystreams"',
+  ])('parses %s as JSON and keeps the raw bytes', async (contentType) => {
+    const { url } = await startApp();
+    const text = '{ "a" : [1, 2],\n "b": "é" }';
+    const reply = await call(`${url}/echo`, { method: 'POST', headers: { 'content-type': contentType }, body: text });
+    expect(reply.status).toBe(200);
+    expect(reply.json).toEqual({
+      body: { a: [1, 2], b: 'é' },
+      type: 'object',
+      raw: Buffer.from(text).toString('base64'),
+    });
+  });
 
   it('accepts any JSON value, not only objects', async () => {
     const { url } = await startApp();
-    const reply = await call(`${url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '"https://a.example"' });
+    const reply = await call(`${url}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '"https://a.example"',
+    });
     expect(reply.json).toMatchObject({ body: 'https://a.example', type: 'string' });
   });
 
   it('gives text/plain bodies as strings and other types as buffers', async () => {
     const { url } = await startApp();
-    const text = await call(`${url}/echo`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'all=debug:info' });
+    const text = await call(`${url}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'all=debug:info',
+    });
     expect(text.json).toMatchObject({ body: 'all=debug:info', type: 'string' });
     const bytes = Buffer.from([0, 1, 2, 255]);
-    const binary = await call(`${url}/echo`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: bytes });
+    const binary = await call(`${url}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: bytes,
+    });
     expect(binary.json).toMatchObject({ type: 'buffer', raw: bytes.toString('base64') });
   });
 
   it('leaves body-less and empty-bodied requests without a body', async () => {
     const { url } = await startApp();
     expect((await call(`${url}/echo`, { method: 'POST' })).json).toEqual({ type: 'undefined', raw: null });
-    const emptyJson = await call(`${url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' });
+    const emptyJson = await call(`${url}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '',
+    });
     expect(emptyJson.json).toEqual({ type: 'undefined', raw: null });
     const emptyChunked = await postChunked(url, [], 'text/plain');
     expect(JSON.parse(emptyChunked.body)).toEqual({ type: 'undefined', raw: null });
@@ -71,7 +103,11 @@ describe('body parsing', () => {
 
   it('answers malformed JSON with 400 and a reason', async () => {
     const { url } = await startApp();
-    const reply = await call(`${url}/echo`, { method: 'POST', headers: { 'content-type': 'application/ld+json' }, body: '{"a": ' });
+    const reply = await call(`${url}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/ld+json' },
+      body: '{"a": ',
+    });
     expect(reply.status).toBe(400);
     expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
     expect((reply.json as { message: string }).message).toMatch(/^malformed JSON: .+/);
@@ -79,9 +115,17 @@ describe('body parsing', () => {
 
   it('answers bodies past the limit with 413 and a JSON body, declared or streamed', async () => {
     const { url } = await startApp({ bodyLimit: 1024 });
-    const within = await call(`${url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify('x'.repeat(1000)) });
+    const within = await call(`${url}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify('x'.repeat(1000)),
+    });
     expect(within.status).toBe(200);
-    const declared = await call(`${url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify('x'.repeat(1100)) });
+    const declared = await call(`${url}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify('x'.repeat(1100)),
+    });
     expect(declared.status).toBe(413);
     expect(declared.json).toEqual({ message: 'request body exceeds the limit of 1024 bytes' });
     const streamed = await postChunked(url, ['"', 'y'.repeat(700), 'y'.repeat(700), '"'], 'text/plain');
@@ -91,7 +135,11 @@ describe('body parsing', () => {
 
   it('answers an unsupported charset with 415', async () => {
     const { url } = await startApp();
-    const reply = await call(`${url}/echo`, { method: 'POST', headers: { 'content-type': 'text/plain; charset=klingon' }, body: 'x' });
+    const reply = await call(`${url}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain; charset=klingon' },
+      body: 'x',
+    });
     expect(reply.status).toBe(415);
     expect(reply.json).toEqual({ message: 'unsupported charset "KLINGON"' });
   });
@@ -102,7 +150,10 @@ describe('error mapping', () => {
     const { app, url } = await startApp();
     app.routes.get('/taken', async () => {
       await Promise.resolve();
-      throw conflict('suffix already anchored', { details: { suffix: 'EiA', message: 'ignored' }, headers: { 'Retry-After': '5' } });
+      throw conflict('suffix already anchored', {
+        details: { suffix: 'EiA', message: 'ignored' },
+        headers: { 'Retry-After': '5' },
+      });
     });
     const reply = await call(`${url}/taken`);
     expect(reply.status).toBe(409);
@@ -172,12 +223,19 @@ describe('/healthcheck', () => {
     });
     const reply = await call(`${url}/healthcheck`);
     expect(reply.status).toBe(503);
-    expect(reply.json).toMatchObject({ dbStatus: 'success', mqStatus: 'not connected', kmsStatus: 'connect ECONNREFUSED 127.0.0.1:1', status: 'Unavailable' });
+    expect(reply.json).toMatchObject({
+      dbStatus: 'success',
+      mqStatus: 'not connected',
+      kmsStatus: 'connect ECONNREFUSED 127.0.0.1:1',
+      status: 'Unavailable',
+    });
   });
 
   it('accepts declared non-success values as healthy', async () => {
     const { app, url } = await startApp();
-    app.health.register('vctStatus', () => 'log endpoint not configured', { acceptable: ['disabled', 'log endpoint not configured'] });
+    app.health.register('vctStatus', () => 'log endpoint not configured', {
+      acceptable: ['disabled', 'log endpoint not configured'],
+    });
     const reply = await call(`${url}/healthcheck`);
     expect(reply.status).toBe(200);
     expect(reply.json).toMatchObject({ vctStatus: 'log endpoint not configured' });
@@ -206,7 +264,10 @@ describe('/healthcheck', () => {
     const { app, url } = await startApp();
     app.health.register('dbStatus', () => 'success');
     app.health.setStarting(true);
-    expect(await call(`${url}/healthcheck`)).toMatchObject({ status: 503, json: { dbStatus: 'success', status: 'Starting' } });
+    expect(await call(`${url}/healthcheck`)).toMatchObject({
+      status: 503,
+      json: { dbStatus: 'success', status: 'Starting' },
+    });
     app.health.setStarting(false);
     expect(await call(`${url}/healthcheck`)).toMatchObject({ status: 200, json: { status: 'OK' } });
   });
@@ -232,27 +293,46 @@ describe('/loglevels', () => {
 
   it('applies a posted spec', async () => {
     const { url } = await startApp();
-    const reply = await call(`${url}/loglevels`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'observer=DEBUG:WARN' });
+    const reply = await call(`${url}/loglevels`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'observer=DEBUG:WARN',
+    });
     expect(reply.status).toBe(200);
     expect(currentLogSpec()).toBe('observer=debug:warning');
     expect((await call(`${url}/loglevels`)).text).toBe('observer=debug:warning');
     // curl -d sends form-encoded bodies; the spec is still plain text.
-    await call(`${url}/loglevels`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'error' });
+    await call(`${url}/loglevels`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'error',
+    });
     expect(currentLogSpec()).toBe('error');
   });
 
-  it.each([['observer=debug'], ['observer=loud:info'], [''], ['a=debug::info']])('rejects %j with 400 and changes nothing', async (spec) => {
-    const { url } = await startApp();
-    setLogLevels('x=debug:info');
-    const reply = await call(`${url}/loglevels`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: spec });
-    expect(reply.status).toBe(400);
-    expect((reply.json as { message: string }).message).toMatch(/log level/);
-    expect(currentLogSpec()).toBe('x=debug:info');
-  });
+  it.each([['observer=debug'], ['observer=loud:info'], [''], ['a=debug::info']])(
+    'rejects %j with 400 and changes nothing',
+    async (spec) => {
+      const { url } = await startApp();
+      setLogLevels('x=debug:info');
+      const reply = await call(`${url}/loglevels`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: spec,
+      });
+      expect(reply.status).toBe(400);
+      expect((reply.json as { message: string }).message).toMatch(/log level/);
+      expect(currentLogSpec()).toBe('x=debug:info');
+    },
+  );
 
   it('rejects a JSON object body', async () => {
     const { url } = await startApp();
-    const reply = await call(`${url}/loglevels`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"level":"debug"}' });
+    const reply = await call(`${url}/loglevels`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"level":"debug"}',
+    });
     expect(reply.status).toBe(400);
     expect(currentLogSpec()).toBe('info');
   });
@@ -268,8 +348,12 @@ describe('/metrics and request observation', () => {
     expect(reply.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = parsePrometheusText(reply.text);
     expect(text.types.get('node_http_request_duration_seconds')).toBe('histogram');
-    expect(text.value('node_http_request_duration_seconds_count', { method: 'POST', route: '/echo', status: '200' })).toBe(1);
-    expect(text.value('node_http_request_duration_seconds_count', { method: 'GET', route: 'unmatched', status: '404' })).toBe(1);
+    expect(
+      text.value('node_http_request_duration_seconds_count', { method: 'POST', route: '/echo', status: '200' }),
+    ).toBe(1);
+    expect(
+      text.value('node_http_request_duration_seconds_count', { method: 'GET', route: 'unmatched', status: '404' }),
+    ).toBe(1);
   });
 
   it('logs each request at debug', async () => {

@@ -67,12 +67,18 @@ async function startApp() {
   http.routes.post('/policy', requireToken, echo);
   // The original's outbox GET: everything for the authorised, public activities only for the others.
   http.selfAuthorizingRoutes.get('/services/node/outbox', async (req, res) => {
-    const full = await isAuthorized(req, signedBy((actor) => actor === FOLLOWER));
+    const full = await isAuthorized(
+      req,
+      signedBy((actor) => actor === FOLLOWER),
+    );
     res.json({ items: full ? ['public', 'private'] : ['public'], principal: req.principal });
   });
   // A collection readable by a token holder or by a signed follower, 401 for anyone else.
   http.selfAuthorizingRoutes.get('/services/node/witnesses', async (req, res) => {
-    await requireAuthorization(req, signedBy(async (actor) => actor === FOLLOWER));
+    await requireAuthorization(
+      req,
+      signedBy(async (actor) => actor === FOLLOWER),
+    );
     res.json({ items: ['w1'] });
   });
   const server = await serve(http.app);
@@ -83,7 +89,9 @@ describe('bearer-token rules over HTTP', () => {
   it('uses read tokens for GET and write tokens for POST', async () => {
     const { url } = await startApp();
     expect((await call(`${url}/sidetree/v1/operations`, { headers: bearer('READ_TOKEN') })).status).toBe(200);
-    expect((await call(`${url}/sidetree/v1/operations`, { method: 'POST', headers: bearer('ADMIN_TOKEN') })).status).toBe(200);
+    expect(
+      (await call(`${url}/sidetree/v1/operations`, { method: 'POST', headers: bearer('ADMIN_TOKEN') })).status,
+    ).toBe(200);
     const readOnWrite = await call(`${url}/sidetree/v1/operations`, { method: 'POST', headers: bearer('READ_TOKEN') });
     expect(readOnWrite.status).toBe(401);
     expect(readOnWrite.json).toEqual({ message: 'invalid bearer token' });
@@ -130,7 +138,10 @@ describe('bearer-token rules over HTTP', () => {
 
   it('applies the rules to built-in routes', async () => {
     const { url } = await startApp();
-    expect((await call(`${url}/loglevels`, { method: 'POST', body: 'info', headers: { 'content-type': 'text/plain' } })).status).toBe(401);
+    expect(
+      (await call(`${url}/loglevels`, { method: 'POST', body: 'info', headers: { 'content-type': 'text/plain' } }))
+        .status,
+    ).toBe(401);
     expect((await call(`${url}/healthcheck`)).status).toBe(401);
     expect((await call(`${url}/healthcheck`, { headers: bearer('ADMIN_TOKEN') })).status).toBe(200);
   });
@@ -156,7 +167,10 @@ describe('signature authentication when a token is required but missing', () => 
       body,
     });
     expect(reply.status).toBe(200);
-    expect(reply.json).toEqual({ principal: { kind: 'signature', actor: STRANGER, keyId: `${STRANGER}/keys/main-key` }, authorized: false });
+    expect(reply.json).toEqual({
+      principal: { kind: 'signature', actor: STRANGER, keyId: `${STRANGER}/keys/main-key` },
+      authorized: false,
+    });
     expect(signatures.seen[0]?.rawBody?.toString('utf8')).toBe(body);
     expect(signatures.seen[0]?.originalUrl).toBe('/sidetree/v1/operations');
   });
@@ -183,16 +197,22 @@ describe('signature authentication when a token is required but missing', () => 
 
   it('does not accept a signature on token-only routes', async () => {
     const { url } = await startApp();
-    expect((await call(`${url}/policy`, { method: 'POST', headers: { signature: `good ${FOLLOWER}` } })).status).toBe(401);
+    expect((await call(`${url}/policy`, { method: 'POST', headers: { signature: `good ${FOLLOWER}` } })).status).toBe(
+      401,
+    );
     expect((await call(`${url}/policy`, { method: 'POST', headers: bearer('ADMIN_TOKEN') })).status).toBe(200);
   });
 
   it('prefers a valid token over a signature, and rejects a wrong token even with a valid signature', async () => {
     const { url, signatures } = await startApp();
-    const withToken = await call(`${url}/services/node/followers`, { headers: { ...bearer('READ_TOKEN'), signature: `good ${FOLLOWER}` } });
+    const withToken = await call(`${url}/services/node/followers`, {
+      headers: { ...bearer('READ_TOKEN'), signature: `good ${FOLLOWER}` },
+    });
     expect(withToken.json).toMatchObject({ principal: { kind: 'token', name: 'read' } });
     expect(signatures.seen).toHaveLength(0);
-    const wrongToken = await call(`${url}/services/node/followers`, { headers: { ...bearer('nope'), signature: `good ${FOLLOWER}` } });
+    const wrongToken = await call(`${url}/services/node/followers`, {
+      headers: { ...bearer('nope'), signature: `good ${FOLLOWER}` },
+    });
     expect(wrongToken.status).toBe(401);
   });
 });
@@ -200,10 +220,19 @@ describe('signature authentication when a token is required but missing', () => 
 describe('self-authorising routes', () => {
   it('let anonymous readers through to decide (outbox shows only public activities)', async () => {
     const { url } = await startApp();
-    expect((await call(`${url}/services/node/outbox`)).json).toEqual({ items: ['public'], principal: { kind: 'anonymous' } });
-    expect((await call(`${url}/services/node/outbox`, { headers: bearer('READ_TOKEN') })).json).toMatchObject({ items: ['public', 'private'] });
-    expect((await call(`${url}/services/node/outbox`, { headers: { signature: `good ${FOLLOWER}` } })).json).toMatchObject({ items: ['public', 'private'] });
-    expect((await call(`${url}/services/node/outbox`, { headers: { signature: `good ${STRANGER}` } })).json).toMatchObject({ items: ['public'] });
+    expect((await call(`${url}/services/node/outbox`)).json).toEqual({
+      items: ['public'],
+      principal: { kind: 'anonymous' },
+    });
+    expect((await call(`${url}/services/node/outbox`, { headers: bearer('READ_TOKEN') })).json).toMatchObject({
+      items: ['public', 'private'],
+    });
+    expect(
+      (await call(`${url}/services/node/outbox`, { headers: { signature: `good ${FOLLOWER}` } })).json,
+    ).toMatchObject({ items: ['public', 'private'] });
+    expect(
+      (await call(`${url}/services/node/outbox`, { headers: { signature: `good ${STRANGER}` } })).json,
+    ).toMatchObject({ items: ['public'] });
   });
 
   it('still reject invalid credentials before the handler runs', async () => {
@@ -215,7 +244,9 @@ describe('self-authorising routes', () => {
   it('can require "token holder or signed follower"', async () => {
     const { url } = await startApp();
     expect((await call(`${url}/services/node/witnesses`, { headers: bearer('READ_TOKEN') })).status).toBe(200);
-    expect((await call(`${url}/services/node/witnesses`, { headers: { signature: `good ${FOLLOWER}` } })).status).toBe(200);
+    expect((await call(`${url}/services/node/witnesses`, { headers: { signature: `good ${FOLLOWER}` } })).status).toBe(
+      200,
+    );
     const stranger = await call(`${url}/services/node/witnesses`, { headers: { signature: `good ${STRANGER}` } });
     expect(stranger.status).toBe(401);
     expect(stranger.json).toEqual({ message: 'not authorised for this resource' });

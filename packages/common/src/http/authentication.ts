@@ -62,10 +62,14 @@ export const requireCredentials: RequestHandler = (req, _res, next) => {
 };
 
 /** 401 for a bearer token that matches none of the tokens defined for the path and method. */
-export const invalidBearerToken = (): AppError => unauthorized('invalid bearer token', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+export const invalidBearerToken = (): AppError =>
+  unauthorized('invalid bearer token', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
 
 /** 401 for a request that needs a token (or a signature) and brought neither. */
-export const credentialsRequired = (): AppError => unauthorized('credentials required: a bearer token or an HTTP signature', { headers: { 'WWW-Authenticate': 'Bearer' } });
+export const credentialsRequired = (): AppError =>
+  unauthorized('credentials required: a bearer token or an HTTP signature', {
+    headers: { 'WWW-Authenticate': 'Bearer' },
+  });
 
 /**
  * For routes the original serves as token-only (acceptlist, policy, ...): a signature is not enough when
@@ -91,7 +95,8 @@ export async function isAuthorized(req: Request, alternative?: Authorization): P
  *   await requireAuthorization(req, signedBy((actor) => followers.has(actor)));
  */
 export async function requireAuthorization(req: Request, alternative?: Authorization): Promise<void> {
-  if (!(await isAuthorized(req, alternative))) throw unauthorized('not authorised for this resource', { headers: { 'WWW-Authenticate': 'Bearer' } });
+  if (!(await isAuthorized(req, alternative)))
+    throw unauthorized('not authorised for this resource', { headers: { 'WWW-Authenticate': 'Bearer' } });
 }
 
 /** An `Authorization` that accepts verified signers whose actor passes `accept`. */

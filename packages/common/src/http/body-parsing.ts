@@ -4,7 +4,12 @@ import { AppError } from '../errors/index.js';
 import './request.js';
 
 /** Media types parsed as JSON: plain JSON, JSON-LD, ActivityStreams, and any other `+json` type. */
-export const JSON_MEDIA_TYPES = ['application/json', 'application/ld+json', 'application/activity+json', 'application/*+json'];
+export const JSON_MEDIA_TYPES = [
+  'application/json',
+  'application/ld+json',
+  'application/activity+json',
+  'application/*+json',
+];
 
 const keepRawBody = (req: IncomingMessage, _res: unknown, body: Buffer): void => {
   (req as express.Request).rawBody = body;
@@ -49,7 +54,9 @@ export function parseByteSize(size: string | number): number {
 
 /** The 413 every body over the limit gets (the connection is closed rather than read to its end). */
 export function payloadTooLarge(limit: number): AppError {
-  return new AppError('payload_too_large', `request body exceeds the limit of ${limit} bytes`, { headers: { Connection: 'close' } });
+  return new AppError('payload_too_large', `request body exceeds the limit of ${limit} bytes`, {
+    headers: { Connection: 'close' },
+  });
 }
 
 /**
@@ -75,7 +82,9 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer
         reject(payloadTooLarge(limit));
       } else chunks.push(chunk);
     });
-    req.once('end', () => resolve(received === 0 ? undefined : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.once('end', () =>
+      resolve(received === 0 ? undefined : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)),
+    );
     req.once('error', reject);
   });
 }

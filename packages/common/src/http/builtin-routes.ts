@@ -37,10 +37,16 @@ export function builtinRoutes(enabled: BuiltinRoutes, health: HealthChecks, metr
       auth: healthRoute === 'open' ? 'open' : 'read',
       tag: 'operations',
       summary: 'the health of the service and of what it depends on (database, queue, keys, ...), as JSON',
-      responses: { 200: { description: 'healthy (or in maintenance)', mediaType: 'application/json' }, 503: { description: 'starting, or a dependency is unhealthy: the same report', mediaType: 'application/json' } },
+      responses: {
+        200: { description: 'healthy (or in maintenance)', mediaType: 'application/json' },
+        503: { description: 'starting, or a dependency is unhealthy: the same report', mediaType: 'application/json' },
+      },
       handler: async (_req, res) => {
         const report = await health.evaluate();
-        res.status(report.healthy ? 200 : 503).set('Cache-Control', 'no-store').json(report.body);
+        res
+          .status(report.healthy ? 200 : 503)
+          .set('Cache-Control', 'no-store')
+          .json(report.body);
       },
     });
   }
@@ -77,8 +83,13 @@ export function builtinRoutes(enabled: BuiltinRoutes, health: HealthChecks, metr
         path: '/loglevels',
         auth: 'write',
         tag: 'operations',
-        summary: 'sets the log levels from a text/plain spec `module1=level1:module2=level2:default` (levels error, warning, info, debug; any case); answers the new spec',
-        body: { mediaTypes: ['text/plain'], schema: { type: 'string' }, description: 'a level spec, e.g. `anchor-writer=debug:info`' },
+        summary:
+          'sets the log levels from a text/plain spec `module1=level1:module2=level2:default` (levels error, warning, info, debug; any case); answers the new spec',
+        body: {
+          mediaTypes: ['text/plain'],
+          schema: { type: 'string' },
+          description: 'a level spec, e.g. `anchor-writer=debug:info`',
+        },
         responses: {
           200: { description: 'the new level spec', mediaType: 'text/plain' },
           400: 'an unknown level, a spec without the default last, an empty spec or a module named twice; no level changes',

@@ -89,7 +89,8 @@ export function createHttpApp(options: HttpAppOptions = {}): HttpApp {
   app.use(requireCredentials);
   const builtins = Router({ caseSensitive: true });
   const builtinTable = builtinRoutes(options.builtins ?? {}, health, metrics);
-  for (const route of builtinTable) mountRoute({ routes: builtins, selfAuthorizing: selfAuthorizingRoutes, fast: fastRoutes }, route);
+  for (const route of builtinTable)
+    mountRoute({ routes: builtins, selfAuthorizing: selfAuthorizingRoutes, fast: fastRoutes }, route);
   app.use(builtins);
   app.use(routes);
   app.use(notFoundHandler);

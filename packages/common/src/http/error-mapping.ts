@@ -11,7 +11,11 @@ interface BodyParserError extends Error {
 }
 
 function isBodyParserError(error: unknown): error is BodyParserError {
-  return error instanceof Error && typeof (error as BodyParserError).type === 'string' && typeof (error as BodyParserError).status === 'number';
+  return (
+    error instanceof Error &&
+    typeof (error as BodyParserError).type === 'string' &&
+    typeof (error as BodyParserError).status === 'number'
+  );
 }
 
 /** Body-parser failures as AppErrors with a message a client can act on. */
@@ -55,11 +59,21 @@ export function errorResponse(error: unknown): ErrorResponse {
         : undefined;
   if (!appError) return { status: 500, headers: undefined, body: { message: 'internal error' }, appError: undefined };
   const { message: _ignored, ...details } = appError.details ?? {};
-  return { status: appError.status, headers: appError.headers, body: { message: appError.message, ...details }, appError };
+  return {
+    status: appError.status,
+    headers: appError.headers,
+    body: { message: appError.message, ...details },
+    appError,
+  };
 }
 
 /** How the kit logs a failed request: unexpected errors with their stack, 5xx as warnings, refusals at debug. */
-export function logErrorResponse(log: Logger, response: ErrorResponse, error: unknown, context: { method: string | undefined; path: string }): void {
+export function logErrorResponse(
+  log: Logger,
+  response: ErrorResponse,
+  error: unknown,
+  context: { method: string | undefined; path: string },
+): void {
   const appError = response.appError;
   if (!appError) log.error('unhandled error', { ...context, err: error instanceof Error ? error : String(error) });
   else if (appError.status >= 500) log.warn('request failed', { ...context, status: appError.status, err: appError });

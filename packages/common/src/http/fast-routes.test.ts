@@ -8,9 +8,16 @@ import type { SignatureAuthenticator } from './principal.js';
 
 /** One app with a GET and a POST fast route; `fast` serves its listener, `viaExpress` the express app alone. */
 async function startBoth(options: HttpAppOptions = {}) {
-  const http = createHttpApp({ metrics: createMetrics({ prefix: 'test_', processMetrics: false }), bodyLimit: '1kb', ...options });
+  const http = createHttpApp({
+    metrics: createMetrics({ prefix: 'test_', processMetrics: false }),
+    bodyLimit: '1kb',
+    ...options,
+  });
   http.fastRoutes
-    .get('/:alias/v1/items/:id', (req) => ({ contentType: 'application/json', body: JSON.stringify({ alias: req.params.alias, id: req.params.id, path: req.path, q: req.query.getAll('q') }) }))
+    .get('/:alias/v1/items/:id', (req) => ({
+      contentType: 'application/json',
+      body: JSON.stringify({ alias: req.params.alias, id: req.params.id, path: req.path, q: req.query.getAll('q') }),
+    }))
     .post('/:alias/v1/add', (req) => {
       if (req.body === undefined) throw badRequest('a body is required');
       let parsed: unknown;
@@ -28,7 +35,9 @@ async function startBoth(options: HttpAppOptions = {}) {
 
 /** What a client sees of an answer, without the headers that vary per response. */
 function visible(reply: Reply) {
-  const headers = Object.fromEntries([...reply.headers].filter(([name]) => !['date', 'etag', 'keep-alive', 'connection'].includes(name)));
+  const headers = Object.fromEntries(
+    [...reply.headers].filter(([name]) => !['date', 'etag', 'keep-alive', 'connection'].includes(name)),
+  );
   return { status: reply.status, text: reply.text, headers };
 }
 
@@ -42,7 +51,10 @@ describe('fast routes', () => {
       ['/main/v1/add', { method: 'POST', body: '{"a":', headers: { 'content-type': 'application/json' } }],
       ['/main/v1/add', { method: 'POST' }],
       ['/main/v1/add', { method: 'POST', body: 'x'.repeat(2000), headers: { 'content-type': 'application/json' } }],
-      ['/main/v1/add', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } }],
+      [
+        '/main/v1/add',
+        { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } },
+      ],
       ['/main/v1/nothing', {}],
     ];
     for (const [path, init] of requests) {
@@ -53,21 +65,30 @@ describe('fast routes', () => {
     const item = await call(`${fast}/main/v1/items/a%3Ab?q=1&q=2`);
     expect(item.json).toEqual({ alias: 'main', id: 'a:b', path: '/main/v1/items/a%3Ab', q: ['1', '2'] });
     expect(item.headers.get('x-frame-options')).toBe('SAMEORIGIN');
-    const malformed = await call(`${fast}/main/v1/add`, { method: 'POST', body: '{"a":', headers: { 'content-type': 'application/json' } });
+    const malformed = await call(`${fast}/main/v1/add`, {
+      method: 'POST',
+      body: '{"a":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(malformed).toMatchObject({ status: 400, json: { message: 'not JSON' } });
     const tooLarge = await call(`${fast}/main/v1/add`, { method: 'POST', body: 'x'.repeat(2000) });
     expect(tooLarge).toMatchObject({ status: 413, json: { message: 'request body exceeds the limit of 1024 bytes' } });
   });
 
-  it('apply the token rules with the kit\'s 401s', async () => {
+  it("apply the token rules with the kit's 401s", async () => {
     const { fast, viaExpress } = await startBoth({ auth: { rules: [{ path: '/main', read: ['r'], write: ['w'] }] } });
     for (const base of [fast, viaExpress]) {
-      expect(await call(`${base}/main/v1/items/1`)).toMatchObject({ status: 401, json: { message: 'credentials required: a bearer token or an HTTP signature' } });
+      expect(await call(`${base}/main/v1/items/1`)).toMatchObject({
+        status: 401,
+        json: { message: 'credentials required: a bearer token or an HTTP signature' },
+      });
       const wrong = await call(`${base}/main/v1/items/1`, { headers: bearer('w') });
       expect(wrong).toMatchObject({ status: 401, json: { message: 'invalid bearer token' } });
       expect(wrong.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
       expect((await call(`${base}/main/v1/items/1`, { headers: bearer('r') })).status).toBe(200);
-      expect((await call(`${base}/main/v1/add`, { method: 'POST', body: '{}', headers: bearer('w') })).status).toBe(201);
+      expect((await call(`${base}/main/v1/add`, { method: 'POST', body: '{}', headers: bearer('w') })).status).toBe(
+        201,
+      );
       expect((await call(`${base}/open/v1/items/1`)).status).toBe(200);
     }
   });
@@ -98,29 +119,64 @@ describe('fast routes', () => {
       auth: { rules: [{ path: '/guarded', write: ['w'] }], signatureAuthenticator },
     });
     // Answers with what the kit told the handler.
-    const who = (req: FastRequest) => ({ contentType: 'application/json', body: JSON.stringify({ principal: req.principal, authorized: req.authorized, body: req.body?.toString('utf8') }) });
+    const who = (req: FastRequest) => ({
+      contentType: 'application/json',
+      body: JSON.stringify({ principal: req.principal, authorized: req.authorized, body: req.body?.toString('utf8') }),
+    });
     http.fastRoutes.post('/open/inbox', who, { signed: true }).post('/guarded/inbox', who, { signed: true });
     const fast = (await serve(http.listener)).url;
     const viaExpress = (await serve(http.app)).url;
-    const post = (base: string, path: string, headers: Record<string, string>, body = '{"a":1}') => call(`${base}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+    const post = (base: string, path: string, headers: Record<string, string>, body = '{"a":1}') =>
+      call(`${base}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
     const signer = { kind: 'signature', actor: 'https://peer.example/actor', keyId: 'https://peer.example/actor#key' };
 
     for (const base of [fast, viaExpress]) {
       // A valid signature: the signer, checked over the exact bytes received.
-      expect((await post(base, '/open/inbox?x=1', { signature: 'good' })).json).toEqual({ principal: signer, authorized: true, body: '{"a":1}' });
-      expect((await post(base, '/guarded/inbox', { signature: 'good' })).json).toEqual({ principal: signer, authorized: false, body: '{"a":1}' });
+      expect((await post(base, '/open/inbox?x=1', { signature: 'good' })).json).toEqual({
+        principal: signer,
+        authorized: true,
+        body: '{"a":1}',
+      });
+      expect((await post(base, '/guarded/inbox', { signature: 'good' })).json).toEqual({
+        principal: signer,
+        authorized: false,
+        body: '{"a":1}',
+      });
       // None: the kit does not refuse, the handler decides.
-      expect((await post(base, '/open/inbox', {})).json).toEqual({ principal: { kind: 'anonymous' }, authorized: true, body: '{"a":1}' });
-      expect((await post(base, '/guarded/inbox', {})).json).toEqual({ principal: { kind: 'anonymous' }, authorized: false, body: '{"a":1}' });
+      expect((await post(base, '/open/inbox', {})).json).toEqual({
+        principal: { kind: 'anonymous' },
+        authorized: true,
+        body: '{"a":1}',
+      });
+      expect((await post(base, '/guarded/inbox', {})).json).toEqual({
+        principal: { kind: 'anonymous' },
+        authorized: false,
+        body: '{"a":1}',
+      });
       // A bad one: the authenticator's 401.
-      expect(await post(base, '/open/inbox', { signature: 'forged' })).toMatchObject({ status: 401, json: { message: 'the signature does not verify' } });
+      expect(await post(base, '/open/inbox', { signature: 'forged' })).toMatchObject({
+        status: 401,
+        json: { message: 'the signature does not verify' },
+      });
       // A token the rules define must match; a matching one stands instead of a signature.
-      expect((await post(base, '/guarded/inbox', { ...bearer('w'), signature: 'forged' })).json).toEqual({ principal: { kind: 'token' }, authorized: true, body: '{"a":1}' });
-      expect(await post(base, '/guarded/inbox', { ...bearer('nope'), signature: 'good' })).toMatchObject({ status: 401, json: { message: 'invalid bearer token' } });
+      expect((await post(base, '/guarded/inbox', { ...bearer('w'), signature: 'forged' })).json).toEqual({
+        principal: { kind: 'token' },
+        authorized: true,
+        body: '{"a":1}',
+      });
+      expect(await post(base, '/guarded/inbox', { ...bearer('nope'), signature: 'good' })).toMatchObject({
+        status: 401,
+        json: { message: 'invalid bearer token' },
+      });
       // An oversized body is refused before any signature work.
       expect(await post(base, '/open/inbox', { signature: 'good' }, 'x'.repeat(2000))).toMatchObject({ status: 413 });
     }
-    expect(verified.map((entry) => entry.url)).toEqual(['/open/inbox?x=1', '/guarded/inbox', '/open/inbox?x=1', '/guarded/inbox']);
+    expect(verified.map((entry) => entry.url)).toEqual([
+      '/open/inbox?x=1',
+      '/guarded/inbox',
+      '/open/inbox?x=1',
+      '/guarded/inbox',
+    ]);
     expect(verified.every((entry) => entry.body === '{"a":1}')).toBe(true);
   });
 
@@ -129,8 +185,12 @@ describe('fast routes', () => {
     await call(`${fast}/main/v1/items/7`);
     await call(`${fast}/main/v1/add`, { method: 'POST' });
     const text = (await http.metrics.exposition()).body;
-    expect(text).toMatch(/test_http_request_duration_seconds_count\{method="GET",route="\/:alias\/v1\/items\/:id",status="200"\} 1/);
-    expect(text).toMatch(/test_http_request_duration_seconds_count\{method="POST",route="\/:alias\/v1\/add",status="400"\} 1/);
+    expect(text).toMatch(
+      /test_http_request_duration_seconds_count\{method="GET",route="\/:alias\/v1\/items\/:id",status="200"\} 1/,
+    );
+    expect(text).toMatch(
+      /test_http_request_duration_seconds_count\{method="POST",route="\/:alias\/v1\/add",status="400"\} 1/,
+    );
   });
 
   it('read body limits as express does', () => {

@@ -196,7 +196,12 @@ export function fastPath(options: FastPathOptions): RequestListener {
     const method = match.route.method;
     const tokens = rules.tokensFor(path, method);
     const presented = tokens.length > 0 ? bearerToken(req.headers.authorization) : undefined;
-    if (!match.route.signed && presented === undefined && signatureAuthenticator !== undefined && req.headers.signature !== undefined) {
+    if (
+      !match.route.signed &&
+      presented === undefined &&
+      signatureAuthenticator !== undefined &&
+      req.headers.signature !== undefined
+    ) {
       app(req, res);
       return;
     }
@@ -228,11 +233,25 @@ export function fastPath(options: FastPathOptions): RequestListener {
     const bodyless = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
     const body = bodyless ? undefined : await readRawBody(req, bodyLimit);
     if (route.signed && !tokenMatched && signatureAuthenticator !== undefined) {
-      const signer = await signatureAuthenticator({ method: route.method, originalUrl: url, headers: req.headers, ...(body ? { rawBody: body } : {}) });
+      const signer = await signatureAuthenticator({
+        method: route.method,
+        originalUrl: url,
+        headers: req.headers,
+        ...(body ? { rawBody: body } : {}),
+      });
       if (signer) principal = { kind: 'signature', actor: signer.actor, keyId: signer.keyId };
     }
     const authorized = tokens.length === 0 || tokenMatched;
-    return route.handler({ method: route.method, path, params, query: new URLSearchParams(search), body, headers: req.headers, principal, authorized });
+    return route.handler({
+      method: route.method,
+      path,
+      params,
+      query: new URLSearchParams(search),
+      body,
+      headers: req.headers,
+      principal,
+      authorized,
+    });
   }
 
   function writeError(res: ServerResponse, error: unknown, method: string, path: string): void {

@@ -52,8 +52,13 @@ export class HealthChecks {
 
   /** Adds a named check (`dbStatus`, `mqStatus`, ...); a name can be registered once. */
   register(name: string, check: HealthCheck, options: HealthCheckOptions = {}): void {
-    if (this.checks.has(name) || name === this.timeField || name === this.statusField) throw new Error(`health check name "${name}" is already in use`);
-    this.checks.set(name, { check, acceptable: new Set(options.acceptable ?? []), timeoutMs: options.timeoutMs ?? this.timeoutMs });
+    if (this.checks.has(name) || name === this.timeField || name === this.statusField)
+      throw new Error(`health check name "${name}" is already in use`);
+    this.checks.set(name, {
+      check,
+      acceptable: new Set(options.acceptable ?? []),
+      timeoutMs: options.timeoutMs ?? this.timeoutMs,
+    });
   }
 
   /** Adds fields to every health body (e.g. `{ version }`); they never override check statuses. */
@@ -80,7 +85,9 @@ export class HealthChecks {
 
   /** Runs every check concurrently, each bounded by its timeout. */
   async evaluate(): Promise<HealthReport> {
-    const results = await Promise.all([...this.checks].map(async ([name, registered]) => [name, registered, await runCheck(registered)] as const));
+    const results = await Promise.all(
+      [...this.checks].map(async ([name, registered]) => [name, registered, await runCheck(registered)] as const),
+    );
     const body: Record<string, unknown> = {};
     let failing = false;
     for (const [name, registered, status] of results) {
@@ -88,7 +95,14 @@ export class HealthChecks {
       if (status !== HEALTHY && !registered.acceptable.has(status)) failing = true;
     }
     const healthy = !this.startingUp && (this.maintenanceMode || !failing);
-    if (this.statusField !== null) body[this.statusField] = this.startingUp ? 'Starting' : this.maintenanceMode ? 'Maintenance' : healthy ? 'OK' : 'Unavailable';
+    if (this.statusField !== null)
+      body[this.statusField] = this.startingUp
+        ? 'Starting'
+        : this.maintenanceMode
+          ? 'Maintenance'
+          : healthy
+            ? 'OK'
+            : 'Unavailable';
     body[this.timeField] = new Date().toISOString();
     for (const provider of this.fieldProviders) {
       for (const [key, value] of Object.entries(await provider())) if (!(key in body)) body[key] = value;

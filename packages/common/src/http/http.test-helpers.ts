@@ -46,7 +46,12 @@ export function captureLogs(levels = 'info'): { entries(): Array<Record<string, 
     levels,
     destination: new Writable({
       write(chunk: Buffer, _encoding, done) {
-        lines.push(...chunk.toString('utf8').split('\n').filter((l) => l !== ''));
+        lines.push(
+          ...chunk
+            .toString('utf8')
+            .split('\n')
+            .filter((l) => l !== ''),
+        );
         done();
       },
     }),

@@ -10,8 +10,22 @@ import './request.js';
 export { createHttpApp, type HttpApp, type HttpAppOptions } from './create-app.js';
 export { startHttpServer, type RunningHttpServer, type HttpServerOptions, type TlsOptions } from './server.js';
 export { TokenRules, parseTokenRules, type TokenRule, type NamedToken } from './token-rules.js';
-export { requireToken, isAuthorized, requireAuthorization, signedBy, type AuthOptions, type Authorization } from './authentication.js';
-export { HealthChecks, HEALTHY, type HealthCheck, type HealthCheckOptions, type HealthOptions, type HealthReport } from './health.js';
+export {
+  requireToken,
+  isAuthorized,
+  requireAuthorization,
+  signedBy,
+  type AuthOptions,
+  type Authorization,
+} from './authentication.js';
+export {
+  HealthChecks,
+  HEALTHY,
+  type HealthCheck,
+  type HealthCheckOptions,
+  type HealthOptions,
+  type HealthReport,
+} from './health.js';
 export { JSON_MEDIA_TYPES, parseByteSize } from './body-parsing.js';
 export { FastRoutes, type FastAnswer, type FastHandler, type FastRequest } from './fast-routes.js';
 export { errorCodeForStatus } from './status-codes.js';
@@ -33,4 +47,10 @@ export {
 } from './route-table.js';
 export { documentedRoutes, openApiDocument, openApiRoute, type ApiInfo, type OpenApiDocument } from './openapi.js';
 export { renderRoutesMarkdown, routeTableTags, withRouteTables } from './route-table-markdown.js';
-export type { Principal, SignedRequestLike, SignatureAuthenticator, OutboundRequest, RequestSigner } from './principal.js';
+export type {
+  Principal,
+  SignedRequestLike,
+  SignatureAuthenticator,
+  OutboundRequest,
+  RequestSigner,
+} from './principal.js';

@@ -15,7 +15,10 @@ async function start() {
   http.routes.get('/cas/:hash', (req, res) => {
     res.json({ hash: req.params.hash });
   });
-  http.fastRoutes.get('/sidetree/v1/identifiers/:did', (req) => ({ contentType: 'application/json', body: JSON.stringify({ did: req.params.did }) }));
+  http.fastRoutes.get('/sidetree/v1/identifiers/:did', (req) => ({
+    contentType: 'application/json',
+    body: JSON.stringify({ did: req.params.did }),
+  }));
   // A handler decoding part of the URL itself fails the same way.
   http.routes.get('/scid/:id/did.json', (req, res) => {
     res.json({ id: decodeURIComponent(req.url.split('/')[2] ?? '') });

@@ -1,4 +1,12 @@
-import { openApiPath, pathParameters, tokenKind, type AuthClass, type JsonSchema, type ResponseSpec, type RouteSpec } from './route-table.js';
+import {
+  openApiPath,
+  pathParameters,
+  tokenKind,
+  type AuthClass,
+  type JsonSchema,
+  type ResponseSpec,
+  type RouteSpec,
+} from './route-table.js';
 
 /** What a service says about itself in its OpenAPI document. */
 export interface ApiInfo {
@@ -9,7 +17,10 @@ export interface ApiInfo {
   httpSignatures?: boolean;
 }
 
-export type OpenApiDocument = Record<string, unknown> & { openapi: string; paths: Record<string, Record<string, unknown>> };
+export type OpenApiDocument = Record<string, unknown> & {
+  openapi: string;
+  paths: Record<string, Record<string, unknown>>;
+};
 
 const BEARER = 'bearerToken';
 const SIGNATURE = 'httpSignature';
@@ -49,7 +60,13 @@ export function openApiDocument(info: ApiInfo, routes: readonly RouteSpec[]): Op
     const security = securityOf(route.auth, tokenKind(route.method), info.httpSignatures ?? false);
     if (security.some((requirement) => SIGNATURE in requirement)) signaturesUsed = true;
     const parameters = [
-      ...pathParameters(route.path).map((name) => ({ name, in: 'path', required: true, description: route.params?.[name] ?? name, schema: { type: 'string' } })),
+      ...pathParameters(route.path).map((name) => ({
+        name,
+        in: 'path',
+        required: true,
+        description: route.params?.[name] ?? name,
+        schema: { type: 'string' },
+      })),
       ...(route.query ?? []).map((query) => ({
         name: query.name,
         in: 'query',
@@ -68,7 +85,12 @@ export function openApiDocument(info: ApiInfo, routes: readonly RouteSpec[]): Op
             requestBody: {
               required: route.body.required ?? true,
               ...(route.body.description !== undefined ? { description: route.body.description } : {}),
-              content: Object.fromEntries(route.body.mediaTypes.map((type) => [type, route.body?.schema ? { schema: schemaRef(route.body.schema) } : {}])),
+              content: Object.fromEntries(
+                route.body.mediaTypes.map((type) => [
+                  type,
+                  route.body?.schema ? { schema: schemaRef(route.body.schema) } : {},
+                ]),
+              ),
             },
           }
         : {}),
@@ -85,7 +107,8 @@ export function openApiDocument(info: ApiInfo, routes: readonly RouteSpec[]): Op
     [BEARER]: {
       type: 'http',
       scheme: 'bearer',
-      description: "A token of the service's token rules (first matching path rule): read tokens for GET, write tokens for other methods; where a rule defines none, nothing is checked.",
+      description:
+        "A token of the service's token rules (first matching path rule): read tokens for GET, write tokens for other methods; where a rule defines none, nothing is checked.",
     },
   };
   if (signaturesUsed) {
@@ -93,12 +116,17 @@ export function openApiDocument(info: ApiInfo, routes: readonly RouteSpec[]): Op
       type: 'apiKey',
       in: 'header',
       name: 'Signature',
-      description: 'A draft-cavage HTTP signature in the `Signature` header, by a key its signer publishes; the Date must be recent and a body needs its Digest.',
+      description:
+        'A draft-cavage HTTP signature in the `Signature` header, by a key its signer publishes; the Date must be recent and a body needs its Digest.',
     };
   }
   return {
     openapi: '3.1.0',
-    info: { title: info.title, version: info.version, ...(info.description !== undefined ? { description: info.description } : {}) },
+    info: {
+      title: info.title,
+      version: info.version,
+      ...(info.description !== undefined ? { description: info.description } : {}),
+    },
     tags: [...tags].map((name) => ({ name })),
     paths,
     components: { schemas, securitySchemes },
@@ -106,7 +134,11 @@ export function openApiDocument(info: ApiInfo, routes: readonly RouteSpec[]): Op
 }
 
 function componentName(id: string): string {
-  const last = id.split(/[:/#]/).filter((part) => part !== '').pop() ?? id;
+  const last =
+    id
+      .split(/[:/#]/)
+      .filter((part) => part !== '')
+      .pop() ?? id;
   return last.replace(/[^A-Za-z0-9._-]/g, '-');
 }
 
@@ -127,15 +159,24 @@ function securityOf(auth: AuthClass, token: 'read' | 'write', signatures: boolea
 
 function responsesOf(route: RouteSpec): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
-  const entries = Object.entries(route.responses).map(([status, spec]) => [Number(status), typeof spec === 'string' ? { description: spec } : spec] as [number, ResponseSpec]);
+  const entries = Object.entries(route.responses).map(
+    ([status, spec]) =>
+      [Number(status), typeof spec === 'string' ? { description: spec } : spec] as [number, ResponseSpec],
+  );
   if (route.auth !== 'open' && !entries.some(([status]) => status === 401)) {
     entries.push([401, { description: 'credentials required, or a wrong token or signature' }]);
   }
   for (const [status, spec] of entries.sort(([a], [b]) => a - b)) {
     if (status >= 400 && spec.mediaType === undefined) {
-      responses[String(status)] = { description: spec.description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+      responses[String(status)] = {
+        description: spec.description,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      };
     } else {
-      responses[String(status)] = { description: spec.description, ...(spec.mediaType !== undefined ? { content: { [spec.mediaType]: {} } } : {}) };
+      responses[String(status)] = {
+        description: spec.description,
+        ...(spec.mediaType !== undefined ? { content: { [spec.mediaType]: {} } } : {}),
+      };
     }
   }
   return responses;
@@ -163,5 +204,7 @@ export function openApiRoute(info: ApiInfo, routes: readonly RouteSpec[]): Route
 
 /** The document's operations as `GET /cas/:hash` (express form), to compare with `mountedRoutes`. */
 export function documentedRoutes(document: OpenApiDocument): string[] {
-  return Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`));
+  return Object.entries(document.paths).flatMap(([path, operations]) =>
+    Object.keys(operations).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`),
+  );
 }

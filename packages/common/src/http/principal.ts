@@ -26,7 +26,9 @@ export interface SignedRequestLike {
  * Resolves the verified signer, resolves `undefined` when the request carries no signature at all, and
  * rejects with an `unauthorized` AppError when a signature is present but invalid or stale.
  */
-export type SignatureAuthenticator = (request: SignedRequestLike) => Promise<{ actor: string; keyId: string } | undefined>;
+export type SignatureAuthenticator = (
+  request: SignedRequestLike,
+) => Promise<{ actor: string; keyId: string } | undefined>;
 
 /** An outbound request as a signer sees it (method upper-case, absolute URL, body bytes if any). */
 export interface OutboundRequest {

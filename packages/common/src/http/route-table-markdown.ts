@@ -34,7 +34,9 @@ export function renderRoutesMarkdown(info: ApiInfo, routes: readonly RouteSpec[]
       .filter(([status]) => Number(status) >= 400)
       .map(([status, spec]) => `${status} ${typeof spec === 'string' ? spec : (spec as ResponseSpec).description}`)
       .join('; ');
-    rows.push(`| ${route.method} | \`${openApiPath(route.path)}\` | ${cell(accessText(info, route))} | ${cell(route.summary)} | ${cell(errors)} |`);
+    rows.push(
+      `| ${route.method} | \`${openApiPath(route.path)}\` | ${cell(accessText(info, route))} | ${cell(route.summary)} | ${cell(errors)} |`,
+    );
   }
   return `${rows.join('\n')}\n`;
 }
@@ -46,7 +48,10 @@ const BLOCK = /(<!-- routes: ([\w-]+) -->\n)[\s\S]*?(<!-- \/routes -->)/g;
  * that tag: a test compares the README with this (a drifted table fails), and `npm run docs` writes it.
  */
 export function withRouteTables(markdown: string, info: ApiInfo, routes: readonly RouteSpec[]): string {
-  return markdown.replace(BLOCK, (_block, start: string, tag: string, end: string) => `${start}${renderRoutesMarkdown(info, routes, tag)}${end}`);
+  return markdown.replace(
+    BLOCK,
+    (_block, start: string, tag: string, end: string) => `${start}${renderRoutesMarkdown(info, routes, tag)}${end}`,
+  );
 }
 
 /** The tags of the README's route blocks, so a test can check that every route's tag has a table. */

@@ -3,19 +3,55 @@ import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../metrics/index.js';
 import { defineSchema } from '../schemas/index.js';
 import { bearer, call, serve } from './http.test-helpers.js';
-import { createHttpApp, documentedRoutes, mountedRoutes, mountRoutes, routeTableOf, openApiDocument, openApiRoute, renderRoutesMarkdown, routeTableTags, withRouteTables, type ApiInfo, type RouteSpec } from './index.js';
+import {
+  createHttpApp,
+  documentedRoutes,
+  mountedRoutes,
+  mountRoutes,
+  routeTableOf,
+  openApiDocument,
+  openApiRoute,
+  renderRoutesMarkdown,
+  routeTableTags,
+  withRouteTables,
+  type ApiInfo,
+  type RouteSpec,
+} from './index.js';
 import type { SignatureAuthenticator } from './principal.js';
 
-const NOTE = defineSchema<{ text: string }>({ $id: 'urn:anchor:schema:test:note', type: 'object', required: ['text'], properties: { text: { type: 'string' } } });
+const NOTE = defineSchema<{ text: string }>({
+  $id: 'urn:anchor:schema:test:note',
+  type: 'object',
+  required: ['text'],
+  properties: { text: { type: 'string' } },
+});
 const INFO: ApiInfo = { title: 'test service', version: '1.0.0', httpSignatures: true };
 
 /** One route of each class, express and fast; each answers who it saw. */
 function table(http: ReturnType<typeof createHttpApp>): RouteSpec[] {
-  const seen = (req: { principal: unknown; authorized: boolean }) => JSON.stringify({ principal: req.principal, authorized: req.authorized });
+  const seen = (req: { principal: unknown; authorized: boolean }) =>
+    JSON.stringify({ principal: req.principal, authorized: req.authorized });
   const routes: RouteSpec[] = [
     ...http.builtinRoutes,
-    { method: 'GET', path: '/open', auth: 'open', tag: 'a', summary: 'open', responses: { 200: 'ok' }, handler: (req, res) => void res.type('application/json').send(seen(req)) },
-    { method: 'GET', path: '/items/:id', auth: 'read', tag: 'a', summary: 'an item', params: { id: 'the item' }, responses: { 200: 'ok', 404: 'no such item' }, handler: (req, res) => void res.type('application/json').send(seen(req)) },
+    {
+      method: 'GET',
+      path: '/open',
+      auth: 'open',
+      tag: 'a',
+      summary: 'open',
+      responses: { 200: 'ok' },
+      handler: (req, res) => void res.type('application/json').send(seen(req)),
+    },
+    {
+      method: 'GET',
+      path: '/items/:id',
+      auth: 'read',
+      tag: 'a',
+      summary: 'an item',
+      params: { id: 'the item' },
+      responses: { 200: 'ok', 404: 'no such item' },
+      handler: (req, res) => void res.type('application/json').send(seen(req)),
+    },
     {
       method: 'POST',
       path: '/items',
@@ -26,7 +62,15 @@ function table(http: ReturnType<typeof createHttpApp>): RouteSpec[] {
       responses: { 200: { description: 'ok', mediaType: 'application/json' }, 400: 'not a note' },
       handler: (req, res) => void res.type('application/json').send(seen(req)),
     },
-    { method: 'POST', path: '/admin', auth: 'admin', tag: 'b', summary: 'admin only', responses: { 200: 'ok' }, handler: (req, res) => void res.type('application/json').send(seen(req)) },
+    {
+      method: 'POST',
+      path: '/admin',
+      auth: 'admin',
+      tag: 'b',
+      summary: 'admin only',
+      responses: { 200: 'ok' },
+      handler: (req, res) => void res.type('application/json').send(seen(req)),
+    },
     {
       method: 'GET',
       path: '/collection',
@@ -38,14 +82,35 @@ function table(http: ReturnType<typeof createHttpApp>): RouteSpec[] {
       responses: { 200: 'ok' },
       handler: (req, res) => void res.type('application/json').send(seen(req)),
     },
-    { method: 'GET', path: '/fast/:alias', auth: 'read', fast: true, tag: 'b', summary: 'fast', params: { alias: 'a log' }, responses: { 200: 'ok' }, handler: (req) => ({ contentType: 'application/json', body: seen(req) }) },
-    { method: 'POST', path: '/fast-inbox', auth: 'signed', fast: true, tag: 'b', access: 'a signer', summary: 'fast signed', responses: { 200: 'ok' }, handler: (req) => ({ contentType: 'application/json', body: seen(req) }) },
+    {
+      method: 'GET',
+      path: '/fast/:alias',
+      auth: 'read',
+      fast: true,
+      tag: 'b',
+      summary: 'fast',
+      params: { alias: 'a log' },
+      responses: { 200: 'ok' },
+      handler: (req) => ({ contentType: 'application/json', body: seen(req) }),
+    },
+    {
+      method: 'POST',
+      path: '/fast-inbox',
+      auth: 'signed',
+      fast: true,
+      tag: 'b',
+      access: 'a signer',
+      summary: 'fast signed',
+      responses: { 200: 'ok' },
+      handler: (req) => ({ contentType: 'application/json', body: seen(req) }),
+    },
   ];
   routes.push(openApiRoute(INFO, routes));
   return routes;
 }
 
-const signatures: SignatureAuthenticator = async (req) => (req.headers.signature === 'good' ? { actor: 'https://peer.example/services/node', keyId: 'k' } : undefined);
+const signatures: SignatureAuthenticator = async (req) =>
+  req.headers.signature === 'good' ? { actor: 'https://peer.example/services/node', keyId: 'k' } : undefined;
 
 async function startApp() {
   const http = createHttpApp({
@@ -72,7 +137,9 @@ describe('route tables', () => {
     expect((await call(`${url}/collection`)).json).toEqual({ principal: { kind: 'anonymous' }, authorized: false });
     expect((await call(`${url}/fast/main`)).status).toBe(401);
     expect((await call(`${url}/fast/main`, { headers: bearer('R') })).status).toBe(200);
-    expect((await call(`${url}/fast-inbox`, { method: 'POST', body: '{}', headers: { signature: 'good' } })).json).toEqual({
+    expect(
+      (await call(`${url}/fast-inbox`, { method: 'POST', body: '{}', headers: { signature: 'good' } })).json,
+    ).toEqual({
       principal: { kind: 'signature', actor: 'https://peer.example/services/node', keyId: 'k' },
       authorized: false,
     });
@@ -95,14 +162,30 @@ describe('route tables', () => {
     expect(document.paths['/items/{id}']?.get).toMatchObject({
       parameters: [{ name: 'id', in: 'path', required: true, description: 'the item' }],
       security: [{ bearerToken: ['read'] }, { httpSignature: [] }],
-      responses: { 200: { description: 'ok' }, 401: {}, 404: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } },
+      responses: {
+        200: { description: 'ok' },
+        401: {},
+        404: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      },
       'x-auth': 'read',
     });
-    expect(document.paths['/items']?.post).toMatchObject({ requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/note' } } } } });
-    expect((document.components as { schemas: Record<string, unknown> }).schemas.note).toEqual({ type: 'object', required: ['text'], properties: { text: { type: 'string' } } });
+    expect(document.paths['/items']?.post).toMatchObject({
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/note' } } },
+      },
+    });
+    expect((document.components as { schemas: Record<string, unknown> }).schemas.note).toEqual({
+      type: 'object',
+      required: ['text'],
+      properties: { text: { type: 'string' } },
+    });
     expect(document.paths['/admin']?.post).toMatchObject({ security: [{ bearerToken: ['write'] }] });
     expect(document.paths['/open']?.get).toMatchObject({ security: [] });
-    expect(document.paths['/collection']?.get).toMatchObject({ description: 'Access: a token, or a signed follower.', parameters: [{ name: 'page', in: 'query', required: false }] });
+    expect(document.paths['/collection']?.get).toMatchObject({
+      description: 'Access: a token, or a signed follower.',
+      parameters: [{ name: 'page', in: 'query', required: false }],
+    });
   });
 
   it('show a route mounted outside the table', async () => {
@@ -115,13 +198,42 @@ describe('route tables', () => {
   it('refuse routes the kit cannot serve as declared, and a route given twice', () => {
     const http = createHttpApp({ metrics: createMetrics({ prefix: 'test_', processMetrics: false }) });
     const handler = () => undefined;
-    expect(() => mountRoutes(http, [{ method: 'POST', path: '/x', auth: 'read', tag: 'a', summary: 'x', responses: {}, handler }])).toThrow('a read route is a GET');
-    expect(() => mountRoutes(http, [{ method: 'GET', path: '/x/:id', auth: 'read', tag: 'a', summary: 'x', responses: {}, handler }])).toThrow('the path parameter id has no description');
     expect(() =>
-      mountRoutes(http, [{ method: 'GET', path: '/x', auth: 'open', fast: true, tag: 'a', summary: 'x', responses: {}, handler: () => ({ contentType: 'text/plain', body: '' }) }]),
+      mountRoutes(http, [{ method: 'POST', path: '/x', auth: 'read', tag: 'a', summary: 'x', responses: {}, handler }]),
+    ).toThrow('a read route is a GET');
+    expect(() =>
+      mountRoutes(http, [
+        { method: 'GET', path: '/x/:id', auth: 'read', tag: 'a', summary: 'x', responses: {}, handler },
+      ]),
+    ).toThrow('the path parameter id has no description');
+    expect(() =>
+      mountRoutes(http, [
+        {
+          method: 'GET',
+          path: '/x',
+          auth: 'open',
+          fast: true,
+          tag: 'a',
+          summary: 'x',
+          responses: {},
+          handler: () => ({ contentType: 'text/plain', body: '' }),
+        },
+      ]),
     ).toThrow('fast routes are read, write or signed');
-    expect(() => mountRoutes(http, [{ method: 'GET', path: '/x', auth: 'signed', tag: 'a', summary: 'x', responses: {}, handler }])).toThrow('says who its handler admits');
-    const route: RouteSpec = { method: 'GET', path: '/x', auth: 'read', tag: 'a', summary: 'x', responses: {}, handler };
+    expect(() =>
+      mountRoutes(http, [
+        { method: 'GET', path: '/x', auth: 'signed', tag: 'a', summary: 'x', responses: {}, handler },
+      ]),
+    ).toThrow('says who its handler admits');
+    const route: RouteSpec = {
+      method: 'GET',
+      path: '/x',
+      auth: 'read',
+      tag: 'a',
+      summary: 'x',
+      responses: {},
+      handler,
+    };
     expect(() => mountRoutes(http, [route, { ...route }])).toThrow('route GET /x is in the table twice');
     mountRoutes(http, [route]);
     expect(() => mountRoutes(http, [{ ...route, path: '/y' }])).toThrow('has a route table already');
@@ -138,7 +250,8 @@ describe('route tables', () => {
       '| GET | `/items/{id}` | read token where defined, or a signature | an item | 404 no such item |',
       '| POST | `/items` | write token where defined, or a signature | adds an item | 400 not a note |',
     ]);
-    const readme = '# x\n\n<!-- routes: a -->\nold table\n<!-- /routes -->\n\ntext\n\n<!-- routes: b -->\n<!-- /routes -->\n';
+    const readme =
+      '# x\n\n<!-- routes: a -->\nold table\n<!-- /routes -->\n\ntext\n\n<!-- routes: b -->\n<!-- /routes -->\n';
     const updated = withRouteTables(readme, INFO, routes);
     expect(updated).toContain(`<!-- routes: a -->\n${markdown}<!-- /routes -->\n\ntext`);
     expect(updated).toContain('| POST | `/fast-inbox` | a signer | fast signed |  |');

@@ -95,7 +95,11 @@ export function mountRoutes(http: HttpApp, routes: readonly RouteSpec[]): void {
   checkTable(routes);
   if (tables.has(http)) throw new Error('this HTTP app has a route table already: a service has one');
   tables.set(http, routes);
-  const targets: RouteTargets = { routes: http.routes, selfAuthorizing: http.selfAuthorizingRoutes, fast: http.fastRoutes };
+  const targets: RouteTargets = {
+    routes: http.routes,
+    selfAuthorizing: http.selfAuthorizingRoutes,
+    fast: http.fastRoutes,
+  };
   for (const route of routes) {
     if (http.builtinRoutes.includes(route)) continue;
     mountRoute(targets, route);
@@ -139,11 +143,16 @@ export function mountRoute(targets: RouteTargets, route: RouteSpec): void {
 
 function checkRoute(route: RouteSpec): void {
   const where = `route ${route.method} ${route.path}`;
-  if (route.auth === 'read' && !READ_METHODS.has(route.method)) throw new Error(`${where}: a read route is a GET (writes need the write class)`);
-  if (route.auth === 'write' && READ_METHODS.has(route.method)) throw new Error(`${where}: a write route is not a GET (reads need the read class)`);
-  if (route.fast && (route.auth === 'open' || route.auth === 'admin')) throw new Error(`${where}: fast routes are read, write or signed`);
-  if (route.fast && route.method !== 'GET' && route.method !== 'POST') throw new Error(`${where}: fast routes are GET or POST`);
-  if (route.auth === 'signed' && route.access === undefined) throw new Error(`${where}: a signed route says who its handler admits (access)`);
+  if (route.auth === 'read' && !READ_METHODS.has(route.method))
+    throw new Error(`${where}: a read route is a GET (writes need the write class)`);
+  if (route.auth === 'write' && READ_METHODS.has(route.method))
+    throw new Error(`${where}: a write route is not a GET (reads need the read class)`);
+  if (route.fast && (route.auth === 'open' || route.auth === 'admin'))
+    throw new Error(`${where}: fast routes are read, write or signed`);
+  if (route.fast && route.method !== 'GET' && route.method !== 'POST')
+    throw new Error(`${where}: fast routes are GET or POST`);
+  if (route.auth === 'signed' && route.access === undefined)
+    throw new Error(`${where}: a signed route says who its handler admits (access)`);
   for (const name of pathParameters(route.path)) {
     if (route.params?.[name] === undefined) throw new Error(`${where}: the path parameter ${name} has no description`);
   }
@@ -188,7 +197,8 @@ export function mountedRoutes(http: HttpApp): string[] {
   const walk = (stack: readonly ExpressLayer[]): void => {
     for (const layer of stack) {
       if (layer.route) {
-        for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== '_all') found.push(`${method.toUpperCase()} ${layer.route.path}`);
+        for (const [method, on] of Object.entries(layer.route.methods))
+          if (on && method !== '_all') found.push(`${method.toUpperCase()} ${layer.route.path}`);
       } else if (layer.handle?.stack) {
         walk(layer.handle.stack);
       }

@@ -28,7 +28,9 @@ function get(url: string, agent?: http.Agent): Promise<Answer> {
         let body = '';
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => (body += chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body, connection: response.headers.connection }));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, body, connection: response.headers.connection }),
+        );
         response.on('error', reject);
       })
       .on('error', reject);
@@ -83,7 +85,9 @@ describe('startHttpServer', () => {
   it('rejects with the reason when the port is taken', async () => {
     const { app } = slowApp();
     const first = await serve(app);
-    await expect(startHttpServer(app, { host: '127.0.0.1', port: first.port })).rejects.toThrow(`cannot listen on 127.0.0.1:${first.port}: listen EADDRINUSE`);
+    await expect(startHttpServer(app, { host: '127.0.0.1', port: first.port })).rejects.toThrow(
+      `cannot listen on 127.0.0.1:${first.port}: listen EADDRINUSE`,
+    );
   });
 
   it('lets an in-flight request finish while close() waits, and refuses new connections', async () => {
@@ -140,11 +144,29 @@ describe('startHttpServer', () => {
   it('serves HTTPS with a certificate and key', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tls-'));
     try {
-      execFileSync('openssl', [
-        'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-        '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1',
-        '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-      ], { stdio: 'ignore' });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:prime256v1',
+          '-nodes',
+          '-days',
+          '1',
+          '-subj',
+          '/CN=localhost',
+          '-addext',
+          'subjectAltName=IP:127.0.0.1',
+          '-keyout',
+          join(dir, 'key.pem'),
+          '-out',
+          join(dir, 'cert.pem'),
+        ],
+        { stdio: 'ignore' },
+      );
       const cert = readFileSync(join(dir, 'cert.pem'));
       const { app } = slowApp();
       const server = await serve(app, { tls: { cert, key: readFileSync(join(dir, 'key.pem')) } });

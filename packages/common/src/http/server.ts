@@ -40,10 +40,15 @@ export interface RunningHttpServer {
 }
 
 /** Listens with the app and resolves once the port is bound (rejects with the reason if it cannot be). */
-export async function startHttpServer(app: RequestListener, options: HttpServerOptions = {}): Promise<RunningHttpServer> {
+export async function startHttpServer(
+  app: RequestListener,
+  options: HttpServerOptions = {},
+): Promise<RunningHttpServer> {
   const host = options.host ?? '127.0.0.1';
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 10_000;
-  const server: http.Server = options.tls ? https.createServer({ cert: options.tls.cert, key: options.tls.key }) : http.createServer();
+  const server: http.Server = options.tls
+    ? https.createServer({ cert: options.tls.cert, key: options.tls.key })
+    : http.createServer();
   if (options.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = options.keepAliveTimeoutMs;
   if (options.headersTimeoutMs !== undefined) server.headersTimeout = options.headersTimeoutMs;
 
@@ -64,7 +69,8 @@ export async function startHttpServer(app: RequestListener, options: HttpServerO
   server.on('request', app);
 
   await new Promise<void>((resolve, reject) => {
-    const fail = (error: Error): void => reject(new Error(`cannot listen on ${host}:${options.port ?? 0}: ${error.message}`, { cause: error }));
+    const fail = (error: Error): void =>
+      reject(new Error(`cannot listen on ${host}:${options.port ?? 0}: ${error.message}`, { cause: error }));
     server.once('error', fail);
     server.listen(options.port ?? 0, host, () => {
       server.off('error', fail);

@@ -42,7 +42,8 @@ const digestOf = (value: string): Buffer => createHash('sha256').update(value, '
 function compileTokens(tokens: readonly (string | NamedToken)[] | undefined): CompiledToken[] {
   return (tokens ?? []).map((token) => {
     const { name, value } = typeof token === 'string' ? { name: undefined, value: token } : token;
-    if (value === '') throw new Error(name === undefined ? 'a bearer token has an empty value' : `token "${name}" has an empty value`);
+    if (value === '')
+      throw new Error(name === undefined ? 'a bearer token has an empty value' : `token "${name}" has an empty value`);
     return { name, digest: digestOf(value) };
   });
 }
@@ -57,7 +58,11 @@ export class TokenRules {
   private readonly rules: CompiledRule[];
 
   constructor(rules: readonly TokenRule[] = []) {
-    this.rules = rules.map((rule) => ({ pattern: compilePathPattern(rule.path), read: compileTokens(rule.read), write: compileTokens(rule.write) }));
+    this.rules = rules.map((rule) => ({
+      pattern: compilePathPattern(rule.path),
+      read: compileTokens(rule.read),
+      write: compileTokens(rule.write),
+    }));
   }
 
   /** The tokens that may authorise this request; empty when none is defined (no check). */
@@ -110,7 +115,9 @@ export function parseTokenRules(definitions: readonly string[], tokens: Readonly
           const value = tokens[name];
           if (value === undefined || !Object.hasOwn(tokens, name)) {
             const known = Object.keys(tokens);
-            throw new ConfigError(`${where}: unknown token name "${name}" (defined: ${known.length > 0 ? known.join(', ') : 'none'})`);
+            throw new ConfigError(
+              `${where}: unknown token name "${name}" (defined: ${known.length > 0 ? known.join(', ') : 'none'})`,
+            );
           }
           return { name, value };
         });

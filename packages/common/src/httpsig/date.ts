@@ -5,7 +5,8 @@ export function httpDate(date: Date): string {
   return date.toUTCString();
 }
 
-const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+const IMF_FIXDATE =
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
 /**
  * Rejects a `Date` outside `now ± windowMs`. The original does not check Date at all, which makes any captured
@@ -16,8 +17,11 @@ export function checkDateFreshness(value: string | undefined, now: number, windo
   if (value === undefined) throw unauthorized('the Date header is missing');
   const trimmed = value.trim();
   const time = IMF_FIXDATE.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
-  if (Number.isNaN(time)) throw unauthorized(`the Date header is not an HTTP date (IMF-fixdate): ${JSON.stringify(trimmed.slice(0, 40))}`);
+  if (Number.isNaN(time))
+    throw unauthorized(`the Date header is not an HTTP date (IMF-fixdate): ${JSON.stringify(trimmed.slice(0, 40))}`);
   const skewSeconds = Math.round((time - now) / 1000);
-  if (time < now - windowMs) throw unauthorized(`stale Date header: ${-skewSeconds}s old, the limit is ${windowMs / 1000}s`);
-  if (time > now + windowMs) throw unauthorized(`Date header is ${skewSeconds}s in the future, the limit is ${windowMs / 1000}s`);
+  if (time < now - windowMs)
+    throw unauthorized(`stale Date header: ${-skewSeconds}s old, the limit is ${windowMs / 1000}s`);
+  if (time > now + windowMs)
+    throw unauthorized(`Date header is ${skewSeconds}s in the future, the limit is ${windowMs / 1000}s`);
 }

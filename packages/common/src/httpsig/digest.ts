@@ -25,7 +25,10 @@ export function verifyDigestHeader(header: string, body: Uint8Array): void {
   for (const entry of header.split(',')) {
     const trimmed = entry.trim();
     const eq = trimmed.indexOf('=');
-    if (eq <= 0) throw unauthorized(`malformed Digest header: expected algorithm=base64, got ${JSON.stringify(trimmed.slice(0, 40))}`);
+    if (eq <= 0)
+      throw unauthorized(
+        `malformed Digest header: expected algorithm=base64, got ${JSON.stringify(trimmed.slice(0, 40))}`,
+      );
     const name = trimmed.slice(0, eq).toUpperCase();
     const algorithm = name in HASHES ? (name as DigestAlgorithm) : undefined;
     if (!algorithm) {

@@ -11,7 +11,8 @@ import { AppError, permanent, transient } from '../errors/index.js';
 export type FetchJson = (url: string, options: { accept: string; signal: AbortSignal }) => Promise<unknown>;
 
 /** The Accept header the original sends for actors and keys, with plain JSON as a fallback. */
-export const ACTIVITY_JSON_ACCEPT = 'application/ld+json; profile="https://www.w3.org/ns/activitystreams", application/json';
+export const ACTIVITY_JSON_ACCEPT =
+  'application/ld+json; profile="https://www.w3.org/ns/activitystreams", application/json';
 
 export interface FetchJsonOptions {
   fetch?: typeof globalThis.fetch;
@@ -67,5 +68,9 @@ async function readLimited(response: Response, maxBytes: number): Promise<string
 
 function describe(error: unknown, signal: AbortSignal): string {
   if (signal.aborted) return 'timed out';
-  return error instanceof Error ? (error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message) : String(error);
+  return error instanceof Error
+    ? error.cause instanceof Error
+      ? `${error.message} (${error.cause.message})`
+      : error.message
+    : String(error);
 }

@@ -11,7 +11,9 @@ afterEach(async () => {
 });
 
 /** A loopback server; `hits` counts the requests that reached it. */
-async function serve(handler: (path: string, res: ServerResponse) => void): Promise<{ url: string; hits: () => number }> {
+async function serve(
+  handler: (path: string, res: ServerResponse) => void,
+): Promise<{ url: string; hits: () => number }> {
   let hits = 0;
   const server = createServer((req, res) => {
     hits++;
@@ -60,14 +62,21 @@ describe('the guarded key fetch', () => {
     expect(peer.hits()).toBe(0);
     // Where http is allowed for loopback peers, it still is not for public addresses.
     const local = createGuardedFetchJson({ policy: { allowHttp: 'non-public', allowAddresses: ['loopback'] } });
-    expect((await failure(local('http://8.8.8.8/key', { accept: ACCEPT, signal: signal() }))).message).toMatch(/plain http to 8\.8\.8\.8 \(8\.8\.8\.8, a public address\) is refused/);
+    expect((await failure(local('http://8.8.8.8/key', { accept: ACCEPT, signal: signal() }))).message).toMatch(
+      /plain http to 8\.8\.8\.8 \(8\.8\.8\.8, a public address\) is refused/,
+    );
   });
 
   it('refuses loopback, private, link-local and reserved addresses, literal or resolved, without sending a packet', async () => {
     const fetchJson = createGuardedFetchJson({
       // Resolution is answered here: no DNS traffic, and no connection is ever attempted to these addresses.
       lookup: ((host: string, _o: unknown, cb: (e: null, a: Array<{ address: string; family: number }>) => void) =>
-        cb(null, [{ address: host === 'metadata.test' ? '169.254.169.254' : host === 'intranet.test' ? '10.0.0.7' : '127.0.0.1', family: 4 }])) as never,
+        cb(null, [
+          {
+            address: host === 'metadata.test' ? '169.254.169.254' : host === 'intranet.test' ? '10.0.0.7' : '127.0.0.1',
+            family: 4,
+          },
+        ])) as never,
     });
     for (const [url, kind] of [
       ['https://127.0.0.1/key', 'loopback'],
@@ -106,7 +115,8 @@ describe('the guarded key fetch', () => {
       hostFailureTtlMs: 30_000,
       now: () => now,
     });
-    for (let i = 0; i < 3; i++) expect(await fetchJson(`${peer.url}/k${i}`, { accept: ACCEPT, signal: signal() })).toEqual({ id: 'k' });
+    for (let i = 0; i < 3; i++)
+      expect(await fetchJson(`${peer.url}/k${i}`, { accept: ACCEPT, signal: signal() })).toEqual({ id: 'k' });
     const limited = await failure(fetchJson(`${peer.url}/k4`, { accept: ACCEPT, signal: signal() }));
     expect(limited.message).toMatch(/too many key fetches from 127\.0\.0\.1:\d+: at most 3 per 10000 ms/);
     expect(limited.retryable).toBe(true);
@@ -133,9 +143,17 @@ describe('the guarded key fetch', () => {
         res.end(`${'y'.repeat(6_000)}"}`);
       } else res.write('{'); // and never ends
     });
-    const fetchJson = createGuardedFetchJson({ policy: { allowHttp: 'non-public', allowAddresses: ['loopback'] }, maxBytes: 4_096, timeoutMs: 300 });
-    expect((await failure(fetchJson(`${peer.url}/big`, { accept: ACCEPT, signal: signal() }))).message).toMatch(/document larger than 4096 bytes/);
-    expect((await failure(fetchJson(`${peer.url}/chunked`, { accept: ACCEPT, signal: signal() }))).message).toMatch(/document larger than 4096 bytes/);
+    const fetchJson = createGuardedFetchJson({
+      policy: { allowHttp: 'non-public', allowAddresses: ['loopback'] },
+      maxBytes: 4_096,
+      timeoutMs: 300,
+    });
+    expect((await failure(fetchJson(`${peer.url}/big`, { accept: ACCEPT, signal: signal() }))).message).toMatch(
+      /document larger than 4096 bytes/,
+    );
+    expect((await failure(fetchJson(`${peer.url}/chunked`, { accept: ACCEPT, signal: signal() }))).message).toMatch(
+      /document larger than 4096 bytes/,
+    );
     const started = Date.now();
     const hung = await failure(fetchJson(`${peer.url}/hang`, { accept: ACCEPT, signal: signal() }));
     expect(hung.message).toMatch(/timed out/);

@@ -99,12 +99,17 @@ class HostLimits {
   admit(host: string): void {
     const now = this.now();
     const failure = this.failures.get(host);
-    if (failure && failure.until > now) throw transient(`${host} failed recently (${failure.reason}); not fetched again before ${new Date(failure.until).toISOString()}`);
+    if (failure && failure.until > now)
+      throw transient(
+        `${host} failed recently (${failure.reason}); not fetched again before ${new Date(failure.until).toISOString()}`,
+      );
     if (failure) this.failures.delete(host);
     const recent = (this.fetches.get(host) ?? []).filter((at) => at > now - this.budget.windowMs);
     if (recent.length >= this.budget.fetches) {
       this.fetches.set(host, recent);
-      throw transient(`too many key fetches from ${host}: at most ${this.budget.fetches} per ${this.budget.windowMs} ms`);
+      throw transient(
+        `too many key fetches from ${host}: at most ${this.budget.fetches} per ${this.budget.windowMs} ms`,
+      );
     }
     recent.push(now);
     this.fetches.set(host, recent);
@@ -116,7 +121,8 @@ class HostLimits {
   }
 
   private prune(now: number): void {
-    for (const [host, times] of this.fetches) if (times.every((at) => at <= now - this.budget.windowMs)) this.fetches.delete(host);
+    for (const [host, times] of this.fetches)
+      if (times.every((at) => at <= now - this.budget.windowMs)) this.fetches.delete(host);
     for (const [host, failure] of this.failures) if (failure.until <= now) this.failures.delete(host);
   }
 }
@@ -132,29 +138,36 @@ export function createGuardedFetchJson(options: GuardedFetchOptions = {}): Fetch
   const timeoutMs = options.timeoutMs ?? 5_000;
   const maxRedirects = options.maxRedirects ?? 3;
   const resolve = options.lookup ?? dnsLookup;
-  const limits = new HostLimits(options.hostBudget ?? { fetches: 20, windowMs: 10_000 }, options.hostFailureTtlMs ?? 30_000, options.now ?? Date.now);
+  const limits = new HostLimits(
+    options.hostBudget ?? { fetches: 20, windowMs: 10_000 },
+    options.hostFailureTtlMs ?? 30_000,
+    options.now ?? Date.now,
+  );
 
   const checkAddress = (host: string, address: string, plainHttp: boolean): void => {
     const kind = classifyAddress(address);
     if (!allowed.has(kind)) throw refused(`${host} resolves to ${address}, a ${kind} address: refused`);
-    if (plainHttp && kind === 'public' && allowHttp !== 'always') throw refused(`plain http to ${host} (${address}, a public address) is refused for key fetches (https only)`);
+    if (plainHttp && kind === 'public' && allowHttp !== 'always')
+      throw refused(`plain http to ${host} (${address}, a public address) is refused for key fetches (https only)`);
   };
 
   // The socket connects to exactly the addresses checked here.
-  const guardedLookup = (plainHttp: boolean): LookupFunction => (hostname, lookupOptions, callback) => {
-    resolve(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, '', 0);
-      try {
-        for (const { address } of addresses) checkAddress(hostname, address, plainHttp);
-      } catch (refusal) {
-        return callback(refusal as Error, '', 0);
-      }
-      if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-      const first = addresses[0];
-      if (!first) return callback(new Error(`${hostname} has no address`), '', 0);
-      callback(null, first.address, first.family);
-    });
-  };
+  const guardedLookup =
+    (plainHttp: boolean): LookupFunction =>
+    (hostname, lookupOptions, callback) => {
+      resolve(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
+        if (error) return callback(error, '', 0);
+        try {
+          for (const { address } of addresses) checkAddress(hostname, address, plainHttp);
+        } catch (refusal) {
+          return callback(refusal as Error, '', 0);
+        }
+        if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+        const first = addresses[0];
+        if (!first) return callback(new Error(`${hostname} has no address`), '', 0);
+        callback(null, first.address, first.family);
+      });
+    };
 
   const checkUrl = (raw: string): URL => {
     let url: URL;
@@ -163,7 +176,8 @@ export function createGuardedFetchJson(options: GuardedFetchOptions = {}): Fetch
     } catch {
       throw refused(`not a URL: ${JSON.stringify(raw.slice(0, 100))}`);
     }
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowHttp !== 'never')) throw refused(`${url.protocol.slice(0, -1)} URLs are refused for key fetches (https only): ${url.origin}`);
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowHttp !== 'never'))
+      throw refused(`${url.protocol.slice(0, -1)} URLs are refused for key fetches (https only): ${url.origin}`);
     if (url.username || url.password) throw refused('URLs with credentials are refused for key fetches');
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (isIP(host)) checkAddress(host, host, url.protocol === 'http:');
@@ -172,7 +186,12 @@ export function createGuardedFetchJson(options: GuardedFetchOptions = {}): Fetch
 
   const getOnce = (url: URL, accept: string, signal: AbortSignal): Promise<IncomingMessage> =>
     new Promise((resolveResponse, reject) => {
-      const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method: 'GET', headers: { accept }, lookup: guardedLookup(url.protocol === 'http:'), signal });
+      const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
+        method: 'GET',
+        headers: { accept },
+        lookup: guardedLookup(url.protocol === 'http:'),
+        signal,
+      });
       request.once('response', resolveResponse);
       request.once('error', reject);
       request.end();
@@ -217,7 +236,12 @@ export function createGuardedFetchJson(options: GuardedFetchOptions = {}): Fetch
   };
 }
 
-async function readLimited(response: IncomingMessage, maxBytes: number, where: string, signal: AbortSignal): Promise<string> {
+async function readLimited(
+  response: IncomingMessage,
+  maxBytes: number,
+  where: string,
+  signal: AbortSignal,
+): Promise<string> {
   const declared = Number(response.headers['content-length']);
   if (declared > maxBytes) {
     response.destroy();
@@ -236,7 +260,10 @@ async function readLimited(response: IncomingMessage, maxBytes: number, where: s
     }
   } catch (error) {
     if (error instanceof AppError) throw error;
-    throw transient(`GET ${where}: reading the body failed: ${signal.aborted ? 'timed out' : (error as Error).message}`, error);
+    throw transient(
+      `GET ${where}: reading the body failed: ${signal.aborted ? 'timed out' : (error as Error).message}`,
+      error,
+    );
   }
   return Buffer.concat(chunks).toString('utf8');
 }

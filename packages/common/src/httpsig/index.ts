@@ -9,7 +9,13 @@ export { signatureMiddleware, type SignatureMiddlewareOptions } from './middlewa
 export { axiosSigningInterceptor, createSignedFetch, type SignedFetch } from './outbound.js';
 export { KeyResolver, type DidKeyResolver, type KeyResolverOptions, type ResolvedKey } from './key-resolver.js';
 export { ACTIVITY_JSON_ACCEPT, createFetchJson, type FetchJson, type FetchJsonOptions } from './fetch-json.js';
-export { classifyAddress, createGuardedFetchJson, type AddressClass, type FetchPolicy, type GuardedFetchOptions } from './guarded-fetch.js';
+export {
+  classifyAddress,
+  createGuardedFetchJson,
+  type AddressClass,
+  type FetchPolicy,
+  type GuardedFetchOptions,
+} from './guarded-fetch.js';
 export {
   actorPublicKeyIds,
   MAIN_KEY,
@@ -19,8 +25,21 @@ export {
   KeyDocumentError,
   type PublicKeyDocument,
 } from './key-document.js';
-export { encodePublicKeyPem, parsePublicKeyPem, toVerificationKey, PublicKeyFormatError, type PemForm, type PublicKeySource } from './public-key-pem.js';
-export { algorithmAcceptable, NodeVerificationKey, ORIGINAL_ALGORITHM, type HttpSigKeyType, type VerificationKey } from './algorithms.js';
+export {
+  encodePublicKeyPem,
+  parsePublicKeyPem,
+  toVerificationKey,
+  PublicKeyFormatError,
+  type PemForm,
+  type PublicKeySource,
+} from './public-key-pem.js';
+export {
+  algorithmAcceptable,
+  NodeVerificationKey,
+  ORIGINAL_ALGORITHM,
+  type HttpSigKeyType,
+  type VerificationKey,
+} from './algorithms.js';
 export { digestHeader, verifyDigestHeader, type DigestAlgorithm } from './digest.js';
 export { checkDateFreshness, httpDate } from './date.js';
 export { TtlCache } from './ttl-cache.js';

@@ -24,7 +24,12 @@ export function serviceKeyId(serviceId: string, keyName: string = MAIN_KEY): str
  * The public key document of a service, ready to serve as JSON: `{id, owner, publicKeyPem}` with the PEM in
  * the original's form by default, so nodes of the original can verify this node's signatures.
  */
-export function servicePublicKeyDocument(options: { serviceId: string; key: PublicKeySource; keyName?: string; pemForm?: PemForm }): PublicKeyDocument {
+export function servicePublicKeyDocument(options: {
+  serviceId: string;
+  key: PublicKeySource;
+  keyName?: string;
+  pemForm?: PemForm;
+}): PublicKeyDocument {
   return {
     id: serviceKeyId(options.serviceId, options.keyName),
     owner: options.serviceId,
@@ -45,11 +50,13 @@ export function parsePublicKeyDocument(document: unknown, keyId: string): Public
     const owner = (embedded as Record<string, unknown>).owner ?? document.id;
     return parsePublicKeyDocument({ ...(embedded as Record<string, unknown>), owner }, keyId);
   }
-  if (document.id !== keyId) throw new KeyDocumentError(`the key document id ${JSON.stringify(document.id)} does not match keyId ${keyId}`);
+  if (document.id !== keyId)
+    throw new KeyDocumentError(`the key document id ${JSON.stringify(document.id)} does not match keyId ${keyId}`);
   if (typeof document.owner !== 'string' || !isHttpUrl(document.owner)) {
     throw new KeyDocumentError(`the key document ${keyId} has no owner URL`);
   }
-  if (typeof document.publicKeyPem !== 'string') throw new KeyDocumentError(`the key document ${keyId} has no publicKeyPem`);
+  if (typeof document.publicKeyPem !== 'string')
+    throw new KeyDocumentError(`the key document ${keyId} has no publicKeyPem`);
   return { id: document.id, owner: document.owner, publicKeyPem: document.publicKeyPem };
 }
 

@@ -11,7 +11,10 @@ import { TtlCache } from './ttl-cache.js';
  * Node key here so all keys verify the same way. Reject like `FetchJson` does (retryable `AppError` for
  * transient failures).
  */
-export type DidKeyResolver = (didUrl: string, options: { signal: AbortSignal }) => Promise<VerificationKey | (VerificationKey & PublicKeySource)>;
+export type DidKeyResolver = (
+  didUrl: string,
+  options: { signal: AbortSignal },
+) => Promise<VerificationKey | (VerificationKey & PublicKeySource)>;
 
 export interface KeyResolverOptions {
   /** How key and actor documents are fetched (default: global fetch with the ActivityStreams Accept header). */
@@ -115,7 +118,13 @@ export class KeyResolver {
    * last fetch serves the cached copy (reported as not cached, since it is as fresh as a refetch would be):
    * that bounds what a stream of forged requests can make us fetch, for keys and for actors alike.
    */
-  private async load<T>(cache: TtlCache<Cached<T>>, what: string, id: string, refresh: boolean, fetch: () => Promise<T>): Promise<{ record: T; fromCache: boolean }> {
+  private async load<T>(
+    cache: TtlCache<Cached<T>>,
+    what: string,
+    id: string,
+    refresh: boolean,
+    fetch: () => Promise<T>,
+  ): Promise<{ record: T; fromCache: boolean }> {
     const cached = cache.get(id);
     const recentlyFetched = cached?.ok === true && this.now() - cached.fetchedAt < this.minRefetchIntervalMs;
     if (cached && (!refresh || recentlyFetched || !cached.ok)) {
@@ -128,14 +137,16 @@ export class KeyResolver {
 
   private async fetchKey(keyId: string): Promise<KeyRecord> {
     if (keyId.startsWith('did:')) return this.resolveDidKey(keyId);
-    if (!isHttpUrl(keyId)) throw unauthorized(`keyId must be an http(s) URL or a DID URL: ${JSON.stringify(keyId.slice(0, 100))}`);
+    if (!isHttpUrl(keyId))
+      throw unauthorized(`keyId must be an http(s) URL or a DID URL: ${JSON.stringify(keyId.slice(0, 100))}`);
     const document = await this.fetchDocument(keyId, 'key');
     try {
       const keyDocument = parsePublicKeyDocument(document, keyId);
       const key = parsePublicKeyPem(keyDocument.publicKeyPem);
       return { key, type: key.type, owner: keyDocument.owner };
     } catch (error) {
-      if (error instanceof KeyDocumentError || error instanceof PublicKeyFormatError) throw unauthorized(`unusable key ${keyId}: ${error.message}`);
+      if (error instanceof KeyDocumentError || error instanceof PublicKeyFormatError)
+        throw unauthorized(`unusable key ${keyId}: ${error.message}`);
       throw error;
     }
   }
@@ -143,7 +154,8 @@ export class KeyResolver {
   private async fetchActor(actorUrl: string): Promise<ActorRecord> {
     const document = await this.fetchDocument(actorUrl, 'actor');
     if (!isObject(document)) throw unauthorized(`the actor document at ${actorUrl} is not a JSON object`);
-    if (document.id !== actorUrl) throw unauthorized(`the actor document at ${actorUrl} has id ${JSON.stringify(document.id)}`);
+    if (document.id !== actorUrl)
+      throw unauthorized(`the actor document at ${actorUrl} has id ${JSON.stringify(document.id)}`);
     return { id: actorUrl, keyIds: actorPublicKeyIds(document) };
   }
 
@@ -151,9 +163,11 @@ export class KeyResolver {
     const resolveDidKey = this.options.resolveDidKey;
     if (!resolveDidKey) throw unauthorized(`DID keyIds are not accepted here (no DID resolver configured): ${keyId}`);
     const hash = keyId.indexOf('#');
-    if (hash <= 4 || hash === keyId.length - 1) throw unauthorized(`a DID keyId must name a verification method (did:...#fragment): ${keyId}`);
+    if (hash <= 4 || hash === keyId.length - 1)
+      throw unauthorized(`a DID keyId must name a verification method (did:...#fragment): ${keyId}`);
     const resolved = await this.withTimeout(`resolving ${keyId}`, (signal) => resolveDidKey(keyId, { signal }));
-    if (!isHttpSigKeyType(resolved.type)) throw unauthorized(`the key ${keyId} is of unsupported type ${resolved.type}`);
+    if (!isHttpSigKeyType(resolved.type))
+      throw unauthorized(`the key ${keyId} is of unsupported type ${resolved.type}`);
     let key: VerificationKey = resolved;
     if ('publicKey' in resolved || 'publicKeyPem' in resolved) {
       try {
@@ -166,7 +180,9 @@ export class KeyResolver {
   }
 
   private fetchDocument(url: string, what: string): Promise<unknown> {
-    return this.withTimeout(`fetching ${what} ${url}`, (signal) => this.fetchJson(url, { accept: ACTIVITY_JSON_ACCEPT, signal }));
+    return this.withTimeout(`fetching ${what} ${url}`, (signal) =>
+      this.fetchJson(url, { accept: ACTIVITY_JSON_ACCEPT, signal }),
+    );
   }
 
   /** Runs a fetch under the timeout and classifies failures: retryable → `transient` (503), otherwise 401. */

@@ -88,14 +88,21 @@ export interface Receiver {
  * An express app that keeps the raw body (as the HTTP kit does), verifies signatures on every route, and
  * echoes the principal and body it saw; errors are mapped to `{message}` with the AppError's status.
  */
-export async function startReceiver(authenticate: SignatureAuthenticator, options: { required?: boolean } = {}): Promise<Receiver> {
+export async function startReceiver(
+  authenticate: SignatureAuthenticator,
+  options: { required?: boolean } = {},
+): Promise<Receiver> {
   const app = express();
   const keepRawBody = (req: object, _res: unknown, buf: Buffer) => ((req as { rawBody?: Buffer }).rawBody = buf);
   app.use(express.json({ type: ['application/json', 'application/*+json'], verify: keepRawBody }));
   app.use(express.urlencoded({ extended: false, verify: keepRawBody }));
   app.use(signatureMiddleware(authenticate, options));
   app.all('/{*path}', (req, res) => {
-    res.json({ principal: (req as { principal?: Principal }).principal, body: req.body as unknown, digest: req.headers.digest ?? null });
+    res.json({
+      principal: (req as { principal?: Principal }).principal,
+      body: req.body as unknown,
+      digest: req.headers.digest ?? null,
+    });
   });
   app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
     res.status(statusOf(error)).json({ message: errorMessage(error) });

@@ -16,7 +16,10 @@ export interface SignatureMiddlewareOptions {
  * e.g. `express.json({ verify: (req, _res, buf) => { req.rawBody = buf; } })` or `express.raw()` plus copying
  * `req.body` to `req.rawBody`.
  */
-export function signatureMiddleware(authenticate: SignatureAuthenticator, options: SignatureMiddlewareOptions = {}): RequestHandler {
+export function signatureMiddleware(
+  authenticate: SignatureAuthenticator,
+  options: SignatureMiddlewareOptions = {},
+): RequestHandler {
   const required = options.required ?? true;
   return (req, _res, next) => {
     const request: SignedRequestLike = {

@@ -3,7 +3,14 @@ import axios from 'axios';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyPair } from '../crypto/index.js';
 import type { OutboundRequest } from '../http/principal.js';
-import { startPeer, startReceiver, serviceOn, type Peer, type Receiver, type ServiceFixture } from './loopback.test-helpers.js';
+import {
+  startPeer,
+  startReceiver,
+  serviceOn,
+  type Peer,
+  type Receiver,
+  type ServiceFixture,
+} from './loopback.test-helpers.js';
 import { axiosSigningInterceptor, createSignedFetch } from './outbound.js';
 import { createRequestSigner } from './signer.js';
 import { createSignatureAuthenticator } from './verifier.js';
@@ -49,7 +56,9 @@ describe('axios request interceptor', () => {
     const client = signedAxios();
     const text = await client.post('/inbox', '{"a":1}', { headers: { 'content-type': 'application/json' } });
     expect(text.data.body).toEqual({ a: 1 });
-    const bytes = await client.post('/inbox', Buffer.from('{"b":2}'), { headers: { 'content-type': 'application/json' } });
+    const bytes = await client.post('/inbox', Buffer.from('{"b":2}'), {
+      headers: { 'content-type': 'application/json' },
+    });
     expect(bytes.data.body).toEqual({ b: 2 });
   });
 
@@ -59,7 +68,9 @@ describe('axios request interceptor', () => {
 
   it('is rejected by the receiver when another key signs (the interceptor really signs)', async () => {
     const client = axios.create({ baseURL: receiver.url, validateStatus: () => true });
-    client.interceptors.request.use(axiosSigningInterceptor(createRequestSigner({ keyId: service.keyId, key: KeyPair.generate('Ed25519') })));
+    client.interceptors.request.use(
+      axiosSigningInterceptor(createRequestSigner({ keyId: service.keyId, key: KeyPair.generate('Ed25519') })),
+    );
     expect((await client.get('/x')).status).toBe(401);
   });
 });
@@ -72,7 +83,10 @@ describe('signed fetch', () => {
       seen.push(request);
       return signer(request);
     });
-    const response = await fetchSigned(`${receiver.url}/inbox?x=1`, { method: 'post', body: new URLSearchParams({ a: 'b c' }) });
+    const response = await fetchSigned(`${receiver.url}/inbox?x=1`, {
+      method: 'post',
+      body: new URLSearchParams({ a: 'b c' }),
+    });
     expect(response.status).toBe(200);
     expect(seen[0]?.method).toBe('POST');
     expect(seen[0]?.url).toBe(`${receiver.url}/inbox?x=1`);
@@ -82,7 +96,11 @@ describe('signed fetch', () => {
 
   it('is refused when the receiver did not keep the bytes of the body (no parser for its type)', async () => {
     const fetchSigned = createSignedFetch(createRequestSigner({ keyId: service.keyId, key }));
-    const response = await fetchSigned(`${receiver.url}/inbox`, { method: 'POST', body: 'plain text', headers: { 'content-type': 'text/plain' } });
+    const response = await fetchSigned(`${receiver.url}/inbox`, {
+      method: 'POST',
+      body: 'plain text',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(response.status).toBe(401);
     expect(((await response.json()) as { message: string }).message).toContain('was not captured');
   });

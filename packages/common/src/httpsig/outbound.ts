@@ -11,7 +11,9 @@ import type { RequestSigner } from '../http/principal.js';
  * Request interceptors run before axios serialises the body, so plain objects are JSON-encoded here (with
  * `Content-Type: application/json` unless set) and sent as a Buffer, which axios passes through untouched.
  */
-export function axiosSigningInterceptor(signer: RequestSigner): (config: InternalAxiosRequestConfig) => Promise<InternalAxiosRequestConfig> {
+export function axiosSigningInterceptor(
+  signer: RequestSigner,
+): (config: InternalAxiosRequestConfig) => Promise<InternalAxiosRequestConfig> {
   return async (config) => {
     const headers = AxiosHeaders.from(config.headers);
     const body = bodyBytes(config.data, (type) => {
@@ -33,7 +35,10 @@ export function axiosSigningInterceptor(signer: RequestSigner): (config: Interna
 export type SignedFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
 /** A `fetch` that signs every request: `const fetchSigned = createSignedFetch(signer); await fetchSigned(url, {method: 'POST', body})`. */
-export function createSignedFetch(signer: RequestSigner, fetchImpl: typeof globalThis.fetch = globalThis.fetch): SignedFetch {
+export function createSignedFetch(
+  signer: RequestSigner,
+  fetchImpl: typeof globalThis.fetch = globalThis.fetch,
+): SignedFetch {
   return async (url, init = {}) => {
     const headers = new Headers(init.headers);
     const body = bodyBytes(init.body, (type) => {
@@ -67,7 +72,9 @@ function bodyBytes(data: unknown, setContentType: (type: string) => void): Buffe
     setContentType('application/json');
     return Buffer.from(JSON.stringify(data), 'utf8');
   }
-  throw new TypeError('cannot sign this request body: pass a string, bytes, URLSearchParams or a JSON-serialisable object');
+  throw new TypeError(
+    'cannot sign this request body: pass a string, bytes, URLSearchParams or a JSON-serialisable object',
+  );
 }
 
 function isPlainJson(data: unknown): boolean {

@@ -7,7 +7,8 @@ import { encodePublicKeyPem, parsePublicKeyPem, PublicKeyFormatError } from './p
 
 const RFC8032_SEED = Buffer.from('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60', 'hex');
 /** The RFC 8032 test-vector public key, d75a9801..., as the original's `pem.EncodeToMemory` writes it. */
-const ORIGINAL_ED25519_PEM = '-----BEGIN Ed25519-----\n11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\n-----END Ed25519-----\n';
+const ORIGINAL_ED25519_PEM =
+  '-----BEGIN Ed25519-----\n11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\n-----END Ed25519-----\n';
 
 describe("the original's PEM form", () => {
   it('writes Ed25519 as a raw 32-byte key under an `Ed25519` block, exactly as Go pem.EncodeToMemory', () => {
@@ -31,7 +32,9 @@ describe("the original's PEM form", () => {
     ] as const) {
       const key = KeyPair.generate(type);
       const pem = encodePublicKeyPem(key);
-      const match = new RegExp(`^-----BEGIN ${type}-----\\n((?:.{64}\\n)*.{1,64})\\n-----END ${type}-----\\n$`).exec(pem);
+      const match = new RegExp(`^-----BEGIN ${type}-----\\n((?:.{64}\\n)*.{1,64})\\n-----END ${type}-----\\n$`).exec(
+        pem,
+      );
       expect(match).not.toBeNull();
       const point = Buffer.from((match?.[1] ?? '').replace(/\n/g, ''), 'base64');
       expect(point.length).toBe(pointLength);
@@ -57,10 +60,26 @@ describe("the original's PEM form", () => {
   it.each([
     ['no PEM at all', 'hello', 'no PEM block'],
     ['a short Ed25519 block', '-----BEGIN Ed25519-----\nAAAA\n-----END Ed25519-----', 'holds 32 bytes'],
-    ['a compressed P-256 point', `-----BEGIN P-256-----\n${Buffer.alloc(33, 2).toString('base64')}\n-----END P-256-----`, 'uncompressed point'],
-    ['a point off the curve', `-----BEGIN P-256-----\n${Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 7)]).toString('base64')}\n-----END P-256-----`, 'invalid public key'],
-    ['the P-521 block the original cannot read either', '-----BEGIN P-521-----\nAAAA\n-----END P-521-----', 'unsupported public key PEM block type "P-521"'],
-    ['an RSA key', generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ format: 'pem', type: 'spki' }).toString(), 'unsupported public key type rsa'],
+    [
+      'a compressed P-256 point',
+      `-----BEGIN P-256-----\n${Buffer.alloc(33, 2).toString('base64')}\n-----END P-256-----`,
+      'uncompressed point',
+    ],
+    [
+      'a point off the curve',
+      `-----BEGIN P-256-----\n${Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 7)]).toString('base64')}\n-----END P-256-----`,
+      'invalid public key',
+    ],
+    [
+      'the P-521 block the original cannot read either',
+      '-----BEGIN P-521-----\nAAAA\n-----END P-521-----',
+      'unsupported public key PEM block type "P-521"',
+    ],
+    [
+      'an RSA key',
+      generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+      'unsupported public key type rsa',
+    ],
     ['a non-base64 body', '-----BEGIN Ed25519-----\n@@@@\n-----END Ed25519-----', 'not base64'],
     ['garbage SPKI', '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----', 'invalid SPKI'],
   ])('rejects %s', (_name, pem, reason) => {
@@ -103,7 +122,9 @@ describe('public key documents', () => {
       owner: 'https://orb.example.com/services/orb',
       publicKeyPem: ORIGINAL_ED25519_PEM,
     });
-    expect(servicePublicKeyDocument({ serviceId: 'https://a/services/node', key, pemForm: 'spki' }).publicKeyPem).toBe(key.publicKeyPem());
+    expect(servicePublicKeyDocument({ serviceId: 'https://a/services/node', key, pemForm: 'spki' }).publicKeyPem).toBe(
+      key.publicKeyPem(),
+    );
     expect(serviceKeyId('did:web:a.example:services:node')).toBe('did:web:a.example:services:node#main-key');
   });
 
@@ -111,11 +132,16 @@ describe('public key documents', () => {
     const keyId = 'https://a/services/node/keys/main-key';
     const doc = { id: keyId, owner: 'https://a/services/node', publicKeyPem: ORIGINAL_ED25519_PEM };
     expect(parsePublicKeyDocument(doc, keyId)).toEqual(doc);
-    expect(() => parsePublicKeyDocument({ ...doc, id: 'https://evil/keys/main-key' }, keyId)).toThrow('does not match keyId');
+    expect(() => parsePublicKeyDocument({ ...doc, id: 'https://evil/keys/main-key' }, keyId)).toThrow(
+      'does not match keyId',
+    );
     expect(() => parsePublicKeyDocument({ ...doc, owner: 'mailto:x' }, keyId)).toThrow('no owner URL');
     expect(() => parsePublicKeyDocument({ id: keyId, owner: doc.owner }, keyId)).toThrow('no publicKeyPem');
     expect(() => parsePublicKeyDocument([doc], keyId)).toThrow('not a JSON object');
-    const actor = { id: 'https://m/users/a', publicKey: { id: 'https://m/users/a#main-key', publicKeyPem: ORIGINAL_ED25519_PEM } };
+    const actor = {
+      id: 'https://m/users/a',
+      publicKey: { id: 'https://m/users/a#main-key', publicKeyPem: ORIGINAL_ED25519_PEM },
+    };
     expect(parsePublicKeyDocument(actor, 'https://m/users/a#main-key').owner).toBe('https://m/users/a');
     expect(() => parsePublicKeyDocument(actor, 'https://m/users/a#other')).toThrow('embeds no key');
   });

@@ -20,7 +20,11 @@ export class PublicKeyFormatError extends Error {}
 /** Line breaks are optional: some documents carry PEM flattened onto one line. */
 const PEM_BLOCK = /-----BEGIN ([A-Za-z0-9 -]+)-----([\s\S]*?)-----END \1-----/;
 const CURVE_BY_TYPE = { 'P-256': 'P-256', 'P-384': 'P-384', secp256k1: 'secp256k1' } as const;
-const TYPE_BY_NAMED_CURVE: Record<string, HttpSigKeyType> = { prime256v1: 'P-256', secp384r1: 'P-384', secp256k1: 'secp256k1' };
+const TYPE_BY_NAMED_CURVE: Record<string, HttpSigKeyType> = {
+  prime256v1: 'P-256',
+  secp384r1: 'P-384',
+  secp256k1: 'secp256k1',
+};
 
 /** Parses a PEM public key in either form into a verification key; throws `PublicKeyFormatError` naming the problem. */
 export function parsePublicKeyPem(pem: string): NodeVerificationKey {
@@ -43,7 +47,9 @@ export function parsePublicKeyPem(pem: string): NodeVerificationKey {
     case 'P-384':
       return new NodeVerificationKey(label, fromUncompressedPoint(label, body));
     default:
-      throw new PublicKeyFormatError(`unsupported public key PEM block type ${JSON.stringify(label)} (expected Ed25519, P-256, P-384 or PUBLIC KEY)`);
+      throw new PublicKeyFormatError(
+        `unsupported public key PEM block type ${JSON.stringify(label)} (expected Ed25519, P-256, P-384 or PUBLIC KEY)`,
+      );
   }
 }
 
@@ -61,7 +67,11 @@ export function encodePublicKeyPem(source: PublicKeySource, form: PemForm = 'ori
     case 'P-256':
     case 'P-384': {
       const size = KEY_PARAMETERS[key.type].scalarBytes;
-      const point = Buffer.concat([Buffer.from([4]), pad(Buffer.from(jwk.x as string, 'base64url'), size), pad(Buffer.from(jwk.y as string, 'base64url'), size)]);
+      const point = Buffer.concat([
+        Buffer.from([4]),
+        pad(Buffer.from(jwk.x as string, 'base64url'), size),
+        pad(Buffer.from(jwk.y as string, 'base64url'), size),
+      ]);
       return goPem(key.type, point);
     }
     case 'secp256k1':
@@ -92,14 +102,19 @@ function fromKeyObject(keyObject: KeyObject): NodeVerificationKey {
   if (publicKey.asymmetricKeyType === 'ed25519') return new NodeVerificationKey('Ed25519', publicKey);
   const curve = publicKey.asymmetricKeyType === 'ec' ? publicKey.asymmetricKeyDetails?.namedCurve : undefined;
   const type = curve === undefined ? undefined : TYPE_BY_NAMED_CURVE[curve];
-  if (!type) throw new PublicKeyFormatError(`unsupported public key type ${publicKey.asymmetricKeyType ?? 'unknown'}${curve ? ` (${curve})` : ''}`);
+  if (!type)
+    throw new PublicKeyFormatError(
+      `unsupported public key type ${publicKey.asymmetricKeyType ?? 'unknown'}${curve ? ` (${curve})` : ''}`,
+    );
   return new NodeVerificationKey(type, publicKey);
 }
 
 function fromUncompressedPoint(type: 'P-256' | 'P-384', point: Buffer): KeyObject {
   const size = KEY_PARAMETERS[type].scalarBytes;
   if (point.length !== 1 + 2 * size || point[0] !== 4) {
-    throw new PublicKeyFormatError(`a ${type} PEM block holds an uncompressed point of ${1 + 2 * size} bytes starting 04`);
+    throw new PublicKeyFormatError(
+      `a ${type} PEM block holds an uncompressed point of ${1 + 2 * size} bytes starting 04`,
+    );
   }
   return jwkKey({
     kty: 'EC',

@@ -26,13 +26,19 @@ const STRING_PARAMS = new Set(['keyId', 'algorithm', 'headers', 'signature']);
 const NUMBER_PARAMS = new Set(['created', 'expires']);
 
 /** Formats a `Signature` header value exactly as the original does. */
-export function formatSignatureHeader(params: { keyId: string; algorithm: string; headers: readonly string[]; signature: Uint8Array }): string {
+export function formatSignatureHeader(params: {
+  keyId: string;
+  algorithm: string;
+  headers: readonly string[];
+  signature: Uint8Array;
+}): string {
   for (const [name, value] of [
     ['keyId', params.keyId],
     ['algorithm', params.algorithm],
   ] as const) {
     // A quote or a control character would let the value break out of its quoted-string.
-    if (value.length === 0 || [...value].some(breaksQuotedString)) throw new TypeError(`invalid ${name} for a Signature header: ${JSON.stringify(value)}`);
+    if (value.length === 0 || [...value].some(breaksQuotedString))
+      throw new TypeError(`invalid ${name} for a Signature header: ${JSON.stringify(value)}`);
   }
   const signature = Buffer.from(params.signature).toString('base64');
   return `keyId="${params.keyId}",algorithm="${params.algorithm}",headers="${params.headers.join(' ')}",signature="${signature}"`;
@@ -107,7 +113,13 @@ export function parseSignatureHeader(value: string): SignatureParameters {
   }
   const headersText = raw.get('headers')?.text;
   if (headersText !== undefined && headersText.trim() === '') throw malformed('empty headers list');
-  const headers = headersText === undefined ? ['(created)'] : headersText.trim().split(/[ \t]+/).map((h) => h.toLowerCase());
+  const headers =
+    headersText === undefined
+      ? ['(created)']
+      : headersText
+          .trim()
+          .split(/[ \t]+/)
+          .map((h) => h.toLowerCase());
   if (new Set(headers).size !== headers.length) throw malformed('a header is listed twice in headers');
 
   const algorithm = raw.get('algorithm')?.text;

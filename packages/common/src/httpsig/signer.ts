@@ -1,5 +1,11 @@
 import type { OutboundRequest, RequestSigner } from '../http/principal.js';
-import { ecdsaSignatureToP1363, isHttpSigKeyType, KEY_PARAMETERS, ORIGINAL_ALGORITHM, type HttpSigKeyType } from './algorithms.js';
+import {
+  ecdsaSignatureToP1363,
+  isHttpSigKeyType,
+  KEY_PARAMETERS,
+  ORIGINAL_ALGORITHM,
+  type HttpSigKeyType,
+} from './algorithms.js';
 import { httpDate } from './date.js';
 import { digestHeader, type DigestAlgorithm } from './digest.js';
 import { formatSignatureHeader } from './signature-header.js';
@@ -35,7 +41,8 @@ const WITH_BODY = ['(request-target)', 'Date', 'Digest'] as const;
  */
 export function createRequestSigner(options: RequestSignerOptions): RequestSigner {
   const { keyId, key } = options;
-  if (!isHttpSigKeyType(key.type)) throw new TypeError(`cannot sign HTTP requests with a ${key.type} key (Ed25519, P-256, P-384 or secp256k1)`);
+  if (!isHttpSigKeyType(key.type))
+    throw new TypeError(`cannot sign HTTP requests with a ${key.type} key (Ed25519, P-256, P-384 or secp256k1)`);
   const keyType: HttpSigKeyType = key.type;
   const algorithm = options.algorithm ?? ORIGINAL_ALGORITHM;
   const digestAlgorithm = options.digestAlgorithm ?? 'SHA-256';

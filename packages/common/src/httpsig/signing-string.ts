@@ -46,7 +46,9 @@ export function buildSigningString(headers: readonly string[], source: SigningSt
 }
 
 /** Header lookup over Node's `IncomingHttpHeaders` (lower-case keys; `string[]` for repeated headers). */
-export function incomingHeaderLookup(headers: Record<string, string | string[] | undefined>): (name: string) => string | undefined {
+export function incomingHeaderLookup(
+  headers: Record<string, string | string[] | undefined>,
+): (name: string) => string | undefined {
   return (name) => {
     const value = headers[name];
     if (value === undefined) return undefined;

@@ -6,7 +6,14 @@ import type { SignatureAuthenticator } from '../http/principal.js';
 import { httpDate } from './date.js';
 import { digestHeader } from './digest.js';
 import { createSignedFetch } from './outbound.js';
-import { startPeer, startReceiver, serviceOn, type Peer, type Receiver, type ServiceFixture } from './loopback.test-helpers.js';
+import {
+  startPeer,
+  startReceiver,
+  serviceOn,
+  type Peer,
+  type Receiver,
+  type ServiceFixture,
+} from './loopback.test-helpers.js';
 import { formatSignatureHeader } from './signature-header.js';
 import { createRequestSigner } from './signer.js';
 import { buildSigningString, recordHeaderLookup } from './signing-string.js';
@@ -41,7 +48,10 @@ async function receive(options: SignatureVerifierOptions = {}, required = true):
   return receiver.url;
 }
 
-function signedFetch(signingKey: KeyPair = key, options: { keyId?: string; digestAlgorithm?: 'SHA-256' | 'SHA-512'; skewMs?: number } = {}) {
+function signedFetch(
+  signingKey: KeyPair = key,
+  options: { keyId?: string; digestAlgorithm?: 'SHA-256' | 'SHA-512'; skewMs?: number } = {},
+) {
   const signer = createRequestSigner({
     keyId: options.keyId ?? service.keyId,
     key: signingKey,
@@ -56,8 +66,20 @@ async function answer(response: Response): Promise<{ status: number; json: Recor
 }
 
 /** Signs a request by hand, to produce what a (mis)behaving peer might send. */
-function craftHeaders(options: { signed: string[]; headers: Record<string, string>; method: string; path: string; signingKey?: KeyPair; algorithm?: string; keyId?: string }) {
-  const signingString = buildSigningString(options.signed, { method: options.method, target: options.path, header: recordHeaderLookup(options.headers) });
+function craftHeaders(options: {
+  signed: string[];
+  headers: Record<string, string>;
+  method: string;
+  path: string;
+  signingKey?: KeyPair;
+  algorithm?: string;
+  keyId?: string;
+}) {
+  const signingString = buildSigningString(options.signed, {
+    method: options.method,
+    target: options.path,
+    header: recordHeaderLookup(options.headers),
+  });
   return {
     ...options.headers,
     Signature: formatSignatureHeader({
@@ -80,7 +102,11 @@ describe('sign and verify over loopback HTTP', () => {
   it('verifies a signed POST with a JSON body against its SHA-256 Digest', async () => {
     const url = await receive();
     const activity = { '@context': 'https://www.w3.org/ns/activitystreams', type: 'Follow', actor: service.serviceId };
-    const response = await signedFetch()(`${url}/services/node/inbox`, { method: 'POST', body: JSON.stringify(activity), headers: { 'content-type': 'application/activity+json' } });
+    const response = await signedFetch()(`${url}/services/node/inbox`, {
+      method: 'POST',
+      body: JSON.stringify(activity),
+      headers: { 'content-type': 'application/activity+json' },
+    });
     const { status, json } = await answer(response);
     expect(status).toBe(200);
     expect(json.body).toEqual(activity);
@@ -90,7 +116,11 @@ describe('sign and verify over loopback HTTP', () => {
 
   it('accepts a SHA-512 Digest', async () => {
     const url = await receive();
-    const response = await signedFetch(key, { digestAlgorithm: 'SHA-512' })(`${url}/inbox`, { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } });
+    const response = await signedFetch(key, { digestAlgorithm: 'SHA-512' })(`${url}/inbox`, {
+      method: 'POST',
+      body: '{"a":1}',
+      headers: { 'content-type': 'application/json' },
+    });
     const { status, json } = await answer(response);
     expect(status).toBe(200);
     expect(json.digest).toMatch(/^SHA-512=/);
@@ -103,7 +133,13 @@ describe('sign and verify over loopback HTTP', () => {
       service.publish(ecKey);
       // Past the refetch interval, so the swapped key is picked up as a rotation.
       clock.t += 2000;
-      const { status } = await answer(await signedFetch(ecKey)(`${url}/inbox`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }));
+      const { status } = await answer(
+        await signedFetch(ecKey)(`${url}/inbox`, {
+          method: 'POST',
+          body: '{}',
+          headers: { 'content-type': 'application/json' },
+        }),
+      );
       expect(status).toBe(200);
     }
   });
@@ -144,7 +180,9 @@ describe('rejections', () => {
 
   it('rejects a key document whose id is not the keyId, and an actor document with another id', async () => {
     const url = await receive();
-    peer.serve(service.keyPath, { json: { id: `${peer.url}/elsewhere`, owner: service.serviceId, publicKeyPem: key.publicKeyPem() } });
+    peer.serve(service.keyPath, {
+      json: { id: `${peer.url}/elsewhere`, owner: service.serviceId, publicKeyPem: key.publicKeyPem() },
+    });
     expect((await answer(await signedFetch()(`${url}/x`))).json.message).toContain('does not match keyId');
 
     const other = serviceOn(peer, `node-b-${Date.now()}`, key);
@@ -170,8 +208,17 @@ describe('rejections', () => {
   it('rejects a body changed after signing (Digest mismatch)', async () => {
     const url = await receive();
     const signer = createRequestSigner({ keyId: service.keyId, key, now: () => new Date(clock.t) });
-    const signed = await signer({ method: 'POST', url: `${url}/inbox`, headers: {}, body: Buffer.from('{"amount":1}') });
-    const response = await fetch(`${url}/inbox`, { method: 'POST', body: '{"amount":9}', headers: { ...signed, 'content-type': 'application/json' } });
+    const signed = await signer({
+      method: 'POST',
+      url: `${url}/inbox`,
+      headers: {},
+      body: Buffer.from('{"amount":1}'),
+    });
+    const response = await fetch(`${url}/inbox`, {
+      method: 'POST',
+      body: '{"amount":9}',
+      headers: { ...signed, 'content-type': 'application/json' },
+    });
     const { status, json } = await answer(response);
     expect(status).toBe(401);
     expect(json.message).toContain('Digest mismatch');
@@ -184,7 +231,11 @@ describe('rejections', () => {
       method: 'POST',
       path: '/inbox',
       signed: ['(request-target)', 'Date', 'Digest'],
-      headers: { Date: httpDate(new Date(clock.t)), Digest: `MD5=${createHash('md5').update(body).digest('base64')}`, 'content-type': 'application/json' },
+      headers: {
+        Date: httpDate(new Date(clock.t)),
+        Digest: `MD5=${createHash('md5').update(body).digest('base64')}`,
+        'content-type': 'application/json',
+      },
     });
     const { status, json } = await answer(await fetch(`${url}/inbox`, { method: 'POST', body, headers }));
     expect(status).toBe(401);
@@ -202,7 +253,11 @@ describe('rejections', () => {
       method: 'POST',
       path: '/inbox',
       signed,
-      headers: { Date: httpDate(new Date(clock.t)), Digest: digestHeader(Buffer.from(body)), 'content-type': 'application/json' },
+      headers: {
+        Date: httpDate(new Date(clock.t)),
+        Digest: digestHeader(Buffer.from(body)),
+        'content-type': 'application/json',
+      },
     });
     const response = await answer(await fetch(`${url}/inbox`, { method: 'POST', body, headers }));
     expect(response.status).toBe(401);
@@ -212,17 +267,41 @@ describe('rejections', () => {
   it('rejects a signed header the request lacks, an algorithm that does not fit the key, and a non-URL keyId', async () => {
     const url = await receive();
     const date = httpDate(new Date(clock.t));
-    const lacksHost = craftHeaders({ method: 'GET', path: '/x', signed: ['(request-target)', 'date'], headers: { Date: date } });
-    lacksHost.Signature = lacksHost.Signature.replace('headers="(request-target) date"', 'headers="(request-target) date x-custom"');
-    expect((await answer(await fetch(`${url}/x`, { headers: lacksHost }))).json.message).toContain('covers x-custom, which the request lacks');
+    const lacksHost = craftHeaders({
+      method: 'GET',
+      path: '/x',
+      signed: ['(request-target)', 'date'],
+      headers: { Date: date },
+    });
+    lacksHost.Signature = lacksHost.Signature.replace(
+      'headers="(request-target) date"',
+      'headers="(request-target) date x-custom"',
+    );
+    expect((await answer(await fetch(`${url}/x`, { headers: lacksHost }))).json.message).toContain(
+      'covers x-custom, which the request lacks',
+    );
 
-    const rsa = craftHeaders({ method: 'GET', path: '/x', signed: ['(request-target)', 'date'], headers: { Date: date }, algorithm: 'rsa-sha256' });
+    const rsa = craftHeaders({
+      method: 'GET',
+      path: '/x',
+      signed: ['(request-target)', 'date'],
+      headers: { Date: date },
+      algorithm: 'rsa-sha256',
+    });
     const rsaAnswer = await answer(await fetch(`${url}/x`, { headers: rsa }));
     expect(rsaAnswer.status).toBe(401);
     expect(rsaAnswer.json.message).toContain('"rsa-sha256" does not fit the Ed25519 key');
 
-    const local = craftHeaders({ method: 'GET', path: '/x', signed: ['(request-target)', 'date'], headers: { Date: date }, keyId: 'file:///etc/passwd' });
-    expect((await answer(await fetch(`${url}/x`, { headers: local }))).json.message).toContain('keyId must be an http(s) URL or a DID URL');
+    const local = craftHeaders({
+      method: 'GET',
+      path: '/x',
+      signed: ['(request-target)', 'date'],
+      headers: { Date: date },
+      keyId: 'file:///etc/passwd',
+    });
+    expect((await answer(await fetch(`${url}/x`, { headers: local }))).json.message).toContain(
+      'keyId must be an http(s) URL or a DID URL',
+    );
   });
 
   it('answers malformed Signature headers with a clear 401, never a 500', async () => {
@@ -243,7 +322,12 @@ describe('rejections', () => {
 
   it('fetches nothing for requests that fail the cheap checks', async () => {
     const url = await receive();
-    await fetch(`${url}/x`, { headers: { Date: 'yesterday', Signature: `keyId="${service.keyId}",headers="(request-target) date",signature="AAAA"` } });
+    await fetch(`${url}/x`, {
+      headers: {
+        Date: 'yesterday',
+        Signature: `keyId="${service.keyId}",headers="(request-target) date",signature="AAAA"`,
+      },
+    });
     expect(peer.hits(service.keyPath)).toBe(0);
   });
 });
@@ -293,7 +377,9 @@ describe('key and actor fetching', () => {
     expect((await signedFetch()(`${url}/x`)).status).toBe(200);
     const newKey = KeyPair.generate('Ed25519');
     const newKeyId = `${service.serviceId}/keys/key-2`;
-    peer.serve(`${service.actorPath}/keys/key-2`, { json: { id: newKeyId, owner: service.serviceId, publicKeyPem: newKey.publicKeyPem() } });
+    peer.serve(`${service.actorPath}/keys/key-2`, {
+      json: { id: newKeyId, owner: service.serviceId, publicKeyPem: newKey.publicKeyPem() },
+    });
     peer.serve(service.actorPath, { json: { id: service.serviceId, type: 'Service', publicKey: newKeyId } });
     clock.t += 2000;
     expect((await signedFetch(newKey, { keyId: newKeyId })(`${url}/x`)).status).toBe(200);
@@ -304,7 +390,9 @@ describe('key and actor fetching', () => {
     const url = await receive({ minRefetchIntervalMs: 60_000 });
     const malloryKey = KeyPair.generate('Ed25519');
     const mallory = serviceOn(peer, `mallory-${Date.now()}`, malloryKey);
-    peer.serve(mallory.keyPath, { json: { id: mallory.keyId, owner: service.serviceId, publicKeyPem: malloryKey.publicKeyPem() } });
+    peer.serve(mallory.keyPath, {
+      json: { id: mallory.keyId, owner: service.serviceId, publicKeyPem: malloryKey.publicKeyPem() },
+    });
     for (let i = 0; i < 3; i++) {
       const { status, json } = await answer(await signedFetch(malloryKey, { keyId: mallory.keyId })(`${url}/x`));
       expect(status).toBe(401);
@@ -345,7 +433,9 @@ describe('key and actor fetching', () => {
 
   it('answers 503 when the key host is unreachable', async () => {
     const url = await receive();
-    const { status, json } = await answer(await signedFetch(key, { keyId: 'http://127.0.0.1:1/keys/main-key' })(`${url}/x`));
+    const { status, json } = await answer(
+      await signedFetch(key, { keyId: 'http://127.0.0.1:1/keys/main-key' })(`${url}/x`),
+    );
     expect(status).toBe(503);
     expect(json.message).toContain('fetching key http://127.0.0.1:1/keys/main-key failed');
   });
@@ -364,7 +454,13 @@ describe('DID URL keyIds', () => {
 
   it('resolves the key through the injected DID resolver; the verified actor is the DID (the service actor id)', async () => {
     const url = await receive({ resolveDidKey: didResolver({ [`${did}#main-key`]: key }) });
-    const { status, json } = await answer(await signedFetch(key, { keyId: `${did}#main-key` })(`${url}/inbox`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }));
+    const { status, json } = await answer(
+      await signedFetch(key, { keyId: `${did}#main-key` })(`${url}/inbox`, {
+        method: 'POST',
+        body: '{}',
+        headers: { 'content-type': 'application/json' },
+      }),
+    );
     expect(status).toBe(200);
     expect(json.principal).toEqual({ kind: 'signature', actor: did, keyId: `${did}#main-key` });
   });
@@ -378,7 +474,9 @@ describe('DID URL keyIds', () => {
     expect(bare.json.message).toContain('must name a verification method');
     await receiver?.close();
     const noResolver = await receive();
-    expect((await answer(await signedFetch(key, { keyId: `${did}#main-key` })(`${noResolver}/x`))).json.message).toContain('no DID resolver configured');
+    expect(
+      (await answer(await signedFetch(key, { keyId: `${did}#main-key` })(`${noResolver}/x`))).json.message,
+    ).toContain('no DID resolver configured');
   });
 
   it('maps a transient resolver failure to 503', async () => {
@@ -399,8 +497,15 @@ describe('the bare authenticator', () => {
 
   it('refuses a request whose body bytes were not captured', async () => {
     const authenticate = createSignatureAuthenticator({ now: () => clock.t });
-    const headers = craftHeaders({ method: 'POST', path: '/inbox', signed: ['(request-target)', 'date'], headers: { Date: httpDate(new Date(clock.t)) } });
+    const headers = craftHeaders({
+      method: 'POST',
+      path: '/inbox',
+      signed: ['(request-target)', 'date'],
+      headers: { Date: httpDate(new Date(clock.t)) },
+    });
     const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-    await expect(authenticate({ method: 'POST', originalUrl: '/inbox', headers: { ...lower, 'content-length': '10' } })).rejects.toThrow('was not captured');
+    await expect(
+      authenticate({ method: 'POST', originalUrl: '/inbox', headers: { ...lower, 'content-length': '10' } }),
+    ).rejects.toThrow('was not captured');
   });
 });

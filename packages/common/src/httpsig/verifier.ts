@@ -39,26 +39,40 @@ export function createSignatureAuthenticator(options: SignatureVerifierOptions =
     requireCovered(params, '(request-target)');
     requireCovered(params, 'date');
     checkDateFreshness(lookup('date'), currentTime, dateWindowMs);
-    if (params.expires !== undefined && params.expires * 1000 < currentTime) throw unauthorized('the signature has expired');
+    if (params.expires !== undefined && params.expires * 1000 < currentTime)
+      throw unauthorized('the signature has expired');
     checkBody(request, params, lookup('digest'));
 
     let signingString: Buffer;
     try {
-      signingString = Buffer.from(buildSigningString(params.headers, { method: request.method, target: request.originalUrl, header: lookup, ...created(params) }), 'utf8');
+      signingString = Buffer.from(
+        buildSigningString(params.headers, {
+          method: request.method,
+          target: request.originalUrl,
+          header: lookup,
+          ...created(params),
+        }),
+        'utf8',
+      );
     } catch (error) {
-      if (error instanceof MissingSignedHeaderError) throw unauthorized(`the signature covers ${error.headerName}, which the request lacks`);
+      if (error instanceof MissingSignedHeaderError)
+        throw unauthorized(`the signature covers ${error.headerName}, which the request lacks`);
       throw error;
     }
 
     let resolved = await resolver.resolve(params.keyId);
     if (!algorithmAcceptable(params.algorithm, resolved.type)) {
-      throw unauthorized(`signature algorithm ${JSON.stringify(params.algorithm)} does not fit the ${resolved.type} key ${params.keyId}`);
+      throw unauthorized(
+        `signature algorithm ${JSON.stringify(params.algorithm)} does not fit the ${resolved.type} key ${params.keyId}`,
+      );
     }
     let valid = await resolved.key.verify(signingString, params.signature);
     if (!valid && resolved.fromCache) {
       // The owner may have rotated the key since we cached it: fetch it once more before giving up.
       resolved = await resolver.resolve(params.keyId, true);
-      valid = algorithmAcceptable(params.algorithm, resolved.type) && (await resolved.key.verify(signingString, params.signature));
+      valid =
+        algorithmAcceptable(params.algorithm, resolved.type) &&
+        (await resolved.key.verify(signingString, params.signature));
     }
     if (!valid) throw unauthorized(`invalid signature: it does not verify with key ${params.keyId}`);
     return { actor: resolved.actor, keyId: params.keyId };
@@ -66,7 +80,8 @@ export function createSignatureAuthenticator(options: SignatureVerifierOptions =
 }
 
 function requireCovered(params: SignatureParameters, name: string): void {
-  if (!params.headers.includes(name)) throw unauthorized(`the signature must cover ${name} (signed headers: ${params.headers.join(' ')})`);
+  if (!params.headers.includes(name))
+    throw unauthorized(`the signature must cover ${name} (signed headers: ${params.headers.join(' ')})`);
 }
 
 /**
@@ -75,8 +90,10 @@ function requireCovered(params: SignatureParameters, name: string): void {
  */
 function checkBody(request: SignedRequestLike, params: SignatureParameters, digest: string | undefined): void {
   const body = request.rawBody;
-  const declaresBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
-  if (body === undefined && declaresBody) throw unauthorized('the request body was not captured, so its Digest cannot be checked');
+  const declaresBody =
+    Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
+  if (body === undefined && declaresBody)
+    throw unauthorized('the request body was not captured, so its Digest cannot be checked');
   const hasBody = body !== undefined && body.length > 0;
   if (hasBody) requireCovered(params, 'digest');
   if (params.headers.includes('digest')) {

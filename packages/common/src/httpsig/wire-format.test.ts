@@ -29,19 +29,32 @@ describe('signing requests in the original wire format', () => {
   const signer = createRequestSigner({ keyId, key, now: () => FIXED_DATE });
 
   it('signs a GET over `(request-target) Date` with algorithm "Sign"', async () => {
-    const headers = await signer({ method: 'GET', url: 'https://peer.example.com/services/orb/outbox?page=true&page-num=2', headers: {} });
+    const headers = await signer({
+      method: 'GET',
+      url: 'https://peer.example.com/services/orb/outbox?page=true&page-num=2',
+      headers: {},
+    });
     expect(Object.keys(headers).sort()).toEqual(['Date', 'Signature']);
     expect(headers.Date).toBe('Tue, 07 Jun 2022 20:51:35 GMT');
-    const match = /^keyId="([^"]+)",algorithm="Sign",headers="\(request-target\) Date",signature="([A-Za-z0-9+/]+={0,2})"$/.exec(headers.Signature ?? '');
+    const match =
+      /^keyId="([^"]+)",algorithm="Sign",headers="\(request-target\) Date",signature="([A-Za-z0-9+/]+={0,2})"$/.exec(
+        headers.Signature ?? '',
+      );
     expect(match?.[1]).toBe(keyId);
-    const signingString = '(request-target): get /services/orb/outbox?page=true&page-num=2\ndate: Tue, 07 Jun 2022 20:51:35 GMT';
+    const signingString =
+      '(request-target): get /services/orb/outbox?page=true&page-num=2\ndate: Tue, 07 Jun 2022 20:51:35 GMT';
     // Checked with node:crypto directly, independently of this module's verifier.
     expect(verify(null, Buffer.from(signingString), key.publicKey, Buffer.from(match?.[2] ?? '', 'base64'))).toBe(true);
   });
 
   it('signs a body over `(request-target) Date Digest` with a SHA-256 Digest of the exact bytes', async () => {
     const body = Buffer.from('{"type":"Follow"}');
-    const headers = await signer({ method: 'POST', url: 'https://peer.example.com/services/orb/inbox', headers: {}, body });
+    const headers = await signer({
+      method: 'POST',
+      url: 'https://peer.example.com/services/orb/inbox',
+      headers: {},
+      body,
+    });
     const expectedDigest = `SHA-256=${createHash('sha256').update(body).digest('base64')}`;
     expect(headers.Digest).toBe(expectedDigest);
     expect(headers.Signature).toContain('headers="(request-target) Date Digest"');
@@ -52,12 +65,22 @@ describe('signing requests in the original wire format', () => {
 
   it('writes SHA-512 digests when configured', async () => {
     const sha512Signer = createRequestSigner({ keyId, key, digestAlgorithm: 'SHA-512' });
-    const headers = await sha512Signer({ method: 'POST', url: 'https://peer.example.com/inbox', headers: {}, body: Buffer.from('x') });
+    const headers = await sha512Signer({
+      method: 'POST',
+      url: 'https://peer.example.com/inbox',
+      headers: {},
+      body: Buffer.from('x'),
+    });
     expect(headers.Digest).toBe(`SHA-512=${createHash('sha512').update('x').digest('base64')}`);
   });
 
   it('treats an empty body as no body (the original cannot digest an empty body)', async () => {
-    const headers = await signer({ method: 'POST', url: 'https://peer.example.com/inbox', headers: {}, body: Buffer.alloc(0) });
+    const headers = await signer({
+      method: 'POST',
+      url: 'https://peer.example.com/inbox',
+      headers: {},
+      body: Buffer.alloc(0),
+    });
     expect(headers.Digest).toBeUndefined();
     expect(headers.Signature).toContain('headers="(request-target) Date"');
   });
@@ -68,7 +91,11 @@ describe('signing requests in the original wire format', () => {
       ['P-384', 96],
     ] as const) {
       const ecKey = KeyPair.generate(type);
-      const headers = await createRequestSigner({ keyId, key: ecKey })({ method: 'GET', url: 'https://peer.example.com/x', headers: {} });
+      const headers = await createRequestSigner({ keyId, key: ecKey })({
+        method: 'GET',
+        url: 'https://peer.example.com/x',
+        headers: {},
+      });
       expect(parseSignatureHeader(headers.Signature ?? '').signature.length).toBe(size);
     }
   });
@@ -83,7 +110,9 @@ describe('parseSignatureHeader', () => {
   const signature = Buffer.from('sig-bytes').toString('base64');
 
   it('reads the original header and lower-cases the signed header names', () => {
-    const parsed = parseSignatureHeader(`keyId="https://a/keys/main-key",algorithm="Sign",headers="(request-target) Date Digest",signature="${signature}"`);
+    const parsed = parseSignatureHeader(
+      `keyId="https://a/keys/main-key",algorithm="Sign",headers="(request-target) Date Digest",signature="${signature}"`,
+    );
     expect(parsed).toEqual({
       keyId: 'https://a/keys/main-key',
       algorithm: 'Sign',
@@ -93,7 +122,9 @@ describe('parseSignatureHeader', () => {
   });
 
   it('accepts spaces after commas, bare created/expires, and ignores unknown parameters', () => {
-    const parsed = parseSignatureHeader(`keyId="k", created=1654635095 ,foo="a,b=c", headers="(request-target) date", signature="${signature}"`);
+    const parsed = parseSignatureHeader(
+      `keyId="k", created=1654635095 ,foo="a,b=c", headers="(request-target) date", signature="${signature}"`,
+    );
     expect(parsed.created).toBe(1654635095);
     expect(parsed.keyId).toBe('k');
     expect(parsed.algorithm).toBeUndefined();
@@ -127,8 +158,15 @@ describe('parseSignatureHeader', () => {
   });
 
   it('round-trips what formatSignatureHeader writes', () => {
-    const header = formatSignatureHeader({ keyId: 'did:web:a.example:services:node#main-key', algorithm: 'Sign', headers: ['(request-target)', 'Date'], signature: Buffer.from([1, 2, 3]) });
-    expect(header).toBe('keyId="did:web:a.example:services:node#main-key",algorithm="Sign",headers="(request-target) Date",signature="AQID"');
+    const header = formatSignatureHeader({
+      keyId: 'did:web:a.example:services:node#main-key',
+      algorithm: 'Sign',
+      headers: ['(request-target)', 'Date'],
+      signature: Buffer.from([1, 2, 3]),
+    });
+    expect(header).toBe(
+      'keyId="did:web:a.example:services:node#main-key",algorithm="Sign",headers="(request-target) Date",signature="AQID"',
+    );
     expect(parseSignatureHeader(header).signature).toEqual(Buffer.from([1, 2, 3]));
   });
 });
@@ -144,7 +182,9 @@ describe('buildSigningString', () => {
   });
 
   it('fails on a listed header the request lacks', () => {
-    expect(() => buildSigningString(['digest'], { method: 'GET', target: '/', header: () => undefined })).toThrow(MissingSignedHeaderError);
+    expect(() => buildSigningString(['digest'], { method: 'GET', target: '/', header: () => undefined })).toThrow(
+      MissingSignedHeaderError,
+    );
   });
 });
 
@@ -159,13 +199,19 @@ describe('Digest', () => {
 
   it('accepts a list, ignoring unsupported entries, but every supported entry must match', () => {
     expect(() => verifyDigestHeader(`MD5=abc=, ${digestHeader(body)}`, body)).not.toThrow();
-    const message = unauthorizedMessage(() => verifyDigestHeader(`${digestHeader(body)}, ${digestHeader(Buffer.from('x'), 'SHA-512')}`, body));
+    const message = unauthorizedMessage(() =>
+      verifyDigestHeader(`${digestHeader(body)}, ${digestHeader(Buffer.from('x'), 'SHA-512')}`, body),
+    );
     expect(message).toContain('SHA-512 digest does not match');
   });
 
   it('rejects a digest of other bytes, unsupported algorithms and malformed values', () => {
-    expect(unauthorizedMessage(() => verifyDigestHeader(digestHeader(Buffer.from('other')), body))).toContain('Digest mismatch');
-    expect(unauthorizedMessage(() => verifyDigestHeader(`MD5=${createHash('md5').update(body).digest('base64')}`, body))).toContain('unsupported Digest algorithm MD5');
+    expect(unauthorizedMessage(() => verifyDigestHeader(digestHeader(Buffer.from('other')), body))).toContain(
+      'Digest mismatch',
+    );
+    expect(
+      unauthorizedMessage(() => verifyDigestHeader(`MD5=${createHash('md5').update(body).digest('base64')}`, body)),
+    ).toContain('unsupported Digest algorithm MD5');
     expect(unauthorizedMessage(() => verifyDigestHeader('SHA-256=***', body))).toContain('not base64');
     expect(unauthorizedMessage(() => verifyDigestHeader('sha256', body))).toContain('malformed Digest header');
     expect(unauthorizedMessage(() => verifyDigestHeader('SHA-256=AAAA', body))).toContain('Digest mismatch');
@@ -183,10 +229,18 @@ describe('Date freshness', () => {
   });
 
   it('rejects stale, future, missing and non-HTTP dates', () => {
-    expect(unauthorizedMessage(() => checkDateFreshness(httpDate(new Date(now - window - 1000)), now, window))).toContain('stale Date header: 301s old');
-    expect(unauthorizedMessage(() => checkDateFreshness(httpDate(new Date(now + 3_600_000)), now, window))).toContain('3600s in the future');
+    expect(
+      unauthorizedMessage(() => checkDateFreshness(httpDate(new Date(now - window - 1000)), now, window)),
+    ).toContain('stale Date header: 301s old');
+    expect(unauthorizedMessage(() => checkDateFreshness(httpDate(new Date(now + 3_600_000)), now, window))).toContain(
+      '3600s in the future',
+    );
     expect(unauthorizedMessage(() => checkDateFreshness(undefined, now, window))).toContain('missing');
-    expect(unauthorizedMessage(() => checkDateFreshness('2022-06-07T20:51:35Z', now, window))).toContain('not an HTTP date');
-    expect(unauthorizedMessage(() => checkDateFreshness('Tue, 99 Jun 2022 20:51:35 GMT', now, window))).toContain('not an HTTP date');
+    expect(unauthorizedMessage(() => checkDateFreshness('2022-06-07T20:51:35Z', now, window))).toContain(
+      'not an HTTP date',
+    );
+    expect(unauthorizedMessage(() => checkDateFreshness('Tue, 99 Jun 2022 20:51:35 GMT', now, window))).toContain(
+      'not an HTTP date',
+    );
   });
 });

@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AppError } from '../errors/index.js';
-import { RDF_CANON_MAX_DEEP_ITERATIONS, canonicalize, canonizeDataset, defaultMaxDeepIterations } from './canonicalize.js';
+import {
+  RDF_CANON_MAX_DEEP_ITERATIONS,
+  canonicalize,
+  canonizeDataset,
+  defaultMaxDeepIterations,
+} from './canonicalize.js';
 
 /**
  * The W3C RDF Dataset Canonicalization (RDFC-1.0) test suite, run from its own manifest over N-Quads input
@@ -29,7 +34,9 @@ const count = (type: Entry['type']) => ran.set(type, (ran.get(type) ?? 0) + 1);
 describe('W3C rdf-canon test suite (RDFC-1.0)', () => {
   afterAll(() => {
     const total = [...ran.values()].reduce((sum, n) => sum + n, 0);
-    console.log(`rdf-canon: ${total} of ${manifest.entries.length} W3C vectors ran (${[...ran].map(([type, n]) => `${n} ${type.slice(5)}`).join(', ')})`);
+    console.log(
+      `rdf-canon: ${total} of ${manifest.entries.length} W3C vectors ran (${[...ran].map(([type, n]) => `${n} ${type.slice(5)}`).join(', ')})`,
+    );
   });
 
   it('has the suite it claims to run', () => {
@@ -38,25 +45,34 @@ describe('W3C rdf-canon test suite (RDFC-1.0)', () => {
     expect(ofType('rdfc:RDFC10NegativeEvalTest')).toHaveLength(1);
   });
 
-  it.each(ofType('rdfc:RDFC10EvalTest').map((entry) => [entry.id, entry.name, entry] as const))('%s %s', async (_id, _name, entry) => {
-    const output = await canonizeDataset(read(entry.action), { hashAlgorithm: hashOf(entry) });
-    expect(output).toBe(read(entry.result ?? ''));
-    count(entry.type);
-  });
+  it.each(ofType('rdfc:RDFC10EvalTest').map((entry) => [entry.id, entry.name, entry] as const))(
+    '%s %s',
+    async (_id, _name, entry) => {
+      const output = await canonizeDataset(read(entry.action), { hashAlgorithm: hashOf(entry) });
+      expect(output).toBe(read(entry.result ?? ''));
+      count(entry.type);
+    },
+  );
 
-  it.each(ofType('rdfc:RDFC10MapTest').map((entry) => [entry.id, entry.name, entry] as const))('%s %s', async (_id, _name, entry) => {
-    const canonicalIdMap = new Map<string, string>();
-    await canonizeDataset(read(entry.action), { hashAlgorithm: hashOf(entry), canonicalIdMap });
-    expect(Object.fromEntries(canonicalIdMap)).toEqual(JSON.parse(read(entry.result ?? '')));
-    count(entry.type);
-  });
+  it.each(ofType('rdfc:RDFC10MapTest').map((entry) => [entry.id, entry.name, entry] as const))(
+    '%s %s',
+    async (_id, _name, entry) => {
+      const canonicalIdMap = new Map<string, string>();
+      await canonizeDataset(read(entry.action), { hashAlgorithm: hashOf(entry), canonicalIdMap });
+      expect(Object.fromEntries(canonicalIdMap)).toEqual(JSON.parse(read(entry.result ?? '')));
+      count(entry.type);
+    },
+  );
 
-  it.each(ofType('rdfc:RDFC10NegativeEvalTest').map((entry) => [entry.id, entry.name, entry] as const))('%s %s is refused, quickly', async (_id, _name, entry) => {
-    const started = performance.now();
-    await expect(canonizeDataset(read(entry.action))).rejects.toThrow(/Maximum deep iterations exceeded/);
-    expect(performance.now() - started).toBeLessThan(2_000);
-    count(entry.type);
-  });
+  it.each(ofType('rdfc:RDFC10NegativeEvalTest').map((entry) => [entry.id, entry.name, entry] as const))(
+    '%s %s is refused, quickly',
+    async (_id, _name, entry) => {
+      const started = performance.now();
+      await expect(canonizeDataset(read(entry.action))).rejects.toThrow(/Maximum deep iterations exceeded/);
+      expect(performance.now() - started).toBeLessThan(2_000);
+      count(entry.type);
+    },
+  );
 });
 
 describe('the work bound as JSON-LD input meets it', () => {
@@ -70,14 +86,16 @@ describe('the work bound as JSON-LD input meets it', () => {
     })),
   });
 
-  it('refuses 074c\'s 10-node clique as a bad_request naming the bound', async () => {
+  it("refuses 074c's 10-node clique as a bad_request naming the bound", async () => {
     const error = await canonicalize(clique(10)).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).code).toBe('bad_request');
-    expect((error as AppError).message).toBe('JSON-LD document cannot be canonicalised: Maximum deep iterations exceeded (1000).');
+    expect((error as AppError).message).toBe(
+      'JSON-LD document cannot be canonicalised: Maximum deep iterations exceeded (1000).',
+    );
   });
 
   it('takes a smaller clique the default refuses when the caller raises the bound', async () => {
@@ -87,15 +105,29 @@ describe('the work bound as JSON-LD input meets it', () => {
   });
 
   it('gives large documents fewer calls: 1,000 up to 1,000 quads, then a million calls times quads in all', async () => {
-    expect([0, 36, 1_000, 1_001, 4_000, 2_000_000].map(defaultMaxDeepIterations)).toEqual([RDF_CANON_MAX_DEEP_ITERATIONS, 1000, 1000, 999, 250, 0]);
+    expect([0, 36, 1_000, 1_001, 4_000, 2_000_000].map(defaultMaxDeepIterations)).toEqual([
+      RDF_CANON_MAX_DEEP_ITERATIONS,
+      1000,
+      1000,
+      999,
+      250,
+      0,
+    ]);
     // Two hubs sharing 2,000 indistinguishable leaves: 4,000 quads, so 250 calls.
-    const hubs = { '@graph': [0, 1].map((h) => ({ '@id': `_:h${h}`, 'https://example.org/#p': Array.from({ length: 2000 }, (_, i) => ({ '@id': `_:l${i}` })) })) };
+    const hubs = {
+      '@graph': [0, 1].map((h) => ({
+        '@id': `_:h${h}`,
+        'https://example.org/#p': Array.from({ length: 2000 }, (_, i) => ({ '@id': `_:l${i}` })),
+      })),
+    };
     const started = performance.now();
-    await expect(canonicalize(hubs)).rejects.toThrow('JSON-LD document cannot be canonicalised: Maximum deep iterations exceeded (250).');
+    await expect(canonicalize(hubs)).rejects.toThrow(
+      'JSON-LD document cannot be canonicalised: Maximum deep iterations exceeded (250).',
+    );
     expect(performance.now() - started).toBeLessThan(5_000);
   });
 
-  it('refuses a bound that is not a count as the caller\'s error, not the document\'s', async () => {
+  it("refuses a bound that is not a count as the caller's error, not the document's", async () => {
     expect(() => canonizeDataset('', { maxDeepIterations: -1 })).toThrow(RangeError);
     expect(() => canonizeDataset('', { maxDeepIterations: 1.5 })).toThrow(RangeError);
     await expect(canonicalize(clique(2), { maxDeepIterations: Number.NaN })).rejects.toThrow(RangeError);

@@ -77,7 +77,8 @@ export async function canonicalize(document: unknown, options: CanonicalizeOptio
   assertJsonLdInput(document);
   const maxDeepIterations = workBound(options.maxDeepIterations);
   const documentLoader = options.documentLoader ?? bundledDocumentLoader;
-  const eventHandler = options.allowUndefinedTerms === 'any' ? ignoreDataLoss : dataLossGuard(new Set(options.allowUndefinedTerms ?? []));
+  const eventHandler =
+    options.allowUndefinedTerms === 'any' ? ignoreDataLoss : dataLossGuard(new Set(options.allowUndefinedTerms ?? []));
   let dataset: object[];
   try {
     dataset = await jsonld.toRDF(document, { documentLoader, base: null, safe: false, eventHandler });
@@ -126,14 +127,19 @@ function workBound(maxDeepIterations: number | undefined): number | undefined {
 }
 
 function assertJsonLdInput(document: unknown): void {
-  if (typeof document !== 'object' || document === null) throw badRequest('a JSON-LD document must be a JSON object or array');
+  if (typeof document !== 'object' || document === null)
+    throw badRequest('a JSON-LD document must be a JSON object or array');
 }
 
 const ignoreDataLoss: JsonLdEventHandler = ({ next }) => next();
 
 function dataLossGuard(allowed: ReadonlySet<string>): JsonLdEventHandler {
   return ({ event, next }) => {
-    if (event.level === 'warning' && DATA_LOSS_EVENTS.has(event.code) && !isAllowedLoss(event.code, event.details ?? {}, allowed)) {
+    if (
+      event.level === 'warning' &&
+      DATA_LOSS_EVENTS.has(event.code) &&
+      !isAllowedLoss(event.code, event.details ?? {}, allowed)
+    ) {
       throw badRequest(`invalid JSON-LD: ${describeLoss(event.code, event.details ?? {}, event.message)}`, {
         details: { jsonldEvent: event.code },
       });
@@ -145,7 +151,13 @@ function dataLossGuard(allowed: ReadonlySet<string>): JsonLdEventHandler {
 /** An allowed undefined term may be dropped as a property, as a relative type, or as that type's RDF object. */
 function isAllowedLoss(code: string, details: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
   const subject =
-    code === 'invalid property' ? details.property : code === 'relative @type reference' ? details.type : code === 'relative object reference' ? details.object : undefined;
+    code === 'invalid property'
+      ? details.property
+      : code === 'relative @type reference'
+        ? details.type
+        : code === 'relative object reference'
+          ? details.object
+          : undefined;
   return typeof subject === 'string' && allowed.has(subject);
 }
 

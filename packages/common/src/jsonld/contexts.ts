@@ -83,16 +83,24 @@ const BUNDLED: readonly BundledContext[] = [
     document: securityV1,
     aliases: ['https://w3c-ccg.github.io/security-vocab/contexts/security-v1.jsonld'],
   },
-  { url: CONTEXT_URLS.securityV2, document: securityV2, aliases: ['https://w3c-ccg.github.io/security-vocab/contexts/security-v2.jsonld'] },
+  {
+    url: CONTEXT_URLS.securityV2,
+    document: securityV2,
+    aliases: ['https://w3c-ccg.github.io/security-vocab/contexts/security-v2.jsonld'],
+  },
   {
     url: CONTEXT_URLS.ed25519Signature2020V1,
     document: ed25519Signature2020V1,
-    aliases: ['https://digitalbazaar.github.io/ed25519-signature-2020-context/contexts/ed25519-signature-2020-v1.jsonld'],
+    aliases: [
+      'https://digitalbazaar.github.io/ed25519-signature-2020-context/contexts/ed25519-signature-2020-v1.jsonld',
+    ],
   },
   {
     url: CONTEXT_URLS.ed25519Signature2018V1,
     document: ed25519Signature2018V1,
-    aliases: ['https://digitalbazaar.github.io/ed25519-signature-2018-context/contexts/ed25519-signature-2018-v1.jsonld'],
+    aliases: [
+      'https://digitalbazaar.github.io/ed25519-signature-2018-context/contexts/ed25519-signature-2018-v1.jsonld',
+    ],
   },
   {
     url: CONTEXT_URLS.jws2020V1,
@@ -105,7 +113,11 @@ const BUNDLED: readonly BundledContext[] = [
   {
     url: CONTEXT_URLS.bbsV1,
     document: bbsV1,
-    aliases: ['https://w3c.github.io/vc-di-bbs/contexts/v1', 'https://w3c-ccg.github.io/ldp-bbs2020/contexts/v1', 'https://w3id.org/security/suites/bls12381-2020/v1'],
+    aliases: [
+      'https://w3c.github.io/vc-di-bbs/contexts/v1',
+      'https://w3c-ccg.github.io/ldp-bbs2020/contexts/v1',
+      'https://w3id.org/security/suites/bls12381-2020/v1',
+    ],
   },
   { url: CONTEXT_URLS.didV1, document: didV1, aliases: ['https://w3.org/ns/did/v1'] },
   {

@@ -8,7 +8,14 @@ export function isDateTimeStamp(value: unknown): value is string {
   if (typeof value !== 'string') return false;
   const match = DATE_TIME_STAMP.exec(value);
   if (!match) return false;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const [zoneHour, zoneMinute] = [Number(match[8] ?? 0), Number(match[9] ?? 0)];
   // Round-trip the calendar fields so impossible dates (February 30th) are rejected, not rolled over.
   const date = new Date(Date.UTC(year, month - 1, day));

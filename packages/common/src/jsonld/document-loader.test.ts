@@ -71,13 +71,19 @@ describe('createDocumentLoader', () => {
   });
 
   it('serves extra static contexts, bundled ones first', async () => {
-    const loader = createDocumentLoader({ contexts: { 'https://example.com/ctx/v1': { '@context': { ex: 'https://example.com/#' } } } });
-    expect((await loader('http://example.com/ctx/v1/')).document).toEqual({ '@context': { ex: 'https://example.com/#' } });
+    const loader = createDocumentLoader({
+      contexts: { 'https://example.com/ctx/v1': { '@context': { ex: 'https://example.com/#' } } },
+    });
+    expect((await loader('http://example.com/ctx/v1/')).document).toEqual({
+      '@context': { ex: 'https://example.com/#' },
+    });
     expect((await loader(CONTEXT_URLS.didV1)).document).toEqual(bundledContext(CONTEXT_URLS.didV1)?.document);
   });
 
   it('refuses an extra context that is not a context document', () => {
-    expect(() => createDocumentLoader({ contexts: { 'https://example.com/x': [] as unknown as { '@context': unknown } } })).toThrow(/@context member/);
+    expect(() =>
+      createDocumentLoader({ contexts: { 'https://example.com/x': [] as unknown as { '@context': unknown } } }),
+    ).toThrow(/@context member/);
   });
 
   it('consults explicit sources, in order, only for URLs nothing else serves', async () => {
@@ -88,7 +94,9 @@ describe('createDocumentLoader', () => {
         return url === serves ? { '@context': { from: `https://example.com/${name}#` } } : undefined;
       },
     });
-    const loader = createDocumentLoader({ sources: [source('a', 'https://x.example/1'), source('b', 'https://x.example/2')] });
+    const loader = createDocumentLoader({
+      sources: [source('a', 'https://x.example/1'), source('b', 'https://x.example/2')],
+    });
     expect((await loader('https://x.example/2')).document).toEqual({ '@context': { from: 'https://example.com/b#' } });
     await loader(CONTEXT_URLS.credentialsV1);
     expect(asked).toEqual(['a:https://x.example/2', 'b:https://x.example/2']);

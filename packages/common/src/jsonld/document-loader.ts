@@ -49,7 +49,8 @@ export function createDocumentLoader(options: DocumentLoaderOptions = {}): Docum
   return async (url: string): Promise<RemoteDocument> => {
     if (typeof url !== 'string' || url.length === 0) throw badRequest('JSON-LD context URL must be a non-empty string');
     const fixed = bundledContext(url)?.document ?? extra.get(contextLookupKey(url));
-    if (fixed !== undefined) return { contextUrl: null, documentUrl: url, document: structuredClone(fixed), tag: 'static' };
+    if (fixed !== undefined)
+      return { contextUrl: null, documentUrl: url, document: structuredClone(fixed), tag: 'static' };
     const document = await loadFromSources(sources, url);
     if (document === undefined) {
       throw badRequest(`unknown JSON-LD context ${url}: it is not bundled and remote context loading is disabled`, {

@@ -15,8 +15,18 @@ export function issuerDidDocument(key: KeyPair = issuerKey): ControllerDocument 
     '@context': [CONTEXT_URLS.didV1, CONTEXT_URLS.ed25519Signature2020V1, CONTEXT_URLS.ed25519Signature2018V1],
     id: ISSUER_DID,
     verificationMethod: [
-      { id: KEY_2020_ID, type: 'Ed25519VerificationKey2020', controller: ISSUER_DID, publicKeyMultibase: key.publicKeyMultibase() },
-      { id: KEY_2018_ID, type: 'Ed25519VerificationKey2018', controller: ISSUER_DID, publicKeyBase58: key.publicKeyBase58() },
+      {
+        id: KEY_2020_ID,
+        type: 'Ed25519VerificationKey2020',
+        controller: ISSUER_DID,
+        publicKeyMultibase: key.publicKeyMultibase(),
+      },
+      {
+        id: KEY_2018_ID,
+        type: 'Ed25519VerificationKey2018',
+        controller: ISSUER_DID,
+        publicKeyBase58: key.publicKeyBase58(),
+      },
     ],
     assertionMethod: [KEY_2020_ID, KEY_2018_ID],
     authentication: [KEY_2020_ID],
@@ -50,7 +60,11 @@ export function degreeCredential(): Record<string, unknown> {
     credentialSubject: {
       id: 'did:example:ebfeb1f712ebc6f1c276e12ec21',
       name: 'Jayden Doe',
-      degree: { type: 'BachelorDegree', name: 'Bachelor of Science and Arts', awardedBy: 'https://example.edu/faculty/science' },
+      degree: {
+        type: 'BachelorDegree',
+        name: 'Bachelor of Science and Arts',
+        awardedBy: 'https://example.edu/faculty/science',
+      },
       courses: [
         'Distributed systems and their failure modes',
         'Applied cryptography and key management',

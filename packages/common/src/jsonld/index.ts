@@ -3,7 +3,13 @@
  * safe mode, and Data Integrity proofs (Ed25519Signature2020, Ed25519Signature2018, JsonWebSignature2020)
  * that interoperate with the Digital Bazaar suites and the original.
  */
-export { CONTEXT_URLS, type ContextDocument, type ContextName, bundledContext, bundledContextUrls } from './contexts.js';
+export {
+  CONTEXT_URLS,
+  type ContextDocument,
+  type ContextName,
+  bundledContext,
+  bundledContextUrls,
+} from './contexts.js';
 export {
   type ContextSource,
   type DocumentLoader,
@@ -40,7 +46,14 @@ export {
   verificationMethodsOf,
 } from './verification-method.js';
 export { type ProofOptions, attachProof, createProof, signDocument } from './sign.js';
-export { type DocumentVerification, type ProofCheck, type ProofVerification, type VerifyOptions, assertDocumentVerified, verifyDocument } from './verify.js';
+export {
+  type DocumentVerification,
+  type ProofCheck,
+  type ProofVerification,
+  type VerifyOptions,
+  assertDocumentVerified,
+  verifyDocument,
+} from './verify.js';
 export { type ProofCanonicalizeOptions, documentWithoutProofs } from './proof-data.js';
 export { formatDateTimeStamp, isDateTimeStamp } from './date-time.js';
 /** Whether jsonld.js runs with the shared, cached active contexts (false only after an unexpected upgrade). */

@@ -116,7 +116,11 @@ function sameTermsAs(context: ActiveContext, other: ActiveContext): boolean {
   const protectedTerms = Object.keys(context.protected);
   if (protectedTerms.length !== Object.keys(other.protected).length) return false;
   if (!protectedTerms.every((term) => other.protected[term] === context.protected[term])) return false;
-  return context['@base'] === other['@base'] && context['@language'] === other['@language'] && context['@vocab'] === other['@vocab'];
+  return (
+    context['@base'] === other['@base'] &&
+    context['@language'] === other['@language'] &&
+    context['@vocab'] === other['@vocab']
+  );
 }
 
 function processedCacheKey(activeContext: ActiveContext): object {
@@ -142,11 +146,17 @@ function installActiveContextSharing(): boolean {
   const initialContexts = [undefined, 'json-ld-1.1', 'json-ld-1.0'].map((processingMode) =>
     contextModule.getInitialContext(processingMode === undefined ? {} : { processingMode }),
   );
-  if (!initialContexts.every((context) => typeof context.clone === 'function' && typeof context.revertToPreviousContext === 'function')) {
+  if (
+    !initialContexts.every(
+      (context) => typeof context.clone === 'function' && typeof context.revertToPreviousContext === 'function',
+    )
+  ) {
     return false;
   }
-  const resolvedContext = (require('jsonld/lib/ResolvedContext.js') as { prototype: ResolvedContextPrototype }).prototype;
-  if (typeof resolvedContext.getProcessed !== 'function' || typeof resolvedContext.setProcessed !== 'function') return false;
+  const resolvedContext = (require('jsonld/lib/ResolvedContext.js') as { prototype: ResolvedContextPrototype })
+    .prototype;
+  if (typeof resolvedContext.getProcessed !== 'function' || typeof resolvedContext.setProcessed !== 'function')
+    return false;
 
   for (const context of initialContexts) {
     context.clone = shareCloneActiveContext;

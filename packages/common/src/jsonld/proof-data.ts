@@ -36,7 +36,11 @@ export async function documentDigest(document: SecuredDocument, options: ProofCa
   return sha256(await canonicalize(documentWithoutProofs(document), checked(options)));
 }
 
-export async function proofOptionsDigest(proof: DataIntegrityProof, context: unknown, options: ProofCanonicalizeOptions): Promise<Buffer> {
+export async function proofOptionsDigest(
+  proof: DataIntegrityProof,
+  context: unknown,
+  options: ProofCanonicalizeOptions,
+): Promise<Buffer> {
   if (context === undefined) throw badRequest('a signed document needs an @context');
   return sha256(await canonicalize({ '@context': context, ...proofOptionsOf(proof) }, checked(options)));
 }

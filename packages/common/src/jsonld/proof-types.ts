@@ -3,7 +3,13 @@ export const PROOF_TYPES = ['Ed25519Signature2020', 'Ed25519Signature2018', 'Jso
 export type ProofType = (typeof PROOF_TYPES)[number];
 
 /** Verification relationships of a controller document that a proof may claim as its purpose. */
-export const PROOF_PURPOSES = ['assertionMethod', 'authentication', 'capabilityInvocation', 'capabilityDelegation', 'keyAgreement'] as const;
+export const PROOF_PURPOSES = [
+  'assertionMethod',
+  'authentication',
+  'capabilityInvocation',
+  'capabilityDelegation',
+  'keyAgreement',
+] as const;
 export type ProofPurpose = (typeof PROOF_PURPOSES)[number];
 
 export function isProofType(value: unknown): value is ProofType {

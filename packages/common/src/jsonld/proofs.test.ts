@@ -3,7 +3,15 @@ import { KeyPair, type KeyType } from '../crypto/index.js';
 import { AppError, transient } from '../errors/index.js';
 import { ANCHOR_CREDENTIAL_UNDEFINED_TERMS } from './anchor-credential.js';
 import { CONTEXT_URLS } from './contexts.js';
-import { ISSUER_DID, KEY_2018_ID, KEY_2020_ID, anchorCredential, degreeCredential, issuerDidDocument, issuerKey } from './fixtures.test-helpers.js';
+import {
+  ISSUER_DID,
+  KEY_2018_ID,
+  KEY_2020_ID,
+  anchorCredential,
+  degreeCredential,
+  issuerDidDocument,
+  issuerKey,
+} from './fixtures.test-helpers.js';
 import type { DataIntegrityProof, ProofType, SecuredDocument } from './proof-types.js';
 import { attachProof, createProof, signDocument } from './sign.js';
 import { controllerDocumentResolver, type VerificationMethodResolver } from './verification-method.js';
@@ -15,10 +23,18 @@ const CREATED = '2024-03-01T20:00:00Z';
 type Signed = SecuredDocument & { proof: DataIntegrityProof; credentialSubject: Record<string, unknown> };
 
 async function signed2020(extra: Partial<Parameters<typeof signDocument>[1]> = {}): Promise<Signed> {
-  return (await signDocument(degreeCredential(), { key: issuerKey, verificationMethod: KEY_2020_ID, created: CREATED, ...extra })) as Signed;
+  return (await signDocument(degreeCredential(), {
+    key: issuerKey,
+    verificationMethod: KEY_2020_ID,
+    created: CREATED,
+    ...extra,
+  })) as Signed;
 }
 
-async function failedCheck(document: unknown, options: Partial<Parameters<typeof verifyDocument>[1]> = {}): Promise<ProofCheck | undefined> {
+async function failedCheck(
+  document: unknown,
+  options: Partial<Parameters<typeof verifyDocument>[1]> = {},
+): Promise<ProofCheck | undefined> {
   const result = await verifyDocument(document, { resolver, ...options });
   expect(result.verified).toBe(false);
   return result.proofs.find((proof) => !proof.verified)?.failure?.check;
@@ -29,7 +45,12 @@ function jwkController(keys: Record<string, KeyPair>) {
   const id = 'did:example:jwk';
   return {
     id,
-    verificationMethod: Object.entries(keys).map(([name, key]) => ({ id: `${id}#${name}`, type: 'JsonWebKey2020', controller: id, publicKeyJwk: key.publicJwk() })),
+    verificationMethod: Object.entries(keys).map(([name, key]) => ({
+      id: `${id}#${name}`,
+      type: 'JsonWebKey2020',
+      controller: id,
+      publicKeyJwk: key.publicJwk(),
+    })),
     assertionMethod: Object.keys(keys).map((name) => `${id}#${name}`),
   };
 }
@@ -37,7 +58,11 @@ function jwkController(keys: Record<string, KeyPair>) {
 describe('signDocument', () => {
   it('appends an Ed25519Signature2020 proof with the documented defaults and a base58btc proofValue', async () => {
     const document = await signed2020({ created: undefined });
-    expect(document.proof).toMatchObject({ type: 'Ed25519Signature2020', verificationMethod: KEY_2020_ID, proofPurpose: 'assertionMethod' });
+    expect(document.proof).toMatchObject({
+      type: 'Ed25519Signature2020',
+      verificationMethod: KEY_2020_ID,
+      proofPurpose: 'assertionMethod',
+    });
     expect(document.proof.created).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(document.proof.proofValue).toMatch(/^z[1-9A-HJ-NP-Za-km-z]{80,90}$/);
     expect(document.proof).not.toHaveProperty('domain');
@@ -55,19 +80,43 @@ describe('signDocument', () => {
   });
 
   it('adds the suite context only when no context defining the suite is there', async () => {
-    const credential = { ...degreeCredential(), '@context': (degreeCredential()['@context'] as unknown[]).filter((c) => c !== CONTEXT_URLS.ed25519Signature2020V1) };
+    const credential = {
+      ...degreeCredential(),
+      '@context': (degreeCredential()['@context'] as unknown[]).filter(
+        (c) => c !== CONTEXT_URLS.ed25519Signature2020V1,
+      ),
+    };
     const with2020 = await signDocument(credential, { key: issuerKey, verificationMethod: KEY_2020_ID });
-    expect(with2020['@context']).toEqual([...(credential['@context'] as unknown[]), CONTEXT_URLS.ed25519Signature2020V1]);
-    const with2018 = await signDocument(credential, { key: issuerKey, verificationMethod: KEY_2018_ID, type: 'Ed25519Signature2018' });
+    expect(with2020['@context']).toEqual([
+      ...(credential['@context'] as unknown[]),
+      CONTEXT_URLS.ed25519Signature2020V1,
+    ]);
+    const with2018 = await signDocument(credential, {
+      key: issuerKey,
+      verificationMethod: KEY_2018_ID,
+      type: 'Ed25519Signature2018',
+    });
     expect(with2018['@context']).toEqual(credential['@context']); // credentials/v1 defines Ed25519Signature2018
-    const withJws = await signDocument(credential, { key: issuerKey, verificationMethod: KEY_2020_ID, type: 'JsonWebSignature2020' });
+    const withJws = await signDocument(credential, {
+      key: issuerKey,
+      verificationMethod: KEY_2020_ID,
+      type: 'JsonWebSignature2020',
+    });
     expect((withJws['@context'] as unknown[]).at(-1)).toBe(CONTEXT_URLS.jws2020V1);
   });
 
   it('signs Ed25519Signature2018 as a detached b64=false EdDSA JWS', async () => {
-    const document = (await signDocument(degreeCredential(), { key: issuerKey, verificationMethod: KEY_2018_ID, type: 'Ed25519Signature2018' })) as Signed;
+    const document = (await signDocument(degreeCredential(), {
+      key: issuerKey,
+      verificationMethod: KEY_2018_ID,
+      type: 'Ed25519Signature2018',
+    })) as Signed;
     const [header, payload, signature] = (document.proof.jws as string).split('.');
-    expect(JSON.parse(Buffer.from(header as string, 'base64url').toString())).toEqual({ alg: 'EdDSA', b64: false, crit: ['b64'] });
+    expect(JSON.parse(Buffer.from(header as string, 'base64url').toString())).toEqual({
+      alg: 'EdDSA',
+      b64: false,
+      crit: ['b64'],
+    });
     expect(payload).toBe('');
     expect(Buffer.from(signature as string, 'base64url')).toHaveLength(64);
     expect(await verifyDocument(document, { resolver })).toMatchObject({ verified: true });
@@ -81,31 +130,77 @@ describe('signDocument', () => {
   ])('signs and verifies JsonWebSignature2020 with a %s key (%s)', async (type, alg) => {
     const key = KeyPair.generate(type);
     const jwkResolver = controllerDocumentResolver([jwkController({ k: key })]);
-    const document = (await signDocument(degreeCredential(), { key, verificationMethod: 'did:example:jwk#k', type: 'JsonWebSignature2020' })) as Signed;
-    expect(JSON.parse(Buffer.from((document.proof.jws as string).split('.')[0] as string, 'base64url').toString()).alg).toBe(alg);
-    expect(await verifyDocument(document, { resolver: jwkResolver })).toMatchObject({ verified: true, proofs: [{ controller: 'did:example:jwk' }] });
+    const document = (await signDocument(degreeCredential(), {
+      key,
+      verificationMethod: 'did:example:jwk#k',
+      type: 'JsonWebSignature2020',
+    })) as Signed;
+    expect(
+      JSON.parse(Buffer.from((document.proof.jws as string).split('.')[0] as string, 'base64url').toString()).alg,
+    ).toBe(alg);
+    expect(await verifyDocument(document, { resolver: jwkResolver })).toMatchObject({
+      verified: true,
+      proofs: [{ controller: 'did:example:jwk' }],
+    });
     const tampered = { ...document, issuanceDate: '2025-01-01T00:00:00Z' };
     expect(await failedCheck(tampered, { resolver: jwkResolver })).toBe('signature');
   });
 
   it('refuses keys and options the suite cannot honour', async () => {
     const p256 = KeyPair.generate('P-256');
-    await expect(signDocument(degreeCredential(), { key: p256, verificationMethod: 'x#1' })).rejects.toThrow(/Ed25519Signature2020 cannot sign with a P-256 key/);
-    await expect(signDocument(degreeCredential(), { key: issuerKey.toPublic(), verificationMethod: KEY_2020_ID })).rejects.toThrow(/private key/);
-    await expect(signDocument(degreeCredential(), { key: issuerKey, verificationMethod: '' })).rejects.toThrow(/verificationMethod/);
-    await expect(signDocument(degreeCredential(), { key: issuerKey, verificationMethod: KEY_2020_ID, created: 'yesterday' })).rejects.toThrow(/created/);
-    await expect(signDocument(degreeCredential(), { key: issuerKey, verificationMethod: KEY_2020_ID, created: new Date(Number.NaN) })).rejects.toThrow(/created/);
-    await expect(signDocument(degreeCredential(), { key: issuerKey, verificationMethod: KEY_2020_ID, type: 'RsaSignature2018' as ProofType })).rejects.toThrow(/unsupported proof type/);
-    await expect(signDocument(degreeCredential(), { key: issuerKey, verificationMethod: KEY_2020_ID, proofPurpose: 'bragging' as 'authentication' })).rejects.toThrow(/proof purpose/);
-    await expect(signDocument(degreeCredential(), { key: issuerKey, verificationMethod: KEY_2020_ID, domain: '' })).rejects.toThrow(/domain/);
+    await expect(signDocument(degreeCredential(), { key: p256, verificationMethod: 'x#1' })).rejects.toThrow(
+      /Ed25519Signature2020 cannot sign with a P-256 key/,
+    );
+    await expect(
+      signDocument(degreeCredential(), { key: issuerKey.toPublic(), verificationMethod: KEY_2020_ID }),
+    ).rejects.toThrow(/private key/);
+    await expect(signDocument(degreeCredential(), { key: issuerKey, verificationMethod: '' })).rejects.toThrow(
+      /verificationMethod/,
+    );
+    await expect(
+      signDocument(degreeCredential(), { key: issuerKey, verificationMethod: KEY_2020_ID, created: 'yesterday' }),
+    ).rejects.toThrow(/created/);
+    await expect(
+      signDocument(degreeCredential(), {
+        key: issuerKey,
+        verificationMethod: KEY_2020_ID,
+        created: new Date(Number.NaN),
+      }),
+    ).rejects.toThrow(/created/);
+    await expect(
+      signDocument(degreeCredential(), {
+        key: issuerKey,
+        verificationMethod: KEY_2020_ID,
+        type: 'RsaSignature2018' as ProofType,
+      }),
+    ).rejects.toThrow(/unsupported proof type/);
+    await expect(
+      signDocument(degreeCredential(), {
+        key: issuerKey,
+        verificationMethod: KEY_2020_ID,
+        proofPurpose: 'bragging' as 'authentication',
+      }),
+    ).rejects.toThrow(/proof purpose/);
+    await expect(
+      signDocument(degreeCredential(), { key: issuerKey, verificationMethod: KEY_2020_ID, domain: '' }),
+    ).rejects.toThrow(/domain/);
     const blanket = { allowUndefinedTerms: 'any' as unknown as string[] };
-    await expect(signDocument(degreeCredential(), { key: issuerKey, verificationMethod: KEY_2020_ID, ...blanket })).rejects.toThrow(/list of terms/);
+    await expect(
+      signDocument(degreeCredential(), { key: issuerKey, verificationMethod: KEY_2020_ID, ...blanket }),
+    ).rejects.toThrow(/list of terms/);
     await expect(verifyDocument(await signed2020(), { resolver, ...blanket })).rejects.toThrow(/list of terms/);
   });
 
   it('refuses malformed documents with a bad_request', async () => {
-    const sign = (document: unknown) => signDocument(document as object, { key: issuerKey, verificationMethod: KEY_2020_ID });
-    for (const document of [null, [], { type: 'VerifiableCredential' }, { ...degreeCredential(), proof: 'x' }, { ...degreeCredential(), unknownTerm: 1 }]) {
+    const sign = (document: unknown) =>
+      signDocument(document as object, { key: issuerKey, verificationMethod: KEY_2020_ID });
+    for (const document of [
+      null,
+      [],
+      { type: 'VerifiableCredential' },
+      { ...degreeCredential(), proof: 'x' },
+      { ...degreeCredential(), unknownTerm: 1 },
+    ]) {
       const error = await sign(document).catch((e: unknown) => e);
       expect(error, JSON.stringify(document)?.slice(0, 60)).toBeInstanceOf(AppError);
       expect((error as AppError).code).toBe('bad_request');
@@ -124,14 +219,27 @@ describe('verifyDocument', () => {
     const result = await verifyDocument(await signed2020({ domain: 'https://vct.example.com/log' }), { resolver });
     expect(result).toEqual({
       verified: true,
-      proofs: [{ index: 0, type: 'Ed25519Signature2020', verificationMethod: KEY_2020_ID, domain: 'https://vct.example.com/log', controller: ISSUER_DID, verified: true }],
+      proofs: [
+        {
+          index: 0,
+          type: 'Ed25519Signature2020',
+          verificationMethod: KEY_2020_ID,
+          domain: 'https://vct.example.com/log',
+          controller: ISSUER_DID,
+          verified: true,
+        },
+      ],
     });
   });
 
   describe('any change to a signed field breaks the signature', () => {
     const tamperings: [string, (document: Signed) => void, ProofCheck][] = [
       ['a credentialSubject value', (d) => void (d.credentialSubject.name = 'Mallory'), 'signature'],
-      ['a nested subject value', (d) => void ((d.credentialSubject.degree as Record<string, unknown>).name = 'PhD'), 'signature'],
+      [
+        'a nested subject value',
+        (d) => void ((d.credentialSubject.degree as Record<string, unknown>).name = 'PhD'),
+        'signature',
+      ],
       ['the issuanceDate', (d) => void (d.issuanceDate = '2024-03-01T19:23:25Z'), 'signature'],
       ['the issuer', (d) => void (d.issuer = 'did:example:other'), 'signature'],
       ['the proof created', (d) => void (d.proof.created = '2024-03-01T20:00:01Z'), 'signature'],
@@ -139,9 +247,21 @@ describe('verifyDocument', () => {
       ['a proof challenge added', (d) => void (d.proof.challenge = 'c-1'), 'signature'],
       ['the proof verificationMethod', (d) => void (d.proof.verificationMethod = KEY_2018_ID), 'signature'],
       ['the proof purpose (to one the key also has)', (d) => void (d.proof.proofPurpose = 'authentication'), 'purpose'],
-      ['the proofValue', (d) => void (d.proof.proofValue = `${(d.proof.proofValue as string).slice(0, -2)}11`), 'signature'],
-      ['the proofValue encoding (base64url multibase)', (d) => void (d.proof.proofValue = `u${Buffer.alloc(64).toString('base64url')}`), 'signature'],
-      ['the @context (what a term means)', (d) => void (d['@context'] = [...(d['@context'] as unknown[]), { name: 'https://example.org/vocab#nickname' }]), 'signature'],
+      [
+        'the proofValue',
+        (d) => void (d.proof.proofValue = `${(d.proof.proofValue as string).slice(0, -2)}11`),
+        'signature',
+      ],
+      [
+        'the proofValue encoding (base64url multibase)',
+        (d) => void (d.proof.proofValue = `u${Buffer.alloc(64).toString('base64url')}`),
+        'signature',
+      ],
+      [
+        'the @context (what a term means)',
+        (d) => void (d['@context'] = [...(d['@context'] as unknown[]), { name: 'https://example.org/vocab#nickname' }]),
+        'signature',
+      ],
     ];
     it.each(tamperings)('%s', async (_name, tamper, check) => {
       const document = await signed2020({ domain: 'https://vct.example.com/log' });
@@ -152,7 +272,11 @@ describe('verifyDocument', () => {
     });
 
     it('the jws of an Ed25519Signature2018 proof, its header or its data', async () => {
-      const document = (await signDocument(degreeCredential(), { key: issuerKey, verificationMethod: KEY_2018_ID, type: 'Ed25519Signature2018' })) as Signed;
+      const document = (await signDocument(degreeCredential(), {
+        key: issuerKey,
+        verificationMethod: KEY_2018_ID,
+        type: 'Ed25519Signature2018',
+      })) as Signed;
       const [header, , signature] = (document.proof.jws as string).split('.') as [string, string, string];
       // Flip bits of the first signature byte: overwriting the last characters (say with `AA`) is a no-op
       // whenever the signature already ends in those bits, about one run in 256.
@@ -164,24 +288,39 @@ describe('verifyDocument', () => {
         `${header}.${Buffer.from('payload').toString('base64url')}.${signature}`,
         'not a jws',
       ];
-      for (const jws of variants) expect(await failedCheck({ ...document, proof: { ...document.proof, jws } }), jws).toBe('signature');
+      for (const jws of variants)
+        expect(await failedCheck({ ...document, proof: { ...document.proof, jws } }), jws).toBe('signature');
       expect(await failedCheck({ ...document, issuanceDate: '2030-01-01T00:00:00Z' })).toBe('signature');
     });
   });
 
   it('checks the purpose against the expected one and against the key relationships', async () => {
-    const authentication = (await signDocument(degreeCredential(), { key: issuerKey, verificationMethod: KEY_2020_ID, proofPurpose: 'authentication' })) as Signed;
+    const authentication = (await signDocument(degreeCredential(), {
+      key: issuerKey,
+      verificationMethod: KEY_2020_ID,
+      proofPurpose: 'authentication',
+    })) as Signed;
     expect(await failedCheck(authentication)).toBe('purpose');
     expect((await verifyDocument(authentication, { resolver, proofPurpose: 'authentication' })).verified).toBe(true);
     // key-2018 is not listed under authentication by the controller
-    const notListed = (await signDocument(degreeCredential(), { key: issuerKey, verificationMethod: KEY_2018_ID, proofPurpose: 'authentication' })) as Signed;
+    const notListed = (await signDocument(degreeCredential(), {
+      key: issuerKey,
+      verificationMethod: KEY_2018_ID,
+      proofPurpose: 'authentication',
+    })) as Signed;
     const result = await verifyDocument(notListed, { resolver, proofPurpose: 'authentication' });
-    expect(result.proofs[0]?.failure).toEqual({ check: 'relationship', message: `${KEY_2018_ID} is not listed under authentication by its controller ${ISSUER_DID}` });
+    expect(result.proofs[0]?.failure).toEqual({
+      check: 'relationship',
+      message: `${KEY_2018_ID} is not listed under authentication by its controller ${ISSUER_DID}`,
+    });
   });
 
   it('checks domain and challenge when they are expected', async () => {
     const document = await signed2020({ domain: 'https://vct.example.com/log', challenge: 'nonce-1' });
-    expect((await verifyDocument(document, { resolver, domain: 'https://vct.example.com/log', challenge: 'nonce-1' })).verified).toBe(true);
+    expect(
+      (await verifyDocument(document, { resolver, domain: 'https://vct.example.com/log', challenge: 'nonce-1' }))
+        .verified,
+    ).toBe(true);
     expect(await failedCheck(document, { domain: 'https://vct.example.com/other' })).toBe('domain');
     expect(await failedCheck(document, { challenge: 'nonce-2' })).toBe('challenge');
     expect(await failedCheck(await signed2020(), { domain: 'https://vct.example.com/log' })).toBe('domain');
@@ -189,8 +328,17 @@ describe('verifyDocument', () => {
 
   it('checks the created date format', async () => {
     const document = await signed2020();
-    for (const created of ['2024-03-01', '2024-03-01T20:00:00', '2024-02-30T20:00:00Z', '2024-03-01T24:00:00Z', 1709323200, 'now']) {
-      expect(await failedCheck({ ...document, proof: { ...document.proof, created } }), String(created)).toBe('created');
+    for (const created of [
+      '2024-03-01',
+      '2024-03-01T20:00:00',
+      '2024-02-30T20:00:00Z',
+      '2024-03-01T24:00:00Z',
+      1709323200,
+      'now',
+    ]) {
+      expect(await failedCheck({ ...document, proof: { ...document.proof, created } }), String(created)).toBe(
+        'created',
+      );
     }
   });
 
@@ -202,11 +350,23 @@ describe('verifyDocument', () => {
 
   it('reports unknown verification methods, wrong key types and resolver errors per proof', async () => {
     const document = await signed2020();
-    expect(await failedCheck({ ...document, proof: { ...document.proof, verificationMethod: `${ISSUER_DID}#missing` } })).toBe('verification-method');
+    expect(
+      await failedCheck({ ...document, proof: { ...document.proof, verificationMethod: `${ISSUER_DID}#missing` } }),
+    ).toBe('verification-method');
     const p256 = KeyPair.generate('P-256');
-    const wrongKeyType: VerificationMethodResolver = async (id) => ({ id, controller: ISSUER_DID, key: p256, purposes: ['assertionMethod'] });
+    const wrongKeyType: VerificationMethodResolver = async (id) => ({
+      id,
+      controller: ISSUER_DID,
+      key: p256,
+      purposes: ['assertionMethod'],
+    });
     expect(await failedCheck(document, { resolver: wrongKeyType })).toBe('key-type');
-    const liar: VerificationMethodResolver = async () => ({ id: 'did:example:other#k', controller: 'did:example:other', key: issuerKey, purposes: ['assertionMethod'] });
+    const liar: VerificationMethodResolver = async () => ({
+      id: 'did:example:other#k',
+      controller: 'did:example:other',
+      key: issuerKey,
+      purposes: ['assertionMethod'],
+    });
     expect(await failedCheck(document, { resolver: liar })).toBe('verification-method');
     const broken: VerificationMethodResolver = async () => {
       throw new Error('did:web document is not JSON');
@@ -219,7 +379,10 @@ describe('verifyDocument', () => {
     const unreachable: VerificationMethodResolver = async () => {
       throw transient('did:web host unreachable');
     };
-    await expect(verifyDocument(await signed2020(), { resolver: unreachable })).rejects.toMatchObject({ code: 'unavailable', retryable: true });
+    await expect(verifyDocument(await signed2020(), { resolver: unreachable })).rejects.toMatchObject({
+      code: 'unavailable',
+      retryable: true,
+    });
   });
 
   it('reports structural problems of a proof', async () => {
@@ -227,23 +390,43 @@ describe('verifyDocument', () => {
     const { proofValue: _proofValue, ...withoutValue } = document.proof;
     expect(await failedCheck({ ...document, proof: withoutValue })).toBe('structure');
     expect(await failedCheck({ ...document, proof: { ...document.proof, type: 'RsaSignature2018' } })).toBe('type');
-    expect(await failedCheck({ ...document, proof: { ...document.proof, verificationMethod: { id: KEY_2020_ID } } })).toBe('structure');
+    expect(
+      await failedCheck({ ...document, proof: { ...document.proof, verificationMethod: { id: KEY_2020_ID } } }),
+    ).toBe('structure');
     expect(await failedCheck({ ...document, proof: [document.proof, 'not an object'] })).toBe('structure');
-    expect(await failedCheck({ ...document, proof: { ...document.proof, undefinedMember: 'x' } })).toBe('canonicalization');
+    expect(await failedCheck({ ...document, proof: { ...document.proof, undefinedMember: 'x' } })).toBe(
+      'canonicalization',
+    );
   });
 
   it('says why nothing was verified when there is no proof to check', async () => {
-    expect(await verifyDocument(degreeCredential(), { resolver })).toEqual({ verified: false, proofs: [], error: 'the document carries no proof' });
-    const result = await verifyDocument(await signed2020(), { resolver, proofs: { domain: 'https://vct.example.com/log' } });
-    expect(result).toEqual({ verified: false, proofs: [], error: 'the document carries no proof with domain "https://vct.example.com/log"' });
+    expect(await verifyDocument(degreeCredential(), { resolver })).toEqual({
+      verified: false,
+      proofs: [],
+      error: 'the document carries no proof',
+    });
+    const result = await verifyDocument(await signed2020(), {
+      resolver,
+      proofs: { domain: 'https://vct.example.com/log' },
+    });
+    expect(result).toEqual({
+      verified: false,
+      proofs: [],
+      error: 'the document carries no proof with domain "https://vct.example.com/log"',
+    });
   });
 
   it('throws a bad_request for a malformed document', async () => {
     for (const document of [null, 'text', [], { type: 'VerifiableCredential' }]) {
       await expect(verifyDocument(document, { resolver })).rejects.toMatchObject({ code: 'bad_request' });
     }
-    const unknownContext = { ...(await signed2020()), '@context': [CONTEXT_URLS.credentialsV1, 'https://example.com/v1'] };
-    await expect(verifyDocument(unknownContext, { resolver })).rejects.toThrow(/unknown JSON-LD context https:\/\/example.com\/v1/);
+    const unknownContext = {
+      ...(await signed2020()),
+      '@context': [CONTEXT_URLS.credentialsV1, 'https://example.com/v1'],
+    };
+    await expect(verifyDocument(unknownContext, { resolver })).rejects.toThrow(
+      /unknown JSON-LD context https:\/\/example.com\/v1/,
+    );
   });
 });
 
@@ -254,9 +437,17 @@ describe('assertDocumentVerified', () => {
 
   it('throws one bad_request naming the failing proof and check', async () => {
     const document = await signed2020();
-    const error = await assertDocumentVerified({ ...document, issuanceDate: '2020-01-01T00:00:00Z' }, { resolver }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'bad_request', message: `proof verification failed: proof 0 (signature): the proofValue does not verify with ${KEY_2020_ID}` });
-    await expect(assertDocumentVerified(degreeCredential(), { resolver })).rejects.toThrow('proof verification failed: the document carries no proof');
+    const error = await assertDocumentVerified(
+      { ...document, issuanceDate: '2020-01-01T00:00:00Z' },
+      { resolver },
+    ).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'bad_request',
+      message: `proof verification failed: proof 0 (signature): the proofValue does not verify with ${KEY_2020_ID}`,
+    });
+    await expect(assertDocumentVerified(degreeCredential(), { resolver })).rejects.toThrow(
+      'proof verification failed: the document carries no proof',
+    );
   });
 });
 
@@ -268,7 +459,14 @@ describe('an anchor credential with a witness proof added later', () => {
   const witnessKey = KeyPair.fromSeed('Ed25519', Buffer.alloc(32, 2));
   const didDocument = (id: string, key: KeyPair) => ({
     id,
-    verificationMethod: [{ id: `${id}#vc-key`, type: 'Ed25519VerificationKey2020', controller: id, publicKeyMultibase: key.publicKeyMultibase() }],
+    verificationMethod: [
+      {
+        id: `${id}#vc-key`,
+        type: 'Ed25519VerificationKey2020',
+        controller: id,
+        publicKeyMultibase: key.publicKeyMultibase(),
+      },
+    ],
     assertionMethod: ['#vc-key'],
   });
   const anchorResolver = controllerDocumentResolver([didDocument(ORIGIN, originKey), didDocument(WITNESS, witnessKey)]);
@@ -283,20 +481,33 @@ describe('an anchor credential with a witness proof added later', () => {
       ...lenient,
     });
     // The witness signs the credential it was offered and returns only its proof; the origin attaches it.
-    const witnessProof = await createProof(credential, { key: witnessKey, verificationMethod: `${WITNESS}#vc-key`, domain: LOG, created: '2022-03-15T21:21:55.1Z', ...lenient });
+    const witnessProof = await createProof(credential, {
+      key: witnessKey,
+      verificationMethod: `${WITNESS}#vc-key`,
+      domain: LOG,
+      created: '2022-03-15T21:21:55.1Z',
+      ...lenient,
+    });
     return attachProof(credential, witnessProof);
   }
 
   it('verifies both proofs, each covering the credential without any proof', async () => {
     const credential = await witnessed();
-    expect(Array.isArray(credential.proof) && credential.proof.map((proof) => proof.domain)).toEqual(['https://orb.domain1.com', LOG]);
+    expect(Array.isArray(credential.proof) && credential.proof.map((proof) => proof.domain)).toEqual([
+      'https://orb.domain1.com',
+      LOG,
+    ]);
     const result = await verifyDocument(credential, { resolver: anchorResolver, ...lenient });
     expect(result.verified).toBe(true);
     expect(result.proofs.map((proof) => proof.controller)).toEqual([ORIGIN, WITNESS]);
   });
 
   it('verifies the log witness proof alone, selected by domain', async () => {
-    const result = await verifyDocument(await witnessed(), { resolver: anchorResolver, proofs: { domain: LOG }, ...lenient });
+    const result = await verifyDocument(await witnessed(), {
+      resolver: anchorResolver,
+      proofs: { domain: LOG },
+      ...lenient,
+    });
     expect(result).toMatchObject({ verified: true, proofs: [{ index: 1, controller: WITNESS }] });
   });
 
@@ -307,18 +518,35 @@ describe('an anchor credential with a witness proof added later', () => {
     const result = await verifyDocument(forged, { resolver: anchorResolver, ...lenient });
     expect(result.verified).toBe(false);
     expect(result.proofs.map((proof) => proof.verified)).toEqual([true, false]);
-    expect((await verifyDocument(forged, { resolver: anchorResolver, proofs: { domain: 'https://orb.domain1.com' }, ...lenient })).verified).toBe(true);
+    expect(
+      (
+        await verifyDocument(forged, {
+          resolver: anchorResolver,
+          proofs: { domain: 'https://orb.domain1.com' },
+          ...lenient,
+        })
+      ).verified,
+    ).toBe(true);
   });
 
   it('any change to the signed subject breaks both proofs; the undefined members are not signed', async () => {
     const credential = (await witnessed()) as SecuredDocument & { credentialSubject: Record<string, unknown> };
-    const anchorChanged = { ...credential, credentialSubject: { ...credential.credentialSubject, anchor: 'hl:uEiBother' } };
-    expect((await verifyDocument(anchorChanged, { resolver: anchorResolver, ...lenient })).proofs.map((proof) => proof.failure?.check)).toEqual(['signature', 'signature']);
+    const anchorChanged = {
+      ...credential,
+      credentialSubject: { ...credential.credentialSubject, anchor: 'hl:uEiBother' },
+    };
+    expect(
+      (await verifyDocument(anchorChanged, { resolver: anchorResolver, ...lenient })).proofs.map(
+        (proof) => proof.failure?.check,
+      ),
+    ).toEqual(['signature', 'signature']);
     const hrefChanged = { ...credential, credentialSubject: { ...credential.credentialSubject, href: 'hl:uEiBother' } };
     expect((await verifyDocument(hrefChanged, { resolver: anchorResolver, ...lenient })).verified).toBe(true);
   });
 
   it('cannot be verified in strict safe mode, with an error that says why', async () => {
-    await expect(verifyDocument(await witnessed(), { resolver: anchorResolver })).rejects.toThrow(/term "href" is not defined/);
+    await expect(verifyDocument(await witnessed(), { resolver: anchorResolver })).rejects.toThrow(
+      /term "href" is not defined/,
+    );
   });
 });

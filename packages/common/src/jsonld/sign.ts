@@ -2,7 +2,14 @@ import type { KeyPair } from '../crypto/index.js';
 import { badRequest } from '../errors/index.js';
 import { formatDateTimeStamp, isDateTimeStamp } from './date-time.js';
 import { documentDigest, proofOptionsDigest, verifyData, type ProofCanonicalizeOptions } from './proof-data.js';
-import { isProofPurpose, isProofType, type DataIntegrityProof, type ProofPurpose, type ProofType, type SecuredDocument } from './proof-types.js';
+import {
+  isProofPurpose,
+  isProofType,
+  type DataIntegrityProof,
+  type ProofPurpose,
+  type ProofType,
+  type SecuredDocument,
+} from './proof-types.js';
 import { suiteFor, type Suite } from './suites.js';
 
 export interface ProofOptions extends ProofCanonicalizeOptions {
@@ -40,7 +47,9 @@ export async function createProof(document: object, options: ProofOptions): Prom
   const securedDocument = asSecuredDocument(document);
   const suite = suiteFor(checkedType(options.type));
   if (!suite.keyTypes.includes(options.key.type)) {
-    throw badRequest(`${suite.type} cannot sign with a ${options.key.type} key (it takes ${suite.keyTypes.join(', ')})`);
+    throw badRequest(
+      `${suite.type} cannot sign with a ${options.key.type} key (it takes ${suite.keyTypes.join(', ')})`,
+    );
   }
   if (!options.key.isPrivate) throw badRequest('signing needs a private key');
   const proof = proofSkeleton(suite, options);
@@ -64,11 +73,19 @@ export function attachProof<T extends object>(document: T, proof: DataIntegrityP
 function proofSkeleton(suite: Suite, options: ProofOptions): DataIntegrityProof {
   const { verificationMethod, domain, challenge } = options;
   const proofPurpose = options.proofPurpose ?? 'assertionMethod';
-  if (typeof verificationMethod !== 'string' || verificationMethod.length === 0) throw badRequest('verificationMethod must be a non-empty string');
+  if (typeof verificationMethod !== 'string' || verificationMethod.length === 0)
+    throw badRequest('verificationMethod must be a non-empty string');
   if (!isProofPurpose(proofPurpose)) throw badRequest(`unsupported proof purpose ${String(proofPurpose)}`);
-  if (domain !== undefined && (typeof domain !== 'string' || domain.length === 0)) throw badRequest('domain must be a non-empty string');
-  if (challenge !== undefined && (typeof challenge !== 'string' || challenge.length === 0)) throw badRequest('challenge must be a non-empty string');
-  const proof: DataIntegrityProof = { type: suite.type, created: createdValue(options.created), verificationMethod, proofPurpose };
+  if (domain !== undefined && (typeof domain !== 'string' || domain.length === 0))
+    throw badRequest('domain must be a non-empty string');
+  if (challenge !== undefined && (typeof challenge !== 'string' || challenge.length === 0))
+    throw badRequest('challenge must be a non-empty string');
+  const proof: DataIntegrityProof = {
+    type: suite.type,
+    created: createdValue(options.created),
+    verificationMethod,
+    proofPurpose,
+  };
   if (domain !== undefined) proof.domain = domain;
   if (challenge !== undefined) proof.challenge = challenge;
   return proof;
@@ -80,7 +97,8 @@ function createdValue(created: Date | string | undefined): string {
     if (Number.isNaN(created.getTime())) throw badRequest('created is an invalid date');
     return formatDateTimeStamp(created);
   }
-  if (!isDateTimeStamp(created)) throw badRequest(`created must be an ISO 8601 date-time with a zone, not ${JSON.stringify(created)}`);
+  if (!isDateTimeStamp(created))
+    throw badRequest(`created must be an ISO 8601 date-time with a zone, not ${JSON.stringify(created)}`);
   return created;
 }
 
@@ -100,8 +118,10 @@ function withSuiteContext(document: SecuredDocument, suite: Suite): SecuredDocum
 }
 
 function asSecuredDocument(document: unknown): SecuredDocument {
-  if (typeof document !== 'object' || document === null || Array.isArray(document)) throw badRequest('a document to sign must be a JSON object');
+  if (typeof document !== 'object' || document === null || Array.isArray(document))
+    throw badRequest('a document to sign must be a JSON object');
   const { proof } = document as SecuredDocument;
-  if (proof !== undefined && (typeof proof !== 'object' || proof === null)) throw badRequest('proof must be an object or an array of objects');
+  if (proof !== undefined && (typeof proof !== 'object' || proof === null))
+    throw badRequest('proof must be an object or an array of objects');
   return document as SecuredDocument;
 }

@@ -45,7 +45,12 @@ const ed25519Signature2020: Suite = {
 };
 
 /** Ed25519Signature2018 and JsonWebSignature2020 share the detached-JWS (b64 false) signature form. */
-function detachedJwsSuite(type: ProofType, contextUrl: string, compatibleContexts: readonly string[], keyTypes: readonly KeyType[]): Suite {
+function detachedJwsSuite(
+  type: ProofType,
+  contextUrl: string,
+  compatibleContexts: readonly string[],
+  keyTypes: readonly KeyType[],
+): Suite {
   return {
     type,
     signatureMember: 'jws',
@@ -68,16 +73,21 @@ const ed25519Signature2018 = detachedJwsSuite(
   'Ed25519Signature2018',
   CONTEXT_URLS.ed25519Signature2018V1,
   // credentials/v1 and security/v2 define Ed25519Signature2018 themselves (and clash with the suite context).
-  [CONTEXT_URLS.ed25519Signature2018V1, CONTEXT_URLS.ed25519Signature2020V1, CONTEXT_URLS.credentialsV1, CONTEXT_URLS.securityV2],
+  [
+    CONTEXT_URLS.ed25519Signature2018V1,
+    CONTEXT_URLS.ed25519Signature2020V1,
+    CONTEXT_URLS.credentialsV1,
+    CONTEXT_URLS.securityV2,
+  ],
   ['Ed25519'],
 );
 
-const jsonWebSignature2020 = detachedJwsSuite('JsonWebSignature2020', CONTEXT_URLS.jws2020V1, [CONTEXT_URLS.jws2020V1], [
-  'Ed25519',
-  'P-256',
-  'P-384',
-  'secp256k1',
-]);
+const jsonWebSignature2020 = detachedJwsSuite(
+  'JsonWebSignature2020',
+  CONTEXT_URLS.jws2020V1,
+  [CONTEXT_URLS.jws2020V1],
+  ['Ed25519', 'P-256', 'P-384', 'secp256k1'],
+);
 
 const SUITES: Readonly<Record<ProofType, Suite>> = {
   Ed25519Signature2020: ed25519Signature2020,

@@ -17,7 +17,9 @@ export interface ResolvedVerificationMethod {
 }
 
 /** Resolves a verification method id (a DID URL); undefined when there is no such method. */
-export type VerificationMethodResolver = (verificationMethodId: string) => Promise<ResolvedVerificationMethod | undefined>;
+export type VerificationMethodResolver = (
+  verificationMethodId: string,
+) => Promise<ResolvedVerificationMethod | undefined>;
 
 /** The parts of a DID / controller document this module reads. */
 export interface ControllerDocument {
@@ -41,7 +43,12 @@ export function controllerDocumentResolver(documents: readonly ControllerDocumen
 
 /** Every verification method of a controller document, with the relationships that reference it. */
 export function verificationMethodsOf(document: ControllerDocument): ResolvedVerificationMethod[] {
-  if (typeof document !== 'object' || document === null || typeof document.id !== 'string' || document.id.length === 0) {
+  if (
+    typeof document !== 'object' ||
+    document === null ||
+    typeof document.id !== 'string' ||
+    document.id.length === 0
+  ) {
     throw badRequest('controller document must be an object with a string id');
   }
   const declared = new Map<string, { entry: Record<string, unknown>; purposes: Set<string> }>();
@@ -60,7 +67,8 @@ export function verificationMethodsOf(document: ControllerDocument): ResolvedVer
       const where = `${purpose}[${index}]`;
       const id = typeof reference === 'string' ? absoluteId(document.id, reference, where) : declare(reference, where);
       const method = declared.get(id);
-      if (!method) throw badRequest(`controller document ${document.id}: ${where} references ${id}, which it does not declare`);
+      if (!method)
+        throw badRequest(`controller document ${document.id}: ${where} references ${id}, which it does not declare`);
       method.purposes.add(purpose);
     }
   }
@@ -83,7 +91,8 @@ const BASE58_KEY_TYPES: Readonly<Record<string, KeyType>> = {
 function publicKeyOf(id: string, entry: Record<string, unknown>): KeyPair {
   try {
     if (typeof entry.publicKeyMultibase === 'string') return KeyPair.fromMultibase(entry.publicKeyMultibase);
-    if (typeof entry.publicKeyJwk === 'object' && entry.publicKeyJwk !== null) return publicKeyFromJwk(entry.publicKeyJwk as Jwk);
+    if (typeof entry.publicKeyJwk === 'object' && entry.publicKeyJwk !== null)
+      return publicKeyFromJwk(entry.publicKeyJwk as Jwk);
     if (typeof entry.publicKeyBase58 === 'string') {
       const type = BASE58_KEY_TYPES[String(entry.type)];
       if (!type) throw badRequest(`publicKeyBase58 is not supported for type ${String(entry.type)}`);
@@ -97,7 +106,8 @@ function publicKeyOf(id: string, entry: Record<string, unknown>): KeyPair {
 }
 
 function absoluteId(documentId: string, id: unknown, where: string): string {
-  if (typeof id !== 'string' || id.length === 0) throw badRequest(`controller document ${documentId}: ${where} needs a string id`);
+  if (typeof id !== 'string' || id.length === 0)
+    throw badRequest(`controller document ${documentId}: ${where} needs a string id`);
   return id.startsWith('#') ? `${documentId}${id}` : id;
 }
 
@@ -108,6 +118,7 @@ function asArray(value: unknown, where: string): unknown[] {
 }
 
 function asObject(value: unknown, where: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest(`controller document ${where} must be an object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw badRequest(`controller document ${where} must be an object`);
   return value as Record<string, unknown>;
 }

@@ -1,7 +1,13 @@
 import { AppError, badRequest } from '../errors/index.js';
 import { isDateTimeStamp } from './date-time.js';
 import { documentDigest, proofOptionsDigest, verifyData, type ProofCanonicalizeOptions } from './proof-data.js';
-import { isProofType, type DataIntegrityProof, type ProofPurpose, type ProofType, type SecuredDocument } from './proof-types.js';
+import {
+  isProofType,
+  type DataIntegrityProof,
+  type ProofPurpose,
+  type ProofType,
+  type SecuredDocument,
+} from './proof-types.js';
 import { suiteFor } from './suites.js';
 import type { ResolvedVerificationMethod, VerificationMethodResolver } from './verification-method.js';
 
@@ -68,12 +74,20 @@ export async function verifyDocument(document: unknown, options: VerifyOptions):
     .filter(({ proof }) => selection === 'all' || (isObject(proof) && proof.domain === selection.domain));
   if (proofSet.length === 0) return { verified: false, proofs: [], error: 'the document carries no proof' };
   if (selected.length === 0) {
-    return { verified: false, proofs: [], error: `the document carries no proof with domain ${JSON.stringify((selection as { domain: string }).domain)}` };
+    return {
+      verified: false,
+      proofs: [],
+      error: `the document carries no proof with domain ${JSON.stringify((selection as { domain: string }).domain)}`,
+    };
   }
 
   // One canonicalisation of the document serves every proof: each covers the document without any proof.
   const documentHash = await documentDigest(securedDocument, options);
-  const proofs = await Promise.all(selected.map(({ proof, index }) => verifyOneProof(proof, index, securedDocument['@context'], documentHash, options)));
+  const proofs = await Promise.all(
+    selected.map(({ proof, index }) =>
+      verifyOneProof(proof, index, securedDocument['@context'], documentHash, options),
+    ),
+  );
   return { verified: proofs.every((proof) => proof.verified), proofs };
 }
 
@@ -82,7 +96,9 @@ export async function assertDocumentVerified(document: unknown, options: VerifyO
   const result = await verifyDocument(document, options);
   if (result.verified) return result;
   const failed = result.proofs.find((proof) => !proof.verified);
-  const reason = failed?.failure ? `proof ${failed.index} (${failed.failure.check}): ${failed.failure.message}` : (result.error ?? 'not verified');
+  const reason = failed?.failure
+    ? `proof ${failed.index} (${failed.failure.check}): ${failed.failure.message}`
+    : (result.error ?? 'not verified');
   throw badRequest(`proof verification failed: ${reason}`, { details: { proofs: result.proofs } });
 }
 
@@ -103,7 +119,13 @@ async function verifyOneProof(
   options: VerifyOptions,
 ): Promise<ProofVerification> {
   const proof = isObject(candidate) ? candidate : {};
-  const result: ProofVerification = { index, type: proof.type, verificationMethod: proof.verificationMethod, domain: proof.domain, verified: false };
+  const result: ProofVerification = {
+    index,
+    type: proof.type,
+    verificationMethod: proof.verificationMethod,
+    domain: proof.domain,
+    verified: false,
+  };
   try {
     if (!isObject(candidate)) throw new ProofCheckFailure('structure', 'a proof must be a JSON object');
     const checked = checkProofMembers(candidate, options);
@@ -111,10 +133,16 @@ async function verifyOneProof(
     result.controller = method.controller;
     const suite = suiteFor(checked.type);
     if (!suite.keyTypes.includes(method.key.type)) {
-      throw new ProofCheckFailure('key-type', `${suite.type} needs a ${suite.keyTypes.join(' or ')} key, and ${method.id} is ${method.key.type}`);
+      throw new ProofCheckFailure(
+        'key-type',
+        `${suite.type} needs a ${suite.keyTypes.join(' or ')} key, and ${method.id} is ${method.key.type}`,
+      );
     }
     if (!method.purposes.includes(checked.proofPurpose)) {
-      throw new ProofCheckFailure('relationship', `${method.id} is not listed under ${checked.proofPurpose} by its controller ${method.controller}`);
+      throw new ProofCheckFailure(
+        'relationship',
+        `${method.id} is not listed under ${checked.proofPurpose} by its controller ${method.controller}`,
+      );
     }
     let proofHash: Buffer;
     try {
@@ -146,17 +174,29 @@ function checkProofMembers(proof: Record<string, unknown>, options: VerifyOption
     throw new ProofCheckFailure('structure', 'verificationMethod must be a non-empty string');
   }
   if (created !== undefined && !isDateTimeStamp(created)) {
-    throw new ProofCheckFailure('created', `created must be an ISO 8601 date-time with a zone, not ${JSON.stringify(created)}`);
+    throw new ProofCheckFailure(
+      'created',
+      `created must be an ISO 8601 date-time with a zone, not ${JSON.stringify(created)}`,
+    );
   }
   const expectedPurpose = options.proofPurpose ?? 'assertionMethod';
   if (proofPurpose !== expectedPurpose) {
-    throw new ProofCheckFailure('purpose', `proofPurpose is ${JSON.stringify(proofPurpose)}, expected ${expectedPurpose}`);
+    throw new ProofCheckFailure(
+      'purpose',
+      `proofPurpose is ${JSON.stringify(proofPurpose)}, expected ${expectedPurpose}`,
+    );
   }
   if (options.domain !== undefined && domain !== options.domain) {
-    throw new ProofCheckFailure('domain', `domain is ${JSON.stringify(domain)}, expected ${JSON.stringify(options.domain)}`);
+    throw new ProofCheckFailure(
+      'domain',
+      `domain is ${JSON.stringify(domain)}, expected ${JSON.stringify(options.domain)}`,
+    );
   }
   if (options.challenge !== undefined && challenge !== options.challenge) {
-    throw new ProofCheckFailure('challenge', `challenge is ${JSON.stringify(challenge)}, expected ${JSON.stringify(options.challenge)}`);
+    throw new ProofCheckFailure(
+      'challenge',
+      `challenge is ${JSON.stringify(challenge)}, expected ${JSON.stringify(options.challenge)}`,
+    );
   }
   return proof as CheckedProof;
 }
@@ -168,11 +208,18 @@ async function resolveMethod(proof: CheckedProof, options: VerifyOptions): Promi
   } catch (error) {
     // A resolver that could not reach a DID's host says nothing about the proof: let the caller retry.
     if (error instanceof AppError && error.retryable) throw error;
-    throw new ProofCheckFailure('verification-method', `cannot resolve ${proof.verificationMethod}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ProofCheckFailure(
+      'verification-method',
+      `cannot resolve ${proof.verificationMethod}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
-  if (!method) throw new ProofCheckFailure('verification-method', `verification method ${proof.verificationMethod} not found`);
+  if (!method)
+    throw new ProofCheckFailure('verification-method', `verification method ${proof.verificationMethod} not found`);
   if (method.id !== proof.verificationMethod) {
-    throw new ProofCheckFailure('verification-method', `resolver returned ${method.id} for ${proof.verificationMethod}`);
+    throw new ProofCheckFailure(
+      'verification-method',
+      `resolver returned ${method.id} for ${proof.verificationMethod}`,
+    );
   }
   return method;
 }

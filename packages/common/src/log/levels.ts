@@ -27,6 +27,7 @@ const ALIASES: Readonly<Record<string, LogLevel>> = {
 /** Reads a level case-insensitively; an unknown word is a `bad_request` AppError naming the valid ones. */
 export function parseLogLevel(text: string): LogLevel {
   const level = ALIASES[text.trim().toLowerCase()];
-  if (level === undefined) throw badRequest(`unknown log level ${JSON.stringify(text.trim())}; use one of ${LOG_LEVELS.join(', ')}`);
+  if (level === undefined)
+    throw badRequest(`unknown log level ${JSON.stringify(text.trim())}; use one of ${LOG_LEVELS.join(', ')}`);
   return level;
 }

@@ -1,12 +1,26 @@
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../errors/index.js';
-import { configureLogging, currentLogSpec, formatLogSpec, getLogger, levelOf, parseLogLevel, parseLogSpec, setLogLevels } from './index.js';
+import {
+  configureLogging,
+  currentLogSpec,
+  formatLogSpec,
+  getLogger,
+  levelOf,
+  parseLogLevel,
+  parseLogSpec,
+  setLogLevels,
+} from './index.js';
 
 class Lines extends Writable {
   readonly lines: string[] = [];
   override _write(chunk: Buffer, _encoding: string, done: () => void): void {
-    this.lines.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''));
+    this.lines.push(
+      ...chunk
+        .toString('utf8')
+        .split('\n')
+        .filter((line) => line !== ''),
+    );
     done();
   }
 }
@@ -145,7 +159,9 @@ describe('loggers', () => {
   it('writes readable text in development format', () => {
     configureLogging({ format: 'text', destination: out });
     getLogger('http').warn('slow request', { path: '/x y', ms: 1500, err: new Error('boom') });
-    expect(out.lines[0]).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z WARNING \[http\] slow request path="\/x y" ms=1500 err="boom"$/);
+    expect(out.lines[0]).toMatch(
+      /^\d{4}-\d\d-\d\dT[\d:.]+Z WARNING \[http\] slow request path="\/x y" ms=1500 err="boom"$/,
+    );
     expect(out.lines[1]).toBe('Error: boom');
   });
 });

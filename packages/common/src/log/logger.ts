@@ -156,7 +156,13 @@ function serializeError(error: Error): SerializedError {
 }
 
 function isSerializedError(value: unknown): value is SerializedError {
-  return typeof value === 'object' && value !== null && 'name' in value && 'message' in value && typeof (value as SerializedError).message === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'name' in value &&
+    'message' in value &&
+    typeof (value as SerializedError).message === 'string'
+  );
 }
 
 const loggers = new Map<string, Logger>();

@@ -32,9 +32,13 @@ export function parseLogSpec(text: string): LogLevelSpec {
     const position = `element ${index + 1}`;
     if (element === '') throw badRequest(`log level spec has an empty ${position}`);
     const equals = element.indexOf('=');
-    if (equals < 0) throw badRequest(`log level spec ${position} "${element}" is not module=level; only the last element may be a bare level`);
+    if (equals < 0)
+      throw badRequest(
+        `log level spec ${position} "${element}" is not module=level; only the last element may be a bare level`,
+      );
     const module = element.slice(0, equals).trim();
-    if (!MODULE_NAME.test(module)) throw badRequest(`log level spec ${position} has an invalid module name "${module}"`);
+    if (!MODULE_NAME.test(module))
+      throw badRequest(`log level spec ${position} has an invalid module name "${module}"`);
     if (modules.has(module)) throw badRequest(`log level spec names module "${module}" twice`);
     modules.set(module, parseLogLevel(element.slice(equals + 1)));
   });

@@ -26,7 +26,8 @@ export function leafHash(data: Uint8Array): Buffer {
 }
 
 export function nodeHash(left: Uint8Array, right: Uint8Array): Buffer {
-  if (left.length !== HASH_SIZE || right.length !== HASH_SIZE) throw new RangeError(`node hash inputs must be ${HASH_SIZE} bytes each`);
+  if (left.length !== HASH_SIZE || right.length !== HASH_SIZE)
+    throw new RangeError(`node hash inputs must be ${HASH_SIZE} bytes each`);
   const out = Buffer.allocUnsafe(HASH_SIZE);
   nodeHashInto(left, right, out, 0);
   return out;

@@ -8,7 +8,8 @@ import { MerkleTree, verifyConsistency, verifyInclusion } from './index.js';
  * flag when m == n, so for a first size that is a power of two its consistency proof starts with the first
  * root, which RFC 9162 §2.1.4.2 step 2 has the verifier prepend instead (its own verifier skips that step).
  */
-const entriesOf = (size: number): Uint8Array[] => Array.from({ length: size }, (_, i) => new TextEncoder().encode(`entry-${i}-${'x'.repeat(i % 7)}`));
+const entriesOf = (size: number): Uint8Array[] =>
+  Array.from({ length: size }, (_, i) => new TextEncoder().encode(`entry-${i}-${'x'.repeat(i % 7)}`));
 const hex = (hashes: Uint8Array[]): string[] => hashes.map((hash) => Buffer.from(hash).toString('hex'));
 const isPowerOfTwo = (n: number): boolean => (n & (n - 1)) === 0;
 
@@ -36,7 +37,9 @@ describe('@transmute/rfc9162 as an oracle', () => {
         expect(hex(ours), `PATH(${index}, ${size})`).toEqual(hex(await RFC9162.PATH(index, entries)));
         const proof = { log_id: '', tree_size: size, leaf_index: index, inclusion_path: ours };
         expect(await RFC9162.verifyInclusionProof(root, tree.leafHash(index), proof)).toBe(true);
-        expect(verifyInclusion(index, size, await RFC9162.leaf(entries[index]!), ours, await RFC9162.treeHead(entries))).toBe(true);
+        expect(
+          verifyInclusion(index, size, await RFC9162.leaf(entries[index]!), ours, await RFC9162.treeHead(entries)),
+        ).toBe(true);
       }
     }
   });

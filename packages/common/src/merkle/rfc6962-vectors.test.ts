@@ -1,13 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { EMPTY_TREE_ROOT, MerkleTree, leafHash, rootFromInclusionProof, verifyConsistency, verifyInclusion } from './index.js';
+import {
+  EMPTY_TREE_ROOT,
+  MerkleTree,
+  leafHash,
+  rootFromInclusionProof,
+  verifyConsistency,
+  verifyInclusion,
+} from './index.js';
 
 /**
  * The certificate-transparency / Trillian test tree (vct-kms.md §A.12): 8 leaves, their hashes, every
  * root, and the published audit paths and consistency proofs. Proof hashes are listed by their first
  * 8 hex digits and resolved against the full hashes below, so each expected proof is exact.
  */
-const LEAVES = ['', '00', '10', '2021', '3031', '40414243', '5051525354555657', '606162636465666768696a6b6c6d6e6f'].map((hex) =>
-  Buffer.from(hex, 'hex'),
+const LEAVES = ['', '00', '10', '2021', '3031', '40414243', '5051525354555657', '606162636465666768696a6b6c6d6e6f'].map(
+  (hex) => Buffer.from(hex, 'hex'),
 );
 
 const LEAF_HASHES = [
@@ -88,21 +95,32 @@ describe('RFC 6962 reference tree', () => {
   it('gives the published root for every size 0..8, from the full tree and from a tree of just that size', () => {
     for (let size = 0; size <= 8; size++) {
       expect(tree.root(size).toString('hex'), `root(${size})`).toBe(ROOTS[size]);
-      expect(MerkleTree.fromLeafHashes(LEAF_HASHES.slice(0, size).map((h) => Buffer.from(h, 'hex'))).root().toString('hex')).toBe(ROOTS[size]);
+      expect(
+        MerkleTree.fromLeafHashes(LEAF_HASHES.slice(0, size).map((h) => Buffer.from(h, 'hex')))
+          .root()
+          .toString('hex'),
+      ).toBe(ROOTS[size]);
     }
   });
 
   it.each(PUBLISHED_PATHS)('PATH(%i, %i) is exactly the published audit path and verifies', (index, size, path) => {
     const proof = tree.inclusionProof(index, size);
     expect(hex(proof)).toEqual(path.map(resolve));
-    expect(verifyInclusion(index, size, Buffer.from(LEAF_HASHES[index]!, 'hex'), proof, Buffer.from(ROOTS[size]!, 'hex'))).toBe(true);
+    expect(
+      verifyInclusion(index, size, Buffer.from(LEAF_HASHES[index]!, 'hex'), proof, Buffer.from(ROOTS[size]!, 'hex')),
+    ).toBe(true);
   });
 
-  it.each(PUBLISHED_PROOFS)('PROOF(%i, %i) is exactly the published consistency proof and verifies', (first, second, path) => {
-    const proof = tree.consistencyProof(first, second);
-    expect(hex(proof)).toEqual(path.map(resolve));
-    expect(verifyConsistency(first, second, Buffer.from(ROOTS[first]!, 'hex'), Buffer.from(ROOTS[second]!, 'hex'), proof)).toBe(true);
-  });
+  it.each(PUBLISHED_PROOFS)(
+    'PROOF(%i, %i) is exactly the published consistency proof and verifies',
+    (first, second, path) => {
+      const proof = tree.consistencyProof(first, second);
+      expect(hex(proof)).toEqual(path.map(resolve));
+      expect(
+        verifyConsistency(first, second, Buffer.from(ROOTS[first]!, 'hex'), Buffer.from(ROOTS[second]!, 'hex'), proof),
+      ).toBe(true);
+    },
+  );
 
   it('verifies every audit path and every consistency proof up to size 8, and rejects their neighbours', () => {
     const root = (size: number): Buffer => Buffer.from(ROOTS[size]!, 'hex');
@@ -113,11 +131,16 @@ describe('RFC 6962 reference tree', () => {
         expect(verifyInclusion(index, size, leaf(index), proof, root(size)), `PATH(${index}, ${size})`).toBe(true);
         expect(rootFromInclusionProof(index, size, leaf(index), proof)!.equals(root(size))).toBe(true);
         for (let other = 0; other < 8; other++) {
-          if (other !== index) expect(verifyInclusion(other, size, leaf(index), proof, root(size)), `index ${other} for PATH(${index}, ${size})`).toBe(false);
+          if (other !== index)
+            expect(
+              verifyInclusion(other, size, leaf(index), proof, root(size)),
+              `index ${other} for PATH(${index}, ${size})`,
+            ).toBe(false);
           if (other !== index) expect(verifyInclusion(index, size, leaf(other), proof, root(size))).toBe(false);
         }
         for (let otherSize = 1; otherSize <= 8; otherSize++) {
-          if (otherSize !== size) expect(verifyInclusion(index, otherSize, leaf(index), proof, root(otherSize))).toBe(false);
+          if (otherSize !== size)
+            expect(verifyInclusion(index, otherSize, leaf(index), proof, root(otherSize))).toBe(false);
         }
       }
       for (let first = 0; first <= size; first++) {
@@ -125,9 +148,14 @@ describe('RFC 6962 reference tree', () => {
         expect(verifyConsistency(first, size, root(first), root(size), proof), `PROOF(${first}, ${size})`).toBe(true);
         // A non-empty proof binds its first size: no other first size (with that size's true root) accepts it.
         for (let otherFirst = 1; otherFirst <= size && first > 0 && first < size; otherFirst++) {
-          if (otherFirst !== first) expect(verifyConsistency(otherFirst, size, root(otherFirst), root(size), proof), `first ${otherFirst} for PROOF(${first}, ${size})`).toBe(false);
+          if (otherFirst !== first)
+            expect(
+              verifyConsistency(otherFirst, size, root(otherFirst), root(size), proof),
+              `first ${otherFirst} for PROOF(${first}, ${size})`,
+            ).toBe(false);
         }
-        if (first > 0 && first < size) expect(verifyConsistency(first, size, root(first === 1 ? 2 : first - 1), root(size), proof)).toBe(false);
+        if (first > 0 && first < size)
+          expect(verifyConsistency(first, size, root(first === 1 ? 2 : first - 1), root(size), proof)).toBe(false);
       }
     }
   });

@@ -42,7 +42,12 @@ function vectorsOf<T>(kind: string): [string, T][] {
  * Go's verifier compares equal-size roots as opaque bytes; here a root that is not a 32-byte SHA-256 is
  * malformed input and always false, so the "don't care" placeholder roots cannot verify.
  */
-const NOT_APPLICABLE = new Map([['additional/sizes-are-equal-one-and-proof-is-empty.json', 'placeholder 12-byte roots are malformed here, whatever the sizes']]);
+const NOT_APPLICABLE = new Map([
+  [
+    'additional/sizes-are-equal-one-and-proof-is-empty.json',
+    'placeholder 12-byte roots are malformed here, whatever the sizes',
+  ],
+]);
 
 const hash = (text: string | null): Buffer => Buffer.from(text ?? '', 'base64');
 const inclusion = vectorsOf<InclusionVector>('inclusion');
@@ -65,19 +70,32 @@ describe('transparency-dev/merkle proof vectors', () => {
     }
   });
 
-  it.each(inclusion.map(([path, vector]) => [path, vector.desc, vector] as const))('inclusion %s (%s)', (_path, _desc, v) => {
-    expect(verifyInclusion(v.leafIdx, v.treeSize, hash(v.leafHash), (v.proof ?? []).map(hash), hash(v.root))).toBe(!v.wantErr);
-    ran.inclusion++;
-  });
+  it.each(inclusion.map(([path, vector]) => [path, vector.desc, vector] as const))(
+    'inclusion %s (%s)',
+    (_path, _desc, v) => {
+      expect(verifyInclusion(v.leafIdx, v.treeSize, hash(v.leafHash), (v.proof ?? []).map(hash), hash(v.root))).toBe(
+        !v.wantErr,
+      );
+      ran.inclusion++;
+    },
+  );
 
-  it.each(consistency.map(([path, vector]) => [path, vector.desc, vector] as const))('consistency %s (%s)', (_path, _desc, v) => {
-    expect(verifyConsistency(v.size1, v.size2, hash(v.root1), hash(v.root2), (v.proof ?? []).map(hash))).toBe(!v.wantErr);
-    ran.consistency++;
-  });
+  it.each(consistency.map(([path, vector]) => [path, vector.desc, vector] as const))(
+    'consistency %s (%s)',
+    (_path, _desc, v) => {
+      expect(verifyConsistency(v.size1, v.size2, hash(v.root1), hash(v.root2), (v.proof ?? []).map(hash))).toBe(
+        !v.wantErr,
+      );
+      ran.consistency++;
+    },
+  );
 
-  it.each(notApplicable.map(([path, vector]) => [path, vector] as const))('not applicable: consistency %s answers false, by design', (path, v) => {
-    expect(NOT_APPLICABLE.get(path)).toBeDefined();
-    expect(hash(v.root1).length).not.toBe(32);
-    expect(verifyConsistency(v.size1, v.size2, hash(v.root1), hash(v.root2), (v.proof ?? []).map(hash))).toBe(false);
-  });
+  it.each(notApplicable.map(([path, vector]) => [path, vector] as const))(
+    'not applicable: consistency %s answers false, by design',
+    (path, v) => {
+      expect(NOT_APPLICABLE.get(path)).toBeDefined();
+      expect(hash(v.root1).length).not.toBe(32);
+      expect(verifyConsistency(v.size1, v.size2, hash(v.root1), hash(v.root2), (v.proof ?? []).map(hash))).toBe(false);
+    },
+  );
 });

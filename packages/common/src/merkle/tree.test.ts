@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors/index.js';
-import { EMPTY_TREE_ROOT, MerkleTree, leafHash, nodeHash, rootOfLeafHashes, verifyConsistency, verifyInclusion } from './index.js';
+import {
+  EMPTY_TREE_ROOT,
+  MerkleTree,
+  leafHash,
+  nodeHash,
+  rootOfLeafHashes,
+  verifyConsistency,
+  verifyInclusion,
+} from './index.js';
 
 /**
  * Property tests over trees up to 10,000 leaves, against a reference written straight from the RFC 6962
@@ -27,7 +35,11 @@ const k = (n: number): number => {
   return power;
 };
 const referenceMth = (d: Buffer[]): Buffer =>
-  d.length === 0 ? sha256(Buffer.alloc(0)) : d.length === 1 ? d[0]! : sha256(ONE, referenceMth(d.slice(0, k(d.length))), referenceMth(d.slice(k(d.length))));
+  d.length === 0
+    ? sha256(Buffer.alloc(0))
+    : d.length === 1
+      ? d[0]!
+      : sha256(ONE, referenceMth(d.slice(0, k(d.length))), referenceMth(d.slice(k(d.length))));
 const referencePath = (m: number, d: Buffer[]): Buffer[] => {
   if (d.length === 1) return [];
   const split = k(d.length);
@@ -59,7 +71,9 @@ describe('MerkleTree construction', () => {
   it('incremental appends and the bulk constructor store identical levels', () => {
     const bulk = MerkleTree.fromLeafHashes(leaves);
     expect(bulk.size).toBe(SIZE);
-    expect(bulk.levels().map((level) => level.toString('hex'))).toEqual(incremental.levels().map((level) => level.toString('hex')));
+    expect(bulk.levels().map((level) => level.toString('hex'))).toEqual(
+      incremental.levels().map((level) => level.toString('hex')),
+    );
     expect(MerkleTree.fromLeafHashes(Buffer.concat(leaves)).root().equals(bulk.root())).toBe(true);
   });
 
@@ -113,16 +127,32 @@ describe('MerkleTree proofs (randomised, past sizes included)', () => {
       const root = incremental.root(size);
       const leaf = leaves[index]!;
       const context = `PATH(${index}, ${size})`;
-      if (sample < 40) expect(proof.map((h) => h.toString('hex')), context).toEqual(referencePath(index, leaves.slice(0, size)).map((h) => h.toString('hex')));
+      if (sample < 40)
+        expect(
+          proof.map((h) => h.toString('hex')),
+          context,
+        ).toEqual(referencePath(index, leaves.slice(0, size)).map((h) => h.toString('hex')));
       expect(verifyInclusion(index, size, leaf, proof, root), context).toBe(true);
-      if (proof.length > 0) expect(verifyInclusion(index, size, leaf, tamperByte(proof, next), root), `${context} proof byte`).toBe(false);
-      expect(verifyInclusion(index, size, tamperByte([leaf], next)[0]!, proof, root), `${context} leaf byte`).toBe(false);
-      expect(verifyInclusion(index, size, leaf, proof, tamperByte([root], next)[0]!), `${context} root byte`).toBe(false);
+      if (proof.length > 0)
+        expect(verifyInclusion(index, size, leaf, tamperByte(proof, next), root), `${context} proof byte`).toBe(false);
+      expect(verifyInclusion(index, size, tamperByte([leaf], next)[0]!, proof, root), `${context} leaf byte`).toBe(
+        false,
+      );
+      expect(verifyInclusion(index, size, leaf, proof, tamperByte([root], next)[0]!), `${context} root byte`).toBe(
+        false,
+      );
       const otherIndex = (index + 1 + Math.floor(next() * (size - 1))) % size;
-      if (otherIndex !== index) expect(verifyInclusion(otherIndex, size, leaf, proof, root), `${context} index ${otherIndex}`).toBe(false);
+      if (otherIndex !== index)
+        expect(verifyInclusion(otherIndex, size, leaf, proof, root), `${context} index ${otherIndex}`).toBe(false);
       const otherSize = size < SIZE && next() < 0.5 ? size + 1 : Math.max(index + 1, size - 1);
-      if (otherSize !== size) expect(verifyInclusion(index, otherSize, leaf, proof, incremental.root(otherSize)), `${context} size ${otherSize}`).toBe(false);
-      expect(verifyInclusion(index, size, leaf, proof.slice(0, -1), root), `${context} truncated`).toBe(proof.length === 0);
+      if (otherSize !== size)
+        expect(
+          verifyInclusion(index, otherSize, leaf, proof, incremental.root(otherSize)),
+          `${context} size ${otherSize}`,
+        ).toBe(false);
+      expect(verifyInclusion(index, size, leaf, proof.slice(0, -1), root), `${context} truncated`).toBe(
+        proof.length === 0,
+      );
       expect(verifyInclusion(index, size, leaf, [...proof, root], root), `${context} extended`).toBe(false);
     }
   });
@@ -137,21 +167,41 @@ describe('MerkleTree proofs (randomised, past sizes included)', () => {
       const secondRoot = incremental.root(second);
       const context = `PROOF(${first}, ${second})`;
       if (sample < 40) {
-        expect(proof.map((h) => h.toString('hex')), context).toEqual(referenceSubproof(first, leaves.slice(0, second), true).map((h) => h.toString('hex')));
+        expect(
+          proof.map((h) => h.toString('hex')),
+          context,
+        ).toEqual(referenceSubproof(first, leaves.slice(0, second), true).map((h) => h.toString('hex')));
       }
       expect(verifyConsistency(first, second, firstRoot, secondRoot, proof), context).toBe(true);
-      expect(verifyConsistency(first, second, firstRoot, secondRoot, tamperByte(proof, next)), `${context} proof byte`).toBe(false);
-      expect(verifyConsistency(first, second, tamperByte([firstRoot], next)[0]!, secondRoot, proof), `${context} first root`).toBe(false);
-      expect(verifyConsistency(first, second, firstRoot, tamperByte([secondRoot], next)[0]!, proof), `${context} second root`).toBe(false);
+      expect(
+        verifyConsistency(first, second, firstRoot, secondRoot, tamperByte(proof, next)),
+        `${context} proof byte`,
+      ).toBe(false);
+      expect(
+        verifyConsistency(first, second, tamperByte([firstRoot], next)[0]!, secondRoot, proof),
+        `${context} first root`,
+      ).toBe(false);
+      expect(
+        verifyConsistency(first, second, firstRoot, tamperByte([secondRoot], next)[0]!, proof),
+        `${context} second root`,
+      ).toBe(false);
       const otherFirst = first > 1 && next() < 0.5 ? first - 1 : first + 1;
       if (otherFirst < second) {
-        expect(verifyConsistency(otherFirst, second, incremental.root(otherFirst), secondRoot, proof), `${context} first ${otherFirst}`).toBe(false);
+        expect(
+          verifyConsistency(otherFirst, second, incremental.root(otherFirst), secondRoot, proof),
+          `${context} first ${otherFirst}`,
+        ).toBe(false);
       }
       const otherSecond = second < SIZE && next() < 0.5 ? second + 1 : second - 1;
       if (otherSecond > first) {
-        expect(verifyConsistency(first, otherSecond, firstRoot, incremental.root(otherSecond), proof), `${context} second ${otherSecond}`).toBe(false);
+        expect(
+          verifyConsistency(first, otherSecond, firstRoot, incremental.root(otherSecond), proof),
+          `${context} second ${otherSecond}`,
+        ).toBe(false);
       }
-      expect(verifyConsistency(first, second, firstRoot, secondRoot, proof.slice(1)), `${context} truncated`).toBe(false);
+      expect(verifyConsistency(first, second, firstRoot, secondRoot, proof.slice(1)), `${context} truncated`).toBe(
+        false,
+      );
     }
   });
 
@@ -166,9 +216,20 @@ describe('MerkleTree proofs (randomised, past sizes included)', () => {
     for (let sample = 0; sample < 200; sample++) {
       const second = 1 + Math.floor(next() * 600);
       const first = Math.floor(next() * (second + 1));
-      expect(verifyConsistency(first, second, published[first]!, published[second]!, growing.consistencyProof(first, second)), `PROOF(${first}, ${second})`).toBe(true);
+      expect(
+        verifyConsistency(
+          first,
+          second,
+          published[first]!,
+          published[second]!,
+          growing.consistencyProof(first, second),
+        ),
+        `PROOF(${first}, ${second})`,
+      ).toBe(true);
       const index = Math.floor(next() * second);
-      expect(verifyInclusion(index, second, leaves[index]!, growing.inclusionProof(index, second), published[second]!)).toBe(true);
+      expect(
+        verifyInclusion(index, second, leaves[index]!, growing.inclusionProof(index, second), published[second]!),
+      ).toBe(true);
     }
   });
 
@@ -203,7 +264,10 @@ describe('MerkleTree and verifier input checks', () => {
   it('rejects level snapshots of the wrong shape', () => {
     const levels = tree.levels();
     badRequest(() => MerkleTree.fromLevels(levels.slice(0, 3)), 'a tree of 8 leaves has 4 levels, got 3');
-    badRequest(() => MerkleTree.fromLevels([levels[0]!, levels[1]!.subarray(32), levels[2]!, levels[3]!]), 'level 1 must hold 128 bytes, got 96');
+    badRequest(
+      () => MerkleTree.fromLevels([levels[0]!, levels[1]!.subarray(32), levels[2]!, levels[3]!]),
+      'level 1 must hold 128 bytes, got 96',
+    );
     badRequest(() => MerkleTree.fromLevels([Buffer.alloc(40)]), 'whole 32-byte hashes');
   });
 

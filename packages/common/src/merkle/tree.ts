@@ -29,7 +29,7 @@ export class MerkleTree {
    */
   static fromLeafHashes(leafHashes: readonly Uint8Array[] | Uint8Array): MerkleTree {
     const levels = [HashLevel.wrap(packLeafHashes(leafHashes))];
-    for (let below = levels[0]!; below.count > 1; ) {
+    for (let below = levels[0]!; below.count > 1;) {
       const count = Math.floor(below.count / 2);
       const bytes = Buffer.allocUnsafe(count * HASH_SIZE);
       for (let i = 0; i < count; i++) siblingsHashInto(below.siblings(2 * i), bytes, i * HASH_SIZE);
@@ -50,11 +50,13 @@ export class MerkleTree {
     if (leafBytes % HASH_SIZE !== 0) throw badRequest(`leaf level must hold whole ${HASH_SIZE}-byte hashes`);
     const size = leafBytes / HASH_SIZE;
     const expectedLevels = size <= 1 ? 1 : Math.floor(Math.log2(size)) + 1;
-    if (levels.length !== expectedLevels) throw badRequest(`a tree of ${size} leaves has ${expectedLevels} levels, got ${levels.length}`);
+    if (levels.length !== expectedLevels)
+      throw badRequest(`a tree of ${size} leaves has ${expectedLevels} levels, got ${levels.length}`);
     return new MerkleTree(
       levels.map((level, height) => {
         const expected = Math.floor(size / 2 ** height) * HASH_SIZE;
-        if (level.length !== expected) throw badRequest(`level ${height} must hold ${expected} bytes, got ${level.length}`);
+        if (level.length !== expected)
+          throw badRequest(`level ${height} must hold ${expected} bytes, got ${level.length}`);
         return HashLevel.wrap(Buffer.from(level));
       }),
     );
@@ -67,7 +69,8 @@ export class MerkleTree {
 
   /** Appends a leaf by its hash (`leafHash(data)`) and returns its index. */
   append(hash: Uint8Array): number {
-    if (!(hash instanceof Uint8Array) || hash.length !== HASH_SIZE) throw badRequest(`leaf hash must be ${HASH_SIZE} bytes`);
+    if (!(hash instanceof Uint8Array) || hash.length !== HASH_SIZE)
+      throw badRequest(`leaf hash must be ${HASH_SIZE} bytes`);
     const index = this.size;
     this.#levels[0]!.push(hash);
     // Each time the new node is a right child, its parent subtree has just become complete.
@@ -188,13 +191,15 @@ export function rootOfLeafHashes(leafHashes: readonly Uint8Array[] | Uint8Array)
 
 function packLeafHashes(leafHashes: readonly Uint8Array[] | Uint8Array): Buffer {
   if (leafHashes instanceof Uint8Array) {
-    if (leafHashes.length % HASH_SIZE !== 0) throw badRequest(`packed leaf hashes must be a multiple of ${HASH_SIZE} bytes`);
+    if (leafHashes.length % HASH_SIZE !== 0)
+      throw badRequest(`packed leaf hashes must be a multiple of ${HASH_SIZE} bytes`);
     return Buffer.from(leafHashes);
   }
   if (!Array.isArray(leafHashes)) throw badRequest('leaf hashes must be an array or a packed buffer');
   const packed = Buffer.allocUnsafe(leafHashes.length * HASH_SIZE);
   leafHashes.forEach((hash, index) => {
-    if (!(hash instanceof Uint8Array) || hash.length !== HASH_SIZE) throw badRequest(`leaf hash ${index} must be ${HASH_SIZE} bytes`);
+    if (!(hash instanceof Uint8Array) || hash.length !== HASH_SIZE)
+      throw badRequest(`leaf hash ${index} must be ${HASH_SIZE} bytes`);
     packed.set(hash, index * HASH_SIZE);
   });
   return packed;

@@ -20,8 +20,14 @@ function sameHash(a: Uint8Array, b: Uint8Array): boolean {
  * The root an inclusion proof leads to, or undefined when the proof cannot be valid for (index, size):
  * RFC 9162 §2.1.3.2 steps 1–3 plus the `sn == 0` half of step 4.
  */
-export function rootFromInclusionProof(leafIndex: number, treeSize: number, leafHash: Uint8Array, proof: readonly Uint8Array[]): Buffer | undefined {
-  if (!isSize(leafIndex) || !isSize(treeSize) || leafIndex >= treeSize || !isHash(leafHash) || !Array.isArray(proof)) return undefined;
+export function rootFromInclusionProof(
+  leafIndex: number,
+  treeSize: number,
+  leafHash: Uint8Array,
+  proof: readonly Uint8Array[],
+): Buffer | undefined {
+  if (!isSize(leafIndex) || !isSize(treeSize) || leafIndex >= treeSize || !isHash(leafHash) || !Array.isArray(proof))
+    return undefined;
   let fn = leafIndex;
   let sn = treeSize - 1;
   let r: Buffer = Buffer.from(leafHash);
@@ -44,7 +50,13 @@ export function rootFromInclusionProof(leafIndex: number, treeSize: number, leaf
 }
 
 /** RFC 9162 §2.1.3.2: does `proof` show the leaf with hash `leafHash` at `leafIndex` in the tree of `treeSize` with `root`? */
-export function verifyInclusion(leafIndex: number, treeSize: number, leafHash: Uint8Array, proof: readonly Uint8Array[], root: Uint8Array): boolean {
+export function verifyInclusion(
+  leafIndex: number,
+  treeSize: number,
+  leafHash: Uint8Array,
+  proof: readonly Uint8Array[],
+  root: Uint8Array,
+): boolean {
   if (!isHash(root)) return false;
   const computed = rootFromInclusionProof(leafIndex, treeSize, leafHash, proof);
   return computed !== undefined && sameHash(computed, root);
@@ -58,7 +70,14 @@ export function verifyConsistency(
   secondRoot: Uint8Array,
   proof: readonly Uint8Array[],
 ): boolean {
-  if (!isSize(firstSize) || !isSize(secondSize) || firstSize > secondSize || !isHash(firstRoot) || !isHash(secondRoot) || !Array.isArray(proof)) {
+  if (
+    !isSize(firstSize) ||
+    !isSize(secondSize) ||
+    firstSize > secondSize ||
+    !isHash(firstRoot) ||
+    !isHash(secondRoot) ||
+    !Array.isArray(proof)
+  ) {
     return false;
   }
   // Trillian's preconditions: equal sizes need equal roots and no proof; every tree extends the empty one.

@@ -2,4 +2,12 @@
  * A prom-client registry per service (never the global one, so several services or test apps in one
  * process do not collide), default process metrics, and prefixed metric constructors.
  */
-export { createMetrics, observeDuration, DEFAULT_BUCKETS, type Metrics, type MetricsOptions, type MetricOptions, type HistogramOptions } from './metrics.js';
+export {
+  createMetrics,
+  observeDuration,
+  DEFAULT_BUCKETS,
+  type Metrics,
+  type MetricsOptions,
+  type MetricOptions,
+  type HistogramOptions,
+} from './metrics.js';

@@ -5,10 +5,16 @@ import { parsePrometheusText } from './prometheus-text.test-helpers.js';
 describe('metrics', () => {
   it('exposes prefixed metrics and process metrics as Prometheus text', async () => {
     const metrics = createMetrics({ prefix: 'node_' });
-    const inbox = metrics.histogram({ name: 'activitypub_inbox_handler_seconds', help: 'Seconds to handle an inbox activity', labelNames: ['type'] });
+    const inbox = metrics.histogram({
+      name: 'activitypub_inbox_handler_seconds',
+      help: 'Seconds to handle an inbox activity',
+      labelNames: ['type'],
+    });
     inbox.observe({ type: 'Create' }, 0.02);
     inbox.observe({ type: 'Create' }, 3);
-    metrics.counter({ name: 'activitypub_outbox_count', help: 'Activities posted', labelNames: ['type'] }).inc({ type: 'Follow' });
+    metrics
+      .counter({ name: 'activitypub_outbox_count', help: 'Activities posted', labelNames: ['type'] })
+      .inc({ type: 'Follow' });
     metrics.gauge({ name: 'queue_depth', help: 'Waiting items' }).set(7);
 
     const { contentType, body } = await metrics.exposition();
@@ -41,14 +47,18 @@ describe('metrics', () => {
   it('adds default labels to every series', async () => {
     const metrics = createMetrics({ prefix: 'vct_', processMetrics: false, defaultLabels: { instance: 'log-1' } });
     metrics.counter({ name: 'entries_total', help: 'entries' }).inc();
-    expect(parsePrometheusText((await metrics.exposition()).body).value('vct_entries_total', { instance: 'log-1' })).toBe(1);
+    expect(
+      parsePrometheusText((await metrics.exposition()).body).value('vct_entries_total', { instance: 'log-1' }),
+    ).toBe(1);
   });
 
   it('times work whether it succeeds or fails', async () => {
     const metrics = createMetrics({ processMetrics: false });
     const seconds = metrics.histogram({ name: 'work_seconds', help: 'w', labelNames: ['outcome'] });
     await expect(observeDuration(seconds, { outcome: 'ok' }, async () => 'done')).resolves.toBe('done');
-    await expect(observeDuration(seconds, { outcome: 'failed' }, async () => Promise.reject(new Error('no')))).rejects.toThrow('no');
+    await expect(
+      observeDuration(seconds, { outcome: 'failed' }, async () => Promise.reject(new Error('no'))),
+    ).rejects.toThrow('no');
     const text = parsePrometheusText((await metrics.exposition()).body);
     expect(text.value('work_seconds_count', { outcome: 'ok' })).toBe(1);
     expect(text.value('work_seconds_count', { outcome: 'failed' })).toBe(1);

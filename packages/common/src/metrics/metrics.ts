@@ -54,9 +54,17 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registry,
     prefix,
     counter: <L extends string>({ name, help, labelNames = [] }: MetricOptions<L>) =>
-      getOrCreate(Counter, name, () => new Counter<L>({ name: prefix + name, help, labelNames, registers: [registry] })) as Counter<L>,
+      getOrCreate(
+        Counter,
+        name,
+        () => new Counter<L>({ name: prefix + name, help, labelNames, registers: [registry] }),
+      ) as Counter<L>,
     gauge: <L extends string>({ name, help, labelNames = [] }: MetricOptions<L>) =>
-      getOrCreate(Gauge, name, () => new Gauge<L>({ name: prefix + name, help, labelNames, registers: [registry] })) as Gauge<L>,
+      getOrCreate(
+        Gauge,
+        name,
+        () => new Gauge<L>({ name: prefix + name, help, labelNames, registers: [registry] }),
+      ) as Gauge<L>,
     histogram: <L extends string>({ name, help, labelNames = [], buckets = DEFAULT_BUCKETS }: HistogramOptions<L>) =>
       getOrCreate(
         Histogram,

@@ -57,7 +57,9 @@ export function parsePrometheusText(text: string): Exposition {
     types,
     samples,
     value(name, wanted = {}) {
-      const found = samples.filter((s) => s.name === name && Object.entries(wanted).every(([k, v]) => s.labels[k] === v));
+      const found = samples.filter(
+        (s) => s.name === name && Object.entries(wanted).every(([k, v]) => s.labels[k] === v),
+      );
       if (found.length > 1) throw new Error(`${found.length} samples match ${name}`);
       return found[0]?.value;
     },

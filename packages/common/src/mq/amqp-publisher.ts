@@ -127,7 +127,10 @@ export class AmqpPublisher {
           await ch.assertQueue(spec.name, spec.options);
         } catch (error) {
           if (PERMANENT_CODES.has(amqpCode(error) ?? 0)) {
-            throw internal(`amqp: cannot declare queue ${spec.name}: ${errorMessage(error)}`, { cause: error, retryable: false });
+            throw internal(`amqp: cannot declare queue ${spec.name}: ${errorMessage(error)}`, {
+              cause: error,
+              retryable: false,
+            });
           }
           throw error;
         }
@@ -142,13 +145,21 @@ export class AmqpPublisher {
     for (const n of names) this.declared.delete(n);
   }
 
-  private async send(ch: ConfirmChannel, queue: string, content: Buffer, props: Options.Publish, deadline: number): Promise<void> {
+  private async send(
+    ch: ConfirmChannel,
+    queue: string,
+    content: Buffer,
+    props: Options.Publish,
+    deadline: number,
+  ): Promise<void> {
     while (this.drain) await withDeadline(this.drain, deadline, 'waiting for the publisher channel to drain');
     const id = `p${(this.seq++).toString(36)}`;
     try {
       await withDeadline(
         new Promise<void>((resolve, reject) => {
-          const ok = ch.publish('', queue, content, { ...props, correlationId: id, mandatory: true }, (err: unknown) => (err ? reject(err) : resolve()));
+          const ok = ch.publish('', queue, content, { ...props, correlationId: id, mandatory: true }, (err: unknown) =>
+            err ? reject(err) : resolve(),
+          );
           if (!ok && !this.drain) {
             // The socket buffer is full: later publishes wait for it to drain (or for the channel to go).
             const drained = new Promise<void>((r) => {
@@ -174,14 +185,26 @@ export class AmqpPublisher {
    * broker has confirmed it. Retries transient failures (connection loss, nack, unroutable) until the
    * publish timeout.
    */
-  publish(declare: readonly QueueSpec[], target: string, content: Buffer, props: Options.Publish, label: string): Promise<void> {
+  publish(
+    declare: readonly QueueSpec[],
+    target: string,
+    content: Buffer,
+    props: Options.Publish,
+    label: string,
+  ): Promise<void> {
     const task = this.run(declare, target, content, props, label);
     this.inFlight.add(task);
     void task.catch(() => undefined).finally(() => this.inFlight.delete(task));
     return task;
   }
 
-  private async run(declare: readonly QueueSpec[], target: string, content: Buffer, props: Options.Publish, label: string): Promise<void> {
+  private async run(
+    declare: readonly QueueSpec[],
+    target: string,
+    content: Buffer,
+    props: Options.Publish,
+    label: string,
+  ): Promise<void> {
     const deadline = Date.now() + this.timeoutMs;
     let lastError: unknown;
     for (let attempt = 0; ; attempt++) {
@@ -198,7 +221,10 @@ export class AmqpPublisher {
         const remaining = deadline - Date.now();
         if (remaining <= 0 || error instanceof DeadlineError) {
           const why = lastError === undefined ? 'no connection to the broker' : errorMessage(lastError);
-          throw unavailable(`${label}: not confirmed by the broker within ${this.timeoutMs} ms (${why})`, { cause: lastError, retryable: true });
+          throw unavailable(`${label}: not confirmed by the broker within ${this.timeoutMs} ms (${why})`, {
+            cause: lastError,
+            retryable: true,
+          });
         }
         await sleep(Math.min(remaining, 25 * 2 ** Math.min(attempt, 6)));
       }

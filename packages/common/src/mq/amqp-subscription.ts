@@ -19,7 +19,13 @@ export interface SubscriptionHost {
   readonly model: RecoveringChannelModel;
   readonly timeoutMs: number;
   isConnected(): boolean;
-  republish(declare: readonly QueueSpec[], target: string, content: Buffer, props: Options.Publish, label: string): Promise<void>;
+  republish(
+    declare: readonly QueueSpec[],
+    target: string,
+    content: Buffer,
+    props: Options.Publish,
+    label: string,
+  ): Promise<void>;
   detach(subscription: AmqpSubscription): void;
   onError(error: unknown, context: string): void;
 }
@@ -126,7 +132,8 @@ export class AmqpSubscription implements Subscription {
     const raw = (msg.properties.headers ?? {}) as Record<string, unknown>;
     const attempt = positiveInt(raw[HEADERS.attempt]) ?? 1;
     const publishedAt =
-      positiveInt(raw[HEADERS.publishedAt]) ?? (typeof msg.properties.timestamp === 'number' ? msg.properties.timestamp * 1000 : Date.now());
+      positiveInt(raw[HEADERS.publishedAt]) ??
+      (typeof msg.properties.timestamp === 'number' ? msg.properties.timestamp * 1000 : Date.now());
     const id = typeof msg.properties.messageId === 'string' ? msg.properties.messageId : randomUUID();
     const headers = visibleHeaders(raw);
     let body: unknown;
@@ -137,7 +144,13 @@ export class AmqpSubscription implements Subscription {
         id,
         attempt: 1,
         publishedAt,
-        headers: deadLetterHeaders(headers, this.topic, 'invalid-message', `body is not JSON: ${errorMessage(error)}`, attempt),
+        headers: deadLetterHeaders(
+          headers,
+          this.topic,
+          'invalid-message',
+          `body is not JSON: ${errorMessage(error)}`,
+          attempt,
+        ),
       });
       return;
     }

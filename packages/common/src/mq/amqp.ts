@@ -11,7 +11,14 @@ import { AmqpSubscription, type SubscriptionHost } from './amqp-subscription.js'
 import { waitQueue, workQueue, type QueueSpec } from './amqp-topology.js';
 import { checkTopic, HEADERS, prepareMessage } from './message.js';
 import { resolveQueueDefaults, resolveSubscribeOptions, type QueueDefaults, type QueueOptions } from './options.js';
-import { deadLetterTopic, type Handler, type MessageQueue, type PublishOptions, type SubscribeOptions, type Subscription } from './types.js';
+import {
+  deadLetterTopic,
+  type Handler,
+  type MessageQueue,
+  type PublishOptions,
+  type SubscribeOptions,
+  type Subscription,
+} from './types.js';
 
 export interface AmqpQueueOptions extends QueueOptions {
   /** amqp:// or amqps:// URL (credentials, host, port, vhost). */
@@ -55,13 +62,16 @@ export function checkAmqpUrl(url: string): string | undefined {
   } catch {
     return 'is not a valid URL (check the host and that the port is a number from 1 to 65535)';
   }
-  if (parsed.protocol !== 'amqp:' && parsed.protocol !== 'amqps:') return `must start with amqp:// or amqps://, not ${parsed.protocol}//`;
+  if (parsed.protocol !== 'amqp:' && parsed.protocol !== 'amqps:')
+    return `must start with amqp:// or amqps://, not ${parsed.protocol}//`;
   if (parsed.hostname === '') return 'names no host';
   if (parsed.port === '0') return 'has port 0';
   const path = parsed.pathname;
-  if (path.length > 1 && path.slice(1).includes('/')) return 'has more than one path segment: the vhost is one segment (write a "/" inside it as %2F)';
+  if (path.length > 1 && path.slice(1).includes('/'))
+    return 'has more than one path segment: the vhost is one segment (write a "/" inside it as %2F)';
   for (const [name, value] of parsed.searchParams) {
-    if (['heartbeat', 'frameMax', 'channelMax'].includes(name) && !/^\d+$/.test(value)) return `has a non-numeric ${name}`;
+    if (['heartbeat', 'frameMax', 'channelMax'].includes(name) && !/^\d+$/.test(value))
+      return `has a non-numeric ${name}`;
   }
   return undefined;
 }
@@ -109,7 +119,8 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
 
   /** Connects (retrying with backoff up to `connectTimeoutMs`; failing at once on refused credentials). */
   static async connect(options: AmqpQueueOptions): Promise<AmqpMessageQueue> {
-    if (typeof options.url !== 'string' || !/^amqps?:\/\//.test(options.url)) throw badRequest('amqp message queue needs an amqp:// or amqps:// URL');
+    if (typeof options.url !== 'string' || !/^amqps?:\/\//.test(options.url))
+      throw badRequest('amqp message queue needs an amqp:// or amqps:// URL');
     const urlProblem = checkAmqpUrl(options.url);
     if (urlProblem) throw badRequest(`amqp URL ${redactUrl(options.url)} ${urlProblem}`);
     const defaults = resolveQueueDefaults(options);
@@ -118,7 +129,9 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
     for (const [name, v] of Object.entries({ publishTimeoutMs, connectTimeoutMs })) {
       if (!Number.isFinite(v) || v <= 0) throw badRequest(`amqp message queue: ${name} must be a positive number`);
     }
-    const report = options.onError ?? ((error: unknown, context: string) => console.warn(`mq amqp: ${context}: ${errorMessage(error)}`));
+    const report =
+      options.onError ??
+      ((error: unknown, context: string) => console.warn(`mq amqp: ${context}: ${errorMessage(error)}`));
     const socketOptions = {
       clientProperties: { connection_name: options.connectionName ?? `anchor-${process.pid}` },
       recovery: {
@@ -142,9 +155,17 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
         new Promise<void>((resolve, reject) => {
           model.on('connect-failed', (error: unknown) => {
             lastError = error;
-            if (isAuthFailure(error)) reject(unavailable(`amqp: ${where} refused the credentials: ${errorMessage(error)}`, { retryable: false }));
+            if (isAuthFailure(error))
+              reject(
+                unavailable(`amqp: ${where} refused the credentials: ${errorMessage(error)}`, { retryable: false }),
+              );
             else if (isVhostRefusal(error)) {
-              reject(unavailable(`amqp: ${where} refused the virtual host ${JSON.stringify(vhostOf(options.url))}: it does not exist, or the user may not use it`, { retryable: false }));
+              reject(
+                unavailable(
+                  `amqp: ${where} refused the virtual host ${JSON.stringify(vhostOf(options.url))}: it does not exist, or the user may not use it`,
+                  { retryable: false },
+                ),
+              );
             }
           });
           model.waitForConnect().then(() => resolve(), reject);
@@ -155,9 +176,12 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
     } catch (error) {
       await model.close().catch(() => undefined);
       if (AppError.is(error)) throw error;
-      throw unavailable(`amqp: cannot connect to ${where} within ${connectTimeoutMs} ms (${lastError === undefined ? errorMessage(error) : errorMessage(lastError)})`, {
-        cause: lastError ?? error,
-      });
+      throw unavailable(
+        `amqp: cannot connect to ${where} within ${connectTimeoutMs} ms (${lastError === undefined ? errorMessage(error) : errorMessage(lastError)})`,
+        {
+          cause: lastError ?? error,
+        },
+      );
     }
     return new AmqpMessageQueue(model, defaults, publishTimeoutMs, report);
   }
@@ -190,10 +214,22 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
       timestamp: Math.floor(m.publishedAt / 1000),
       headers: { ...m.headers, [HEADERS.attempt]: 1, [HEADERS.publishedAt]: m.publishedAt },
     };
-    await this.publisher.publish(declare, declare[declare.length - 1]!.name, Buffer.from(m.json, 'utf8'), props, `publish ${m.id} to ${topic}`);
+    await this.publisher.publish(
+      declare,
+      declare[declare.length - 1]!.name,
+      Buffer.from(m.json, 'utf8'),
+      props,
+      `publish ${m.id} to ${topic}`,
+    );
   }
 
-  republish(declare: readonly QueueSpec[], target: string, content: Buffer, props: Options.Publish, label: string): Promise<void> {
+  republish(
+    declare: readonly QueueSpec[],
+    target: string,
+    content: Buffer,
+    props: Options.Publish,
+    label: string,
+  ): Promise<void> {
     for (const spec of declare) this.rememberWaitQueueOf(spec);
     return this.publisher.publish(declare, target, content, props, label);
   }
@@ -213,7 +249,12 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
     this.assertOpen();
     checkTopic(topic);
     if (typeof handler !== 'function') throw badRequest(`topic ${topic}: a handler must be a function`);
-    const subscription = new AmqpSubscription(this, topic, handler as Handler<unknown>, resolveSubscribeOptions(this.defaults, options));
+    const subscription = new AmqpSubscription(
+      this,
+      topic,
+      handler as Handler<unknown>,
+      resolveSubscribeOptions(this.defaults, options),
+    );
     this.subscriptions.add(subscription);
     try {
       await subscription.start();

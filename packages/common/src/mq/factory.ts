@@ -23,11 +23,16 @@ export interface MessageQueueConfig extends QueueOptions, Omit<AmqpQueueOptions,
 
 export async function createMessageQueue(config: MessageQueueConfig = {}): Promise<MessageQueue> {
   const { identity, namespace, onForeignMessage } = config;
-  if (namespace !== undefined && identity === undefined) throw badRequest('an MQ namespace needs the identity of the service using it');
+  if (namespace !== undefined && identity === undefined)
+    throw badRequest('an MQ namespace needs the identity of the service using it');
   const queue = await createAdapter(config);
   if (identity === undefined) return queue;
   try {
-    return namespacedQueue(queue, { identity, namespace: namespace ?? namespaceFor(identity), ...(onForeignMessage ? { onForeignMessage } : {}) });
+    return namespacedQueue(queue, {
+      identity,
+      namespace: namespace ?? namespaceFor(identity),
+      ...(onForeignMessage ? { onForeignMessage } : {}),
+    });
   } catch (error) {
     await queue.close();
     throw error;
@@ -38,5 +43,7 @@ async function createAdapter(config: MessageQueueConfig): Promise<MessageQueue> 
   const url = config.url?.trim() ?? '';
   if (url === '') return createMemMessageQueue(config);
   if (/^amqps?:\/\//i.test(url)) return createAmqpMessageQueue({ ...config, url });
-  throw badRequest(`unsupported message queue URL ${JSON.stringify(redactUrl(url))} (expected empty for in-process, or amqp:// / amqps://)`);
+  throw badRequest(
+    `unsupported message queue URL ${JSON.stringify(redactUrl(url))} (expected empty for in-process, or amqp:// / amqps://)`,
+  );
 }

@@ -9,8 +9,22 @@
  */
 import { unavailable } from '../errors/index.js';
 import { checkTopic, deadLetterHeaders, prepareMessage, visibleHeaders } from './message.js';
-import { failureOutcome, resolveQueueDefaults, resolveSubscribeOptions, type QueueDefaults, type QueueOptions } from './options.js';
-import { deadLetterTopic, type Delivery, type Handler, type MessageQueue, type PublishOptions, type SubscribeOptions, type Subscription } from './types.js';
+import {
+  failureOutcome,
+  resolveQueueDefaults,
+  resolveSubscribeOptions,
+  type QueueDefaults,
+  type QueueOptions,
+} from './options.js';
+import {
+  deadLetterTopic,
+  type Delivery,
+  type Handler,
+  type MessageQueue,
+  type PublishOptions,
+  type SubscribeOptions,
+  type Subscription,
+} from './types.js';
 
 interface QueuedMessage {
   id: string;
@@ -173,7 +187,13 @@ export class MemMessageQueue implements MessageQueue {
   async publish<T>(topic: string, body: T, options?: PublishOptions): Promise<void> {
     if (this.closed) throw unavailable('mem message queue is closed');
     const m = prepareMessage(topic, body, options);
-    const message: QueuedMessage = { id: m.id, json: m.json, headers: m.headers, attempt: 1, publishedAt: m.publishedAt };
+    const message: QueuedMessage = {
+      id: m.id,
+      json: m.json,
+      headers: m.headers,
+      attempt: 1,
+      publishedAt: m.publishedAt,
+    };
     if (m.delayMs > 0) this.later(m.delayMs, () => this.enqueue(topic, message));
     else this.enqueue(topic, message);
   }
@@ -181,7 +201,12 @@ export class MemMessageQueue implements MessageQueue {
   async subscribe<T>(topic: string, handler: Handler<T>, options?: SubscribeOptions): Promise<Subscription> {
     if (this.closed) throw unavailable('mem message queue is closed');
     checkTopic(topic);
-    const consumer = new Consumer(topic, handler as Handler<unknown>, resolveSubscribeOptions(this.defaults, options), this);
+    const consumer = new Consumer(
+      topic,
+      handler as Handler<unknown>,
+      resolveSubscribeOptions(this.defaults, options),
+      this,
+    );
     this.topic(topic).consumers.push(consumer);
     this.dispatch(topic);
     return consumer;
@@ -205,4 +230,3 @@ export class MemMessageQueue implements MessageQueue {
 export function createMemMessageQueue(options?: QueueOptions): MessageQueue {
   return new MemMessageQueue(options);
 }
-

@@ -30,7 +30,9 @@ const TOPIC = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
 
 export function checkTopic(topic: unknown): asserts topic is string {
   if (typeof topic !== 'string' || !TOPIC.test(topic) || topic.startsWith('amq.')) {
-    throw badRequest(`invalid topic ${JSON.stringify(topic)}: use 1-200 letters, digits, ".", "_", ":" or "-" (not starting with "amq.")`);
+    throw badRequest(
+      `invalid topic ${JSON.stringify(topic)}: use 1-200 letters, digits, ".", "_", ":" or "-" (not starting with "amq.")`,
+    );
   }
 }
 
@@ -56,24 +58,40 @@ export function prepareMessage(topic: unknown, body: unknown, options: PublishOp
     throw badRequest(`topic ${topic}: delayMs must be a number from 0 to ${MAX_DELAY_MS}`);
   }
   const id = options.messageId ?? randomUUID();
-  if (typeof id !== 'string' || id.length === 0 || id.length > 255) throw badRequest(`topic ${topic}: messageId must be a string of 1-255 characters`);
+  if (typeof id !== 'string' || id.length === 0 || id.length > 255)
+    throw badRequest(`topic ${topic}: messageId must be a string of 1-255 characters`);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(options.headers ?? {})) {
-    if (name.toLowerCase().startsWith('x-')) throw badRequest(`topic ${topic}: header "${name}": names starting with "x-" are reserved`);
+    if (name.toLowerCase().startsWith('x-'))
+      throw badRequest(`topic ${topic}: header "${name}": names starting with "x-" are reserved`);
     if (typeof value !== 'string') throw badRequest(`topic ${topic}: header "${name}" must be a string`);
     headers[name] = value;
   }
   return { id, json, headers, delayMs: Math.ceil(delayMs), publishedAt: Date.now() };
 }
 
-const HIDDEN = new Set<string>([HEADERS.attempt, HEADERS.publishedAt, 'x-death', 'x-first-death-exchange', 'x-first-death-queue', 'x-first-death-reason', 'x-last-death-exchange', 'x-last-death-queue', 'x-last-death-reason']);
+const HIDDEN = new Set<string>([
+  HEADERS.attempt,
+  HEADERS.publishedAt,
+  'x-death',
+  'x-first-death-exchange',
+  'x-first-death-queue',
+  'x-first-death-reason',
+  'x-last-death-exchange',
+  'x-last-death-queue',
+  'x-last-death-reason',
+]);
 
 /** The headers a handler sees: user headers and dead-letter details, as strings; transport headers dropped. */
 export function visibleHeaders(raw: Record<string, unknown> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw ?? {})) {
     if (HIDDEN.has(name) || value === undefined || value === null) continue;
-    out[name] = Buffer.isBuffer(value) ? value.toString('utf8') : typeof value === 'object' ? JSON.stringify(value) : String(value);
+    out[name] = Buffer.isBuffer(value)
+      ? value.toString('utf8')
+      : typeof value === 'object'
+        ? JSON.stringify(value)
+        : String(value);
   }
   return out;
 }

@@ -43,7 +43,9 @@ describe('namespaceFor', () => {
     expect(checkNamespace('')).toMatch(/1-100/);
     expect(checkNamespace('a/b')).toMatch(/letters/);
     expect(checkNamespace('.a')).toMatch(/starting/);
-    expect(() => namespacedQueue(createMemMessageQueue(), { namespace: 'a b', identity: 'x' })).toThrow(/MQ namespace "a b"/);
+    expect(() => namespacedQueue(createMemMessageQueue(), { namespace: 'a b', identity: 'x' })).toThrow(
+      /MQ namespace "a b"/,
+    );
     expect(() => namespaceFor('')).toThrow(/non-empty identity/);
   });
 });
@@ -67,8 +69,14 @@ describe('namespaced queue', () => {
 
   it('keeps two services on one broker apart: each consumes exactly its own', async () => {
     const broker = createMemMessageQueue(fast);
-    const one = namespacedQueue(broker, { namespace: namespaceFor('https://one/services/node'), identity: 'https://one/services/node' });
-    const two = namespacedQueue(broker, { namespace: namespaceFor('https://two/services/node'), identity: 'https://two/services/node' });
+    const one = namespacedQueue(broker, {
+      namespace: namespaceFor('https://one/services/node'),
+      identity: 'https://one/services/node',
+    });
+    const two = namespacedQueue(broker, {
+      namespace: namespaceFor('https://two/services/node'),
+      identity: 'https://two/services/node',
+    });
     const a = await collect(one, 'node.anchor');
     const b = await collect(two, 'node.anchor');
     for (let i = 0; i < 50; i++) {
@@ -84,7 +92,11 @@ describe('namespaced queue', () => {
   it('refuses a message of another identity on a shared namespace, without losing it', async () => {
     const broker = createMemMessageQueue(fast);
     const foreign: Array<string | undefined> = [];
-    const mine = namespacedQueue(broker, { namespace: 'shared', identity: 'me', onForeignMessage: (_t, who) => foreign.push(who) });
+    const mine = namespacedQueue(broker, {
+      namespace: 'shared',
+      identity: 'me',
+      onForeignMessage: (_t, who) => foreign.push(who),
+    });
     const theirs = namespacedQueue(broker, { namespace: 'shared', identity: 'them' });
     const handled: unknown[] = [];
     await mine.subscribe('work', async (d) => {
@@ -99,7 +111,9 @@ describe('namespaced queue', () => {
     expect(foreign).toContain('them');
     expect(foreign).toContain(undefined);
     expect(dead.seen.map((d) => d.headers['x-dead-letter-reason'])).toEqual(['max-attempts', 'max-attempts']);
-    expect(dead.seen.map((d) => d.headers['x-dead-letter-error']).join(' ')).toMatch(/published by "them", not by this service \(me\): refused/);
+    expect(dead.seen.map((d) => d.headers['x-dead-letter-error']).join(' ')).toMatch(
+      /published by "them", not by this service \(me\): refused/,
+    );
     await broker.close();
   });
 });

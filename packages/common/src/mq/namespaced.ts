@@ -31,7 +31,9 @@ export interface NamespaceOptions {
 
 /** Whether `value` is usable as a namespace (the rule `--mq-namespace` is checked against). */
 export function checkNamespace(value: string): string | undefined {
-  return NAMESPACE.test(value) ? undefined : 'must be 1-100 letters, digits, ".", "_" or "-", starting with a letter or digit';
+  return NAMESPACE.test(value)
+    ? undefined
+    : 'must be 1-100 letters, digits, ".", "_" or "-", starting with a letter or digit';
 }
 
 /**
@@ -87,7 +89,9 @@ class NamespacedMessageQueue implements MessageQueue {
         const from = delivery.headers[IDENTITY_HEADER];
         if (from !== identity) {
           onForeignMessage?.(topic, from);
-          throw transient(`message ${delivery.id} on ${topic} was published by ${from === undefined ? 'an unnamed publisher' : JSON.stringify(from)}, not by this service (${identity}): refused`);
+          throw transient(
+            `message ${delivery.id} on ${topic} was published by ${from === undefined ? 'an unnamed publisher' : JSON.stringify(from)}, not by this service (${identity}): refused`,
+          );
         }
         await handler({ ...delivery, topic });
       },

@@ -2,20 +2,40 @@ import { describe, expect, it } from 'vitest';
 import { AppError, permanent, transient } from '../errors/index.js';
 import { quantizeDelay, waitQueue } from './amqp-topology.js';
 import { checkTopic, deadLetterHeaders, HEADERS, prepareMessage, visibleHeaders } from './message.js';
-import { backoffDelay, DEFAULT_QUEUE_DEFAULTS, failureOutcome, resolveQueueDefaults, resolveSubscribeOptions } from './options.js';
+import {
+  backoffDelay,
+  DEFAULT_QUEUE_DEFAULTS,
+  failureOutcome,
+  resolveQueueDefaults,
+  resolveSubscribeOptions,
+} from './options.js';
 
 describe('redelivery policy', () => {
   it('backs off like the original: 2 s x 1.5 per attempt, capped at 1 min', () => {
     const delays = Array.from({ length: 12 }, (_, i) => backoffDelay(DEFAULT_QUEUE_DEFAULTS.backoff, i + 1));
-    expect(delays).toEqual([2_000, 3_000, 4_500, 6_750, 10_125, 15_188, 22_781, 34_172, 51_258, 60_000, 60_000, 60_000]);
+    expect(delays).toEqual([
+      2_000, 3_000, 4_500, 6_750, 10_125, 15_188, 22_781, 34_172, 51_258, 60_000, 60_000, 60_000,
+    ]);
   });
 
   it('retries retryable failures until maxAttempts deliveries failed, dead-letters the rest', () => {
     const policy = resolveQueueDefaults({ maxAttempts: 3 });
     expect(failureOutcome(new Error('x'), 1, policy)).toEqual({ kind: 'retry', delayMs: 2_000, nextAttempt: 2 });
-    expect(failureOutcome(transient('peer down'), 2, policy)).toEqual({ kind: 'retry', delayMs: 3_000, nextAttempt: 3 });
-    expect(failureOutcome(transient('peer down'), 3, policy)).toEqual({ kind: 'dead-letter', reason: 'max-attempts', error: 'peer down' });
-    expect(failureOutcome(permanent('bad anchor'), 1, policy)).toEqual({ kind: 'dead-letter', reason: 'non-retryable', error: 'bad anchor' });
+    expect(failureOutcome(transient('peer down'), 2, policy)).toEqual({
+      kind: 'retry',
+      delayMs: 3_000,
+      nextAttempt: 3,
+    });
+    expect(failureOutcome(transient('peer down'), 3, policy)).toEqual({
+      kind: 'dead-letter',
+      reason: 'max-attempts',
+      error: 'peer down',
+    });
+    expect(failureOutcome(permanent('bad anchor'), 1, policy)).toEqual({
+      kind: 'dead-letter',
+      reason: 'non-retryable',
+      error: 'bad anchor',
+    });
     expect(failureOutcome('a string', 1, policy)).toMatchObject({ kind: 'retry' });
   });
 
@@ -30,13 +50,18 @@ describe('redelivery policy', () => {
 
 describe('messages', () => {
   it('prepares what a publish carries', () => {
-    const m = prepareMessage('orb.operation', { a: 1 }, { delayMs: 10.2, headers: { traceparent: 't' }, messageId: 'id-1' });
+    const m = prepareMessage(
+      'orb.operation',
+      { a: 1 },
+      { delayMs: 10.2, headers: { traceparent: 't' }, messageId: 'id-1' },
+    );
     expect(m).toMatchObject({ id: 'id-1', json: '{"a":1}', headers: { traceparent: 't' }, delayMs: 11 });
     expect(prepareMessage('orb.anchor', [1]).id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('accepts the original topic names and refuses others', () => {
-    for (const t of ['orb.operation', 'orb.anchor_linkset', 'orb.activity.outbox', 'a:b-c', 'x.dead']) expect(() => checkTopic(t)).not.toThrow();
+    for (const t of ['orb.operation', 'orb.anchor_linkset', 'orb.activity.outbox', 'a:b-c', 'x.dead'])
+      expect(() => checkTopic(t)).not.toThrow();
     for (const t of ['', 'amq.gen-1', 'has space', 'ü']) expect(() => checkTopic(t)).toThrow(/invalid topic/);
   });
 
@@ -64,9 +89,9 @@ describe('messages', () => {
 
 describe('amqp wait queues', () => {
   it('rounds delays up to two significant digits, bounding the number of wait queues', () => {
-    expect([0.2, 1, 99, 100, 101, 1_234, 2_000, 3_000, 4_500, 6_750, 10_125, 15_188, 59_999, 60_000].map(quantizeDelay)).toEqual([
-      1, 1, 99, 100, 110, 1_300, 2_000, 3_000, 4_500, 6_800, 11_000, 16_000, 60_000, 60_000,
-    ]);
+    expect(
+      [0.2, 1, 99, 100, 101, 1_234, 2_000, 3_000, 4_500, 6_750, 10_125, 15_188, 59_999, 60_000].map(quantizeDelay),
+    ).toEqual([1, 1, 99, 100, 110, 1_300, 2_000, 3_000, 4_500, 6_800, 11_000, 16_000, 60_000, 60_000]);
     const distinct = new Set(Array.from({ length: 100_000 }, (_, i) => quantizeDelay(i + 1)));
     expect(distinct.size).toBeLessThan(400);
   });
@@ -76,7 +101,12 @@ describe('amqp wait queues', () => {
       name: 'orb.outbox.wait.4400',
       options: {
         durable: true,
-        arguments: { 'x-message-ttl': 4_400, 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': 'orb.outbox', 'x-expires': 124_400 },
+        arguments: {
+          'x-message-ttl': 4_400,
+          'x-dead-letter-exchange': '',
+          'x-dead-letter-routing-key': 'orb.outbox',
+          'x-expires': 124_400,
+        },
       },
       redeclareMs: 30_000,
     });

@@ -26,9 +26,12 @@ export type QueueOptions = Partial<Omit<QueueDefaults, 'backoff'>> & { backoff?:
 
 function checkBackoff(b: BackoffPolicy, where: string): BackoffPolicy {
   const { initialMs, multiplier, maxMs } = b;
-  if (!Number.isFinite(initialMs) || initialMs < 0) throw badRequest(`${where}: backoff.initialMs must be a non-negative number`);
-  if (!Number.isFinite(multiplier) || multiplier < 1) throw badRequest(`${where}: backoff.multiplier must be a number >= 1`);
-  if (!Number.isFinite(maxMs) || maxMs < initialMs) throw badRequest(`${where}: backoff.maxMs must be a number >= backoff.initialMs`);
+  if (!Number.isFinite(initialMs) || initialMs < 0)
+    throw badRequest(`${where}: backoff.initialMs must be a non-negative number`);
+  if (!Number.isFinite(multiplier) || multiplier < 1)
+    throw badRequest(`${where}: backoff.multiplier must be a number >= 1`);
+  if (!Number.isFinite(maxMs) || maxMs < initialMs)
+    throw badRequest(`${where}: backoff.maxMs must be a number >= backoff.initialMs`);
   return { initialMs, multiplier, maxMs };
 }
 
@@ -36,7 +39,8 @@ function checkCounts(concurrency: unknown, maxAttempts: unknown, where: string):
   if (!Number.isInteger(concurrency) || (concurrency as number) < 1 || (concurrency as number) > MAX_CONCURRENCY) {
     throw badRequest(`${where}: concurrency must be an integer from 1 to ${MAX_CONCURRENCY}`);
   }
-  if (!Number.isInteger(maxAttempts) || (maxAttempts as number) < 1) throw badRequest(`${where}: maxAttempts must be an integer >= 1`);
+  if (!Number.isInteger(maxAttempts) || (maxAttempts as number) < 1)
+    throw badRequest(`${where}: maxAttempts must be an integer >= 1`);
 }
 
 export function resolveQueueDefaults(options: QueueOptions = {}): QueueDefaults {

@@ -20,7 +20,10 @@ export interface VerifiableCredential {
 const credentialProperties = {
   '@context': {
     description: 'a context URL or a non-empty array of context URLs and objects',
-    anyOf: [{ type: 'string', format: 'uri' }, { type: 'array', minItems: 1, items: { type: ['string', 'object'] } }],
+    anyOf: [
+      { type: 'string', format: 'uri' },
+      { type: 'array', minItems: 1, items: { type: ['string', 'object'] } },
+    ],
   },
   id: { type: 'string', format: 'uri' },
   type: {
@@ -42,14 +45,21 @@ const credentialProperties = {
   credentialSubject: {
     // On the log's add-vc input the subject of an anchor credential is a bare hashlink string.
     description: 'an object, an array of objects or a URI',
-    anyOf: [{ type: 'object' }, { type: 'array', minItems: 1, items: { type: 'object' } }, { type: 'string', format: 'uri' }],
+    anyOf: [
+      { type: 'object' },
+      { type: 'array', minItems: 1, items: { type: 'object' } },
+      { type: 'string', format: 'uri' },
+    ],
   },
   credentialStatus: {
     type: 'object',
     required: ['id', 'type'],
     properties: { id: { type: 'string', format: 'uri' }, type: { type: 'string', minLength: 1 } },
   },
-  proof: { description: 'an object or an array of objects', anyOf: [{ type: 'object' }, { type: 'array', items: { type: 'object' } }] },
+  proof: {
+    description: 'an object or an array of objects',
+    anyOf: [{ type: 'object' }, { type: 'array', items: { type: 'object' } }],
+  },
 } as const;
 
 /** Any credential: what the credential service accepts before it fills in issuer and dates. */

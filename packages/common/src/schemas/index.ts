@@ -11,7 +11,16 @@
 import { LOG_ADD_VC, VERIFIABLE_CREDENTIAL } from './credentials.js';
 import { registerSchemas } from './validator.js';
 
-export { type Schema, type ValidateOptions, defineSchema, firstProblem, isValid, precompileSchemas, registerSchemas, validate } from './validator.js';
+export {
+  type Schema,
+  type ValidateOptions,
+  defineSchema,
+  firstProblem,
+  isValid,
+  precompileSchemas,
+  registerSchemas,
+  validate,
+} from './validator.js';
 export { type IssuedCredential, type VerifiableCredential, LOG_ADD_VC, VERIFIABLE_CREDENTIAL } from './credentials.js';
 
 // Registered so that a service's own schemas can reference the credential by $id.

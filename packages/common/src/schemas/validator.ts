@@ -17,9 +17,8 @@ export function defineSchema<T>(definition: { $id: string; [keyword: string]: un
 }
 
 // ajv-formats is CommonJS with a default export; under NodeNext it arrives as the module namespace.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (
-  ajv: Ajv2020,
-) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
 
 // verbose: errors carry their schema, so anyOf branches can be described by the schema's own description.
 const ajv = addFormats(new Ajv2020({ allErrors: false, strict: true, verbose: true, allowUnionTypes: true }));
@@ -61,7 +60,8 @@ export function validate<T>(schema: Schema<T>, data: unknown, options?: Validate
 export function validate(schemaId: string, data: unknown, options?: ValidateOptions): unknown;
 export function validate(schema: Schema<unknown> | string, data: unknown, options: ValidateOptions = {}): unknown {
   const problem = firstProblem(schema, data);
-  if (problem !== undefined) throw badRequest(`invalid ${options.what ?? 'request'}: ${problem}`, { details: { path: problem.split(' ')[0] } });
+  if (problem !== undefined)
+    throw badRequest(`invalid ${options.what ?? 'request'}: ${problem}`, { details: { path: problem.split(' ')[0] } });
   return data;
 }
 

@@ -208,7 +208,8 @@ describe('createService', () => {
     await new Promise((resolve) => setTimeout(resolve, FATAL_CHECK_INTERVAL_MS + 200));
     expect(reasons).toEqual([]);
     // As the LMDB provider reports a write that failed half-way (storage full).
-    (service.context.storage as { restartReason?: () => string | undefined }).restartReason = () => 'storage is unusable since a write failed (storage full)';
+    (service.context.storage as { restartReason?: () => string | undefined }).restartReason = () =>
+      'storage is unusable since a write failed (storage full)';
     await new Promise((resolve) => setTimeout(resolve, 2 * FATAL_CHECK_INTERVAL_MS + 200));
     expect(reasons).toEqual(['storage is unusable since a write failed (storage full)']);
   });

@@ -57,7 +57,10 @@ function modelQuery(model: Map<string, Rec>, q: Query, now: number): string[] {
     .filter(([, r]) => Object.entries(where).every(([f, c]) => matches(r[f as keyof Rec] as IndexValue | undefined, c)))
     .filter(([, r]) => tail === undefined || r[tail as keyof Rec] !== undefined)
     .sort(([ka, ra], [kb, rb]) => {
-      const byTail = tail === undefined ? 0 : compareValues(ra[tail as keyof Rec] as IndexValue, rb[tail as keyof Rec] as IndexValue);
+      const byTail =
+        tail === undefined
+          ? 0
+          : compareValues(ra[tail as keyof Rec] as IndexValue, rb[tail as keyof Rec] as IndexValue);
       return dir * (byTail || compareKeys(ka, kb));
     })
     .map(([k]) => k);
@@ -119,8 +122,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('mem and lmdb agree with the plain model', () => {
   it.each([1, 2, 3])('random operations and queries, seed %i', async (seed) => {
     const next = rng(seed);
-    const providers: StoreProvider[] = [createMemStoreProvider({ sweepIntervalMs: 0 }), createLmdbStoreProvider({ dataDir: join(dir, `seed-${seed}`), sweepIntervalMs: 0 })];
-    const stores = await Promise.all(providers.map((p) => p.open<Rec>('diff', { indexes: INDEXES, expiryField: 'exp' })));
+    const providers: StoreProvider[] = [
+      createMemStoreProvider({ sweepIntervalMs: 0 }),
+      createLmdbStoreProvider({ dataDir: join(dir, `seed-${seed}`), sweepIntervalMs: 0 }),
+    ];
+    const stores = await Promise.all(
+      providers.map((p) => p.open<Rec>('diff', { indexes: INDEXES, expiryField: 'exp' })),
+    );
     const model = new Map<string, Rec>();
     const now = Date.now();
     const key = () => `k${Math.floor(next() * 60)}`;
@@ -148,9 +156,20 @@ describe('mem and lmdb agree with the plain model', () => {
         } else {
           const ops: BatchOp<Rec>[] = Array.from({ length: 1 + Math.floor(next() * 4) }, () => {
             const r = next();
-            return r < 0.6 ? { op: 'put', key: key(), value: randomRecord(next, now) } : r < 0.8 ? { op: 'insert', key: key(), value: randomRecord(next, now) } : { op: 'delete', key: key() };
+            return r < 0.6
+              ? { op: 'put', key: key(), value: randomRecord(next, now) }
+              : r < 0.8
+                ? { op: 'insert', key: key(), value: randomRecord(next, now) }
+                : { op: 'delete', key: key() };
           });
-          const outcomes = await Promise.all(stores.map((s) => s.batch(ops).then(() => 'ok', (e: unknown) => (e instanceof AppError ? e.code : 'crash'))));
+          const outcomes = await Promise.all(
+            stores.map((s) =>
+              s.batch(ops).then(
+                () => 'ok',
+                (e: unknown) => (e instanceof AppError ? e.code : 'crash'),
+              ),
+            ),
+          );
           expect(outcomes[0]).toBe(outcomes[1]);
           if (outcomes[0] === 'ok') {
             for (const o of ops) {
@@ -165,8 +184,14 @@ describe('mem and lmdb agree with the plain model', () => {
             const t = Date.now();
             const [memPage, lmdbPage] = await Promise.all(stores.map((s) => s.query(q)));
             const expected = modelQuery(model, q, t);
-            expect(memPage!.items.map((e) => e.key), JSON.stringify(q)).toEqual(expected);
-            expect(lmdbPage!.items.map((e) => e.key), JSON.stringify(q)).toEqual(expected);
+            expect(
+              memPage!.items.map((e) => e.key),
+              JSON.stringify(q),
+            ).toEqual(expected);
+            expect(
+              lmdbPage!.items.map((e) => e.key),
+              JSON.stringify(q),
+            ).toEqual(expected);
             expect(lmdbPage!.items.map((e) => e.value)).toEqual(expected.map((k) => model.get(k)));
             const all = modelQuery(model, { ...q, offset: 0, limit: 10_000 }, t);
             const [memAll, lmdbAll] = await Promise.all(stores.map((s) => pages(s, { ...q, offset: 0 })));

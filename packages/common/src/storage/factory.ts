@@ -46,8 +46,14 @@ export async function createStoreProvider(config: StorageConfig): Promise<StoreP
       return createLmdbStoreProvider({ ...common, dataDir: config.dataDir });
     case 'mongodb':
       if (!config.url) throw badRequest('database type mongodb needs a connection string (--database-url)');
-      return createMongoStoreProvider({ ...common, url: config.url, ...(config.connectTimeoutMs !== undefined ? { connectTimeoutMs: config.connectTimeoutMs } : {}) });
+      return createMongoStoreProvider({
+        ...common,
+        url: config.url,
+        ...(config.connectTimeoutMs !== undefined ? { connectTimeoutMs: config.connectTimeoutMs } : {}),
+      });
     default:
-      throw badRequest(`unknown database type ${JSON.stringify(config.type)} (expected one of ${STORE_KINDS.join(', ')})`);
+      throw badRequest(
+        `unknown database type ${JSON.stringify(config.type)} (expected one of ${STORE_KINDS.join(', ')})`,
+      );
   }
 }

@@ -30,7 +30,8 @@ export function checkStoreIntegrity(store: KvStore<object>, problems: string[]):
       problems.push(`${store.name}: record ${JSON.stringify(keyOfRecordKey(e.key))} is not valid JSON`);
       continue;
     }
-    for (const d of entriesOf(store.name, store.schema, keyOfRecordKey(e.key), record)) expected.set(d.key.toString('latin1'), d.value);
+    for (const d of entriesOf(store.name, store.schema, keyOfRecordKey(e.key), record))
+      expected.set(d.key.toString('latin1'), d.value);
   }
   let entries = 0;
   for (const range of [allIndexEntries(), allExpiryEntries()]) {
@@ -39,15 +40,20 @@ export function checkStoreIntegrity(store: KvStore<object>, problems: string[]):
       const k = e.key.toString('latin1');
       const want = expected.get(k);
       if (want === undefined) problems.push(`${store.name}: stray derived entry ${e.key.toString('hex')}`);
-      else if (want !== e.value) problems.push(`${store.name}: derived entry ${e.key.toString('hex')} holds expiry "${e.value}", record says "${want}"`);
+      else if (want !== e.value)
+        problems.push(
+          `${store.name}: derived entry ${e.key.toString('hex')} holds expiry "${e.value}", record says "${want}"`,
+        );
       expected.delete(k);
     }
   }
-  for (const k of expected.keys()) problems.push(`${store.name}: missing derived entry ${Buffer.from(k, 'latin1').toString('hex')}`);
+  for (const k of expected.keys())
+    problems.push(`${store.name}: missing derived entry ${Buffer.from(k, 'latin1').toString('hex')}`);
   return { records, entries };
 }
 
 export async function checkIntegrity(provider: StoreProvider): Promise<IntegrityReport> {
-  if (!(provider instanceof KvStoreProvider)) throw badRequest(`integrity checks apply to mem and lmdb storage, not ${provider.kind}`);
+  if (!(provider instanceof KvStoreProvider))
+    throw badRequest(`integrity checks apply to mem and lmdb storage, not ${provider.kind}`);
   return provider.checkIntegrity(checkStoreIntegrity);
 }

@@ -30,16 +30,54 @@ function rng(seed: number): () => number {
 }
 
 const SAMPLE: IndexValue[] = [
-  -Number.MAX_VALUE, -1e21, -2, -1.5, -Number.MIN_VALUE, 0, Number.MIN_VALUE, 1e-9, 1, 2, 10, 2 ** 53, 1e21, Number.MAX_VALUE,
-  '', '\u0000', '\u0000\u0000', '\u0001', ' ', '0', '10', '9', 'A', 'Z', 'a', 'a\u0000', 'a\u0000b', 'ab', 'b', 'é', 'ÿ', 'Ā', '\ud7ff', '\ue000', '\uffff', '😀', '𝔸',
-  false, true,
+  -Number.MAX_VALUE,
+  -1e21,
+  -2,
+  -1.5,
+  -Number.MIN_VALUE,
+  0,
+  Number.MIN_VALUE,
+  1e-9,
+  1,
+  2,
+  10,
+  2 ** 53,
+  1e21,
+  Number.MAX_VALUE,
+  '',
+  '\u0000',
+  '\u0000\u0000',
+  '\u0001',
+  ' ',
+  '0',
+  '10',
+  '9',
+  'A',
+  'Z',
+  'a',
+  'a\u0000',
+  'a\u0000b',
+  'ab',
+  'b',
+  'é',
+  'ÿ',
+  'Ā',
+  '\ud7ff',
+  '\ue000',
+  '\uffff',
+  '😀',
+  '𝔸',
+  false,
+  true,
 ];
 
 describe('ordered key encoding', () => {
   it('orders single values as the contract says', () => {
     for (const a of SAMPLE) {
       for (const b of SAMPLE) {
-        expect(Math.sign(Buffer.compare(enc(a), enc(b))), `${JSON.stringify(a)} vs ${JSON.stringify(b)}`).toBe(Math.sign(reference(a, b)));
+        expect(Math.sign(Buffer.compare(enc(a), enc(b))), `${JSON.stringify(a)} vs ${JSON.stringify(b)}`).toBe(
+          Math.sign(reference(a, b)),
+        );
       }
     }
   });

@@ -75,7 +75,13 @@ export const allExpiryEntries = (): KvRange => prefixRange(EXPIRY_PREFIX);
 
 /** Expiry entries of records expiring at or before `now`. */
 export function expiredUpTo(now: number): KvRange {
-  return { low: EXPIRY_PREFIX, lowInclusive: true, high: afterPrefix(new KeyBuilder(16).byte(0x03).number(now).build()), highInclusive: false, reverse: false };
+  return {
+    low: EXPIRY_PREFIX,
+    lowInclusive: true,
+    high: afterPrefix(new KeyBuilder(16).byte(0x03).number(now).build()),
+    highInclusive: false,
+    reverse: false,
+  };
 }
 
 export function expiryEntryKey(expiry: number, key: string): Buffer {
@@ -102,7 +108,9 @@ export function entriesOf(store: string, schema: StoreSchema, key: string, recor
   const fields = record as Record<string, unknown>;
   const expiry = schema.expiryField === undefined ? undefined : fields[schema.expiryField];
   if (expiry !== undefined && (typeof expiry !== 'number' || !Number.isFinite(expiry))) {
-    throw badRequest(`store ${store}: record "${key}": expiry field "${schema.expiryField ?? ''}" must be a number of epoch milliseconds`);
+    throw badRequest(
+      `store ${store}: record "${key}": expiry field "${schema.expiryField ?? ''}" must be a number of epoch milliseconds`,
+    );
   }
   const expiryText = typeof expiry === 'number' ? String(expiry) : '';
   const out: DerivedEntry[] = [];
@@ -117,14 +125,18 @@ export function entriesOf(store: string, schema: StoreSchema, key: string, recor
         break;
       }
       if (!isIndexValue(v)) {
-        throw badRequest(`store ${store}: record "${key}": indexed field "${f}" must be a string, a finite number or a boolean (or absent)`);
+        throw badRequest(
+          `store ${store}: record "${key}": indexed field "${f}" must be a string, a finite number or a boolean (or absent)`,
+        );
       }
       b.value(v);
     }
     if (!complete) continue;
     b.string(key);
     if (b.length > MAX_INDEX_ENTRY_BYTES) {
-      throw badRequest(`store ${store}: indexed values of [${index.fields.join(', ')}] are too long (index entry over ${MAX_INDEX_ENTRY_BYTES} bytes)`);
+      throw badRequest(
+        `store ${store}: indexed values of [${index.fields.join(', ')}] are too long (index entry over ${MAX_INDEX_ENTRY_BYTES} bytes)`,
+      );
     }
     out.push({ key: b.build(), value: expiryText });
   }
@@ -133,7 +145,11 @@ export function entriesOf(store: string, schema: StoreSchema, key: string, recor
 }
 
 /** Decodes an index entry key: the tail value (at `valueOffset`, if the scan has a tail) and the record key. */
-export function decodeIndexEntry(k: Buffer, valueOffset: number, hasTail: boolean): { value?: IndexValue; key: string } {
+export function decodeIndexEntry(
+  k: Buffer,
+  valueOffset: number,
+  hasTail: boolean,
+): { value?: IndexValue; key: string } {
   if (!hasTail) return { key: readString(k, valueOffset).value };
   const tail = readValue(k, valueOffset);
   return { value: tail.value, key: readString(k, tail.end).value };

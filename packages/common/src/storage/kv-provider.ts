@@ -23,7 +23,9 @@ const STORE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,119}$/;
 
 export function checkStoreName(name: unknown): asserts name is string {
   if (typeof name !== 'string' || !STORE_NAME.test(name)) {
-    throw badRequest(`invalid store name ${JSON.stringify(name)}: use 1-120 letters, digits, ".", "_" or "-", starting with a letter or digit`);
+    throw badRequest(
+      `invalid store name ${JSON.stringify(name)}: use 1-120 letters, digits, ".", "_" or "-", starting with a letter or digit`,
+    );
   }
 }
 
@@ -75,10 +77,15 @@ export class KvStoreProvider implements StoreProvider, KvStoreHost {
     this.assertOpen();
     const existing = this.stores.get(name);
     const schema = buildSchema(name, options, existing?.schema);
-    if (existing && indexId([...existing.schema.indexes.keys()].sort()) === indexId([...schema.indexes.keys()].sort()) && existing.schema.expiryField === schema.expiryField) {
+    if (
+      existing &&
+      indexId([...existing.schema.indexes.keys()].sort()) === indexId([...schema.indexes.keys()].sort()) &&
+      existing.schema.expiryField === schema.expiryField
+    ) {
       return existing;
     }
-    const store = existing ?? new KvStore<object>(name, this.backend.space(prefixedName(this.options.prefix, name)), this, schema);
+    const store =
+      existing ?? new KvStore<object>(name, this.backend.space(prefixedName(this.options.prefix, name)), this, schema);
     if (!store.builtFor(schema)) {
       await this.writer.transaction(() => {
         if (!store.builtFor(schema)) store.rebuildInWrite(schema);
@@ -124,7 +131,10 @@ export class KvStoreProvider implements StoreProvider, KvStoreHost {
           removed += await store.sweepExpired(now);
         } catch (error) {
           if (this.closed) return;
-          (this.options.onSweepError ?? ((e, s) => console.error(`storage: sweeping store ${s} failed:`, e)))(error, store.name);
+          (this.options.onSweepError ?? ((e, s) => console.error(`storage: sweeping store ${s} failed:`, e)))(
+            error,
+            store.name,
+          );
         }
       }
     })();

@@ -85,7 +85,8 @@ export class WritePlan {
 
   put(store: KvStore<object>, key: string, value: PreparedValue): void {
     const old = this.current(store, key);
-    const entries = value.schema === store.schema ? value.entries : entriesOf(store.name, store.schema, key, value.record);
+    const entries =
+      value.schema === store.schema ? value.entries : entriesOf(store.name, store.schema, key, value.record);
     if (old !== undefined) {
       const fresh = new Set(entries.map((e) => e.key.toString('latin1')));
       for (const e of this.oldEntries(store, key, old)) {
@@ -300,7 +301,10 @@ export class KvStore<T extends object> implements Store<T> {
   }
 
   /** The key ranges a scan reads, each with the offset of the tail value in its keys. */
-  private ranges(plan: ScanPlan & Pick<QueryPlan, 'keyPrefix'>, after: Cursor | undefined): Array<{ range: KvRange; valueOffset: number }> {
+  private ranges(
+    plan: ScanPlan & Pick<QueryPlan, 'keyPrefix'>,
+    after: Cursor | undefined,
+  ): Array<{ range: KvRange; valueOffset: number }> {
     const reverse = plan.direction === 'desc';
     if (!plan.index) {
       const keyPrefix = plan.keyPrefix;
@@ -312,7 +316,13 @@ export class KvStore<T extends object> implements Store<T> {
     const out: Array<{ range: KvRange; valueOffset: number }> = [];
     for (const values of plan.prefixes) {
       const prefix = indexPrefix(plan.index, values);
-      const range: KvRange = { low: prefix, lowInclusive: true, high: afterPrefix(prefix), highInclusive: false, reverse };
+      const range: KvRange = {
+        low: prefix,
+        lowInclusive: true,
+        high: afterPrefix(prefix),
+        highInclusive: false,
+        reverse,
+      };
       const r = plan.tail?.range;
       if (r) {
         const lowB = new KeyBuilder(prefix.length + 16).bytes(prefix);
@@ -373,7 +383,11 @@ export class KvStore<T extends object> implements Store<T> {
       let best: (typeof heads)[number] | undefined;
       for (const h of heads) {
         if (h.cur.done) continue;
-        if (!best || sign * compareBytes(h.cur.value.key.subarray(h.offset), best.cur.value!.key.subarray(best.offset)) < 0) best = h;
+        if (
+          !best ||
+          sign * compareBytes(h.cur.value.key.subarray(h.offset), best.cur.value!.key.subarray(best.offset)) < 0
+        )
+          best = h;
       }
       if (!best) return;
       const entry = best.cur.value as KvEntry;
@@ -394,7 +408,11 @@ export class KvStore<T extends object> implements Store<T> {
     for (const e of this.space.scan(allRecords())) {
       additions.push(...entriesOf(this.name, schema, keyOfRecordKey(e.key), decodeRecord<object>(e.value)));
     }
-    const meta: StoreMeta = { format: LAYOUT_FORMAT, indexes: [...schema.indexes.keys()].sort(), expiryField: schema.expiryField ?? null };
+    const meta: StoreMeta = {
+      format: LAYOUT_FORMAT,
+      indexes: [...schema.indexes.keys()].sort(),
+      expiryField: schema.expiryField ?? null,
+    };
     this.schema = schema;
     for (const k of removals) this.space.remove(k);
     for (const e of additions) this.space.put(e.key, e.value);
@@ -406,8 +424,12 @@ export class KvStore<T extends object> implements Store<T> {
     const text = this.space.get(META_KEY);
     if (text === undefined) return false;
     const meta = JSON.parse(text) as StoreMeta;
-    if (meta.format !== LAYOUT_FORMAT) throw new Error(`store ${this.name}: unknown layout format ${String(meta.format)}`);
-    return (meta.expiryField ?? undefined) === schema.expiryField && indexId(meta.indexes) === indexId([...schema.indexes.keys()].sort());
+    if (meta.format !== LAYOUT_FORMAT)
+      throw new Error(`store ${this.name}: unknown layout format ${String(meta.format)}`);
+    return (
+      (meta.expiryField ?? undefined) === schema.expiryField &&
+      indexId(meta.indexes) === indexId([...schema.indexes.keys()].sort())
+    );
   }
 }
 
@@ -458,7 +480,8 @@ export function prepareBatch<O extends { op: string; key: string; value?: unknow
       checkKey(o.key, store.name);
       return { store, op: 'delete', key: o.key };
     }
-    if (o.op !== 'put' && o.op !== 'insert') throw badRequest(`${label}: batch operation ${i} has unknown op "${String(o.op)}"`);
+    if (o.op !== 'put' && o.op !== 'insert')
+      throw badRequest(`${label}: batch operation ${i} has unknown op "${String(o.op)}"`);
     return { store, op: o.op, key: o.key, value: store.prepare(o.key, o.value) };
   });
 }

@@ -73,7 +73,9 @@ export class KvWriter {
       await written;
     } catch (error) {
       this.failure ??= error;
-      throw unavailable(`storage write failed, no further writes are taken until a restart: ${error instanceof Error ? error.message : String(error)}`);
+      throw unavailable(
+        `storage write failed, no further writes are taken until a restart: ${error instanceof Error ? error.message : String(error)}`,
+      );
     } finally {
       // Once the write has settled, reads of the committed state show it: the entries can go, unless a
       // later queued write has taken them over.

@@ -72,7 +72,6 @@ describe('lmdb adapter', () => {
       await b.close();
     }
   });
-
 });
 
 describe('integrity check', () => {
@@ -83,14 +82,25 @@ describe('integrity check', () => {
     // Reach under the store to damage its derived data, as a bug would.
     const space = (s as unknown as { space: { remove(k: Buffer): void; put(k: Buffer, v: string): void } }).space;
     const backend = (provider as unknown as { backend: { write<R>(fn: () => R): Promise<R> } }).backend;
-    const entries = [...(s as unknown as { space: { scan(r: object): Iterable<{ key: Buffer }> } }).space.scan({ low: Buffer.from([2]), lowInclusive: true, high: Buffer.from([3]), highInclusive: false, reverse: false })];
+    const entries = [
+      ...(s as unknown as { space: { scan(r: object): Iterable<{ key: Buffer }> } }).space.scan({
+        low: Buffer.from([2]),
+        lowInclusive: true,
+        high: Buffer.from([3]),
+        highInclusive: false,
+        reverse: false,
+      }),
+    ];
     expect(entries).toHaveLength(1);
     await backend.write(() => {
       space.remove(entries[0]!.key);
       space.put(Buffer.from([2, 0x20, 0x6b, 0, 1]), '');
     });
     const report = await checkIntegrity(provider);
-    expect(report.problems).toEqual([expect.stringMatching(/stray derived entry/), expect.stringMatching(/missing derived entry/)]);
+    expect(report.problems).toEqual([
+      expect.stringMatching(/stray derived entry/),
+      expect.stringMatching(/missing derived entry/),
+    ]);
     await provider.close();
   });
 });
@@ -109,15 +119,27 @@ describe('storage factory', () => {
   it('explains bad configuration', async () => {
     expect((await rejection(createStoreProvider({ type: 'lmdb' }))).message).toMatch(/--data-dir/);
     expect((await rejection(createStoreProvider({ type: 'mongodb' }))).message).toMatch(/--database-url/);
-    expect((await rejection(createStoreProvider({ type: 'couchdb' as never }))).message).toMatch(/unknown database type "couchdb".*mem, lmdb, mongodb/);
-    expect((await rejection(createStoreProvider({ type: 'mongodb', url: 'postgres://x' }))).message).toMatch(/mongodb:\/\//);
-    expect((await rejection(createStoreProvider({ type: 'mem', sweepIntervalMs: -1 }))).message).toMatch(/sweepIntervalMs/);
+    expect((await rejection(createStoreProvider({ type: 'couchdb' as never }))).message).toMatch(
+      /unknown database type "couchdb".*mem, lmdb, mongodb/,
+    );
+    expect((await rejection(createStoreProvider({ type: 'mongodb', url: 'postgres://x' }))).message).toMatch(
+      /mongodb:\/\//,
+    );
+    expect((await rejection(createStoreProvider({ type: 'mem', sweepIntervalMs: -1 }))).message).toMatch(
+      /sweepIntervalMs/,
+    );
   });
 
   it('fails to connect to a MongoDB that is not there, within its timeout', async () => {
     const { createMongoStoreProvider } = await import('./mongodb.js');
     const started = Date.now();
-    await expect(createMongoStoreProvider({ url: 'mongodb://127.0.0.1:1/anchor', serverSelectionTimeoutMs: 300, connectTimeoutMs: 0 })).rejects.toThrow(/ECONNREFUSED|Server selection timed out/);
+    await expect(
+      createMongoStoreProvider({
+        url: 'mongodb://127.0.0.1:1/anchor',
+        serverSelectionTimeoutMs: 300,
+        connectTimeoutMs: 0,
+      }),
+    ).rejects.toThrow(/ECONNREFUSED|Server selection timed out/);
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

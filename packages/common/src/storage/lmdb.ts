@@ -34,7 +34,13 @@ const MAX_KEY = 1978;
  * prefix below, or the truncated prefix + FF above, which is at least every storable key under the bound),
  * and the entries between it and the real bound are filtered out here.
  */
-function lmdbBounds(range: KvRange): { low: Buffer; lowInclusive: boolean; high: Buffer; highInclusive: boolean; exact: boolean } {
+function lmdbBounds(range: KvRange): {
+  low: Buffer;
+  lowInclusive: boolean;
+  high: Buffer;
+  highInclusive: boolean;
+  exact: boolean;
+} {
   let { low, lowInclusive, high, highInclusive } = range;
   let exact = true;
   if (low.length > MAX_KEY) {
@@ -80,7 +86,12 @@ class LmdbSpace implements KvSpace {
       for (const _ of this.scan(range)) n++;
       return n;
     }
-    return this.db.getKeysCount({ start: b.low, end: b.high, exclusiveStart: !b.lowInclusive, inclusiveEnd: b.highInclusive });
+    return this.db.getKeysCount({
+      start: b.low,
+      end: b.high,
+      exclusiveStart: !b.lowInclusive,
+      inclusiveEnd: b.highInclusive,
+    });
   }
 
   // Inside a transaction callback the *Sync variants write straight into the open transaction (and skip
@@ -118,7 +129,8 @@ class FreeSpaceGuard {
     private readonly dir: string,
     minFreeBytes: number | undefined,
   ) {
-    if (minFreeBytes !== undefined && (!Number.isFinite(minFreeBytes) || minFreeBytes < 0)) throw badRequest('minFreeBytes must be a non-negative number');
+    if (minFreeBytes !== undefined && (!Number.isFinite(minFreeBytes) || minFreeBytes < 0))
+      throw badRequest('minFreeBytes must be a non-negative number');
     const fs = statfsSync(dir);
     this.minFree = minFreeBytes ?? Math.min(64 * MIB, Math.max(MIB, Math.floor(fs.blocks * fs.bsize * 0.02)));
   }
@@ -135,7 +147,9 @@ class FreeSpaceGuard {
       this.checkedAt = now;
     }
     if (this.free < this.minFree) {
-      throw transient(`storage full: ${Math.floor(this.free / 1024)} KiB free, writes resume above ${Math.ceil(this.minFree / 1024)} KiB`);
+      throw transient(
+        `storage full: ${Math.floor(this.free / 1024)} KiB free, writes resume above ${Math.ceil(this.minFree / 1024)} KiB`,
+      );
     }
   }
 }
@@ -154,11 +168,16 @@ async function commitFailure(error: unknown, freeSpace: FreeSpaceGuard): Promise
   const pending = (error as { commitError?: Promise<unknown> } | undefined)?.commitError;
   // Anything else (a transaction callback's own error, e.g. an index rebuild refusing a record) is the caller's.
   if (!pending) return error;
-  const cause = await pending.then(() => undefined, (e: unknown) => e);
+  const cause = await pending.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   const code = (cause as { code?: unknown } | undefined)?.code;
   const detail = cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error);
   const full = (typeof code === 'number' && NO_SPACE_CODES.has(code)) || freeSpace.freeBytes() < MIB;
-  return full ? transient(`storage full: ${detail}`, cause ?? error) : new Error(`storage write failed: ${detail}`, { cause: cause ?? error });
+  return full
+    ? transient(`storage full: ${detail}`, cause ?? error)
+    : new Error(`storage write failed: ${detail}`, { cause: cause ?? error });
 }
 
 class LmdbBackend implements KvBackend {
@@ -183,7 +202,9 @@ class LmdbBackend implements KvBackend {
   }
 
   space(name: string): KvSpace {
-    return new LmdbSpace(this.env.openDB<string, Buffer>(name, { keyEncoding: 'binary', encoding: 'string', cache: false }));
+    return new LmdbSpace(
+      this.env.openDB<string, Buffer>(name, { keyEncoding: 'binary', encoding: 'string', cache: false }),
+    );
   }
 
   write<R>(fn: () => R): Promise<R> {
@@ -229,7 +250,8 @@ class LmdbBackend implements KvBackend {
 }
 
 export function createLmdbStoreProvider(options: LmdbStoreOptions): StoreProvider {
-  if (typeof options.dataDir !== 'string' || options.dataDir.length === 0) throw badRequest('lmdb storage needs a data directory');
+  if (typeof options.dataDir !== 'string' || options.dataDir.length === 0)
+    throw badRequest('lmdb storage needs a data directory');
   mkdirSync(options.dataDir, { recursive: true });
   const env = open({
     path: options.dataDir,
@@ -240,5 +262,9 @@ export function createLmdbStoreProvider(options: LmdbStoreOptions): StoreProvide
     useWritemap: false,
     encoding: 'string',
   });
-  return new KvStoreProvider('lmdb', new LmdbBackend(env, new FreeSpaceGuard(options.dataDir, options.minFreeBytes)), options);
+  return new KvStoreProvider(
+    'lmdb',
+    new LmdbBackend(env, new FreeSpaceGuard(options.dataDir, options.minFreeBytes)),
+    options,
+  );
 }

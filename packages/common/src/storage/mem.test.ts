@@ -14,7 +14,8 @@ describe('mem sorted keys', () => {
     const next = rng(7);
     const keys = new SortedKeys();
     const model: string[] = [];
-    const randomKey = () => String.fromCharCode(...Array.from({ length: 1 + Math.floor(next() * 4) }, () => 97 + Math.floor(next() * 6)));
+    const randomKey = () =>
+      String.fromCharCode(...Array.from({ length: 1 + Math.floor(next() * 4) }, () => 97 + Math.floor(next() * 6)));
     for (let step = 0; step < 6_000; step++) {
       const k = randomKey();
       const at = model.indexOf(k);
@@ -36,7 +37,9 @@ describe('mem sorted keys', () => {
         const forward = [...keys.forward(keys.seek(lo, false), hi, inclusive)];
         expect(forward).toEqual(model.filter((x) => x >= lo && (inclusive ? x <= hi : x < hi)));
         const backward = [...keys.backward(keys.seek(hi, inclusive), lo, !inclusive)];
-        expect(backward).toEqual(model.filter((x) => (inclusive ? x <= hi : x < hi) && (inclusive ? x > lo : x >= lo)).reverse());
+        expect(backward).toEqual(
+          model.filter((x) => (inclusive ? x <= hi : x < hi) && (inclusive ? x > lo : x >= lo)).reverse(),
+        );
         expect(keys.rank(keys.seek(lo, true))).toBe(model.filter((x) => x <= lo).length);
       }
     }

@@ -61,9 +61,7 @@ export interface QueryPlan extends ScanPlan {
 }
 
 type Classified =
-  | { kind: 'eq'; values: IndexValue[] }
-  | { kind: 'in'; values: IndexValue[] }
-  | { kind: 'range'; range: TypedRange };
+  { kind: 'eq'; values: IndexValue[] } | { kind: 'in'; values: IndexValue[] } | { kind: 'range'; range: TypedRange };
 
 const RANGE_KEYS = new Set(['gt', 'gte', 'lt', 'lte']);
 
@@ -74,7 +72,9 @@ function valueType(v: IndexValue): ValueType {
 function classify(store: string, field: string, cond: FieldCondition): Classified {
   if (isIndexValue(cond)) return { kind: 'eq', values: [cond] };
   if (typeof cond !== 'object' || cond === null || Array.isArray(cond)) {
-    throw badRequest(`store ${store}: condition on "${field}" must be a string, finite number, boolean, {in: [...]} or a range`);
+    throw badRequest(
+      `store ${store}: condition on "${field}" must be a string, finite number, boolean, {in: [...]} or a range`,
+    );
   }
   const keys = Object.keys(cond);
   if (keys.length === 1 && keys[0] === 'in') {
@@ -92,19 +92,26 @@ function classify(store: string, field: string, cond: FieldCondition): Classifie
     return { kind: 'in', values };
   }
   if (keys.length === 0 || !keys.every((k) => RANGE_KEYS.has(k))) {
-    throw badRequest(`store ${store}: condition on "${field}" has unknown operators (${keys.join(', ')}); use in, gt, gte, lt, lte`);
+    throw badRequest(
+      `store ${store}: condition on "${field}" has unknown operators (${keys.join(', ')}); use in, gt, gte, lt, lte`,
+    );
   }
   const r = cond as RangeCondition;
-  if (r.gt !== undefined && r.gte !== undefined) throw badRequest(`store ${store}: range on "${field}" has both gt and gte`);
-  if (r.lt !== undefined && r.lte !== undefined) throw badRequest(`store ${store}: range on "${field}" has both lt and lte`);
+  if (r.gt !== undefined && r.gte !== undefined)
+    throw badRequest(`store ${store}: range on "${field}" has both gt and gte`);
+  if (r.lt !== undefined && r.lte !== undefined)
+    throw badRequest(`store ${store}: range on "${field}" has both lt and lte`);
   const lowerValue = r.gt ?? r.gte;
   const upperValue = r.lt ?? r.lte;
   const bounds = [lowerValue, upperValue].filter((v) => v !== undefined);
   if (bounds.length === 0) throw badRequest(`store ${store}: range on "${field}" has no bound`);
-  if (!bounds.every(isIndexValue)) throw badRequest(`store ${store}: range bounds on "${field}" must be strings, finite numbers or booleans`);
+  if (!bounds.every(isIndexValue))
+    throw badRequest(`store ${store}: range bounds on "${field}" must be strings, finite numbers or booleans`);
   const type = valueType(bounds[0]!);
   if (!bounds.every((b) => valueType(b) === type)) {
-    throw badRequest(`store ${store}: range bounds on "${field}" must have one type (ranges only match values of their bounds' type)`);
+    throw badRequest(
+      `store ${store}: range bounds on "${field}" must have one type (ranges only match values of their bounds' type)`,
+    );
   }
   const range: TypedRange = { type };
   if (lowerValue !== undefined) range.lower = { value: lowerValue, inclusive: r.gte !== undefined };
@@ -127,12 +134,18 @@ function sameSet(a: readonly string[], b: ReadonlySet<string>): boolean {
 }
 
 /** Picks the index that answers `where` + `orderBy`, or rejects the query with the reason. */
-export function planScan(store: string, schema: StoreSchema, where: Query['where'], orderBy: Query['orderBy']): ScanPlan {
+export function planScan(
+  store: string,
+  schema: StoreSchema,
+  where: Query['where'],
+  orderBy: Query['orderBy'],
+): ScanPlan {
   if (where !== undefined && (typeof where !== 'object' || where === null || Array.isArray(where))) {
     throw badRequest(`store ${store}: "where" must be an object of field conditions`);
   }
   const direction = orderBy?.direction ?? 'asc';
-  if (direction !== 'asc' && direction !== 'desc') throw badRequest(`store ${store}: orderBy.direction must be "asc" or "desc"`);
+  if (direction !== 'asc' && direction !== 'desc')
+    throw badRequest(`store ${store}: orderBy.direction must be "asc" or "desc"`);
   if (orderBy !== undefined && (typeof orderBy.field !== 'string' || orderBy.field.length === 0)) {
     throw badRequest(`store ${store}: orderBy.field must be a field name`);
   }
@@ -147,17 +160,22 @@ export function planScan(store: string, schema: StoreSchema, where: Query['where
   }
   const equality = new Set([...conditions].filter(([, c]) => c.kind !== 'range').map(([f]) => f));
   const ranged = [...conditions].filter(([, c]) => c.kind === 'range').map(([f]) => f);
-  if (ranged.length > 1) throw badRequest(`store ${store}: a query may have a range on one field only (got ${ranged.join(', ')})`);
+  if (ranged.length > 1)
+    throw badRequest(`store ${store}: a query may have a range on one field only (got ${ranged.join(', ')})`);
   const rangeField = ranged[0];
   const sortField = orderBy?.field;
   if (sortField !== undefined && rangeField !== undefined && sortField !== rangeField) {
-    throw badRequest(`store ${store}: with a range on "${rangeField}" the results can only be sorted by "${rangeField}"`);
+    throw badRequest(
+      `store ${store}: with a range on "${rangeField}" the results can only be sorted by "${rangeField}"`,
+    );
   }
   if (sortField !== undefined && conditions.get(sortField)?.kind === 'in') {
     throw badRequest(`store ${store}: cannot sort by "${sortField}", which has an "in" condition`);
   }
   if (sortField !== undefined && !schema.indexedFields.includes(sortField)) {
-    throw badRequest(`store ${store}: cannot sort by "${sortField}": not an indexed field (indexes: ${describeIndexes(schema)})`);
+    throw badRequest(
+      `store ${store}: cannot sort by "${sortField}": not an indexed field (indexes: ${describeIndexes(schema)})`,
+    );
   }
   // Sorting by a field fixed by equality is sorting by key.
   const tailField = rangeField ?? (sortField !== undefined && !equality.has(sortField) ? sortField : undefined);
@@ -179,7 +197,9 @@ export function planScan(store: string, schema: StoreSchema, where: Query['where
       `store ${store}: no index answers this query: it needs an index starting with [${wanted}] (any order)${tail}; indexes: ${describeIndexes(schema)}`,
     );
   }
-  const eqLists = index.fields.slice(0, equality.size).map((f) => (conditions.get(f) as { values: IndexValue[] }).values);
+  const eqLists = index.fields
+    .slice(0, equality.size)
+    .map((f) => (conditions.get(f) as { values: IndexValue[] }).values);
   const combinations = eqLists.reduce((n, l) => n * Math.max(1, l.length), 1);
   if (combinations > MAX_IN_COMBINATIONS) {
     throw badRequest(`store ${store}: "in" lists expand to ${combinations} index ranges (max ${MAX_IN_COMBINATIONS})`);
@@ -200,12 +220,15 @@ export function planQuery(store: string, schema: StoreSchema, query: Query = {})
     throw badRequest(`store ${store}: limit must be an integer from 1 to ${MAX_LIMIT}`);
   }
   const offset = query.offset ?? 0;
-  if (!Number.isInteger(offset) || offset < 0) throw badRequest(`store ${store}: offset must be a non-negative integer`);
+  if (!Number.isInteger(offset) || offset < 0)
+    throw badRequest(`store ${store}: offset must be a non-negative integer`);
   const keyPrefix = query.keyPrefix;
   if (keyPrefix !== undefined) {
     if (typeof keyPrefix !== 'string') throw badRequest(`store ${store}: keyPrefix must be a string`);
     if (query.where !== undefined || query.orderBy !== undefined) {
-      throw badRequest(`store ${store}: keyPrefix cannot be combined with where or orderBy (a key-prefix query reads records in key order)`);
+      throw badRequest(
+        `store ${store}: keyPrefix cannot be combined with where or orderBy (a key-prefix query reads records in key order)`,
+      );
     }
   }
   const scan = planScan(store, schema, query.where, query.orderBy);
@@ -221,7 +244,8 @@ export function encodeCursor(cursor: Cursor): string {
 }
 
 export function decodeCursor(store: string, text: unknown, withValue: boolean): Cursor {
-  const invalid = () => badRequest(`store ${store}: invalid "after" cursor (pass the "next" of a page of the same query)`);
+  const invalid = () =>
+    badRequest(`store ${store}: invalid "after" cursor (pass the "next" of a page of the same query)`);
   if (typeof text !== 'string' || text.length === 0 || text.length > 8192) throw invalid();
   let parts: unknown;
   try {

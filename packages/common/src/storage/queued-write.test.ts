@@ -33,7 +33,10 @@ describe.each([
     const { provider, close } = await open();
     try {
       const plain = await provider.open<{ n: number }>('plain');
-      const indexed = await provider.open<{ status: string; exp?: number }>('indexed', { indexes: ['status'], expiryField: 'exp' });
+      const indexed = await provider.open<{ status: string; exp?: number }>('indexed', {
+        indexes: ['status'],
+        expiryField: 'exp',
+      });
       await provider.batch([
         { store: 'indexed', op: 'insert', key: 'k', value: { status: 'new' } },
         { store: 'plain', op: 'put', key: 'p', value: { n: 1 } },
@@ -59,7 +62,10 @@ describe.each([
   it('replaces an expired record on insert, index entries included', async () => {
     const { provider, close } = await open();
     try {
-      const indexed = await provider.open<{ status: string; exp?: number }>('indexed', { indexes: ['status'], expiryField: 'exp' });
+      const indexed = await provider.open<{ status: string; exp?: number }>('indexed', {
+        indexes: ['status'],
+        expiryField: 'exp',
+      });
       await indexed.put('k', { status: 'old', exp: Date.now() - 1 });
       expect(await indexed.insert('k', { status: 'fresh' })).toBe(true);
       expect(await indexed.count({ status: 'old' })).toBe(0);
@@ -75,14 +81,19 @@ describe.each([
   it('answers a write that writes nothing only once the queued writes it read are durable', async () => {
     const { provider, close } = await open();
     try {
-      const indexed = await provider.open<{ status: string; exp?: number }>('indexed', { indexes: ['status'], expiryField: 'exp' });
+      const indexed = await provider.open<{ status: string; exp?: number }>('indexed', {
+        indexes: ['status'],
+        expiryField: 'exp',
+      });
       const put = indexed.put('k', { status: 'first' });
       expect(await indexed.insert('k', { status: 'second' })).toBe(false);
       // The caller of a refused insert reads the record that refused it.
       expect(await indexed.get('k')).toEqual({ status: 'first' });
       await put;
       const replaced = indexed.put('k', { status: 'third' });
-      const refused = await indexed.batch([{ op: 'insert', key: 'k', value: { status: 'fourth' } }]).catch((error: unknown) => error);
+      const refused = await indexed
+        .batch([{ op: 'insert', key: 'k', value: { status: 'fourth' } }])
+        .catch((error: unknown) => error);
       expect((refused as AppError).code).toBe('conflict');
       expect(await indexed.get('k')).toEqual({ status: 'third' });
       await replaced;
@@ -102,7 +113,7 @@ describe.each([
       const store = await provider.open<Rec>('busy', { indexes: ['status', ['n', 'status']], expiryField: 'exp' });
       const model = new Map<string, Rec>();
       let seed = 7;
-      const next = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+      const next = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
       const key = () => `k${Math.floor(next() * 12)}`;
       const now = Date.now();
       const record = (): Rec => {
@@ -143,13 +154,27 @@ describe.each([
             const keys = [key(), key(), key()];
             const ops: BatchOp<Rec>[] = Array.from({ length: 1 + Math.floor(next() * 4) }, (): BatchOp<Rec> => {
               const [k, roll] = [keys[Math.floor(next() * 3)]!, next()];
-              return roll < 0.4 ? { op: 'put', key: k, value: record() } : roll < 0.7 ? { op: 'insert', key: k, value: record() } : { op: 'delete', key: k };
+              return roll < 0.4
+                ? { op: 'put', key: k, value: record() }
+                : roll < 0.7
+                  ? { op: 'insert', key: k, value: record() }
+                  : { op: 'delete', key: k };
             });
-            answers.push(store.batch(ops).then(() => 'ok', (error: unknown) => (error instanceof AppError ? error.code : error)));
+            answers.push(
+              store.batch(ops).then(
+                () => 'ok',
+                (error: unknown) => (error instanceof AppError ? error.code : error),
+              ),
+            );
             const staged = new Map(model);
             let outcome = 'ok';
             for (const o of ops) {
-              if (o.op === 'insert' && staged.has(o.key) && (staged.get(o.key)!.exp === undefined || staged.get(o.key)!.exp! > Date.now())) outcome = 'conflict';
+              if (
+                o.op === 'insert' &&
+                staged.has(o.key) &&
+                (staged.get(o.key)!.exp === undefined || staged.get(o.key)!.exp! > Date.now())
+              )
+                outcome = 'conflict';
               if (o.op === 'delete') staged.delete(o.key);
               else staged.set(o.key, o.value);
             }
@@ -159,7 +184,14 @@ describe.each([
           }
           // Now and then a transaction callback joins the queue: an index added at open rebuilds the store's entries.
           if (round % 10 === 5 && i === 10) {
-            answers.push(provider.open('busy', { indexes: [[['n'], ['status', 'n'], ['n', 'exp'], ['exp']][(round - 5) / 10]!], expiryField: 'exp' }).then(() => undefined));
+            answers.push(
+              provider
+                .open('busy', {
+                  indexes: [[['n'], ['status', 'n'], ['n', 'exp'], ['exp']][(round - 5) / 10]!],
+                  expiryField: 'exp',
+                })
+                .then(() => undefined),
+            );
             expected.push(undefined);
           }
         }
@@ -168,7 +200,8 @@ describe.each([
         const stored = new Map((await store.query({ limit: 10_000 })).items.map((e) => [e.key, e.value]));
         const visible = new Map([...model].filter(([k]) => live(k)));
         expect(stored).toEqual(visible);
-        for (const status of ['a', 'b', 'c']) expect(await store.count({ status })).toBe([...visible.values()].filter((r) => r.status === status).length);
+        for (const status of ['a', 'b', 'c'])
+          expect(await store.count({ status })).toBe([...visible.values()].filter((r) => r.status === status).length);
         expect((await checkIntegrity(provider)).problems).toEqual([]);
       }
     } finally {
@@ -229,7 +262,9 @@ describe('a write refused before it is queued (no room)', () => {
     expect((refused as AppError).status).toBe(503);
     expect((refused as AppError).retryable).toBe(true);
     expect((refused as AppError).message).toContain('storage full');
-    await expect(provider.batch([{ store: 's', op: 'put', key: 'b', value: { status: 'one' } }])).rejects.toThrow(/storage full/);
+    await expect(provider.batch([{ store: 's', op: 'put', key: 'b', value: { status: 'one' } }])).rejects.toThrow(
+      /storage full/,
+    );
     await provider.ping();
     full = false;
     await store.put('c', { status: 'two' });
@@ -246,7 +281,11 @@ describe('a write refused before it is queued (no room)', () => {
       const roomy = createLmdbStoreProvider({ dataDir: dir, sweepIntervalMs: 0 });
       await (await roomy.open<{ n: number }>('s')).put('a', { n: 1 });
       await roomy.close();
-      const provider = createLmdbStoreProvider({ dataDir: dir, sweepIntervalMs: 0, minFreeBytes: Number.MAX_SAFE_INTEGER });
+      const provider = createLmdbStoreProvider({
+        dataDir: dir,
+        sweepIntervalMs: 0,
+        minFreeBytes: Number.MAX_SAFE_INTEGER,
+      });
       const store: Store<{ n: number }> = await provider.open('s');
       const refused = await store.put('a', { n: 2 }).catch((error: unknown) => error);
       expect((refused as AppError).status).toBe(503);

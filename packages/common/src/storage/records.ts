@@ -30,7 +30,12 @@ export function isIndexValue(v: unknown): v is IndexValue {
 }
 
 /** Serialises a record, rejecting what is not a JSON object or what cannot be indexed. */
-export function encodeRecord(value: unknown, store: string, indexedFields: readonly string[], expiryField?: string): string {
+export function encodeRecord(
+  value: unknown,
+  store: string,
+  indexedFields: readonly string[],
+  expiryField?: string,
+): string {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw badRequest(`store ${store}: a value must be a JSON object`);
   }
@@ -41,13 +46,17 @@ export function encodeRecord(value: unknown, store: string, indexedFields: reado
   for (const field of indexedFields) {
     const v = record[field];
     if (v !== undefined && !isIndexValue(v)) {
-      throw badRequest(`store ${store}: indexed field "${field}" must be a string, a finite number or a boolean (or absent)`);
+      throw badRequest(
+        `store ${store}: indexed field "${field}" must be a string, a finite number or a boolean (or absent)`,
+      );
     }
   }
   if (expiryField !== undefined) {
     const v = record[expiryField];
     if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v))) {
-      throw badRequest(`store ${store}: expiry field "${expiryField}" must be a number of epoch milliseconds (or absent)`);
+      throw badRequest(
+        `store ${store}: expiry field "${expiryField}" must be a number of epoch milliseconds (or absent)`,
+      );
     }
   }
   let json: string | undefined;

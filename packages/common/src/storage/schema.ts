@@ -38,7 +38,8 @@ const ID_SEPARATOR = '\u001f';
 export const indexId = (fields: readonly string[]): string => fields.join(ID_SEPARATOR);
 
 function checkFieldName(field: unknown, store: string): asserts field is string {
-  if (typeof field !== 'string' || field.length === 0) throw badRequest(`store ${store}: index field names must be non-empty strings`);
+  if (typeof field !== 'string' || field.length === 0)
+    throw badRequest(`store ${store}: index field names must be non-empty strings`);
   // MongoDB reads "." as a path and "$" as an operator; refusing them everywhere keeps adapters equivalent.
   if (field.includes('.') || field.startsWith('$') || field.includes(ID_SEPARATOR) || field === RESERVED_FIELD) {
     throw badRequest(`store ${store}: "${field}" cannot be indexed (no ".", no leading "$", not "${RESERVED_FIELD}")`);
@@ -46,21 +47,34 @@ function checkFieldName(field: unknown, store: string): asserts field is string 
 }
 
 function normaliseSpec(spec: IndexSpec, store: string): DeclaredIndex {
-  const sortedOnly = typeof spec === 'object' && !Array.isArray(spec) && (spec as { sortedOnly?: unknown }).sortedOnly === true;
-  const given: unknown = typeof spec === 'string' ? [spec] : Array.isArray(spec) ? spec : (spec as { fields?: unknown } | null)?.fields;
-  if (!Array.isArray(given)) throw badRequest(`store ${store}: an index is a field name, an array of field names or { fields, sortedOnly: true }`);
+  const sortedOnly =
+    typeof spec === 'object' && !Array.isArray(spec) && (spec as { sortedOnly?: unknown }).sortedOnly === true;
+  const given: unknown =
+    typeof spec === 'string' ? [spec] : Array.isArray(spec) ? spec : (spec as { fields?: unknown } | null)?.fields;
+  if (!Array.isArray(given))
+    throw badRequest(
+      `store ${store}: an index is a field name, an array of field names or { fields, sortedOnly: true }`,
+    );
   const fields = [...(given as unknown[])] as string[];
   if (fields.length === 0) throw badRequest(`store ${store}: an index needs at least one field`);
   for (const f of fields) checkFieldName(f, store);
-  if (new Set(fields).size !== fields.length) throw badRequest(`store ${store}: index [${fields.join(', ')}] repeats a field`);
+  if (new Set(fields).size !== fields.length)
+    throw badRequest(`store ${store}: index [${fields.join(', ')}] repeats a field`);
   if (sortedOnly && fields.length < 2) throw badRequest(`store ${store}: a sortedOnly index needs at least two fields`);
   return { fields, sortedOnly };
 }
 
 export function buildSchema(store: string, options: StoreOptions = {}, previous?: StoreSchema): StoreSchema {
   if (options.expiryField !== undefined) checkFieldName(options.expiryField, store);
-  if (previous && options.expiryField !== undefined && previous.expiryField !== undefined && previous.expiryField !== options.expiryField) {
-    throw badRequest(`store ${store}: opened with expiry field "${options.expiryField}" but already open with "${previous.expiryField}"`);
+  if (
+    previous &&
+    options.expiryField !== undefined &&
+    previous.expiryField !== undefined &&
+    previous.expiryField !== options.expiryField
+  ) {
+    throw badRequest(
+      `store ${store}: opened with expiry field "${options.expiryField}" but already open with "${previous.expiryField}"`,
+    );
   }
   const declared: DeclaredIndex[] = previous ? [...previous.declared] : [];
   for (const spec of options.indexes ?? []) {

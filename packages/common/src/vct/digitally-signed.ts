@@ -56,7 +56,11 @@ export function signEnvelope(key: KeyPair, payload: Uint8Array): string {
  * public key bytes the log publishes, or undefined when it does. As the original client does, the envelope's
  * key type decides how the key bytes and the signature are read.
  */
-export function envelopeProblem(envelopeBase64: string, payload: Uint8Array, publicKeyBytes: Uint8Array): string | undefined {
+export function envelopeProblem(
+  envelopeBase64: string,
+  payload: Uint8Array,
+  publicKeyBytes: Uint8Array,
+): string | undefined {
   let envelope: { algorithm?: { type?: unknown }; signature?: unknown };
   try {
     envelope = JSON.parse(base64Decode(envelopeBase64).toString('utf8')) as typeof envelope;
@@ -75,14 +79,20 @@ export function envelopeProblem(envelopeBase64: string, payload: Uint8Array, pub
   try {
     switch (type) {
       case 'ED25519':
-        return KeyPair.fromPublicKeyBytes('Ed25519', publicKeyBytes).verify(payload, signature) ? undefined : 'the Ed25519 log signature does not verify';
+        return KeyPair.fromPublicKeyBytes('Ed25519', publicKeyBytes).verify(payload, signature)
+          ? undefined
+          : 'the Ed25519 log signature does not verify';
       case 'ECDSAP256IEEEP1363':
-        return KeyPair.fromPublicKeyBytes('P-256', publicKeyBytes).verify(payload, signature) ? undefined : 'the ECDSA P-256 log signature does not verify';
+        return KeyPair.fromPublicKeyBytes('P-256', publicKeyBytes).verify(payload, signature)
+          ? undefined
+          : 'the ECDSA P-256 log signature does not verify';
       case 'ECDSAP256DER':
       case 'ECDSAP384DER': {
         const key = createPublicKey({ key: Buffer.from(publicKeyBytes), format: 'der', type: 'spki' });
         const hash = type === 'ECDSAP384DER' ? 'sha384' : 'sha256';
-        return verify(hash, payload, { key, dsaEncoding: 'der' }, signature) ? undefined : `the ${type} log signature does not verify`;
+        return verify(hash, payload, { key, dsaEncoding: 'der' }, signature)
+          ? undefined
+          : `the ${type} log signature does not verify`;
       }
       default:
         return `unsupported log signature key type ${JSON.stringify(type)}`;

@@ -16,7 +16,12 @@ export {
   VC_LOG_ENTRY_TYPE,
   type MerkleTreeLeaf,
 } from './leaf.js';
-export { treeHeadSignaturePayload, vcTimestampSignaturePayload, TREE_HEAD_SIGNATURE_TYPE, VC_TIMESTAMP_SIGNATURE_TYPE } from './signed-payloads.js';
+export {
+  treeHeadSignaturePayload,
+  vcTimestampSignaturePayload,
+  TREE_HEAD_SIGNATURE_TYPE,
+  VC_TIMESTAMP_SIGNATURE_TYPE,
+} from './signed-payloads.js';
 export {
   envelopeProblem,
   logIdOf,

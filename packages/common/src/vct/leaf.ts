@@ -44,7 +44,8 @@ export function leafObject(timestamp: number, vcEntry: string): MerkleTreeLeaf {
  * expression: this runs twice per add-vc on a 4 KB entry.
  */
 export function checkLeafFields(timestamp: number, vcEntry: string): void {
-  if (!Number.isSafeInteger(timestamp) || timestamp < 0) throw new RangeError(`leaf timestamp must be a non-negative integer, not ${timestamp}`);
+  if (!Number.isSafeInteger(timestamp) || timestamp < 0)
+    throw new RangeError(`leaf timestamp must be a non-negative integer, not ${timestamp}`);
   if (vcEntry.includes('"') || vcEntry.includes('\\')) throw new RangeError('vc_entry must be base64');
 }
 

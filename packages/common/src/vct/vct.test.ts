@@ -44,17 +44,23 @@ describe('reference vectors', () => {
       algorithm: { signature: 'EDDSA', type: 'ED25519' },
       signature: 'pXT3eiLMd3cUaHpNoG4pyLsjgAmP3lop1QSbEHPwJDK8bipheffqQhV5MqXhfqoFRft64cdq4fjbDzBVk9P6Aw==',
     });
-    expect(verifyEnvelope(envelope, treeHeadSignaturePayload(V2_TIMESTAMP, 1, V2_ROOT), V3_KEY.publicKeyBytes())).toBe(true);
+    expect(verifyEnvelope(envelope, treeHeadSignaturePayload(V2_TIMESTAMP, 1, V2_ROOT), V3_KEY.publicKeyBytes())).toBe(
+      true,
+    );
   });
 });
 
 describe('MerkleTreeLeaf', () => {
-  const vcEntry = vcEntryOf('_:c14n0 <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <https://www.w3.org/2018/credentials#VerifiableCredential> .\n');
+  const vcEntry = vcEntryOf(
+    '_:c14n0 <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <https://www.w3.org/2018/credentials#VerifiableCredential> .\n',
+  );
 
   it('writes exactly the JCS of the leaf structure of the original', () => {
     const leafInput = buildLeafInput(1617107246070, vcEntry);
     expect(leafInput).toBe(jcs(leafObject(1617107246070, vcEntry)));
-    expect(leafInput).toBe(`{"leaf_type":100,"timestamped_entry":{"entry_type":100,"extensions":null,"timestamp":1617107246070,"vc_entry":"${vcEntry}"},"version":0}`);
+    expect(leafInput).toBe(
+      `{"leaf_type":100,"timestamped_entry":{"entry_type":100,"extensions":null,"timestamp":1617107246070,"vc_entry":"${vcEntry}"},"version":0}`,
+    );
   });
 
   it('keeps equal to the general serialiser for any timestamp and entry', () => {
@@ -78,11 +84,20 @@ describe('MerkleTreeLeaf', () => {
   it('hashes the leaf as an RFC 6962 leaf of its JCS bytes', () => {
     const leafInput = buildLeafInput(12345, vcEntry);
     expect(leafHashOf(leafInput)).toEqual(leafHash(Buffer.from(leafInput)));
-    expect(leafHashOf(leafInput)).toEqual(createHash('sha256').update(Buffer.concat([Buffer.from([0]), Buffer.from(leafInput)])).digest());
+    expect(leafHashOf(leafInput)).toEqual(
+      createHash('sha256')
+        .update(Buffer.concat([Buffer.from([0]), Buffer.from(leafInput)]))
+        .digest(),
+    );
   });
 
   it('parses leaves back and rejects anything else', () => {
-    expect(parseLeafInput(buildLeafInput(42, vcEntry)).timestamped_entry).toEqual({ timestamp: 42, entry_type: 100, vc_entry: vcEntry, extensions: null });
+    expect(parseLeafInput(buildLeafInput(42, vcEntry)).timestamped_entry).toEqual({
+      timestamp: 42,
+      entry_type: 100,
+      vc_entry: vcEntry,
+      extensions: null,
+    });
     expect(() => parseLeafInput('{"version":1,"leaf_type":100,"timestamped_entry":{}}')).toThrow(/V1/);
     expect(() => parseLeafInput('{"version":0,"leaf_type":100}')).toThrow(/V1/);
     expect(() => parseLeafInput('null')).toThrow(/V1/);
@@ -92,7 +107,14 @@ describe('MerkleTreeLeaf', () => {
 describe('VCTimestampSignature', () => {
   it('is the JCS of the original structure, written out directly', () => {
     const vcEntry = Buffer.alloc(2500, 9).toString('base64');
-    const expected = jcs({ svct_version: 0, signature_type: 100, timestamp: 1617977793917, entry_type: 100, vc_entry: vcEntry, extensions: null });
+    const expected = jcs({
+      svct_version: 0,
+      signature_type: 100,
+      timestamp: 1617977793917,
+      entry_type: 100,
+      vc_entry: vcEntry,
+      extensions: null,
+    });
     expect(vcTimestampSignaturePayload(1617977793917, vcEntry).toString()).toBe(expected);
   });
 
@@ -107,7 +129,12 @@ describe('VCTimestampSignature', () => {
 describe('DigitallySigned', () => {
   const payload = vcTimestampSignaturePayload(5, 'QQ==');
   const envelopeOf = (type: string, signature: Buffer): string =>
-    Buffer.from(JSON.stringify({ algorithm: { signature: type.startsWith('ED') ? 'EDDSA' : 'ECDSA', type }, signature: signature.toString('base64') })).toString('base64');
+    Buffer.from(
+      JSON.stringify({
+        algorithm: { signature: type.startsWith('ED') ? 'EDDSA' : 'ECDSA', type },
+        signature: signature.toString('base64'),
+      }),
+    ).toString('base64');
 
   it('labels the algorithms as the original and refuses other key types', () => {
     expect(signatureAlgorithmOf('Ed25519')).toEqual({ signature: 'EDDSA', type: 'ED25519' });
@@ -136,7 +163,9 @@ describe('DigitallySigned', () => {
       const spki = publicKey.export({ format: 'der', type: 'spki' });
       const signature = sign(hash, payload, { key: privateKey, dsaEncoding: 'der' });
       expect(envelopeProblem(envelopeOf(type, signature), payload, spki)).toBeUndefined();
-      expect(envelopeProblem(envelopeOf(type, signature), vcTimestampSignaturePayload(6, 'QQ=='), spki)).toMatch(/does not verify/);
+      expect(envelopeProblem(envelopeOf(type, signature), vcTimestampSignaturePayload(6, 'QQ=='), spki)).toMatch(
+        /does not verify/,
+      );
     }
   });
 
@@ -144,13 +173,33 @@ describe('DigitallySigned', () => {
     const envelope = signEnvelope(V3_KEY, payload);
     const other = KeyPair.generate('Ed25519');
     expect(envelopeProblem(envelope, payload, V3_KEY.publicKeyBytes())).toBeUndefined();
-    expect(envelopeProblem(envelope, vcTimestampSignaturePayload(6, 'QQ=='), V3_KEY.publicKeyBytes())).toMatch(/Ed25519 log signature does not verify/);
+    expect(envelopeProblem(envelope, vcTimestampSignaturePayload(6, 'QQ=='), V3_KEY.publicKeyBytes())).toMatch(
+      /Ed25519 log signature does not verify/,
+    );
     expect(envelopeProblem(envelope, payload, other.publicKeyBytes())).toMatch(/does not verify/);
     expect(envelopeProblem('not base64!', payload, V3_KEY.publicKeyBytes())).toMatch(/not base64 of a JSON envelope/);
-    expect(envelopeProblem(Buffer.from('null').toString('base64'), payload, V3_KEY.publicKeyBytes())).toMatch(/not base64 of a JSON envelope/);
-    expect(envelopeProblem(Buffer.from('{"algorithm":{"type":"ED25519"}}').toString('base64'), payload, V3_KEY.publicKeyBytes())).toMatch(/no signature/);
-    expect(envelopeProblem(envelopeOf('RSA', V3_KEY.sign(payload)), payload, V3_KEY.publicKeyBytes())).toMatch(/unsupported log signature key type "RSA"/);
-    expect(envelopeProblem(envelopeOf('ECDSAP256IEEEP1363', V3_KEY.sign(payload)), payload, V3_KEY.publicKeyBytes())).toMatch(/cannot verify|does not verify/);
-    expect(verifyEnvelope(Buffer.from('{"algorithm":{"signature":"ECDSA","type":"ED25519"},"signature":""}').toString('base64'), payload, V3_KEY.publicKeyBytes())).toBe(false);
+    expect(envelopeProblem(Buffer.from('null').toString('base64'), payload, V3_KEY.publicKeyBytes())).toMatch(
+      /not base64 of a JSON envelope/,
+    );
+    expect(
+      envelopeProblem(
+        Buffer.from('{"algorithm":{"type":"ED25519"}}').toString('base64'),
+        payload,
+        V3_KEY.publicKeyBytes(),
+      ),
+    ).toMatch(/no signature/);
+    expect(envelopeProblem(envelopeOf('RSA', V3_KEY.sign(payload)), payload, V3_KEY.publicKeyBytes())).toMatch(
+      /unsupported log signature key type "RSA"/,
+    );
+    expect(
+      envelopeProblem(envelopeOf('ECDSAP256IEEEP1363', V3_KEY.sign(payload)), payload, V3_KEY.publicKeyBytes()),
+    ).toMatch(/cannot verify|does not verify/);
+    expect(
+      verifyEnvelope(
+        Buffer.from('{"algorithm":{"signature":"ECDSA","type":"ED25519"},"signature":""}').toString('base64'),
+        payload,
+        V3_KEY.publicKeyBytes(),
+      ),
+    ).toBe(false);
   });
 });

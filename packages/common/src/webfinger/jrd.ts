@@ -67,7 +67,10 @@ export function buildJrd(input: JrdInput): Jrd {
 export function transparencyLogJrd(subject: string, publicKey: Uint8Array): Jrd {
   return buildJrd({
     subject,
-    properties: { [JRD_PROPERTIES.ledgerType]: LEDGER_TYPE_VCT_V1, [JRD_PROPERTIES.publicKey]: Buffer.from(publicKey).toString('base64') },
+    properties: {
+      [JRD_PROPERTIES.ledgerType]: LEDGER_TYPE_VCT_V1,
+      [JRD_PROPERTIES.publicKey]: Buffer.from(publicKey).toString('base64'),
+    },
     links: [{ rel: 'self', href: subject }],
   });
 }
@@ -80,10 +83,15 @@ function withoutEmptyMembers(link: JrdLink): JrdLink {
 
 /** Checks the shape of a JRD received from a peer; a `bad_request` names what is wrong. */
 export function parseJrd(value: unknown): Jrd {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest('a WebFinger document must be a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw badRequest('a WebFinger document must be a JSON object');
   const jrd = value as Record<string, unknown>;
-  if (jrd.subject !== undefined && typeof jrd.subject !== 'string') throw badRequest('WebFinger subject must be a string');
-  if (jrd.properties !== undefined && (typeof jrd.properties !== 'object' || jrd.properties === null || Array.isArray(jrd.properties))) {
+  if (jrd.subject !== undefined && typeof jrd.subject !== 'string')
+    throw badRequest('WebFinger subject must be a string');
+  if (
+    jrd.properties !== undefined &&
+    (typeof jrd.properties !== 'object' || jrd.properties === null || Array.isArray(jrd.properties))
+  ) {
     throw badRequest('WebFinger properties must be an object');
   }
   if (jrd.links !== undefined) {

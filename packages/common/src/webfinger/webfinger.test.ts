@@ -40,7 +40,9 @@ describe('JRD builders', () => {
 
   it('rejects a public key that is not strict base64', () => {
     for (const bad of ['AQ', 'AQI', 'A Q==', 'AQ-_', 42, '']) {
-      expect(() => publicKeyOf({ properties: { [JRD_PROPERTIES.publicKey]: bad } }), String(bad)).toThrow(/standard padded base64/);
+      expect(() => publicKeyOf({ properties: { [JRD_PROPERTIES.publicKey]: bad } }), String(bad)).toThrow(
+        /standard padded base64/,
+      );
     }
   });
 
@@ -74,11 +76,19 @@ describe('WebFinger client', () => {
       if (url.pathname !== '/.well-known/webfinger' || resource === null) {
         res.writeHead(400, { 'content-type': 'application/json' }).end('{"message":"resource is required"}');
       } else if (resource.endsWith('/main')) {
-        setTimeout(() => res.writeHead(200, { 'content-type': 'application/jrd+json' }).end(JSON.stringify(transparencyLogJrd(resource, Buffer.from('key')))), 20);
+        setTimeout(
+          () =>
+            res
+              .writeHead(200, { 'content-type': 'application/jrd+json' })
+              .end(JSON.stringify(transparencyLogJrd(resource, Buffer.from('key')))),
+          20,
+        );
       } else if (resource.endsWith('/garbage')) {
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"links":"nope"}');
       } else {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ message: `resource not found "${resource}"` }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ message: `resource not found "${resource}"` }));
       }
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -126,13 +136,17 @@ describe('WebFinger client', () => {
   });
 
   it('rejects a malformed JRD from the peer', async () => {
-    const error = await createWebFingerClient().lookup(base, `${base}/garbage`).catch((e: unknown) => e);
+    const error = await createWebFingerClient()
+      .lookup(base, `${base}/garbage`)
+      .catch((e: unknown) => e);
     expect((error as AppError).code).toBe('bad_request');
     expect((error as AppError).message).toMatch(/links must be an array/);
   });
 
   it('fails as retryable when nothing answers', async () => {
-    const error = await createWebFingerClient().lookup('http://127.0.0.1:1', 'http://127.0.0.1:1/main').catch((e: unknown) => e);
+    const error = await createWebFingerClient()
+      .lookup('http://127.0.0.1:1', 'http://127.0.0.1:1/main')
+      .catch((e: unknown) => e);
     expect((error as AppError).retryable).toBe(true);
   });
 });

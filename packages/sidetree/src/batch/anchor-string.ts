@@ -20,10 +20,13 @@ export function parseAnchorString(text: string, protocol: ProtocolParameters): A
   if (dot < 0) throw badRequest(`anchor string '${text}' must be <operation count>.<core index file URI>`);
   const count = text.slice(0, dot);
   const coreIndexFileUri = text.slice(dot + 1);
-  if (!COUNT.test(count)) throw badRequest(`anchor string operation count '${count}' must be a positive integer without leading zeros`);
+  if (!COUNT.test(count))
+    throw badRequest(`anchor string operation count '${count}' must be a positive integer without leading zeros`);
   const operationCount = Number(count);
   if (operationCount > protocol.maxOperationCount) {
-    throw badRequest(`anchor string declares ${operationCount} operations; the maximum per batch is ${protocol.maxOperationCount}`);
+    throw badRequest(
+      `anchor string declares ${operationCount} operations; the maximum per batch is ${protocol.maxOperationCount}`,
+    );
   }
   checkCasUri(coreIndexFileUri, 'core index file URI', protocol);
   return { operationCount, coreIndexFileUri };
@@ -31,6 +34,7 @@ export function parseAnchorString(text: string, protocol: ProtocolParameters): A
 
 export function checkCasUri(uri: unknown, what: string, protocol: ProtocolParameters): string {
   if (typeof uri !== 'string' || uri.length === 0) throw badRequest(`${what} must be a non-empty string`);
-  if (uri.length > protocol.maxCasUriLength) throw badRequest(`${what} is too long: ${uri.length} characters exceeds ${protocol.maxCasUriLength}`);
+  if (uri.length > protocol.maxCasUriLength)
+    throw badRequest(`${what} is too long: ${uri.length} characters exceeds ${protocol.maxCasUriLength}`);
   return uri;
 }

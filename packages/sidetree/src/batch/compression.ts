@@ -27,7 +27,8 @@ export function maxFileSize(kind: BatchFileKind, protocol: ProtocolParameters): 
 export function compressFile(kind: BatchFileKind, content: object, protocol: ProtocolParameters): Buffer {
   const compressed = gzipSync(canonicalBytes(content));
   const limit = maxFileSize(kind, protocol);
-  if (compressed.length > limit) throw badRequest(`${FILE_NAMES[kind]} is too large: ${compressed.length} bytes exceeds the maximum of ${limit}`);
+  if (compressed.length > limit)
+    throw badRequest(`${FILE_NAMES[kind]} is too large: ${compressed.length} bytes exceeds the maximum of ${limit}`);
   return compressed;
 }
 
@@ -39,14 +40,17 @@ export function compressFile(kind: BatchFileKind, content: object, protocol: Pro
 export function decompressFile(kind: BatchFileKind, content: Uint8Array, protocol: ProtocolParameters): unknown {
   const name = FILE_NAMES[kind];
   const limit = maxFileSize(kind, protocol);
-  if (content.length > limit) throw badRequest(`${name} is too large: ${content.length} bytes exceeds the maximum of ${limit}`);
+  if (content.length > limit)
+    throw badRequest(`${name} is too large: ${content.length} bytes exceeds the maximum of ${limit}`);
   const maxExpanded = limit * protocol.maxMemoryDecompressionFactor;
   let expanded: Buffer;
   try {
     expanded = gunzipSync(content, { maxOutputLength: maxExpanded });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw badRequest(`${name} decompresses to more than ${maxExpanded} bytes (${protocol.maxMemoryDecompressionFactor}x its size limit)`);
+      throw badRequest(
+        `${name} decompresses to more than ${maxExpanded} bytes (${protocol.maxMemoryDecompressionFactor}x its size limit)`,
+      );
     }
     throw badRequest(`${name} is not valid gzip: ${(error as Error).message}`);
   }

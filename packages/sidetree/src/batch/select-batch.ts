@@ -7,7 +7,10 @@
  * const { batch, rollover } = selectBatch(pending, { maxOperations: protocol.maxOperationCount, suffixOf: (p) => p.didSuffix });
  * ```
  */
-export function selectBatch<T>(queue: readonly T[], options: { maxOperations: number; suffixOf: (item: T) => string }): { batch: T[]; rollover: T[] } {
+export function selectBatch<T>(
+  queue: readonly T[],
+  options: { maxOperations: number; suffixOf: (item: T) => string },
+): { batch: T[]; rollover: T[] } {
   const batch: T[] = [];
   const rollover: T[] = [];
   const suffixes = new Set<string>();

@@ -4,7 +4,15 @@ import type { CreateOperation, DeactivateOperation, RecoverOperation, UpdateOper
 import { DID_NODE_PROTOCOL, type ProtocolParameters } from '../protocol.js';
 import { checkCasUri, formatAnchorString } from './anchor-string.js';
 import { compressFile } from './compression.js';
-import { FILE_NAMES, type BatchFileKind, type ChunkFile, type CoreIndexFile, type CoreProofFile, type ProvisionalIndexFile, type ProvisionalProofFile } from './files.js';
+import {
+  FILE_NAMES,
+  type BatchFileKind,
+  type ChunkFile,
+  type CoreIndexFile,
+  type CoreProofFile,
+  type ProvisionalIndexFile,
+  type ProvisionalProofFile,
+} from './files.js';
 
 export interface BatchFile {
   kind: BatchFileKind;
@@ -98,13 +106,19 @@ export function buildBatch(operations: readonly BatchMember[], options: BuildBat
     coreIndex.coreProofFileUri = write('coreProof', proof);
   }
   const coreOperations: NonNullable<CoreIndexFile['operations']> = {};
-  if (creates.length > 0) coreOperations.create = creates.map((operation) => ({ suffixData: operation.suffixData as unknown as JsonObject }));
+  if (creates.length > 0)
+    coreOperations.create = creates.map((operation) => ({ suffixData: operation.suffixData as unknown as JsonObject }));
   if (recovers.length > 0) coreOperations.recover = recovers.map(reference);
   if (deactivates.length > 0) coreOperations.deactivate = deactivates.map(reference);
   if (Object.keys(coreOperations).length > 0) coreIndex.operations = coreOperations;
   const coreIndexFileUri = write('coreIndex', coreIndex);
 
-  return { anchorString: formatAnchorString({ operationCount: operations.length, coreIndexFileUri }), coreIndexFileUri, operationCount: operations.length, files };
+  return {
+    anchorString: formatAnchorString({ operationCount: operations.length, coreIndexFileUri }),
+    coreIndexFileUri,
+    operationCount: operations.length,
+    files,
+  };
 }
 
 function checkBatchMembership(operations: readonly BatchMember[], protocol: ProtocolParameters): void {
@@ -114,17 +128,22 @@ function checkBatchMembership(operations: readonly BatchMember[], protocol: Prot
   }
   const suffixes = new Set<string>();
   for (const operation of operations) {
-    if (suffixes.has(operation.didSuffix)) throw badRequest(`batch has more than one operation for DID suffix ${operation.didSuffix}`);
+    if (suffixes.has(operation.didSuffix))
+      throw badRequest(`batch has more than one operation for DID suffix ${operation.didSuffix}`);
     suffixes.add(operation.didSuffix);
   }
 }
 
 function deltaOf(operation: CreateMember | RecoverMember | UpdateMember): JsonObject {
-  if (operation.delta === undefined) throw badRequest(`${operation.type} operation for ${operation.didSuffix} has no delta to write`);
+  if (operation.delta === undefined)
+    throw badRequest(`${operation.type} operation for ${operation.didSuffix} has no delta to write`);
   return operation.delta;
 }
 
-function reference(operation: RecoverMember | DeactivateMember | UpdateMember): { didSuffix: string; revealValue: string } {
+function reference(operation: RecoverMember | DeactivateMember | UpdateMember): {
+  didSuffix: string;
+  revealValue: string;
+} {
   return { didSuffix: operation.didSuffix, revealValue: operation.revealValue };
 }
 
@@ -137,10 +156,21 @@ function reference(operation: RecoverMember | DeactivateMember | UpdateMember): 
  */
 export function batchMemberOf(request: JsonObject, didSuffix: string): BatchMember {
   const { type } = request;
-  if (type === 'create') return { type, didSuffix, suffixData: request.suffixData as unknown as CreateMember['suffixData'], delta: request.delta as JsonObject | undefined };
-  if (type !== 'update' && type !== 'recover' && type !== 'deactivate') throw badRequest(`a canonical request of type ${JSON.stringify(type)} cannot join a batch`);
-  if (request.didSuffix !== didSuffix) throw badRequest(`a canonical ${type} request names DID suffix ${JSON.stringify(request.didSuffix)}, not ${didSuffix}`);
-  if (typeof request.signedData !== 'string' || typeof request.revealValue !== 'string') throw badRequest(`a canonical ${type} request lacks signedData or revealValue`);
+  if (type === 'create')
+    return {
+      type,
+      didSuffix,
+      suffixData: request.suffixData as unknown as CreateMember['suffixData'],
+      delta: request.delta as JsonObject | undefined,
+    };
+  if (type !== 'update' && type !== 'recover' && type !== 'deactivate')
+    throw badRequest(`a canonical request of type ${JSON.stringify(type)} cannot join a batch`);
+  if (request.didSuffix !== didSuffix)
+    throw badRequest(
+      `a canonical ${type} request names DID suffix ${JSON.stringify(request.didSuffix)}, not ${didSuffix}`,
+    );
+  if (typeof request.signedData !== 'string' || typeof request.revealValue !== 'string')
+    throw badRequest(`a canonical ${type} request lacks signedData or revealValue`);
   const signed = { didSuffix, signedData: request.signedData, revealValue: request.revealValue };
   if (type === 'deactivate') return { type, ...signed };
   return { type, ...signed, delta: request.delta as JsonObject | undefined };

@@ -68,7 +68,10 @@ export interface DidFormOptions {
  */
 export function createRequest(input: CreateRequestInput, forms: DidFormOptions = {}): BuiltCreate {
   const delta: Delta = { patches: input.patches, updateCommitment: commitmentOf(publicJwkOf(input.updateKey)) };
-  const suffixData: CreateSuffixData = { deltaHash: hashCanonical(delta), recoveryCommitment: commitmentOf(publicJwkOf(input.recoveryKey)) };
+  const suffixData: CreateSuffixData = {
+    deltaHash: hashCanonical(delta),
+    recoveryCommitment: commitmentOf(publicJwkOf(input.recoveryKey)),
+  };
   if (input.anchorOrigin !== undefined) suffixData.anchorOrigin = input.anchorOrigin;
   if (input.suffixType !== undefined) suffixData.type = input.suffixType;
   const request: CreateRequest = { type: 'create', suffixData, delta };
@@ -92,7 +95,13 @@ export function updateRequest(input: UpdateRequestInput): UpdateRequest {
   const updateKey = input.updateKey.publicJwk();
   const delta: Delta = { patches: input.patches, updateCommitment: commitmentOf(publicJwkOf(input.nextUpdateKey)) };
   const signed: UpdateSignedData = { updateKey, deltaHash: hashCanonical(delta), ...window(input) };
-  return { type: 'update', didSuffix: input.didSuffix, revealValue: revealValueOf(updateKey), delta, signedData: sign(signed, input.updateKey, input.kid) };
+  return {
+    type: 'update',
+    didSuffix: input.didSuffix,
+    revealValue: revealValueOf(updateKey),
+    delta,
+    signedData: sign(signed, input.updateKey, input.kid),
+  };
 }
 
 export interface RecoverRequestInput extends AnchorWindowInput {
@@ -140,8 +149,15 @@ export function deactivateRequest(input: DeactivateRequestInput): DeactivateRequ
   const recoveryKey = input.recoveryKey.publicJwk();
   const revealValue = revealValueOf(recoveryKey);
   const signed: DeactivateSignedData =
-    input.style === 'dif' ? { didSuffix: input.didSuffix, recoveryKey } : { didSuffix: input.didSuffix, recoveryKey, revealValue, ...window(input) };
-  return { type: 'deactivate', didSuffix: input.didSuffix, revealValue, signedData: sign(signed, input.recoveryKey, input.kid) };
+    input.style === 'dif'
+      ? { didSuffix: input.didSuffix, recoveryKey }
+      : { didSuffix: input.didSuffix, recoveryKey, revealValue, ...window(input) };
+  return {
+    type: 'deactivate',
+    didSuffix: input.didSuffix,
+    revealValue,
+    signedData: sign(signed, input.recoveryKey, input.kid),
+  };
 }
 
 /** The bytes to post: JCS of the request (any JSON serialisation is accepted; this one is deterministic). */

@@ -1,5 +1,11 @@
 import { KeyPair, type Jwk } from '@anchor/common/crypto';
-import { IonDid, IonRequest, LocalSigner, type IonDocumentModel, type JwkEs256k } from '@decentralized-identity/ion-sdk';
+import {
+  IonDid,
+  IonRequest,
+  LocalSigner,
+  type IonDocumentModel,
+  type JwkEs256k,
+} from '@decentralized-identity/ion-sdk';
 import { describe, expect, it } from 'vitest';
 import { parseSidetreeDid } from '../did/parse-sidetree-did.js';
 import { parseOperation } from '../operations/parse-operation.js';
@@ -8,7 +14,15 @@ import { signatureProblem } from '../operations/verify-signature.js';
 import { DIF_PROTOCOL } from '../protocol.js';
 import { payloadOf } from '../testing/requests.test-helpers.js';
 import { createRequest, deactivateRequest, recoverRequest, serializeRequest, updateRequest } from './build-requests.js';
-import { addPublicKeys, addServices, documentKey, removePublicKeys, removeServices, replaceDocument, service } from './patch-builders.js';
+import {
+  addPublicKeys,
+  addServices,
+  documentKey,
+  removePublicKeys,
+  removeServices,
+  replaceDocument,
+  service,
+} from './patch-builders.js';
 
 /**
  * @decentralized-identity/ion-sdk as an independent oracle where its shapes and ours overlap (ES256K keys,
@@ -19,18 +33,35 @@ const key = () => KeyPair.generate('secp256k1');
 const es256k = (pair: KeyPair) => pair.publicJwk() as JwkEs256k;
 const privateEs256k = (pair: KeyPair) => pair.privateJwk() as JwkEs256k;
 const keys = { recovery: key(), update: key(), nextRecovery: key(), nextUpdate: key(), document: key() };
-const documentPublicKey = documentKey('signing-key', keys.document, { type: 'EcdsaSecp256k1VerificationKey2019', purposes: ['authentication', 'assertionMethod'] });
-const document = { publicKeys: [documentPublicKey], services: [service('dwn', 'DecentralizedWebNode', 'https://dwn.example.com')] };
+const documentPublicKey = documentKey('signing-key', keys.document, {
+  type: 'EcdsaSecp256k1VerificationKey2019',
+  purposes: ['authentication', 'assertionMethod'],
+});
+const document = {
+  publicKeys: [documentPublicKey],
+  services: [service('dwn', 'DecentralizedWebNode', 'https://dwn.example.com')],
+};
 const ionDocument = document as unknown as IonDocumentModel;
 const accept = (request: unknown) => parseOperation(serializeRequest(request as never), { protocol: DIF_PROTOCOL });
 const signedParts = (jws: string) => ({ header: jws.split('.')[0], payload: payloadOf(jws) });
 
 describe('client builders against ion-sdk', () => {
   it('create: the same request, suffix and long-form DID', async () => {
-    const ion = await IonRequest.createCreateRequest({ recoveryKey: es256k(keys.recovery), updateKey: es256k(keys.update), document: ionDocument });
-    const ours = createRequest({ recoveryKey: keys.recovery, updateKey: keys.update, patches: [replaceDocument(document)] }, { namespace: 'did:ion', unpublishedHint: false });
+    const ion = await IonRequest.createCreateRequest({
+      recoveryKey: es256k(keys.recovery),
+      updateKey: es256k(keys.update),
+      document: ionDocument,
+    });
+    const ours = createRequest(
+      { recoveryKey: keys.recovery, updateKey: keys.update, patches: [replaceDocument(document)] },
+      { namespace: 'did:ion', unpublishedHint: false },
+    );
     expect(ours.request).toEqual(ion);
-    const longForm = await IonDid.createLongFormDid({ recoveryKey: es256k(keys.recovery), updateKey: es256k(keys.update), document: ionDocument });
+    const longForm = await IonDid.createLongFormDid({
+      recoveryKey: es256k(keys.recovery),
+      updateKey: es256k(keys.update),
+      document: ionDocument,
+    });
     expect(ours.longFormDid).toBe(longForm);
     const parsed = parseSidetreeDid(longForm, { namespace: 'did:ion' });
     expect(parsed.suffix).toBe(ours.didSuffix);
@@ -38,8 +69,15 @@ describe('client builders against ion-sdk', () => {
   });
 
   it('update: the same delta and signed payload; each side verifies the other’s signature', async () => {
-    const didSuffix = createRequest({ recoveryKey: keys.recovery, updateKey: keys.update, patches: [replaceDocument(document)] }).didSuffix;
-    const added = documentKey('second', key(), { type: 'EcdsaSecp256k1VerificationKey2019', purposes: ['keyAgreement'] });
+    const didSuffix = createRequest({
+      recoveryKey: keys.recovery,
+      updateKey: keys.update,
+      patches: [replaceDocument(document)],
+    }).didSuffix;
+    const added = documentKey('second', key(), {
+      type: 'EcdsaSecp256k1VerificationKey2019',
+      purposes: ['keyAgreement'],
+    });
     const ion = await IonRequest.createUpdateRequest({
       didSuffix,
       updatePublicKey: es256k(keys.update),
@@ -54,7 +92,12 @@ describe('client builders against ion-sdk', () => {
       didSuffix,
       updateKey: keys.update,
       nextUpdateKey: keys.nextUpdate,
-      patches: [addServices(service('extra', 'Extra', 'https://extra.example.com')), removeServices('dwn'), addPublicKeys(added), removePublicKeys('signing-key')],
+      patches: [
+        addServices(service('extra', 'Extra', 'https://extra.example.com')),
+        removeServices('dwn'),
+        addPublicKeys(added),
+        removePublicKeys('signing-key'),
+      ],
     });
     const { signedData: ionSigned, ...ionRest } = ion;
     const { signedData: ourSigned, ...ourRest } = ours;
@@ -65,7 +108,11 @@ describe('client builders against ion-sdk', () => {
   });
 
   it('recover and deactivate: the same requests and payloads, accepted both ways', async () => {
-    const didSuffix = createRequest({ recoveryKey: keys.recovery, updateKey: keys.update, patches: [replaceDocument(document)] }).didSuffix;
+    const didSuffix = createRequest({
+      recoveryKey: keys.recovery,
+      updateKey: keys.update,
+      patches: [replaceDocument(document)],
+    }).didSuffix;
     const ionRecover = await IonRequest.createRecoverRequest({
       didSuffix,
       recoveryPublicKey: es256k(keys.recovery),
@@ -86,7 +133,11 @@ describe('client builders against ion-sdk', () => {
     expect(signatureProblem(accept(ionRecover) as SignedOperation)).toBeUndefined();
     expect(signatureProblem(accept(ourRecover) as SignedOperation)).toBeUndefined();
 
-    const ionDeactivate = await IonRequest.createDeactivateRequest({ didSuffix, recoveryPublicKey: es256k(keys.recovery), signer: LocalSigner.create(privateEs256k(keys.recovery)) });
+    const ionDeactivate = await IonRequest.createDeactivateRequest({
+      didSuffix,
+      recoveryPublicKey: es256k(keys.recovery),
+      signer: LocalSigner.create(privateEs256k(keys.recovery)),
+    });
     const ourDeactivate = deactivateRequest({ didSuffix, recoveryKey: keys.recovery, style: 'dif' });
     expect({ ...ourDeactivate, signedData: undefined }).toEqual({ ...ionDeactivate, signedData: undefined });
     expect(signedParts(ourDeactivate.signedData)).toEqual(signedParts(ionDeactivate.signedData));

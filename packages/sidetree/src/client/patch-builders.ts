@@ -1,5 +1,11 @@
 import type { Jwk, KeyPair } from '@anchor/common/crypto';
-import type { Patch, PublicKeyEntry, ReplaceDocument, ServiceEntry, VerificationRelationship } from '../patches/types.js';
+import type {
+  Patch,
+  PublicKeyEntry,
+  ReplaceDocument,
+  ServiceEntry,
+  VerificationRelationship,
+} from '../patches/types.js';
 import { publicJwkOf } from './keys.js';
 
 /** Builders for delta patches, e.g. `addPublicKeys(documentKey('key-1', keyPair, { purposes: ['authentication'] }))`. */
@@ -16,7 +22,12 @@ export function documentKey(id: string, key: KeyPair | Jwk, options: DocumentKey
   return entry;
 }
 
-export function service(id: string, type: string, serviceEndpoint: unknown, extra: Record<string, unknown> = {}): ServiceEntry {
+export function service(
+  id: string,
+  type: string,
+  serviceEndpoint: unknown,
+  extra: Record<string, unknown> = {},
+): ServiceEntry {
   return { ...extra, id, type, serviceEndpoint };
 }
 

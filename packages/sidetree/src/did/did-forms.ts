@@ -31,7 +31,12 @@ export function hashlinkDid(hashlink: string, suffix: string, namespace: string 
  * `domain` is a host, optionally with a port; the port's colon is written `%3A` so that it cannot be taken
  * for a DID segment separator (as orb writes it).
  */
-export function httpsDid(domain: string, anchorHash: string, suffix: string, namespace: string = DEFAULT_NAMESPACE): string {
+export function httpsDid(
+  domain: string,
+  anchorHash: string,
+  suffix: string,
+  namespace: string = DEFAULT_NAMESPACE,
+): string {
   return `${namespace}:https:${encodeDomain(domain)}:${anchorHash}:${suffix}`;
 }
 

@@ -7,14 +7,22 @@ import type { ParsedNodeDid } from './parse-node-did.js';
  * forms name no anchor and always pass. `anchorHashes` lists the suffix's anchors as hashes (`uEi…`) or
  * hashlinks (`hl:uEi…[:metadata]`).
  */
-export function namesKnownAnchor(did: ParsedNodeDid, canonicalReference: string | undefined, anchorHashes: readonly string[]): boolean {
+export function namesKnownAnchor(
+  did: ParsedNodeDid,
+  canonicalReference: string | undefined,
+  anchorHashes: readonly string[],
+): boolean {
   const requested = did.anchorHash;
   if (requested === undefined || requested === canonicalReference) return true;
   return anchorHashes.some((anchor) => hashOf(anchor) === requested);
 }
 
 /** Throws not_found (as orb answers) when `namesKnownAnchor` is false. */
-export function assertKnownAnchor(did: ParsedNodeDid, canonicalReference: string | undefined, anchorHashes: readonly string[]): void {
+export function assertKnownAnchor(
+  did: ParsedNodeDid,
+  canonicalReference: string | undefined,
+  anchorHashes: readonly string[],
+): void {
   if (!namesKnownAnchor(did, canonicalReference, anchorHashes)) {
     throw notFound(`document not found: ${String(did.anchorHash)} is not an anchor of DID suffix ${did.suffix}`);
   }

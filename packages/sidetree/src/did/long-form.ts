@@ -46,20 +46,31 @@ export function decodesToJsonObject(segment: string): JsonObject | undefined {
  * byte for byte (base64url of JCS), hold only suffixData, delta and an optional `"type":"create"` (as ION
  * tooling emits it), pass create validation, and hash to the DID's suffix.
  */
-export function parseInitialState(segment: string, expectedSuffix: string, protocol: ProtocolParameters): CreateOperation {
+export function parseInitialState(
+  segment: string,
+  expectedSuffix: string,
+  protocol: ProtocolParameters,
+): CreateOperation {
   const state = decodesToJsonObject(segment);
   if (!state) throw badRequest('long-form DID initial state must be a base64url-encoded JSON object');
   for (const member of Object.keys(state)) {
-    if (!INITIAL_STATE_MEMBERS.has(member)) throw badRequest(`long-form DID initial state has unknown member '${member}'`);
+    if (!INITIAL_STATE_MEMBERS.has(member))
+      throw badRequest(`long-form DID initial state has unknown member '${member}'`);
   }
-  if (state.type !== undefined && state.type !== 'create') throw badRequest("long-form DID initial state type must be 'create'");
+  if (state.type !== undefined && state.type !== 'create')
+    throw badRequest("long-form DID initial state type must be 'create'");
   if (base64UrlEncode(canonicalize(state)) !== segment) {
     throw badRequest('long-form DID initial state is not canonical: it must be base64url of its JCS serialization');
   }
-  const operation = parseOperationRequest({ type: 'create', suffixData: state.suffixData, delta: state.delta }, { protocol, mode: 'ingest' });
+  const operation = parseOperationRequest(
+    { type: 'create', suffixData: state.suffixData, delta: state.delta },
+    { protocol, mode: 'ingest' },
+  );
   if (operation.type !== 'create') throw badRequest('long-form DID initial state must be a create operation');
   if (operation.didSuffix !== expectedSuffix) {
-    throw badRequest(`long-form DID suffix ${expectedSuffix} does not match its initial state (which hashes to ${operation.didSuffix})`);
+    throw badRequest(
+      `long-form DID suffix ${expectedSuffix} does not match its initial state (which hashes to ${operation.didSuffix})`,
+    );
   }
   return operation;
 }

@@ -50,7 +50,9 @@ export function parseNodeDid(did: string, options: NodeDidOptions = {}): ParsedN
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
   const protocol = options.protocol ?? DID_NODE_PROTOCOL;
   if (typeof did !== 'string') throw badRequest('DID must be a string');
-  const prefix = [namespace, ...(options.aliases ?? [])].map((ns) => `${ns}:`).find((candidate) => did.startsWith(candidate));
+  const prefix = [namespace, ...(options.aliases ?? [])]
+    .map((ns) => `${ns}:`)
+    .find((candidate) => did.startsWith(candidate));
   if (!prefix) throw badRequest(`'${did}' is not a ${namespace} DID`);
 
   const parts = did.slice(prefix.length).split(':');
@@ -60,7 +62,8 @@ export function parseNodeDid(did: string, options: NodeDidOptions = {}): ParsedN
     longFormSegment = last;
     parts.pop();
   }
-  if (parts.length < 2) throw badRequest(`DID '${did}' needs an anchor hash (or ${UNPUBLISHED_ANCHOR}) before the suffix`);
+  if (parts.length < 2)
+    throw badRequest(`DID '${did}' needs an anchor hash (or ${UNPUBLISHED_ANCHOR}) before the suffix`);
   const suffix = parts.pop() as string;
   try {
     checkEncodedMultihash(suffix, 'DID suffix', protocol);
@@ -99,7 +102,11 @@ function parseHint(parts: string[], did: string): DidHint {
   if (first === 'https' && rest.length === 2) {
     const [domain, anchor] = rest as [string, string];
     if (domain.length === 0) throw badRequest(`DID '${did}' has an empty https domain`);
-    return { kind: 'https', domain: decodeDomain(domain), anchorHash: anchor === UNPUBLISHED_ANCHOR ? undefined : checkAnchorHash(anchor, did) };
+    return {
+      kind: 'https',
+      domain: decodeDomain(domain),
+      anchorHash: anchor === UNPUBLISHED_ANCHOR ? undefined : checkAnchorHash(anchor, did),
+    };
   }
   throw badRequest(`DID '${did}' has an unsupported hint '${parts.join(':')}'`);
 }
@@ -108,7 +115,8 @@ function parseHint(parts: string[], did: string): DidHint {
 function checkAnchorHash(text: string, did: string): string {
   try {
     const { code, digest } = decodeMultibaseMultihash(text);
-    if (!text.startsWith('u') || code !== SHA2_256 || digest.length !== 32) throw new TypeError('not a multibase SHA2-256 multihash');
+    if (!text.startsWith('u') || code !== SHA2_256 || digest.length !== 32)
+      throw new TypeError('not a multibase SHA2-256 multihash');
   } catch (error) {
     throw badRequest(`DID '${did}' has an invalid anchor hash '${text}': ${(error as Error).message}`);
   }

@@ -16,10 +16,14 @@ export interface ParsedSidetreeDid {
   longFormCreate: CreateOperation | undefined;
 }
 
-export function parseSidetreeDid(did: string, options: { namespace?: string; protocol?: ProtocolParameters } = {}): ParsedSidetreeDid {
+export function parseSidetreeDid(
+  did: string,
+  options: { namespace?: string; protocol?: ProtocolParameters } = {},
+): ParsedSidetreeDid {
   const namespace = options.namespace ?? 'did:sidetree';
   const protocol = options.protocol ?? DIF_PROTOCOL;
-  if (typeof did !== 'string' || !did.startsWith(`${namespace}:`)) throw badRequest(`'${String(did)}' is not a ${namespace} DID`);
+  if (typeof did !== 'string' || !did.startsWith(`${namespace}:`))
+    throw badRequest(`'${String(did)}' is not a ${namespace} DID`);
   const parts = did.slice(namespace.length + 1).split(':');
   if (parts.length > 2) throw badRequest(`DID '${did}' has too many segments`);
   const [suffix, state] = parts as [string, string | undefined];
@@ -30,5 +34,11 @@ export function parseSidetreeDid(did: string, options: { namespace?: string; pro
     throw error;
   }
   const shortForm = `${namespace}:${suffix}`;
-  return { did, namespace, suffix, shortForm, longFormCreate: state === undefined ? undefined : parseInitialState(state, suffix, protocol) };
+  return {
+    did,
+    namespace,
+    suffix,
+    shortForm,
+    longFormCreate: state === undefined ? undefined : parseInitialState(state, suffix, protocol),
+  };
 }

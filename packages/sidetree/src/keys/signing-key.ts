@@ -32,7 +32,14 @@ export interface SigningKey {
 
 const GO_JWK_MEMBERS = ['kty', 'crv', 'x', 'y', 'n', 'e', 'nonce'] as const;
 const INGEST_JWK_MEMBERS: ReadonlySet<string> = new Set(['kty', 'crv', 'x', 'y', 'nonce']);
-const CURVE_KTY: Readonly<Record<string, string>> = { Ed25519: 'OKP', X25519: 'OKP', 'P-256': 'EC', 'P-384': 'EC', 'P-521': 'EC', secp256k1: 'EC' };
+const CURVE_KTY: Readonly<Record<string, string>> = {
+  Ed25519: 'OKP',
+  X25519: 'OKP',
+  'P-256': 'EC',
+  'P-384': 'EC',
+  'P-521': 'EC',
+  secp256k1: 'EC',
+};
 
 /** The Go normalisation alone, for any JWK-shaped object (members that are not strings count as absent). */
 export function normaliseSigningJwk(jwk: JsonObject): NormalisedSigningJwk {
@@ -50,7 +57,12 @@ export function normaliseSigningJwk(jwk: JsonObject): NormalisedSigningJwk {
  * parser checks (member types, kty/crv/x present, curve allowed, nonce size); ingest also refuses members the
  * hash would silently drop (a private `d` above all), and keys whose kty, crv and y do not belong together.
  */
-export function parseSigningKey(value: unknown, path: string, protocol: ProtocolParameters, mode: ParseMode): SigningKey {
+export function parseSigningKey(
+  value: unknown,
+  path: string,
+  protocol: ProtocolParameters,
+  mode: ParseMode,
+): SigningKey {
   if (value === undefined) throw badRequest(`${path} is missing`);
   if (!isJsonObject(value)) throw badRequest(`${path} must be a JSON object (a public JWK)`);
   if (mode === 'ingest') {
@@ -58,32 +70,40 @@ export function parseSigningKey(value: unknown, path: string, protocol: Protocol
     rejectUnknownMembers(value, INGEST_JWK_MEMBERS, path);
   }
   for (const member of GO_JWK_MEMBERS) {
-    if (value[member] !== undefined && typeof value[member] !== 'string') throw badRequest(`${path}.${member} must be a string`);
+    if (value[member] !== undefined && typeof value[member] !== 'string')
+      throw badRequest(`${path}.${member} must be a string`);
   }
   const normalised = normaliseSigningJwk(value);
   if (normalised.kty === '') throw badRequest(`${path}.kty is missing`);
   if (normalised.crv === '') throw badRequest(`${path}.crv is missing`);
   if (normalised.x === '') throw badRequest(`${path}.x is missing`);
   if (!protocol.keyCurves.includes(normalised.crv)) {
-    throw badRequest(`${path} curve '${normalised.crv}' is not allowed by ${protocol.name} (allowed: ${protocol.keyCurves.join(', ')})`);
+    throw badRequest(
+      `${path} curve '${normalised.crv}' is not allowed by ${protocol.name} (allowed: ${protocol.keyCurves.join(', ')})`,
+    );
   }
   if (mode === 'ingest') checkKeyShape(value, normalised, path);
-  if (value.nonce !== undefined && (mode === 'ingest' || value.nonce !== '')) checkNonce(value.nonce as string, path, protocol);
+  if (value.nonce !== undefined && (mode === 'ingest' || value.nonce !== ''))
+    checkNonce(value.nonce as string, path, protocol);
   return { jwk: value as Jwk, normalised, canonical: canonicalize(normalised) };
 }
 
 function checkKeyShape(jwk: JsonObject, normalised: NormalisedSigningJwk, path: string): void {
   const kty = CURVE_KTY[normalised.crv];
-  if (kty !== normalised.kty) throw badRequest(`${path}.kty must be '${String(kty)}' for curve ${normalised.crv}, not '${normalised.kty}'`);
+  if (kty !== normalised.kty)
+    throw badRequest(`${path}.kty must be '${String(kty)}' for curve ${normalised.crv}, not '${normalised.kty}'`);
   if (kty === 'EC' && normalised.y === '') throw badRequest(`${path}.y is missing (an EC key needs both coordinates)`);
   // Go-built clients send `"y": ""` for Ed25519 keys; a real value there would be hashed but never used.
-  if (kty === 'OKP' && jwk.y !== undefined && jwk.y !== '') throw badRequest(`${path}.y must be absent or empty for an ${normalised.crv} key`);
+  if (kty === 'OKP' && jwk.y !== undefined && jwk.y !== '')
+    throw badRequest(`${path}.y must be absent or empty for an ${normalised.crv} key`);
 }
 
 function checkNonce(nonce: string, path: string, protocol: ProtocolParameters): void {
-  if (!isCanonicalBase64Url(nonce) || nonce === '') throw badRequest(`${path}.nonce must be non-empty canonical base64url`);
+  if (!isCanonicalBase64Url(nonce) || nonce === '')
+    throw badRequest(`${path}.nonce must be non-empty canonical base64url`);
   const length = base64UrlDecode(nonce).length;
-  if (length !== protocol.nonceSize) throw badRequest(`${path}.nonce must decode to ${protocol.nonceSize} bytes, got ${length}`);
+  if (length !== protocol.nonceSize)
+    throw badRequest(`${path}.nonce must decode to ${protocol.nonceSize} bytes, got ${length}`);
 }
 
 /** The reveal value of a public JWK: `hash(JCS(normalised key))`. */

@@ -24,12 +24,18 @@ function bounds(window: AnchorWindow, protocol: ProtocolParameters): { from: num
 export function checkAnchorWindowAtIngest(window: AnchorWindow, now: number, protocol: ProtocolParameters): void {
   const limits = bounds(window, protocol);
   if (!limits) return;
-  if (limits.from > now) throw badRequest(`operation is not valid yet: anchorFrom ${limits.from} is after the current time ${now}`);
-  if (limits.until <= now) throw badRequest(`operation expired: its anchoring window ended at ${limits.until}, the current time is ${now}`);
+  if (limits.from > now)
+    throw badRequest(`operation is not valid yet: anchorFrom ${limits.from} is after the current time ${now}`);
+  if (limits.until <= now)
+    throw badRequest(`operation expired: its anchoring window ended at ${limits.until}, the current time is ${now}`);
 }
 
 /** Resolution: why an operation anchored at `anchorTime` falls outside its window (undefined when inside). */
-export function anchorWindowProblem(window: AnchorWindow, anchorTime: number, protocol: ProtocolParameters): string | undefined {
+export function anchorWindowProblem(
+  window: AnchorWindow,
+  anchorTime: number,
+  protocol: ProtocolParameters,
+): string | undefined {
   const limits = bounds(window, protocol);
   if (!limits) return undefined;
   if (limits.from > anchorTime) return `anchored at ${anchorTime}, before anchorFrom ${limits.from}`;

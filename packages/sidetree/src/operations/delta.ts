@@ -23,8 +23,10 @@ export interface ValidDelta {
 export function normaliseDelta(delta: JsonObject): JsonObject {
   const model: JsonObject = {};
   const { patches, updateCommitment } = delta;
-  if (patches !== undefined && patches !== null && !(Array.isArray(patches) && patches.length === 0)) model.patches = patches;
-  if (updateCommitment !== undefined && updateCommitment !== null && updateCommitment !== '') model.updateCommitment = updateCommitment;
+  if (patches !== undefined && patches !== null && !(Array.isArray(patches) && patches.length === 0))
+    model.patches = patches;
+  if (updateCommitment !== undefined && updateCommitment !== null && updateCommitment !== '')
+    model.updateCommitment = updateCommitment;
   return model;
 }
 
@@ -33,9 +35,17 @@ export function normaliseDelta(delta: JsonObject): JsonObject {
  * list of valid patches (one invalid patch invalidates the whole delta). `canonical` is JCS of the model,
  * computed once by the caller for the size check and the delta hash alike.
  */
-export function validateDelta(model: JsonObject, canonical: string, protocol: ProtocolParameters, mode: ParseMode): ValidDelta {
+export function validateDelta(
+  model: JsonObject,
+  canonical: string,
+  protocol: ProtocolParameters,
+  mode: ParseMode,
+): ValidDelta {
   const size = Buffer.byteLength(canonical, 'utf8');
-  if (size > protocol.maxDeltaSize) throw badRequest(`delta is too large: ${size} bytes (canonical JSON) exceeds the maximum of ${protocol.maxDeltaSize}`);
+  if (size > protocol.maxDeltaSize)
+    throw badRequest(
+      `delta is too large: ${size} bytes (canonical JSON) exceeds the maximum of ${protocol.maxDeltaSize}`,
+    );
   checkEncodedMultihash(model.updateCommitment, 'delta.updateCommitment', protocol);
   const updateCommitment = model.updateCommitment as string;
   const { patches } = model;
@@ -66,7 +76,12 @@ export function readDelta(value: unknown, protocol: ProtocolParameters, mode: Pa
     rejectUnknownMembers(value, DELTA_MEMBERS, 'delta');
   }
   if (!isJsonObject(value)) {
-    return { model: undefined, canonical: undefined, valid: undefined, problem: value === undefined ? 'delta is missing' : 'delta must be a JSON object' };
+    return {
+      model: undefined,
+      canonical: undefined,
+      valid: undefined,
+      problem: value === undefined ? 'delta is missing' : 'delta must be a JSON object',
+    };
   }
   const model = normaliseDelta(value);
   const canonical = canonicalize(model);
@@ -88,7 +103,13 @@ export interface CommittedDelta {
  * Reads the delta of a create, update or recover and checks it against `deltaHash` (named `hashMember` in
  * messages). A delta that does not match is refused at ingest and recorded as the delta's problem otherwise.
  */
-export function readCommittedDelta(value: unknown, deltaHash: string, hashMember: string, protocol: ProtocolParameters, mode: ParseMode): CommittedDelta {
+export function readCommittedDelta(
+  value: unknown,
+  deltaHash: string,
+  hashMember: string,
+  protocol: ProtocolParameters,
+  mode: ParseMode,
+): CommittedDelta {
   const delta = readDelta(value, protocol, mode);
   let deltaProblem = delta.problem;
   if (deltaProblem === undefined && !hashMatches(deltaHash, delta.canonical as string)) {
@@ -97,7 +118,12 @@ export function readCommittedDelta(value: unknown, deltaHash: string, hashMember
   }
   const valid = deltaProblem === undefined ? delta.valid : undefined;
   return {
-    fields: { delta: delta.model, patches: valid?.patches, nextUpdateCommitment: valid?.updateCommitment, deltaProblem },
+    fields: {
+      delta: delta.model,
+      patches: valid?.patches,
+      nextUpdateCommitment: valid?.updateCommitment,
+      deltaProblem,
+    },
     canonical: delta.canonical,
   };
 }

@@ -30,7 +30,9 @@ export function parseCreate(request: JsonObject, context: ParseContext): CreateO
 
   const delta = readCommittedDelta(request.delta, suffixData.deltaHash, 'suffixData.deltaHash', protocol, mode);
   if (mode === 'ingest' && delta.fields.nextUpdateCommitment === suffixData.recoveryCommitment) {
-    throw badRequest('key reuse: delta.updateCommitment equals suffixData.recoveryCommitment (use different update and recovery keys)');
+    throw badRequest(
+      'key reuse: delta.updateCommitment equals suffixData.recoveryCommitment (use different update and recovery keys)',
+    );
   }
   return {
     type: 'create',
@@ -50,14 +52,22 @@ function readSuffixData(value: unknown, context: ParseContext): SuffixData {
   if (mode === 'ingest') rejectUnknownMembers(object, SUFFIX_DATA_MEMBERS, 'suffixData');
   checkEncodedMultihash(object.deltaHash, 'suffixData.deltaHash', protocol);
   checkEncodedMultihash(object.recoveryCommitment, 'suffixData.recoveryCommitment', protocol);
-  const suffixData: SuffixData = { deltaHash: object.deltaHash as string, recoveryCommitment: object.recoveryCommitment as string };
+  const suffixData: SuffixData = {
+    deltaHash: object.deltaHash as string,
+    recoveryCommitment: object.recoveryCommitment as string,
+  };
 
   const type = optionalString(object.type, 'suffixData.type');
-  if (mode === 'ingest' && type !== undefined && !SUFFIX_TYPE.test(type)) throw badRequest('suffixData.type must be 1 to 4 base64url characters');
+  if (mode === 'ingest' && type !== undefined && !SUFFIX_TYPE.test(type))
+    throw badRequest('suffixData.type must be 1 to 4 base64url characters');
   if (type !== undefined && type !== '') suffixData.type = type;
 
   const { anchorOrigin } = object;
-  if (mode === 'ingest' && anchorOrigin !== undefined && (typeof anchorOrigin !== 'string' || anchorOrigin.length === 0)) {
+  if (
+    mode === 'ingest' &&
+    anchorOrigin !== undefined &&
+    (typeof anchorOrigin !== 'string' || anchorOrigin.length === 0)
+  ) {
     throw badRequest('suffixData.anchorOrigin must be a non-empty string');
   }
   // Go holds anchorOrigin as interface{} with omitempty: any non-null value is hashed as given.

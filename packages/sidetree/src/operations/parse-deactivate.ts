@@ -10,12 +10,23 @@ export function parseDeactivate(request: JsonObject, context: ParseContext): Dea
   const { payload, fields } = envelope;
   if (payload.didSuffix === undefined) throw badRequest('signedData.didSuffix is missing');
   if (payload.didSuffix !== fields.didSuffix) {
-    throw badRequest(`signedData.didSuffix '${String(payload.didSuffix)}' does not match didSuffix '${fields.didSuffix}'`);
+    throw badRequest(
+      `signedData.didSuffix '${String(payload.didSuffix)}' does not match didSuffix '${fields.didSuffix}'`,
+    );
   }
-  if (payload.revealValue !== undefined && typeof payload.revealValue !== 'string') throw badRequest('signedData.revealValue must be a string');
+  if (payload.revealValue !== undefined && typeof payload.revealValue !== 'string')
+    throw badRequest('signedData.revealValue must be a string');
   // orb clients sign "revealValue": ""; a non-empty one must at least be the request's own.
-  if (context.mode === 'ingest' && payload.revealValue !== undefined && payload.revealValue !== '' && payload.revealValue !== fields.revealValue) {
+  if (
+    context.mode === 'ingest' &&
+    payload.revealValue !== undefined &&
+    payload.revealValue !== '' &&
+    payload.revealValue !== fields.revealValue
+  ) {
     throw badRequest('signedData.revealValue does not match revealValue');
   }
-  return checkSignedOperationAtIngest({ type: 'deactivate', ...fields, canonicalRequest: signedCanonicalRequest('deactivate', envelope, undefined) }, context);
+  return checkSignedOperationAtIngest(
+    { type: 'deactivate', ...fields, canonicalRequest: signedCanonicalRequest('deactivate', envelope, undefined) },
+    context,
+  );
 }

@@ -34,7 +34,9 @@ export function parseOperation(request: Uint8Array | string, options: ParseOptio
   const context = contextOf(options);
   const bytes = typeof request === 'string' ? Buffer.from(request, 'utf8') : request;
   if (context.mode === 'ingest' && bytes.length > context.protocol.maxOperationSize) {
-    throw badRequest(`operation request is too large: ${bytes.length} bytes exceeds the maximum of ${context.protocol.maxOperationSize}`);
+    throw badRequest(
+      `operation request is too large: ${bytes.length} bytes exceeds the maximum of ${context.protocol.maxOperationSize}`,
+    );
   }
   let text: string;
   try {
@@ -84,6 +86,8 @@ function parseRequestWith(request: unknown, context: ParseContext): ParsedOperat
     case 'deactivate':
       return parseDeactivate(request, context);
     default:
-      throw badRequest(`operation type '${String(type)}' is not supported (expected create, update, recover or deactivate)`);
+      throw badRequest(
+        `operation type '${String(type)}' is not supported (expected create, update, recover or deactivate)`,
+      );
   }
 }

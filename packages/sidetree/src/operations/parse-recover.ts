@@ -2,7 +2,12 @@ import { badRequest } from '@anchor/common/errors';
 import { checkEncodedMultihash } from '../hashing.js';
 import type { JsonObject } from '../json.js';
 import type { ParseContext } from './parse-context.js';
-import { checkSignedOperationAtIngest, readSignedDelta, readSignedEnvelope, signedCanonicalRequest } from './signed-request.js';
+import {
+  checkSignedOperationAtIngest,
+  readSignedDelta,
+  readSignedEnvelope,
+  signedCanonicalRequest,
+} from './signed-request.js';
 import type { RecoverOperation } from './types.js';
 
 /**
@@ -20,10 +25,14 @@ export function parseRecover(request: JsonObject, context: ParseContext): Recove
   const delta = readSignedDelta(request, envelope, context);
   if (mode === 'ingest') {
     if (nextRecoveryCommitment === envelope.fields.revealedCommitment) {
-      throw badRequest('key reuse: signedData.recoveryCommitment is the commitment of the current recovery key (rotate to a new key)');
+      throw badRequest(
+        'key reuse: signedData.recoveryCommitment is the commitment of the current recovery key (rotate to a new key)',
+      );
     }
     if (delta.fields.nextUpdateCommitment === nextRecoveryCommitment) {
-      throw badRequest('key reuse: delta.updateCommitment equals signedData.recoveryCommitment (use different update and recovery keys)');
+      throw badRequest(
+        'key reuse: delta.updateCommitment equals signedData.recoveryCommitment (use different update and recovery keys)',
+      );
     }
   }
   return checkSignedOperationAtIngest(
@@ -42,10 +51,12 @@ export function parseRecover(request: JsonObject, context: ParseContext): Recove
 function readAnchorOrigin(value: unknown, context: ParseContext): string | undefined {
   if (context.mode === 'ingest') {
     if (value === undefined) {
-      if (context.protocol.requireAnchorOrigin) throw badRequest('anchor origin must be specified (signedData.anchorOrigin)');
+      if (context.protocol.requireAnchorOrigin)
+        throw badRequest('anchor origin must be specified (signedData.anchorOrigin)');
       return undefined;
     }
-    if (typeof value !== 'string' || value.length === 0) throw badRequest('signedData.anchorOrigin must be a non-empty string');
+    if (typeof value !== 'string' || value.length === 0)
+      throw badRequest('signedData.anchorOrigin must be a non-empty string');
   }
   return typeof value === 'string' ? value : undefined;
 }

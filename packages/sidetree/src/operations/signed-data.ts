@@ -29,15 +29,21 @@ export function readSignedData(value: unknown, protocol: ProtocolParameters, mod
     throw error;
   }
   for (const member of Object.keys(jws.header)) {
-    if (!HEADER_MEMBERS.has(member)) throw badRequest(`signedData protected header may hold only alg and kid, not '${member}'`);
+    if (!HEADER_MEMBERS.has(member))
+      throw badRequest(`signedData protected header may hold only alg and kid, not '${member}'`);
   }
   const alg = jws.header.alg as string;
   if (!(protocol.signatureAlgorithms as readonly string[]).includes(alg)) {
-    throw badRequest(`signedData alg '${alg}' is not allowed by ${protocol.name} (allowed: ${protocol.signatureAlgorithms.join(', ')})`);
+    throw badRequest(
+      `signedData alg '${alg}' is not allowed by ${protocol.name} (allowed: ${protocol.signatureAlgorithms.join(', ')})`,
+    );
   }
-  if (jws.header.kid !== undefined && typeof jws.header.kid !== 'string') throw badRequest('signedData kid must be a string');
+  if (jws.header.kid !== undefined && typeof jws.header.kid !== 'string')
+    throw badRequest('signedData kid must be a string');
   if (mode === 'ingest' && !hasCanonicalHeader(jws)) {
-    throw badRequest('signedData protected header must be compact JSON with sorted members, e.g. {"alg":"EdDSA","kid":"k1"}');
+    throw badRequest(
+      'signedData protected header must be compact JSON with sorted members, e.g. {"alg":"EdDSA","kid":"k1"}',
+    );
   }
   let payload: unknown;
   try {

@@ -28,7 +28,14 @@ const SHAPES: Readonly<Record<SignedOperation['type'], SignedShape>> = {
   },
   recover: {
     requestMembers: new Set(['type', 'didSuffix', 'revealValue', 'delta', 'signedData']),
-    payloadMembers: new Set(['deltaHash', 'recoveryKey', 'recoveryCommitment', 'anchorOrigin', 'anchorFrom', 'anchorUntil']),
+    payloadMembers: new Set([
+      'deltaHash',
+      'recoveryKey',
+      'recoveryCommitment',
+      'anchorOrigin',
+      'anchorFrom',
+      'anchorUntil',
+    ]),
     keyMember: 'recoveryKey',
     carriesDelta: true,
   },
@@ -56,7 +63,11 @@ export interface SignedEnvelope {
  * the normalised signing key, in every mode, because it decides which commitment the operation is filed
  * under) and, for update and recover, the form of signedData.deltaHash.
  */
-export function readSignedEnvelope(request: JsonObject, type: SignedOperation['type'], context: ParseContext): SignedEnvelope {
+export function readSignedEnvelope(
+  request: JsonObject,
+  type: SignedOperation['type'],
+  context: ParseContext,
+): SignedEnvelope {
   const { protocol, mode } = context;
   const shape = SHAPES[type];
   if (mode === 'ingest') rejectUnknownMembers(request, shape.requestMembers, `${type} request`);
@@ -69,8 +80,10 @@ export function readSignedEnvelope(request: JsonObject, type: SignedOperation['t
   const signingKey = parseSigningKey(payload[shape.keyMember], `signedData.${shape.keyMember}`, protocol, mode);
   const anchorFrom = optionalUnixSeconds(payload.anchorFrom, 'signedData.anchorFrom');
   const anchorUntil = optionalUnixSeconds(payload.anchorUntil, 'signedData.anchorUntil');
-  if (mode === 'ingest' && ((anchorFrom ?? 0) < 0 || (anchorUntil ?? 0) < 0)) throw badRequest('signedData.anchorFrom and anchorUntil must not be negative');
-  if (!hashMatches(revealValue, signingKey.canonical)) throw badRequest(`revealValue does not match the hash of signedData.${shape.keyMember}`);
+  if (mode === 'ingest' && ((anchorFrom ?? 0) < 0 || (anchorUntil ?? 0) < 0))
+    throw badRequest('signedData.anchorFrom and anchorUntil must not be negative');
+  if (!hashMatches(revealValue, signingKey.canonical))
+    throw badRequest(`revealValue does not match the hash of signedData.${shape.keyMember}`);
   if (shape.carriesDelta) checkEncodedMultihash(payload.deltaHash, 'signedData.deltaHash', protocol);
   return {
     fields: {
@@ -91,11 +104,21 @@ export function readSignedEnvelope(request: JsonObject, type: SignedOperation['t
 
 /** The delta of an update or recover, checked against signedData.deltaHash (see `readCommittedDelta`). */
 export function readSignedDelta(request: JsonObject, envelope: SignedEnvelope, context: ParseContext): CommittedDelta {
-  return readCommittedDelta(request.delta, envelope.payload.deltaHash as string, 'signedData.deltaHash', context.protocol, context.mode);
+  return readCommittedDelta(
+    request.delta,
+    envelope.payload.deltaHash as string,
+    'signedData.deltaHash',
+    context.protocol,
+    context.mode,
+  );
 }
 
 /** The canonical request of a signed operation (see `canonicalSignedRequest`). */
-export function signedCanonicalRequest(type: SignedOperation['type'], envelope: SignedEnvelope, canonicalDelta: string | undefined): Buffer {
+export function signedCanonicalRequest(
+  type: SignedOperation['type'],
+  envelope: SignedEnvelope,
+  canonicalDelta: string | undefined,
+): Buffer {
   const { didSuffix, revealValue, signedData } = envelope.fields;
   return canonicalSignedRequest(type, didSuffix, revealValue, signedData, canonicalDelta);
 }

@@ -24,7 +24,8 @@ export function signatureProblem(operation: SignedOperation): string | undefined
 }
 
 function computeProblem(operation: SignedOperation): string | undefined {
-  if (!hasCanonicalHeader(operation.jws)) return 'signedData protected header is not sorted compact JSON, so the original cannot verify it';
+  if (!hasCanonicalHeader(operation.jws))
+    return 'signedData protected header is not sorted compact JSON, so the original cannot verify it';
   let key: KeyPair;
   try {
     key = publicKeyFromJwk(operation.signingKey.jwk);
@@ -33,7 +34,8 @@ function computeProblem(operation: SignedOperation): string | undefined {
     throw error;
   }
   if (key.type === 'X25519') return 'signing key is an X25519 key-agreement key';
-  if (!key.verify(Buffer.from(operation.jws.signingInput, 'ascii'), operation.jws.signature)) return 'signedData signature is invalid';
+  if (!key.verify(Buffer.from(operation.jws.signingInput, 'ascii'), operation.jws.signature))
+    return 'signedData signature is invalid';
   return undefined;
 }
 
@@ -47,5 +49,7 @@ export function algorithmMismatch(operation: SignedOperation): string | undefine
   }
   if (key.type === 'X25519') return undefined;
   const alg = operation.jws.header.alg as string;
-  return alg === key.jwsAlgorithm ? undefined : `signedData alg ${alg} does not match the ${key.type} signing key (expected ${key.jwsAlgorithm})`;
+  return alg === key.jwsAlgorithm
+    ? undefined
+    : `signedData alg ${alg} does not match the ${key.type} signing key (expected ${key.jwsAlgorithm})`;
 }

@@ -7,7 +7,8 @@ const ID_CHARACTERS = /^[A-Za-z0-9_-]+$/;
 export function checkId(value: unknown, what: string): string {
   if (typeof value !== 'string') throw badRequest(`${what} id must be a string`);
   if (value.length === 0) throw badRequest(`${what} id must not be empty`);
-  if (value.length > MAX_ID_LENGTH) throw badRequest(`${what} id '${value}' is too long: ${value.length} characters exceeds ${MAX_ID_LENGTH}`);
+  if (value.length > MAX_ID_LENGTH)
+    throw badRequest(`${what} id '${value}' is too long: ${value.length} characters exceeds ${MAX_ID_LENGTH}`);
   if (!ID_CHARACTERS.test(value)) throw badRequest(`${what} id '${value}' contains characters outside [A-Za-z0-9_-]`);
   return value;
 }

@@ -11,7 +11,12 @@ const SIGNING_TYPES = [
   'Ed25519VerificationKey2018',
   'Ed25519VerificationKey2020',
 ] as const;
-const KEY_AGREEMENT_TYPES = ['Bls12381G2Key2020', 'JsonWebKey2020', 'EcdsaSecp256k1VerificationKey2019', 'X25519KeyAgreementKey2019'] as const;
+const KEY_AGREEMENT_TYPES = [
+  'Bls12381G2Key2020',
+  'JsonWebKey2020',
+  'EcdsaSecp256k1VerificationKey2019',
+  'X25519KeyAgreementKey2019',
+] as const;
 
 export const KEY_TYPES_FOR_RELATIONSHIP: Readonly<Record<VerificationRelationship, ReadonlySet<string>>> = {
   authentication: new Set(SIGNING_TYPES),
@@ -34,4 +39,7 @@ export const SUITE_CONTEXT_OF_KEY_TYPE: Readonly<Record<string, string>> = {
 };
 
 /** Key types whose JWK the renderer turns into raw Ed25519 key encodings. */
-export const ED25519_KEY_TYPES: ReadonlySet<string> = new Set(['Ed25519VerificationKey2018', 'Ed25519VerificationKey2020']);
+export const ED25519_KEY_TYPES: ReadonlySet<string> = new Set([
+  'Ed25519VerificationKey2018',
+  'Ed25519VerificationKey2020',
+]);

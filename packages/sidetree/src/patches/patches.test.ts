@@ -10,9 +10,21 @@ import { validatePatch } from './validate-patch.js';
 const ed25519 = KeyPair.generate('Ed25519').publicJwk();
 const p256 = KeyPair.generate('P-256').publicJwk();
 const x25519 = KeyPair.generate('X25519').publicJwk();
-const key = (overrides: Record<string, unknown> = {}) => ({ id: 'k1', type: 'JsonWebKey2020', purposes: ['authentication'], publicKeyJwk: p256, ...overrides });
-const svc = (overrides: Record<string, unknown> = {}) => ({ id: 's1', type: 'LinkedDomains', serviceEndpoint: 'https://example.com', ...overrides });
-const check = (patch: unknown, mode: ParseMode = 'ingest', protocol = DID_NODE_PROTOCOL) => validatePatch(patch, 0, protocol, mode);
+const key = (overrides: Record<string, unknown> = {}) => ({
+  id: 'k1',
+  type: 'JsonWebKey2020',
+  purposes: ['authentication'],
+  publicKeyJwk: p256,
+  ...overrides,
+});
+const svc = (overrides: Record<string, unknown> = {}) => ({
+  id: 's1',
+  type: 'LinkedDomains',
+  serviceEndpoint: 'https://example.com',
+  ...overrides,
+});
+const check = (patch: unknown, mode: ParseMode = 'ingest', protocol = DID_NODE_PROTOCOL) =>
+  validatePatch(patch, 0, protocol, mode);
 const addKeys = (...publicKeys: unknown[]) => ({ action: 'add-public-keys', publicKeys });
 const addServices = (...services: unknown[]) => ({ action: 'add-services', services });
 
@@ -21,9 +33,18 @@ describe('validatePatch: structure and actions', () => {
     expectBadRequest(() => check('add'), 'invalid patch 0: a patch must be a JSON object');
     expectBadRequest(() => check({ publicKeys: [] }), 'invalid patch 0: action must be a string');
     expectBadRequest(() => check({ action: 'add-public-key' }), "action 'add-public-key' is not a known patch action");
-    expectBadRequest(() => check({ action: 'replace', document: {} }), "action 'replace' is not enabled by did:node v1.0");
-    expectBadRequest(() => check({ action: 'add-also-known-as', uris: ['https://a.example'] }, 'ingest', DIF_PROTOCOL), "action 'add-also-known-as' is not enabled by DIF Sidetree v1");
-    expect(validatePatch({ action: 'replace', document: {} }, 3, DIF_PROTOCOL, 'ingest')).toEqual({ action: 'replace', document: {} });
+    expectBadRequest(
+      () => check({ action: 'replace', document: {} }),
+      "action 'replace' is not enabled by did:node v1.0",
+    );
+    expectBadRequest(
+      () => check({ action: 'add-also-known-as', uris: ['https://a.example'] }, 'ingest', DIF_PROTOCOL),
+      "action 'add-also-known-as' is not enabled by DIF Sidetree v1",
+    );
+    expect(validatePatch({ action: 'replace', document: {} }, 3, DIF_PROTOCOL, 'ingest')).toEqual({
+      action: 'replace',
+      document: {},
+    });
   });
 
   it('rejects unknown patch members at ingest and ignores them in anchored data', () => {
@@ -34,17 +55,34 @@ describe('validatePatch: structure and actions', () => {
 });
 
 describe('validatePatch: add-public-keys', () => {
-  const fails = (entry: unknown, message: string, mode: ParseMode = 'ingest') => expectBadRequest(() => check(addKeys(entry), mode), message);
+  const fails = (entry: unknown, message: string, mode: ParseMode = 'ingest') =>
+    expectBadRequest(() => check(addKeys(entry), mode), message);
 
   it('names the patch in every message', () => {
-    expectBadRequest(() => check(addKeys(key({ id: '' }))), 'invalid patch 0 (add-public-keys): public key id must not be empty');
-    expectBadRequest(() => validatePatch(addKeys(key({ id: '' })), 4, DID_NODE_PROTOCOL, 'ingest'), 'invalid patch 4 (add-public-keys)');
+    expectBadRequest(
+      () => check(addKeys(key({ id: '' }))),
+      'invalid patch 0 (add-public-keys): public key id must not be empty',
+    );
+    expectBadRequest(
+      () => validatePatch(addKeys(key({ id: '' })), 4, DID_NODE_PROTOCOL, 'ingest'),
+      'invalid patch 4 (add-public-keys)',
+    );
   });
 
   it('accepts JWK and base58 keys, with or without purposes', () => {
     expect(check(addKeys(key(), key({ id: 'k2', purposes: undefined })))).toBeTruthy();
-    expect(check(addKeys({ id: 'b58', type: 'Ed25519VerificationKey2018', publicKeyBase58: 'H3C2AVvLMv6gmMNam3uVAjZpfkcJCwDwnZn6z3wXmqPV' }))).toBeTruthy();
-    expect(check(addKeys(key({ type: 'X25519KeyAgreementKey2019', publicKeyJwk: x25519, purposes: ['keyAgreement'] })))).toBeTruthy();
+    expect(
+      check(
+        addKeys({
+          id: 'b58',
+          type: 'Ed25519VerificationKey2018',
+          publicKeyBase58: 'H3C2AVvLMv6gmMNam3uVAjZpfkcJCwDwnZn6z3wXmqPV',
+        }),
+      ),
+    ).toBeTruthy();
+    expect(
+      check(addKeys(key({ type: 'X25519KeyAgreementKey2019', publicKeyJwk: x25519, purposes: ['keyAgreement'] }))),
+    ).toBeTruthy();
     // Orb vectors carry "crv":"P-256K" with placeholder coordinates: anchored operations of the original keep
     // resolving; at ingest a key must be usable (secp256k1 under its old name included).
     const placeholder = addKeys(key({ publicKeyJwk: { kty: 'EC', crv: 'P-256K', x: 'abc', y: 'def' } }));
@@ -70,13 +108,34 @@ describe('validatePatch: add-public-keys', () => {
     fails(key({ controller: 'did:example:1' }), "public key 'k1' has unknown member 'controller'");
     fails(key({ publicKeyMultibase: 'z6Mk' }), "public key 'k1' has unknown member 'publicKeyMultibase'");
     fails(key({ type: undefined }), "public key 'k1' type must be a non-empty string");
-    fails(key({ type: 'RsaVerificationKey2018', purposes: undefined }), "type 'RsaVerificationKey2018' is not supported");
-    fails(key({ type: 'X25519KeyAgreementKey2019', publicKeyJwk: x25519 }), "type 'X25519KeyAgreementKey2019' cannot be used for authentication");
-    fails(key({ type: 'Ed25519VerificationKey2018', publicKeyJwk: ed25519, purposes: ['keyAgreement'] }), "type 'Ed25519VerificationKey2018' cannot be used for keyAgreement");
+    fails(
+      key({ type: 'RsaVerificationKey2018', purposes: undefined }),
+      "type 'RsaVerificationKey2018' is not supported",
+    );
+    fails(
+      key({ type: 'X25519KeyAgreementKey2019', publicKeyJwk: x25519 }),
+      "type 'X25519KeyAgreementKey2019' cannot be used for authentication",
+    );
+    fails(
+      key({ type: 'Ed25519VerificationKey2018', publicKeyJwk: ed25519, purposes: ['keyAgreement'] }),
+      "type 'Ed25519VerificationKey2018' cannot be used for keyAgreement",
+    );
     fails(key({ purposes: 'authentication' }), "public key 'k1' purposes must be an array");
     fails(key({ purposes: [] }), "public key 'k1' purposes must not be empty when present");
     fails(key({ purposes: ['signing'] }), "purpose 'signing' is not one of authentication");
-    fails(key({ purposes: ['authentication', 'assertionMethod', 'keyAgreement', 'capabilityDelegation', 'capabilityInvocation', 'authentication'] }), 'has 6 purposes; at most 5 exist');
+    fails(
+      key({
+        purposes: [
+          'authentication',
+          'assertionMethod',
+          'keyAgreement',
+          'capabilityDelegation',
+          'capabilityInvocation',
+          'authentication',
+        ],
+      }),
+      'has 6 purposes; at most 5 exist',
+    );
     fails(key({ purposes: ['authentication', 'authentication'] }), "public key 'k1' lists a purpose more than once");
     expect(check(addKeys(key({ purposes: ['authentication', 'authentication'] })), 'anchored')).toBeTruthy();
   });
@@ -90,20 +149,35 @@ describe('validatePatch: add-public-keys', () => {
     fails(key({ publicKeyJwk: { kty: 'EC', crv: 'P-256' } }), "public key 'k1' publicKeyJwk.x is missing");
     fails(key({ publicKeyJwk: { kty: 'RSA', n: 'abc' } }), 'RSA publicKeyJwk needs n and e');
     fails(key({ publicKeyJwk: { ...p256, d: 'secret' } }), 'publicKeyJwk must not carry the private member d');
-    fails(key({ type: 'Ed25519VerificationKey2018', publicKeyJwk: p256 }), 'of type Ed25519VerificationKey2018 needs an OKP Ed25519 publicKeyJwk with a 32-byte x');
-    fails(key({ type: 'Ed25519VerificationKey2020', publicKeyJwk: { ...ed25519, x: 'AAAA' } }), 'needs an OKP Ed25519 publicKeyJwk with a 32-byte x');
-    fails({ id: 'b', type: 'Ed25519VerificationKey2018', publicKeyBase58: '' }, "public key 'b' publicKeyBase58 must be a non-empty string");
-    fails({ id: 'b', type: 'Ed25519VerificationKey2018', publicKeyBase58: '0OIl' }, "public key 'b' publicKeyBase58 is not valid base58");
+    fails(
+      key({ type: 'Ed25519VerificationKey2018', publicKeyJwk: p256 }),
+      'of type Ed25519VerificationKey2018 needs an OKP Ed25519 publicKeyJwk with a 32-byte x',
+    );
+    fails(
+      key({ type: 'Ed25519VerificationKey2020', publicKeyJwk: { ...ed25519, x: 'AAAA' } }),
+      'needs an OKP Ed25519 publicKeyJwk with a 32-byte x',
+    );
+    fails(
+      { id: 'b', type: 'Ed25519VerificationKey2018', publicKeyBase58: '' },
+      "public key 'b' publicKeyBase58 must be a non-empty string",
+    );
+    fails(
+      { id: 'b', type: 'Ed25519VerificationKey2018', publicKeyBase58: '0OIl' },
+      "public key 'b' publicKeyBase58 is not valid base58",
+    );
   });
 });
 
 describe('validatePatch: services, also-known-as, removals, replace', () => {
-  const fails = (patch: unknown, message: string, mode: ParseMode = 'ingest') => expectBadRequest(() => check(patch, mode), message);
+  const fails = (patch: unknown, message: string, mode: ParseMode = 'ingest') =>
+    expectBadRequest(() => check(patch, mode), message);
 
   it('checks services and keeps their extra members', () => {
     const extra = svc({ priority: 0, recipientKeys: ['did:key:z6Mk'], routingKeys: [] });
     expect(check(addServices(extra))).toEqual(addServices(extra));
-    expect(check(addServices(svc({ serviceEndpoint: ['https://a.example', { uri: 'https://b.example' }] })))).toBeTruthy();
+    expect(
+      check(addServices(svc({ serviceEndpoint: ['https://a.example', { uri: 'https://b.example' }] }))),
+    ).toBeTruthy();
     expect(check(addServices(svc({ serviceEndpoint: { origins: ['https://a.example'] } })))).toBeTruthy();
     expect(check(addServices(svc({ serviceEndpoint: 'did:example:123' })))).toBeTruthy();
     fails({ action: 'add-services' }, 'services must be an array');
@@ -113,24 +187,41 @@ describe('validatePatch: services, also-known-as, removals, replace', () => {
     fails(addServices(svc({ type: '' })), "service 's1' type must be a non-empty string");
     fails(addServices(svc({ type: 'T'.repeat(31) })), "service 's1' type is too long: 31 characters exceeds 30");
     fails(addServices(svc({ serviceEndpoint: undefined })), "service 's1' serviceEndpoint is missing");
-    fails(addServices(svc({ serviceEndpoint: 'not a uri' })), "service 's1' serviceEndpoint 'not a uri' is not a valid absolute URI");
-    fails(addServices(svc({ serviceEndpoint: '/relative' })), "serviceEndpoint '/relative' is not a valid absolute URI");
+    fails(
+      addServices(svc({ serviceEndpoint: 'not a uri' })),
+      "service 's1' serviceEndpoint 'not a uri' is not a valid absolute URI",
+    );
+    fails(
+      addServices(svc({ serviceEndpoint: '/relative' })),
+      "serviceEndpoint '/relative' is not a valid absolute URI",
+    );
     fails(addServices(svc({ serviceEndpoint: [] })), 'serviceEndpoint must not be an empty array');
-    fails(addServices(svc({ serviceEndpoint: ['https://a.example', 5] })), 'serviceEndpoint array elements must be URI strings or JSON objects');
+    fails(
+      addServices(svc({ serviceEndpoint: ['https://a.example', 5] })),
+      'serviceEndpoint array elements must be URI strings or JSON objects',
+    );
     fails(addServices(svc({ serviceEndpoint: 5 })), 'serviceEndpoint must be a URI string, an array or a JSON object');
     // Anchored data is judged like Go's url.ParseRequestURI: absolute paths pass, only the first string of a mixed array counts.
     expect(check(addServices(svc({ serviceEndpoint: '/relative' })), 'anchored')).toBeTruthy();
-    expect(check(addServices(svc({ serviceEndpoint: [{ a: 1 }, 'https://a.example', 'bad uri'] })), 'anchored')).toBeTruthy();
+    expect(
+      check(addServices(svc({ serviceEndpoint: [{ a: 1 }, 'https://a.example', 'bad uri'] })), 'anchored'),
+    ).toBeTruthy();
     fails(addServices(svc({ serviceEndpoint: 'bad uri' })), "serviceEndpoint 'bad uri' is not a valid URI", 'anchored');
   });
 
   it('checks also-known-as URIs', () => {
     expect(check({ action: 'add-also-known-as', uris: ['https://a.example', 'did:web:b.example'] })).toBeTruthy();
     fails({ action: 'add-also-known-as', uris: 'https://a.example' }, 'uris must be an array');
-    fails({ action: 'remove-also-known-as', uris: [] }, 'invalid patch 0 (remove-also-known-as): uris must not be empty');
+    fails(
+      { action: 'remove-also-known-as', uris: [] },
+      'invalid patch 0 (remove-also-known-as): uris must not be empty',
+    );
     fails({ action: 'add-also-known-as', uris: [1] }, 'uris must contain only strings');
     fails({ action: 'add-also-known-as', uris: ['no scheme'] }, "uri 'no scheme' is not a valid absolute URI");
-    fails({ action: 'add-also-known-as', uris: ['https://a.example', 'https://a.example'] }, "uri 'https://a.example' appears more than once");
+    fails(
+      { action: 'add-also-known-as', uris: ['https://a.example', 'https://a.example'] },
+      "uri 'https://a.example' appears more than once",
+    );
   });
 
   it('checks removal ids', () => {
@@ -146,13 +237,24 @@ describe('validatePatch: services, also-known-as, removals, replace', () => {
     expectBadRequest(() => replace('doc'), 'invalid patch 0 (replace): document must be a JSON object');
     expectBadRequest(() => replace({ publicKeys: [], alsoKnownAs: [] }), "document has unknown member 'alsoKnownAs'");
     expectBadRequest(() => replace({ publicKeys: [key(), key()] }), "public key id 'k1' appears more than once");
-    expectBadRequest(() => replace({ services: [svc({ serviceEndpoint: 'nope' })] }), "serviceEndpoint 'nope' is not a valid absolute URI");
+    expectBadRequest(
+      () => replace({ services: [svc({ serviceEndpoint: 'nope' })] }),
+      "serviceEndpoint 'nope' is not a valid absolute URI",
+    );
   });
 });
 
 describe('applyPatches', () => {
-  const k = (id: string, x = id): PublicKeyEntry => ({ id, type: 'JsonWebKey2020', publicKeyJwk: { kty: 'EC', crv: 'P-256', x, y: x } });
-  const s = (id: string, serviceEndpoint = `https://${id}.example`): ServiceEntry => ({ id, type: 'T', serviceEndpoint });
+  const k = (id: string, x = id): PublicKeyEntry => ({
+    id,
+    type: 'JsonWebKey2020',
+    publicKeyJwk: { kty: 'EC', crv: 'P-256', x, y: x },
+  });
+  const s = (id: string, serviceEndpoint = `https://${id}.example`): ServiceEntry => ({
+    id,
+    type: 'T',
+    serviceEndpoint,
+  });
 
   it('upserts keys and services by id in place, appends new ones, ignores unknown removals', () => {
     const start = applyPatches(EMPTY_DOCUMENT, [

@@ -24,7 +24,10 @@ interface Curve {
   check?: PointCheck;
 }
 
-const sec1 = (decode: (bytes: Uint8Array) => unknown): PointCheck => (bytes) => void decode(bytes);
+const sec1 =
+  (decode: (bytes: Uint8Array) => unknown): PointCheck =>
+  (bytes) =>
+    void decode(bytes);
 
 /** OKP keys: one coordinate `x`. X25519 and X448 accept every u-coordinate of their length. */
 const OKP_CURVES: Readonly<Record<string, Curve>> = {
@@ -55,8 +58,10 @@ const RSA_MAX_MODULUS_BYTES = 1024;
 
 function coordinate(jwk: JsonObject, member: 'x' | 'y' | 'n' | 'e', id: string): Uint8Array {
   const value = jwk[member];
-  if (typeof value !== 'string' || value.length === 0) throw badRequest(`public key '${id}' publicKeyJwk.${member} is missing`);
-  if (!isCanonicalBase64Url(value)) throw badRequest(`public key '${id}' publicKeyJwk.${member} is not canonical base64url`);
+  if (typeof value !== 'string' || value.length === 0)
+    throw badRequest(`public key '${id}' publicKeyJwk.${member} is missing`);
+  if (!isCanonicalBase64Url(value))
+    throw badRequest(`public key '${id}' publicKeyJwk.${member} is not canonical base64url`);
   return base64UrlDecode(value);
 }
 
@@ -69,7 +74,8 @@ function checkPoint(curve: Curve, bytes: Uint8Array, id: string, crv: string): v
 }
 
 function sized(bytes: Uint8Array, size: number, id: string, member: string, crv: string): Uint8Array {
-  if (bytes.length !== size) throw badRequest(`public key '${id}' publicKeyJwk.${member} must be ${size} bytes for ${crv}, not ${bytes.length}`);
+  if (bytes.length !== size)
+    throw badRequest(`public key '${id}' publicKeyJwk.${member} must be ${size} bytes for ${crv}, not ${bytes.length}`);
   return bytes;
 }
 
@@ -113,7 +119,11 @@ const BASE58_KEYS: Readonly<Record<string, { sizes: readonly number[]; check?: P
   Ed25519VerificationKey2018: { sizes: [32], check: OKP_CURVES.Ed25519!.check!, what: 'Ed25519' },
   Ed25519VerificationKey2020: { sizes: [32], check: OKP_CURVES.Ed25519!.check!, what: 'Ed25519' },
   X25519KeyAgreementKey2019: { sizes: [32], what: 'X25519' },
-  EcdsaSecp256k1VerificationKey2019: { sizes: [33, 65], check: sec1((b) => secp256k1.Point.fromBytes(b)), what: 'secp256k1' },
+  EcdsaSecp256k1VerificationKey2019: {
+    sizes: [33, 65],
+    check: sec1((b) => secp256k1.Point.fromBytes(b)),
+    what: 'secp256k1',
+  },
   Bls12381G2Key2020: { sizes: [96], check: BLS_CURVES.BLS12381_G2!.check!, what: 'BLS12-381 G2' },
 };
 
@@ -130,7 +140,10 @@ export function checkBase58Material(base58: string, type: string, id: string, al
     if (!allowUnknown) throw badRequest(`public key '${id}' of type ${type} cannot carry a publicKeyBase58`);
     return;
   }
-  if (!spec.sizes.includes(bytes.length)) throw badRequest(`public key '${id}' publicKeyBase58 must decode to ${spec.sizes.join(' or ')} bytes for ${type}, not ${bytes.length}`);
+  if (!spec.sizes.includes(bytes.length))
+    throw badRequest(
+      `public key '${id}' publicKeyBase58 must decode to ${spec.sizes.join(' or ')} bytes for ${type}, not ${bytes.length}`,
+    );
   try {
     spec.check?.(bytes);
   } catch {

@@ -28,7 +28,8 @@ function checkService(value: unknown, mode: ParseMode): ServiceEntry {
   if (!isJsonObject(value)) throw badRequest('each service must be a JSON object');
   const id = checkId(value.id, 'service');
   const { type } = value;
-  if (typeof type !== 'string' || type.length === 0) throw badRequest(`service '${id}' type must be a non-empty string`);
+  if (typeof type !== 'string' || type.length === 0)
+    throw badRequest(`service '${id}' type must be a non-empty string`);
   if (type.length > MAX_SERVICE_TYPE_LENGTH) {
     throw badRequest(`service '${id}' type is too long: ${type.length} characters exceeds ${MAX_SERVICE_TYPE_LENGTH}`);
   }

@@ -1,7 +1,8 @@
 import type { Jwk } from '@anchor/common/crypto';
 
 /** The verification relationships a document key may serve (`purposes`). */
-export type VerificationRelationship = 'authentication' | 'assertionMethod' | 'keyAgreement' | 'capabilityDelegation' | 'capabilityInvocation';
+export type VerificationRelationship =
+  'authentication' | 'assertionMethod' | 'keyAgreement' | 'capabilityDelegation' | 'capabilityInvocation';
 
 export const VERIFICATION_RELATIONSHIPS: readonly VerificationRelationship[] = [
   'authentication',

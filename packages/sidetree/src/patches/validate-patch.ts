@@ -29,9 +29,11 @@ export function validatePatch(value: unknown, index: number, protocol: ProtocolP
   if (!isJsonObject(value)) throw badRequest(`invalid patch ${index}: a patch must be a JSON object`);
   const { action } = value;
   if (typeof action !== 'string') throw badRequest(`invalid patch ${index}: action must be a string`);
-  if (!(PATCH_ACTIONS as readonly string[]).includes(action)) throw badRequest(`invalid patch ${index}: action '${action}' is not a known patch action`);
+  if (!(PATCH_ACTIONS as readonly string[]).includes(action))
+    throw badRequest(`invalid patch ${index}: action '${action}' is not a known patch action`);
   const known = action as PatchAction;
-  if (!protocol.patchActions.includes(known)) throw badRequest(`invalid patch ${index}: action '${action}' is not enabled by ${protocol.name}`);
+  if (!protocol.patchActions.includes(known))
+    throw badRequest(`invalid patch ${index}: action '${action}' is not enabled by ${protocol.name}`);
   try {
     if (mode === 'ingest') rejectUnknownMembers(value, new Set(['action', MEMBERS_OF[known]]), 'patch');
     checkPatchBody(known, value, mode, protocol);
@@ -42,10 +44,18 @@ export function validatePatch(value: unknown, index: number, protocol: ProtocolP
   return value as unknown as Patch;
 }
 
-function checkPatchBody(action: PatchAction, patch: Record<string, unknown>, mode: ParseMode, protocol: ProtocolParameters): void {
+function checkPatchBody(
+  action: PatchAction,
+  patch: Record<string, unknown>,
+  mode: ParseMode,
+  protocol: ProtocolParameters,
+): void {
   switch (action) {
     case 'add-public-keys':
-      checkPublicKeys(patch.publicKeys, mode, { allowEmpty: false, allowUnknownKeyTypes: protocol.allowUnknownKeyTypes });
+      checkPublicKeys(patch.publicKeys, mode, {
+        allowEmpty: false,
+        allowUnknownKeyTypes: protocol.allowUnknownKeyTypes,
+      });
       return;
     case 'remove-public-keys':
       checkIdList(patch.ids, 'public key');
@@ -69,7 +79,11 @@ function checkPatchBody(action: PatchAction, patch: Record<string, unknown>, mod
 function checkReplaceDocument(document: unknown, mode: ParseMode, protocol: ProtocolParameters): ReplaceDocument {
   if (!isJsonObject(document)) throw badRequest('document must be a JSON object');
   rejectUnknownMembers(document, REPLACE_DOCUMENT_MEMBERS, 'document');
-  if (document.publicKeys !== undefined) checkPublicKeys(document.publicKeys, mode, { allowEmpty: true, allowUnknownKeyTypes: protocol.allowUnknownKeyTypes });
+  if (document.publicKeys !== undefined)
+    checkPublicKeys(document.publicKeys, mode, {
+      allowEmpty: true,
+      allowUnknownKeyTypes: protocol.allowUnknownKeyTypes,
+    });
   if (document.services !== undefined) checkServices(document.services, mode, { allowEmpty: true });
   return document as ReplaceDocument;
 }

@@ -20,7 +20,11 @@ export function renderIonDocument(document: InternalDocument, id: string): JsonO
   });
   const rendered: JsonObject = { id, '@context': [DID_CONTEXT, { '@base': id }] };
   if (document.services.length > 0) {
-    rendered.service = document.services.map((service) => ({ id: `#${service.id}`, type: service.type, serviceEndpoint: service.serviceEndpoint }));
+    rendered.service = document.services.map((service) => ({
+      id: `#${service.id}`,
+      type: service.type,
+      serviceEndpoint: service.serviceEndpoint,
+    }));
   }
   if (verificationMethod.length > 0) rendered.verificationMethod = verificationMethod;
   for (const [relationship, references] of relationships) rendered[relationship] = references;

@@ -18,7 +18,10 @@ export interface IonRenderOptions {
  * DID renders under its short form with `deactivated: true` and only `published` in the method metadata.
  */
 export function renderIonResolution(model: ResolutionModel, options: IonRenderOptions): DidResolutionResult {
-  const did = typeof options.did === 'string' ? parseSidetreeDid(options.did, { namespace: options.namespace ?? 'did:sidetree' }) : options.did;
+  const did =
+    typeof options.did === 'string'
+      ? parseSidetreeDid(options.did, { namespace: options.namespace ?? 'did:sidetree' })
+      : options.did;
   if (model.deactivated) {
     return {
       '@context': DID_RESOLUTION_CONTEXT,
@@ -32,5 +35,9 @@ export function renderIonResolution(model: ResolutionModel, options: IonRenderOp
   const metadata: JsonObject = { method };
   if (did.longFormCreate !== undefined) metadata.equivalentId = [did.shortForm];
   if (model.published) metadata.canonicalId = did.shortForm;
-  return { '@context': DID_RESOLUTION_CONTEXT, didDocument: renderIonDocument(model.document, did.did), didDocumentMetadata: metadata };
+  return {
+    '@context': DID_RESOLUTION_CONTEXT,
+    didDocument: renderIonDocument(model.document, did.did),
+    didDocumentMetadata: metadata,
+  };
 }

@@ -1,7 +1,12 @@
 import { base58Encode, base64UrlDecode, multibaseEncode } from '@anchor/common/encoding';
 import type { JsonObject } from '../json.js';
 import { SUITE_CONTEXT_OF_KEY_TYPE } from '../patches/key-types.js';
-import { VERIFICATION_RELATIONSHIPS, type InternalDocument, type PublicKeyEntry, type VerificationRelationship } from '../patches/types.js';
+import {
+  VERIFICATION_RELATIONSHIPS,
+  type InternalDocument,
+  type PublicKeyEntry,
+  type VerificationRelationship,
+} from '../patches/types.js';
 
 export const DID_CONTEXT = 'https://www.w3.org/ns/did/v1';
 export const DID_RESOLUTION_CONTEXT = 'https://w3id.org/did-resolution/v1';
@@ -17,7 +22,9 @@ const ED25519_MULTICODEC = Buffer.from([0xed, 0x01]);
  */
 export function renderNodeDocument(document: InternalDocument, id: string): JsonObject {
   const contexts: string[] = [DID_CONTEXT];
-  const relationships = new Map<VerificationRelationship, string[]>(VERIFICATION_RELATIONSHIPS.map((relationship) => [relationship, []]));
+  const relationships = new Map<VerificationRelationship, string[]>(
+    VERIFICATION_RELATIONSHIPS.map((relationship) => [relationship, []]),
+  );
   const verificationMethod = document.publicKeys.map((key) => {
     const context = SUITE_CONTEXT_OF_KEY_TYPE[key.type];
     if (context !== undefined && !contexts.includes(context)) contexts.push(context);
@@ -43,9 +50,15 @@ export function renderDeactivatedNodeDocument(id: string): JsonObject {
 
 function keyMaterial(key: PublicKeyEntry): JsonObject {
   if (key.publicKeyJwk === undefined) return { publicKeyBase58: key.publicKeyBase58 };
-  if (key.type === 'Ed25519VerificationKey2018') return { publicKeyBase58: base58Encode(base64UrlDecode(key.publicKeyJwk.x as string)) };
+  if (key.type === 'Ed25519VerificationKey2018')
+    return { publicKeyBase58: base58Encode(base64UrlDecode(key.publicKeyJwk.x as string)) };
   if (key.type === 'Ed25519VerificationKey2020') {
-    return { publicKeyMultibase: multibaseEncode(Buffer.concat([ED25519_MULTICODEC, base64UrlDecode(key.publicKeyJwk.x as string)]), 'base58btc') };
+    return {
+      publicKeyMultibase: multibaseEncode(
+        Buffer.concat([ED25519_MULTICODEC, base64UrlDecode(key.publicKeyJwk.x as string)]),
+        'base58btc',
+      ),
+    };
   }
   return { publicKeyJwk: key.publicKeyJwk };
 }

@@ -40,7 +40,10 @@ export interface NodeRenderOptions {
  */
 export function renderNodeResolution(model: ResolutionModel, options: NodeRenderOptions): DidResolutionResult {
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
-  const did = typeof options.did === 'string' ? parseNodeDid(options.did, { namespace, aliases: options.aliases ?? [] }) : options.did;
+  const did =
+    typeof options.did === 'string'
+      ? parseNodeDid(options.did, { namespace, aliases: options.aliases ?? [] })
+      : options.did;
   const metadata: JsonObject = {};
   const { canonicalId, equivalentId } = identifiers(model, did, namespace, options.domain);
   if (canonicalId !== undefined) metadata.canonicalId = canonicalId;
@@ -55,7 +58,11 @@ export function renderNodeResolution(model: ResolutionModel, options: NodeRender
   if (model.deactivated) {
     metadata.deactivated = true;
     metadata.method = method;
-    return { '@context': DID_RESOLUTION_CONTEXT, didDocument: renderDeactivatedNodeDocument(did.did), didDocumentMetadata: metadata };
+    return {
+      '@context': DID_RESOLUTION_CONTEXT,
+      didDocument: renderDeactivatedNodeDocument(did.did),
+      didDocumentMetadata: metadata,
+    };
   }
   if (model.recoveryCommitment !== undefined) method.recoveryCommitment = model.recoveryCommitment;
   if (model.updateCommitment !== undefined) method.updateCommitment = model.updateCommitment;
@@ -64,7 +71,11 @@ export function renderNodeResolution(model: ResolutionModel, options: NodeRender
     if (published.length > 0) method.publishedOperations = published;
   }
   metadata.method = method;
-  return { '@context': DID_RESOLUTION_CONTEXT, didDocument: renderNodeDocument(model.document, did.did), didDocumentMetadata: metadata };
+  return {
+    '@context': DID_RESOLUTION_CONTEXT,
+    didDocument: renderNodeDocument(model.document, did.did),
+    didDocumentMetadata: metadata,
+  };
 }
 
 function identifiers(
@@ -95,7 +106,8 @@ function publishedOperations(applied: readonly AppliedOperation[]): JsonObject[]
   const seen = new Set<string>();
   const listed: JsonObject[] = [];
   for (const operation of applied) {
-    if (!operation.published || operation.canonicalReference === undefined || seen.has(operation.canonicalReference)) continue;
+    if (!operation.published || operation.canonicalReference === undefined || seen.has(operation.canonicalReference))
+      continue;
     seen.add(operation.canonicalReference);
     const item: JsonObject = {};
     if (operation.anchorOrigin !== undefined) item.anchorOrigin = operation.anchorOrigin;

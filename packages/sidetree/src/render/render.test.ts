@@ -27,9 +27,21 @@ describe('renderNodeDocument (the Go rendering)', () => {
       documentKey('k1', k1, { type: 'EcdsaSecp256k1VerificationKey2019' }),
       documentKey('jwk2', p256, { purposes: ['capabilityDelegation'] }),
       documentKey('agree', x, { type: 'X25519KeyAgreementKey2019', purposes: ['keyAgreement'] }),
-      { id: 'b58', type: 'Ed25519VerificationKey2018', publicKeyBase58: ed.publicKeyBase58(), purposes: ['authentication'] },
+      {
+        id: 'b58',
+        type: 'Ed25519VerificationKey2018',
+        publicKeyBase58: ed.publicKeyBase58(),
+        purposes: ['authentication'],
+      },
     ),
-    addServices(service('hub', 'LinkedDomains', { origins: ['https://a.example'] }, { priority: 1, recipientKeys: ['did:key:z'], routingKeys: [] })),
+    addServices(
+      service(
+        'hub',
+        'LinkedDomains',
+        { origins: ['https://a.example'] },
+        { priority: 1, recipientKeys: ['did:key:z'], routingKeys: [] },
+      ),
+    ),
     addAlsoKnownAs('https://alias.example.com'),
   ]);
 
@@ -45,9 +57,19 @@ describe('renderNodeDocument (the Go rendering)', () => {
     ]);
     expect(rendered.verificationMethod).toEqual([
       { id: `${ID}#jwk`, type: 'JsonWebKey2020', controller: ID, publicKeyJwk: p256.publicJwk() },
-      { id: `${ID}#ed18`, type: 'Ed25519VerificationKey2018', controller: ID, publicKeyBase58: base58Encode(base64UrlDecode(ed.publicJwk().x as string)) },
+      {
+        id: `${ID}#ed18`,
+        type: 'Ed25519VerificationKey2018',
+        controller: ID,
+        publicKeyBase58: base58Encode(base64UrlDecode(ed.publicJwk().x as string)),
+      },
       // Multikey form (z6Mk…): the multicodec prefix the Ed25519VerificationKey2020 suite requires.
-      { id: `${ID}#ed20`, type: 'Ed25519VerificationKey2020', controller: ID, publicKeyMultibase: ed.publicKeyMultibase() },
+      {
+        id: `${ID}#ed20`,
+        type: 'Ed25519VerificationKey2020',
+        controller: ID,
+        publicKeyMultibase: ed.publicKeyMultibase(),
+      },
       { id: `${ID}#k1`, type: 'EcdsaSecp256k1VerificationKey2019', controller: ID, publicKeyJwk: k1.publicJwk() },
       { id: `${ID}#jwk2`, type: 'JsonWebKey2020', controller: ID, publicKeyJwk: p256.publicJwk() },
       { id: `${ID}#agree`, type: 'X25519KeyAgreementKey2019', controller: ID, publicKeyJwk: x.publicJwk() },
@@ -60,7 +82,14 @@ describe('renderNodeDocument (the Go rendering)', () => {
     expect(rendered.capabilityDelegation).toEqual([`${ID}#jwk2`]);
     expect(rendered.keyAgreement).toEqual([`${ID}#agree`]);
     expect(rendered.service).toEqual([
-      { id: `${ID}#hub`, type: 'LinkedDomains', serviceEndpoint: { origins: ['https://a.example'] }, priority: 1, recipientKeys: ['did:key:z'], routingKeys: [] },
+      {
+        id: `${ID}#hub`,
+        type: 'LinkedDomains',
+        serviceEndpoint: { origins: ['https://a.example'] },
+        priority: 1,
+        recipientKeys: ['did:key:z'],
+        routingKeys: [],
+      },
     ]);
     expect(rendered.alsoKnownAs).toEqual(['https://alias.example.com']);
   });
@@ -79,7 +108,10 @@ describe('renderNodeResolution: metadata in every state', () => {
     const model = ledger.resolve(fixture.didSuffix);
     expect(renderNodeResolution(model, { did: fixture.created.did }).didDocumentMetadata.equivalentId).toBeUndefined();
     const long = renderNodeResolution(model, { did: fixture.created.longFormDid, domain: 'localhost:8443' });
-    expect(long.didDocumentMetadata.equivalentId).toEqual([`did:node:https:localhost%3A8443:uAAA:${fixture.didSuffix}`, fixture.created.did]);
+    expect(long.didDocumentMetadata.equivalentId).toEqual([
+      `did:node:https:localhost%3A8443:uAAA:${fixture.didSuffix}`,
+      fixture.created.did,
+    ]);
     expect(long.didDocumentMetadata.canonicalId).toBeUndefined();
     expect(long.didDocument.id).toBe(fixture.created.longFormDid);
   });
@@ -100,23 +132,41 @@ describe('renderNodeResolution: metadata in every state', () => {
     const ledger = new TestLedger();
     const anchor = ledger.anchor([fixture.created.request]);
     ledger.anchor([fixture.update({ patches: [addServices(service('later', 'T', 'https://later.example.com'))] })]);
-    const published = resolveOperations(fixture.didSuffix, { published: ledger.published, longFormCreate: did.longFormCreate });
+    const published = resolveOperations(fixture.didSuffix, {
+      published: ledger.published,
+      longFormCreate: did.longFormCreate,
+    });
     const rendered = renderNodeResolution(published, { did, domain: DOMAIN });
     expect(rendered.didDocumentMetadata.canonicalId).toBe(`did:node:${anchor}:${fixture.didSuffix}`);
     expect((rendered.didDocumentMetadata.equivalentId as string[])[0]).toBe(`did:node:${anchor}:${fixture.didSuffix}`);
-    expect((rendered.didDocument.service as { id: string }[]).map((entry) => entry.id)).toEqual([`${fixture.created.longFormDid}#hub`, `${fixture.created.longFormDid}#later`]);
+    expect((rendered.didDocument.service as { id: string }[]).map((entry) => entry.id)).toEqual([
+      `${fixture.created.longFormDid}#hub`,
+      `${fixture.created.longFormDid}#later`,
+    ]);
   });
 
   it('does not repeat an https form the anchor already lists, and can leave out published operations', () => {
     const ledger = new TestLedger();
     const anchor = ledger.anchor([fixture.created.request]);
     const model = ledger.resolve(fixture.didSuffix);
-    const result = renderNodeResolution(model, { did: `did:node:${anchor}:${fixture.didSuffix}`, domain: DOMAIN, includePublishedOperations: false });
+    const result = renderNodeResolution(model, {
+      did: `did:node:${anchor}:${fixture.didSuffix}`,
+      domain: DOMAIN,
+      includePublishedOperations: false,
+    });
     expect(result.didDocumentMetadata.equivalentId).toHaveLength(3);
     expect((result.didDocumentMetadata.method as Record<string, unknown>).publishedOperations).toBeUndefined();
-    const other = renderNodeResolution(model, { did: `did:node:${anchor}:${fixture.didSuffix}`, domain: 'node9.example.com' });
-    expect((other.didDocumentMetadata.equivalentId as string[]).at(-1)).toBe(`did:node:https:node9.example.com:${anchor}:${fixture.didSuffix}`);
-    expect(renderNodeResolution(model, { did: `did:orb:${anchor}:${fixture.didSuffix}`, aliases: ['did:orb'] }).didDocument.id).toBe(`did:orb:${anchor}:${fixture.didSuffix}`);
+    const other = renderNodeResolution(model, {
+      did: `did:node:${anchor}:${fixture.didSuffix}`,
+      domain: 'node9.example.com',
+    });
+    expect((other.didDocumentMetadata.equivalentId as string[]).at(-1)).toBe(
+      `did:node:https:node9.example.com:${anchor}:${fixture.didSuffix}`,
+    );
+    expect(
+      renderNodeResolution(model, { did: `did:orb:${anchor}:${fixture.didSuffix}`, aliases: ['did:orb'] }).didDocument
+        .id,
+    ).toBe(`did:orb:${anchor}:${fixture.didSuffix}`);
   });
 
   it('a DID whose create delta is unusable renders an empty document without updateCommitment', () => {
@@ -126,12 +176,20 @@ describe('renderNodeResolution: metadata in every state', () => {
     ledger.anchor([broken]);
     const result = renderNodeResolution(ledger.resolve(fixture.didSuffix), { did: fixture.created.did });
     expect(result.didDocument).toEqual({ '@context': ['https://www.w3.org/ns/did/v1'], id: fixture.created.did });
-    expect(result.didDocumentMetadata.method).toMatchObject({ published: true, recoveryCommitment: fixture.created.request.suffixData.recoveryCommitment });
+    expect(result.didDocumentMetadata.method).toMatchObject({
+      published: true,
+      recoveryCommitment: fixture.created.request.suffixData.recoveryCommitment,
+    });
     expect((result.didDocumentMetadata.method as Record<string, unknown>).updateCommitment).toBeUndefined();
   });
 
   it('renders the unpublished create response exactly as the spec describes', () => {
-    const created = createRequest({ recoveryKey: KeyPair.generate('Ed25519'), updateKey: KeyPair.generate('Ed25519'), anchorOrigin: ORIGIN, patches: [addAlsoKnownAs('https://a.example')] });
+    const created = createRequest({
+      recoveryKey: KeyPair.generate('Ed25519'),
+      updateKey: KeyPair.generate('Ed25519'),
+      anchorOrigin: ORIGIN,
+      patches: [addAlsoKnownAs('https://a.example')],
+    });
     const ledger = new TestLedger();
     ledger.submit(created.request);
     const result = renderNodeResolution(ledger.resolve(created.didSuffix), { did: created.did, domain: DOMAIN });

@@ -54,7 +54,12 @@ export function applyCreate(entry: TimelineEntry, operation: CreateOperation): D
   };
 }
 
-export function applyUpdate(entry: TimelineEntry, operation: UpdateOperation, state: DidState, protocol: ProtocolParameters): DidState | undefined {
+export function applyUpdate(
+  entry: TimelineEntry,
+  operation: UpdateOperation,
+  state: DidState,
+  protocol: ProtocolParameters,
+): DidState | undefined {
   if (signatureProblem(operation) !== undefined) return undefined;
   const patches = usablePatches(operation);
   if (!patches) return undefined;
@@ -69,7 +74,12 @@ export function applyUpdate(entry: TimelineEntry, operation: UpdateOperation, st
   };
 }
 
-export function applyRecover(entry: TimelineEntry, operation: RecoverOperation, state: DidState, protocol: ProtocolParameters): DidState | undefined {
+export function applyRecover(
+  entry: TimelineEntry,
+  operation: RecoverOperation,
+  state: DidState,
+  protocol: ProtocolParameters,
+): DidState | undefined {
   if (signatureProblem(operation) !== undefined) return undefined;
   const patches = usablePatches(operation);
   const inWindow = anchorWindowProblem(operation, entry.time, protocol) === undefined;

@@ -23,7 +23,11 @@ export interface TimelineEntry {
  * `versionId` / `versionTime` cut the published history and drop unpublished operations, since a version is
  * a point of the anchored history.
  */
-export function buildTimeline(input: ResolutionInput, options: ResolveOptions, protocol: ProtocolParameters): TimelineEntry[] {
+export function buildTimeline(
+  input: ResolutionInput,
+  options: ResolveOptions,
+  protocol: ProtocolParameters,
+): TimelineEntry[] {
   const published: TimelineEntry[] = (input.published ?? []).map(({ operation, anchor }) => ({
     operation,
     published: true,
@@ -36,27 +40,32 @@ export function buildTimeline(input: ResolutionInput, options: ResolveOptions, p
     anchorOrigin: anchor.anchorOrigin,
     position: 0,
   }));
-  published.sort((a, b) => a.time - b.time || a.transactionNumber - b.transactionNumber || a.operationIndex - b.operationIndex);
+  published.sort(
+    (a, b) => a.time - b.time || a.transactionNumber - b.transactionNumber || a.operationIndex - b.operationIndex,
+  );
 
   let timeline: TimelineEntry[];
-  if (options.versionId !== undefined && options.versionTime !== undefined) throw badRequest('versionId and versionTime cannot be used together');
+  if (options.versionId !== undefined && options.versionTime !== undefined)
+    throw badRequest('versionId and versionTime cannot be used together');
   if (options.versionId !== undefined) {
     timeline = untilVersionId(published, options.versionId);
   } else if (options.versionTime !== undefined) {
     timeline = untilVersionTime(published, options.versionTime);
   } else {
-    const unpublished: TimelineEntry[] = (input.unpublished ?? []).map(({ operation, receivedTime, protocolVersion, anchorOrigin }) => ({
-      operation,
-      published: false,
-      time: receivedTime,
-      transactionNumber: 0,
-      operationIndex: 0,
-      protocolVersion: protocolVersion ?? protocol.protocolVersion,
-      canonicalReference: undefined,
-      equivalentReferences: [],
-      anchorOrigin,
-      position: 0,
-    }));
+    const unpublished: TimelineEntry[] = (input.unpublished ?? []).map(
+      ({ operation, receivedTime, protocolVersion, anchorOrigin }) => ({
+        operation,
+        published: false,
+        time: receivedTime,
+        transactionNumber: 0,
+        operationIndex: 0,
+        protocolVersion: protocolVersion ?? protocol.protocolVersion,
+        canonicalReference: undefined,
+        equivalentReferences: [],
+        anchorOrigin,
+        position: 0,
+      }),
+    );
     unpublished.sort((a, b) => a.time - b.time);
     timeline = [...published, ...unpublished];
     if (input.longFormCreate) {
@@ -110,7 +119,9 @@ export function parseVersionTime(text: string): number {
 /** Date.parse rolls over impossible dates (Feb 30); compare the parsed fields back against the text. */
 function matchesCalendar(match: RegExpExecArray, millis: number): boolean {
   const zone = match[8] as string;
-  const offsetMinutes = /^[Zz]$/.test(zone) ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
+  const offsetMinutes = /^[Zz]$/.test(zone)
+    ? 0
+    : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
   const local = new Date(millis + offsetMinutes * 60_000);
   return (
     local.getUTCFullYear() === Number(match[1]) &&

@@ -22,9 +22,17 @@ export interface ResolveNodeDidOptions extends ResolveOptions {
  * const result = renderNodeResolution(model, { did, domain });
  * ```
  */
-export function resolveNodeDid(did: ParsedNodeDid, input: Omit<ResolutionInput, 'longFormCreate'>, options: ResolveNodeDidOptions = {}): ResolutionModel {
+export function resolveNodeDid(
+  did: ParsedNodeDid,
+  input: Omit<ResolutionInput, 'longFormCreate'>,
+  options: ResolveNodeDidOptions = {},
+): ResolutionModel {
   const { anchorHashes, ...resolveOptions } = options;
   const model = resolveOperations(did.suffix, { ...input, longFormCreate: did.longFormCreate }, resolveOptions);
-  assertKnownAnchor(did, model.canonicalReference, anchorHashes ?? (input.published ?? []).map((record) => record.anchor.canonicalReference));
+  assertKnownAnchor(
+    did,
+    model.canonicalReference,
+    anchorHashes ?? (input.published ?? []).map((record) => record.anchor.canonicalReference),
+  );
   return model;
 }

@@ -13,7 +13,8 @@ import { copy, requestFixture } from '../testing/requests.test-helpers.js';
 import { resolveOperations } from './resolve-operations.js';
 import type { PublishedOperationRecord } from './types.js';
 
-const serviceIds = (ledger: TestLedger, suffix: string) => ledger.resolve(suffix).document.services.map((entry) => entry.id);
+const serviceIds = (ledger: TestLedger, suffix: string) =>
+  ledger.resolve(suffix).document.services.map((entry) => entry.id);
 const tag = (id: string) => [addServices(service(id, 'T', `https://${id}.example.com`))];
 
 /** An update whose delta no longer matches the signed delta hash. */
@@ -37,7 +38,10 @@ describe('resolveOperations: finding the DID', () => {
     expectNotFound(() => ledger.resolve(fixture.didSuffix), 'no create operation');
     const other = requestFixture();
     ledger.anchor([other.created.request]);
-    expectNotFound(() => resolveOperations(fixture.didSuffix, { published: ledger.published.slice(1) }), 'no create operation');
+    expectNotFound(
+      () => resolveOperations(fixture.didSuffix, { published: ledger.published.slice(1) }),
+      'no create operation',
+    );
     expect(ledger.resolve(other.didSuffix).didSuffix).toBe(other.didSuffix);
   });
 
@@ -84,7 +88,9 @@ describe('resolveOperations: commitment chains', () => {
 
   it('skips invalid candidates (bad signature, bad delta hash, invalid patch) and applies the next valid one', () => {
     const valid = fixture.update({ patches: tag('valid') });
-    const invalidPatch = [{ action: 'add-services', services: [{ id: 'bad id', type: 'T', serviceEndpoint: 'https://x.example' }] }] as unknown as Patch[];
+    const invalidPatch = [
+      { action: 'add-services', services: [{ id: 'bad id', type: 'T', serviceEndpoint: 'https://x.example' }] },
+    ] as unknown as Patch[];
     ledger.anchor([withForgedSignature(fixture.update({ patches: tag('forged') }))]);
     ledger.anchor([withTamperedDelta(fixture.update({ patches: tag('x') }))]);
     ledger.anchor([fixture.update({ patches: invalidPatch })]);
@@ -97,8 +103,24 @@ describe('resolveOperations: commitment chains', () => {
 
   it('never applies an operation that reveals a key nobody committed to', () => {
     const stranger = KeyPair.generate('Ed25519');
-    ledger.anchor([updateRequest({ didSuffix: fixture.didSuffix, updateKey: stranger, nextUpdateKey: next, patches: tag('stranger') })]);
-    ledger.anchor([recoverRequest({ didSuffix: fixture.didSuffix, recoveryKey: stranger, nextRecoveryKey: next, nextUpdateKey: next, anchorOrigin: ORIGIN, patches: tag('stranger') })]);
+    ledger.anchor([
+      updateRequest({
+        didSuffix: fixture.didSuffix,
+        updateKey: stranger,
+        nextUpdateKey: next,
+        patches: tag('stranger'),
+      }),
+    ]);
+    ledger.anchor([
+      recoverRequest({
+        didSuffix: fixture.didSuffix,
+        recoveryKey: stranger,
+        nextRecoveryKey: next,
+        nextUpdateKey: next,
+        anchorOrigin: ORIGIN,
+        patches: tag('stranger'),
+      }),
+    ]);
     expect(serviceIds(ledger, fixture.didSuffix)).toEqual(['hub']);
   });
 
@@ -108,9 +130,23 @@ describe('resolveOperations: commitment chains', () => {
     expect(serviceIds(ledger, fixture.didSuffix)).toEqual(['hub']);
     // A → B, then B → A: the second is refused, and a later B → C in the same bucket is taken instead.
     ledger.anchor([fixture.update({ patches: tag('a-to-b') })]);
-    ledger.anchor([updateRequest({ didSuffix: fixture.didSuffix, updateKey: fixture.keys.nextUpdate, nextUpdateKey: fixture.keys.update, patches: tag('b-to-a') })]);
+    ledger.anchor([
+      updateRequest({
+        didSuffix: fixture.didSuffix,
+        updateKey: fixture.keys.nextUpdate,
+        nextUpdateKey: fixture.keys.update,
+        patches: tag('b-to-a'),
+      }),
+    ]);
     expect(serviceIds(ledger, fixture.didSuffix)).toEqual(['hub', 'a-to-b']);
-    ledger.anchor([updateRequest({ didSuffix: fixture.didSuffix, updateKey: fixture.keys.nextUpdate, nextUpdateKey: next, patches: tag('b-to-c') })]);
+    ledger.anchor([
+      updateRequest({
+        didSuffix: fixture.didSuffix,
+        updateKey: fixture.keys.nextUpdate,
+        nextUpdateKey: next,
+        patches: tag('b-to-c'),
+      }),
+    ]);
     expect(serviceIds(ledger, fixture.didSuffix)).toEqual(['hub', 'a-to-b', 'b-to-c']);
   });
 
@@ -126,13 +162,24 @@ describe('resolveOperations: commitment chains', () => {
   it('keeps an update anchored in the same second as the recover before it (orb drops it)', () => {
     const time = START_TIME + 100;
     ledger.anchor([fixture.recover({ patches: tag('recovered') })], { time, transactionNumber: 0 });
-    ledger.anchor([fixture.update({ updateKey: fixture.keys.nextUpdate, nextUpdateKey: next, patches: tag('same-second') })], { time, transactionNumber: 0 });
+    ledger.anchor(
+      [fixture.update({ updateKey: fixture.keys.nextUpdate, nextUpdateKey: next, patches: tag('same-second') })],
+      { time, transactionNumber: 0 },
+    );
     const model = ledger.resolve(fixture.didSuffix);
     expect(model.document.services.map((entry) => entry.id)).toEqual(['recovered', 'same-second']);
     // Order within a second follows transactionNumber when the observer sets one, whatever the input order.
-    const [create, recover, update] = ledger.published as [PublishedOperationRecord, PublishedOperationRecord, PublishedOperationRecord];
+    const [create, recover, update] = ledger.published as [
+      PublishedOperationRecord,
+      PublishedOperationRecord,
+      PublishedOperationRecord,
+    ];
     const reversed = resolveOperations(fixture.didSuffix, {
-      published: [create, { ...update, anchor: { ...update.anchor, transactionNumber: 2 } }, { ...recover, anchor: { ...recover.anchor, transactionNumber: 1 } }],
+      published: [
+        create,
+        { ...update, anchor: { ...update.anchor, transactionNumber: 2 } },
+        { ...recover, anchor: { ...recover.anchor, transactionNumber: 1 } },
+      ],
     });
     expect(reversed.document.services.map((entry) => entry.id)).toEqual(['recovered', 'same-second']);
   });
@@ -150,7 +197,9 @@ describe('resolveOperations: commitment chains', () => {
   });
 
   it('a recover with an unusable delta rotates the recovery commitment only and empties the document', () => {
-    ledger.anchor([{ ...fixture.recover(), delta: { patches: tag('not-signed'), updateCommitment: hashCanonical('x') } }]);
+    ledger.anchor([
+      { ...fixture.recover(), delta: { patches: tag('not-signed'), updateCommitment: hashCanonical('x') } },
+    ]);
     const model = ledger.resolve(fixture.didSuffix);
     expect(model.appliedOperations.map((operation) => operation.type)).toEqual(['create', 'recover']);
     expect(model.recoveryCommitment).not.toBe(fixture.created.request.suffixData.recoveryCommitment);
@@ -174,7 +223,14 @@ describe('resolveOperations: anchor windows at resolution', () => {
     const model = ledger.resolve(fixture.didSuffix);
     expect(model.document.services.map((entry) => entry.id)).toEqual(['hub']);
     expect(model.updateCommitment).toBe(fixture.update().delta.updateCommitment);
-    ledger.anchor([updateRequest({ didSuffix: fixture.didSuffix, updateKey: fixture.keys.nextUpdate, nextUpdateKey: KeyPair.generate('Ed25519'), patches: tag('next') })]);
+    ledger.anchor([
+      updateRequest({
+        didSuffix: fixture.didSuffix,
+        updateKey: fixture.keys.nextUpdate,
+        nextUpdateKey: KeyPair.generate('Ed25519'),
+        patches: tag('next'),
+      }),
+    ]);
     expect(serviceIds(ledger, fixture.didSuffix)).toEqual(['hub', 'next']);
   });
 
@@ -217,11 +273,25 @@ describe('resolveOperations: versions', () => {
   };
   record(fixture.created.request);
   record(fixture.update({ patches: tag('v2') }));
-  record(updateRequest({ didSuffix: fixture.didSuffix, updateKey: fixture.keys.nextUpdate, nextUpdateKey: KeyPair.generate('Ed25519'), patches: tag('v3') }));
+  record(
+    updateRequest({
+      didSuffix: fixture.didSuffix,
+      updateKey: fixture.keys.nextUpdate,
+      nextUpdateKey: KeyPair.generate('Ed25519'),
+      patches: tag('v3'),
+    }),
+  );
   const afterRecover = KeyPair.generate('Ed25519');
   record(fixture.recover({ nextUpdateKey: afterRecover, patches: tag('v4') }));
   ledger.now += 100;
-  ledger.submit(updateRequest({ didSuffix: fixture.didSuffix, updateKey: afterRecover, nextUpdateKey: KeyPair.generate('Ed25519'), patches: tag('pending') }));
+  ledger.submit(
+    updateRequest({
+      didSuffix: fixture.didSuffix,
+      updateKey: afterRecover,
+      nextUpdateKey: KeyPair.generate('Ed25519'),
+      patches: tag('pending'),
+    }),
+  );
   const expected = [['hub'], ['hub', 'v2'], ['hub', 'v2', 'v3'], ['v4']];
   const iso = (time: number) => new Date(time * 1000).toISOString().replace('.000Z', 'Z');
 
@@ -244,19 +314,42 @@ describe('resolveOperations: versions', () => {
 
   it('versionTime selects the state at each time', () => {
     times.forEach((time, index) => {
-      expect(ledger.resolve(fixture.didSuffix, { versionTime: iso(time) }).document.services.map((entry) => entry.id)).toEqual(expected[index]);
-      expect(ledger.resolve(fixture.didSuffix, { versionTime: iso(time + 99) }).document.services.map((entry) => entry.id)).toEqual(expected[index]);
+      expect(
+        ledger.resolve(fixture.didSuffix, { versionTime: iso(time) }).document.services.map((entry) => entry.id),
+      ).toEqual(expected[index]);
+      expect(
+        ledger.resolve(fixture.didSuffix, { versionTime: iso(time + 99) }).document.services.map((entry) => entry.id),
+      ).toEqual(expected[index]);
     });
-    expect(ledger.resolve(fixture.didSuffix, { versionTime: '2099-01-01T00:00:00+02:00' }).document.services.map((entry) => entry.id)).toEqual(['v4']);
+    expect(
+      ledger
+        .resolve(fixture.didSuffix, { versionTime: '2099-01-01T00:00:00+02:00' })
+        .document.services.map((entry) => entry.id),
+    ).toEqual(['v4']);
   });
 
   it('reports bad versions as bad requests with the reason', () => {
-    expectBadRequest(() => ledger.resolve(fixture.didSuffix, { versionId: 'uEiNotAnAnchor' }), "'uEiNotAnAnchor' is not a valid versionId");
-    expectBadRequest(() => ledger.resolve(fixture.didSuffix, { versionTime: 'yesterday' }), "failed to parse version time 'yesterday'");
-    expectBadRequest(() => ledger.resolve(fixture.didSuffix, { versionTime: '2023-02-30T00:00:00Z' }), 'failed to parse version time');
+    expectBadRequest(
+      () => ledger.resolve(fixture.didSuffix, { versionId: 'uEiNotAnAnchor' }),
+      "'uEiNotAnAnchor' is not a valid versionId",
+    );
+    expectBadRequest(
+      () => ledger.resolve(fixture.didSuffix, { versionTime: 'yesterday' }),
+      "failed to parse version time 'yesterday'",
+    );
+    expectBadRequest(
+      () => ledger.resolve(fixture.didSuffix, { versionTime: '2023-02-30T00:00:00Z' }),
+      'failed to parse version time',
+    );
     const before = iso(times[0]! - 1);
-    expectBadRequest(() => ledger.resolve(fixture.didSuffix, { versionTime: before }), `no operations found for version time ${before}`);
-    expectBadRequest(() => ledger.resolve(fixture.didSuffix, { versionId: anchors[0], versionTime: iso(times[0]!) }), 'versionId and versionTime cannot be used together');
+    expectBadRequest(
+      () => ledger.resolve(fixture.didSuffix, { versionTime: before }),
+      `no operations found for version time ${before}`,
+    );
+    expectBadRequest(
+      () => ledger.resolve(fixture.didSuffix, { versionId: anchors[0], versionTime: iso(times[0]!) }),
+      'versionId and versionTime cannot be used together',
+    );
   });
 });
 
@@ -281,9 +374,20 @@ describe('resolveOperations: unpublished operations', () => {
     const fixture = requestFixture();
     const ledger = new TestLedger();
     ledger.anchor([fixture.created.request]);
-    const second = updateRequest({ didSuffix: fixture.didSuffix, updateKey: fixture.keys.nextUpdate, nextUpdateKey: KeyPair.generate('Ed25519'), patches: tag('second') });
-    ledger.unpublished.push({ operation: parseOperation(JSON.stringify(second), { now: ledger.now }), receivedTime: ledger.now + 20 });
-    ledger.unpublished.push({ operation: parseOperation(JSON.stringify(fixture.update({ patches: tag('first') })), { now: ledger.now }), receivedTime: ledger.now + 10 });
+    const second = updateRequest({
+      didSuffix: fixture.didSuffix,
+      updateKey: fixture.keys.nextUpdate,
+      nextUpdateKey: KeyPair.generate('Ed25519'),
+      patches: tag('second'),
+    });
+    ledger.unpublished.push({
+      operation: parseOperation(JSON.stringify(second), { now: ledger.now }),
+      receivedTime: ledger.now + 20,
+    });
+    ledger.unpublished.push({
+      operation: parseOperation(JSON.stringify(fixture.update({ patches: tag('first') })), { now: ledger.now }),
+      receivedTime: ledger.now + 10,
+    });
     expect(serviceIds(ledger, fixture.didSuffix)).toEqual(['hub', 'first', 'second']);
   });
 });
@@ -300,7 +404,14 @@ describe('resolveOperations: scale', () => {
     const ledger = new TestLedger();
     ledger.anchor([created.request]);
     for (let index = 0; index < 200; index++) {
-      ledger.anchor([updateRequest({ didSuffix: created.didSuffix, updateKey: keys[index]!, nextUpdateKey: keys[index + 1]!, patches: [addAlsoKnownAs(`https://alias-${index}.example.com`)] })]);
+      ledger.anchor([
+        updateRequest({
+          didSuffix: created.didSuffix,
+          updateKey: keys[index]!,
+          nextUpdateKey: keys[index + 1]!,
+          patches: [addAlsoKnownAs(`https://alias-${index}.example.com`)],
+        }),
+      ]);
     }
     const started = performance.now();
     const model = ledger.resolve(created.didSuffix);

@@ -25,7 +25,11 @@ import type { AppliedOperation, ResolutionInput, ResolutionModel, ResolveOptions
  * const model = resolveOperations(suffix, { published: records, unpublished: pending }, { versionTime });
  * ```
  */
-export function resolveOperations(didSuffix: string, input: ResolutionInput, options: ResolveOptions = {}): ResolutionModel {
+export function resolveOperations(
+  didSuffix: string,
+  input: ResolutionInput,
+  options: ResolveOptions = {},
+): ResolutionModel {
   const protocol = options.protocol ?? DID_NODE_PROTOCOL;
   const known = (input.published?.length ?? 0) + (input.unpublished?.length ?? 0) + (input.longFormCreate ? 1 : 0);
   if (known === 0) throw notFound(`DID ${didSuffix} not found`);
@@ -47,17 +51,30 @@ export function resolveOperations(didSuffix: string, input: ResolutionInput, opt
   let state = applyCreate(create, create.operation);
   applied.push(state.applied);
 
-  state = followChain(state, fullOperations, (current) => current.recoveryCommitment, applied, (entry, current) => {
-    const { operation } = entry;
-    if (operation.type === 'recover') return applyRecover(entry, operation, current, protocol);
-    if (operation.type === 'deactivate') return applyDeactivate(entry, operation, current, protocol);
-    return undefined;
-  });
+  state = followChain(
+    state,
+    fullOperations,
+    (current) => current.recoveryCommitment,
+    applied,
+    (entry, current) => {
+      const { operation } = entry;
+      if (operation.type === 'recover') return applyRecover(entry, operation, current, protocol);
+      if (operation.type === 'deactivate') return applyDeactivate(entry, operation, current, protocol);
+      return undefined;
+    },
+  );
 
   if (!state.deactivated) {
     const after = state.lastFullPosition;
-    state = followChain(state, updates, (current) => current.updateCommitment, applied, (entry, current) =>
-      entry.position > after && entry.operation.type === 'update' ? applyUpdate(entry, entry.operation, current, protocol) : undefined,
+    state = followChain(
+      state,
+      updates,
+      (current) => current.updateCommitment,
+      applied,
+      (entry, current) =>
+        entry.position > after && entry.operation.type === 'update'
+          ? applyUpdate(entry, entry.operation, current, protocol)
+          : undefined,
     );
   }
 

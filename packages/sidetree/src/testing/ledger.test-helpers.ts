@@ -5,7 +5,12 @@ import { parseOperation } from '../operations/parse-operation.js';
 import type { ParsedOperation } from '../operations/types.js';
 import { DID_NODE_PROTOCOL, type ProtocolParameters } from '../protocol.js';
 import { resolveOperations } from '../resolution/resolve-operations.js';
-import type { PublishedOperationRecord, ResolutionModel, ResolveOptions, UnpublishedOperationRecord } from '../resolution/types.js';
+import type {
+  PublishedOperationRecord,
+  ResolutionModel,
+  ResolveOptions,
+  UnpublishedOperationRecord,
+} from '../resolution/types.js';
 
 export const DOMAIN = 'node1.example.com';
 export const ORIGIN = 'https://node1.example.com';
@@ -38,7 +43,10 @@ export class TestLedger {
   }
 
   /** Anchors operations (already accepted or not) in a new anchor at `time` (default: now). Returns the anchor hash. */
-  anchor(requests: (OperationRequest | ParsedOperation)[], options: { time?: number; transactionNumber?: number } = {}): string {
+  anchor(
+    requests: (OperationRequest | ParsedOperation)[],
+    options: { time?: number; transactionNumber?: number } = {},
+  ): string {
     const hash = multibaseMultihash(`anchor ${++this.anchors}`);
     requests.forEach((request, operationIndex) => {
       const canonical = 'canonicalRequest' in request ? request.canonicalRequest : serializeRequest(request);
@@ -47,7 +55,10 @@ export class TestLedger {
         operation,
         anchor: {
           canonicalReference: hash,
-          equivalentReferences: [`hl:${hash}:${hashlinkMetadata([`https://${DOMAIN}/cas/${hash}`])}`, `https:${DOMAIN}:${hash}`],
+          equivalentReferences: [
+            `hl:${hash}:${hashlinkMetadata([`https://${DOMAIN}/cas/${hash}`])}`,
+            `https:${DOMAIN}:${hash}`,
+          ],
           transactionTime: options.time ?? this.now,
           transactionNumber: options.transactionNumber ?? this.anchors,
           operationIndex,
@@ -56,13 +67,19 @@ export class TestLedger {
         },
       });
       // The observer drops the unpublished copy once the operation is seen anchored.
-      const index = this.unpublished.findIndex((record) => record.operation.canonicalRequest.equals(operation.canonicalRequest));
+      const index = this.unpublished.findIndex((record) =>
+        record.operation.canonicalRequest.equals(operation.canonicalRequest),
+      );
       if (index >= 0) this.unpublished.splice(index, 1);
     });
     return hash;
   }
 
   resolve(suffix: string, options: ResolveOptions = {}): ResolutionModel {
-    return resolveOperations(suffix, { published: this.published, unpublished: this.unpublished }, { protocol: this.protocol, ...options });
+    return resolveOperations(
+      suffix,
+      { published: this.published, unpublished: this.unpublished },
+      { protocol: this.protocol, ...options },
+    );
   }
 }

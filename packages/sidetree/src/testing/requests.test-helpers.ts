@@ -25,7 +25,13 @@ export function requestFixture(type: KeyType = 'Ed25519') {
     created,
     didSuffix,
     update: (overrides: Partial<Parameters<typeof updateRequest>[0]> = {}) =>
-      updateRequest({ didSuffix, updateKey: keys.update, nextUpdateKey: keys.nextUpdate, patches: [addServices(service('s2', 'T', 'https://s2.example.com'))], ...overrides }),
+      updateRequest({
+        didSuffix,
+        updateKey: keys.update,
+        nextUpdateKey: keys.nextUpdate,
+        patches: [addServices(service('s2', 'T', 'https://s2.example.com'))],
+        ...overrides,
+      }),
     recover: (overrides: Partial<Parameters<typeof recoverRequest>[0]> = {}) =>
       recoverRequest({
         didSuffix,
@@ -36,7 +42,8 @@ export function requestFixture(type: KeyType = 'Ed25519') {
         patches,
         ...overrides,
       }),
-    deactivate: (overrides: Partial<Parameters<typeof deactivateRequest>[0]> = {}) => deactivateRequest({ didSuffix, recoveryKey: keys.recovery, ...overrides }),
+    deactivate: (overrides: Partial<Parameters<typeof deactivateRequest>[0]> = {}) =>
+      deactivateRequest({ didSuffix, recoveryKey: keys.recovery, ...overrides }),
   };
 }
 

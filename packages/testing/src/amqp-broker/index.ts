@@ -73,7 +73,12 @@ export async function queueDepth(name: string, url = AMQP_URL): Promise<number> 
 }
 
 /** Publishes one persistent message straight onto a queue (declared durable), with a publisher confirm: for tests that play a foreign publisher. */
-export async function publishToQueue(name: string, body: unknown, headers: Record<string, string> = {}, url = AMQP_URL): Promise<void> {
+export async function publishToQueue(
+  name: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  url = AMQP_URL,
+): Promise<void> {
   const conn = await connect(url);
   try {
     const ch = await conn.createConfirmChannel();

@@ -11,7 +11,11 @@ export function uniqueName(prefix: string): string {
 }
 
 /** Asserts that `action` rejects (or throws) an AppError with `code`, whose message contains `text` if given. */
-export async function expectAppError(action: Promise<unknown> | (() => unknown), code: ErrorCode, text?: string | RegExp): Promise<AppError> {
+export async function expectAppError(
+  action: Promise<unknown> | (() => unknown),
+  code: ErrorCode,
+  text?: string | RegExp,
+): Promise<AppError> {
   let caught: unknown;
   try {
     await (typeof action === 'function' ? action() : action);
@@ -26,7 +30,12 @@ export async function expectAppError(action: Promise<unknown> | (() => unknown),
 }
 
 /** Resolves when `predicate` holds, polling; fails with `what` after `timeoutMs`. */
-export async function eventually(predicate: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000, stepMs = 10): Promise<void> {
+export async function eventually(
+  predicate: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+  stepMs = 10,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);

@@ -11,7 +11,8 @@ import { Collector } from '../mq-contract/collector.js';
 import { Child, ensureCommonBuilt } from './built.js';
 
 const unavailable = await amqpUnavailable();
-if (unavailable !== undefined) console.warn(`[amqp crash] SKIPPED: RabbitMQ unreachable at ${AMQP_LABEL} (${unavailable})`);
+if (unavailable !== undefined)
+  console.warn(`[amqp crash] SKIPPED: RabbitMQ unreachable at ${AMQP_LABEL} (${unavailable})`);
 
 describe.skipIf(unavailable !== undefined)('amqp crash safety', () => {
   const children: Child[] = [];
@@ -61,11 +62,18 @@ describe.skipIf(unavailable !== undefined)('amqp crash safety', () => {
     children.push(child);
     await child.waitFor('confirmed ', 100 + Math.floor(Math.random() * 400));
     await child.kill();
-    const confirmed = child.lines.filter((l) => l.startsWith('confirmed ')).map((l) => Number(l.slice('confirmed '.length)));
+    const confirmed = child.lines
+      .filter((l) => l.startsWith('confirmed '))
+      .map((l) => Number(l.slice('confirmed '.length)));
 
     const got = new Collector<{ n: number }>();
     await q.subscribe(topic, got.handler(), { concurrency: 50 });
-    await eventually(async () => got.deliveries.length >= confirmed.length && (await queueDepth(topic)) === 0, 'the queue to drain', 20_000, 100);
+    await eventually(
+      async () => got.deliveries.length >= confirmed.length && (await queueDepth(topic)) === 0,
+      'the queue to drain',
+      20_000,
+      100,
+    );
     const received = new Set(got.bodies.map((b) => b.n));
     const lost = confirmed.filter((n) => !received.has(n));
     expect(lost).toEqual([]);

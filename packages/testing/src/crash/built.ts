@@ -36,9 +36,11 @@ export function ensureCommonBuilt(modules: readonly string[]): void {
   }
   // tsc -b still emits when other modules of the package have type errors; only ours must be clean.
   const ours = output.split('\n').filter((line) => modules.some((m) => line.includes(`src/${m}/`)));
-  if (ours.length > 0) throw new Error(`building packages/common failed in the modules under test:\n${ours.join('\n')}`);
+  if (ours.length > 0)
+    throw new Error(`building packages/common failed in the modules under test:\n${ours.join('\n')}`);
   for (const m of modules) {
-    if (!existsSync(join(COMMON, 'dist', m, 'index.js'))) throw new Error(`packages/common/dist/${m} is missing after the build:\n${output}`);
+    if (!existsSync(join(COMMON, 'dist', m, 'index.js')))
+      throw new Error(`packages/common/dist/${m} is missing after the build:\n${output}`);
   }
 }
 
@@ -51,7 +53,10 @@ export class Child {
   exited = false;
 
   constructor(script: string, args: readonly string[]) {
-    this.process = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url)), ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.process = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url)), ...args], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     createInterface({ input: this.process.stdout! }).on('line', (line) => {
       this.lines.push(line);
       for (const w of this.waiters.splice(0)) w();
@@ -72,7 +77,8 @@ export class Child {
     const deadline = Date.now() + timeoutMs;
     while (this.count(prefix) < n) {
       if (this.exited) throw new Error(`child exited before ${n} "${prefix}" lines:\n${this.stderr}`);
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${n} "${prefix}" lines (got ${this.count(prefix)}):\n${this.stderr}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${n} "${prefix}" lines (got ${this.count(prefix)}):\n${this.stderr}`);
       await new Promise<void>((r) => {
         this.waiters.push(r);
         setTimeout(r, 200);

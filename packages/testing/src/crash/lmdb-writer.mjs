@@ -21,12 +21,23 @@ async function worker() {
         console.log(`ack put ${key}`);
         break;
       case 1:
-        await store.batch(Array.from({ length: 5 }, (_, j) => ({ op: 'put', key: `${key}-b${j}`, value: { status: 'open', n: i, batch: key, run } })));
+        await store.batch(
+          Array.from({ length: 5 }, (_, j) => ({
+            op: 'put',
+            key: `${key}-b${j}`,
+            value: { status: 'open', n: i, batch: key, run },
+          })),
+        );
         console.log(`ack batch ${key}`);
         break;
       case 2:
         await provider.batch([
-          { store: 'records', op: 'put', key: `${key}-x`, value: { status: 'done', n: i, run, exp: Date.now() + 3_600_000 } },
+          {
+            store: 'records',
+            op: 'put',
+            key: `${key}-x`,
+            value: { status: 'done', n: i, run, exp: Date.now() + 3_600_000 },
+          },
           { store: 'ledger', op: 'insert', key, value: { run, record: `${key}-x` } },
         ]);
         console.log(`ack xbatch ${key}`);

@@ -11,7 +11,8 @@ import { Collector } from '../mq-contract/collector.js';
 import { TcpProxy } from '../tcp-proxy/index.js';
 
 const unavailable = await amqpUnavailable();
-if (unavailable !== undefined) console.warn(`[amqp adapter] SKIPPED: RabbitMQ unreachable at ${AMQP_LABEL} (${unavailable})`);
+if (unavailable !== undefined)
+  console.warn(`[amqp adapter] SKIPPED: RabbitMQ unreachable at ${AMQP_LABEL} (${unavailable})`);
 
 describe.skipIf(unavailable !== undefined)('amqp adapter', () => {
   const queues: AmqpMessageQueue[] = [];
@@ -119,12 +120,20 @@ describe.skipIf(unavailable !== undefined)('amqp adapter', () => {
     const bad = new URL(AMQP_URL);
     bad.password = 'wrong-password';
     const started = Date.now();
-    await expectAppError(open({ url: bad.toString(), connectTimeoutMs: 10_000 }), 'unavailable', /refused the credentials/);
+    await expectAppError(
+      open({ url: bad.toString(), connectTimeoutMs: 10_000 }),
+      'unavailable',
+      /refused the credentials/,
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
 
     const p = await proxy();
     p.refuse();
-    await expectAppError(open({ url: p.through(AMQP_URL), connectTimeoutMs: 400 }), 'unavailable', /cannot connect to .* within 400 ms/);
+    await expectAppError(
+      open({ url: p.through(AMQP_URL), connectTimeoutMs: 400 }),
+      'unavailable',
+      /cannot connect to .* within 400 ms/,
+    );
     await expectAppError(open({ url: 'http://localhost' }), 'bad_request', /amqp:\/\//);
   });
 

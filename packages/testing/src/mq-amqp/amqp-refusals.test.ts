@@ -15,13 +15,21 @@ describe.skipIf(unavailable !== undefined)('AMQP refusals', () => {
     const url = new URL(AMQP_URL);
     url.pathname = '/no-such-vhost';
     const started = Date.now();
-    await expectAppError(createMessageQueue({ url: url.toString(), connectTimeoutMs: 20_000 }), 'unavailable', /refused the virtual host "no-such-vhost": it does not exist, or the user may not use it/);
+    await expectAppError(
+      createMessageQueue({ url: url.toString(), connectTimeoutMs: 20_000 }),
+      'unavailable',
+      /refused the virtual host "no-such-vhost": it does not exist, or the user may not use it/,
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('refuses a malformed URL before connecting', async () => {
     const started = Date.now();
-    await expectAppError(createMessageQueue({ url: AMQP_URL.replace(/:\d+/, ':notaport'), connectTimeoutMs: 20_000 }), 'bad_request', /is not a valid URL/);
+    await expectAppError(
+      createMessageQueue({ url: AMQP_URL.replace(/:\d+/, ':notaport'), connectTimeoutMs: 20_000 }),
+      'bad_request',
+      /is not a valid URL/,
+    );
     expect(Date.now() - started).toBeLessThan(1_000);
   });
 });

@@ -7,10 +7,13 @@ const unavailable = await amqpUnavailable();
 testMessageQueue(
   'amqp',
   {
-    create: (options) => createAmqpMessageQueue({ url: AMQP_URL, publishTimeoutMs: 10_000, connectTimeoutMs: 5_000, ...options }),
+    create: (options) =>
+      createAmqpMessageQueue({ url: AMQP_URL, publishTimeoutMs: 10_000, connectTimeoutMs: 5_000, ...options }),
     cleanup: async (queue, topics) => {
       if (queue instanceof AmqpMessageQueue) await deleteQueues(topics.flatMap((t) => queue.queuesOf(t)));
     },
   },
-  unavailable === undefined ? {} : { skip: `RabbitMQ unreachable at ${AMQP_LABEL} (${unavailable}); set AMQP_URL or start rabbitmq-server` },
+  unavailable === undefined
+    ? {}
+    : { skip: `RabbitMQ unreachable at ${AMQP_LABEL} (${unavailable}); set AMQP_URL or start rabbitmq-server` },
 );

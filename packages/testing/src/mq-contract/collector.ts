@@ -18,6 +18,10 @@ export class Collector<T = unknown> {
   }
 
   async waitFor(count: number, timeoutMs = 10_000): Promise<void> {
-    await eventually(() => this.deliveries.length >= count, `${count} deliveries (got ${this.deliveries.length})`, timeoutMs);
+    await eventually(
+      () => this.deliveries.length >= count,
+      `${count} deliveries (got ${this.deliveries.length})`,
+      timeoutMs,
+    );
   }
 }

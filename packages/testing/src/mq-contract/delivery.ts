@@ -11,7 +11,11 @@ export function registerDelivery(ctx: MqContext): void {
       const got = new Collector<{ n: number; tags: string[] }>();
       await q.subscribe(topic, got.handler());
       const before = Date.now();
-      await q.publish(topic, { n: 1, tags: ['a'] }, { messageId: 'msg-1', headers: { traceparent: '00-abc-def-01', kind: 'test' } });
+      await q.publish(
+        topic,
+        { n: 1, tags: ['a'] },
+        { messageId: 'msg-1', headers: { traceparent: '00-abc-def-01', kind: 'test' } },
+      );
       await got.waitFor(1);
       const d = got.deliveries[0]!;
       expect(d).toMatchObject({ id: 'msg-1', topic, body: { n: 1, tags: ['a'] }, attempt: 1 });

@@ -26,7 +26,12 @@ export function registerFailures(ctx: MqContext): void {
       expect(second!.at - first!.at).toBeGreaterThanOrEqual(95);
       expect(third!.at - second!.at).toBeGreaterThanOrEqual(195);
       for (const d of got.deliveries) {
-        expect(d).toMatchObject({ id: 'flaky-1', body: 'flaky', headers: { origin: 'test' }, publishedAt: first!.publishedAt });
+        expect(d).toMatchObject({
+          id: 'flaky-1',
+          body: 'flaky',
+          headers: { origin: 'test' },
+          publishedAt: first!.publishedAt,
+        });
       }
     });
 
@@ -53,7 +58,11 @@ export function registerFailures(ctx: MqContext): void {
       const topic = ctx.topic();
       const attempts = new Collector<{ doc: number }>();
       const dead = new Collector<{ doc: number }>();
-      await q.subscribe(topic, attempts.handler(() => Promise.reject(new Error('still broken'))), { maxAttempts: 3, backoff: ctx.backoff });
+      await q.subscribe(
+        topic,
+        attempts.handler(() => Promise.reject(new Error('still broken'))),
+        { maxAttempts: 3, backoff: ctx.backoff },
+      );
       await q.subscribe(deadLetterTopic(topic), dead.handler());
       await q.publish(topic, { doc: 7 }, { messageId: 'doomed', headers: { origin: 'test' } });
       await dead.waitFor(1);
@@ -61,7 +70,13 @@ export function registerFailures(ctx: MqContext): void {
       expect(attempts.deliveries.map((d) => d.attempt)).toEqual([1, 2, 3]);
       expect(dead.deliveries).toHaveLength(1);
       const d = dead.deliveries[0]!;
-      expect(d).toMatchObject({ id: 'doomed', topic: deadLetterTopic(topic), body: { doc: 7 }, attempt: 1, publishedAt: attempts.deliveries[0]!.publishedAt });
+      expect(d).toMatchObject({
+        id: 'doomed',
+        topic: deadLetterTopic(topic),
+        body: { doc: 7 },
+        attempt: 1,
+        publishedAt: attempts.deliveries[0]!.publishedAt,
+      });
       expect(d.headers).toEqual({
         origin: 'test',
         [HEADERS.deadLetterReason]: 'max-attempts',
@@ -76,13 +91,20 @@ export function registerFailures(ctx: MqContext): void {
       const topic = ctx.topic();
       const attempts = new Collector<string>();
       const dead = new Collector<string>();
-      await q.subscribe(topic, attempts.handler(() => Promise.reject(permanent('malformed anchor'))));
+      await q.subscribe(
+        topic,
+        attempts.handler(() => Promise.reject(permanent('malformed anchor'))),
+      );
       await q.subscribe(deadLetterTopic(topic), dead.handler());
       await q.publish(topic, 'bad');
       await dead.waitFor(1);
       await sleep(300);
       expect(attempts.deliveries.map((d) => d.attempt)).toEqual([1]);
-      expect(dead.deliveries[0]!.headers).toMatchObject({ [HEADERS.deadLetterReason]: 'non-retryable', [HEADERS.deadLetterError]: 'malformed anchor', [HEADERS.failedAttempts]: '1' });
+      expect(dead.deliveries[0]!.headers).toMatchObject({
+        [HEADERS.deadLetterReason]: 'non-retryable',
+        [HEADERS.deadLetterError]: 'malformed anchor',
+        [HEADERS.failedAttempts]: '1',
+      });
     });
 
     it('uses the queue defaults for attempts and backoff when a subscription sets none', async () => {
@@ -90,7 +112,10 @@ export function registerFailures(ctx: MqContext): void {
       const topic = ctx.topic();
       const attempts = new Collector<string>();
       const dead = new Collector<string>();
-      await q.subscribe(topic, attempts.handler(() => Promise.reject(transient('down'))));
+      await q.subscribe(
+        topic,
+        attempts.handler(() => Promise.reject(transient('down'))),
+      );
       await q.subscribe(deadLetterTopic(topic), dead.handler());
       await q.publish(topic, 'x');
       await dead.waitFor(1);

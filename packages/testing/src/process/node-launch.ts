@@ -78,7 +78,9 @@ function ensureLaunchFiles(): string {
   try {
     typescriptPath = createRequire(import.meta.url).resolve('typescript');
   } catch (error) {
-    throw new Error('running a .ts entry point needs the typescript package (a workspace dev dependency)', { cause: error });
+    throw new Error('running a .ts entry point needs the typescript package (a workspace dev dependency)', {
+      cause: error,
+    });
   }
   const files: Record<string, string> = {
     'watchdog.mjs': WATCHDOG,
@@ -112,6 +114,7 @@ export function isTypeScript(file: string): boolean {
 export function nodeArguments(file: string): string[] {
   const dir = ensureLaunchFiles();
   const args = ['--enable-source-maps', '--import', pathToFileURL(join(dir, 'watchdog.mjs')).href];
-  if (isTypeScript(file)) args.push('--conditions=development', '--import', pathToFileURL(join(dir, 'typescript.mjs')).href);
+  if (isTypeScript(file))
+    args.push('--conditions=development', '--import', pathToFileURL(join(dir, 'typescript.mjs')).href);
   return args;
 }

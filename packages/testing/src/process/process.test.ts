@@ -42,10 +42,22 @@ function get(url: string): Promise<{ status: number; body: string }> {
 describe('a service binary under runMain (real child process)', () => {
   it.each([
     [['--bogus'], {}, /^fixture-service: unknown option --bogus; run with --help to list the options\n$/],
-    [['--host-url', '127.0.0.1:0', '--slow', 'forever'], {}, /^fixture-service: option --slow \(env FIXTURE_SLOW\): invalid value "forever" from flag --slow: not a duration/],
-    [['--host-url', '127.0.0.1:0'], { FIXTURE_SLOW: '5 minutes' }, /^fixture-service: option --slow \(env FIXTURE_SLOW\): invalid value "5 minutes" from env FIXTURE_SLOW: not a duration/],
+    [
+      ['--host-url', '127.0.0.1:0', '--slow', 'forever'],
+      {},
+      /^fixture-service: option --slow \(env FIXTURE_SLOW\): invalid value "forever" from flag --slow: not a duration/,
+    ],
+    [
+      ['--host-url', '127.0.0.1:0'],
+      { FIXTURE_SLOW: '5 minutes' },
+      /^fixture-service: option --slow \(env FIXTURE_SLOW\): invalid value "5 minutes" from env FIXTURE_SLOW: not a duration/,
+    ],
     [[], {}, /^fixture-service: option --host-url \(env FIXTURE_HOST_URL\): required but not set\n$/],
-    [['-u', 'nowhere'], {}, /^fixture-service: option --host-url \(env FIXTURE_HOST_URL\): invalid value "nowhere" from flag -u: not a host:port/],
+    [
+      ['-u', 'nowhere'],
+      {},
+      /^fixture-service: option --host-url \(env FIXTURE_HOST_URL\): invalid value "nowhere" from flag -u: not a host:port/,
+    ],
   ])('exits 2 with one line for %j %j', async (args, env, line) => {
     const result = await runProcess(FIXTURE, { args, env });
     expect(result.code).toBe(2);
@@ -61,7 +73,9 @@ describe('a service binary under runMain (real child process)', () => {
     try {
       const result = await runProcess(FIXTURE, { args: ['--host-url', `127.0.0.1:${port}`] });
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain(`fixture-service: start-up failed: Error: cannot listen on 127.0.0.1:${port}: listen EADDRINUSE`);
+      expect(result.stderr).toContain(
+        `fixture-service: start-up failed: Error: cannot listen on 127.0.0.1:${port}: listen EADDRINUSE`,
+      );
     } finally {
       blocker.close();
     }
@@ -71,7 +85,16 @@ describe('a service binary under runMain (real child process)', () => {
     const result = await runProcess(FIXTURE, { args: ['--help'] });
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
-    for (const expected of ['Usage: fixture-service [options]', '-u, --host-url <host:port>', '--slow <duration>', 'FIXTURE_SLOW', 'default: 300ms', '--greeting <string>', 'FIXTURE_LOG_LEVEL, LOG_LEVEL', '-h, --help']) {
+    for (const expected of [
+      'Usage: fixture-service [options]',
+      '-u, --host-url <host:port>',
+      '--slow <duration>',
+      'FIXTURE_SLOW',
+      'default: 300ms',
+      '--greeting <string>',
+      'FIXTURE_LOG_LEVEL, LOG_LEVEL',
+      '-h, --help',
+    ]) {
       expect(result.stdout).toContain(expected);
     }
   });
@@ -114,7 +137,9 @@ describe('startProcess', () => {
 
   it('fails fast with the output when the process exits before it is ready', async () => {
     const started = Date.now();
-    await expect(startProcess(FIXTURE, { args: ['--bogus'], readyUrl: 'http://127.0.0.1:9/', readyTimeoutMs: 20_000 })).rejects.toThrow(
+    await expect(
+      startProcess(FIXTURE, { args: ['--bogus'], readyUrl: 'http://127.0.0.1:9/', readyTimeoutMs: 20_000 }),
+    ).rejects.toThrow(
       /fixture-service\.test-helpers\.ts pid \d+ \(exited with code 2\): exited while waiting for http:\/\/127\.0\.0\.1:9\/\n--- output ---\nfixture-service: unknown option --bogus/,
     );
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -123,23 +148,34 @@ describe('startProcess', () => {
   it('kills a process that is not ready in time and reports its output', async () => {
     const port = await freePort();
     // Long enough for the helper to have printed its line even on a loaded machine.
-    const error = await startProcess(NEVER_READY, { readyUrl: `http://127.0.0.1:${port}/`, readyTimeoutMs: 4_000 }).catch((e: Error) => e);
+    const error = await startProcess(NEVER_READY, {
+      readyUrl: `http://127.0.0.1:${port}/`,
+      readyTimeoutMs: 4_000,
+    }).catch((e: Error) => e);
     expect(error).toBeInstanceOf(Error);
-    expect((error as Error).message).toMatch(/timed out after 4000 ms waiting for http:\/\/127\.0\.0\.1:\d+\/ to answer; no answer/);
+    expect((error as Error).message).toMatch(
+      /timed out after 4000 ms waiting for http:\/\/127\.0\.0\.1:\d+\/ to answer; no answer/,
+    );
     expect((error as Error).message).toContain('started but not listening');
     const pid = Number(/pid (\d+)/.exec((error as Error).message)?.[1]);
     expect(isAlive(pid)).toBe(false);
   });
 
   it('fails when the line never appears', async () => {
-    await expect(startProcess(NEVER_READY, { readyLine: 'ready!', readyTimeoutMs: 300 })).rejects.toThrow(/did not print ready! within 300 ms/);
+    await expect(startProcess(NEVER_READY, { readyLine: 'ready!', readyTimeoutMs: 300 })).rejects.toThrow(
+      /did not print ready! within 300 ms/,
+    );
   });
 
   it('does not pass the test environment unless asked', async () => {
     process.env.FIXTURE_GREETING = 'leaked';
     try {
       const isolated = await startProcess(FIXTURE, { args: ['-u', '127.0.0.1:0'], readyLine: /http:\S+/ });
-      const inherited = await startProcess(FIXTURE, { args: ['-u', '127.0.0.1:0'], readyLine: /http:\S+/, inheritEnv: true });
+      const inherited = await startProcess(FIXTURE, {
+        args: ['-u', '127.0.0.1:0'],
+        readyLine: /http:\S+/,
+        inheritEnv: true,
+      });
       const urlOf = async (p: typeof isolated) => (await p.waitForLine(/http:\/\/127\.0\.0\.1:\d+/)).trim();
       expect((await get(await urlOf(isolated))).body).toBe('hello');
       expect((await get(await urlOf(inherited))).body).toBe('leaked');
@@ -156,15 +192,23 @@ describe('startProcess', () => {
 
   it('hands output to onOutput as it arrives, and still captures it', async () => {
     const seen = { stdout: '', stderr: '' };
-    const result = await runProcess(PRINTS_AND_ENDS, { timeoutMs: 10_000, onOutput: (chunk, stream) => (seen[stream] += chunk) });
+    const result = await runProcess(PRINTS_AND_ENDS, {
+      timeoutMs: 10_000,
+      onOutput: (chunk, stream) => (seen[stream] += chunk),
+    });
     expect(seen).toEqual({ stdout: 'answer 42\n', stderr: '' });
     expect(result.stdout).toBe('answer 42\n');
   });
 
   it('runs a child in its own process group when asked', async () => {
     const port = await freePort();
-    const grouped = await startProcess(FIXTURE, { args: ['--host-url', `127.0.0.1:${port}`], readyLine: 'listening', ownProcessGroup: true });
-    const groupOf = async (pid: number) => (await execFileAsync('ps', ['-o', 'pgid=', '-p', String(pid)])).stdout.trim();
+    const grouped = await startProcess(FIXTURE, {
+      args: ['--host-url', `127.0.0.1:${port}`],
+      readyLine: 'listening',
+      ownProcessGroup: true,
+    });
+    const groupOf = async (pid: number) =>
+      (await execFileAsync('ps', ['-o', 'pgid=', '-p', String(pid)])).stdout.trim();
     expect(await groupOf(grouped.pid)).toBe(String(grouped.pid));
     expect(await groupOf(process.pid)).not.toBe(String(grouped.pid));
     expect(await grouped.stop()).toEqual({ code: 0, signal: null });
@@ -186,7 +230,9 @@ describe('waitForHttp', () => {
     setTimeout(() => server.listen(port, '127.0.0.1'), 200);
     try {
       expect(await waitForHttp(`http://127.0.0.1:${port}/`, { timeoutMs: 5_000 })).toBe(503);
-      await expect(waitForHttp(`http://127.0.0.1:${port}/`, { timeoutMs: 300, status: (s) => s === 200 })).rejects.toThrow(/last status 503$/);
+      await expect(
+        waitForHttp(`http://127.0.0.1:${port}/`, { timeoutMs: 300, status: (s) => s === 200 }),
+      ).rejects.toThrow(/last status 503$/);
     } finally {
       server.close();
     }
@@ -213,7 +259,9 @@ describe('waitFor', () => {
   it('stops when its signal aborts', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('gave up')), 50);
-    await expect(waitFor(() => false, { timeoutMs: 5_000, intervalMs: 10, signal: controller.signal })).rejects.toThrow('gave up');
+    await expect(waitFor(() => false, { timeoutMs: 5_000, intervalMs: 10, signal: controller.signal })).rejects.toThrow(
+      'gave up',
+    );
   });
 });
 

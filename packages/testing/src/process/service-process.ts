@@ -138,7 +138,10 @@ export class ServiceProcess {
         if (found !== undefined) finish(() => resolve(found));
         else if (this.exit) finish(() => reject(new Error(this.describe(`exited before printing ${String(pattern)}`))));
       };
-      const timer = setTimeout(() => finish(() => reject(new Error(this.describe(`did not print ${String(pattern)} within ${timeoutMs} ms`)))), timeoutMs);
+      const timer = setTimeout(
+        () => finish(() => reject(new Error(this.describe(`did not print ${String(pattern)} within ${timeoutMs} ms`)))),
+        timeoutMs,
+      );
       const finish = (action: () => void): void => {
         clearTimeout(timer);
         this.outputListeners.delete(settle);
@@ -220,7 +223,8 @@ export async function startProcess(file: string, options: StartOptions = {}): Pr
   const timeoutMs = options.readyTimeoutMs ?? 30_000;
   try {
     if (options.readyLine !== undefined) await started.waitForLine(options.readyLine, timeoutMs);
-    if (options.readyUrl !== undefined) await waitForHttp(options.readyUrl, { timeoutMs, status: options.readyStatus, process: started });
+    if (options.readyUrl !== undefined)
+      await waitForHttp(options.readyUrl, { timeoutMs, status: options.readyStatus, process: started });
     return started;
   } catch (error) {
     await started.kill();
@@ -235,7 +239,10 @@ export interface RunResult extends ExitInfo {
 }
 
 /** Runs `node <file> ...args` to completion (killed after `timeoutMs`, default 30 s), e.g. to check exit codes. */
-export async function runProcess(file: string, options: ProcessOptions & { timeoutMs?: number } = {}): Promise<RunResult> {
+export async function runProcess(
+  file: string,
+  options: ProcessOptions & { timeoutMs?: number } = {},
+): Promise<RunResult> {
   const started = spawnNode(file, options);
   try {
     const exit = await started.waitForExit(options.timeoutMs ?? 30_000);
@@ -283,7 +290,12 @@ export async function waitForHttp(url: string, options: WaitForHttpOptions = {})
       lastStatus = await probe(url);
       return lastStatus !== undefined && accept(lastStatus) ? lastStatus : undefined;
     },
-    { timeoutMs: options.timeoutMs ?? 30_000, intervalMs: 100, description: `${url} to answer`, signal: stopPolling.signal },
+    {
+      timeoutMs: options.timeoutMs ?? 30_000,
+      intervalMs: 100,
+      description: `${url} to answer`,
+      signal: stopPolling.signal,
+    },
   ).catch((error: unknown) => {
     const seen = lastStatus === undefined ? 'no answer' : `last status ${lastStatus}`;
     const message = `${(error as Error).message}; ${seen}`;

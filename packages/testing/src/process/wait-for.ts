@@ -30,7 +30,10 @@ export async function waitFor<T>(predicate: () => T | Promise<T>, options: WaitO
       lastError = error;
     }
     if (Date.now() >= deadline) {
-      const why = lastError === undefined ? '' : ` (last error: ${lastError instanceof Error ? lastError.message : String(lastError)})`;
+      const why =
+        lastError === undefined
+          ? ''
+          : ` (last error: ${lastError instanceof Error ? lastError.message : String(lastError)})`;
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${options.description ?? 'a condition'}${why}`);
     }
     await sleep(Math.min(intervalMs, Math.max(0, deadline - Date.now())));

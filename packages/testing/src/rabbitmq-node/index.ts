@@ -17,7 +17,8 @@ const CTL = '/usr/lib/rabbitmq/bin/rabbitmqctl';
 /** Undefined when a private node can be started here; otherwise why not (CI=true makes that an error). */
 export function rabbitmqNodeUnavailable(): string | undefined {
   const reason = !existsSync(SERVER) ? `${SERVER} is missing (install Debian's rabbitmq-server)` : undefined;
-  if (reason && process.env['CI'] === 'true') throw new Error(`CI=true but a private RabbitMQ node cannot be started: ${reason}`);
+  if (reason && process.env['CI'] === 'true')
+    throw new Error(`CI=true but a private RabbitMQ node cannot be started: ${reason}`);
   return reason;
 }
 
@@ -93,7 +94,10 @@ export class RabbitMqNode {
     const deadline = Date.now() + timeoutMs;
     while (!(await portOpen(this.port))) {
       if (!this.child) throw new Error(`${this.nodeName} exited while starting:\n${this.output.slice(-2_000)}`);
-      if (Date.now() > deadline) throw new Error(`${this.nodeName} did not accept connections within ${timeoutMs} ms:\n${this.output.slice(-2_000)}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `${this.nodeName} did not accept connections within ${timeoutMs} ms:\n${this.output.slice(-2_000)}`,
+        );
       await new Promise((r) => setTimeout(r, 200));
     }
   }

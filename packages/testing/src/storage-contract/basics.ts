@@ -37,14 +37,22 @@ export function registerBasics(ctx: ContractContext): void {
       const keys = ['k', 'K', 'k\u0000', 'ké', 'k😀', 'did:node:uEiA/x?y#z'];
       for (const [i, k] of keys.entries()) await s.put(k, { name: `v${i}` });
       await s.put('k', { name: 'replaced' });
-      expect(await s.getMany(keys)).toEqual([{ name: 'replaced' }, ...keys.slice(1).map((_, i) => ({ name: `v${i + 1}` }))]);
+      expect(await s.getMany(keys)).toEqual([
+        { name: 'replaced' },
+        ...keys.slice(1).map((_, i) => ({ name: `v${i + 1}` })),
+      ]);
     });
 
     it('getMany keeps the order of the keys, with undefined for missing ones', async () => {
       const s = await ctx.openStore<Doc>();
       await s.put('b', { name: 'b' });
       await s.put('a', { name: 'a' });
-      expect(await s.getMany(['a', 'nope', 'b', 'a'])).toEqual([{ name: 'a' }, undefined, { name: 'b' }, { name: 'a' }]);
+      expect(await s.getMany(['a', 'nope', 'b', 'a'])).toEqual([
+        { name: 'a' },
+        undefined,
+        { name: 'b' },
+        { name: 'a' },
+      ]);
       expect(await s.getMany([])).toEqual([]);
     });
 
@@ -57,7 +65,9 @@ export function registerBasics(ctx: ContractContext): void {
 
     it('lets exactly one of many concurrent inserts of a key win', async () => {
       const s = await ctx.openStore<Doc>();
-      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => s.insert('permit', { name: `holder-${i}` })));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => s.insert('permit', { name: `holder-${i}` })),
+      );
       expect(results.filter(Boolean)).toHaveLength(1);
       const winner = results.indexOf(true);
       expect(await s.get('permit')).toEqual({ name: `holder-${winner}` });
@@ -120,8 +130,17 @@ export function registerBasics(ctx: ContractContext): void {
     });
 
     it('refuses values whose indexed fields cannot be indexed', async () => {
-      const s = await ctx.openStore<Record<string, unknown>>({ indexes: ['status', ['owner', 'rank']], expiryField: 'expiresAt' });
-      for (const bad of [{ status: null }, { status: { a: 1 } }, { status: ['a'] }, { rank: Number.NaN }, { owner: 'o', rank: Infinity }]) {
+      const s = await ctx.openStore<Record<string, unknown>>({
+        indexes: ['status', ['owner', 'rank']],
+        expiryField: 'expiresAt',
+      });
+      for (const bad of [
+        { status: null },
+        { status: { a: 1 } },
+        { status: ['a'] },
+        { rank: Number.NaN },
+        { owner: 'o', rank: Infinity },
+      ]) {
         await expectAppError(s.put('k', bad), 'bad_request', /indexed field/);
         await expectAppError(s.insert('k', bad), 'bad_request', /indexed field/);
       }

@@ -18,7 +18,11 @@ export function registerBatches(ctx: ContractContext): void {
         { op: 'insert', key: 'b', value: { name: 'b', status: 'new' } },
         { op: 'delete', key: 'old' },
       ]);
-      expect(await s.getMany(['a', 'b', 'old'])).toEqual([{ name: 'a', status: 'new' }, { name: 'b', status: 'new' }, undefined]);
+      expect(await s.getMany(['a', 'b', 'old'])).toEqual([
+        { name: 'a', status: 'new' },
+        { name: 'b', status: 'new' },
+        undefined,
+      ]);
       expect((await s.query({ where: { status: 'new' } })).items.map((e) => e.key)).toEqual(['a', 'b']);
       expect(await s.count({ status: 'done' })).toBe(0);
     });
@@ -53,7 +57,11 @@ export function registerBatches(ctx: ContractContext): void {
         'conflict',
         /taken/,
       );
-      expect(await s.getMany(['fresh', 'victim', 'taken'])).toEqual([undefined, { name: 'victim', status: 'kept' }, { name: 'original', status: 'kept' }]);
+      expect(await s.getMany(['fresh', 'victim', 'taken'])).toEqual([
+        undefined,
+        { name: 'victim', status: 'kept' },
+        { name: 'original', status: 'kept' },
+      ]);
       expect(await s.count({ status: 'ghost' })).toBe(0);
       expect(await s.count({ status: 'kept' })).toBe(2);
     });
@@ -80,7 +88,11 @@ export function registerBatches(ctx: ContractContext): void {
         'bad_request',
       );
       await expectAppError(s.batch([{ op: 'put', key: '', value: { name: 'a' } }]), 'bad_request');
-      await expectAppError(s.batch([{ op: 'upsert', key: 'a', value: { name: 'a' } } as never]), 'bad_request', /unknown op/);
+      await expectAppError(
+        s.batch([{ op: 'upsert', key: 'a', value: { name: 'a' } } as never]),
+        'bad_request',
+        /unknown op/,
+      );
       await expectAppError(s.batch('nope' as never), 'bad_request');
       expect(await s.count()).toBe(0);
       await s.batch([]);
@@ -111,7 +123,11 @@ export function registerBatches(ctx: ContractContext): void {
       expect(await b.get('k2')).toBeUndefined();
       expect(await b.count({ status: 's' })).toBe(1);
 
-      await expectAppError(ctx.provider.batch([{ store: 'never-opened', op: 'delete', key: 'k' }]), 'bad_request', /not open/);
+      await expectAppError(
+        ctx.provider.batch([{ store: 'never-opened', op: 'delete', key: 'k' }]),
+        'bad_request',
+        /not open/,
+      );
     });
   });
 }

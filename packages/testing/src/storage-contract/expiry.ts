@@ -26,10 +26,11 @@ export function registerExpiry(ctx: ContractContext): void {
       ]);
       expect((await s.query()).items.map((e) => e.key)).toEqual(['forever', 'live']);
       expect((await s.query({ where: { status: 'pending' } })).items.map((e) => e.key)).toEqual(['forever', 'live']);
-      expect((await s.query({ where: { status: 'pending' }, orderBy: { field: 'owner', direction: 'desc' } })).items.map((e) => e.key)).toEqual([
-        'forever',
-        'live',
-      ]);
+      expect(
+        (await s.query({ where: { status: 'pending' }, orderBy: { field: 'owner', direction: 'desc' } })).items.map(
+          (e) => e.key,
+        ),
+      ).toEqual(['forever', 'live']);
       expect((await s.query({ where: { status: 'pending' }, offset: 1 })).items.map((e) => e.key)).toEqual(['live']);
       expect(await s.count()).toBe(2);
       expect(await s.count({ status: 'pending' })).toBe(2);
@@ -72,7 +73,11 @@ export function registerExpiry(ctx: ContractContext): void {
       expect(await s.sweepExpired()).toBe(0);
       expect(await s.sweepExpired(now + 10 * HOUR)).toBe(1);
       expect(await s.get('renewed')).toEqual({ status: 'x' });
-      expect((await s.query({ where: { status: 'x' } })).items.map((e) => e.key)).toEqual(['later', 'never', 'renewed']);
+      expect((await s.query({ where: { status: 'x' } })).items.map((e) => e.key)).toEqual([
+        'later',
+        'never',
+        'renewed',
+      ]);
       expect(await s.count()).toBe(3);
     });
 

@@ -39,7 +39,8 @@ export function testStoreProvider(label: string, harness: StoreHarness): void {
         if (!current) throw new Error('no provider (used outside a test)');
         return current;
       },
-      openStore: <T extends object>(storeOptions?: StoreOptions) => ctx.provider.open<T>(uniqueName('store'), storeOptions),
+      openStore: <T extends object>(storeOptions?: StoreOptions) =>
+        ctx.provider.open<T>(uniqueName('store'), storeOptions),
       async reopen() {
         if (!harness.reopen) throw new Error(`${label} cannot reopen`);
         const old = ctx.provider;

@@ -37,7 +37,9 @@ export function registerLifecycle(ctx: ContractContext): void {
       const reopened = await ctx.reopen();
       const again = await reopened.open<Item>(name, options);
       expect(await again.get('a')).toEqual({ kind: 'x', rank: 2 });
-      expect((await again.query({ where: { kind: 'x' }, orderBy: { field: 'rank' } })).items.map((e) => e.key)).toEqual(['b', 'a']);
+      expect((await again.query({ where: { kind: 'x' }, orderBy: { field: 'rank' } })).items.map((e) => e.key)).toEqual(
+        ['b', 'a'],
+      );
       expect(await again.count()).toBe(2);
       expect(await again.sweepExpired()).toBe(1);
     });
@@ -45,10 +47,15 @@ export function registerLifecycle(ctx: ContractContext): void {
     it('rebuilds index entries when a store is reopened with other indexes', async () => {
       const name = uniqueName('reindex');
       const s = await ctx.provider.open<Item>(name, { indexes: ['kind'] });
-      for (let i = 0; i < 20; i++) await s.put(`k${String(i).padStart(2, '0')}`, { kind: i % 2 ? 'odd' : 'even', rank: 20 - i });
+      for (let i = 0; i < 20; i++)
+        await s.put(`k${String(i).padStart(2, '0')}`, { kind: i % 2 ? 'odd' : 'even', rank: 20 - i });
       const reopened = await ctx.reopen();
       const again = await reopened.open<Item>(name, { indexes: ['rank'] });
-      expect((await again.query({ orderBy: { field: 'rank' }, limit: 3 })).items.map((e) => e.key)).toEqual(['k19', 'k18', 'k17']);
+      expect((await again.query({ orderBy: { field: 'rank' }, limit: 3 })).items.map((e) => e.key)).toEqual([
+        'k19',
+        'k18',
+        'k17',
+      ]);
       await expectAppError(again.query({ where: { kind: 'odd' } }), 'bad_request', /not an indexed field/);
       const third = await ctx.reopen();
       const back = await third.open<Item>(name, { indexes: ['kind'] });

@@ -30,7 +30,9 @@ async function allPages<T extends object>(store: Store<T>, query: Query): Promis
 }
 
 async function refStore(ctx: ContractContext): Promise<Store<Ref>> {
-  const s = await ctx.openStore<Ref>({ indexes: [['refType', 'object', 'timeAdded'], ['status'], ['activityType', 'timeAdded']] });
+  const s = await ctx.openStore<Ref>({
+    indexes: [['refType', 'object', 'timeAdded'], ['status'], ['activityType', 'timeAdded']],
+  });
   const rows: Array<[string, Ref]> = [
     ['r01', { refType: 'follower', object: 'alice', timeAdded: 30, activityType: 'Follow' }],
     ['r02', { refType: 'follower', object: 'alice', timeAdded: 10, activityType: 'Follow' }],
@@ -58,9 +60,26 @@ export function registerQueries(ctx: ContractContext): void {
 
     it('answers equality on an index in key order', async () => {
       const s = await refStore(ctx);
-      expect(keys(await s.query({ where: { refType: 'follower' } }))).toEqual(['r01', 'r02', 'r03', 'r04', 'r06', 'r07', 'r08']);
-      expect(keys(await s.query({ where: { refType: 'follower', object: 'alice' } }))).toEqual(['r01', 'r02', 'r03', 'r06', 'r07']);
-      expect(keys(await s.query({ where: { object: 'alice', refType: 'follower', timeAdded: 20 } }))).toEqual(['r03', 'r06']);
+      expect(keys(await s.query({ where: { refType: 'follower' } }))).toEqual([
+        'r01',
+        'r02',
+        'r03',
+        'r04',
+        'r06',
+        'r07',
+        'r08',
+      ]);
+      expect(keys(await s.query({ where: { refType: 'follower', object: 'alice' } }))).toEqual([
+        'r01',
+        'r02',
+        'r03',
+        'r06',
+        'r07',
+      ]);
+      expect(keys(await s.query({ where: { object: 'alice', refType: 'follower', timeAdded: 20 } }))).toEqual([
+        'r03',
+        'r06',
+      ]);
       expect(keys(await s.query({ where: { refType: 'nobody' } }))).toEqual([]);
     });
 
@@ -68,16 +87,37 @@ export function registerQueries(ctx: ContractContext): void {
       const s = await refStore(ctx);
       const q = { where: { refType: 'follower', object: 'alice' }, orderBy: { field: 'timeAdded' } } as const;
       expect(keys(await s.query(q))).toEqual(['r02', 'r03', 'r06', 'r01']);
-      expect(keys(await s.query({ ...q, orderBy: { field: 'timeAdded', direction: 'desc' } }))).toEqual(['r01', 'r06', 'r03', 'r02']);
+      expect(keys(await s.query({ ...q, orderBy: { field: 'timeAdded', direction: 'desc' } }))).toEqual([
+        'r01',
+        'r06',
+        'r03',
+        'r02',
+      ]);
       // Sorting by a field fixed by equality is sorting by key.
-      expect(keys(await s.query({ where: { refType: 'follower', object: 'bob' }, orderBy: { field: 'object', direction: 'desc' } }))).toEqual(['r04']);
+      expect(
+        keys(
+          await s.query({
+            where: { refType: 'follower', object: 'bob' },
+            orderBy: { field: 'object', direction: 'desc' },
+          }),
+        ),
+      ).toEqual(['r04']);
       expect(keys(await s.query({ where: { status: 'none' }, orderBy: { field: 'status' } }))).toEqual([]);
     });
 
     it('sorts a whole store by the first field of an index, leaving out records without it', async () => {
       const s = await refStore(ctx);
       await s.put('r09', { status: 'open' });
-      expect(keys(await s.query({ orderBy: { field: 'activityType' } }))).toEqual(['r05', 'r01', 'r02', 'r03', 'r04', 'r06', 'r07', 'r08']);
+      expect(keys(await s.query({ orderBy: { field: 'activityType' } }))).toEqual([
+        'r05',
+        'r01',
+        'r02',
+        'r03',
+        'r04',
+        'r06',
+        'r07',
+        'r08',
+      ]);
       expect(keys(await s.query({ orderBy: { field: 'status', direction: 'desc' } }))).toEqual(['r09']);
     });
 
@@ -90,12 +130,9 @@ export function registerQueries(ctx: ContractContext): void {
       expect(keys(await s.query({ where: where({ lte: 20, gt: 10 }) }))).toEqual(['r03', 'r06']);
       expect(keys(await s.query({ where: where({ gt: 30 }) }))).toEqual([]);
       expect(keys(await s.query({ where: where({ gt: 25, lt: 15 }) }))).toEqual([]);
-      expect(keys(await s.query({ where: where({ gte: 10, lte: 30 }), orderBy: { field: 'timeAdded', direction: 'desc' } }))).toEqual([
-        'r01',
-        'r06',
-        'r03',
-        'r02',
-      ]);
+      expect(
+        keys(await s.query({ where: where({ gte: 10, lte: 30 }), orderBy: { field: 'timeAdded', direction: 'desc' } })),
+      ).toEqual(['r01', 'r06', 'r03', 'r02']);
       expect(keys(await s.query({ where: { activityType: 'Follow', timeAdded: { lt: 16 } } }))).toEqual(['r02', 'r04']);
     });
 
@@ -119,10 +156,34 @@ export function registerQueries(ctx: ContractContext): void {
         ['t15', 10],
       ];
       for (const [k, v] of values) await s.put(k, { refType: 't', timeAdded: v });
-      const sorted = ['t12', 't03', 't08', 't09', 't11', 't15', 't05', 't07', 't04', 't02', 't10', 't13', 't14', 't06', 't01'];
+      const sorted = [
+        't12',
+        't03',
+        't08',
+        't09',
+        't11',
+        't15',
+        't05',
+        't07',
+        't04',
+        't02',
+        't10',
+        't13',
+        't14',
+        't06',
+        't01',
+      ];
       expect(keys(await s.query({ where: { refType: 't' }, orderBy: { field: 'timeAdded' } }))).toEqual(sorted);
-      expect(keys(await s.query({ where: { refType: 't' }, orderBy: { field: 'timeAdded', direction: 'desc' } }))).toEqual([...sorted].reverse());
-      expect(keys(await s.query({ where: { refType: 't', timeAdded: { gte: 0 } } }))).toEqual(['t08', 't09', 't11', 't15', 't05']);
+      expect(
+        keys(await s.query({ where: { refType: 't' }, orderBy: { field: 'timeAdded', direction: 'desc' } })),
+      ).toEqual([...sorted].reverse());
+      expect(keys(await s.query({ where: { refType: 't', timeAdded: { gte: 0 } } }))).toEqual([
+        't08',
+        't09',
+        't11',
+        't15',
+        't05',
+      ]);
       expect(keys(await s.query({ where: { refType: 't', timeAdded: { lt: 'a' } } }))).toEqual(['t07', 't04']);
       expect(keys(await s.query({ where: { refType: 't', timeAdded: { gt: false } } }))).toEqual(['t01']);
       expect(keys(await s.query({ where: { refType: 't', timeAdded: 0 } }))).toEqual(['t08', 't09']);
@@ -132,12 +193,29 @@ export function registerQueries(ctx: ContractContext): void {
 
     it('answers "in" lists, merged into one order', async () => {
       const s = await refStore(ctx);
-      expect(keys(await s.query({ where: { object: { in: ['bob', 'alice'] }, refType: 'follower' } }))).toEqual(['r01', 'r02', 'r03', 'r04', 'r06', 'r07']);
+      expect(keys(await s.query({ where: { object: { in: ['bob', 'alice'] }, refType: 'follower' } }))).toEqual([
+        'r01',
+        'r02',
+        'r03',
+        'r04',
+        'r06',
+        'r07',
+      ]);
       expect(
-        keys(await s.query({ where: { refType: { in: ['follower', 'following'] }, object: 'alice' }, orderBy: { field: 'timeAdded' } })),
+        keys(
+          await s.query({
+            where: { refType: { in: ['follower', 'following'] }, object: 'alice' },
+            orderBy: { field: 'timeAdded' },
+          }),
+        ),
       ).toEqual(['r05', 'r02', 'r03', 'r06', 'r01']);
       expect(
-        keys(await s.query({ where: { refType: 'follower', object: { in: ['alice', 'bob', 'alice'] }, timeAdded: { gt: 12 } }, orderBy: { field: 'timeAdded', direction: 'desc' } })),
+        keys(
+          await s.query({
+            where: { refType: 'follower', object: { in: ['alice', 'bob', 'alice'] }, timeAdded: { gt: 12 } },
+            orderBy: { field: 'timeAdded', direction: 'desc' },
+          }),
+        ),
       ).toEqual(['r01', 'r06', 'r03', 'r04']);
       expect(keys(await s.query({ where: { status: { in: [] } } }))).toEqual([]);
       expect(await s.count({ activityType: { in: ['Like', 'Accept', 'Nope'] } })).toBe(2);
@@ -158,9 +236,18 @@ export function registerQueries(ctx: ContractContext): void {
       await s.put('r02', { refType: 'follower', object: 'bob', timeAdded: 99, activityType: 'Follow' });
       await s.put('r03', { refType: 'follower', object: 'alice' });
       await s.delete('r01');
-      expect(keys(await s.query({ where: { refType: 'follower', object: 'alice' }, orderBy: { field: 'timeAdded' } }))).toEqual(['r06']);
+      expect(
+        keys(await s.query({ where: { refType: 'follower', object: 'alice' }, orderBy: { field: 'timeAdded' } })),
+      ).toEqual(['r06']);
       expect(keys(await s.query({ where: { refType: 'follower', object: 'alice' } }))).toEqual(['r03', 'r06', 'r07']);
-      expect(keys(await s.query({ where: { refType: 'follower', object: 'bob' }, orderBy: { field: 'timeAdded', direction: 'desc' } }))).toEqual(['r02', 'r04']);
+      expect(
+        keys(
+          await s.query({
+            where: { refType: 'follower', object: 'bob' },
+            orderBy: { field: 'timeAdded', direction: 'desc' },
+          }),
+        ),
+      ).toEqual(['r02', 'r04']);
       expect(await s.count({ activityType: 'Follow' })).toBe(4);
     });
 
@@ -177,7 +264,11 @@ export function registerQueries(ctx: ContractContext): void {
       const forward = await allPages(s, { where: { status: 'open' }, orderBy: { field: 'timeAdded' }, limit: 10 });
       expect(forward.keys).toEqual(asc);
       expect(forward.pages).toBe(6);
-      const backward = await allPages(s, { where: { status: 'open' }, orderBy: { field: 'timeAdded', direction: 'desc' }, limit: 8 });
+      const backward = await allPages(s, {
+        where: { status: 'open' },
+        orderBy: { field: 'timeAdded', direction: 'desc' },
+        limit: 8,
+      });
       expect(backward.keys).toEqual([...asc].reverse());
       const byKey = await allPages(s, { where: { status: 'open' }, limit: 57 });
       expect(byKey).toEqual({ keys: [...asc].sort(), pages: 1 });
@@ -240,7 +331,11 @@ export function registerQueries(ctx: ContractContext): void {
       expect(keys(await s.query({ where: { object: 'bob', timeAdded: 2 } }))).toEqual(['c']);
       expect(await s.count({ object: 'alice', timeAdded: { lt: 5 } })).toBe(2);
       await expectAppError(s.query({ where: { object: 'alice' } }), 'bad_request', /no index answers.*sorted only/);
-      await expectAppError(ctx.openStore({ indexes: [{ fields: ['object'], sortedOnly: true }] }), 'bad_request', /at least two fields/);
+      await expectAppError(
+        ctx.openStore({ indexes: [{ fields: ['object'], sortedOnly: true }] }),
+        'bad_request',
+        /at least two fields/,
+      );
       await expectAppError(ctx.openStore({ indexes: [{ fieldz: ['object'] } as never] }), 'bad_request', /sortedOnly/);
     });
 
@@ -264,8 +359,16 @@ export function registerQueries(ctx: ContractContext): void {
 
     it('refuses a key prefix combined with where or orderBy, or one that is not a string', async () => {
       const s = await refStore(ctx);
-      await expectAppError(s.query({ keyPrefix: 'r0', where: { status: 'x' } }), 'bad_request', /keyPrefix cannot be combined/);
-      await expectAppError(s.query({ keyPrefix: 'r0', orderBy: { field: 'status' } }), 'bad_request', /keyPrefix cannot be combined/);
+      await expectAppError(
+        s.query({ keyPrefix: 'r0', where: { status: 'x' } }),
+        'bad_request',
+        /keyPrefix cannot be combined/,
+      );
+      await expectAppError(
+        s.query({ keyPrefix: 'r0', orderBy: { field: 'status' } }),
+        'bad_request',
+        /keyPrefix cannot be combined/,
+      );
       await expectAppError(s.query({ keyPrefix: 5 as never }), 'bad_request', /keyPrefix must be a string/);
       expect(keys(await s.query({ keyPrefix: 'r0', limit: 3 }))).toEqual(['r01', 'r02', 'r03']);
     });
@@ -274,16 +377,31 @@ export function registerQueries(ctx: ContractContext): void {
       const s = await refStore(ctx);
       await expectAppError(s.query({ where: { unindexed: 'x' } }), 'bad_request', /not an indexed field/);
       await expectAppError(s.query({ where: { object: 'alice' } }), 'bad_request', /no index answers/);
-      await expectAppError(s.query({ where: { refType: 'follower' }, orderBy: { field: 'timeAdded' } }), 'bad_request', /no index answers/);
+      await expectAppError(
+        s.query({ where: { refType: 'follower' }, orderBy: { field: 'timeAdded' } }),
+        'bad_request',
+        /no index answers/,
+      );
       await expectAppError(s.query({ orderBy: { field: 'object' } }), 'bad_request', /no index answers/);
       await expectAppError(s.query({ orderBy: { field: 'nope' } }), 'bad_request', /not an indexed field/);
-      await expectAppError(s.query({ where: { refType: { gt: 'a' }, object: { gt: 'b' } } }), 'bad_request', /one field/);
       await expectAppError(
-        s.query({ where: { refType: 'follower', object: 'alice', timeAdded: { gt: 1 } }, orderBy: { field: 'object' } }),
+        s.query({ where: { refType: { gt: 'a' }, object: { gt: 'b' } } }),
+        'bad_request',
+        /one field/,
+      );
+      await expectAppError(
+        s.query({
+          where: { refType: 'follower', object: 'alice', timeAdded: { gt: 1 } },
+          orderBy: { field: 'object' },
+        }),
         'bad_request',
         /only be sorted by "timeAdded"/,
       );
-      await expectAppError(s.query({ where: { refType: { in: ['a', 'b'] } }, orderBy: { field: 'refType' } }), 'bad_request', /"in"/);
+      await expectAppError(
+        s.query({ where: { refType: { in: ['a', 'b'] } }, orderBy: { field: 'refType' } }),
+        'bad_request',
+        /"in"/,
+      );
       await expectAppError(s.query({ where: { status: { gt: 1, gte: 2 } } }), 'bad_request', /both gt and gte/);
       await expectAppError(s.query({ where: { status: { lt: 1, lte: 2 } } }), 'bad_request', /both lt and lte/);
       await expectAppError(s.query({ where: { status: { gt: 1, lt: 'z' } } }), 'bad_request', /one type/);
@@ -292,15 +410,27 @@ export function registerQueries(ctx: ContractContext): void {
       await expectAppError(s.query({ where: { status: null as never } }), 'bad_request');
       await expectAppError(s.query({ where: { status: { in: [null] } as never } }), 'bad_request', /"in"/);
       await expectAppError(s.query({ where: { status: Number.NaN } }), 'bad_request');
-      await expectAppError(s.query({ orderBy: { field: 'status', direction: 'up' as never } }), 'bad_request', /direction/);
+      await expectAppError(
+        s.query({ orderBy: { field: 'status', direction: 'up' as never } }),
+        'bad_request',
+        /direction/,
+      );
       for (const limit of [0, -1, 1.5, MAX_LIMIT + 1]) await expectAppError(s.query({ limit }), 'bad_request', /limit/);
       await expectAppError(s.query({ offset: -1 }), 'bad_request', /offset/);
       await expectAppError(s.query({ after: 'not a cursor' }), 'bad_request', /cursor/);
       await expectAppError(s.query({ after: '' }), 'bad_request', /cursor/);
-      const withTail = await s.query({ where: { refType: 'follower', object: 'alice' }, orderBy: { field: 'timeAdded' }, limit: 1 });
+      const withTail = await s.query({
+        where: { refType: 'follower', object: 'alice' },
+        orderBy: { field: 'timeAdded' },
+        limit: 1,
+      });
       await expectAppError(s.query({ after: withTail.next! }), 'bad_request', /cursor/);
       const many = Array.from({ length: 40 }, (_, i) => `v${i}`);
-      await expectAppError(s.query({ where: { refType: { in: many }, object: { in: many } } }), 'bad_request', /index ranges/);
+      await expectAppError(
+        s.query({ where: { refType: { in: many }, object: { in: many } } }),
+        'bad_request',
+        /index ranges/,
+      );
       expect((await s.query({ limit: MAX_LIMIT })).items).toHaveLength(8);
     });
   });

@@ -2,7 +2,15 @@ import { AppError } from '@anchor/common/errors';
 import { formatHashlink, multibaseMultihash } from '@anchor/common/encoding';
 import { describe, expect, it } from 'vitest';
 import { statusOf } from './activitypub.test-helpers.js';
-import { acceptedRelationship, checkAnswer, postedActivity, receivedFollow, receivedInvite, receivedLike, receivedUndo } from './activity-effects.js';
+import {
+  acceptedRelationship,
+  checkAnswer,
+  postedActivity,
+  receivedFollow,
+  receivedInvite,
+  receivedLike,
+  receivedUndo,
+} from './activity-effects.js';
 import { ANCHOR_WITNESS, type StoredActivity } from './vocabulary.js';
 
 const ME = 'https://a.example.com/services/node';
@@ -32,7 +40,10 @@ describe('received Follow and Invite', () => {
   const invite = activity('Invite', PEER, { object: ANCHOR_WITNESS, target: ME });
 
   it('an admitted follower joins followers and is answered with an Accept', () => {
-    expect(receivedFollow(follow, ME, { known: false, allowed: true })).toEqual({ changes: [{ op: 'add', refType: 'follower', objectIri: ME, refIri: PEER }], reply: 'Accept' });
+    expect(receivedFollow(follow, ME, { known: false, allowed: true })).toEqual({
+      changes: [{ op: 'add', refType: 'follower', objectIri: ME, refIri: PEER }],
+      reply: 'Accept',
+    });
   });
 
   it('a service the policy does not admit is answered with a Reject and changes nothing', () => {
@@ -45,13 +56,31 @@ describe('received Follow and Invite', () => {
   });
 
   it('an accepted Invite makes this node witness for the inviter (witnessing)', () => {
-    expect(receivedInvite(invite, ME, { known: false, allowed: true }).changes).toEqual([{ op: 'add', refType: 'witnessing', objectIri: ME, refIri: PEER }]);
+    expect(receivedInvite(invite, ME, { known: false, allowed: true }).changes).toEqual([
+      { op: 'add', refType: 'witnessing', objectIri: ME, refIri: PEER },
+    ]);
   });
 
   it('refuses activities meant for another service or another role', () => {
-    expect(refused(() => receivedFollow(activity('Follow', PEER, { object: OTHER }), ME, { known: false, allowed: true }))).toMatch(/not this service/);
-    expect(refused(() => receivedInvite(activity('Invite', PEER, { object: 'https://example.com/role', target: ME }), ME, { known: false, allowed: true }))).toMatch(/AnchorWitness/);
-    expect(refused(() => receivedInvite(activity('Invite', PEER, { object: ANCHOR_WITNESS, target: OTHER }), ME, { known: false, allowed: true }))).toMatch(/not this service/);
+    expect(
+      refused(() => receivedFollow(activity('Follow', PEER, { object: OTHER }), ME, { known: false, allowed: true })),
+    ).toMatch(/not this service/);
+    expect(
+      refused(() =>
+        receivedInvite(activity('Invite', PEER, { object: 'https://example.com/role', target: ME }), ME, {
+          known: false,
+          allowed: true,
+        }),
+      ),
+    ).toMatch(/AnchorWitness/);
+    expect(
+      refused(() =>
+        receivedInvite(activity('Invite', PEER, { object: ANCHOR_WITNESS, target: OTHER }), ME, {
+          known: false,
+          allowed: true,
+        }),
+      ),
+    ).toMatch(/not this service/);
   });
 });
 
@@ -62,9 +91,13 @@ describe('received Accept and Reject', () => {
 
   it('an Accept of my Follow adds the accepter to following; of my Invite, to witnesses', () => {
     const accept = acceptOf(myFollow);
-    expect(acceptedRelationship(accept, checkAnswer(accept, myFollow, ME), ME)).toEqual([{ op: 'add', refType: 'following', objectIri: ME, refIri: PEER }]);
+    expect(acceptedRelationship(accept, checkAnswer(accept, myFollow, ME), ME)).toEqual([
+      { op: 'add', refType: 'following', objectIri: ME, refIri: PEER },
+    ]);
     const acceptInvite = acceptOf(myInvite);
-    expect(acceptedRelationship(acceptInvite, checkAnswer(acceptInvite, myInvite, ME), ME)).toEqual([{ op: 'add', refType: 'witness', objectIri: ME, refIri: PEER }]);
+    expect(acceptedRelationship(acceptInvite, checkAnswer(acceptInvite, myInvite, ME), ME)).toEqual([
+      { op: 'add', refType: 'witness', objectIri: ME, refIri: PEER },
+    ]);
   });
 
   it('leaves the Accept of an Offer to the witnessing feature', () => {
@@ -74,39 +107,67 @@ describe('received Accept and Reject', () => {
 
   it('refuses answers to activities not in my outbox, of another type, or by a service they were not addressed to', () => {
     expect(refused(() => checkAnswer(acceptOf(myFollow), undefined, ME))).toMatch(/not in this service's outbox/);
-    expect(refused(() => checkAnswer(acceptOf(myFollow, OTHER), myFollow, ME))).toMatch(/not by https:\/\/b\.example\.com/);
-    expect(refused(() => checkAnswer(acceptOf({ ...myFollow, type: 'Invite' }), myFollow, ME))).toMatch(/claims type Invite/);
-    expect(refused(() => checkAnswer(acceptOf(activity('Follow', OTHER, { object: PEER })), myFollow, ME))).toMatch(/not by this service/);
+    expect(refused(() => checkAnswer(acceptOf(myFollow, OTHER), myFollow, ME))).toMatch(
+      /not by https:\/\/b\.example\.com/,
+    );
+    expect(refused(() => checkAnswer(acceptOf({ ...myFollow, type: 'Invite' }), myFollow, ME))).toMatch(
+      /claims type Invite/,
+    );
+    expect(refused(() => checkAnswer(acceptOf(activity('Follow', OTHER, { object: PEER })), myFollow, ME))).toMatch(
+      /not by this service/,
+    );
   });
 });
 
 describe('received Undo and Like', () => {
   it('an Undo by the follower removes it from followers; of an Invite, from witnessing', () => {
     const follow = activity('Follow', PEER, { object: ME });
-    expect(receivedUndo(activity('Undo', PEER, { object: follow.id }), follow, ME)).toEqual([{ op: 'delete', refType: 'follower', objectIri: ME, refIri: PEER }]);
+    expect(receivedUndo(activity('Undo', PEER, { object: follow.id }), follow, ME)).toEqual([
+      { op: 'delete', refType: 'follower', objectIri: ME, refIri: PEER },
+    ]);
     const invite = activity('Invite', PEER, { object: ANCHOR_WITNESS, target: ME });
-    expect(receivedUndo(activity('Undo', PEER, { object: { id: invite.id, type: 'Invite' } }), invite, ME)).toEqual([{ op: 'delete', refType: 'witnessing', objectIri: ME, refIri: PEER }]);
+    expect(receivedUndo(activity('Undo', PEER, { object: { id: invite.id, type: 'Invite' } }), invite, ME)).toEqual([
+      { op: 'delete', refType: 'witnessing', objectIri: ME, refIri: PEER },
+    ]);
   });
 
   it('only the actor of an activity may undo it, and only what was received', () => {
     const follow = activity('Follow', PEER, { object: ME });
-    expect(refused(() => receivedUndo(activity('Undo', OTHER, { object: follow.id }), follow, ME))).toMatch(/Undo by .* of an activity by/);
-    expect(refused(() => receivedUndo(activity('Undo', PEER, { object: follow.id }), undefined, ME))).toMatch(/never received/);
-    expect(refused(() => receivedUndo(activity('Undo', PEER, { object: { id: follow.id, type: 'Like' } }), follow, ME))).toMatch(/claims type Like/);
+    expect(refused(() => receivedUndo(activity('Undo', OTHER, { object: follow.id }), follow, ME))).toMatch(
+      /Undo by .* of an activity by/,
+    );
+    expect(refused(() => receivedUndo(activity('Undo', PEER, { object: follow.id }), undefined, ME))).toMatch(
+      /never received/,
+    );
+    expect(
+      refused(() => receivedUndo(activity('Undo', PEER, { object: { id: follow.id, type: 'Like' } }), follow, ME)),
+    ).toMatch(/claims type Like/);
   });
 
   it('a Like is kept under the liked anchor; its Undo removes it', () => {
     const like = activity('Like', PEER, { object: { type: 'AnchorEvent', url: `hl:${ANCHOR}` } });
-    expect(receivedLike(like)).toEqual([{ op: 'add', refType: 'like', objectIri: ANCHOR, refIri: like.id, activityType: 'Like' }]);
-    expect(receivedUndo(activity('Undo', PEER, { object: like.id }), like, ME)).toEqual([{ op: 'delete', refType: 'like', objectIri: ANCHOR, refIri: like.id }]);
-    expect(refused(() => receivedLike(activity('Like', PEER, { object: { type: 'Note', url: `hl:${ANCHOR}` } })))).toMatch(/AnchorEvent/);
+    expect(receivedLike(like)).toEqual([
+      { op: 'add', refType: 'like', objectIri: ANCHOR, refIri: like.id, activityType: 'Like' },
+    ]);
+    expect(receivedUndo(activity('Undo', PEER, { object: like.id }), like, ME)).toEqual([
+      { op: 'delete', refType: 'like', objectIri: ANCHOR, refIri: like.id },
+    ]);
+    expect(
+      refused(() => receivedLike(activity('Like', PEER, { object: { type: 'Note', url: `hl:${ANCHOR}` } }))),
+    ).toMatch(/AnchorEvent/);
   });
 
   it("a Like's result may list several hashlinks (the original's parser reads a list); each must be one", () => {
     const held = (origin: string) => formatHashlink({ resourceHash: ANCHOR, links: [`${origin}/cas/${ANCHOR}`] });
-    const like = (url: unknown) => activity('Like', PEER, { object: { type: 'AnchorEvent', url: `hl:${ANCHOR}` }, result: { type: 'AnchorEvent', url } });
+    const like = (url: unknown) =>
+      activity('Like', PEER, {
+        object: { type: 'AnchorEvent', url: `hl:${ANCHOR}` },
+        result: { type: 'AnchorEvent', url },
+      });
     const several = like([held(PEER), held(OTHER)]);
-    expect(receivedLike(several)).toEqual([{ op: 'add', refType: 'like', objectIri: ANCHOR, refIri: several.id, activityType: 'Like' }]);
+    expect(receivedLike(several)).toEqual([
+      { op: 'add', refType: 'like', objectIri: ANCHOR, refIri: several.id, activityType: 'Like' },
+    ]);
     expect(receivedLike(like(held(PEER)))).toHaveLength(1);
     expect(refused(() => receivedLike(like([held(PEER), 'hl:not base64!'])))).toMatch(/AnchorEvent url/);
     expect(refused(() => receivedLike(like([held(PEER), 42])))).toMatch(/a hashlink or a list of hashlinks/);
@@ -118,21 +179,47 @@ describe('posted activities', () => {
   it('Follow and Invite change nothing until accepted; a Like enters liked', () => {
     expect(postedActivity(activity('Follow', ME, { object: PEER }), ME)).toEqual([]);
     expect(postedActivity(activity('Invite', ME, { object: ANCHOR_WITNESS, target: PEER }), ME)).toEqual([]);
-    expect(postedActivity(activity('Like', ME, { object: { type: 'AnchorEvent', url: `hl:${ANCHOR}` } }), ME)).toEqual([{ op: 'add', refType: 'liked', objectIri: ME, refIri: `hl:${ANCHOR}` }]);
+    expect(postedActivity(activity('Like', ME, { object: { type: 'AnchorEvent', url: `hl:${ANCHOR}` } }), ME)).toEqual([
+      { op: 'add', refType: 'liked', objectIri: ME, refIri: `hl:${ANCHOR}` },
+    ]);
   });
 
   it('an Undo of my Follow leaves following, of my Invite witnesses, of my Like liked', () => {
     const follow = activity('Follow', ME, { object: PEER });
-    expect(postedActivity(activity('Undo', ME, { object: follow.id }), ME, follow)).toEqual([{ op: 'delete', refType: 'following', objectIri: ME, refIri: PEER }]);
+    expect(postedActivity(activity('Undo', ME, { object: follow.id }), ME, follow)).toEqual([
+      { op: 'delete', refType: 'following', objectIri: ME, refIri: PEER },
+    ]);
     const invite = activity('Invite', ME, { object: ANCHOR_WITNESS, target: PEER });
-    expect(postedActivity(activity('Undo', ME, { object: invite.id }), ME, invite)).toEqual([{ op: 'delete', refType: 'witness', objectIri: ME, refIri: PEER }]);
-    expect(refused(() => postedActivity(activity('Undo', ME, { object: 'https://a.example.com/services/node/activities/unknown' }), ME, undefined))).toMatch(/not an activity of this outbox/);
+    expect(postedActivity(activity('Undo', ME, { object: invite.id }), ME, invite)).toEqual([
+      { op: 'delete', refType: 'witness', objectIri: ME, refIri: PEER },
+    ]);
+    expect(
+      refused(() =>
+        postedActivity(
+          activity('Undo', ME, { object: 'https://a.example.com/services/node/activities/unknown' }),
+          ME,
+          undefined,
+        ),
+      ),
+    ).toMatch(/not an activity of this outbox/);
   });
 
   it('refuses malformed activities with 400', () => {
-    expect(refused(() => postedActivity(activity('Invite', ME, { object: 'https://example.com/role', target: PEER }), ME))).toMatch(/AnchorWitness/);
-    expect(refused(() => postedActivity(activity('Offer', ME, { target: ANCHOR_WITNESS }), ME))).toMatch(/startTime and endTime/);
-    expect(refused(() => postedActivity(activity('Create', ME, { object: { type: 'AnchorEvent', url: 'not-a-hashlink' } }), ME))).toMatch(/url/);
-    expect(refused(() => postedActivity(activity('Announce', ME, { object: { type: 'OrderedCollection', orderedItems: [] } }), ME))).toMatch(/must list AnchorEvents/);
+    expect(
+      refused(() => postedActivity(activity('Invite', ME, { object: 'https://example.com/role', target: PEER }), ME)),
+    ).toMatch(/AnchorWitness/);
+    expect(refused(() => postedActivity(activity('Offer', ME, { target: ANCHOR_WITNESS }), ME))).toMatch(
+      /startTime and endTime/,
+    );
+    expect(
+      refused(() =>
+        postedActivity(activity('Create', ME, { object: { type: 'AnchorEvent', url: 'not-a-hashlink' } }), ME),
+      ),
+    ).toMatch(/url/);
+    expect(
+      refused(() =>
+        postedActivity(activity('Announce', ME, { object: { type: 'OrderedCollection', orderedItems: [] } }), ME),
+      ),
+    ).toMatch(/must list AnchorEvents/);
   });
 });

@@ -1,6 +1,13 @@
 import { badRequest } from '@anchor/common/errors';
 import type { RefType } from './activity-store.js';
-import { ANCHOR_WITNESS, embeddedActivity, iriOf, readAnchorEvent, readAnchorEventUrls, type StoredActivity } from './vocabulary.js';
+import {
+  ANCHOR_WITNESS,
+  embeddedActivity,
+  iriOf,
+  readAnchorEvent,
+  readAnchorEventUrls,
+  type StoredActivity,
+} from './vocabulary.js';
 
 /**
  * What each relationship activity does to this node's collections (orb.md §3.3), as pure functions: the
@@ -40,7 +47,8 @@ export function receivedFollow(follow: StoredActivity, me: string, facts: Invita
 
 /** Inbox Invite of me as anchor witness: the inviter joins `witnessing` (I witness for it), or is rejected. */
 export function receivedInvite(invite: StoredActivity, me: string, facts: InvitationFacts): InvitationEffect {
-  if (invite.object !== ANCHOR_WITNESS) throw badRequest(`Invite to ${String(invite.object)}; only ${ANCHOR_WITNESS} is offered`);
+  if (invite.object !== ANCHOR_WITNESS)
+    throw badRequest(`Invite to ${String(invite.object)}; only ${ANCHOR_WITNESS} is offered`);
   const target = iriOf(invite.target, 'the target of an Invite');
   if (target !== me) throw badRequest(`Invite of ${target}, which is not this service`);
   return admit('witnessing', invite.actor, me, facts);
@@ -59,9 +67,16 @@ export function checkAnswer(answer: StoredActivity, mine: StoredActivity | undef
   const claimed = embeddedActivity(answer.object, `the object of ${answer.type}`);
   if (claimed.actor !== me) throw badRequest(`${answer.type} of an activity by ${claimed.actor}, not by this service`);
   if (!mine) throw badRequest(`${answer.type} of ${claimed.id}, which is not in this service's outbox`);
-  if (mine.type !== claimed.type) throw badRequest(`${answer.type} of ${claimed.id} claims type ${claimed.type}, but it is a ${mine.type}`);
-  const addressee = mine.type === 'Follow' ? iriOf(mine.object, 'the followed service') : mine.type === 'Invite' ? iriOf(mine.target, 'the invited service') : undefined;
-  if (addressee !== undefined && addressee !== answer.actor) throw badRequest(`${answer.type} of ${mine.type} ${mine.id} by ${answer.actor}, not by ${addressee}`);
+  if (mine.type !== claimed.type)
+    throw badRequest(`${answer.type} of ${claimed.id} claims type ${claimed.type}, but it is a ${mine.type}`);
+  const addressee =
+    mine.type === 'Follow'
+      ? iriOf(mine.object, 'the followed service')
+      : mine.type === 'Invite'
+        ? iriOf(mine.target, 'the invited service')
+        : undefined;
+  if (addressee !== undefined && addressee !== answer.actor)
+    throw badRequest(`${answer.type} of ${mine.type} ${mine.id} by ${answer.actor}, not by ${addressee}`);
   return mine;
 }
 
@@ -69,7 +84,11 @@ export function checkAnswer(answer: StoredActivity, mine: StoredActivity | undef
  * Inbox Accept of my Follow (the accepter joins `following`) or my Invite (it joins `witnesses`);
  * undefined for other types, whose Accept another feature handles (an Offer's: witnessing).
  */
-export function acceptedRelationship(accept: StoredActivity, mine: StoredActivity, me: string): RefChange[] | undefined {
+export function acceptedRelationship(
+  accept: StoredActivity,
+  mine: StoredActivity,
+  me: string,
+): RefChange[] | undefined {
   if (mine.type === 'Follow') return [{ op: 'add', refType: 'following', objectIri: me, refIri: accept.actor }];
   if (mine.type === 'Invite') return [{ op: 'add', refType: 'witness', objectIri: me, refIri: accept.actor }];
   return undefined;
@@ -84,16 +103,21 @@ export function receivedUndo(undo: StoredActivity, original: StoredActivity | un
   if (!original) throw badRequest(`Undo of ${id}, which this service never received`);
   if (original.actor !== undo.actor) throw badRequest(`Undo by ${undo.actor} of an activity by ${original.actor}`);
   const claimedType = typeof undo.object === 'object' ? undo.object.type : undefined;
-  if (claimedType !== undefined && claimedType !== original.type) throw badRequest(`Undo of ${id} claims type ${String(claimedType)}, but it is a ${original.type}`);
+  if (claimedType !== undefined && claimedType !== original.type)
+    throw badRequest(`Undo of ${id} claims type ${String(claimedType)}, but it is a ${original.type}`);
   switch (original.type) {
     case 'Follow':
-      if (iriOf(original.object, 'the object of the Follow') !== me) throw badRequest('the undone Follow was not of this service');
+      if (iriOf(original.object, 'the object of the Follow') !== me)
+        throw badRequest('the undone Follow was not of this service');
       return [{ op: 'delete', refType: 'follower', objectIri: me, refIri: undo.actor }];
     case 'Invite':
-      if (iriOf(original.target, 'the target of the Invite') !== me) throw badRequest('the undone Invite was not of this service');
+      if (iriOf(original.target, 'the target of the Invite') !== me)
+        throw badRequest('the undone Invite was not of this service');
       return [{ op: 'delete', refType: 'witnessing', objectIri: me, refIri: undo.actor }];
     case 'Like':
-      return [{ op: 'delete', refType: 'like', objectIri: readAnchorEvent(original.object).anchorHash, refIri: original.id }];
+      return [
+        { op: 'delete', refType: 'like', objectIri: readAnchorEvent(original.object).anchorHash, refIri: original.id },
+      ];
     default:
       throw badRequest(`an Undo of a ${original.type} is not supported (Follow, Invite, Like)`);
   }
@@ -126,7 +150,8 @@ export function postedActivity(activity: StoredActivity, me: string, undone?: St
       return [];
     case 'Offer':
       if (activity.target !== ANCHOR_WITNESS) throw badRequest(`the target of an Offer must be ${ANCHOR_WITNESS}`);
-      if (activity.startTime === undefined || activity.endTime === undefined) throw badRequest('an Offer needs startTime and endTime');
+      if (activity.startTime === undefined || activity.endTime === undefined)
+        throw badRequest('an Offer needs startTime and endTime');
       return [];
     case 'Create':
       readAnchorEvent(activity.object);
@@ -148,9 +173,13 @@ function postedUndo(undo: StoredActivity, me: string, undone: StoredActivity | u
   if (!undone) throw badRequest(`${id} is not an activity of this outbox`);
   switch (undone.type) {
     case 'Follow':
-      return [{ op: 'delete', refType: 'following', objectIri: me, refIri: iriOf(undone.object, 'the object of the Follow') }];
+      return [
+        { op: 'delete', refType: 'following', objectIri: me, refIri: iriOf(undone.object, 'the object of the Follow') },
+      ];
     case 'Invite':
-      return [{ op: 'delete', refType: 'witness', objectIri: me, refIri: iriOf(undone.target, 'the target of the Invite') }];
+      return [
+        { op: 'delete', refType: 'witness', objectIri: me, refIri: iriOf(undone.target, 'the target of the Invite') },
+      ];
     case 'Like':
       return [{ op: 'delete', refType: 'liked', objectIri: me, refIri: readAnchorEvent(undone.object).hashlink }];
     default:
@@ -161,8 +190,12 @@ function postedUndo(undo: StoredActivity, me: string, undone: StoredActivity | u
 /** The AnchorEvents of an Announce: its object is a Collection or OrderedCollection of them. */
 export function announcedItems(activity: StoredActivity): unknown[] {
   const object = activity.object;
-  if (typeof object !== 'object' || object === null || Array.isArray(object)) throw badRequest('the object of an Announce must be a collection of AnchorEvents');
-  const items = (object as { items?: unknown; orderedItems?: unknown }).items ?? (object as { orderedItems?: unknown }).orderedItems;
-  if (!Array.isArray(items) || items.length === 0) throw badRequest('the object of an Announce must list AnchorEvents in items or orderedItems');
+  if (typeof object !== 'object' || object === null || Array.isArray(object))
+    throw badRequest('the object of an Announce must be a collection of AnchorEvents');
+  const items =
+    (object as { items?: unknown; orderedItems?: unknown }).items ??
+    (object as { orderedItems?: unknown }).orderedItems;
+  if (!Array.isArray(items) || items.length === 0)
+    throw badRequest('the object of an Announce must list AnchorEvents in items or orderedItems');
   return items;
 }

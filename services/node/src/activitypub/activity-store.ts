@@ -25,7 +25,18 @@ export const ACTIVITY_STORES = {
  * | like | anchor hash → Like activity received | /likes, /likes/<anchor> |
  * | share | anchor hash → Announce activity received | /shares, /shares/<anchor> |
  */
-export const REF_TYPES = ['inbox', 'outbox', 'public-outbox', 'follower', 'following', 'witness', 'witnessing', 'liked', 'like', 'share'] as const;
+export const REF_TYPES = [
+  'inbox',
+  'outbox',
+  'public-outbox',
+  'follower',
+  'following',
+  'witness',
+  'witnessing',
+  'liked',
+  'like',
+  'share',
+] as const;
 export type RefType = (typeof REF_TYPES)[number];
 
 export interface ActivityRef {
@@ -98,10 +109,20 @@ export class ActivityStore {
 
   /** Stores the activity unless it is there already (activities never change). */
   putActivityOp(activity: StoredActivity): ProviderBatchOp & { op: 'put' } {
-    return { store: ACTIVITY_STORES.activities, op: 'put', key: activity.id, value: { activity, storedAt: Date.now() } satisfies StoredActivityRecord };
+    return {
+      store: ACTIVITY_STORES.activities,
+      op: 'put',
+      key: activity.id,
+      value: { activity, storedAt: Date.now() } satisfies StoredActivityRecord,
+    };
   }
 
-  addRefOp(refType: RefType, objectIri: string, refIri: string, activityType?: string): ProviderBatchOp & { op: 'put'; value: ActivityRef } {
+  addRefOp(
+    refType: RefType,
+    objectIri: string,
+    refIri: string,
+    activityType?: string,
+  ): ProviderBatchOp & { op: 'put'; value: ActivityRef } {
     const value: ActivityRef = { refType, objectIri, refIri, timeAdded: nextTimeAdded() };
     if (activityType !== undefined) value.activityType = activityType;
     return { store: ACTIVITY_STORES.refs, op: 'put', key: ActivityStore.refKey(refType, objectIri, refIri), value };
@@ -113,7 +134,9 @@ export class ActivityStore {
 
   /** A change as part of an atomic batch (an added reference is put: it takes its place now). */
   changeOp(change: RefChange): ProviderBatchOp {
-    return change.op === 'add' ? this.addRefOp(change.refType, change.objectIri, change.refIri, change.activityType) : this.deleteRefOp(change.refType, change.objectIri, change.refIri);
+    return change.op === 'add'
+      ? this.addRefOp(change.refType, change.objectIri, change.refIri, change.activityType)
+      : this.deleteRefOp(change.refType, change.objectIri, change.refIri);
   }
 
   /**
@@ -125,7 +148,8 @@ export class ActivityStore {
     const ops: ProviderBatchOp[] = [];
     for (const change of changes) {
       if (change.op === 'delete') ops.push(this.deleteRefOp(change.refType, change.objectIri, change.refIri));
-      else if (!(await this.hasRef(change.refType, change.objectIri, change.refIri))) ops.push(this.addRefOp(change.refType, change.objectIri, change.refIri, change.activityType));
+      else if (!(await this.hasRef(change.refType, change.objectIri, change.refIri)))
+        ops.push(this.addRefOp(change.refType, change.objectIri, change.refIri, change.activityType));
     }
     return ops;
   }
@@ -159,7 +183,9 @@ export class ActivityStore {
     // Every reference has a timeAdded (epoch microseconds): the range makes the sorted-only indexes answer.
     const timeAdded = { gte: 0 };
     if (objectIri === undefined) return this.refs.count({ refType, timeAdded });
-    return this.refs.count(activityType !== undefined ? { refType, objectIri, activityType, timeAdded } : { refType, objectIri, timeAdded });
+    return this.refs.count(
+      activityType !== undefined ? { refType, objectIri, activityType, timeAdded } : { refType, objectIri, timeAdded },
+    );
   }
 
   /** One page of a collection in the order items were added; `objectIri` undefined: across all objects (every like, every share). */

@@ -15,10 +15,15 @@ import { ANCHOR_WITNESS } from './vocabulary.js';
 const AS = 'https://www.w3.org/ns/activitystreams';
 type Json = Record<string, unknown>;
 
-async function call(url: string, init: { method?: string; json?: unknown } = {}): Promise<{ status: number; body: Json }> {
+async function call(
+  url: string,
+  init: { method?: string; json?: unknown } = {},
+): Promise<{ status: number; body: Json }> {
   const response = await fetch(url, {
     method: init.method ?? (init.json === undefined ? 'GET' : 'POST'),
-    ...(init.json === undefined ? {} : { body: JSON.stringify(init.json), headers: { 'content-type': 'application/json' } }),
+    ...(init.json === undefined
+      ? {}
+      : { body: JSON.stringify(init.json), headers: { 'content-type': 'application/json' } }),
   });
   const text = await response.text();
   return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as Json) };
@@ -31,22 +36,29 @@ describe('ActivityPub service between two nodes', () => {
   let serviceB: string;
   /** Node B's HTTP-signature key: the test signs as node B with it. */
   const keyB = KeyPair.generate('Ed25519');
-  const signedAsB = (now?: () => Date) => createSignedFetch(createRequestSigner({ keyId: `${serviceB}/keys/main-key`, key: keyB, ...(now ? { now } : {}) }));
+  const signedAsB = (now?: () => Date) =>
+    createSignedFetch(createRequestSigner({ keyId: `${serviceB}/keys/main-key`, key: keyB, ...(now ? { now } : {}) }));
   const postSigned = (fetchSigned: ReturnType<typeof signedAsB>, url: string, activity: unknown) =>
-    fetchSigned(url, { method: 'POST', body: JSON.stringify(activity), headers: { 'content-type': 'application/json' } });
+    fetchSigned(url, {
+      method: 'POST',
+      body: JSON.stringify(activity),
+      headers: { 'content-type': 'application/json' },
+    });
 
   /** Every item of a collection, page by page (node A pages by 2). */
   const itemsOf = async <T>(collection: string): Promise<T[]> => {
     const items: T[] = [];
-    for (let next: unknown = `${collection}?page=true`; typeof next === 'string'; ) {
+    for (let next: unknown = `${collection}?page=true`; typeof next === 'string';) {
       const page = (await call(next)).body;
       items.push(...(((page.orderedItems ?? page.items) as T[] | undefined) ?? []));
       next = page.next;
     }
     return items;
   };
-  const inboxOf = async (service: string, type: string): Promise<Json[]> => (await itemsOf<Json>(`${service}/inbox`)).filter((activity) => activity.type === type);
-  const membersOf = (service: string, collection: string): Promise<string[]> => itemsOf<string>(`${service}/${collection}`);
+  const inboxOf = async (service: string, type: string): Promise<Json[]> =>
+    (await itemsOf<Json>(`${service}/inbox`)).filter((activity) => activity.type === type);
+  const membersOf = (service: string, collection: string): Promise<string[]> =>
+    itemsOf<string>(`${service}/${collection}`);
   const post = async (service: string, activity: Json): Promise<string> => {
     const answer = await call(`${service}/outbox`, { json: activity });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
@@ -58,7 +70,16 @@ describe('ActivityPub service between two nodes', () => {
     const keyFile = join(dirB.path, 'http-key.pem');
     await writeFile(keyFile, keyB.privateKeyPem());
     [a, b] = await Promise.all([
-      startTestNode({ args: ['--follow-auth-policy', 'accept-list', '--invite-witness-auth-policy', 'accept-list', '--activitypub-page-size', '2'] }),
+      startTestNode({
+        args: [
+          '--follow-auth-policy',
+          'accept-list',
+          '--invite-witness-auth-policy',
+          'accept-list',
+          '--activitypub-page-size',
+          '2',
+        ],
+      }),
       startTestNode({ dir: dirB, args: ['--http-sign-key-file', keyFile] }),
     ]);
     serviceA = `${a.url}/services/node`;
@@ -73,7 +94,12 @@ describe('ActivityPub service between two nodes', () => {
   it('answers an outbox post with the new id (body and Location), and malformed posts with 400', async () => {
     const response = await fetch(`${serviceA}/outbox`, {
       method: 'POST',
-      body: JSON.stringify({ '@context': AS, type: 'Like', to: `${serviceA}/followers`, object: { type: 'AnchorEvent', url: `hl:${multibaseMultihash(Buffer.from('outbox-post'))}` } }),
+      body: JSON.stringify({
+        '@context': AS,
+        type: 'Like',
+        to: `${serviceA}/followers`,
+        object: { type: 'AnchorEvent', url: `hl:${multibaseMultihash(Buffer.from('outbox-post'))}` },
+      }),
       headers: { 'content-type': 'application/activity+json' },
     });
     expect(response.status).toBe(200);
@@ -81,7 +107,11 @@ describe('ActivityPub service between two nodes', () => {
     expect(id).toMatch(new RegExp(`^${serviceA}/activities/`));
     expect(response.headers.get('location')).toBe(id);
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
-    const malformed = await fetch(`${serviceA}/outbox`, { method: 'POST', body: '{"type":', headers: { 'content-type': 'application/json' } });
+    const malformed = await fetch(`${serviceA}/outbox`, {
+      method: 'POST',
+      body: '{"type":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(malformed.status).toBe(400);
     expect(((await malformed.json()) as { message: string }).message).toMatch(/not JSON/);
     expect((await call(`${serviceA}/outbox`, { json: { type: 'Like' } })).status).toBe(400);
@@ -90,19 +120,47 @@ describe('ActivityPub service between two nodes', () => {
   it('serves the service actor with its key and collections', async () => {
     const actor = await call(serviceA);
     expect(actor.status).toBe(200);
-    expect(actor.body).toMatchObject({ id: serviceA, type: 'Service', inbox: `${serviceA}/inbox`, outbox: `${serviceA}/outbox`, witnesses: `${serviceA}/witnesses` });
+    expect(actor.body).toMatchObject({
+      id: serviceA,
+      type: 'Service',
+      inbox: `${serviceA}/inbox`,
+      outbox: `${serviceA}/outbox`,
+      witnesses: `${serviceA}/witnesses`,
+    });
     expect((actor.body.publicKey as Json).id).toBe(`${serviceA}/keys/main-key`);
-    expect((await call(`${serviceA}/keys/main-key`)).body).toMatchObject({ id: `${serviceA}/keys/main-key`, owner: serviceA });
+    expect((await call(`${serviceA}/keys/main-key`)).body).toMatchObject({
+      id: `${serviceA}/keys/main-key`,
+      owner: serviceA,
+    });
   });
 
   it('refuses unsigned, forged, stale and misattributed inbox POSTs with 401', async () => {
-    const like = { '@context': AS, id: `${serviceB}/activities/like-401`, type: 'Like', actor: serviceB, object: { type: 'AnchorEvent', url: 'hl:uEiAAAA' } };
+    const like = {
+      '@context': AS,
+      id: `${serviceB}/activities/like-401`,
+      type: 'Like',
+      actor: serviceB,
+      object: { type: 'AnchorEvent', url: 'hl:uEiAAAA' },
+    };
     expect((await call(`${serviceA}/inbox`, { json: like })).status).toBe(401);
-    const forger = createSignedFetch(createRequestSigner({ keyId: `${serviceB}/keys/main-key`, key: KeyPair.generate('Ed25519') }));
+    const forger = createSignedFetch(
+      createRequestSigner({ keyId: `${serviceB}/keys/main-key`, key: KeyPair.generate('Ed25519') }),
+    );
     expect((await postSigned(forger, `${serviceA}/inbox`, like)).status).toBe(401);
-    expect((await postSigned(signedAsB(() => new Date(Date.now() - 10 * 60_000)), `${serviceA}/inbox`, like)).status).toBe(401);
+    expect(
+      (
+        await postSigned(
+          signedAsB(() => new Date(Date.now() - 10 * 60_000)),
+          `${serviceA}/inbox`,
+          like,
+        )
+      ).status,
+    ).toBe(401);
     // Signed by B, but speaking for A.
-    expect((await postSigned(signedAsB(), `${serviceA}/inbox`, { ...like, id: `${serviceA}/activities/x`, actor: serviceA })).status).toBe(401);
+    expect(
+      (await postSigned(signedAsB(), `${serviceA}/inbox`, { ...like, id: `${serviceA}/activities/x`, actor: serviceA }))
+        .status,
+    ).toBe(401);
     expect(await inboxOf(serviceA, 'Like')).toEqual([]);
   });
 
@@ -111,43 +169,72 @@ describe('ActivityPub service between two nodes', () => {
     for (const malformed of [
       { '@context': AS, id: `${serviceB}/activities/m1`, actor: serviceB },
       { '@context': AS, id: `${serviceB}/activities/m2`, type: 'Dance', actor: serviceB },
-      { '@context': AS, id: 'https://elsewhere.example.com/activities/m3', type: 'Like', actor: serviceB, object: { type: 'AnchorEvent', url: 'hl:uEiAAAA' } },
+      {
+        '@context': AS,
+        id: 'https://elsewhere.example.com/activities/m3',
+        type: 'Like',
+        actor: serviceB,
+        object: { type: 'AnchorEvent', url: 'hl:uEiAAAA' },
+      },
     ]) {
       const answer = await postSigned(fetchB, `${serviceA}/inbox`, malformed);
       expect(answer.status, JSON.stringify(malformed)).toBe(400);
       expect(((await answer.json()) as Json).message).toEqual(expect.any(String));
     }
-    const badOutbox = await call(`${serviceA}/outbox`, { json: { type: 'Invite', object: 'https://example.com/not-a-role', target: serviceB } });
+    const badOutbox = await call(`${serviceA}/outbox`, {
+      json: { type: 'Invite', object: 'https://example.com/not-a-role', target: serviceB },
+    });
     expect(badOutbox.status).toBe(400);
     expect((await call(`${serviceA}/inbox`)).body.totalItems).toBe(0);
   });
 
   it('rejects a Follow from a service not on the accept list', async () => {
     const followId = await post(serviceB, { type: 'Follow', object: serviceA });
-    const reject = await waitFor(async () => (await inboxOf(serviceB, 'Reject')).find((activity) => (activity.object as Json).id === followId), { description: 'the Reject' });
+    const reject = await waitFor(
+      async () => (await inboxOf(serviceB, 'Reject')).find((activity) => (activity.object as Json).id === followId),
+      { description: 'the Reject' },
+    );
     expect(reject.actor).toBe(serviceA);
     expect(await membersOf(serviceA, 'followers')).toEqual([]);
     expect(await membersOf(serviceB, 'following')).toEqual([]);
   });
 
   it('validates the witness policy on POST /policy', async () => {
-    const bad = await fetch(`${a.url}/policy`, { method: 'POST', body: 'MinPercent(150,batch)', headers: { 'content-type': 'text/plain' } });
+    const bad = await fetch(`${a.url}/policy`, {
+      method: 'POST',
+      body: 'MinPercent(150,batch)',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(bad.status).toBe(400);
     expect((await fetch(`${a.url}/policy`)).status).toBe(404);
     const policy = 'MinPercent(100,batch)   AND MinPercent(50,system)';
-    const set = await fetch(`${a.url}/policy`, { method: 'POST', body: policy, headers: { 'content-type': 'text/plain' } });
+    const set = await fetch(`${a.url}/policy`, {
+      method: 'POST',
+      body: policy,
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(await set.text()).toBe('MinPercent(100,batch) AND MinPercent(50,system)');
     expect(await (await fetch(`${a.url}/policy`)).text()).toBe('MinPercent(100,batch) AND MinPercent(50,system)');
   });
 
   it('accepts a Follow and an Invite from a listed service: followers / following, witnessing / witnesses', async () => {
-    const listed = await call(`${serviceA}/acceptlist`, { json: [{ type: 'follow', add: [serviceB] }, { type: 'invite-witness', add: [serviceB] }] });
+    const listed = await call(`${serviceA}/acceptlist`, {
+      json: [
+        { type: 'follow', add: [serviceB] },
+        { type: 'invite-witness', add: [serviceB] },
+      ],
+    });
     expect(listed.status).toBe(200);
     const followId = await post(serviceB, { type: 'Follow', object: serviceA });
     await post(serviceB, { type: 'Invite', object: ANCHOR_WITNESS, target: serviceA });
-    await waitFor(async () => (await membersOf(serviceB, 'following')).includes(serviceA) && (await membersOf(serviceB, 'witnesses')).includes(serviceA), {
-      description: 'B following A and A witnessing for B',
-    });
+    await waitFor(
+      async () =>
+        (await membersOf(serviceB, 'following')).includes(serviceA) &&
+        (await membersOf(serviceB, 'witnesses')).includes(serviceA),
+      {
+        description: 'B following A and A witnessing for B',
+      },
+    );
     expect(await membersOf(serviceA, 'followers')).toEqual([serviceB]);
     expect(await membersOf(serviceA, 'witnessing')).toEqual([serviceB]);
     const accept = (await inboxOf(serviceB, 'Accept')).find((activity) => (activity.object as Json).id === followId);
@@ -157,8 +244,17 @@ describe('ActivityPub service between two nodes', () => {
   it('ignores a second activity with an id already received', async () => {
     const fetchB = signedAsB();
     const id = `${serviceB}/activities/like-once`;
-    const [liked, other] = [multibaseMultihash(Buffer.from('anchor one')), multibaseMultihash(Buffer.from('anchor two'))];
-    const first = { '@context': AS, id, type: 'Like', actor: serviceB, object: { type: 'AnchorEvent', url: `hl:${liked}` } };
+    const [liked, other] = [
+      multibaseMultihash(Buffer.from('anchor one')),
+      multibaseMultihash(Buffer.from('anchor two')),
+    ];
+    const first = {
+      '@context': AS,
+      id,
+      type: 'Like',
+      actor: serviceB,
+      object: { type: 'AnchorEvent', url: `hl:${liked}` },
+    };
     expect((await postSigned(fetchB, `${serviceA}/inbox`, first)).status).toBe(200);
     await waitFor(async () => (await inboxOf(serviceA, 'Like')).length === 1, { description: 'the Like in the inbox' });
     const again = { ...first, object: { type: 'AnchorEvent', url: `hl:${other}` } };
@@ -169,11 +265,12 @@ describe('ActivityPub service between two nodes', () => {
     expect((await call(`${serviceA}/likes/${other}?page=true`)).body.totalItems).toBe(0);
   });
 
-  it("takes a Like whose result lists several hashlinks, checking each; each matching one names an alternate", async () => {
+  it('takes a Like whose result lists several hashlinks, checking each; each matching one names an alternate', async () => {
     const fetchB = signedAsB();
     const liked = multibaseMultihash(Buffer.from('anchor liked with several urls'));
     const elsewhere = multibaseMultihash(Buffer.from('another anchor'));
-    const held = (origin: string, hash: string) => formatHashlink({ resourceHash: hash, links: [`${origin}/cas/${hash}`] });
+    const held = (origin: string, hash: string) =>
+      formatHashlink({ resourceHash: hash, links: [`${origin}/cas/${hash}`] });
     const like = (id: string, urls: string[]) => ({
       '@context': AS,
       id: `${serviceB}/activities/${id}`,
@@ -185,26 +282,44 @@ describe('ActivityPub service between two nodes', () => {
     // The inbox acknowledges first and runs the handler from its queue: a refused Like is stored, changing nothing.
     const badUrls = [held('https://e.example.com', liked), 'https://not.a.hashlink/'];
     expect((await postSigned(fetchB, `${serviceA}/inbox`, like('like-bad-url', badUrls))).status).toBe(200);
-    const urls = [held('https://b.example.com', liked), held('https://c.example.com', liked), held('https://d.example.com', elsewhere)];
+    const urls = [
+      held('https://b.example.com', liked),
+      held('https://c.example.com', liked),
+      held('https://d.example.com', elsewhere),
+    ];
     expect((await postSigned(fetchB, `${serviceA}/inbox`, like('like-several-urls', urls))).status).toBe(200);
-    const stored = (id: string) => async () => (await inboxOf(serviceA, 'Like')).some((activity) => activity.id === `${serviceB}/activities/${id}`);
-    await waitFor(async () => (await stored('like-bad-url')()) && (await stored('like-several-urls')()), { description: 'both Likes handled' });
+    const stored = (id: string) => async () =>
+      (await inboxOf(serviceA, 'Like')).some((activity) => activity.id === `${serviceB}/activities/${id}`);
+    await waitFor(async () => (await stored('like-bad-url')()) && (await stored('like-several-urls')()), {
+      description: 'both Likes handled',
+    });
     expect((await call(`${serviceA}/likes/${liked}?page=true`)).body.totalItems).toBe(1);
-    expect((await a.server.services.activitypub.anchorAlternates(liked)).sort()).toEqual([`https://b.example.com/cas/${liked}`, `https://c.example.com/cas/${liked}`]);
+    expect((await a.server.services.activitypub.anchorAlternates(liked)).sort()).toEqual([
+      `https://b.example.com/cas/${liked}`,
+      `https://c.example.com/cas/${liked}`,
+    ]);
     expect(await a.server.services.activitypub.anchorAlternates(elsewhere)).toEqual([]);
   });
 
   it('delivers an activity once to an inbox however many ways it is addressed there', async () => {
     const delivered = async (): Promise<number> => {
       const text = await (await fetch(`${a.url}/metrics`)).text();
-      const line = text.split('\n').find((row) => row.startsWith('node_activitypub_deliveries_total{outcome="delivered"}'));
+      const line = text
+        .split('\n')
+        .find((row) => row.startsWith('node_activitypub_deliveries_total{outcome="delivered"}'));
       return line === undefined ? 0 : Number(line.split(' ').at(-1));
     };
     const before = await delivered();
     const anchor = multibaseMultihash(Buffer.from('liked by A'));
     // B is a follower of A: addressed directly and through A's followers collection.
-    const likeId = await post(serviceA, { type: 'Like', to: [serviceB, `${serviceA}/followers`], object: { type: 'AnchorEvent', url: `hl:${anchor}` } });
-    await waitFor(async () => (await inboxOf(serviceB, 'Like')).some((like) => like.id === likeId), { description: "A's Like in B's inbox" });
+    const likeId = await post(serviceA, {
+      type: 'Like',
+      to: [serviceB, `${serviceA}/followers`],
+      object: { type: 'AnchorEvent', url: `hl:${anchor}` },
+    });
+    await waitFor(async () => (await inboxOf(serviceB, 'Like')).some((like) => like.id === likeId), {
+      description: "A's Like in B's inbox",
+    });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await delivered()) - before).toBe(1);
     expect(await itemsOf<string>(`${serviceA}/liked`)).toContain(`hl:${anchor}`);
@@ -218,7 +333,10 @@ describe('ActivityPub service between two nodes', () => {
     const last = Math.ceil(total / 2) - 1;
     expect(collection.body.last).toBe(`${serviceA}/outbox?page=true&page-num=${last}`);
     const first = await call(`${serviceA}/outbox?page=true`);
-    expect(first.body).toMatchObject({ type: 'OrderedCollectionPage', next: `${serviceA}/outbox?page=true&page-num=1` });
+    expect(first.body).toMatchObject({
+      type: 'OrderedCollectionPage',
+      next: `${serviceA}/outbox?page=true&page-num=1`,
+    });
     expect(first.body.orderedItems).toHaveLength(2);
     const final = await call(`${serviceA}/outbox?page=true&page-num=${last}`);
     expect(final.body.next).toBeUndefined();
@@ -229,7 +347,9 @@ describe('ActivityPub service between two nodes', () => {
     const follow = await itemsOf<Json>(`${serviceB}/outbox`);
     const accepted = follow.filter((activity) => activity.type === 'Follow').at(-1) as Json;
     await post(serviceB, { type: 'Undo', object: accepted.id as string });
-    await waitFor(async () => !(await membersOf(serviceA, 'followers')).includes(serviceB), { description: 'B gone from A followers' });
+    await waitFor(async () => !(await membersOf(serviceA, 'followers')).includes(serviceB), {
+      description: 'B gone from A followers',
+    });
     expect(await membersOf(serviceB, 'following')).toEqual([]);
   });
 });

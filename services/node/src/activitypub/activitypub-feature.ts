@@ -75,8 +75,21 @@ export async function createActivityPubFeature(ctx: NodeContext): Promise<Activi
   // Compiled while starting: on first use it would stall the event loop under the first anchor.
   precompileSchemas(ACTIVITY, INBOX_ACTIVITY);
   const store = await ActivityStore.open(ctx.storage);
-  const actors = new ActorResolver({ httpClient: ctx.httpClient, didResolver: ctx.didResolver, cacheTtlMs: config.federation.actorCacheExpiration, devMode: config.server.devMode });
-  const outbox = new Outbox({ store, broadcasts: await openBroadcastStore(ctx.storage), mq: ctx.mq, serviceId: me, serviceEndpoint: urls.serviceEndpoint, metrics: ctx.nodeMetrics, log });
+  const actors = new ActorResolver({
+    httpClient: ctx.httpClient,
+    didResolver: ctx.didResolver,
+    cacheTtlMs: config.federation.actorCacheExpiration,
+    devMode: config.server.devMode,
+  });
+  const outbox = new Outbox({
+    store,
+    broadcasts: await openBroadcastStore(ctx.storage),
+    mq: ctx.mq,
+    serviceId: me,
+    serviceEndpoint: urls.serviceEndpoint,
+    metrics: ctx.nodeMetrics,
+    log,
+  });
   const inbox = await Inbox.open(ctx.storage, {
     store,
     mq: ctx.mq,
@@ -115,14 +128,21 @@ export async function createActivityPubFeature(ctx: NodeContext): Promise<Activi
     log,
   });
 
-  const json = (res: Response, document: unknown, type = AP_CONTENT_TYPE) => res.type(type).send(JSON.stringify(document));
-  const collections = collectionHandlers({ store, pages: new CollectionPages(store, config.federation.activityPubPageSize), serviceId: me, serviceEndpoint: urls.serviceEndpoint });
+  const json = (res: Response, document: unknown, type = AP_CONTENT_TYPE) =>
+    res.type(type).send(JSON.stringify(document));
+  const collections = collectionHandlers({
+    store,
+    pages: new CollectionPages(store, config.federation.activityPubPageSize),
+    serviceId: me,
+    serviceEndpoint: urls.serviceEndpoint,
+  });
   const handlers: ActivityPubHandlers = {
     ...collections,
     // The actor, its key and its DID document are public: peers verifying this node's signatures fetch them unsigned.
     actor: (_req, res) => void json(res, serviceActor(urls, ctx.keys)),
     publicKey: (req, res) => {
-      if (urls.serviceIsDid) throw notFound(`the service key is published in ${urls.serviceEndpoint}/did.json (the service id is a DID)`);
+      if (urls.serviceIsDid)
+        throw notFound(`the service key is published in ${urls.serviceEndpoint}/did.json (the service id is a DID)`);
       if (req.params.id !== ctx.keys.httpKeyId) throw notFound(`no key ${String(req.params.id)}`);
       json(res, publicKeyDocument(urls, ctx.keys), 'application/json');
     },
@@ -159,7 +179,8 @@ export async function createActivityPubFeature(ctx: NodeContext): Promise<Activi
         try {
           for (const result of readAnchorEventUrls(like.result)) {
             if (result.anchorHash !== anchorHash) continue;
-            for (const link of parseHashlink(result.hashlink).links) if (link !== own && /^https?:\/\//.test(link)) alternates.add(link);
+            for (const link of parseHashlink(result.hashlink).links)
+              if (link !== own && /^https?:\/\//.test(link)) alternates.add(link);
           }
         } catch {
           // A Like whose result is not an AnchorEvent names no alternate.

@@ -63,7 +63,8 @@ export class ActorResolver {
   async serviceOfOrigin(origin: string): Promise<string> {
     if (origin.startsWith('did:')) return origin;
     const url = this.checkedUrl(origin);
-    if (url.pathname !== '/' && url.pathname !== '') return (await this.actor(`${url.origin}${url.pathname.replace(/\/+$/, '')}`)).id;
+    if (url.pathname !== '/' && url.pathname !== '')
+      return (await this.actor(`${url.origin}${url.pathname.replace(/\/+$/, '')}`)).id;
     return (await this.actor(await this.hostService(url.origin))).id;
   }
 
@@ -86,8 +87,11 @@ export class ActorResolver {
   /** GET a JSON document with the ActivityStreams Accept header (signed, as every outbound request). */
   async getJson(url: string): Promise<Record<string, unknown>> {
     this.checkedUrl(url);
-    const { data } = await this.options.httpClient.get<unknown>(url, { headers: { accept: `${ACTIVITY_MEDIA_TYPE}, application/json` } });
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) throw permanent(`GET ${url} did not return a JSON object`);
+    const { data } = await this.options.httpClient.get<unknown>(url, {
+      headers: { accept: `${ACTIVITY_MEDIA_TYPE}, application/json` },
+    });
+    if (typeof data !== 'object' || data === null || Array.isArray(data))
+      throw permanent(`GET ${url} did not return a JSON object`);
     return data as Record<string, unknown>;
   }
 
@@ -110,7 +114,8 @@ export class ActorResolver {
   private async fetchActor(iri: string): Promise<RemoteActor> {
     const location = iri.startsWith('did:web:') ? await this.didServiceEndpoint(iri) : iri;
     const document = await this.getJson(location);
-    if (document.id !== iri) throw permanent(`the actor document at ${location} has id ${JSON.stringify(document.id)}, not ${iri}`);
+    if (document.id !== iri)
+      throw permanent(`the actor document at ${location} has id ${JSON.stringify(document.id)}, not ${iri}`);
     const inbox = document.inbox;
     if (typeof inbox !== 'string') throw permanent(`the actor ${iri} has no inbox`);
     this.checkedUrl(inbox);
@@ -129,7 +134,12 @@ export class ActorResolver {
     const services = Array.isArray(didDocument.service) ? didDocument.service : [];
     const linked = services.find((service) => ([] as unknown[]).concat(service.type).includes('LinkedDomains'));
     const endpoint = linked?.serviceEndpoint;
-    const base = typeof endpoint === 'string' ? endpoint : Array.isArray((endpoint as { origins?: unknown } | undefined)?.origins) ? (endpoint as { origins: unknown[] }).origins[0] : undefined;
+    const base =
+      typeof endpoint === 'string'
+        ? endpoint
+        : Array.isArray((endpoint as { origins?: unknown } | undefined)?.origins)
+          ? (endpoint as { origins: unknown[] }).origins[0]
+          : undefined;
     if (typeof base !== 'string') throw permanent(`the DID document of ${did} has no LinkedDomains service`);
     return this.hostService(this.checkedUrl(base).origin);
   }
@@ -137,7 +147,9 @@ export class ActorResolver {
   /** The application/activity+json link of a host's host-meta. */
   private hostService(origin: string): Promise<string> {
     return this.cached(this.hostMetas, origin, async () => {
-      const { data } = await this.options.httpClient.get<unknown>(`${origin}${HOST_META_PATH}`, { headers: { accept: 'application/json' } });
+      const { data } = await this.options.httpClient.get<unknown>(`${origin}${HOST_META_PATH}`, {
+        headers: { accept: 'application/json' },
+      });
       let jrd: Jrd;
       try {
         jrd = parseJrd(data);
@@ -153,14 +165,25 @@ export class ActorResolver {
 
   private async collectionMembers(document: Record<string, unknown>, iri: string): Promise<string[] | undefined> {
     const type = document.type;
-    if (type !== 'Collection' && type !== 'OrderedCollection' && type !== 'CollectionPage' && type !== 'OrderedCollectionPage') return undefined;
+    if (
+      type !== 'Collection' &&
+      type !== 'OrderedCollection' &&
+      type !== 'CollectionPage' &&
+      type !== 'OrderedCollectionPage'
+    )
+      return undefined;
     const members: string[] = [];
     const take = (page: Record<string, unknown>): void => {
       const items = page.items ?? page.orderedItems;
       if (Array.isArray(items)) for (const item of items) if (typeof item === 'string') members.push(item);
     };
     take(document);
-    let next = typeof document.first === 'string' ? document.first : typeof document.next === 'string' ? document.next : undefined;
+    let next =
+      typeof document.first === 'string'
+        ? document.first
+        : typeof document.next === 'string'
+          ? document.next
+          : undefined;
     for (let pages = 0; next !== undefined && pages < MAX_COLLECTION_PAGES; pages++) {
       const page = await this.getJson(next);
       take(page);

@@ -6,7 +6,17 @@ import type { NodeUrls } from '../identity/node-urls.js';
 import { ANCHORS_CONTEXT, AS_CONTEXT } from './vocabulary.js';
 
 /** The collections a service actor lists, each at `<service endpoint>/<name>`. */
-export const COLLECTIONS = ['inbox', 'outbox', 'followers', 'following', 'witnesses', 'witnessing', 'liked', 'likes', 'shares'] as const;
+export const COLLECTIONS = [
+  'inbox',
+  'outbox',
+  'followers',
+  'following',
+  'witnesses',
+  'witnessing',
+  'liked',
+  'likes',
+  'shares',
+] as const;
 export type CollectionName = (typeof COLLECTIONS)[number];
 
 /** The id of this node's HTTP-signature key: `<service>/keys/<id>`, or `<did>#<id>` for a did:web service. */
@@ -45,7 +55,14 @@ export function serviceDidDocument(urls: NodeUrls, keys: NodeKeys): DidDocument 
   return {
     '@context': [CONTEXT_URLS.didV1, CONTEXT_URLS.ed25519Signature2020V1],
     id: urls.serviceId,
-    verificationMethod: [{ id: keyId, type: 'Ed25519VerificationKey2020', controller: urls.serviceId, publicKeyMultibase: keys.httpSigningKey.publicKeyMultibase() }],
+    verificationMethod: [
+      {
+        id: keyId,
+        type: 'Ed25519VerificationKey2020',
+        controller: urls.serviceId,
+        publicKeyMultibase: keys.httpSigningKey.publicKeyMultibase(),
+      },
+    ],
     authentication: [keyId],
     assertionMethod: [keyId],
     capabilityDelegation: [keyId],

@@ -14,17 +14,22 @@ import type { Principal } from '@anchor/common/http';
  */
 export function checkInboxCredentials(principal: Principal, authorizedByToken: boolean): void {
   if (principal.kind === 'signature' || (principal.kind === 'token' && authorizedByToken)) return;
-  throw unauthorized('an inbox POST must be HTTP-signed by its actor (or carry a bearer token)', { headers: { 'WWW-Authenticate': 'Signature' } });
+  throw unauthorized('an inbox POST must be HTTP-signed by its actor (or carry a bearer token)', {
+    headers: { 'WWW-Authenticate': 'Signature' },
+  });
 }
 
 /** A signed inbox POST speaks only for its signer: the activity's actor must be the signing service. */
 export function checkSignerIsActor(principal: Principal, actor: string): void {
-  if (principal.kind === 'signature' && principal.actor !== actor) throw unauthorized(`the activity's actor ${actor} is not the signer ${principal.actor}`);
+  if (principal.kind === 'signature' && principal.actor !== actor)
+    throw unauthorized(`the activity's actor ${actor} is not the signer ${principal.actor}`);
 }
 
 /** Outbox POST: the administrator token (open where no token rule covers the outbox), or this service's own signature. */
 export function checkOutboxPoster(principal: Principal, authorizedByToken: boolean, serviceId: string): void {
   if (authorizedByToken) return;
   if (principal.kind === 'signature' && principal.actor === serviceId) return;
-  throw unauthorized('posting to the outbox needs the administrator token', { headers: { 'WWW-Authenticate': 'Bearer' } });
+  throw unauthorized('posting to the outbox needs the administrator token', {
+    headers: { 'WWW-Authenticate': 'Bearer' },
+  });
 }

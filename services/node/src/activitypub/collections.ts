@@ -17,8 +17,10 @@ export interface Paging {
 export function pagingOf(query: Request['query']): Paging {
   const page = singleQueryValue(query.page, 'page');
   const pageNum = singleQueryValue(query['page-num'], 'page-num');
-  if (page !== undefined && page !== 'true' && page !== 'false') throw badRequest("query parameter page must be 'true' or 'false'");
-  if (pageNum !== undefined && !/^\d{1,9}$/.test(pageNum)) throw badRequest('query parameter page-num must be a non-negative integer');
+  if (page !== undefined && page !== 'true' && page !== 'false')
+    throw badRequest("query parameter page must be 'true' or 'false'");
+  if (pageNum !== undefined && !/^\d{1,9}$/.test(pageNum))
+    throw badRequest('query parameter page-num must be a non-negative integer');
   if (page !== 'true') {
     if (pageNum !== undefined) throw badRequest('page-num needs page=true');
     return { page: undefined };
@@ -53,7 +55,14 @@ export class CollectionPages {
     const collectionType = source.ordered ? 'OrderedCollection' : 'Collection';
     if (paging.page === undefined) {
       const last = Math.max(0, Math.ceil(total / this.pageSize) - 1);
-      return { '@context': AS_CONTEXT, id, type: collectionType, totalItems: total, first: pageId(id, 0), last: pageId(id, last) };
+      return {
+        '@context': AS_CONTEXT,
+        id,
+        type: collectionType,
+        totalItems: total,
+        first: pageId(id, 0),
+        last: pageId(id, last),
+      };
     }
     const refs = await this.store.page(source.refType, source.objectIri, paging.page * this.pageSize, this.pageSize);
     const items = source.items === 'iris' ? refs.map((ref) => ref.refIri) : await this.activities(refs);
@@ -66,7 +75,8 @@ export class CollectionPages {
       [source.ordered ? 'orderedItems' : 'items']: items,
     };
     if ((paging.page + 1) * this.pageSize < total) document.next = pageId(id, paging.page + 1);
-    if (paging.page > 0) document.prev = pageId(id, Math.min(paging.page - 1, Math.max(0, Math.ceil(total / this.pageSize) - 1)));
+    if (paging.page > 0)
+      document.prev = pageId(id, Math.min(paging.page - 1, Math.max(0, Math.ceil(total / this.pageSize) - 1)));
     return document;
   }
 
@@ -94,10 +104,12 @@ export interface CollectionRouteDeps {
  * for it, its public activities to anyone.
  */
 export function readers(deps: { store: ActivityStore; serviceId: string }) {
-  const member = (...types: RefType[]) => async (actor: string) => {
-    for (const type of types) if (await deps.store.hasRef(type, deps.serviceId, actor)) return true;
-    return false;
-  };
+  const member =
+    (...types: RefType[]) =>
+    async (actor: string) => {
+      for (const type of types) if (await deps.store.hasRef(type, deps.serviceId, actor)) return true;
+      return false;
+    };
   return {
     collection: signedBy(member('follower', 'witness')),
     outbox: signedBy(member('following', 'witness')),
@@ -112,7 +124,14 @@ export function collectionHandlers(deps: CollectionRouteDeps) {
 
   const relationship = (refType: RefType, name: string) => async (req: Request, res: Response) => {
     await requireAuthorization(req, can.collection);
-    send(res, await pages.document(`${serviceEndpoint}/${name}`, { refType, objectIri: serviceId, ordered: false, items: 'iris' }, pagingOf(req.query)));
+    send(
+      res,
+      await pages.document(
+        `${serviceEndpoint}/${name}`,
+        { refType, objectIri: serviceId, ordered: false, items: 'iris' },
+        pagingOf(req.query),
+      ),
+    );
   };
   const perAnchor = (refType: 'like' | 'share', name: string) => async (req: Request, res: Response) => {
     await requireAuthorization(req, can.collection);
@@ -125,8 +144,12 @@ export function collectionHandlers(deps: CollectionRouteDeps) {
         throw badRequest(`${anchor} is not an anchor hashlink or hash`);
       }
     }
-    const id = anchor === undefined ? `${serviceEndpoint}/${name}` : `${serviceEndpoint}/${name}/${encodeURIComponent(anchor)}`;
-    send(res, await pages.document(id, { refType, objectIri, ordered: true, items: 'activities' }, pagingOf(req.query)));
+    const id =
+      anchor === undefined ? `${serviceEndpoint}/${name}` : `${serviceEndpoint}/${name}/${encodeURIComponent(anchor)}`;
+    send(
+      res,
+      await pages.document(id, { refType, objectIri, ordered: true, items: 'activities' }, pagingOf(req.query)),
+    );
   };
 
   return {
@@ -136,18 +159,39 @@ export function collectionHandlers(deps: CollectionRouteDeps) {
     witnessing: relationship('witnessing', 'witnessing'),
     async liked(req: Request, res: Response) {
       await requireAuthorization(req, can.collection);
-      send(res, await pages.document(`${serviceEndpoint}/liked`, { refType: 'liked', objectIri: serviceId, ordered: true, items: 'iris' }, pagingOf(req.query)));
+      send(
+        res,
+        await pages.document(
+          `${serviceEndpoint}/liked`,
+          { refType: 'liked', objectIri: serviceId, ordered: true, items: 'iris' },
+          pagingOf(req.query),
+        ),
+      );
     },
     likes: perAnchor('like', 'likes'),
     shares: perAnchor('share', 'shares'),
     async inbox(req: Request, res: Response) {
       await requireAuthorization(req, can.collection);
-      send(res, await pages.document(`${serviceEndpoint}/inbox`, { refType: 'inbox', objectIri: serviceId, ordered: true, items: 'activities' }, pagingOf(req.query)));
+      send(
+        res,
+        await pages.document(
+          `${serviceEndpoint}/inbox`,
+          { refType: 'inbox', objectIri: serviceId, ordered: true, items: 'activities' },
+          pagingOf(req.query),
+        ),
+      );
     },
     /** The whole outbox to authorised readers; otherwise (never a 401) only what was addressed to the public. */
     async outbox(req: Request, res: Response) {
       const refType = (await isAuthorized(req, can.outbox)) ? 'outbox' : 'public-outbox';
-      send(res, await pages.document(`${serviceEndpoint}/outbox`, { refType, objectIri: serviceId, ordered: true, items: 'activities' }, pagingOf(req.query)));
+      send(
+        res,
+        await pages.document(
+          `${serviceEndpoint}/outbox`,
+          { refType, objectIri: serviceId, ordered: true, items: 'activities' },
+          pagingOf(req.query),
+        ),
+      );
     },
     async activity(req: Request, res: Response) {
       const id = `${serviceEndpoint}/activities/${String(req.params.id)}`;

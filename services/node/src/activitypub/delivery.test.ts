@@ -27,7 +27,9 @@ describe('DeliveryService', () => {
         return { status: 200, headers: {}, data: '' };
       },
     } as unknown as HttpClient;
-    const actors = { recipients: async (iri: string) => [{ id: iri, inbox: `${iri}/inbox` }] } as unknown as ActorResolver;
+    const actors = {
+      recipients: async (iri: string) => [{ id: iri, inbox: `${iri}/inbox` }],
+    } as unknown as ActorResolver;
     const service = await DeliveryService.open(provider, {
       store,
       mq,
@@ -35,27 +37,62 @@ describe('DeliveryService', () => {
       actors,
       metrics: createNodeMetrics(createMetrics()),
       log: getLogger('delivery-test'),
-      options: { serviceId: ME, followersIri: `${ME}/followers`, witnessesIri: `${ME}/witnesses`, maxAttempts: 3, concurrency: 4 },
+      options: {
+        serviceId: ME,
+        followersIri: `${ME}/followers`,
+        witnessesIri: `${ME}/witnesses`,
+        maxAttempts: 3,
+        concurrency: 4,
+      },
     });
 
-    const activity: StoredActivity = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${ME}/activities/1`, type: 'Like', actor: ME, to: [...PEERS, ME] };
-    const record = (peer: string, status: DeliveryRecord['status']): DeliveryRecord => ({ activityId: activity.id, inbox: `${peer}/inbox`, recipient: peer, status, queuedAt: 1, updatedAt: 1 });
+    const activity: StoredActivity = {
+      '@context': 'https://www.w3.org/ns/activitystreams',
+      id: `${ME}/activities/1`,
+      type: 'Like',
+      actor: ME,
+      to: [...PEERS, ME],
+    };
+    const record = (peer: string, status: DeliveryRecord['status']): DeliveryRecord => ({
+      activityId: activity.id,
+      inbox: `${peer}/inbox`,
+      recipient: peer,
+      status,
+      queuedAt: 1,
+      updatedAt: 1,
+    });
     // A crash after two records were written (one delivered, one still queued) and before the fan-out ended.
     await provider.batch([
       store.putActivityOp(activity),
       { store: BROADCAST_STORE, op: 'put', key: activity.id, value: { activityId: activity.id, postedAt: 0 } },
-      { store: service.deliveries.name, op: 'put', key: `${activity.id}|${PEERS[0]}/inbox`, value: record(PEERS[0] as string, 'delivered') },
-      { store: service.deliveries.name, op: 'put', key: `${activity.id}|${PEERS[1]}/inbox`, value: record(PEERS[1] as string, 'queued') },
+      {
+        store: service.deliveries.name,
+        op: 'put',
+        key: `${activity.id}|${PEERS[0]}/inbox`,
+        value: record(PEERS[0] as string, 'delivered'),
+      },
+      {
+        store: service.deliveries.name,
+        op: 'put',
+        key: `${activity.id}|${PEERS[1]}/inbox`,
+        value: record(PEERS[1] as string, 'queued'),
+      },
     ]);
 
     await service.start();
     try {
       const records = () => service.deliveries.getMany(PEERS.map((peer) => `${activity.id}|${peer}/inbox`));
-      await waitFor(async () => (await records()).every((stored) => stored?.status === 'delivered'), { timeoutMs: 5_000, description: 'every delivery done' });
+      await waitFor(async () => (await records()).every((stored) => stored?.status === 'delivered'), {
+        timeoutMs: 5_000,
+        description: 'every delivery done',
+      });
       expect(posted.sort()).toEqual([`${PEERS[1]}/inbox`, `${PEERS[2]}/inbox`]);
       // Exactly one record per inbox, the one written before the crash kept as it was.
       expect((await records()).map((stored) => stored?.queuedAt === 1)).toEqual([true, true, false]);
-      await waitFor(async () => (await provider.open(BROADCAST_STORE)).get(activity.id).then((pending) => pending === undefined), { timeoutMs: 5_000, description: 'the fan-out to end' });
+      await waitFor(
+        async () => (await provider.open(BROADCAST_STORE)).get(activity.id).then((pending) => pending === undefined),
+        { timeoutMs: 5_000, description: 'the fan-out to end' },
+      );
     } finally {
       await service.stop();
       await mq.close();

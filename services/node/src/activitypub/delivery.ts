@@ -77,7 +77,15 @@ export class DeliveryService {
 
   static async open(
     provider: StoreProvider,
-    deps: { store: ActivityStore; mq: MessageQueue; httpClient: HttpClient; actors: ActorResolver; metrics: NodeMetrics; log: Logger; options: DeliveryOptions },
+    deps: {
+      store: ActivityStore;
+      mq: MessageQueue;
+      httpClient: HttpClient;
+      actors: ActorResolver;
+      metrics: NodeMetrics;
+      log: Logger;
+      options: DeliveryOptions;
+    },
   ): Promise<DeliveryService> {
     return new DeliveryService({
       ...deps,
@@ -95,12 +103,18 @@ export class DeliveryService {
   async start(): Promise<void> {
     const { mq, options } = this.deps;
     this.subscriptions.push(
-      await mq.subscribe<BroadcastMessage>(OUTBOX_TOPIC, (delivery) => this.broadcast(delivery), { concurrency: options.concurrency }),
-      await mq.subscribe<DeliverMessage>(DELIVERY_TOPIC, (delivery) => this.deliver(delivery), { concurrency: options.concurrency }),
+      await mq.subscribe<BroadcastMessage>(OUTBOX_TOPIC, (delivery) => this.broadcast(delivery), {
+        concurrency: options.concurrency,
+      }),
+      await mq.subscribe<DeliverMessage>(DELIVERY_TOPIC, (delivery) => this.deliver(delivery), {
+        concurrency: options.concurrency,
+      }),
     );
     await this.requeueBroadcasts(0);
     this.sweepTimer = setInterval(() => {
-      this.requeueBroadcasts(BROADCAST_STALE_MS).catch((error: unknown) => this.deps.log.warn('could not re-queue pending fan-outs', { err: errorMessage(error) }));
+      this.requeueBroadcasts(BROADCAST_STALE_MS).catch((error: unknown) =>
+        this.deps.log.warn('could not re-queue pending fan-outs', { err: errorMessage(error) }),
+      );
     }, BROADCAST_STALE_MS);
     this.sweepTimer.unref();
   }
@@ -114,7 +128,8 @@ export class DeliveryService {
   private async requeueBroadcasts(olderThanMs: number): Promise<void> {
     const before = Date.now() - olderThanMs;
     for await (const items of queryPages(this.deps.broadcasts, { where: { postedAt: { lte: before } } })) {
-      for (const { value } of items) await this.deps.mq.publish<BroadcastMessage>(OUTBOX_TOPIC, { activityId: value.activityId });
+      for (const { value } of items)
+        await this.deps.mq.publish<BroadcastMessage>(OUTBOX_TOPIC, { activityId: value.activityId });
     }
   }
 
@@ -135,17 +150,26 @@ export class DeliveryService {
     const inboxes = new Map<string, string>();
     await forEachConcurrently(targets, RESOLVE_CONCURRENCY, async (service) => {
       try {
-        for (const actor of await this.deps.actors.recipients(service)) if (!exclude.has(actor.id)) inboxes.set(actor.inbox, actor.id);
+        for (const actor of await this.deps.actors.recipients(service))
+          if (!exclude.has(actor.id)) inboxes.set(actor.inbox, actor.id);
       } catch (error) {
         if (isRetryable(error)) {
           // A retried recipient goes back to the queue's backoff; in a fan-out only this recipient waits,
           // retried as a message of its own.
           if (target !== undefined) throw error;
-          this.deps.log.warn('recipient could not be resolved; retrying', { activityId, recipient: service, err: errorMessage(error) });
+          this.deps.log.warn('recipient could not be resolved; retrying', {
+            activityId,
+            recipient: service,
+            err: errorMessage(error),
+          });
           await this.deps.mq.publish<BroadcastMessage>(OUTBOX_TOPIC, { activityId, target: service });
         } else {
           this.deps.metrics.deliveries.inc({ outcome: 'dropped' });
-          this.deps.log.warn('recipient dropped: it cannot be resolved', { activityId, recipient: service, err: errorMessage(error) });
+          this.deps.log.warn('recipient dropped: it cannot be resolved', {
+            activityId,
+            recipient: service,
+            err: errorMessage(error),
+          });
         }
       }
     });
@@ -162,9 +186,16 @@ export class DeliveryService {
    * delivered. Each record is an insert-if-absent of its own (they are independent: a replay finds the ones
    * written before), all issued at once so the store commits them together.
    */
-  private async recordDeliveries(activityId: string, inboxes: ReadonlyMap<string, string>, replay: boolean): Promise<string[]> {
+  private async recordDeliveries(
+    activityId: string,
+    inboxes: ReadonlyMap<string, string>,
+    replay: boolean,
+  ): Promise<string[]> {
     const now = Date.now();
-    const records = [...inboxes].map(([inbox, recipient]): [string, DeliveryRecord] => [`${activityId}|${inbox}`, { activityId, inbox, recipient, status: 'queued', queuedAt: now, updatedAt: now }]);
+    const records = [...inboxes].map(([inbox, recipient]): [string, DeliveryRecord] => [
+      `${activityId}|${inbox}`,
+      { activityId, inbox, recipient, status: 'queued', queuedAt: now, updatedAt: now },
+    ]);
     const inserted = await Promise.all(records.map(([key, record]) => this.deps.deliveries.insert(key, record)));
     const queued: string[] = [];
     for (const [i, [key]] of records.entries()) {
@@ -175,13 +206,16 @@ export class DeliveryService {
 
   /** The services an activity is addressed to: `to` and `cc`, with this service's collections expanded. */
   private async expandRecipients(activity: StoredActivity): Promise<string[]> {
-    const addressed = [activity.to, activity.cc].flatMap((value) => (value === undefined ? [] : Array.isArray(value) ? value : [value])).filter((iri): iri is string => typeof iri === 'string');
+    const addressed = [activity.to, activity.cc]
+      .flatMap((value) => (value === undefined ? [] : Array.isArray(value) ? value : [value]))
+      .filter((iri): iri is string => typeof iri === 'string');
     const services: string[] = [];
     const me = this.deps.options.serviceId;
     for (const iri of addressed) {
       if (iri === PUBLIC) continue;
       if (iri === this.deps.options.followersIri) services.push(...(await this.deps.store.allRefIris('follower', me)));
-      else if (iri === this.deps.options.witnessesIri) services.push(...(await this.deps.store.allRefIris('witness', me)));
+      else if (iri === this.deps.options.witnessesIri)
+        services.push(...(await this.deps.store.allRefIris('witness', me)));
       else services.push(iri);
     }
     return services;
@@ -198,7 +232,12 @@ export class DeliveryService {
     }
     let failure: unknown;
     try {
-      await this.deps.httpClient.request(record.inbox, { method: 'POST', body: payload, headers: { 'content-type': ACTIVITY_MEDIA_TYPE }, responseType: 'text' });
+      await this.deps.httpClient.request(record.inbox, {
+        method: 'POST',
+        body: payload,
+        headers: { 'content-type': ACTIVITY_MEDIA_TYPE },
+        responseType: 'text',
+      });
     } catch (error) {
       failure = error;
     }
@@ -225,8 +264,18 @@ export class DeliveryService {
     }
   }
 
-  private async finish(key: string, record: DeliveryRecord, status: Exclude<DeliveryStatus, 'queued'>, lastError?: string): Promise<void> {
-    await this.deps.deliveries.put(key, { ...record, status, updatedAt: Date.now(), ...(lastError !== undefined ? { lastError } : {}) });
+  private async finish(
+    key: string,
+    record: DeliveryRecord,
+    status: Exclude<DeliveryStatus, 'queued'>,
+    lastError?: string,
+  ): Promise<void> {
+    await this.deps.deliveries.put(key, {
+      ...record,
+      status,
+      updatedAt: Date.now(),
+      ...(lastError !== undefined ? { lastError } : {}),
+    });
     this.deps.metrics.deliveries.inc({ outcome: status === 'dead' ? 'dead-lettered' : status });
   }
 
@@ -246,7 +295,11 @@ export function openBroadcastStore(provider: StoreProvider): Promise<Store<Pendi
   return provider.open<PendingBroadcast>(BROADCAST_STORE, { indexes: ['postedAt'] });
 }
 
-async function forEachConcurrently<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+async function forEachConcurrently<T>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) await work(items[next++] as T);

@@ -63,7 +63,10 @@ export class Inbox {
   private constructor(private readonly deps: InboxDeps) {}
 
   static async open(provider: StoreProvider, deps: Omit<InboxDeps, 'pending'>): Promise<Inbox> {
-    return new Inbox({ ...deps, pending: await provider.open<PendingActivity>(INBOX_PENDING_STORE, { indexes: ['receivedAt'] }) });
+    return new Inbox({
+      ...deps,
+      pending: await provider.open<PendingActivity>(INBOX_PENDING_STORE, { indexes: ['receivedAt'] }),
+    });
   }
 
   /** Registers the handler of an activity type (one per type). */
@@ -73,7 +76,11 @@ export class Inbox {
   }
 
   async start(): Promise<void> {
-    this.subscription = await this.deps.mq.subscribe<{ id: string }>(INBOX_TOPIC, (delivery) => this.consume(delivery), { concurrency: this.deps.concurrency });
+    this.subscription = await this.deps.mq.subscribe<{ id: string }>(
+      INBOX_TOPIC,
+      (delivery) => this.consume(delivery),
+      { concurrency: this.deps.concurrency },
+    );
     // Activities acknowledged before a crash or a restart, whose queue messages may be gone.
     for await (const items of queryPages(this.deps.pending, { orderBy: { field: 'receivedAt' } })) {
       for (const { key } of items) await this.deps.mq.publish(INBOX_TOPIC, { id: key });
@@ -156,16 +163,23 @@ export class Inbox {
     try {
       return await handler(activity, context);
     } finally {
-      this.deps.metrics.inboxHandlerSeconds.observe({ type: metricLabel(activity) }, (performance.now() - started) / 1000);
+      this.deps.metrics.inboxHandlerSeconds.observe(
+        { type: metricLabel(activity) },
+        (performance.now() - started) / 1000,
+      );
     }
   }
 
   /** The activity with its type resolved; its id must live on its actor's host (nobody speaks for another host's ids). */
-  private checked(input: { id: string; actor: string; type: string | string[] } & Record<string, unknown>): StoredActivity {
+  private checked(
+    input: { id: string; actor: string; type: string | string[] } & Record<string, unknown>,
+  ): StoredActivity {
     const type = activityTypeOf(input);
-    if (!(ACTIVITY_TYPES as readonly string[]).includes(type)) throw badRequest(`unsupported activity type ${type} (supported: ${ACTIVITY_TYPES.join(', ')})`);
+    if (!(ACTIVITY_TYPES as readonly string[]).includes(type))
+      throw badRequest(`unsupported activity type ${type} (supported: ${ACTIVITY_TYPES.join(', ')})`);
     const actorHost = hostOf(input.actor);
-    if (actorHost === undefined || hostOf(input.id) !== actorHost) throw badRequest(`the activity id ${input.id} is not on its actor's host (${input.actor})`);
+    if (actorHost === undefined || hostOf(input.id) !== actorHost)
+      throw badRequest(`the activity id ${input.id} is not on its actor's host (${input.actor})`);
     return { ...input, type };
   }
 }

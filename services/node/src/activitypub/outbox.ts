@@ -8,7 +8,15 @@ import type { ProviderBatchOp, Store } from '@anchor/common/storage';
 import type { NodeMetrics } from '../observability/node-metrics.js';
 import type { ActivityStore } from './activity-store.js';
 import { postedActivity } from './activity-effects.js';
-import { ACTIVITY_CONTEXTS, ACTIVITY_TYPES, activityTypeOf, iriOf, isPublic, recipientsOf, type StoredActivity } from './vocabulary.js';
+import {
+  ACTIVITY_CONTEXTS,
+  ACTIVITY_TYPES,
+  activityTypeOf,
+  iriOf,
+  isPublic,
+  recipientsOf,
+  type StoredActivity,
+} from './vocabulary.js';
 
 /** Topic of posted activities waiting to be fanned out (and of single recipients whose resolution is retried). */
 export const OUTBOX_TOPIC = 'node.activity.outbox';
@@ -54,28 +62,38 @@ export class Outbox {
     const activity = this.complete(input);
     const existing = await this.deps.store.get(activity.id);
     if (existing) return existing;
-    const undone = activity.type === 'Undo' ? await this.deps.store.getIfIn('outbox', this.deps.serviceId, iriOf(activity.object, 'the object of an Undo')) : undefined;
+    const undone =
+      activity.type === 'Undo'
+        ? await this.deps.store.getIfIn('outbox', this.deps.serviceId, iriOf(activity.object, 'the object of an Undo'))
+        : undefined;
     // An Undo goes where the undone activity went.
     if (activity.to === undefined && undone?.to !== undefined) activity.to = undone.to;
 
     const ops: ProviderBatchOp[] = [
       { ...this.deps.store.putActivityOp(activity), op: 'insert' },
       this.deps.store.addRefOp('outbox', this.deps.serviceId, activity.id, activity.type),
-      ...(isPublic(activity) ? [this.deps.store.addRefOp('public-outbox', this.deps.serviceId, activity.id, activity.type)] : []),
+      ...(isPublic(activity)
+        ? [this.deps.store.addRefOp('public-outbox', this.deps.serviceId, activity.id, activity.type)]
+        : []),
       // Its effect on this node's collections (orb.md §3.3, outbox column); 400 for a malformed activity.
       ...postedActivity(activity, this.deps.serviceId, undone).map((change) => this.deps.store.changeOp(change)),
       {
         store: BROADCAST_STORE,
         op: 'put',
         key: activity.id,
-        value: { activityId: activity.id, postedAt: Date.now(), ...(options.exclude && options.exclude.length > 0 ? { exclude: [...options.exclude] } : {}) } satisfies PendingBroadcast,
+        value: {
+          activityId: activity.id,
+          postedAt: Date.now(),
+          ...(options.exclude && options.exclude.length > 0 ? { exclude: [...options.exclude] } : {}),
+        } satisfies PendingBroadcast,
       },
     ];
     try {
       await this.deps.store.provider.batch(ops);
     } catch (error) {
       // The same id was posted meanwhile (another instance, a concurrent retry): that one stands.
-      if (error instanceof AppError && error.code === 'conflict') return (await this.deps.store.get(activity.id)) ?? activity;
+      if (error instanceof AppError && error.code === 'conflict')
+        return (await this.deps.store.get(activity.id)) ?? activity;
       throw error;
     }
     this.deps.metrics.outboxActivities.inc({ type: activity.type });
@@ -84,7 +102,10 @@ export class Outbox {
       await this.deps.mq.publish<BroadcastMessage>(OUTBOX_TOPIC, { activityId: activity.id });
     } catch (error) {
       // Stored with its pending fan-out: the next sweep or start queues it again.
-      this.deps.log.warn('could not queue the fan-out of an activity; it will be retried', { id: activity.id, err: (error as Error).message });
+      this.deps.log.warn('could not queue the fan-out of an activity; it will be retried', {
+        id: activity.id,
+        err: (error as Error).message,
+      });
     }
     return activity;
   }
@@ -93,10 +114,13 @@ export class Outbox {
   private complete(input: Activity): StoredActivity {
     validate(ACTIVITY, input, { what: 'activity' });
     const type = activityTypeOf(input);
-    if (!(ACTIVITY_TYPES as readonly string[]).includes(type)) throw badRequest(`unsupported activity type ${type} (supported: ${ACTIVITY_TYPES.join(', ')})`);
-    if (input.actor !== undefined && input.actor !== this.deps.serviceId) throw badRequest(`the actor of an outbox activity must be this service (${this.deps.serviceId})`);
+    if (!(ACTIVITY_TYPES as readonly string[]).includes(type))
+      throw badRequest(`unsupported activity type ${type} (supported: ${ACTIVITY_TYPES.join(', ')})`);
+    if (input.actor !== undefined && input.actor !== this.deps.serviceId)
+      throw badRequest(`the actor of an outbox activity must be this service (${this.deps.serviceId})`);
     const prefix = `${this.deps.serviceEndpoint}/activities/`;
-    if (input.id !== undefined && !(input.id.startsWith(prefix) && input.id.length > prefix.length)) throw badRequest(`an outbox activity id must start with ${prefix}`);
+    if (input.id !== undefined && !(input.id.startsWith(prefix) && input.id.length > prefix.length))
+      throw badRequest(`an outbox activity id must start with ${prefix}`);
     const activity: StoredActivity = {
       '@context': input['@context'] ?? ACTIVITY_CONTEXTS,
       ...input,

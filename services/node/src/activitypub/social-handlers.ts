@@ -4,7 +4,15 @@ import type { AcceptLists, AcceptListType } from '../system/accept-lists.js';
 import type { ActivityStore } from './activity-store.js';
 import type { Inbox } from './inbox.js';
 import type { Outbox } from './outbox.js';
-import { acceptedRelationship, checkAnswer, receivedFollow, receivedInvite, receivedLike, receivedUndo, type InvitationEffect } from './activity-effects.js';
+import {
+  acceptedRelationship,
+  checkAnswer,
+  receivedFollow,
+  receivedInvite,
+  receivedLike,
+  receivedUndo,
+  type InvitationEffect,
+} from './activity-effects.js';
 import { derivedActivityId, embeddedActivity, iriOf, type StoredActivity } from './vocabulary.js';
 
 export type AuthPolicy = 'accept-all' | 'accept-list';
@@ -37,17 +45,29 @@ export type AcceptedHandler = (accept: StoredActivity, accepted: StoredActivity)
  *
  * Replies have ids derived from what they answer, so handling an activity twice sends nothing twice.
  */
-export function registerSocialHandlers(deps: SocialHandlerDeps): { onAccepted(type: string, handler: AcceptedHandler): void } {
+export function registerSocialHandlers(deps: SocialHandlerDeps): {
+  onAccepted(type: string, handler: AcceptedHandler): void;
+} {
   const { inbox, outbox, store, serviceId: me } = deps;
   const acceptedHandlers = new Map<string, AcceptedHandler>();
 
-  const allowed = async (type: AcceptListType, policy: AuthPolicy, actor: string): Promise<boolean> => policy === 'accept-all' || (await deps.acceptLists.includes(type, actor));
+  const allowed = async (type: AcceptListType, policy: AuthPolicy, actor: string): Promise<boolean> =>
+    policy === 'accept-all' || (await deps.acceptLists.includes(type, actor));
   const reply = async (kind: 'Accept' | 'Reject', activity: StoredActivity): Promise<void> => {
-    await outbox.post({ id: derivedActivityId(deps.serviceEndpoint, `${kind}:${activity.id}`), type: kind, to: [activity.actor], object: activity });
+    await outbox.post({
+      id: derivedActivityId(deps.serviceEndpoint, `${kind}:${activity.id}`),
+      type: kind,
+      to: [activity.actor],
+      object: activity,
+    });
   };
   /** The activity of mine (in my outbox) an Accept or Reject answers. */
   const answered = async (answer: StoredActivity): Promise<StoredActivity> =>
-    checkAnswer(answer, await store.getIfIn('outbox', me, embeddedActivity(answer.object, `the object of ${answer.type}`).id), me);
+    checkAnswer(
+      answer,
+      await store.getIfIn('outbox', me, embeddedActivity(answer.object, `the object of ${answer.type}`).id),
+      me,
+    );
   const invitation = async (effect: InvitationEffect, activity: StoredActivity, what: string): Promise<void> => {
     if (effect.reply === 'Reject') deps.log.warn(`${what} rejected by the accept list`, { actor: activity.actor });
     await store.apply(effect.changes);
@@ -55,12 +75,18 @@ export function registerSocialHandlers(deps: SocialHandlerDeps): { onAccepted(ty
   };
 
   inbox.on('Follow', async (follow) => {
-    const facts = { known: await store.hasRef('follower', me, follow.actor), allowed: await allowed('follow', deps.followPolicy, follow.actor) };
+    const facts = {
+      known: await store.hasRef('follower', me, follow.actor),
+      allowed: await allowed('follow', deps.followPolicy, follow.actor),
+    };
     await invitation(receivedFollow(follow, me, facts), follow, 'follow');
   });
 
   inbox.on('Invite', async (invite) => {
-    const facts = { known: await store.hasRef('witnessing', me, invite.actor), allowed: await allowed('invite-witness', deps.inviteWitnessPolicy, invite.actor) };
+    const facts = {
+      known: await store.hasRef('witnessing', me, invite.actor),
+      allowed: await allowed('invite-witness', deps.inviteWitnessPolicy, invite.actor),
+    };
     await invitation(receivedInvite(invite, me, facts), invite, 'witness invitation');
   });
 
@@ -75,7 +101,11 @@ export function registerSocialHandlers(deps: SocialHandlerDeps): { onAccepted(ty
 
   inbox.on('Reject', async (reject) => {
     const answeredActivity = await answered(reject);
-    deps.log.warn('an activity of this service was rejected', { type: answeredActivity.type, id: answeredActivity.id, by: reject.actor });
+    deps.log.warn('an activity of this service was rejected', {
+      type: answeredActivity.type,
+      id: answeredActivity.id,
+      by: reject.actor,
+    });
   });
 
   inbox.on('Undo', async (undo) => {

@@ -2,23 +2,39 @@ import { canonicalBytes, formatHashlink, multibaseMultihash } from '@anchor/comm
 import { describe, expect, it } from 'vitest';
 import { statusOf } from './activitypub.test-helpers.js';
 import { pageId, pagingOf } from './collections.js';
-import { activityTypeOf, anchorHashOf, derivedActivityId, hostOf, readAnchorEvent, readAnchorEventUrls } from './vocabulary.js';
+import {
+  activityTypeOf,
+  anchorHashOf,
+  derivedActivityId,
+  hostOf,
+  readAnchorEvent,
+  readAnchorEventUrls,
+} from './vocabulary.js';
 
 describe('readAnchorEvent', () => {
   const linkset = { linkset: [{ anchor: 'hl:uEiAnchor', author: [{ href: 'https://a.example.com/services/node' }] }] };
   const hash = multibaseMultihash(canonicalBytes(linkset));
 
   it('reads the hashlink and an embedded linkset that hashes (JCS) to it', () => {
-    expect(readAnchorEvent({ type: 'AnchorEvent', url: `hl:${hash}`, object: linkset })).toEqual({ hashlink: `hl:${hash}`, anchorHash: hash, linkset });
+    expect(readAnchorEvent({ type: 'AnchorEvent', url: `hl:${hash}`, object: linkset })).toEqual({
+      hashlink: `hl:${hash}`,
+      anchorHash: hash,
+      linkset,
+    });
     const withLink = formatHashlink({ resourceHash: hash, links: ['https://a.example.com/cas/x'] });
-    expect(readAnchorEvent({ type: 'AnchorEvent', url: [withLink] })).toMatchObject({ hashlink: withLink, anchorHash: hash });
+    expect(readAnchorEvent({ type: 'AnchorEvent', url: [withLink] })).toMatchObject({
+      hashlink: withLink,
+      anchorHash: hash,
+    });
   });
 
   it('refuses another type, a missing or ambiguous url, and a linkset that does not match its hash', () => {
     expect(statusOf(() => readAnchorEvent({ type: 'Note', url: `hl:${hash}` }))).toBe(400);
     expect(statusOf(() => readAnchorEvent({ type: 'AnchorEvent' }))).toBe(400);
     expect(statusOf(() => readAnchorEvent({ type: 'AnchorEvent', url: [`hl:${hash}`, `hl:${hash}`] }))).toBe(400);
-    expect(statusOf(() => readAnchorEvent({ type: 'AnchorEvent', url: `hl:${hash}`, object: { linkset: [] } }))).toBe(400);
+    expect(statusOf(() => readAnchorEvent({ type: 'AnchorEvent', url: `hl:${hash}`, object: { linkset: [] } }))).toBe(
+      400,
+    );
   });
 });
 
@@ -26,24 +42,44 @@ describe('readAnchorEventUrls', () => {
   const linkset = { linkset: [{ anchor: 'hl:uEiAnchor', author: [{ href: 'https://a.example.com/services/node' }] }] };
   const hash = multibaseMultihash(canonicalBytes(linkset));
   const other = multibaseMultihash(Buffer.from('other'));
-  const at = (origin: string, resourceHash = hash) => formatHashlink({ resourceHash, links: [`${origin}/cas/${resourceHash}`] });
+  const at = (origin: string, resourceHash = hash) =>
+    formatHashlink({ resourceHash, links: [`${origin}/cas/${resourceHash}`] });
 
   it('reads one hashlink or a list of them, each with its hash', () => {
-    expect(readAnchorEventUrls({ type: 'AnchorEvent', url: `hl:${hash}` })).toEqual([{ hashlink: `hl:${hash}`, anchorHash: hash }]);
-    expect(readAnchorEventUrls({ type: 'AnchorEvent', url: [at('https://b.example.com'), at('https://c.example.com', other)] })).toEqual([
+    expect(readAnchorEventUrls({ type: 'AnchorEvent', url: `hl:${hash}` })).toEqual([
+      { hashlink: `hl:${hash}`, anchorHash: hash },
+    ]);
+    expect(
+      readAnchorEventUrls({
+        type: 'AnchorEvent',
+        url: [at('https://b.example.com'), at('https://c.example.com', other)],
+      }),
+    ).toEqual([
       { hashlink: at('https://b.example.com'), anchorHash: hash },
       { hashlink: at('https://c.example.com', other), anchorHash: other },
     ]);
-    expect(readAnchorEventUrls({ type: 'AnchorEvent', url: [at('https://b.example.com'), at('https://c.example.com')], object: linkset })).toHaveLength(2);
+    expect(
+      readAnchorEventUrls({
+        type: 'AnchorEvent',
+        url: [at('https://b.example.com'), at('https://c.example.com')],
+        object: linkset,
+      }),
+    ).toHaveLength(2);
   });
 
   it('refuses an empty list, a member that is no hashlink, and a linkset that does not hash to every member', () => {
     expect(statusOf(() => readAnchorEventUrls({ type: 'AnchorEvent', url: [] }))).toBe(400);
     expect(statusOf(() => readAnchorEventUrls({ type: 'AnchorEvent' }))).toBe(400);
     expect(statusOf(() => readAnchorEventUrls({ type: 'Note', url: `hl:${hash}` }))).toBe(400);
-    expect(statusOf(() => readAnchorEventUrls({ type: 'AnchorEvent', url: [`hl:${hash}`, 'https://example.com/x'] }))).toBe(400);
-    expect(statusOf(() => readAnchorEventUrls({ type: 'AnchorEvent', url: [`hl:${hash}`, { href: `hl:${hash}` }] }))).toBe(400);
-    expect(statusOf(() => readAnchorEventUrls({ type: 'AnchorEvent', url: [`hl:${hash}`, `hl:${other}`], object: linkset }))).toBe(400);
+    expect(
+      statusOf(() => readAnchorEventUrls({ type: 'AnchorEvent', url: [`hl:${hash}`, 'https://example.com/x'] })),
+    ).toBe(400);
+    expect(
+      statusOf(() => readAnchorEventUrls({ type: 'AnchorEvent', url: [`hl:${hash}`, { href: `hl:${hash}` }] })),
+    ).toBe(400);
+    expect(
+      statusOf(() => readAnchorEventUrls({ type: 'AnchorEvent', url: [`hl:${hash}`, `hl:${other}`], object: linkset })),
+    ).toBe(400);
   });
 });
 
@@ -58,7 +94,9 @@ describe('vocabulary helpers', () => {
     const id = derivedActivityId('https://a.example.com/services/node', 'Accept:x');
     expect(id).toBe(derivedActivityId('https://a.example.com/services/node', 'Accept:x'));
     expect(id).not.toBe(derivedActivityId('https://a.example.com/services/node', 'Accept:y'));
-    expect(id).toMatch(/^https:\/\/a\.example\.com\/services\/node\/activities\/[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(id).toMatch(
+      /^https:\/\/a\.example\.com\/services\/node\/activities\/[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
   });
 
   it('hosts of service URLs and did:web services', () => {

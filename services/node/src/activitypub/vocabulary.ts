@@ -15,7 +15,17 @@ export const ANCHOR_WITNESS = 'https://w3id.org/activityanchors#AnchorWitness';
 export const ACTIVITY_MEDIA_TYPE = 'application/ld+json; profile="https://www.w3.org/ns/activitystreams"';
 export const ACTIVITY_CONTEXTS = [AS_CONTEXT, ANCHORS_CONTEXT];
 
-export const ACTIVITY_TYPES = ['Follow', 'Accept', 'Reject', 'Invite', 'Offer', 'Create', 'Announce', 'Like', 'Undo'] as const;
+export const ACTIVITY_TYPES = [
+  'Follow',
+  'Accept',
+  'Reject',
+  'Invite',
+  'Offer',
+  'Create',
+  'Announce',
+  'Like',
+  'Undo',
+] as const;
 export type ActivityType = (typeof ACTIVITY_TYPES)[number];
 
 export type { Activity };
@@ -58,13 +68,15 @@ export function activityTypeOf(activity: Activity): string {
 /** The IRI of a member that may be a URI or an object with an `id`. */
 export function iriOf(value: unknown, what: string): string {
   if (typeof value === 'string' && value !== '') return value;
-  if (typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string') return (value as { id: string }).id;
+  if (typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string')
+    return (value as { id: string }).id;
   throw badRequest(`${what} must be a URI or an object with an id`);
 }
 
 /** An embedded activity (the object of Accept, Reject, Undo), checked enough to read its id, type and actor. */
 export function embeddedActivity(value: unknown, what: string): StoredActivity {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest(`${what} must be an embedded activity`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw badRequest(`${what} must be an embedded activity`);
   const activity = value as Activity;
   if (typeof activity.id !== 'string' || typeof activity.actor !== 'string' || activity.type === undefined) {
     throw badRequest(`${what} must carry id, type and actor`);
@@ -76,7 +88,11 @@ export function embeddedActivity(value: unknown, what: string): StoredActivity {
  * Reads an AnchorEvent: `url` must be a hashlink and an embedded linkset must hash (JCS) to it
  * (orb.md §3.1 `Validate`).
  */
-export function readAnchorEvent(value: unknown): { hashlink: string; anchorHash: string; linkset?: Record<string, unknown> } {
+export function readAnchorEvent(value: unknown): {
+  hashlink: string;
+  anchorHash: string;
+  linkset?: Record<string, unknown>;
+} {
   const event = anchorEventObject(value);
   const url = Array.isArray(event.url) ? (event.url.length === 1 ? event.url[0] : undefined) : event.url;
   if (typeof url !== 'string') throw badRequest('an AnchorEvent needs exactly one url');
@@ -104,7 +120,8 @@ export function readAnchorEventUrls(value: unknown): { hashlink: string; anchorH
 }
 
 function anchorEventObject(value: unknown): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest('the activity object must be an AnchorEvent');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw badRequest('the activity object must be an AnchorEvent');
   const event = value as Record<string, unknown>;
   if (event.type !== 'AnchorEvent') throw badRequest(`expected an AnchorEvent, got ${JSON.stringify(event.type)}`);
   return event;
@@ -118,15 +135,26 @@ function resourceHashOf(url: string): string {
   }
 }
 
-function embeddedLinkset(event: Record<string, unknown>, url: string, anchorHash: string): Record<string, unknown> | undefined {
+function embeddedLinkset(
+  event: Record<string, unknown>,
+  url: string,
+  anchorHash: string,
+): Record<string, unknown> | undefined {
   if (event.object === undefined) return undefined;
-  if (typeof event.object !== 'object' || event.object === null || Array.isArray(event.object)) throw badRequest('an AnchorEvent object must be a linkset');
-  if (multibaseMultihash(canonicalBytes(event.object)) !== anchorHash) throw badRequest(`the AnchorEvent's linkset does not hash to ${url}`);
+  if (typeof event.object !== 'object' || event.object === null || Array.isArray(event.object))
+    throw badRequest('an AnchorEvent object must be a linkset');
+  if (multibaseMultihash(canonicalBytes(event.object)) !== anchorHash)
+    throw badRequest(`the AnchorEvent's linkset does not hash to ${url}`);
   return event.object as Record<string, unknown>;
 }
 
 export function anchorEvent(hashlink: string, linkset?: object): AnchorEventObject {
-  return { '@context': ANCHORS_CONTEXT, type: 'AnchorEvent', url: hashlink, ...(linkset ? { object: linkset as Record<string, unknown> } : {}) };
+  return {
+    '@context': ANCHORS_CONTEXT,
+    type: 'AnchorEvent',
+    url: hashlink,
+    ...(linkset ? { object: linkset as Record<string, unknown> } : {}),
+  };
 }
 
 /** The anchor hash of a hashlink, or of a bare `uEi…` hash. */

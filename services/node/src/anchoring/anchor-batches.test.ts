@@ -22,7 +22,14 @@ function recordingProvider(): { provider: StoreProvider; batches: ProviderBatchO
 const KEYS = Array.from({ length: 50 }, (_, index) => `EiSuffix${index}:claim${index}`);
 
 function cutBatch(createdAt = 1_000): AnchorBatch {
-  return { status: 'cut', createdAt, updatedAt: createdAt, firstAcceptedAt: createdAt - 10, operationKeys: KEYS, attempts: 0 };
+  return {
+    status: 'cut',
+    createdAt,
+    updatedAt: createdAt,
+    firstAcceptedAt: createdAt - 10,
+    operationKeys: KEYS,
+    attempts: 0,
+  };
 }
 
 const written = (ops: ProviderBatchOp[]) => ops.map((op) => `${op.op} ${op.store}`);
@@ -44,7 +51,9 @@ describe('anchor batches: a status record plus a body written only when it chang
     const { provider } = recordingProvider();
     const store = await AnchorBatches.open(provider);
     await store.insert('b1', cutBatch());
-    await expect(store.insert('b1', { ...cutBatch(2_000), operationKeys: ['other:key'] })).rejects.toMatchObject({ code: 'conflict' });
+    await expect(store.insert('b1', { ...cutBatch(2_000), operationKeys: ['other:key'] })).rejects.toMatchObject({
+      code: 'conflict',
+    });
     expect(await store.get('b1')).toEqual(cutBatch());
   });
 
@@ -56,7 +65,14 @@ describe('anchor batches: a status record plus a body written only when it chang
 
     const items = KEYS.map((key) => ({ suffix: key.split(':')[0]! }));
     const content = { linkset: [] } as unknown as NonNullable<AnchorBatch['content']>;
-    const built: AnchorBatch = { ...cut, status: 'built', operationCount: KEYS.length, items, content, coreIndexHashlink: 'hl:core' };
+    const built: AnchorBatch = {
+      ...cut,
+      status: 'built',
+      operationCount: KEYS.length,
+      items,
+      content,
+      coreIndexHashlink: 'hl:core',
+    };
     await store.save('b1', built, cut);
     expect(written(batches.at(-1)!)).toEqual([`put ${BATCH_STORE}`, `put ${BATCH_BODY_STORE}`]);
 
@@ -69,7 +85,12 @@ describe('anchor batches: a status record plus a body written only when it chang
     await store.save('b1', failedAttempt, signed);
     expect(written(batches.at(-1)!)).toEqual([`put ${BATCH_STORE}`]);
 
-    const completed: AnchorBatch = { ...failedAttempt, status: 'completed', attempts: 0, expiresAt: Date.now() + 60_000 };
+    const completed: AnchorBatch = {
+      ...failedAttempt,
+      status: 'completed',
+      attempts: 0,
+      expiresAt: Date.now() + 60_000,
+    };
     await store.save('b1', completed, failedAttempt);
     expect(written(batches.at(-1)!)).toEqual([`put ${BATCH_STORE}`, `delete ${BATCH_BODY_STORE}`]);
     const after = await store.get('b1');

@@ -22,7 +22,8 @@ export const BATCH_STORE = 'anchor-batch';
  * Every step is idempotent (content-addressed writes, keyed puts, the observer's duplicate check), so a
  * crash at any instant resumes the same anchor from the last persisted status.
  */
-export type AnchorStatus = 'cut' | 'built' | 'signed' | 'witnessing' | 'witnessed' | 'published' | 'processed' | 'completed' | 'failed';
+export type AnchorStatus =
+  'cut' | 'built' | 'signed' | 'witnessing' | 'witnessed' | 'published' | 'processed' | 'completed' | 'failed';
 
 /** Statuses in which a batch holds its DIDs back from the next batches. */
 export const IN_FLIGHT: readonly AnchorStatus[] = ['cut', 'built', 'signed', 'witnessing', 'witnessed', 'published'];
@@ -86,7 +87,10 @@ export class AnchorBatches {
   ) {}
 
   static async open(provider: StoreProvider): Promise<AnchorBatches> {
-    const records = await provider.open<AnchorBatchRecord>(BATCH_STORE, { indexes: [['status', 'createdAt']], expiryField: 'expiresAt' });
+    const records = await provider.open<AnchorBatchRecord>(BATCH_STORE, {
+      indexes: [['status', 'createdAt']],
+      expiryField: 'expiresAt',
+    });
     return new AnchorBatches(provider, records, await provider.open<AnchorBatchBody>(BATCH_BODY_STORE));
   }
 
@@ -119,7 +123,8 @@ export class AnchorBatches {
   /** Every batch in one of `statuses`, oldest first. */
   async in(statuses: readonly AnchorStatus[]): Promise<Array<{ key: string; value: AnchorBatch }>> {
     const found: Array<{ key: string; value: AnchorBatchRecord }> = [];
-    for (const status of statuses) found.push(...(await queryAll(this.records, { where: { status }, orderBy: { field: 'createdAt' } })));
+    for (const status of statuses)
+      found.push(...(await queryAll(this.records, { where: { status }, orderBy: { field: 'createdAt' } })));
     found.sort((a, b) => a.value.createdAt - b.value.createdAt);
     const bodies = await this.bodies.getMany(found.map(({ key }) => key));
     return found.map(({ key, value }, index) => ({ key, value: joined(value, bodies[index]) }));
@@ -137,7 +142,11 @@ function split(batch: AnchorBatch): [AnchorBatchRecord, AnchorBatchBody] {
 function joined(record: AnchorBatchRecord, body: AnchorBatchBody | undefined): AnchorBatch {
   const { operationKeys, items, content, ...status } = record;
   const inline = body === undefined && operationKeys !== undefined;
-  const parts = body ?? { operationKeys: operationKeys ?? [], ...(items !== undefined ? { items } : {}), ...(content !== undefined ? { content } : {}) };
+  const parts = body ?? {
+    operationKeys: operationKeys ?? [],
+    ...(items !== undefined ? { items } : {}),
+    ...(content !== undefined ? { content } : {}),
+  };
   const batch: AnchorBatch = { ...status, ...parts };
   // Not enumerable, so the copies the pipeline spreads from this batch do not carry it on.
   if (inline) Object.defineProperty(batch, INLINE_BODY, { value: true, enumerable: false });

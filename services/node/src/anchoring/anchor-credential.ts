@@ -19,14 +19,26 @@ export interface AnchorCredential {
   [member: string]: unknown;
 }
 
-export function buildAnchorCredential(input: { id: string; issuer: string; issued: Date; anchor: string; coreIndexAnchor: string }): AnchorCredential {
+export function buildAnchorCredential(input: {
+  id: string;
+  issuer: string;
+  issued: Date;
+  anchor: string;
+  coreIndexAnchor: string;
+}): AnchorCredential {
   return {
     '@context': [CONTEXT_URLS.credentialsV1, CONTEXT_URLS.activityAnchorsV1],
     id: input.id,
     type: ['VerifiableCredential', 'AnchorCredential'],
     issuer: input.issuer,
     issuanceDate: input.issued.toISOString(),
-    credentialSubject: { anchor: input.coreIndexAnchor, href: input.anchor, profile: ANCHOR_PROFILE, rel: 'linkset', type: ['AnchorLink'] },
+    credentialSubject: {
+      anchor: input.coreIndexAnchor,
+      href: input.anchor,
+      profile: ANCHOR_PROFILE,
+      rel: 'linkset',
+      type: ['AnchorLink'],
+    },
   };
 }
 
@@ -36,18 +48,30 @@ export function buildAnchorCredential(input: { id: string; issuer: string; issue
  * `anchor` and `profile`, when present, agree with the content. Returns the transaction time it carries
  * (the issuance date in Unix seconds), which orders the anchor's operations.
  */
-export function checkAnchorCredential(credential: Record<string, unknown>, expected: { anchor: string; contentAnchor: string }): { transactionTime: number; issuer: string } {
+export function checkAnchorCredential(
+  credential: Record<string, unknown>,
+  expected: { anchor: string; contentAnchor: string },
+): { transactionTime: number; issuer: string } {
   const subject = credential.credentialSubject;
-  if (typeof subject !== 'object' || subject === null || Array.isArray(subject)) throw permanent('anchor credential has no credentialSubject object');
+  if (typeof subject !== 'object' || subject === null || Array.isArray(subject))
+    throw permanent('anchor credential has no credentialSubject object');
   const { href, anchor, profile } = subject as Record<string, unknown>;
-  if (href !== expected.anchor) throw permanent(`anchor credential subject href [${String(href)}] does not match the hashlink of the content [${expected.anchor}]`);
+  if (href !== expected.anchor)
+    throw permanent(
+      `anchor credential subject href [${String(href)}] does not match the hashlink of the content [${expected.anchor}]`,
+    );
   if (anchor !== undefined && anchor !== expected.contentAnchor) {
-    throw permanent(`anchor in the credential subject [${String(anchor)}] does not match the anchor in the anchor linkset [${expected.contentAnchor}]`);
+    throw permanent(
+      `anchor in the credential subject [${String(anchor)}] does not match the anchor in the anchor linkset [${expected.contentAnchor}]`,
+    );
   }
-  if (profile !== undefined && profile !== ANCHOR_PROFILE) throw permanent(`profile in the credential subject [${String(profile)}] is not ${ANCHOR_PROFILE}`);
-  const issuer = typeof credential.issuer === 'string' ? credential.issuer : (credential.issuer as { id?: unknown } | undefined)?.id;
+  if (profile !== undefined && profile !== ANCHOR_PROFILE)
+    throw permanent(`profile in the credential subject [${String(profile)}] is not ${ANCHOR_PROFILE}`);
+  const issuer =
+    typeof credential.issuer === 'string' ? credential.issuer : (credential.issuer as { id?: unknown } | undefined)?.id;
   if (typeof issuer !== 'string' || issuer.length === 0) throw permanent('anchor credential has no issuer');
   const issued = typeof credential.issuanceDate === 'string' ? Date.parse(credential.issuanceDate) : Number.NaN;
-  if (!Number.isFinite(issued)) throw permanent(`anchor credential issuanceDate ${JSON.stringify(credential.issuanceDate)} is not a date`);
+  if (!Number.isFinite(issued))
+    throw permanent(`anchor credential issuanceDate ${JSON.stringify(credential.issuanceDate)} is not a date`);
   return { transactionTime: Math.floor(issued / 1000), issuer };
 }

@@ -20,8 +20,10 @@ import {
 const AUTHOR = 'https://orb.domain2.com/services/orb';
 const CORE_INDEX = 'hl:uEiCVVS-n0wx0OfeEXBM9jcGNOcMEArYYWPIxk5D_l96ySg';
 const CORE_INDEX_WITH_METADATA = 'hl:uEiCVVS-n0wx0OfeEXBM9jcGNOcMEArYYWPIxk5D_l96ySg:dcefdece89eu7987';
-const UP_1 = 'hl:uEiAVAPhjewMUvawD0gl-MYMzvTPVuUA1DpO1SmBqcGbhvw:uoQ-BeEtodHRwczovL29yYi5kb21haW4yLmNvbS9jYXMvdUVpQVZBUGhqZXdNVXZhd0QwZ2wtTVlNenZUUFZ1VUExRHBPMVNtQnFjR2Jodnc';
-const UP_2 = 'hl:uEiAVAQhjewMUvawD0gl-LYMzvTPVuUA1DpO1SmBqcGbhvw:uoQ-BeEtodHRwczovL29yYi5kb21haW4yLmNvbS9jYXMvdUVpQVZBUGhqZXdNVXZhd0QwZ2wtTVlNenZUUFZ1VUExRHBPMVNtQnFjR2Jodnc';
+const UP_1 =
+  'hl:uEiAVAPhjewMUvawD0gl-MYMzvTPVuUA1DpO1SmBqcGbhvw:uoQ-BeEtodHRwczovL29yYi5kb21haW4yLmNvbS9jYXMvdUVpQVZBUGhqZXdNVXZhd0QwZ2wtTVlNenZUUFZ1VUExRHBPMVNtQnFjR2Jodnc';
+const UP_2 =
+  'hl:uEiAVAQhjewMUvawD0gl-LYMzvTPVuUA1DpO1SmBqcGbhvw:uoQ-BeEtodHRwczovL29yYi5kb21haW4yLmNvbS9jYXMvdUVpQVZBUGhqZXdNVXZhd0QwZ2wtTVlNenZUUFZ1VUExRHBPMVNtQnFjR2Jodnc';
 
 const ORIGINAL: ContentObject = {
   linkset: [
@@ -29,7 +31,10 @@ const ORIGINAL: ContentObject = {
       anchor: CORE_INDEX,
       author: [{ href: AUTHOR }],
       item: [
-        { href: 'did:orb:uAAA:EiBfWqeAJfENeHLABsYIYmsIqtk-bsmvJmoR6IgISd6ZcA', previous: ['hl:uEiAVAPhjewMUvawD0gl-MYMzvTPVuUA1DpO1SmBqcGbhvw'] },
+        {
+          href: 'did:orb:uAAA:EiBfWqeAJfENeHLABsYIYmsIqtk-bsmvJmoR6IgISd6ZcA',
+          previous: ['hl:uEiAVAPhjewMUvawD0gl-MYMzvTPVuUA1DpO1SmBqcGbhvw'],
+        },
         { href: 'did:orb:uAAA:EiBfWqeAJfENeHLABsYIYmsIqtk-bsmvJmoR6IgISd6AdB' },
       ],
       profile: [{ href: ANCHOR_PROFILE }],
@@ -116,8 +121,15 @@ describe('anchor linkset (orb vectors)', () => {
     expect(canonicalize({ linkset: [link] })).toBe(canonicalize(LINKSET_URL_ENCODED));
   });
 
-  it('builds gzip data URIs that decode to the same canonical parts as the original\'s', () => {
-    const link = buildAnchorLink({ content: ORIGINAL, author: AUTHOR, coreIndexHashlink: CORE_INDEX_WITH_METADATA, parents: [UP_1, UP_2], credential: REPLY, encoding: 'gzip' });
+  it("builds gzip data URIs that decode to the same canonical parts as the original's", () => {
+    const link = buildAnchorLink({
+      content: ORIGINAL,
+      author: AUTHOR,
+      coreIndexHashlink: CORE_INDEX_WITH_METADATA,
+      parents: [UP_1, UP_2],
+      credential: REPLY,
+      encoding: 'gzip',
+    });
     expect(link.anchor).toBe(ANCHOR);
     expect(decodeDataUri(link.original[0]!.href).toString()).toBe(decodeDataUri(GZIP_ORIGINAL).toString());
     expect(decodeDataUri(link.related[0]!.href).toString()).toBe(decodeDataUri(GZIP_RELATED).toString());
@@ -131,7 +143,7 @@ describe('anchor linkset (orb vectors)', () => {
   });
 });
 
-describe('content object (the original\'s did:orb generator)', () => {
+describe("content object (the original's did:orb generator)", () => {
   const casLink = (hash: string) => `https://node1.example.com/cas/${hash}`;
   const previousHash = multibaseMultihash('previous anchor');
   const previous = `hl:${previousHash}:${hashlinkMetadata([casLink(previousHash)])}`;
@@ -150,7 +162,10 @@ describe('content object (the original\'s did:orb generator)', () => {
         {
           anchor: `hl:${coreIndexHash}`,
           author: [{ href: 'https://node1.example.com/services/node' }],
-          item: [{ href: 'did:node:uAAA:EiA1' }, { href: `did:node:${previousHash}:EiB2`, previous: [`hl:${previousHash}`] }],
+          item: [
+            { href: 'did:node:uAAA:EiA1' },
+            { href: `did:node:${previousHash}:EiB2`, previous: [`hl:${previousHash}`] },
+          ],
           profile: [{ href: ANCHOR_PROFILE }],
         },
       ],
@@ -158,15 +173,30 @@ describe('content object (the original\'s did:orb generator)', () => {
   });
 
   it('lists each parent once, in batch order', () => {
-    expect(parentsOf([{ suffix: 'a', previous: UP_2 }, { suffix: 'b' }, { suffix: 'c', previous: UP_1 }, { suffix: 'd', previous: UP_2 }])).toEqual([UP_2, UP_1]);
+    expect(
+      parentsOf([
+        { suffix: 'a', previous: UP_2 },
+        { suffix: 'b' },
+        { suffix: 'c', previous: UP_1 },
+        { suffix: 'd', previous: UP_2 },
+      ]),
+    ).toEqual([UP_2, UP_1]);
   });
 });
 
 describe('reading an anchor linkset', () => {
   const coreIndexHash = multibaseMultihash('core index');
   const coreIndexHashlink = `hl:${coreIndexHash}:${hashlinkMetadata([`https://node1.example.com/cas/${coreIndexHash}`])}`;
-  const content = buildContentObject({ coreIndexHashlink, author: AUTHOR, namespace: 'did:node', items: [{ suffix: 'EiA1' }] });
-  const credential = { '@context': ['https://www.w3.org/2018/credentials/v1'], credentialSubject: { href: contentAnchor(content) } };
+  const content = buildContentObject({
+    coreIndexHashlink,
+    author: AUTHOR,
+    namespace: 'did:node',
+    items: [{ suffix: 'EiA1' }],
+  });
+  const credential = {
+    '@context': ['https://www.w3.org/2018/credentials/v1'],
+    credentialSubject: { href: contentAnchor(content) },
+  };
   const build = (encoding: 'gzip' | 'json') => ({
     linkset: [buildAnchorLink({ content, author: AUTHOR, coreIndexHashlink, parents: [UP_1], credential, encoding })],
   });
@@ -196,7 +226,12 @@ describe('reading an anchor linkset', () => {
 
     const otherRelated = build('json');
     otherRelated.linkset[0]!.related = buildAnchorLink({
-      content: buildContentObject({ coreIndexHashlink, author: AUTHOR, namespace: 'did:node', items: [{ suffix: 'EiB9' }] }),
+      content: buildContentObject({
+        coreIndexHashlink,
+        author: AUTHOR,
+        namespace: 'did:node',
+        items: [{ suffix: 'EiB9' }],
+      }),
       author: AUTHOR,
       coreIndexHashlink,
       parents: [],

@@ -1,4 +1,13 @@
-import { canonicalBytes, dataUriEncodingOf, decodeDataUri, encodeDataUri, multibaseMultihash, parseHashlink, UNPUBLISHED_ANCHOR, type DataUriEncoding } from '@anchor/common/encoding';
+import {
+  canonicalBytes,
+  dataUriEncodingOf,
+  decodeDataUri,
+  encodeDataUri,
+  multibaseMultihash,
+  parseHashlink,
+  UNPUBLISHED_ANCHOR,
+  type DataUriEncoding,
+} from '@anchor/common/encoding';
 import { permanent } from '@anchor/common/errors';
 
 /**
@@ -60,7 +69,12 @@ export interface SuffixAnchor {
   previous?: string;
 }
 
-export function buildContentObject(input: { coreIndexHashlink: string; author: string; items: readonly SuffixAnchor[]; namespace: string }): ContentObject {
+export function buildContentObject(input: {
+  coreIndexHashlink: string;
+  author: string;
+  items: readonly SuffixAnchor[];
+  namespace: string;
+}): ContentObject {
   const { resourceHash } = parseHashlink(input.coreIndexHashlink);
   const item = input.items.map(({ suffix, previous }): ContentItem => {
     if (previous === undefined) return { href: `${input.namespace}:${UNPUBLISHED_ANCHOR}:${suffix}` };
@@ -69,7 +83,11 @@ export function buildContentObject(input: { coreIndexHashlink: string; author: s
   });
   // The core index's hashlink metadata (where to fetch it) is mutable, so the content names only its hash;
   // the full hashlink goes into "related" (`via`).
-  return { linkset: [{ anchor: `hl:${resourceHash}`, author: [{ href: input.author }], item, profile: [{ href: ANCHOR_PROFILE }] }] };
+  return {
+    linkset: [
+      { anchor: `hl:${resourceHash}`, author: [{ href: input.author }], item, profile: [{ href: ANCHOR_PROFILE }] },
+    ],
+  };
 }
 
 /** `hl:<hash>` of the canonical content object: the anchor link's `anchor` and the credential subject's `href`. */
@@ -79,11 +97,21 @@ export function contentAnchor(content: ContentObject): string {
 
 /** Parent anchors: the distinct previous anchors of the batch, in batch order. */
 export function parentsOf(items: readonly SuffixAnchor[]): string[] {
-  return [...new Set(items.map((item) => item.previous).filter((previous): previous is string => previous !== undefined))];
+  return [
+    ...new Set(items.map((item) => item.previous).filter((previous): previous is string => previous !== undefined)),
+  ];
 }
 
-export function buildRelatedLinkset(input: { anchor: string; coreIndexHashlink: string; parents: readonly string[] }): RelatedLinkset {
-  const link: RelatedLinkset['linkset'][0] = { anchor: input.anchor, profile: [{ href: ANCHOR_PROFILE }], via: [{ href: input.coreIndexHashlink }] };
+export function buildRelatedLinkset(input: {
+  anchor: string;
+  coreIndexHashlink: string;
+  parents: readonly string[];
+}): RelatedLinkset {
+  const link: RelatedLinkset['linkset'][0] = {
+    anchor: input.anchor,
+    profile: [{ href: ANCHOR_PROFILE }],
+    via: [{ href: input.coreIndexHashlink }],
+  };
   if (input.parents.length > 0) link.up = input.parents.map((href) => ({ href }));
   return { linkset: [link] };
 }
@@ -142,20 +170,37 @@ export function readAnchorLinkset(linkset: unknown, namespace: string): ReadAnch
   const link = objectOf(links[0], 'anchor link') as unknown as AnchorLink;
   const anchor = hashlinkOf(link.anchor, 'anchor');
   const author = firstHref(link.author, 'author');
-  if (firstHref(link.profile, 'profile') !== ANCHOR_PROFILE) throw invalid(`unsupported anchor profile '${firstHref(link.profile, 'profile')}'`);
+  if (firstHref(link.profile, 'profile') !== ANCHOR_PROFILE)
+    throw invalid(`unsupported anchor profile '${firstHref(link.profile, 'profile')}'`);
 
   const originalBytes = referenceContent(link.original, 'original', LINKSET_MEDIA_TYPE);
-  if (multibaseMultihash(originalBytes) !== parseHashlink(anchor).resourceHash) throw invalid("the 'original' content does not match the anchor hash");
+  if (multibaseMultihash(originalBytes) !== parseHashlink(anchor).resourceHash)
+    throw invalid("the 'original' content does not match the anchor hash");
   const content = jsonOf(originalBytes, 'original') as unknown as ContentObject;
-  const contentLink = objectOf(Array.isArray(content.linkset) && content.linkset.length === 1 ? content.linkset[0] : undefined, 'content object link');
-  if (firstHref(contentLink.profile, 'content profile') !== ANCHOR_PROFILE) throw invalid('the content object has an unsupported profile');
+  const contentLink = objectOf(
+    Array.isArray(content.linkset) && content.linkset.length === 1 ? content.linkset[0] : undefined,
+    'content object link',
+  );
+  if (firstHref(contentLink.profile, 'content profile') !== ANCHOR_PROFILE)
+    throw invalid('the content object has an unsupported profile');
 
-  const related = jsonOf(referenceContent(link.related, 'related', LINKSET_MEDIA_TYPE), 'related') as unknown as RelatedLinkset;
-  const relatedLink = objectOf(Array.isArray(related.linkset) && related.linkset.length === 1 ? related.linkset[0] : undefined, "'related' link");
-  if (relatedLink.anchor !== anchor) throw invalid(`anchor of the 'related' linkset [${String(relatedLink.anchor)}] is not the anchor [${anchor}]`);
+  const related = jsonOf(
+    referenceContent(link.related, 'related', LINKSET_MEDIA_TYPE),
+    'related',
+  ) as unknown as RelatedLinkset;
+  const relatedLink = objectOf(
+    Array.isArray(related.linkset) && related.linkset.length === 1 ? related.linkset[0] : undefined,
+    "'related' link",
+  );
+  if (relatedLink.anchor !== anchor)
+    throw invalid(`anchor of the 'related' linkset [${String(relatedLink.anchor)}] is not the anchor [${anchor}]`);
   const coreIndexHashlink = hashlinkOf(firstHref(relatedLink.via, "'related' via"), "'related' via");
-  if (contentLink.anchor !== `hl:${parseHashlink(coreIndexHashlink).resourceHash}`) throw invalid(`core index [${coreIndexHashlink}] is not the one the content object anchors`);
-  const parents = relatedLink.up === undefined ? [] : hrefsOf(relatedLink.up, "'related' up").map((href) => hashlinkOf(href, "'related' up"));
+  if (contentLink.anchor !== `hl:${parseHashlink(coreIndexHashlink).resourceHash}`)
+    throw invalid(`core index [${coreIndexHashlink}] is not the one the content object anchors`);
+  const parents =
+    relatedLink.up === undefined
+      ? []
+      : hrefsOf(relatedLink.up, "'related' up").map((href) => hashlinkOf(href, "'related' up"));
 
   const credential = jsonOf(referenceContent(link.replies, 'replies', JSONLD_MEDIA_TYPE), 'replies');
   const itemList = contentLink.item;
@@ -163,7 +208,8 @@ export function readAnchorLinkset(linkset: unknown, namespace: string): ReadAnch
   const prefix = `${namespace}:`;
   const items = itemList.map((entry, index) => {
     const href = objectOf(entry, `content item ${index}`).href;
-    if (typeof href !== 'string' || !href.startsWith(prefix)) throw invalid(`content item ${index} is not a ${namespace} DID`);
+    if (typeof href !== 'string' || !href.startsWith(prefix))
+      throw invalid(`content item ${index} is not a ${namespace} DID`);
     const parts = href.slice(prefix.length).split(':');
     if (parts.length !== 2) throw invalid(`content item ${index} '${href}' is not <anchor hash or uAAA>:<suffix>`);
     const [hint, suffix] = parts as [string, string];
@@ -177,7 +223,8 @@ function invalid(message: string): Error {
 }
 
 function objectOf(value: unknown, what: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(`${what} must be a JSON object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw invalid(`${what} must be a JSON object`);
   return value as Record<string, unknown>;
 }
 
@@ -210,7 +257,8 @@ function referenceContent(value: unknown, what: string, mediaType: string): Buff
   if (!Array.isArray(value) || value.length !== 1) throw invalid(`'${what}' must hold exactly one reference`);
   const reference = objectOf(value[0], `'${what}' reference`);
   if (reference.type !== mediaType) throw invalid(`the type of the '${what}' reference should be ${mediaType}`);
-  if (typeof reference.href !== 'string' || dataUriEncodingOf(reference.href) === undefined) throw invalid(`'${what}' must be a data URI`);
+  if (typeof reference.href !== 'string' || dataUriEncodingOf(reference.href) === undefined)
+    throw invalid(`'${what}' must be a data URI`);
   try {
     return decodeDataUri(reference.href);
   } catch (error) {

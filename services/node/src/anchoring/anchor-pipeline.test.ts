@@ -7,7 +7,15 @@ import { createMetrics } from '@anchor/common/metrics';
 import { createMemStoreProvider, type StoreProvider } from '@anchor/common/storage';
 import { createWebFingerClient } from '@anchor/common/webfinger';
 import { waitFor } from '@anchor/testing/process';
-import { addPublicKeys, createRequest, documentKey, DID_NODE_PROTOCOL, parseOperation, serializeRequest, type ParsedOperation } from '@anchor/sidetree';
+import {
+  addPublicKeys,
+  createRequest,
+  documentKey,
+  DID_NODE_PROTOCOL,
+  parseOperation,
+  serializeRequest,
+  type ParsedOperation,
+} from '@anchor/sidetree';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CasStore } from '../cas/cas-store.js';
 import { ContentResolver } from '../cas/content-resolver.js';
@@ -65,10 +73,19 @@ describe('anchor pipeline', () => {
     cache = new ParsedOperationCache();
     const cas = await CasStore.open(provider, `${ORIGIN}/cas`);
     const verifier = new CredentialVerifier(createDidResolver(), 60_000);
-    observer = new AnchorObserver(stores, records, new ContentResolver(cas, createHttpClient()), verifier, cache, metrics, getLogger('observer'), {
-      namespace: 'did:node',
-      discoveryDomain: undefined,
-    });
+    observer = new AnchorObserver(
+      stores,
+      records,
+      new ContentResolver(cas, createHttpClient()),
+      verifier,
+      cache,
+      metrics,
+      getLogger('observer'),
+      {
+        namespace: 'did:node',
+        discoveryDomain: undefined,
+      },
+    );
     submitted = [];
     released = [];
     completed = [];
@@ -135,7 +152,14 @@ describe('anchor pipeline', () => {
     });
     const operation = parseOperation(serializeRequest(built.request), { protocol: DID_NODE_PROTOCOL });
     const key = operationKey(operation);
-    const queued: QueuedOperation = { suffix: operation.didSuffix, type: operation.type, request: encodeRequest(operation.canonicalRequest), acceptedAt: Date.now(), receivedTime: 0, anchorOrigin: ORIGIN };
+    const queued: QueuedOperation = {
+      suffix: operation.didSuffix,
+      type: operation.type,
+      request: encodeRequest(operation.canonicalRequest),
+      acceptedAt: Date.now(),
+      receivedTime: 0,
+      anchorOrigin: ORIGIN,
+    };
     await stores.queued.insert(key, queued);
     return { key, operation };
   }
@@ -143,7 +167,14 @@ describe('anchor pipeline', () => {
   async function cut(keys: string[]): Promise<string> {
     const batchId = `batch-${Math.random().toString(36).slice(2)}`;
     const now = Date.now();
-    const batch: AnchorBatch = { status: 'cut', createdAt: now, updatedAt: now, firstAcceptedAt: now, operationKeys: keys, attempts: 0 };
+    const batch: AnchorBatch = {
+      status: 'cut',
+      createdAt: now,
+      updatedAt: now,
+      firstAcceptedAt: now,
+      operationKeys: keys,
+      attempts: 0,
+    };
     await batches.insert(batchId, batch);
     return batchId;
   }
@@ -164,9 +195,12 @@ describe('anchor pipeline', () => {
     expect(submitted).toEqual([{ hashlink: published.anchorEvent, batchId }]);
     // The cached operation was taken at the build; the batch's operations wait for the observer under the core index hashlink.
     expect(cache.sizes).toEqual({ accepted: 0, built: 0, published: 1 });
-    expect(cache.publishedBatch(published.coreIndexHashlink!)?.map((operation) => operation.didSuffix).sort()).toEqual(
-      [cached.operation.didSuffix, parsedLater.operation.didSuffix].sort(),
-    );
+    expect(
+      cache
+        .publishedBatch(published.coreIndexHashlink!)
+        ?.map((operation) => operation.didSuffix)
+        .sort(),
+    ).toEqual([cached.operation.didSuffix, parsedLater.operation.didSuffix].sort());
     expect(released).toEqual([]);
 
     expect(await observer.process(submitted[0]!)).toBe('processed');
@@ -174,11 +208,18 @@ describe('anchor pipeline', () => {
     await waitFor(async () => (await statusOf(batchId)) === 'completed', { timeoutMs: 5_000 });
     expect(released).toEqual([{ batchId, keys: [cached.key, parsedLater.key], failed: false }]);
     expect(completed).toHaveLength(1);
-    expect(completed[0]).toMatchObject({ anchorId: batchId, hashlink: published.anchorEvent, anchorHash: parseHashlink(published.anchorEvent!).resourceHash, operationCount: 2 });
+    expect(completed[0]).toMatchObject({
+      anchorId: batchId,
+      hashlink: published.anchorEvent,
+      anchorHash: parseHashlink(published.anchorEvent!).resourceHash,
+      operationCount: 2,
+    });
     expect(await stores.queued.count()).toBe(0);
-    expect((await stores.published.query({ keyPrefix: `${cached.operation.didSuffix}:` })).items.map((item) => item.value.canonicalReference)).toEqual([
-      parseHashlink(published.anchorEvent!).resourceHash,
-    ]);
+    expect(
+      (await stores.published.query({ keyPrefix: `${cached.operation.didSuffix}:` })).items.map(
+        (item) => item.value.canonicalReference,
+      ),
+    ).toEqual([parseHashlink(published.anchorEvent!).resourceHash]);
     expect(run.active).toBe(0);
   });
 
@@ -210,10 +251,13 @@ describe('anchor pipeline', () => {
     const batchId = await cut([key]);
     run.advance(batchId);
 
-    const failing = await waitFor(async () => {
-      const batch = await batches.get(batchId);
-      return batch?.attempts === 2 ? batch : undefined;
-    }, { timeoutMs: 5_000 });
+    const failing = await waitFor(
+      async () => {
+        const batch = await batches.get(batchId);
+        return batch?.attempts === 2 ? batch : undefined;
+      },
+      { timeoutMs: 5_000 },
+    );
     expect(failing).toMatchObject({ status: 'signed', attempts: 2, lastError: 'witnesses unreachable (2)' });
 
     await waitFor(async () => (await statusOf(batchId)) === 'published', { timeoutMs: 5_000 });
@@ -231,7 +275,9 @@ describe('anchor pipeline', () => {
     const slow: AnchorWitnessing = {
       async witness(request) {
         attempts.push(request.attempt);
-        return request.attempt < 3 ? { status: 'pending', recheckAfterMs: 10 } : { status: 'witnessed', credential: request.credential };
+        return request.attempt < 3
+          ? { status: 'pending', recheckAfterMs: 10 }
+          : { status: 'witnessed', credential: request.credential };
       },
     };
     const { key } = await queueCreate();
@@ -248,8 +294,14 @@ describe('anchor pipeline', () => {
     // A second proof that does not verify: the observer rejects the anchor.
     const forged: AnchorWitnessing = {
       async witness(request) {
-        const proof = { ...(request.credential.proof as Record<string, unknown>), domain: 'https://forged.example.com' };
-        return { status: 'witnessed', credential: { ...request.credential, proof: [request.credential.proof, proof] } as AnchorCredential };
+        const proof = {
+          ...(request.credential.proof as Record<string, unknown>),
+          domain: 'https://forged.example.com',
+        };
+        return {
+          status: 'witnessed',
+          credential: { ...request.credential, proof: [request.credential.proof, proof] } as AnchorCredential,
+        };
       },
     };
     const { key } = await queueCreate();
@@ -259,7 +311,10 @@ describe('anchor pipeline', () => {
 
     await waitFor(async () => (await statusOf(batchId)) === 'published', { timeoutMs: 5_000 });
     const event = submitted[0]!;
-    await expect(observer.process(event)).rejects.toMatchObject({ retryable: false, message: /proof verification failed: proof 1/ });
+    await expect(observer.process(event)).rejects.toMatchObject({
+      retryable: false,
+      message: /proof verification failed: proof 1/,
+    });
     await observer.reject(event, 'proof 1 does not verify');
     run.advance(batchId);
 

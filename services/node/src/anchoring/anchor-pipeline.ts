@@ -15,7 +15,14 @@ import type { CredentialStore } from '../vc/vc-feature.js';
 import type { AnchorBatch, AnchorBatches, AnchorStatus } from './anchor-batches.js';
 import type { BatchFileBuilder } from './batch-file-builder.js';
 import { buildAnchorCredential, type AnchorCredential } from './anchor-credential.js';
-import { buildContentObject, contentAnchor, parentsOf, type AnchorLink, type AnchorLinkset, type SuffixAnchor } from './anchor-linkset.js';
+import {
+  buildContentObject,
+  contentAnchor,
+  parentsOf,
+  type AnchorLink,
+  type AnchorLinkset,
+  type SuffixAnchor,
+} from './anchor-linkset.js';
 import type { LocalWitness } from './local-witness.js';
 import type { ParsedOperationCache } from './parsed-operation-cache.js';
 import type { AnchorWitnessing } from './witnessing.js';
@@ -174,8 +181,18 @@ export class AnchorPipeline {
         const attempts = batch.attempts + 1;
         const delay = backoffDelay(this.deps.retry, attempts);
         this.deps.metrics.anchorStepFailures.inc({ status: batch.status });
-        this.deps.log.warn('anchor step failed; retrying', { batchId, status: batch.status, attempts, retryInMs: delay, err: errorMessage(error) });
-        await this.deps.batches.save(batchId, { ...batch, attempts, lastError: errorMessage(error), updatedAt: Date.now() }, batch);
+        this.deps.log.warn('anchor step failed; retrying', {
+          batchId,
+          status: batch.status,
+          attempts,
+          retryInMs: delay,
+          err: errorMessage(error),
+        });
+        await this.deps.batches.save(
+          batchId,
+          { ...batch, attempts, lastError: errorMessage(error), updatedAt: Date.now() },
+          batch,
+        );
         this.schedule(batchId, delay);
         return;
       }
@@ -199,7 +216,10 @@ export class AnchorPipeline {
   }
 
   /** One step for the batch's status: the next persisted state, a wait, or done. */
-  private async run(batchId: string, batch: AnchorBatch): Promise<{ batch: AnchorBatch } | { waitMs: number } | 'done'> {
+  private async run(
+    batchId: string,
+    batch: AnchorBatch,
+  ): Promise<{ batch: AnchorBatch } | { waitMs: number } | 'done'> {
     switch (batch.status) {
       case 'cut':
         return { batch: await this.build(batchId, batch) };
@@ -223,7 +243,12 @@ export class AnchorPipeline {
     }
   }
 
-  private async save(batchId: string, batch: AnchorBatch, status: AnchorStatus, changes: Partial<AnchorBatch> = {}): Promise<AnchorBatch> {
+  private async save(
+    batchId: string,
+    batch: AnchorBatch,
+    status: AnchorStatus,
+    changes: Partial<AnchorBatch> = {},
+  ): Promise<AnchorBatch> {
     const { lastError: _lastError, ...rest } = batch;
     const next: AnchorBatch = { ...rest, ...changes, status, attempts: 0, updatedAt: Date.now() };
     await this.deps.batches.save(batchId, next, batch);
@@ -243,24 +268,45 @@ export class AnchorPipeline {
       this.release(batchId, batch.operationKeys, false);
       return this.save(batchId, batch, 'completed', { operationCount: 0, expiresAt: Date.now() + 24 * 3_600_000 });
     }
-    const operations = inBatchOrder(present.map(({ key, record }) => this.deps.parsedOperations.takeAccepted(key) ?? parseOperation(decodeRequest(record.request), { mode: 'anchored' })));
-    const signed = operations.filter((operation) => operation.type !== 'create').map((operation) => operation.didSuffix);
+    const operations = inBatchOrder(
+      present.map(
+        ({ key, record }) =>
+          this.deps.parsedOperations.takeAccepted(key) ??
+          parseOperation(decodeRequest(record.request), { mode: 'anchored' }),
+      ),
+    );
+    const signed = operations
+      .filter((operation) => operation.type !== 'create')
+      .map((operation) => operation.didSuffix);
     const latest = await this.deps.operations.didAnchors.getMany(signed);
     const previousOf = new Map(signed.map((suffix, index) => [suffix, latest[index]?.anchor]));
     const items: SuffixAnchor[] = operations.map((operation) => {
       if (operation.type === 'create') return { suffix: operation.didSuffix };
       const previous = previousOf.get(operation.didSuffix);
-      if (previous === undefined) throw new Error(`no processed anchor is known for DID ${operation.didSuffix}, whose ${operation.type} cannot be anchored yet`);
+      if (previous === undefined)
+        throw new Error(
+          `no processed anchor is known for DID ${operation.didSuffix}, whose ${operation.type} cannot be anchored yet`,
+        );
       return { suffix: operation.didSuffix, previous };
     });
 
     // Strings: far cheaper for the event loop to hand to the worker thread than parsed objects.
     const built = await this.deps.batchFiles.build(
-      { requests: operations.map((operation) => operation.canonicalRequest.toString('utf8')), suffixes: operations.map((operation) => operation.didSuffix) },
+      {
+        requests: operations.map((operation) => operation.canonicalRequest.toString('utf8')),
+        suffixes: operations.map((operation) => operation.didSuffix),
+      },
       this.deps.cas.casBase,
     );
-    await this.deps.cas.writeAll(built.files.map((file) => ({ content: file.content, mediaType: CAS_MEDIA.batchFile })));
-    const content = buildContentObject({ coreIndexHashlink: built.coreIndexFileUri, author: this.deps.serviceId, items, namespace: this.deps.namespace });
+    await this.deps.cas.writeAll(
+      built.files.map((file) => ({ content: file.content, mediaType: CAS_MEDIA.batchFile })),
+    );
+    const content = buildContentObject({
+      coreIndexHashlink: built.coreIndexFileUri,
+      author: this.deps.serviceId,
+      items,
+      namespace: this.deps.namespace,
+    });
     const credential = buildAnchorCredential({
       id: `${this.deps.vcBase}/${randomUUID()}`,
       issuer: this.deps.serviceId,
@@ -268,9 +314,20 @@ export class AnchorPipeline {
       anchor: contentAnchor(content),
       coreIndexAnchor: content.linkset[0].anchor,
     });
-    const batchOrigins = [...new Set(present.map(({ record }) => record.anchorOrigin).filter((origin): origin is string => origin !== undefined))];
+    const batchOrigins = [
+      ...new Set(
+        present.map(({ record }) => record.anchorOrigin).filter((origin): origin is string => origin !== undefined),
+      ),
+    ];
     this.deps.parsedOperations.keepBuilt(batchId, operations);
-    return this.save(batchId, batch, 'built', { operationCount: operations.length, coreIndexHashlink: built.coreIndexFileUri, items, content, credential, batchOrigins });
+    return this.save(batchId, batch, 'built', {
+      operationCount: operations.length,
+      coreIndexHashlink: built.coreIndexFileUri,
+      items,
+      content,
+      credential,
+      batchOrigins,
+    });
   }
 
   /** The node's own proof: log-backed when a log is configured. */
@@ -299,8 +356,16 @@ export class AnchorPipeline {
       await this.save(batchId, batch, 'witnessing', { witnessStartedAt: startedAt, witnessChecks: attempt });
       return { waitMs: outcome.recheckAfterMs };
     }
-    this.deps.metrics.anchorWitnessSeconds.observe(Math.max(0, Date.now() - Date.parse(credential.issuanceDate)) / 1000);
-    return { batch: await this.save(batchId, batch, 'witnessed', { credential: outcome.credential, witnessStartedAt: startedAt, witnessChecks: attempt }) };
+    this.deps.metrics.anchorWitnessSeconds.observe(
+      Math.max(0, Date.now() - Date.parse(credential.issuanceDate)) / 1000,
+    );
+    return {
+      batch: await this.save(batchId, batch, 'witnessed', {
+        credential: outcome.credential,
+        witnessStartedAt: startedAt,
+        witnessChecks: attempt,
+      }),
+    };
   }
 
   /** Witnessed linkset into the CAS, credential to /vc, anchor to the observer. */
@@ -316,7 +381,10 @@ export class AnchorPipeline {
     return this.save(batchId, batch, 'published', { anchorEvent, publishedAt: Date.now() });
   }
 
-  private async awaitObserver(batchId: string, batch: AnchorBatch): Promise<{ batch: AnchorBatch } | { waitMs: number } | 'done'> {
+  private async awaitObserver(
+    batchId: string,
+    batch: AnchorBatch,
+  ): Promise<{ batch: AnchorBatch } | { waitMs: number } | 'done'> {
     const anchorEvent = required(batch.anchorEvent, 'anchorEvent');
     const record = await this.deps.anchorRecord(parseHashlink(anchorEvent).resourceHash);
     if (record?.status === 'processed') {
@@ -324,9 +392,14 @@ export class AnchorPipeline {
       return { batch: await this.save(batchId, batch, 'processed', { processedAt: record.processedAt }) };
     }
     if (record?.status === 'rejected') {
-      this.deps.log.error("this node's own anchor was refused by its observer; its operations stay parked in the queue", { batchId, anchorEvent, reason: record.reason });
+      this.deps.log.error(
+        "this node's own anchor was refused by its observer; its operations stay parked in the queue",
+        { batchId, anchorEvent, reason: record.reason },
+      );
       this.release(batchId, batch.operationKeys, true);
-      await this.save(batchId, batch, 'failed', { lastError: `observer refused the anchor: ${record.reason ?? 'unknown reason'}` } as Partial<AnchorBatch>);
+      await this.save(batchId, batch, 'failed', {
+        lastError: `observer refused the anchor: ${record.reason ?? 'unknown reason'}`,
+      } as Partial<AnchorBatch>);
       return 'done';
     }
     if (Date.now() - (batch.publishedAt ?? 0) > RESUBMIT_AFTER_MS) {

@@ -72,7 +72,11 @@ export async function createAnchoringFeature(ctx: NodeContext, deps: AnchoringDe
     vcBase: ctx.urls.vcBase,
     namespace: ctx.config.sidetree.didNamespace,
     encoding: dataUriEncodingFor(ctx.config.anchoring.anchorDataUriMediaType),
-    retry: { initialMs: ctx.config.queue.mqRedeliveryInitialInterval, multiplier: ctx.config.queue.mqRedeliveryMultiplier, maxMs: ctx.config.queue.mqRedeliveryMaxInterval },
+    retry: {
+      initialMs: ctx.config.queue.mqRedeliveryInitialInterval,
+      multiplier: ctx.config.queue.mqRedeliveryMultiplier,
+      maxMs: ctx.config.queue.mqRedeliveryMaxInterval,
+    },
     metrics: ctx.nodeMetrics,
     log,
     parsedOperations: deps.parsedOperations,
@@ -81,10 +85,19 @@ export async function createAnchoringFeature(ctx: NodeContext, deps: AnchoringDe
   // A restarted instance has the same holder id, so it takes its lease straight back instead of waiting it out.
   const holder = `${hostname()}|${formatHostPort(ctx.config.server.hostUrl)}|${resolve(ctx.config.server.dataDir)}`;
   const lease = await Lease.open(ctx.storage, 'batch-writer', holder, ctx.config.anchoring.batchWriterLease);
-  const batchWriter = new BatchWriter(deps.stores, batches, pipeline, deps.parsedOperations, lease, ctx.nodeMetrics, log, {
-    batchTimeoutMs: ctx.config.anchoring.batchWriterTimeout,
-    maxOperations: ctx.config.anchoring.maxOperationsPerBatch,
-  });
+  const batchWriter = new BatchWriter(
+    deps.stores,
+    batches,
+    pipeline,
+    deps.parsedOperations,
+    lease,
+    ctx.nodeMetrics,
+    log,
+    {
+      batchTimeoutMs: ctx.config.anchoring.batchWriterTimeout,
+      maxOperations: ctx.config.anchoring.maxOperationsPerBatch,
+    },
+  );
 
   // Our anchor is processed: move its batch on at once (other instances' observers are noticed by polling).
   deps.observer.onProcessed((processed) => {

@@ -38,14 +38,23 @@ export interface BatchFileBuilder {
  * the worker's time per anchor, time taken from the event loop's core on a small machine.
  */
 export function buildBatchFiles({ requests, suffixes }: BatchFileInput, casBase: string): BuiltBatchFiles {
-  if (requests.length !== suffixes.length) throw internal(`batch files: ${requests.length} requests but ${suffixes.length} suffixes`);
-  const members = requests.map((request, index) => batchMemberOf(JSON.parse(request) as Record<string, unknown>, suffixes[index] as string));
-  const built = buildBatch(members, { contentUri: (content) => createHashlink(content, [`${casBase}/${multibaseMultihash(content)}`]) });
-  return { coreIndexFileUri: built.coreIndexFileUri, files: built.files.map((file) => ({ uri: file.uri, content: file.content })) };
+  if (requests.length !== suffixes.length)
+    throw internal(`batch files: ${requests.length} requests but ${suffixes.length} suffixes`);
+  const members = requests.map((request, index) =>
+    batchMemberOf(JSON.parse(request) as Record<string, unknown>, suffixes[index] as string),
+  );
+  const built = buildBatch(members, {
+    contentUri: (content) => createHashlink(content, [`${casBase}/${multibaseMultihash(content)}`]),
+  });
+  return {
+    coreIndexFileUri: built.coreIndexFileUri,
+    files: built.files.map((file) => ({ uri: file.uri, content: file.content })),
+  };
 }
 
 /** The tasks of the builder's worker thread. */
-export type BuildTask = { kind: 'files'; input: BatchFileInput; casBase: string } | { kind: 'link'; input: AnchorLinkInput };
+export type BuildTask =
+  { kind: 'files'; input: BatchFileInput; casBase: string } | { kind: 'link'; input: AnchorLinkInput };
 
 /** Runs one task (on the worker thread). */
 export function runBuildTask(task: BuildTask): BuiltBatchFiles | AnchorLink {
@@ -62,14 +71,30 @@ const WORKER_FILE = fileURLToPath(new URL('./batch-file-worker.js', import.meta.
  */
 export function createBatchFileBuilder(): BatchFileBuilder {
   if (!existsSync(WORKER_FILE)) {
-    return { build: async (input, casBase) => buildBatchFiles(input, casBase), link: async (input) => buildAnchorLink(input), close: async () => undefined };
+    return {
+      build: async (input, casBase) => buildBatchFiles(input, casBase),
+      link: async (input) => buildAnchorLink(input),
+      close: async () => undefined,
+    };
   }
-  const pool = new WorkerPool<BuildTask, BuiltBatchFiles | AnchorLink>({ file: WORKER_FILE, size: 1, taskName: 'building batch files', unref: true, logModule: 'anchor-writer' });
+  const pool = new WorkerPool<BuildTask, BuiltBatchFiles | AnchorLink>({
+    file: WORKER_FILE,
+    size: 1,
+    taskName: 'building batch files',
+    unref: true,
+    logModule: 'anchor-writer',
+  });
   return {
     async build(input, casBase) {
       const built = (await pool.run({ kind: 'files', input, casBase })) as BuiltBatchFiles;
       // The contents arrive as Uint8Arrays (structured clone); Buffers over the same memory, not copies.
-      return { coreIndexFileUri: built.coreIndexFileUri, files: built.files.map(({ uri, content }) => ({ uri, content: Buffer.from(content.buffer, content.byteOffset, content.byteLength) })) };
+      return {
+        coreIndexFileUri: built.coreIndexFileUri,
+        files: built.files.map(({ uri, content }) => ({
+          uri,
+          content: Buffer.from(content.buffer, content.byteOffset, content.byteLength),
+        })),
+      };
     },
     link: async (input) => (await pool.run({ kind: 'link', input })) as AnchorLink,
     close: () => pool.close(),

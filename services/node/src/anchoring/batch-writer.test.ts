@@ -1,7 +1,15 @@
 import { canonicalBytes, multibaseMultihash, parseHashlink } from '@anchor/common/encoding';
 import { freePort, makeTempDir, waitFor } from '@anchor/testing/process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { metadataOf, postOperation, resolveDid, startTestNode, TestDid, waitPublished, type TestNode } from '../testing/test-node.js';
+import {
+  metadataOf,
+  postOperation,
+  resolveDid,
+  startTestNode,
+  TestDid,
+  waitPublished,
+  type TestNode,
+} from '../testing/test-node.js';
 import { AnchorBatches, type AnchorBatch } from './anchor-batches.js';
 import type { CompletedAnchor } from './anchor-pipeline.js';
 
@@ -13,7 +21,17 @@ describe('batch writer and anchor pipeline', () => {
     node = undefined;
   });
 
-  const ALL_STATUSES = ['cut', 'built', 'signed', 'witnessing', 'witnessed', 'published', 'processed', 'completed', 'failed'] as const;
+  const ALL_STATUSES = [
+    'cut',
+    'built',
+    'signed',
+    'witnessing',
+    'witnessed',
+    'published',
+    'processed',
+    'completed',
+    'failed',
+  ] as const;
   const allBatches = async (n: TestNode) => (await AnchorBatches.open(n.server.context.storage)).in(ALL_STATUSES);
   /** A completed batch keeps its size, not its operation keys. */
   const sizeOf = (batch: AnchorBatch) => batch.operationCount ?? batch.operationKeys.length;
@@ -25,7 +43,9 @@ describe('batch writer and anchor pipeline', () => {
     const started = Date.now();
     for (const did of dids) expect((await postOperation(url, did.created.request)).status).toBe(200);
     const current = node;
-    await waitFor(async () => (await allBatches(current)).filter((batch) => sizeOf(batch.value) === 3).length === 2, { timeoutMs: 1_000 });
+    await waitFor(async () => (await allBatches(current)).filter((batch) => sizeOf(batch.value) === 3).length === 2, {
+      timeoutMs: 1_000,
+    });
     expect(Date.now() - started).toBeLessThan(1_500);
     await waitFor(async () => (await allBatches(current)).length === 3, { timeoutMs: 5_000 });
     const sizes = (await allBatches(current)).map((batch) => sizeOf(batch.value));
@@ -40,7 +60,11 @@ describe('batch writer and anchor pipeline', () => {
     expect((await postOperation(node.url, did.update('key-2'))).status).toBe(200);
     expect((await postOperation(node.url, did.update('key-3'))).status).toBe(200);
     const published = await waitPublished(node.url, did.did, 3);
-    const operations = metadataOf(published).method.publishedOperations as Array<{ type: string; canonicalReference: string; transactionNumber: number }>;
+    const operations = metadataOf(published).method.publishedOperations as Array<{
+      type: string;
+      canonicalReference: string;
+      transactionNumber: number;
+    }>;
     expect(operations.map((operation) => operation.type)).toEqual(['create', 'update', 'update']);
     expect(new Set(operations.map((operation) => operation.canonicalReference)).size).toBe(3);
     expect(operations.map((operation) => operation.transactionNumber)).toEqual([1, 2, 3]);
@@ -76,14 +100,19 @@ describe('batch writer and anchor pipeline', () => {
   });
 
   it('retries a failing step with backoff and never drops the batch', async () => {
-    node = await startTestNode({ args: ['--mq-redelivery-initial-interval', '50ms', '--mq-redelivery-max-interval', '200ms'] });
+    node = await startTestNode({
+      args: ['--mq-redelivery-initial-interval', '50ms', '--mq-redelivery-max-interval', '200ms'],
+    });
     const deadLog = `http://127.0.0.1:${await freePort()}/main`;
-    const setLog = (value: string) => fetch(`${node!.url}/log`, { method: 'POST', body: value, headers: { 'content-type': 'text/plain' } });
+    const setLog = (value: string) =>
+      fetch(`${node!.url}/log`, { method: 'POST', body: value, headers: { 'content-type': 'text/plain' } });
     expect((await setLog(deadLog)).status).toBe(200);
     const did = new TestDid(node.url);
     await postOperation(node.url, did.created.request);
     const current = node;
-    const stuck = await waitFor(async () => (await allBatches(current)).find((batch) => batch.value.attempts >= 3), { timeoutMs: 10_000 });
+    const stuck = await waitFor(async () => (await allBatches(current)).find((batch) => batch.value.attempts >= 3), {
+      timeoutMs: 10_000,
+    });
     expect(stuck.value.status).toBe('built');
     expect(stuck.value.lastError).toMatch(/127\.0\.0\.1/);
     const health = (await (await fetch(`${node.url}/healthcheck`)).json()) as { vctStatus: string };
@@ -101,11 +130,18 @@ describe('batch writer and anchor pipeline', () => {
     const port = await freePort();
     const args = ['--mq-redelivery-initial-interval', '50ms', '--mq-redelivery-max-interval', '100ms'];
     node = await startTestNode({ database: 'lmdb', dir, port, args });
-    await fetch(`${node.url}/log`, { method: 'POST', body: `http://127.0.0.1:${await freePort()}/main`, headers: { 'content-type': 'text/plain' } });
+    await fetch(`${node.url}/log`, {
+      method: 'POST',
+      body: `http://127.0.0.1:${await freePort()}/main`,
+      headers: { 'content-type': 'text/plain' },
+    });
     const did = new TestDid(node.url);
     await postOperation(node.url, did.created.request);
     const first = node;
-    const stuck = await waitFor(async () => (await allBatches(first)).find((batch) => batch.value.status === 'built' && batch.value.attempts > 0), { timeoutMs: 10_000 });
+    const stuck = await waitFor(
+      async () => (await allBatches(first)).find((batch) => batch.value.status === 'built' && batch.value.attempts > 0),
+      { timeoutMs: 10_000 },
+    );
     await node.stop();
 
     node = await startTestNode({ database: 'lmdb', dir, port, args });
@@ -114,10 +150,13 @@ describe('batch writer and anchor pipeline', () => {
     await waitPublished(node.url, did.did);
     // Published (observer done) precedes `completed` by one pipeline step: wait for the record to settle.
     const restarted = node;
-    const batches = await waitFor(async () => {
-      const all = await allBatches(restarted);
-      return all.every((batch) => batch.value.status === 'completed') ? all : undefined;
-    }, { timeoutMs: 10_000 });
+    const batches = await waitFor(
+      async () => {
+        const all = await allBatches(restarted);
+        return all.every((batch) => batch.value.status === 'completed') ? all : undefined;
+      },
+      { timeoutMs: 10_000 },
+    );
     expect(batches.map((batch) => batch.key)).toEqual([stuck.key]);
     await dir.remove();
   });

@@ -103,7 +103,12 @@ export class BatchWriter {
     if (this.tickTimer) clearTimeout(this.tickTimer);
     await this.cutting;
     await this.pipeline.stop();
-    if (this.leader) await this.lease.release().catch((error: unknown) => this.log.warn('could not release the batch-writer lease', { err: errorMessage(error) }));
+    if (this.leader)
+      await this.lease
+        .release()
+        .catch((error: unknown) =>
+          this.log.warn('could not release the batch-writer lease', { err: errorMessage(error) }),
+        );
     this.leader = false;
   }
 
@@ -116,7 +121,8 @@ export class BatchWriter {
   accepted(entry: AcceptedOperation | undefined): void {
     this.inTransit--;
     if (!entry || !this.leader) return;
-    if (this.enqueue(entry.key, { suffix: entry.suffix, acceptedAt: entry.acceptedAt }) && entry.operation) this.parsedOperations.keepAccepted(entry.key, entry.operation);
+    if (this.enqueue(entry.key, { suffix: entry.suffix, acceptedAt: entry.acceptedAt }) && entry.operation)
+      this.parsedOperations.keepAccepted(entry.key, entry.operation);
     if (this.queue.size >= this.options.maxOperations) this.tick(0);
   }
 
@@ -150,7 +156,8 @@ export class BatchWriter {
     } catch (error) {
       this.log.warn('batch-writer lease check failed', { err: errorMessage(error) });
     }
-    if (this.running) this.leaseTimer = setTimeout(() => void this.leaseLoop(), Math.max(200, Math.floor(this.lease.durationMs / 3)));
+    if (this.running)
+      this.leaseTimer = setTimeout(() => void this.leaseLoop(), Math.max(200, Math.floor(this.lease.durationMs / 3)));
   }
 
   private async becomeLeader(): Promise<void> {
@@ -190,7 +197,9 @@ export class BatchWriter {
   /** Reloads the queue mirror from the store: every queued operation no unfinished batch holds. */
   private async resync(): Promise<void> {
     this.lastResync = Date.now();
-    const stored = (await OperationStores.all(this.operations.queued)).sort((a, b) => a.value.acceptedAt - b.value.acceptedAt);
+    const stored = (await OperationStores.all(this.operations.queued)).sort(
+      (a, b) => a.value.acceptedAt - b.value.acceptedAt,
+    );
     const known = [...this.queue.keys()];
     this.queue.clear();
     this.newest = 0;
@@ -256,7 +265,8 @@ export class BatchWriter {
     if (Date.now() - this.lastResync >= RESYNC_MS) {
       this.lastResync = Date.now();
       // More stored than mirrored, batched or being written here: another instance accepted some.
-      if ((await this.operations.queued.count()) > this.queue.size + this.batchedKeys.size + this.inTransit) await this.resync();
+      if ((await this.operations.queued.count()) > this.queue.size + this.batchedKeys.size + this.inTransit)
+        await this.resync();
     }
     this.metrics.pendingOperations.set(this.pendingCount);
     // Several batches in a row when the backlog holds more than one full batch.
@@ -305,7 +315,14 @@ export class BatchWriter {
     const now = Date.now();
     const keys = picked.map(([key]) => key);
     const firstAcceptedAt = picked[0]?.[1].acceptedAt ?? now;
-    const batch: AnchorBatch = { status: 'cut', createdAt: now, updatedAt: now, firstAcceptedAt, operationKeys: keys, attempts: 0 };
+    const batch: AnchorBatch = {
+      status: 'cut',
+      createdAt: now,
+      updatedAt: now,
+      firstAcceptedAt,
+      operationKeys: keys,
+      attempts: 0,
+    };
     await this.batches.insert(batchId, batch);
     for (const [key, pending] of picked) {
       this.queue.delete(key);

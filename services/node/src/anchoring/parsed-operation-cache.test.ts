@@ -1,5 +1,13 @@
 import { KeyPair } from '@anchor/common/crypto';
-import { addPublicKeys, createRequest, documentKey, DID_NODE_PROTOCOL, parseOperation, serializeRequest, type ParsedOperation } from '@anchor/sidetree';
+import {
+  addPublicKeys,
+  createRequest,
+  documentKey,
+  DID_NODE_PROTOCOL,
+  parseOperation,
+  serializeRequest,
+  type ParsedOperation,
+} from '@anchor/sidetree';
 import { describe, expect, it } from 'vitest';
 import { ParsedOperationCache } from './parsed-operation-cache.js';
 

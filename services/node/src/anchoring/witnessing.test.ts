@@ -4,7 +4,14 @@ import { didKeyFromKeyPair } from '@anchor/common/did';
 import { ANCHOR_CREDENTIAL_UNDEFINED_TERMS, attachProof, createProof } from '@anchor/common/jsonld';
 import { waitFor } from '@anchor/testing/process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { metadataOf, postOperation, startTestNode, TestDid, waitPublished, type TestNode } from '../testing/test-node.js';
+import {
+  metadataOf,
+  postOperation,
+  startTestNode,
+  TestDid,
+  waitPublished,
+  type TestNode,
+} from '../testing/test-node.js';
 import type { AnchorCredential } from './anchor-credential.js';
 import type { AnchorWitnessing, WitnessRequest } from './witnessing.js';
 
@@ -55,17 +62,23 @@ describe('anchor witnessing seam', () => {
     expect(first!.credential.proof).toMatchObject({ domain: node.url });
     expect((await first!.link()).anchor).toBe(first!.anchor);
 
-    const hashlink = (metadataOf(published).method.publishedOperations as Array<{ equivalentReferences: string[] }>)[0]!.equivalentReferences[0]!;
+    const hashlink = (metadataOf(published).method.publishedOperations as Array<{ equivalentReferences: string[] }>)[0]!
+      .equivalentReferences[0]!;
     const stored = await node.server.services.cas.store.read(parseHashlink(hashlink).resourceHash);
     const linkset = JSON.parse(stored!.content.toString()) as { linkset: Array<{ replies: Array<{ href: string }> }> };
-    const credential = JSON.parse(decodeDataUri(linkset.linkset[0]!.replies[0]!.href).toString()) as { proof: Array<{ domain: string }> };
+    const credential = JSON.parse(decodeDataUri(linkset.linkset[0]!.replies[0]!.href).toString()) as {
+      proof: Array<{ domain: string }>;
+    };
     expect(credential.proof.map((proof) => proof.domain)).toEqual([node.url, 'https://witness.example.com']);
   });
 
   it('refuses (at the observer) a witness proof that does not verify', async () => {
     const forged: AnchorWitnessing = {
       async witness(request) {
-        const proof = { ...(request.credential.proof as Record<string, unknown>), domain: 'https://forged.example.com' };
+        const proof = {
+          ...(request.credential.proof as Record<string, unknown>),
+          domain: 'https://forged.example.com',
+        };
         return { status: 'witnessed', credential: { ...request.credential, proof: [request.credential.proof, proof] } };
       },
     };
@@ -74,7 +87,10 @@ describe('anchor witnessing seam', () => {
     await postOperation(node.url, did.created.request);
     const current = node;
     const rejected = await waitFor(
-      async () => (await current.server.services.observer.records.anchors.query({ limit: 10 })).items.find((item) => item.value.status === 'rejected')?.value,
+      async () =>
+        (await current.server.services.observer.records.anchors.query({ limit: 10 })).items.find(
+          (item) => item.value.status === 'rejected',
+        )?.value,
       { timeoutMs: 10_000, description: 'the anchor to be rejected' },
     );
     expect(rejected?.reason).toMatch(/proof verification failed: proof 1 \(signature\)/);

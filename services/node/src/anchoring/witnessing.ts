@@ -36,8 +36,7 @@ export interface WitnessRequest {
 }
 
 export type WitnessOutcome =
-  | { status: 'witnessed'; credential: AnchorCredential }
-  | { status: 'pending'; recheckAfterMs: number };
+  { status: 'witnessed'; credential: AnchorCredential } | { status: 'pending'; recheckAfterMs: number };
 
 /** No witnesses: the node's own proof satisfies the policy at once. */
 export const selfWitnessing: AnchorWitnessing = {

@@ -22,7 +22,12 @@ export class Lease {
   ) {}
 
   static async open(provider: StoreProvider, name: string, holder: string, durationMs: number): Promise<Lease> {
-    return new Lease(await provider.open<LeaseRecord>(LEASE_STORE, { expiryField: 'expiresAt' }), name, holder, durationMs);
+    return new Lease(
+      await provider.open<LeaseRecord>(LEASE_STORE, { expiryField: 'expiresAt' }),
+      name,
+      holder,
+      durationMs,
+    );
   }
 
   /** Takes the lease if it is free or already ours (renewing it); false when another holder has it. */
@@ -35,7 +40,8 @@ export class Lease {
   /** Extends the lease if we hold it; false when it is someone else's now. */
   async renew(now = Date.now()): Promise<boolean> {
     const current = await this.store.get(this.name);
-    if (current === undefined) return this.store.insert(this.name, { holder: this.holder, expiresAt: now + this.durationMs });
+    if (current === undefined)
+      return this.store.insert(this.name, { holder: this.holder, expiresAt: now + this.durationMs });
     if (current.holder !== this.holder) return false;
     await this.store.put(this.name, { holder: this.holder, expiresAt: now + this.durationMs });
     return true;

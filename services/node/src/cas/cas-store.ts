@@ -63,7 +63,13 @@ export class CasStore {
 
   async writeAll(files: ReadonlyArray<{ content: Uint8Array; mediaType: string }>): Promise<void> {
     if (files.length === 0) return;
-    await this.store.batch(files.map(({ content, mediaType }) => ({ op: 'put', key: CasStore.hashOf(content), value: recordOf(content, mediaType) })));
+    await this.store.batch(
+      files.map(({ content, mediaType }) => ({
+        op: 'put',
+        key: CasStore.hashOf(content),
+        value: recordOf(content, mediaType),
+      })),
+    );
   }
 
   async read(hash: string): Promise<{ content: Buffer; mediaType: string } | undefined> {
@@ -84,7 +90,8 @@ function recordOf(content: Uint8Array, mediaType: string): CasRecord {
 export function checkResourceHash(hash: string): string {
   try {
     const { code, digest } = decodeMultibaseMultihash(hash);
-    if (!hash.startsWith('u') || code !== SHA2_256 || digest.length !== 32) throw new TypeError('not a multibase (u) SHA2-256 multihash');
+    if (!hash.startsWith('u') || code !== SHA2_256 || digest.length !== 32)
+      throw new TypeError('not a multibase (u) SHA2-256 multihash');
   } catch (error) {
     throw badRequest(`'${hash}' is not a content hash: ${(error as Error).message}`);
   }

@@ -24,14 +24,17 @@ export class ContentResolver {
   }
 
   async resolve(reference: string, options: { sources?: readonly string[]; mediaType?: string } = {}): Promise<Buffer> {
-    const { resourceHash, links } = reference.startsWith('hl:') ? parseHashlink(reference) : { resourceHash: reference, links: [] };
+    const { resourceHash, links } = reference.startsWith('hl:')
+      ? parseHashlink(reference)
+      : { resourceHash: reference, links: [] };
     const local = await this.cas.read(resourceHash);
     if (local) return local.content;
 
-    const candidates = [...new Set([...links, ...(options.sources ?? []).map((source) => casUrl(source, resourceHash))])].filter(
-      (url) => /^https?:\/\//.test(url) && url !== this.cas.linkFor(resourceHash),
-    );
-    if (candidates.length === 0) throw permanent(`content ${resourceHash} is not in the local CAS and nothing says where to fetch it`);
+    const candidates = [
+      ...new Set([...links, ...(options.sources ?? []).map((source) => casUrl(source, resourceHash))]),
+    ].filter((url) => /^https?:\/\//.test(url) && url !== this.cas.linkFor(resourceHash));
+    if (candidates.length === 0)
+      throw permanent(`content ${resourceHash} is not in the local CAS and nothing says where to fetch it`);
 
     const failures: string[] = [];
     let retryable = false;

@@ -57,10 +57,17 @@ export class WebDidView {
     const metadata = result.didDocumentMetadata;
     if (metadata.deactivated === true) throw notFound(`${webDid} is deactivated`);
 
-    const document = JSON.parse(JSON.stringify(result.didDocument).replaceAll(nodeDid, webDid)) as Record<string, unknown>;
+    const document = JSON.parse(JSON.stringify(result.didDocument).replaceAll(nodeDid, webDid)) as Record<
+      string,
+      unknown
+    >;
     const canonicalId = typeof metadata.canonicalId === 'string' ? metadata.canonicalId : nodeDid;
-    const equivalentIds = Array.isArray(metadata.equivalentId) ? metadata.equivalentId.filter((id): id is string => typeof id === 'string') : [];
-    const existing = Array.isArray(document.alsoKnownAs) ? (document.alsoKnownAs as unknown[]).filter((id): id is string => typeof id === 'string') : [];
+    const equivalentIds = Array.isArray(metadata.equivalentId)
+      ? metadata.equivalentId.filter((id): id is string => typeof id === 'string')
+      : [];
+    const existing = Array.isArray(document.alsoKnownAs)
+      ? (document.alsoKnownAs as unknown[]).filter((id): id is string => typeof id === 'string')
+      : [];
     const alsoKnownAs: string[] = [];
     for (const id of [...existing.map((id) => (id === webDid ? canonicalId : id)), canonicalId, ...equivalentIds]) {
       if (!alsoKnownAs.includes(id)) alsoKnownAs.push(id);

@@ -56,13 +56,20 @@ export function createDiscoveryFeature(ctx: NodeContext, deps: DiscoveryDeps): D
     minResolvers: ctx.config.discovery.discoveryMinimumResolvers,
     vctEnabled: ctx.config.witnessing.vctEnabled,
     logSetting: deps.logSetting,
-    webFinger: createWebFingerClient({ httpClient: ctx.httpClient, cacheTtlMs: ctx.config.federation.actorCacheExpiration }),
+    webFinger: createWebFingerClient({
+      httpClient: ctx.httpClient,
+      cacheTtlMs: ctx.config.federation.actorCacheExpiration,
+    }),
     resolution: deps.resolution,
     didAnchors: deps.didAnchors,
     cas: deps.cas,
     federation: deps.federation,
   });
-  const nodeInfo = new NodeInfoUsageCounter(deps.federation, ctx.config.federation.nodeInfoRefreshInterval, getLogger('nodeinfo'));
+  const nodeInfo = new NodeInfoUsageCounter(
+    deps.federation,
+    ctx.config.federation.nodeInfoRefreshInterval,
+    getLogger('nodeinfo'),
+  );
   const nodeInfoHandler =
     (version: NodeInfoVersion): RequestHandler =>
     (_req, res) => {
@@ -105,6 +112,7 @@ export function createDiscoveryFeature(ctx: NodeContext, deps: DiscoveryDeps): D
 /** The `resource` query parameter: required, once, non-empty (RFC 7033 §4.2: 400 otherwise). */
 function webFingerResource(value: unknown): string {
   const resource = singleQueryValue(value, 'resource');
-  if (resource === undefined || resource === '') throw badRequest('the resource query parameter is required, e.g. ?resource=did:node:...');
+  if (resource === undefined || resource === '')
+    throw badRequest('the resource query parameter is required, e.g. ?resource=did:node:...');
   return resource;
 }

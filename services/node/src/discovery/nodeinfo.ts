@@ -32,7 +32,11 @@ export interface NodeInfoDocument {
 export function nodeInfoDocument(version: NodeInfoVersion, usage: NodeInfoUsage | undefined): NodeInfoDocument {
   return {
     version,
-    software: { name: SOFTWARE_NAME, version: PROJECT_VERSION, ...(version === '2.1' ? { repository: PROJECT_REPOSITORY } : {}) },
+    software: {
+      name: SOFTWARE_NAME,
+      version: PROJECT_VERSION,
+      ...(version === '2.1' ? { repository: PROJECT_REPOSITORY } : {}),
+    },
     protocols: ['activitypub'],
     services: { inbound: [], outbound: [] },
     openRegistrations: false,
@@ -78,10 +82,15 @@ export class NodeInfoUsageCounter {
   /** Recounts; on failure keeps the last counts (stale numbers beat an error page for a statistics document). */
   async refresh(): Promise<void> {
     try {
-      const [localPosts, localComments] = await Promise.all([this.federation.outboxCount('Create'), this.federation.outboxCount('Like')]);
+      const [localPosts, localComments] = await Promise.all([
+        this.federation.outboxCount('Create'),
+        this.federation.outboxCount('Like'),
+      ]);
       this.current = { localPosts, localComments };
     } catch (error) {
-      this.log.warn('NodeInfo: counting the outbox failed; keeping the previous counts', { error: (error as Error).message });
+      this.log.warn('NodeInfo: counting the outbox failed; keeping the previous counts', {
+        error: (error as Error).message,
+      });
     }
   }
 }

@@ -1,7 +1,14 @@
 import { parseHashlink } from '@anchor/common/encoding';
 import { AppError, badRequest, notFound } from '@anchor/common/errors';
 import type { Store } from '@anchor/common/storage';
-import { buildJrd, JRD_PROPERTIES, ledgerTypeOf, type Jrd, type JrdLink, type WebFingerClient } from '@anchor/common/webfinger';
+import {
+  buildJrd,
+  JRD_PROPERTIES,
+  ledgerTypeOf,
+  type Jrd,
+  type JrdLink,
+  type WebFingerClient,
+} from '@anchor/common/webfinger';
 import { checkResourceHash } from '../cas/cas-store.js';
 import type { NodeUrls } from '../identity/node-urls.js';
 import type { DidAnchor } from '../operations/operation-records.js';
@@ -47,15 +54,25 @@ export class WebFingerResources {
 
   constructor(private readonly deps: WebFingerDeps) {
     const { urls } = deps;
-    this.nodeResources = new Set([urls.externalEndpoint, `${urls.externalEndpoint}/`, urls.serviceId, urls.serviceEndpoint, `${urls.externalEndpoint}/vct`]);
+    this.nodeResources = new Set([
+      urls.externalEndpoint,
+      `${urls.externalEndpoint}/`,
+      urls.serviceId,
+      urls.serviceEndpoint,
+      `${urls.externalEndpoint}/vct`,
+    ]);
   }
 
   async describe(resource: string): Promise<Jrd> {
     const { urls } = this.deps;
     if (this.nodeResources.has(resource)) return this.node(resource);
-    if (resource === urls.identifiersEndpoint) return this.endpoint(resource, '/sidetree/v1/identifiers', { [JRD_PROPERTIES.minResolvers]: this.deps.minResolvers });
+    if (resource === urls.identifiersEndpoint)
+      return this.endpoint(resource, '/sidetree/v1/identifiers', {
+        [JRD_PROPERTIES.minResolvers]: this.deps.minResolvers,
+      });
     if (resource === urls.operationsEndpoint) return this.endpoint(resource, '/sidetree/v1/operations', {});
-    if (resource.startsWith(`${urls.casBase}/`)) return this.casResource(resource, resource.slice(urls.casBase.length + 1));
+    if (resource.startsWith(`${urls.casBase}/`))
+      return this.casResource(resource, resource.slice(urls.casBase.length + 1));
     if (this.deps.namespaces.some((namespace) => resource.startsWith(`${namespace}:`))) return this.did(resource);
     throw notFound(`resource ${resource} not found`);
   }
@@ -81,7 +98,11 @@ export class WebFingerResources {
       return ledgerTypeOf(await this.deps.webFinger.lookup(new URL(logUrl).origin, logUrl));
     } catch (error) {
       if (AppError.is(error) && error.code === 'not_found') return undefined;
-      throw new AppError('bad_gateway', `the configured log ${logUrl} did not answer its WebFinger query: ${(error as Error).message}`, { cause: error });
+      throw new AppError(
+        'bad_gateway',
+        `the configured log ${logUrl} did not answer its WebFinger query: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
   }
 
@@ -89,18 +110,28 @@ export class WebFingerResources {
     return buildJrd({
       subject: resource,
       properties,
-      links: [{ rel: LINK.self, href: resource }, ...this.deps.discoveryDomains.map((domain) => ({ rel: LINK.alternate, href: `${domain}${path}` }))],
+      links: [
+        { rel: LINK.self, href: resource },
+        ...this.deps.discoveryDomains.map((domain) => ({ rel: LINK.alternate, href: `${domain}${path}` })),
+      ],
     });
   }
 
   private async casResource(resource: string, hash: string): Promise<Jrd> {
-    if (hash === '' || hash.includes('/')) throw badRequest(`resource ${resource} does not name a CAS object (<base>/cas/<hash>)`);
+    if (hash === '' || hash.includes('/'))
+      throw badRequest(`resource ${resource} does not name a CAS object (<base>/cas/<hash>)`);
     checkResourceHash(hash);
     if (!(await this.deps.cas.has(hash))) throw notFound(`resource ${resource} not found`);
-    const alternates = unique([...this.deps.discoveryDomains.map((domain) => `${domain}/cas/${hash}`), ...(await this.heldElsewhere(hash))]).filter((href) => href !== resource);
+    const alternates = unique([
+      ...this.deps.discoveryDomains.map((domain) => `${domain}/cas/${hash}`),
+      ...(await this.heldElsewhere(hash)),
+    ]).filter((href) => href !== resource);
     return buildJrd({
       subject: resource,
-      links: [{ rel: LINK.self, type: MEDIA.ldJson, href: resource }, ...alternates.map((href) => ({ rel: LINK.alternate, type: MEDIA.ldJson, href }))],
+      links: [
+        { rel: LINK.self, type: MEDIA.ldJson, href: resource },
+        ...alternates.map((href) => ({ rel: LINK.alternate, type: MEDIA.ldJson, href })),
+      ],
     });
   }
 
@@ -110,11 +141,13 @@ export class WebFingerResources {
     const { result } = await resolution.resolve(did);
     const metadata = result.didDocumentMetadata as { canonicalId?: string; method?: { anchorOrigin?: string } };
     const latest = await this.deps.didAnchors.get(suffix);
-    if (metadata.canonicalId === undefined || latest === undefined) throw notFound(`${did} is not anchored yet; WebFinger describes anchored DIDs`);
+    if (metadata.canonicalId === undefined || latest === undefined)
+      throw notFound(`${did} is not anchored yet; WebFinger describes anchored DIDs`);
     const canonicalId = metadata.canonicalId;
-    const alternateBases = unique([...this.deps.discoveryDomains, ...originsOf(await this.heldElsewhere(parseHashlink(latest.anchor).resourceHash))]).filter(
-      (base) => base !== urls.externalEndpoint,
-    );
+    const alternateBases = unique([
+      ...this.deps.discoveryDomains,
+      ...originsOf(await this.heldElsewhere(parseHashlink(latest.anchor).resourceHash)),
+    ]).filter((base) => base !== urls.externalEndpoint);
     return buildJrd({
       properties: {
         [JRD_PROPERTIES.anchorOrigin]: metadata.method?.anchorOrigin,
@@ -124,7 +157,11 @@ export class WebFingerResources {
         { rel: LINK.self, type: MEDIA.didLdJson, href: `${urls.identifiersEndpoint}/${canonicalId}` },
         { rel: LINK.via, type: MEDIA.ldJson, href: latest.anchor },
         { rel: LINK.service, type: MEDIA.activity, href: urls.serviceEndpoint },
-        ...alternateBases.map((base) => ({ rel: LINK.alternate, type: MEDIA.didLdJson, href: `${base}/sidetree/v1/identifiers/${canonicalId}` })),
+        ...alternateBases.map((base) => ({
+          rel: LINK.alternate,
+          type: MEDIA.didLdJson,
+          href: `${base}/sidetree/v1/identifiers/${canonicalId}`,
+        })),
       ],
     });
   }

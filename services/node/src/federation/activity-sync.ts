@@ -48,7 +48,10 @@ export class ActivitySync {
     },
   ) {}
 
-  static async open(provider: StoreProvider, deps: { store: ActivityStore; inbox: Inbox; actors: ActorResolver; log: Logger; options: ActivitySyncOptions }): Promise<ActivitySync> {
+  static async open(
+    provider: StoreProvider,
+    deps: { store: ActivityStore; inbox: Inbox; actors: ActorResolver; log: Logger; options: ActivitySyncOptions },
+  ): Promise<ActivitySync> {
     return new ActivitySync({ ...deps, positions: await provider.open<SyncPosition>(SYNC_STORE) });
   }
 
@@ -57,29 +60,54 @@ export class ActivitySync {
     const me = this.deps.options.serviceId;
     let handled = 0;
     for (const followee of await this.deps.store.allRefIris('following', me)) {
-      handled += await this.syncOne(followee, 'outbox', (activity) => (activity.type === 'Create' || activity.type === 'Announce') && activity.actor === followee);
+      handled += await this.syncOne(
+        followee,
+        'outbox',
+        (activity) => (activity.type === 'Create' || activity.type === 'Announce') && activity.actor === followee,
+      );
     }
     for (const follower of await this.deps.store.allRefIris('follower', me)) {
-      handled += await this.syncOne(follower, 'inbox', (activity) => activity.type === 'Create' && activity.actor === me);
+      handled += await this.syncOne(
+        follower,
+        'inbox',
+        (activity) => activity.type === 'Create' && activity.actor === me,
+      );
     }
     return handled;
   }
 
-  private async syncOne(service: string, collection: Collection, wanted: (activity: StoredActivity) => boolean): Promise<number> {
+  private async syncOne(
+    service: string,
+    collection: Collection,
+    wanted: (activity: StoredActivity) => boolean,
+  ): Promise<number> {
     try {
       return await this.read(service, collection, wanted);
     } catch (error) {
       // A peer that does not let this node read its inbox (no follower or witness of it) is no fault.
       const status = peerStatusOf(error);
       const level = status === 401 || status === 403 ? 'debug' : 'warn';
-      this.deps.log[level]('catch-up could not read a collection; next run resumes there', { service, collection, err: errorMessage(error) });
+      this.deps.log[level]('catch-up could not read a collection; next run resumes there', {
+        service,
+        collection,
+        err: errorMessage(error),
+      });
       return 0;
     }
   }
 
-  private async read(service: string, collection: Collection, wanted: (activity: StoredActivity) => boolean): Promise<number> {
+  private async read(
+    service: string,
+    collection: Collection,
+    wanted: (activity: StoredActivity) => boolean,
+  ): Promise<number> {
     const actor = await this.deps.actors.actor(service);
-    const url = collection === 'outbox' ? actor.outbox : typeof actor.document.inbox === 'string' ? actor.document.inbox : undefined;
+    const url =
+      collection === 'outbox'
+        ? actor.outbox
+        : typeof actor.document.inbox === 'string'
+          ? actor.document.inbox
+          : undefined;
     if (url === undefined) return 0;
     const key = `${service}|${collection}`;
     const saved = (await this.deps.positions.get(key))?.position ?? 0;
@@ -112,7 +140,10 @@ export class ActivitySync {
     return handled;
   }
 
-  private async consider(item: unknown, wanted: (activity: StoredActivity) => boolean): Promise<'handled' | 'skipped' | 'too-young'> {
+  private async consider(
+    item: unknown,
+    wanted: (activity: StoredActivity) => boolean,
+  ): Promise<'handled' | 'skipped' | 'too-young'> {
     if (!isValid(INBOX_ACTIVITY, item)) return 'skipped';
     let activity: StoredActivity;
     try {

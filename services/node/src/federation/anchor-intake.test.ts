@@ -20,7 +20,11 @@ const ORIGIN_NODE = 'https://origin.test/services/node';
 
 /** A witnessed anchor linkset as the origin published it (only its author matters here). */
 function linksetBy(author: string, seed: string): Record<string, unknown> {
-  return { linkset: [{ anchor: `hl:${multibaseMultihash(seed)}`, author: [{ href: author }], profile: 'https://w3id.org/orb#v0' }] };
+  return {
+    linkset: [
+      { anchor: `hl:${multibaseMultihash(seed)}`, author: [{ href: author }], profile: 'https://w3id.org/orb#v0' },
+    ],
+  };
 }
 
 /**
@@ -51,7 +55,15 @@ describe('anchor intake', () => {
     const log = getLogger('federation');
     intake = await AnchorIntakeService.open(provider, {
       store,
-      outbox: new Outbox({ store, broadcasts: await provider.open<PendingBroadcast>(BROADCAST_STORE), mq, serviceId: ME, serviceEndpoint: ME, metrics, log }),
+      outbox: new Outbox({
+        store,
+        broadcasts: await provider.open<PendingBroadcast>(BROADCAST_STORE),
+        mq,
+        serviceId: ME,
+        serviceEndpoint: ME,
+        metrics,
+        log,
+      }),
       cas,
       submit: async (event) => {
         submitted.push(event);
@@ -71,25 +83,47 @@ describe('anchor intake', () => {
   });
 
   /** A Create of an anchor by `actor`, its linkset embedded. */
-  function createOf(actor: string, linkset: Record<string, unknown>): { activity: StoredActivity; hashlink: string; anchorHash: string } {
+  function createOf(
+    actor: string,
+    linkset: Record<string, unknown>,
+  ): { activity: StoredActivity; hashlink: string; anchorHash: string } {
     const bytes = canonicalBytes(linkset);
     const anchorHash = multibaseMultihash(bytes);
     const hashlink = formatHashlink({ resourceHash: anchorHash, links: [`https://peer.test/cas/${anchorHash}`] });
-    const activity: StoredActivity = { id: `https://peer.test/activities/create-${anchorHash}`, type: 'Create', actor, to: [PUBLIC], object: anchorEvent(hashlink, linkset) };
+    const activity: StoredActivity = {
+      id: `https://peer.test/activities/create-${anchorHash}`,
+      type: 'Create',
+      actor,
+      to: [PUBLIC],
+      object: anchorEvent(hashlink, linkset),
+    };
     return { activity, hashlink, anchorHash };
   }
 
   /** What the observer's commit leaves: the linkset in the CAS and the anchor record. */
-  async function observerProcessed(anchorHash: string, linkset: Record<string, unknown>, status: 'processed' | 'rejected' = 'processed'): Promise<void> {
+  async function observerProcessed(
+    anchorHash: string,
+    linkset: Record<string, unknown>,
+    status: 'processed' | 'rejected' = 'processed',
+  ): Promise<void> {
     await cas.write(canonicalBytes(linkset), CAS_MEDIA.linkset);
-    await anchors.anchors.put(anchorHash, { hashlink: `hl:${anchorHash}`, status, processedAt: Date.now(), ...(status === 'rejected' ? { reason: 'bad proof' } : { transactionNumber: 1 }) });
+    await anchors.anchors.put(anchorHash, {
+      hashlink: `hl:${anchorHash}`,
+      status,
+      processedAt: Date.now(),
+      ...(status === 'rejected' ? { reason: 'bad proof' } : { transactionNumber: 1 }),
+    });
   }
 
-  const intakeOf = (anchorHash: string) => provider.open<AnchorIntake>(INTAKE_STORE).then((intakes) => intakes.get(anchorHash));
+  const intakeOf = (anchorHash: string) =>
+    provider.open<AnchorIntake>(INTAKE_STORE).then((intakes) => intakes.get(anchorHash));
 
   it('refuses a Create from a service this node does not follow, and takes nothing in', async () => {
     const { activity, anchorHash } = createOf('https://stranger.test/services/node', linksetBy(ORIGIN_NODE, 'a'));
-    await expect(intake.onCreate(activity, { source: 'inbox' })).rejects.toMatchObject({ status: 400, message: /which this service does not follow/ });
+    await expect(intake.onCreate(activity, { source: 'inbox' })).rejects.toMatchObject({
+      status: 400,
+      message: /which this service does not follow/,
+    });
     expect(submitted).toEqual([]);
     expect(await intakeOf(anchorHash)).toBeUndefined();
   });
@@ -100,7 +134,14 @@ describe('anchor intake', () => {
     await intake.onCreate(activity, { source: 'inbox' });
 
     expect(submitted).toEqual([{ hashlink, linkset, attributedTo: PEER, sources: ['https://peer.test'] }]);
-    expect(await intakeOf(anchorHash)).toMatchObject({ anchorHash, hashlink, from: PEER, via: activity.id, announce: true, status: 'pending' });
+    expect(await intakeOf(anchorHash)).toMatchObject({
+      anchorHash,
+      hashlink,
+      from: PEER,
+      via: activity.id,
+      announce: true,
+      status: 'pending',
+    });
 
     // Not processed yet: nothing to acknowledge.
     await intake.processed(anchorHash);
@@ -110,11 +151,23 @@ describe('anchor intake', () => {
     await intake.processed(anchorHash);
     expect((await intakeOf(anchorHash))?.status).toBe('acknowledged');
     const like = await store.get(derivedActivityId(ME, `Like:${anchorHash}`));
-    expect(like).toMatchObject({ type: 'Like', to: [PEER, ORIGIN_NODE], object: anchorEvent(hashlink), result: anchorEvent(formatHashlink({ resourceHash: anchorHash, links: [cas.linkFor(anchorHash)] })) });
+    expect(like).toMatchObject({
+      type: 'Like',
+      to: [PEER, ORIGIN_NODE],
+      object: anchorEvent(hashlink),
+      result: anchorEvent(formatHashlink({ resourceHash: anchorHash, links: [cas.linkFor(anchorHash)] })),
+    });
     const announce = await store.get(derivedActivityId(ME, `Announce:${anchorHash}`));
-    expect(announce).toMatchObject({ type: 'Announce', to: [FOLLOWERS, PUBLIC], object: { type: 'OrderedCollection', totalItems: 1, orderedItems: [anchorEvent(hashlink, linkset)] } });
+    expect(announce).toMatchObject({
+      type: 'Announce',
+      to: [FOLLOWERS, PUBLIC],
+      object: { type: 'OrderedCollection', totalItems: 1, orderedItems: [anchorEvent(hashlink, linkset)] },
+    });
     // The sender is not sent its own anchor back.
-    expect((await provider.open<PendingBroadcast>(BROADCAST_STORE).then((broadcasts) => broadcasts.get(announce!.id)))?.exclude).toEqual([PEER]);
+    expect(
+      (await provider.open<PendingBroadcast>(BROADCAST_STORE).then((broadcasts) => broadcasts.get(announce!.id)))
+        ?.exclude,
+    ).toEqual([PEER]);
   });
 
   it('does not announce an anchor read by catch-up, and marks a rejected anchor without acknowledging it', async () => {
@@ -155,12 +208,21 @@ describe('anchor intake', () => {
       type: 'Announce',
       actor: PEER,
       to: [PUBLIC],
-      object: { type: 'OrderedCollection', totalItems: 2, orderedItems: [{ type: 'AnchorEvent', url: 'not a hashlink' }, anchorEvent(hashlink, linkset)] },
+      object: {
+        type: 'OrderedCollection',
+        totalItems: 2,
+        orderedItems: [{ type: 'AnchorEvent', url: 'not a hashlink' }, anchorEvent(hashlink, linkset)],
+      },
     };
     await intake.onAnnounce(announce);
 
     expect(submitted).toEqual([{ hashlink, linkset, attributedTo: PEER, sources: ['https://peer.test'] }]);
-    expect(await intakeOf(anchorHash)).toMatchObject({ from: PEER, via: announce.id, announce: false, status: 'pending' });
+    expect(await intakeOf(anchorHash)).toMatchObject({
+      from: PEER,
+      via: announce.id,
+      announce: false,
+      status: 'pending',
+    });
     expect(await store.hasRef('share', anchorHash, announce.id)).toBe(true);
   });
 });

@@ -6,7 +6,14 @@ import type { ActivityStore } from '../activitypub/activity-store.js';
 import type { HandlingContext } from '../activitypub/inbox.js';
 import { announcedItems } from '../activitypub/activity-effects.js';
 import type { Outbox } from '../activitypub/outbox.js';
-import { PUBLIC, anchorEvent, derivedActivityId, hostOf, readAnchorEvent, type StoredActivity } from '../activitypub/vocabulary.js';
+import {
+  PUBLIC,
+  anchorEvent,
+  derivedActivityId,
+  hostOf,
+  readAnchorEvent,
+  type StoredActivity,
+} from '../activitypub/vocabulary.js';
 import type { CasStore } from '../cas/cas-store.js';
 import type { AnchorEvent } from '../observer/anchor-event.js';
 import type { AnchorRecord } from '../observer/anchor-records.js';
@@ -54,7 +61,10 @@ export class AnchorIntakeService {
   private constructor(private readonly deps: AnchorIntakeDeps) {}
 
   static async open(provider: StoreProvider, deps: Omit<AnchorIntakeDeps, 'intakes'>): Promise<AnchorIntakeService> {
-    return new AnchorIntakeService({ ...deps, intakes: await provider.open<AnchorIntake>(INTAKE_STORE, { indexes: [['status', 'receivedAt']] }) });
+    return new AnchorIntakeService({
+      ...deps,
+      intakes: await provider.open<AnchorIntake>(INTAKE_STORE, { indexes: [['status', 'receivedAt']] }),
+    });
   }
 
   /** Inbox handler of Create. */
@@ -88,12 +98,19 @@ export class AnchorIntakeService {
 
   /** Acknowledges every pending intake whose anchor the observer has finished with (at start and periodically). */
   async sweep(): Promise<void> {
-    for await (const items of queryPages(this.deps.intakes, { where: { status: 'pending' }, orderBy: { field: 'receivedAt' }, limit: 500 })) {
+    for await (const items of queryPages(this.deps.intakes, {
+      where: { status: 'pending' },
+      orderBy: { field: 'receivedAt' },
+      limit: 500,
+    })) {
       for (const { value } of items) {
         try {
           await this.acknowledge(value);
         } catch (error) {
-          this.deps.log.warn('could not acknowledge a received anchor; will retry', { anchorHash: value.anchorHash, err: errorMessage(error) });
+          this.deps.log.warn('could not acknowledge a received anchor; will retry', {
+            anchorHash: value.anchorHash,
+            err: errorMessage(error),
+          });
         }
       }
     }
@@ -107,7 +124,11 @@ export class AnchorIntakeService {
     }
   }
 
-  private async take(event: { hashlink: string; anchorHash: string; linkset?: Record<string, unknown> }, activity: StoredActivity, announce: boolean): Promise<void> {
+  private async take(
+    event: { hashlink: string; anchorHash: string; linkset?: Record<string, unknown> },
+    activity: StoredActivity,
+    announce: boolean,
+  ): Promise<void> {
     if ((await this.deps.anchorRecord(event.anchorHash))?.status === 'processed') return;
     const own = activity.actor === this.deps.serviceId;
     await this.deps.intakes.insert(event.anchorHash, {
@@ -135,7 +156,10 @@ export class AnchorIntakeService {
       await this.deps.intakes.put(intake.anchorHash, { ...intake, status: 'rejected' });
       return;
     }
-    const localHashlink = formatHashlink({ resourceHash: intake.anchorHash, links: [this.deps.cas.linkFor(intake.anchorHash)] });
+    const localHashlink = formatHashlink({
+      resourceHash: intake.anchorHash,
+      links: [this.deps.cas.linkFor(intake.anchorHash)],
+    });
     const linkset = await this.linkset(intake.anchorHash);
     const origin = authorOf(linkset);
     const { serviceId, serviceEndpoint } = this.deps;

@@ -47,7 +47,12 @@ export async function createFederationFeature(
   activityPub.inbox.on('Announce', intake.onAnnounce);
   deps.observer.onProcessed((processed) => {
     if (processed.attributedTo === undefined) return;
-    intake.processed(processed.anchorHash).catch((error: unknown) => log.warn('could not acknowledge a received anchor; the sweep will', { anchorHash: processed.anchorHash, err: errorMessage(error) }));
+    intake.processed(processed.anchorHash).catch((error: unknown) =>
+      log.warn('could not acknowledge a received anchor; the sweep will', {
+        anchorHash: processed.anchorHash,
+        err: errorMessage(error),
+      }),
+    );
   });
 
   // Every completed anchor of this node, to its followers and the public; the id derives from the anchor.
@@ -89,7 +94,9 @@ export async function createFederationFeature(
     if (stopped) return;
     timer = setTimeout(() => {
       syncNow()
-        .catch((error: unknown) => log.warn('catch-up failed; retrying at the next interval', { err: errorMessage(error) }))
+        .catch((error: unknown) =>
+          log.warn('catch-up failed; retrying at the next interval', { err: errorMessage(error) }),
+        )
         .finally(() => schedule(ctx.config.federation.syncInterval));
     }, delayMs);
     timer.unref();

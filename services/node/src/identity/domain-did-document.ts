@@ -14,7 +14,14 @@ export function domainDidDocument(urls: NodeUrls, keys: NodeKeys): DidDocument {
   return {
     '@context': [CONTEXT_URLS.didV1, CONTEXT_URLS.ed25519Signature2020V1],
     id,
-    verificationMethod: [{ id: keyId, type: 'Ed25519VerificationKey2020', controller: id, publicKeyMultibase: keys.vcSigningKey.publicKeyMultibase() }],
+    verificationMethod: [
+      {
+        id: keyId,
+        type: 'Ed25519VerificationKey2020',
+        controller: id,
+        publicKeyMultibase: keys.vcSigningKey.publicKeyMultibase(),
+      },
+    ],
     authentication: [keyId],
     assertionMethod: [keyId],
     capabilityDelegation: [keyId],
@@ -31,7 +38,10 @@ export function vcVerificationMethod(urls: NodeUrls, keys: NodeKeys): string {
  * did:web resolution that answers this node's own domain DID from memory (no HTTP round trip to itself,
  * and no dependency on its own listener being up) and every other did:web over the network.
  */
-export function localFirstDidWebResolver(own: DidDocument, remote: DidMethodResolver = didWebResolver()): DidMethodResolver {
+export function localFirstDidWebResolver(
+  own: DidDocument,
+  remote: DidMethodResolver = didWebResolver(),
+): DidMethodResolver {
   return {
     resolve: async (did, parsed) => (did === own.id ? { didDocument: own } : remote.resolve(did, parsed)),
   };

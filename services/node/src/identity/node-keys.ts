@@ -12,7 +12,12 @@ export interface NodeKeys {
   readonly httpKeyId: string;
 }
 
-async function loadKey(file: string | undefined, settingName: string, config: ConfigValues, what: string): Promise<KeyPair> {
+async function loadKey(
+  file: string | undefined,
+  settingName: string,
+  config: ConfigValues,
+  what: string,
+): Promise<KeyPair> {
   if (file !== undefined) {
     let pem: string;
     try {
@@ -31,7 +36,12 @@ async function loadKey(file: string | undefined, settingName: string, config: Co
 }
 
 export async function loadNodeKeys(
-  options: { vcSignKeyFile?: string | undefined; vcSignKeyId: string; httpSignKeyFile?: string | undefined; httpSignKeyId: string },
+  options: {
+    vcSignKeyFile?: string | undefined;
+    vcSignKeyId: string;
+    httpSignKeyFile?: string | undefined;
+    httpSignKeyId: string;
+  },
   config: ConfigValues,
 ): Promise<NodeKeys> {
   return {

@@ -32,7 +32,11 @@ export interface NodeUrls {
 
 const SERVICE_DID = /^did:web:([^:]+)((?::[^:]+)+)$/;
 
-export function nodeUrls(options: { hostUrl: HostPort; externalEndpoint?: string | undefined; serviceId?: string | undefined }): NodeUrls {
+export function nodeUrls(options: {
+  hostUrl: HostPort;
+  externalEndpoint?: string | undefined;
+  serviceId?: string | undefined;
+}): NodeUrls {
   const external = new URL(options.externalEndpoint ?? `http://${formatHostPort(options.hostUrl)}`);
   if (external.pathname !== '/' || external.search !== '' || external.hash !== '') {
     throw badRequest('--external-endpoint must be a scheme://host[:port] origin without path, query or fragment');
@@ -47,12 +51,15 @@ export function nodeUrls(options: { hostUrl: HostPort; externalEndpoint?: string
   const serviceIsDid = serviceId.startsWith('did:');
   if (serviceIsDid) {
     if (!didMatch) throw badRequest('--service-id must be a URL or did:web:<host>:services:<name>');
-    if (decodeURIComponent(didMatch[1] as string) !== host) throw badRequest('--service-id did:web host must be the external endpoint host');
+    if (decodeURIComponent(didMatch[1] as string) !== host)
+      throw badRequest('--service-id did:web host must be the external endpoint host');
     servicePath = (didMatch[2] as string).split(':').join('/');
-    if (!/^\/services\/[^/]+$/.test(servicePath)) throw badRequest('--service-id must be did:web:<host>:services:<name>');
+    if (!/^\/services\/[^/]+$/.test(servicePath))
+      throw badRequest('--service-id must be did:web:<host>:services:<name>');
   } else {
     const service = new URL(serviceId);
-    if (service.origin !== externalEndpoint) throw badRequest('--service-id must share scheme and host with --external-endpoint');
+    if (service.origin !== externalEndpoint)
+      throw badRequest('--service-id must share scheme and host with --external-endpoint');
     servicePath = service.pathname.replace(/\/$/, '');
     serviceId = `${externalEndpoint}${servicePath}`;
   }

@@ -76,16 +76,34 @@ export function createNodeMetrics(metrics: Metrics): NodeMetrics {
 
 function declareNodeMetrics(metrics: Metrics): NodeMetrics {
   return {
-    operationsAccepted: metrics.counter({ name: 'operations_accepted_total', help: 'Sidetree operations accepted', labelNames: ['type'] }),
-    operationsRejected: metrics.counter({ name: 'operations_rejected_total', help: 'Sidetree operations rejected at intake', labelNames: ['reason'] }),
-    operationAcceptSeconds: metrics.histogram({ name: 'operation_accept_seconds', help: 'Seconds to validate and durably accept an operation', labelNames: ['type'] }),
+    operationsAccepted: metrics.counter({
+      name: 'operations_accepted_total',
+      help: 'Sidetree operations accepted',
+      labelNames: ['type'],
+    }),
+    operationsRejected: metrics.counter({
+      name: 'operations_rejected_total',
+      help: 'Sidetree operations rejected at intake',
+      labelNames: ['reason'],
+    }),
+    operationAcceptSeconds: metrics.histogram({
+      name: 'operation_accept_seconds',
+      help: 'Seconds to validate and durably accept an operation',
+      labelNames: ['type'],
+    }),
     batchSize: metrics.histogram({
       name: 'batch_size',
       help: 'Operations per cut batch',
       buckets: [1, 10, 50, 100, 500, 1000, 2500, 5000, 10000],
     }),
-    batchCutSeconds: metrics.histogram({ name: 'batch_cut_seconds', help: 'Seconds from the first operation of a batch to its cut' }),
-    anchorWriteSeconds: metrics.histogram({ name: 'anchor_write_seconds', help: 'Seconds to build, sign and store an anchor' }),
+    batchCutSeconds: metrics.histogram({
+      name: 'batch_cut_seconds',
+      help: 'Seconds from the first operation of a batch to its cut',
+    }),
+    anchorWriteSeconds: metrics.histogram({
+      name: 'anchor_write_seconds',
+      help: 'Seconds to build, sign and store an anchor',
+    }),
     anchorWitnessSeconds: metrics.histogram({
       name: 'anchor_witness_seconds',
       help: 'Seconds from anchor credential issuance to the witness policy being satisfied',
@@ -102,17 +120,41 @@ function declareNodeMetrics(metrics: Metrics): NodeMetrics {
       help: 'Seconds to process one anchor into published operations',
       labelNames: ['origin'],
     }),
-    observerOperationsApplied: metrics.counter({ name: 'observer_operations_applied_total', help: 'Operations stored from processed anchors', labelNames: ['origin'] }),
-    resolutionSeconds: metrics.histogram({ name: 'resolution_seconds', help: 'Seconds to resolve a DID', labelNames: ['result'] }),
+    observerOperationsApplied: metrics.counter({
+      name: 'observer_operations_applied_total',
+      help: 'Operations stored from processed anchors',
+      labelNames: ['origin'],
+    }),
+    resolutionSeconds: metrics.histogram({
+      name: 'resolution_seconds',
+      help: 'Seconds to resolve a DID',
+      labelNames: ['result'],
+    }),
     pendingOperations: metrics.gauge({ name: 'pending_operations', help: 'Operations accepted but not yet anchored' }),
     inboxHandlerSeconds: metrics.histogram({
       name: 'activitypub_inbox_handler_seconds',
       help: 'Seconds to handle a received activity',
       labelNames: ['type'],
     }),
-    outboxPostSeconds: metrics.histogram({ name: 'activitypub_outbox_post_seconds', help: 'Seconds to post an activity to the outbox', labelNames: ['type'] }),
-    outboxActivities: metrics.counter({ name: 'activitypub_outbox_count', help: 'Activities posted to the outbox', labelNames: ['type'] }),
-    deliveries: metrics.counter({ name: 'activitypub_deliveries_total', help: 'Outbound activity deliveries by outcome', labelNames: ['outcome'] }),
-    anchorStepFailures: metrics.counter({ name: 'anchor_step_failures_total', help: 'Anchor steps that failed and wait for a retry, by anchor status', labelNames: ['status'] }),
+    outboxPostSeconds: metrics.histogram({
+      name: 'activitypub_outbox_post_seconds',
+      help: 'Seconds to post an activity to the outbox',
+      labelNames: ['type'],
+    }),
+    outboxActivities: metrics.counter({
+      name: 'activitypub_outbox_count',
+      help: 'Activities posted to the outbox',
+      labelNames: ['type'],
+    }),
+    deliveries: metrics.counter({
+      name: 'activitypub_deliveries_total',
+      help: 'Outbound activity deliveries by outcome',
+      labelNames: ['outcome'],
+    }),
+    anchorStepFailures: metrics.counter({
+      name: 'anchor_step_failures_total',
+      help: 'Anchor steps that failed and wait for a retry, by anchor status',
+      labelNames: ['status'],
+    }),
   };
 }

@@ -1,7 +1,22 @@
-import { canonicalBytes, decodeDataUri, encodeDataUri, hashlinkMetadata, multibaseMultihash, parseHashlink } from '@anchor/common/encoding';
+import {
+  canonicalBytes,
+  decodeDataUri,
+  encodeDataUri,
+  hashlinkMetadata,
+  multibaseMultihash,
+  parseHashlink,
+} from '@anchor/common/encoding';
 import { freePort } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { metadataOf, postOperation, resolveDid, startTestNode, TestDid, waitPublished, type TestNode } from '../testing/test-node.js';
+import {
+  metadataOf,
+  postOperation,
+  resolveDid,
+  startTestNode,
+  TestDid,
+  waitPublished,
+  type TestNode,
+} from '../testing/test-node.js';
 
 /**
  * The observer as the federation uses it: node B processes anchors node A made, fetching the
@@ -15,7 +30,8 @@ describe('observer', () => {
   let createAnchor: string;
   let updateAnchor: string;
 
-  const anchorsOf = async (node: TestNode) => (await node.server.services.observer.records.anchors.query({ limit: 1000 })).items;
+  const anchorsOf = async (node: TestNode) =>
+    (await node.server.services.observer.records.anchors.query({ limit: 1000 })).items;
 
   beforeAll(async () => {
     [a, b] = await Promise.all([startTestNode(), startTestNode()]);
@@ -24,7 +40,10 @@ describe('observer', () => {
     await waitPublished(a.url, did.value.did, 1);
     expect((await postOperation(a.url, did.value.update('key-2'))).status).toBe(200);
     const published = await waitPublished(a.url, did.value.did, 2);
-    const operations = metadataOf(published).method.publishedOperations as Array<{ equivalentReferences: string[]; type: string }>;
+    const operations = metadataOf(published).method.publishedOperations as Array<{
+      equivalentReferences: string[];
+      type: string;
+    }>;
     createAnchor = operations[0]!.equivalentReferences[0]!;
     updateAnchor = operations[1]!.equivalentReferences[0]!;
   });
@@ -36,7 +55,12 @@ describe('observer', () => {
   it("processes another node's anchor from its CAS, unprocessed parents first", async () => {
     expect(createAnchor.startsWith('hl:')).toBe(true);
     expect(parseHashlink(updateAnchor).links).toEqual([`${a.url}/cas/${parseHashlink(updateAnchor).resourceHash}`]);
-    expect(await b.server.services.observer.observer.process({ hashlink: updateAnchor, attributedTo: `${a.url}/services/node` })).toBe('processed');
+    expect(
+      await b.server.services.observer.observer.process({
+        hashlink: updateAnchor,
+        attributedTo: `${a.url}/services/node`,
+      }),
+    ).toBe('processed');
 
     const records = await anchorsOf(b);
     const parent = records.find((entry) => entry.key === parseHashlink(createAnchor).resourceHash)!.value;
@@ -61,25 +85,38 @@ describe('observer', () => {
     expect(await b.server.services.observer.observer.process({ hashlink: updateAnchor })).toBe('duplicate');
     await b.server.services.observer.submit({ hashlink: createAnchor });
     expect(await anchorsOf(b)).toEqual(before);
-    expect((await b.server.services.stores.published.query({ keyPrefix: `${did.value.suffix}:` })).items).toHaveLength(2);
+    expect((await b.server.services.stores.published.query({ keyPrefix: `${did.value.suffix}:` })).items).toHaveLength(
+      2,
+    );
   });
 
   it('refuses an embedded linkset that does not hash to its hashlink', async () => {
-    const linkset = JSON.parse((await a.server.services.cas.store.read(parseHashlink(updateAnchor).resourceHash))!.content.toString()) as object;
+    const linkset = JSON.parse(
+      (await a.server.services.cas.store.read(parseHashlink(updateAnchor).resourceHash))!.content.toString(),
+    ) as object;
     const other = `hl:${multibaseMultihash('not this linkset')}`;
-    await expect(b.server.services.observer.observer.process({ hashlink: other, linkset })).rejects.toMatchObject({ retryable: false, message: /does not hash to/ });
+    await expect(b.server.services.observer.observer.process({ hashlink: other, linkset })).rejects.toMatchObject({
+      retryable: false,
+      message: /does not hash to/,
+    });
   });
 
   it('refuses an anchor whose credential proof does not verify', async () => {
-    const stored = JSON.parse((await a.server.services.cas.store.read(parseHashlink(createAnchor).resourceHash))!.content.toString()) as {
+    const stored = JSON.parse(
+      (await a.server.services.cas.store.read(parseHashlink(createAnchor).resourceHash))!.content.toString(),
+    ) as {
       linkset: Array<{ replies: Array<{ href: string; type: string }> }>;
     };
-    const credential = JSON.parse(decodeDataUri(stored.linkset[0]!.replies[0]!.href).toString()) as { issuanceDate: string };
+    const credential = JSON.parse(decodeDataUri(stored.linkset[0]!.replies[0]!.href).toString()) as {
+      issuanceDate: string;
+    };
     // Same anchor, a credential whose signed content was changed after signing.
     credential.issuanceDate = '2001-01-01T00:00:00.000Z';
     stored.linkset[0]!.replies[0]!.href = encodeDataUri(canonicalBytes(credential), 'gzip');
     const hash = multibaseMultihash(canonicalBytes(stored));
-    await expect(b.server.services.observer.observer.process({ hashlink: `hl:${hash}`, linkset: stored })).rejects.toMatchObject({
+    await expect(
+      b.server.services.observer.observer.process({ hashlink: `hl:${hash}`, linkset: stored }),
+    ).rejects.toMatchObject({
       retryable: false,
       message: /proof verification failed: proof 0 \(signature\)/,
     });

@@ -9,7 +9,12 @@ import type { ParsedOperationCache } from '../anchoring/parsed-operation-cache.j
 import { CAS_MEDIA } from '../cas/cas-store.js';
 import type { ContentResolver } from '../cas/content-resolver.js';
 import type { NodeMetrics } from '../observability/node-metrics.js';
-import { encodeRequest, operationKey, type DidAnchor, type PublishedOperation } from '../operations/operation-records.js';
+import {
+  encodeRequest,
+  operationKey,
+  type DidAnchor,
+  type PublishedOperation,
+} from '../operations/operation-records.js';
 import { type OperationStores, STORE } from '../operations/operation-stores.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import type { AnchorEvent, ProcessedAnchor } from './anchor-event.js';
@@ -94,7 +99,11 @@ export class AnchorObserver {
     ]);
   }
 
-  private async processAt(event: AnchorEvent, depth: number, visiting: Set<string>): Promise<'processed' | 'duplicate'> {
+  private async processAt(
+    event: AnchorEvent,
+    depth: number,
+    visiting: Set<string>,
+  ): Promise<'processed' | 'duplicate'> {
     const started = performance.now();
     const anchorHash = parseHashlink(event.hashlink).resourceHash;
     if (await this.records.anchors.get(anchorHash)) return 'duplicate';
@@ -102,12 +111,16 @@ export class AnchorObserver {
     visiting.add(anchorHash);
 
     const read = readAnchorLinkset(await this.linkset(event, anchorHash), this.options.namespace);
-    const { transactionTime } = checkAnchorCredential(read.credential, { anchor: read.anchor, contentAnchor: read.content.linkset[0].anchor });
+    const { transactionTime } = checkAnchorCredential(read.credential, {
+      anchor: read.anchor,
+      contentAnchor: read.content.linkset[0].anchor,
+    });
     await this.verifier.verify(read.credential);
 
     const maxDepth = this.options.maxParentDepth ?? 100;
     for (const parent of read.parents) {
-      if (depth >= maxDepth) throw permanent(`anchor ${anchorHash} has more than ${maxDepth} generations of unprocessed parents`);
+      if (depth >= maxDepth)
+        throw permanent(`anchor ${anchorHash} has more than ${maxDepth} generations of unprocessed parents`);
       const parentEvent: AnchorEvent = { hashlink: parent };
       if (event.attributedTo !== undefined) parentEvent.attributedTo = event.attributedTo;
       if (event.sources !== undefined) parentEvent.sources = event.sources;
@@ -115,8 +128,15 @@ export class AnchorObserver {
     }
 
     // Remote anchors are always read from their files.
-    const local = event.batchId !== undefined ? this.parsedOperations.publishedBatch(read.coreIndexHashlink) : undefined;
-    const operations = local ?? (await readBatchOperations(this.content, { coreIndexHashlink: read.coreIndexHashlink, operationCount: read.items.length, sources: event.sources ?? [] }));
+    const local =
+      event.batchId !== undefined ? this.parsedOperations.publishedBatch(read.coreIndexHashlink) : undefined;
+    const operations =
+      local ??
+      (await readBatchOperations(this.content, {
+        coreIndexHashlink: read.coreIndexHashlink,
+        operationCount: read.items.length,
+        sources: event.sources ?? [],
+      }));
     checkItemsMatch(read, operations);
     const outcome = await this.commit(event, anchorHash, read, operations, transactionTime);
     this.parsedOperations.forgetPublished(read.coreIndexHashlink);
@@ -131,10 +151,14 @@ export class AnchorObserver {
   private async linkset(event: AnchorEvent, anchorHash: string): Promise<unknown> {
     if (event.linkset !== undefined) {
       const bytes = canonicalBytes(event.linkset);
-      if (multibaseMultihash(bytes) !== anchorHash) throw permanent(`the embedded anchor linkset does not hash to ${anchorHash}`);
+      if (multibaseMultihash(bytes) !== anchorHash)
+        throw permanent(`the embedded anchor linkset does not hash to ${anchorHash}`);
       return event.linkset;
     }
-    const bytes = await this.content.resolve(event.hashlink, { sources: event.sources ?? [], mediaType: CAS_MEDIA.linkset });
+    const bytes = await this.content.resolve(event.hashlink, {
+      sources: event.sources ?? [],
+      mediaType: CAS_MEDIA.linkset,
+    });
     try {
       return JSON.parse(bytes.toString('utf8'));
     } catch {
@@ -142,7 +166,13 @@ export class AnchorObserver {
     }
   }
 
-  private async commit(event: AnchorEvent, anchorHash: string, read: ReadAnchor, operations: ParsedOperation[], transactionTime: number): Promise<'processed' | 'duplicate'> {
+  private async commit(
+    event: AnchorEvent,
+    anchorHash: string,
+    read: ReadAnchor,
+    operations: ParsedOperation[],
+    transactionTime: number,
+  ): Promise<'processed' | 'duplicate'> {
     return this.commitLock.run('commit', async () => {
       if (await this.records.anchors.get(anchorHash)) return 'duplicate';
       // Remote anchors arrive with their linkset embedded or fetched; keep the linkset so this node serves it too.
@@ -150,7 +180,10 @@ export class AnchorObserver {
       const transactionNumber = await this.claimTransactionNumber(anchorHash);
       const suffixes = operations.map((operation) => operation.didSuffix);
       const latest = await getManyInSlices(this.stores.didAnchors, suffixes);
-      const equivalentReferences = [event.hashlink, ...(this.options.discoveryDomain ? [`https:${this.options.discoveryDomain}:${anchorHash}`] : [])];
+      const equivalentReferences = [
+        event.hashlink,
+        ...(this.options.discoveryDomain ? [`https:${this.options.discoveryDomain}:${anchorHash}`] : []),
+      ];
 
       // The operations' records in chunks, each atomic for its DIDs (published operation, latest anchor and
       // version, queued copy deleted), so a large anchor never holds the event loop for long; the
@@ -164,7 +197,11 @@ export class AnchorObserver {
         const earlier = writes.at(-CHUNKS_IN_FLIGHT);
         if (earlier !== undefined) await earlier.catch(() => undefined);
         const ops: ProviderBatchOp[] = [];
-        for (let operationIndex = from; operationIndex < Math.min(from + COMMIT_CHUNK, operations.length); operationIndex++) {
+        for (
+          let operationIndex = from;
+          operationIndex < Math.min(from + COMMIT_CHUNK, operations.length);
+          operationIndex++
+        ) {
           const operation = operations[operationIndex] as ParsedOperation;
           const suffix = operation.didSuffix;
           const published: PublishedOperation = {
@@ -182,8 +219,20 @@ export class AnchorObserver {
           ops.push({ store: STORE.published, op: 'put', key: `${suffix}:${anchorHash}`, value: published });
           // The latest anchor stays the newest one; the version moves on with every commit for the DID.
           const previous = latest[operationIndex];
-          const newest = previous === undefined || previous.transactionNumber <= transactionNumber ? { anchor: event.hashlink, transactionNumber } : previous;
-          ops.push({ store: STORE.didAnchor, op: 'put', key: suffix, value: { anchor: newest.anchor, transactionNumber: newest.transactionNumber, version: transactionNumber } satisfies DidAnchor });
+          const newest =
+            previous === undefined || previous.transactionNumber <= transactionNumber
+              ? { anchor: event.hashlink, transactionNumber }
+              : previous;
+          ops.push({
+            store: STORE.didAnchor,
+            op: 'put',
+            key: suffix,
+            value: {
+              anchor: newest.anchor,
+              transactionNumber: newest.transactionNumber,
+              version: transactionNumber,
+            } satisfies DidAnchor,
+          });
           ops.push({ store: STORE.queued, op: 'delete', key: operationKey(operation) });
         }
         writes.push(this.stores.provider.batch(ops));
@@ -223,7 +272,12 @@ export class AnchorObserver {
         transactionTime,
         suffixes,
       };
-      this.log.debug('anchor processed', () => ({ anchorHash, transactionNumber, operations: operations.length, batchId: event.batchId }));
+      this.log.debug('anchor processed', () => ({
+        anchorHash,
+        transactionNumber,
+        operations: operations.length,
+        batchId: event.batchId,
+      }));
       for (const listener of this.listeners) {
         try {
           listener(processed);
@@ -246,14 +300,23 @@ export class AnchorObserver {
       if (claimed) return claimed.value.transactionNumber;
       this.nextTransactionNumber ??= (await this.records.lastClaimedNumber()) + 1;
       const candidate = this.nextTransactionNumber;
-      if (await this.records.sequence.insert(AnchorRecords.sequenceKey(candidate), { anchorHash, transactionNumber: candidate })) {
+      if (
+        await this.records.sequence.insert(AnchorRecords.sequenceKey(candidate), {
+          anchorHash,
+          transactionNumber: candidate,
+        })
+      ) {
         this.nextTransactionNumber = candidate + 1;
         return candidate;
       }
       // Another instance took this number: look again.
       this.nextTransactionNumber = undefined;
     }
-    throw new AppError('conflict', `could not claim a transaction number for anchor ${anchorHash} after ${SEQUENCE_RETRIES} attempts`, { retryable: true });
+    throw new AppError(
+      'conflict',
+      `could not claim a transaction number for anchor ${anchorHash} after ${SEQUENCE_RETRIES} attempts`,
+      { retryable: true },
+    );
   }
 }
 
@@ -262,6 +325,10 @@ function checkItemsMatch(read: ReadAnchor, operations: readonly ParsedOperation[
   const listed = new Set(read.items.map((item) => item.suffix));
   const found = new Set(operations.map((operation) => operation.didSuffix));
   if (listed.size !== read.items.length) throw permanent('the content object lists a DID twice');
-  for (const suffix of found) if (!listed.has(suffix)) throw permanent(`the batch holds an operation for ${suffix}, which the content object does not list`);
-  for (const suffix of listed) if (!found.has(suffix)) throw permanent(`the content object lists ${suffix}, but the batch holds no operation for it`);
+  for (const suffix of found)
+    if (!listed.has(suffix))
+      throw permanent(`the batch holds an operation for ${suffix}, which the content object does not list`);
+  for (const suffix of listed)
+    if (!found.has(suffix))
+      throw permanent(`the content object lists ${suffix}, but the batch holds no operation for it`);
 }

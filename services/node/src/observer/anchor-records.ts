@@ -50,7 +50,9 @@ export class AnchorRecords {
 
   static async open(provider: StoreProvider): Promise<AnchorRecords> {
     return new AnchorRecords(
-      await provider.open<AnchorRecord>(ANCHOR_STORES.anchors, { indexes: ['transactionNumber', ['status', 'processedAt']] }),
+      await provider.open<AnchorRecord>(ANCHOR_STORES.anchors, {
+        indexes: ['transactionNumber', ['status', 'processedAt']],
+      }),
       await provider.open<TransactionClaim>(ANCHOR_STORES.sequence, { indexes: ['anchorHash', 'transactionNumber'] }),
       await provider.open<PendingAnchor>(ANCHOR_STORES.pending, { indexes: ['submittedAt'] }),
     );

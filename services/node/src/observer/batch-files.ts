@@ -19,15 +19,22 @@ export async function readBatchOperations(
   resolver: ContentResolver,
   input: { coreIndexHashlink: string; operationCount: number; sources: readonly string[] },
 ): Promise<ParsedOperation[]> {
-  const fetch = (uri: string): Promise<Buffer> => resolver.resolve(uri, { sources: input.sources, mediaType: CAS_MEDIA.batchFile });
+  const fetch = (uri: string): Promise<Buffer> =>
+    resolver.resolve(uri, { sources: input.sources, mediaType: CAS_MEDIA.batchFile });
   const coreIndex = parseCoreIndexFile(await fetch(input.coreIndexHashlink));
   const [coreProof, provisionalIndex] = await Promise.all([
-    coreIndex.coreProofFileUri === undefined ? undefined : fetch(coreIndex.coreProofFileUri).then((bytes) => parseCoreProofFile(bytes)),
-    coreIndex.provisionalIndexFileUri === undefined ? undefined : fetch(coreIndex.provisionalIndexFileUri).then((bytes) => parseProvisionalIndexFile(bytes)),
+    coreIndex.coreProofFileUri === undefined
+      ? undefined
+      : fetch(coreIndex.coreProofFileUri).then((bytes) => parseCoreProofFile(bytes)),
+    coreIndex.provisionalIndexFileUri === undefined
+      ? undefined
+      : fetch(coreIndex.provisionalIndexFileUri).then((bytes) => parseProvisionalIndexFile(bytes)),
   ]);
   const chunkUri = provisionalIndex?.chunks[0]?.chunkFileUri;
   const [provisionalProof, chunk] = await Promise.all([
-    provisionalIndex?.provisionalProofFileUri === undefined ? undefined : fetch(provisionalIndex.provisionalProofFileUri).then((bytes) => parseProvisionalProofFile(bytes)),
+    provisionalIndex?.provisionalProofFileUri === undefined
+      ? undefined
+      : fetch(provisionalIndex.provisionalProofFileUri).then((bytes) => parseProvisionalProofFile(bytes)),
     chunkUri === undefined ? undefined : fetch(chunkUri).then((bytes) => parseChunkFile(bytes)),
   ]);
   return assembleBatch({

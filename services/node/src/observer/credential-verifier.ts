@@ -38,14 +38,19 @@ export class CredentialVerifier {
   async verify(credential: object): Promise<void> {
     let verification;
     try {
-      verification = await verifyDocument(credential, { resolver: this.resolver, allowUndefinedTerms: [...ANCHOR_CREDENTIAL_UNDEFINED_TERMS] });
+      verification = await verifyDocument(credential, {
+        resolver: this.resolver,
+        allowUndefinedTerms: [...ANCHOR_CREDENTIAL_UNDEFINED_TERMS],
+      });
     } catch (error) {
       if ((error as { retryable?: boolean }).retryable === true) throw error;
       throw permanent(`anchor credential cannot be verified: ${errorMessage(error)}`);
     }
     if (!verification.verified) {
       const failed = verification.proofs.find((proof) => !proof.verified);
-      const reason = failed?.failure ? `proof ${failed.index} (${failed.failure.check}): ${failed.failure.message}` : (verification.error ?? 'not verified');
+      const reason = failed?.failure
+        ? `proof ${failed.index} (${failed.failure.check}): ${failed.failure.message}`
+        : (verification.error ?? 'not verified');
       throw permanent(`anchor credential proof verification failed: ${reason}`);
     }
   }
@@ -53,7 +58,9 @@ export class CredentialVerifier {
   private methodsOf(did: string): Promise<ResolvedVerificationMethod[]> {
     const cached = this.cache.get(did);
     if (cached) return cached;
-    const loading = this.didResolver.resolve(did).then(({ didDocument }) => verificationMethodsOf(didDocument as unknown as ControllerDocument));
+    const loading = this.didResolver
+      .resolve(did)
+      .then(({ didDocument }) => verificationMethodsOf(didDocument as unknown as ControllerDocument));
     this.cache.set(did, loading, this.cacheTtlMs);
     loading.catch(() => this.cache.delete(did));
     return loading;

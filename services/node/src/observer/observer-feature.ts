@@ -28,15 +28,29 @@ export interface ObserverFeature extends NodeFeature {
 
 export async function createObserverFeature(
   ctx: NodeContext,
-  deps: { stores: OperationStores; parsedOperations: ParsedOperationCache; cas: CasFeature; resolution: ResolutionService },
+  deps: {
+    stores: OperationStores;
+    parsedOperations: ParsedOperationCache;
+    cas: CasFeature;
+    resolution: ResolutionService;
+  },
 ): Promise<ObserverFeature> {
   const log = getLogger('observer');
   const records = await AnchorRecords.open(ctx.storage);
   const verifier = new CredentialVerifier(ctx.didResolver, ctx.config.federation.actorCacheExpiration);
-  const observer = new AnchorObserver(deps.stores, records, deps.cas.resolver, verifier, deps.parsedOperations, ctx.nodeMetrics, log, {
-    namespace: ctx.config.sidetree.didNamespace,
-    discoveryDomain: ctx.config.discovery.discoveryDomain,
-  });
+  const observer = new AnchorObserver(
+    deps.stores,
+    records,
+    deps.cas.resolver,
+    verifier,
+    deps.parsedOperations,
+    ctx.nodeMetrics,
+    log,
+    {
+      namespace: ctx.config.sidetree.didNamespace,
+      discoveryDomain: ctx.config.discovery.discoveryDomain,
+    },
+  );
   // This instance's cached views of the anchored DIDs are stale now (other instances see the new tokens).
   observer.onProcessed((processed) => {
     for (const suffix of processed.suffixes) deps.resolution.invalidate(suffix);
@@ -60,10 +74,18 @@ export async function createObserverFeature(
       await observer.process(event);
     } catch (error) {
       if (isRetryable(error)) {
-        log.warn('anchor processing failed; it will be retried', { hashlink: event.hashlink, err: errorMessage(error) });
+        log.warn('anchor processing failed; it will be retried', {
+          hashlink: event.hashlink,
+          err: errorMessage(error),
+        });
         throw error;
       }
-      log.error('anchor rejected', { hashlink: event.hashlink, batchId: event.batchId, attributedTo: event.attributedTo, reason: errorMessage(error) });
+      log.error('anchor rejected', {
+        hashlink: event.hashlink,
+        batchId: event.batchId,
+        attributedTo: event.attributedTo,
+        reason: errorMessage(error),
+      });
       try {
         await observer.reject(event, errorMessage(error));
       } catch (recordError) {
@@ -79,7 +101,9 @@ export async function createObserverFeature(
     submit,
     onProcessed: (listener) => observer.onProcessed(listener),
     async start() {
-      subscription = await ctx.mq.subscribe<AnchorEvent>(ANCHOR_TOPIC, ({ body }) => handle(body), { concurrency: ctx.config.queue.mqPoolSize });
+      subscription = await ctx.mq.subscribe<AnchorEvent>(ANCHOR_TOPIC, ({ body }) => handle(body), {
+        concurrency: ctx.config.queue.mqPoolSize,
+      });
       // Events accepted before a crash or a restart, whose queue messages may be gone (in-process queue).
       let requeued = 0;
       for await (const items of queryPages(records.pending, { orderBy: { field: 'submittedAt' } })) {

@@ -9,7 +9,9 @@ import type { OperationType, ParsedOperation } from '@anchor/sidetree';
  * client retrying the same request finds its first copy, and the observer, seeing an operation anchored
  * (by this node or another), can delete the queued copy without looking it up.
  */
-export function operationKey(operation: Pick<ParsedOperation, 'type' | 'didSuffix'> & { revealedCommitment?: string }): string {
+export function operationKey(
+  operation: Pick<ParsedOperation, 'type' | 'didSuffix'> & { revealedCommitment?: string },
+): string {
   return `${operation.didSuffix}:${operation.type === 'create' ? 'create' : operation.revealedCommitment}`;
 }
 

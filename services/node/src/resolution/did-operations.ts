@@ -1,5 +1,16 @@
-import { parseOperation, type OperationType, type ParsedOperation, type PublishedOperationRecord, type UnpublishedOperationRecord } from '@anchor/sidetree';
-import { decodeRequest, encodeRequest, type PublishedOperation, type QueuedOperation } from '../operations/operation-records.js';
+import {
+  parseOperation,
+  type OperationType,
+  type ParsedOperation,
+  type PublishedOperationRecord,
+  type UnpublishedOperationRecord,
+} from '@anchor/sidetree';
+import {
+  decodeRequest,
+  encodeRequest,
+  type PublishedOperation,
+  type QueuedOperation,
+} from '../operations/operation-records.js';
 import { OperationStores } from '../operations/operation-stores.js';
 
 /** Which queued operations resolution shows before they are anchored (`--enable-unpublished-operation-store` & co). */
@@ -40,16 +51,25 @@ export class DidOperationsLoader {
 
   /** The DID's version: the intake's token and the observer's version, read together. */
   async token(suffix: string): Promise<string | undefined> {
-    const [accepted, anchored] = await Promise.all([this.stores.didVersions.get(suffix), this.stores.didAnchors.get(suffix)]);
+    const [accepted, anchored] = await Promise.all([
+      this.stores.didVersions.get(suffix),
+      this.stores.didAnchors.get(suffix),
+    ]);
     if (accepted === undefined && anchored === undefined) return undefined;
     return `${accepted?.token ?? ''}/${anchored?.version ?? ''}`;
   }
 
   async load(suffix: string, previous?: DidOperations): Promise<DidOperations> {
     const token = await this.token(suffix);
-    const [published, queued] = await Promise.all([OperationStores.all(this.stores.published, suffix), OperationStores.all(this.stores.queued, suffix)]);
+    const [published, queued] = await Promise.all([
+      OperationStores.all(this.stores.published, suffix),
+      OperationStores.all(this.stores.queued, suffix),
+    ]);
     // Read by key prefix (in key order): anchoring order for the published, acceptance order for the queue.
-    published.sort((a, b) => a.value.transactionNumber - b.value.transactionNumber || a.value.operationIndex - b.value.operationIndex);
+    published.sort(
+      (a, b) =>
+        a.value.transactionNumber - b.value.transactionNumber || a.value.operationIndex - b.value.operationIndex,
+    );
     queued.sort((a, b) => a.value.acceptedAt - b.value.acceptedAt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const reuse = parsedByRequest(previous);
     const now = Date.now();
@@ -65,14 +85,22 @@ export class DidOperationsLoader {
         validUntil = Math.min(validUntil, endsAt);
       }
     }
-    return { suffix, token, published: published.map(({ value }) => publishedRecord(value, reuse)), pending, unpublished, validUntil };
+    return {
+      suffix,
+      token,
+      published: published.map(({ value }) => publishedRecord(value, reuse)),
+      pending,
+      unpublished,
+      validUntil,
+    };
   }
 }
 
 function parsedByRequest(view: DidOperations | undefined): Map<string, ParsedOperation> {
   const parsed = new Map<string, ParsedOperation>();
   if (!view) return parsed;
-  for (const record of [...view.published, ...view.pending]) parsed.set(encodeRequest(record.operation.canonicalRequest), record.operation);
+  for (const record of [...view.published, ...view.pending])
+    parsed.set(encodeRequest(record.operation.canonicalRequest), record.operation);
   return parsed;
 }
 
@@ -96,5 +124,9 @@ function publishedRecord(record: PublishedOperation, reuse: Map<string, ParsedOp
 }
 
 function pendingRecord(record: QueuedOperation, reuse: Map<string, ParsedOperation>): UnpublishedOperationRecord {
-  return { operation: parse(record.request, reuse), receivedTime: record.receivedTime, ...(record.anchorOrigin !== undefined ? { anchorOrigin: record.anchorOrigin } : {}) };
+  return {
+    operation: parse(record.request, reuse),
+    receivedTime: record.receivedTime,
+    ...(record.anchorOrigin !== undefined ? { anchorOrigin: record.anchorOrigin } : {}),
+  };
 }

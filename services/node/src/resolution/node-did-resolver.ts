@@ -16,5 +16,9 @@ export function nodeDidResolver(resolution: ResolutionService): DidMethodResolve
 
 /** The DID method names (`node` for `did:node`) a namespace and its aliases stand for. */
 export function methodNames(namespace: string, aliases: readonly string[]): string[] {
-  return [...new Set([namespace, ...aliases].map((ns) => ns.replace(/^did:/, '')).filter((method) => /^[a-z0-9]+$/.test(method)))];
+  return [
+    ...new Set(
+      [namespace, ...aliases].map((ns) => ns.replace(/^did:/, '')).filter((method) => /^[a-z0-9]+$/.test(method)),
+    ),
+  ];
 }

@@ -32,7 +32,11 @@ export function createResolutionFeature(ctx: NodeContext, deps: { stores: Operat
     metrics: ctx.nodeMetrics,
   });
   const resolver = nodeDidResolver(service);
-  for (const method of methodNames(ctx.config.sidetree.didNamespace, aliases)) ctx.didResolver.register(method, resolver);
-  const webView = new WebDidView(service, { host: ctx.urls.host, allowedDomains: ctx.config.sidetree.allowedDidWebDomains ?? [] });
+  for (const method of methodNames(ctx.config.sidetree.didNamespace, aliases))
+    ctx.didResolver.register(method, resolver);
+  const webView = new WebDidView(service, {
+    host: ctx.urls.host,
+    allowedDomains: ctx.config.sidetree.allowedDidWebDomains ?? [],
+  });
   return { name: 'resolution', service, loader, webView };
 }

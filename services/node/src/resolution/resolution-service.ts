@@ -1,4 +1,10 @@
-import { parseNodeDid, renderNodeResolution, resolveNodeDid, type DidResolutionResult, type ParsedNodeDid } from '@anchor/sidetree';
+import {
+  parseNodeDid,
+  renderNodeResolution,
+  resolveNodeDid,
+  type DidResolutionResult,
+  type ParsedNodeDid,
+} from '@anchor/sidetree';
 import { LRUCache } from 'lru-cache';
 import type { NodeMetrics } from '../observability/node-metrics.js';
 import type { DidOperations, DidOperationsLoader } from './did-operations.js';

@@ -1,6 +1,14 @@
 import { multibaseMultihash } from '@anchor/common/encoding';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { metadataOf, postOperation, resolveDid, startTestNode, TestDid, waitPublished, type TestNode } from '../testing/test-node.js';
+import {
+  metadataOf,
+  postOperation,
+  resolveDid,
+  startTestNode,
+  TestDid,
+  waitPublished,
+  type TestNode,
+} from '../testing/test-node.js';
 
 /** GET /sidetree/v1/identifiers/<did> in every identifier form, and its errors. */
 describe('resolution', () => {
@@ -25,25 +33,38 @@ describe('resolution', () => {
     expect(metadata.canonicalId).toBe(`did:node:${anchorHash}:${did.suffix}`);
     expect(metadata.equivalentId).toHaveLength(3);
     expect(metadata.equivalentId[0]).toBe(metadata.canonicalId);
-    expect(metadata.equivalentId[1]).toMatch(new RegExp(`^did:node:hl:${anchorHash}:uoQ-[A-Za-z0-9_-]+:${did.suffix}$`));
+    expect(metadata.equivalentId[1]).toMatch(
+      new RegExp(`^did:node:hl:${anchorHash}:uoQ-[A-Za-z0-9_-]+:${did.suffix}$`),
+    );
     expect(metadata.equivalentId[2]).toBe(`did:node:https:${didHost}:${anchorHash}:${did.suffix}`);
     expect(metadata.method.published).toBe(true);
     const [published] = metadata.method.publishedOperations as Array<Record<string, unknown>>;
-    expect(Buffer.from(published!.operationRequest as string, 'base64url').toString()).toBe(JSON.stringify(JSON.parse(Buffer.from(published!.operationRequest as string, 'base64url').toString())));
-    expect(JSON.parse(Buffer.from(published!.operationRequest as string, 'base64url').toString())).toEqual(did.created.request);
-    expect(published).toMatchObject({ type: 'create', canonicalReference: anchorHash, transactionNumber: expect.any(Number), protocolVersion: 0 });
+    expect(Buffer.from(published!.operationRequest as string, 'base64url').toString()).toBe(
+      JSON.stringify(JSON.parse(Buffer.from(published!.operationRequest as string, 'base64url').toString())),
+    );
+    expect(JSON.parse(Buffer.from(published!.operationRequest as string, 'base64url').toString())).toEqual(
+      did.created.request,
+    );
+    expect(published).toMatchObject({
+      type: 'create',
+      canonicalReference: anchorHash,
+      transactionNumber: expect.any(Number),
+      protocolVersion: 0,
+    });
   });
 
   it('resolves every did:node form of the DID to the same document', async () => {
     const forms = [did.did, ...(metadata.equivalentId as string[]), `did:node:https:${didHost}:uAAA:${did.suffix}`];
-    const documents = await Promise.all(forms.map(async (form) => {
-      const result = await resolveDid(node.url, form);
-      expect(result.status, `${form}: ${result.text}`).toBe(200);
-      const document = result.body.didDocument as { id: string };
-      expect(document.id).toBe(form);
-      // The document is rendered under the id it was asked for; apart from that it is the same.
-      return JSON.parse(JSON.stringify(document).replaceAll(form, 'did:requested')) as object;
-    }));
+    const documents = await Promise.all(
+      forms.map(async (form) => {
+        const result = await resolveDid(node.url, form);
+        expect(result.status, `${form}: ${result.text}`).toBe(200);
+        const document = result.body.didDocument as { id: string };
+        expect(document.id).toBe(form);
+        // The document is rendered under the id it was asked for; apart from that it is the same.
+        return JSON.parse(JSON.stringify(document).replaceAll(form, 'did:requested')) as object;
+      }),
+    );
     for (const document of documents) expect(document).toEqual(documents[0]);
   });
 
@@ -63,7 +84,11 @@ describe('resolution', () => {
     const webDid = `did:web:${didHost}:scid:${did.suffix}`;
     const viaIdentifiers = await resolveDid(node.url, webDid);
     expect(viaIdentifiers.status).toBe(200);
-    const document = viaIdentifiers.body.didDocument as { id: string; alsoKnownAs: string[]; verificationMethod: Array<{ id: string; controller: string }> };
+    const document = viaIdentifiers.body.didDocument as {
+      id: string;
+      alsoKnownAs: string[];
+      verificationMethod: Array<{ id: string; controller: string }>;
+    };
     expect(document.id).toBe(webDid);
     expect(document.verificationMethod[0]).toMatchObject({ id: `${webDid}#key-1`, controller: webDid });
     expect(document.alsoKnownAs[0]).toBe(metadata.canonicalId);
@@ -74,7 +99,12 @@ describe('resolution', () => {
   });
 
   describe('errors', () => {
-    const expectStatus = async (target: string, status: number, pattern: RegExp, query: Record<string, string> = {}) => {
+    const expectStatus = async (
+      target: string,
+      status: number,
+      pattern: RegExp,
+      query: Record<string, string> = {},
+    ) => {
       const result = await resolveDid(node.url, target, query);
       expect(result.status, result.text).toBe(status);
       expect(result.body.message).toMatch(pattern);
@@ -94,10 +124,15 @@ describe('resolution', () => {
     });
 
     it('400 naming the reason for bad versionId and versionTime values', async () => {
-      await expectStatus(did.did, 400, /is not a valid versionId/, { versionId: multibaseMultihash('no such version') });
+      await expectStatus(did.did, 400, /is not a valid versionId/, {
+        versionId: multibaseMultihash('no such version'),
+      });
       await expectStatus(did.did, 400, /version time/, { versionTime: 'yesterday' });
       await expectStatus(did.did, 400, /no operations found for version time/, { versionTime: '2001-01-01T00:00:00Z' });
-      await expectStatus(did.did, 400, /cannot be used together/, { versionId: metadata.versionId as string, versionTime: '2001-01-01T00:00:00Z' });
+      await expectStatus(did.did, 400, /cannot be used together/, {
+        versionId: metadata.versionId as string,
+        versionTime: '2001-01-01T00:00:00Z',
+      });
     });
   });
 });

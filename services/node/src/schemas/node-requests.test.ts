@@ -20,7 +20,8 @@ function expectAccepted(schema: Schema<unknown>, bodies: unknown[]): void {
 }
 
 function expectRejected(schema: Schema<unknown>, cases: [unknown, string][]): void {
-  for (const [body, message] of cases) expect(rejection(schema, body), JSON.stringify(body)).toBe(`invalid request: ${message}`);
+  for (const [body, message] of cases)
+    expect(rejection(schema, body), JSON.stringify(body)).toBe(`invalid request: ${message}`);
 }
 
 const SERVICE = 'https://orb.domain2.com/services/orb';
@@ -28,7 +29,8 @@ const SERVICE = 'https://orb.domain2.com/services/orb';
 describe('registration', () => {
   it('registers every node schema by $id', () => {
     expect(validate('urn:anchor:schema:node:allowed-origins-update', { add: [SERVICE] })).toEqual({ add: [SERVICE] });
-    for (const schema of [ACCEPT_LIST_UPDATE, ALLOWED_ORIGINS_UPDATE, ACTIVITY, INBOX_ACTIVITY]) expect(() => validate(schema.$id, null)).toThrow(/^invalid request: /);
+    for (const schema of [ACCEPT_LIST_UPDATE, ALLOWED_ORIGINS_UPDATE, ACTIVITY, INBOX_ACTIVITY])
+      expect(() => validate(schema.$id, null)).toThrow(/^invalid request: /);
   });
 });
 
@@ -37,7 +39,13 @@ describe('ACCEPT_LIST_UPDATE (POST /services/node/acceptlist)', () => {
     expectAccepted(ACCEPT_LIST_UPDATE, [
       [],
       [{ type: 'follow', add: [SERVICE] }],
-      [{ type: 'invite-witness', add: [SERVICE, 'did:web:orb.domain3.com:services:orb'], remove: ['https://orb.domain4.com/services/orb'] }],
+      [
+        {
+          type: 'invite-witness',
+          add: [SERVICE, 'did:web:orb.domain3.com:services:orb'],
+          remove: ['https://orb.domain4.com/services/orb'],
+        },
+      ],
       [{ type: 'follow' }],
     ]);
   });
@@ -58,7 +66,11 @@ describe('ACCEPT_LIST_UPDATE (POST /services/node/acceptlist)', () => {
 
 describe('ALLOWED_ORIGINS_UPDATE (POST /allowedorigins)', () => {
   it('accepts add and remove lists of URIs, each optional', () => {
-    expectAccepted(ALLOWED_ORIGINS_UPDATE, [{}, { add: ['https://orb.domain1.com'] }, { remove: ['ipns://k51qzi5uqu5dgkmm1afrkmex5mzpu5r774jstpxjmro6mdsaullur27nfxle1q'] }]);
+    expectAccepted(ALLOWED_ORIGINS_UPDATE, [
+      {},
+      { add: ['https://orb.domain1.com'] },
+      { remove: ['ipns://k51qzi5uqu5dgkmm1afrkmex5mzpu5r774jstpxjmro6mdsaullur27nfxle1q'] },
+    ]);
   });
 
   it('accepts "*" (any origin), as --allowed-origins does', () => {
@@ -88,7 +100,14 @@ describe('ACTIVITY and INBOX_ACTIVITY (POST outbox / inbox)', () => {
     startTime: '2022-03-15T21:21:54.621Z',
     endTime: '2022-03-15T21:22:54.621Z',
   };
-  const follow = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${SERVICE}/activities/1`, type: 'Follow', actor: SERVICE, to: 'https://orb.domain1.com/services/orb', object: 'https://orb.domain1.com/services/orb' };
+  const follow = {
+    '@context': 'https://www.w3.org/ns/activitystreams',
+    id: `${SERVICE}/activities/1`,
+    type: 'Follow',
+    actor: SERVICE,
+    to: 'https://orb.domain1.com/services/orb',
+    object: 'https://orb.domain1.com/services/orb',
+  };
   const accept = {
     '@context': 'https://www.w3.org/ns/activitystreams',
     id: `${SERVICE}/activities/2`,
@@ -102,7 +121,9 @@ describe('ACTIVITY and INBOX_ACTIVITY (POST outbox / inbox)', () => {
 
   it('accepts the activities the federation exchanges', () => {
     expectAccepted(INBOX_ACTIVITY, [offer, follow, accept, { ...follow, type: ['Follow'] }]);
-    expectAccepted(ACTIVITY, [{ type: 'Invite', object: 'https://w3id.org/activityanchors#AnchorWitness', target: SERVICE }]);
+    expectAccepted(ACTIVITY, [
+      { type: 'Invite', object: 'https://w3id.org/activityanchors#AnchorWitness', target: SERVICE },
+    ]);
   });
 
   it('rejects a malformed envelope', () => {

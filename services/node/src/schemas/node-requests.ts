@@ -65,7 +65,10 @@ export interface Activity {
   [member: string]: unknown;
 }
 
-const uriOrObject = { description: 'a URI or an object', anyOf: [{ type: 'string', format: 'uri' }, { type: 'object' }] } as const;
+const uriOrObject = {
+  description: 'a URI or an object',
+  anyOf: [{ type: 'string', format: 'uri' }, { type: 'object' }],
+} as const;
 const oneOrMoreUris = {
   description: 'a URI or an array of URIs',
   anyOf: [

@@ -2,7 +2,15 @@ import { KeyPair } from '@anchor/common/crypto';
 import { canonicalize } from '@anchor/common/encoding';
 import { addPublicKeys, createRequest, documentKey, serializeRequest, updateRequest } from '@anchor/sidetree';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { metadataOf, postOperation, resolveDid, startTestNode, TestDid, waitPublished, type TestNode } from '../testing/test-node.js';
+import {
+  metadataOf,
+  postOperation,
+  resolveDid,
+  startTestNode,
+  TestDid,
+  waitPublished,
+  type TestNode,
+} from '../testing/test-node.js';
 
 /**
  * POST /sidetree/v1/operations on an in-process node: what is accepted answers with the unpublished view at
@@ -29,7 +37,9 @@ describe('operation intake', () => {
     expect((accepted.body.didDocument as { id: string }).id).toBe(`did:node:uAAA:${did.suffix}`);
     const metadata = metadataOf(accepted);
     expect(metadata.canonicalId).toBeUndefined();
-    expect(metadata.equivalentId).toEqual([`did:node:https:${new URL(node.url).host.replace(':', '%3A')}:uAAA:${did.suffix}`]);
+    expect(metadata.equivalentId).toEqual([
+      `did:node:https:${new URL(node.url).host.replace(':', '%3A')}:uAAA:${did.suffix}`,
+    ]);
     expect(metadata.method.published).toBe(false);
 
     const resolved = await resolveDid(node.url, did.did);
@@ -166,7 +176,9 @@ describe('operation intake', () => {
     const again = await postOperation(node.url, update);
     expect(again.status).toBe(200);
     const resolved = await resolveDid(node.url, did.did);
-    const ids = (resolved.body.didDocument as { verificationMethod: Array<{ id: string }> }).verificationMethod.map((method) => method.id);
+    const ids = (resolved.body.didDocument as { verificationMethod: Array<{ id: string }> }).verificationMethod.map(
+      (method) => method.id,
+    );
     expect(ids).toEqual([`${did.did}#key-1`, `${did.did}#key-2`]);
   });
 

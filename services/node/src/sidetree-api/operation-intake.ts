@@ -81,11 +81,14 @@ export class OperationIntake {
     const started = performance.now();
     let type = 'unknown';
     try {
-      if (body === undefined || body.length === 0) throw new OperationRejected('invalid', 'the request body must be a Sidetree operation request (JSON)');
+      if (body === undefined || body.length === 0)
+        throw new OperationRejected('invalid', 'the request body must be a Sidetree operation request (JSON)');
       const operation = this.parse(body);
       type = operation.type;
       if (operation.type === 'create' || operation.type === 'recover') await this.checkOrigin(operation);
-      const result = await this.locks.run(operation.didSuffix, () => (operation.type === 'create' ? this.acceptCreate(operation) : this.acceptChange(operation)));
+      const result = await this.locks.run(operation.didSuffix, () =>
+        operation.type === 'create' ? this.acceptCreate(operation) : this.acceptChange(operation),
+      );
       this.deps.metrics.operationsAccepted.inc({ type });
       return result;
     } catch (error) {
@@ -107,8 +110,10 @@ export class OperationIntake {
 
   private async checkOrigin(operation: ParsedOperation): Promise<void> {
     const origin = operation.anchorOrigin;
-    if (origin === undefined) throw new OperationRejected('origin', `a ${operation.type} operation must name its anchorOrigin`);
-    if (!(await this.deps.allowedOrigins.isAllowed(origin))) throw new OperationRejected('origin', `anchor origin '${origin}' is not allowed on this node`);
+    if (origin === undefined)
+      throw new OperationRejected('origin', `a ${operation.type} operation must name its anchorOrigin`);
+    if (!(await this.deps.allowedOrigins.isAllowed(origin)))
+      throw new OperationRejected('origin', `anchor origin '${origin}' is not allowed on this node`);
   }
 
   private async acceptCreate(operation: ParsedOperation): Promise<DidResolutionResult> {
@@ -141,36 +146,64 @@ export class OperationIntake {
     try {
       model = resolveOperations(suffix, { published, unpublished: pending });
     } catch (error) {
-      if (error instanceof AppError && error.code === 'not_found') throw new OperationRejected('unknown-did', `DID ${suffix} is not known to this node: its create must be accepted first`);
+      if (error instanceof AppError && error.code === 'not_found')
+        throw new OperationRejected(
+          'unknown-did',
+          `DID ${suffix} is not known to this node: its create must be accepted first`,
+        );
       throw error;
     }
-    if (model.deactivated) throw new OperationRejected('deactivated', `DID ${suffix} is deactivated: no ${operation.type} is possible`);
+    if (model.deactivated)
+      throw new OperationRejected('deactivated', `DID ${suffix} is deactivated: no ${operation.type} is possible`);
     if (same !== undefined) {
-      throw new OperationRejected('commitment', `another pending operation of DID ${suffix} already reveals this ${commitmentName(operation.type)} commitment`);
+      throw new OperationRejected(
+        'commitment',
+        `another pending operation of DID ${suffix} already reveals this ${commitmentName(operation.type)} commitment`,
+      );
     }
     const expected = operation.type === 'update' ? model.updateCommitment : model.recoveryCommitment;
     if (expected === undefined) {
-      throw new OperationRejected('commitment', `DID ${suffix} has no update commitment (its last create or recover had an unusable delta): recover it`);
+      throw new OperationRejected(
+        'commitment',
+        `DID ${suffix} has no update commitment (its last create or recover had an unusable delta): recover it`,
+      );
     }
     if (operation.revealedCommitment !== expected) {
-      throw new OperationRejected('commitment', `the reveal value does not match the current ${commitmentName(operation.type)} commitment of DID ${suffix}`);
+      throw new OperationRejected(
+        'commitment',
+        `the reveal value does not match the current ${commitmentName(operation.type)} commitment of DID ${suffix}`,
+      );
     }
 
     const receivedTime = Math.floor(Date.now() / 1000);
     const anchorOrigin = operation.anchorOrigin ?? model.anchorOrigin;
-    const record: UnpublishedOperationRecord = { operation, receivedTime, ...(anchorOrigin !== undefined ? { anchorOrigin } : {}) };
+    const record: UnpublishedOperationRecord = {
+      operation,
+      receivedTime,
+      ...(anchorOrigin !== undefined ? { anchorOrigin } : {}),
+    };
     const after = resolveOperations(suffix, { published, unpublished: [...pending, record] });
     if (!after.appliedOperations.some((applied) => applied.operation === operation)) {
-      throw new OperationRejected('commitment', `the ${operation.type} operation does not apply to the current state of DID ${suffix} (its next commitment was already used)`);
+      throw new OperationRejected(
+        'commitment',
+        `the ${operation.type} operation does not apply to the current state of DID ${suffix} (its next commitment was already used)`,
+      );
     }
     if (!(await this.write(operation, anchorOrigin, receivedTime))) {
-      throw new OperationRejected('commitment', `another operation of DID ${suffix} revealing this ${commitmentName(operation.type)} commitment was accepted at the same time`);
+      throw new OperationRejected(
+        'commitment',
+        `another operation of DID ${suffix} revealing this ${commitmentName(operation.type)} commitment was accepted at the same time`,
+      );
     }
     return this.renderState(after);
   }
 
   /** The durable write; false when another instance took the same key in the meantime. */
-  private async write(operation: ParsedOperation, anchorOrigin: string | undefined, receivedTime: number): Promise<boolean> {
+  private async write(
+    operation: ParsedOperation,
+    anchorOrigin: string | undefined,
+    receivedTime: number,
+  ): Promise<boolean> {
     const suffix = operation.didSuffix;
     const key = operationKey(operation);
     const acceptedAt = performance.timeOrigin + performance.now();
@@ -196,7 +229,10 @@ export class OperationIntake {
   }
 
   private renderState(model: ResolutionModel): DidResolutionResult {
-    const did = model.canonicalReference !== undefined ? canonicalDid(model.canonicalReference, model.didSuffix, this.options.namespace) : unpublishedDid(model.didSuffix, this.options.namespace);
+    const did =
+      model.canonicalReference !== undefined
+        ? canonicalDid(model.canonicalReference, model.didSuffix, this.options.namespace)
+        : unpublishedDid(model.didSuffix, this.options.namespace);
     return this.render(model, did);
   }
 
@@ -213,4 +249,3 @@ export class OperationIntake {
 function commitmentName(type: OperationType): string {
   return type === 'update' ? 'update' : 'recovery';
 }
-

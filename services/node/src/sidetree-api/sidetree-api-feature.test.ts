@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postOperation, resolveDid, startTestNode, TestDid, waitPublished, type TestNode } from '../testing/test-node.js';
+import {
+  postOperation,
+  resolveDid,
+  startTestNode,
+  TestDid,
+  waitPublished,
+  type TestNode,
+} from '../testing/test-node.js';
 
 /**
  * The Sidetree endpoints, served as the HTTP kit's fast routes, answer like the kit's routes: same bodies,
@@ -11,7 +18,16 @@ describe('Sidetree endpoints on the fast path', () => {
 
   beforeAll(async () => {
     // Writes need the admin token, reads are open.
-    node = await startTestNode({ args: ['--auth-tokens-def', '/sidetree/v1/operations||admin', '--auth-tokens', 'admin=s3cret', '--body-limit', '3kb'] });
+    node = await startTestNode({
+      args: [
+        '--auth-tokens-def',
+        '/sidetree/v1/operations||admin',
+        '--auth-tokens',
+        'admin=s3cret',
+        '--body-limit',
+        '3kb',
+      ],
+    });
     did = new TestDid(node.url);
     const accepted = await fetch(`${node.url}/sidetree/v1/operations`, {
       method: 'POST',
@@ -25,12 +41,17 @@ describe('Sidetree endpoints on the fast path', () => {
     await node.stop();
   });
 
-  it('sends the kit\'s security headers and content type', async () => {
+  it("sends the kit's security headers and content type", async () => {
     const fast = await fetch(`${node.url}/sidetree/v1/identifiers/${did.did}`);
     const viaExpress = await fetch(`${node.url}/healthcheck`);
     expect(fast.status).toBe(200);
     expect(fast.headers.get('content-type')).toBe('application/did+ld+json; charset=utf-8');
-    for (const name of ['x-content-type-options', 'x-frame-options', 'content-security-policy', 'strict-transport-security']) {
+    for (const name of [
+      'x-content-type-options',
+      'x-frame-options',
+      'content-security-policy',
+      'strict-transport-security',
+    ]) {
       expect(fast.headers.get(name), name).toBe(viaExpress.headers.get(name));
     }
   });
@@ -52,7 +73,10 @@ describe('Sidetree endpoints on the fast path', () => {
 
   it('leaves signed requests to express, which verifies the signature', async () => {
     const signed = await fetch(`${node.url}/sidetree/v1/identifiers/${did.did}`, {
-      headers: { signature: `keyId="${node.url}/services/node/keys/none",algorithm="Sign",headers="(request-target) date",signature="AAAA"`, date: new Date().toUTCString() },
+      headers: {
+        signature: `keyId="${node.url}/services/node/keys/none",algorithm="Sign",headers="(request-target) date",signature="AAAA"`,
+        date: new Date().toUTCString(),
+      },
     });
     // The fast path would have answered 200; express's signature check refuses the made-up key.
     expect(signed.status).toBe(401);
@@ -69,9 +93,11 @@ describe('Sidetree endpoints on the fast path', () => {
     }
   });
 
-  it('records requests in the kit\'s http_request_duration_seconds series', async () => {
+  it("records requests in the kit's http_request_duration_seconds series", async () => {
     await resolveDid(node.url, did.did);
     const metrics = await (await fetch(`${node.url}/metrics`)).text();
-    expect(metrics).toMatch(/node_http_request_duration_seconds_count\{method="GET",route="\/sidetree\/v1\/identifiers\/:did",status="200"\} [1-9]/);
+    expect(metrics).toMatch(
+      /node_http_request_duration_seconds_count\{method="GET",route="\/sidetree\/v1\/identifiers\/:did",status="200"\} [1-9]/,
+    );
   });
 });

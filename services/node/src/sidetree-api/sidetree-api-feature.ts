@@ -59,14 +59,20 @@ export function createSidetreeApiFeature(
         }
         return { contentType: 'application/json', body: JSON.stringify(await deps.resolution.webView.resolve(did)) };
       }
-      return { contentType: 'application/did+ld+json', body: (await deps.resolution.service.resolve(did, versions)).json };
+      return {
+        contentType: 'application/did+ld+json',
+        body: (await deps.resolution.service.resolve(did, versions)).json,
+      };
     },
   };
 
   const handlers = {
     postOperation: (req) => api.postOperation(req.body),
     getIdentifier: (req) =>
-      api.getIdentifier(req.path.slice(IDENTIFIERS_PATH.length + 1), { versionId: queryValue(req.query, 'versionId'), versionTime: queryValue(req.query, 'versionTime') }),
+      api.getIdentifier(req.path.slice(IDENTIFIERS_PATH.length + 1), {
+        versionId: queryValue(req.query, 'versionId'),
+        versionTime: queryValue(req.query, 'versionTime'),
+      }),
   } satisfies SidetreeApiFeature['handlers'];
 
   return { name: 'sidetree-api', intake, api, handlers };
@@ -86,4 +92,3 @@ function decodeDid(raw: string): string {
   }
   return raw;
 }
-

@@ -14,7 +14,10 @@ export interface SidetreeApi {
   /** POST /sidetree/v1/operations with the raw body. */
   postOperation(body: Buffer | undefined): Promise<SidetreeAnswer>;
   /** GET /sidetree/v1/identifiers/<rawDid> (the path segment as sent) with its versionId / versionTime. */
-  getIdentifier(rawDid: string, versions: { versionId?: string | undefined; versionTime?: string | undefined }): Promise<SidetreeAnswer>;
+  getIdentifier(
+    rawDid: string,
+    versions: { versionId?: string | undefined; versionTime?: string | undefined },
+  ): Promise<SidetreeAnswer>;
 }
 
 /** A query parameter given at most once, as text; undefined when absent. */

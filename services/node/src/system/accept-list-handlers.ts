@@ -32,7 +32,9 @@ export function acceptListHandlers(acceptLists: AcceptLists): { get: RequestHand
   };
 
   const post: RequestHandler = async (req, res) => {
-    const changes = validate(ACCEPT_LIST_UPDATE, jsonBody(req.body, 'accept list update'), { what: 'accept list update' });
+    const changes = validate(ACCEPT_LIST_UPDATE, jsonBody(req.body, 'accept list update'), {
+      what: 'accept list update',
+    });
     await updates.run('accept-lists', async () => {
       for (const change of changes) await acceptLists.update(change.type, change);
     });

@@ -32,7 +32,10 @@ export class AcceptLists {
   }
 
   /** Adds then removes; idempotent. Returns the new list. */
-  async update(type: AcceptListType, change: { add?: readonly string[]; remove?: readonly string[] }): Promise<string[]> {
+  async update(
+    type: AcceptListType,
+    change: { add?: readonly string[]; remove?: readonly string[] },
+  ): Promise<string[]> {
     const removed = new Set(change.remove ?? []);
     const next = [...new Set([...(await this.get(type)), ...(change.add ?? [])])].filter((uri) => !removed.has(uri));
     await this.config.set(setting(type), next);

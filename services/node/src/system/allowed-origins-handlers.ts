@@ -21,7 +21,9 @@ export function allowedOriginsHandlers(allowedOrigins: AllowedOrigins): { get: R
   };
 
   const post: RequestHandler = async (req, res) => {
-    const change = validate(ALLOWED_ORIGINS_UPDATE, jsonBody(req.body, 'allowed origins update'), { what: 'allowed origins update' });
+    const change = validate(ALLOWED_ORIGINS_UPDATE, jsonBody(req.body, 'allowed origins update'), {
+      what: 'allowed origins update',
+    });
     res.json(await updates.run('allowed-origins', () => allowedOrigins.update(change)));
   };
   return { get, post };

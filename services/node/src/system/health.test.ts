@@ -5,7 +5,15 @@ import { postOperation, resolveDid, startTestNode, TestDid, type TestNode } from
 
 interface Health {
   status: number;
-  body: { mqStatus: string; dbStatus: string; kmsStatus: string; vctStatus: string; currentTime: string; status: string; version: string };
+  body: {
+    mqStatus: string;
+    dbStatus: string;
+    kmsStatus: string;
+    vctStatus: string;
+    currentTime: string;
+    status: string;
+    version: string;
+  };
 }
 
 async function health(node: TestNode): Promise<Health> {
@@ -26,7 +34,14 @@ describe('health of a ready node', () => {
     const before = Date.now();
     const { status, body } = await health(node);
     expect(status).toBe(200);
-    expect(body).toMatchObject({ mqStatus: 'success', dbStatus: 'success', kmsStatus: 'success', vctStatus: 'log endpoint not configured', status: 'OK', version: PROJECT_VERSION });
+    expect(body).toMatchObject({
+      mqStatus: 'success',
+      dbStatus: 'success',
+      kmsStatus: 'success',
+      vctStatus: 'log endpoint not configured',
+      status: 'OK',
+      version: PROJECT_VERSION,
+    });
     expect(body.currentTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(Date.parse(body.currentTime)).toBeGreaterThanOrEqual(before - 1_000);
   });
@@ -40,7 +55,11 @@ describe('health when the embedded database goes away and comes back', () => {
 
   it('answers 503 with the ping error of the closed LMDB environment, and 200 again once it is reopened', async () => {
     node = await startTestNode({ database: 'lmdb' });
-    await fetch(`${node.url}/allowedorigins`, { method: 'POST', body: JSON.stringify({ add: ['https://kept.example.com'] }), headers: { 'content-type': 'application/json' } });
+    await fetch(`${node.url}/allowedorigins`, {
+      method: 'POST',
+      body: JSON.stringify({ add: ['https://kept.example.com'] }),
+      headers: { 'content-type': 'application/json' },
+    });
     // LMDB has no server to lose: the real way its ping fails is an environment that is no longer open.
     await node.server.context.storage.close();
     const pingError = await node.server.context.storage.ping().then(
@@ -78,7 +97,10 @@ describe('vctStatus', () => {
       expect(await health(disabled)).toMatchObject({ status: 200, body: { vctStatus: 'disabled' } });
       expect(await health(enabled)).toMatchObject({ status: 200, body: { vctStatus: 'log endpoint not configured' } });
       const logUrl = `http://127.0.0.1:${closedPort}/main`;
-      expect((await fetch(`${enabled.url}/log`, { method: 'POST', body: logUrl, headers: { 'content-type': 'text/plain' } })).status).toBe(200);
+      expect(
+        (await fetch(`${enabled.url}/log`, { method: 'POST', body: logUrl, headers: { 'content-type': 'text/plain' } }))
+          .status,
+      ).toBe(200);
       const failing = await health(enabled);
       expect(failing.status).toBe(503);
       expect(failing.body.vctStatus).toMatch(new RegExp(`^log ${logUrl} is unhealthy: `));
@@ -104,14 +126,24 @@ describe('maintenance mode', () => {
 
   it('answers 503 on operations, resolution and the inbox while health stays 200 saying Maintenance', async () => {
     const did = new TestDid(node.url);
-    const follow = { '@context': 'https://www.w3.org/ns/activitystreams', type: 'Follow', actor: 'https://peer.example.com/services/node', object: `${node.url}/services/node` };
-    const inbox = await fetch(`${node.url}/services/node/inbox`, { method: 'POST', body: JSON.stringify(follow), headers: { 'content-type': 'application/activity+json' } });
+    const follow = {
+      '@context': 'https://www.w3.org/ns/activitystreams',
+      type: 'Follow',
+      actor: 'https://peer.example.com/services/node',
+      object: `${node.url}/services/node`,
+    };
+    const inbox = await fetch(`${node.url}/services/node/inbox`, {
+      method: 'POST',
+      body: JSON.stringify(follow),
+      headers: { 'content-type': 'application/activity+json' },
+    });
     const refused = {
       operations: await postOperation(node.url, did.created.request),
       resolution: await resolveDid(node.url, did.did),
       inbox: { status: inbox.status, body: (await inbox.json()) as unknown },
     };
-    for (const [endpoint, reply] of Object.entries(refused)) expect(reply, endpoint).toMatchObject({ status: 503, body: { message: 'the node is in maintenance mode' } });
+    for (const [endpoint, reply] of Object.entries(refused))
+      expect(reply, endpoint).toMatchObject({ status: 503, body: { message: 'the node is in maintenance mode' } });
     expect(await health(node)).toMatchObject({ status: 200, body: { status: 'Maintenance', dbStatus: 'success' } });
   });
 

@@ -26,9 +26,15 @@ export function createSystemFeature(ctx: NodeContext): SystemFeature {
   ctx.http.health.addFields(() => ({ version: PROJECT_VERSION }));
   return {
     name: 'system',
-    handlers: { acceptList: acceptListHandlers(ctx.acceptLists), allowedOrigins: allowedOriginsHandlers(ctx.allowedOrigins) },
+    handlers: {
+      acceptList: acceptListHandlers(ctx.acceptLists),
+      allowedOrigins: allowedOriginsHandlers(ctx.allowedOrigins),
+    },
     async start() {
-      if (ctx.maintenance) ctx.log.warn('maintenance mode: operations, resolution and the inbox answer 503 until the node is restarted without --enable-maintenance-mode');
+      if (ctx.maintenance)
+        ctx.log.warn(
+          'maintenance mode: operations, resolution and the inbox answer 503 until the node is restarted without --enable-maintenance-mode',
+        );
     },
   };
 }

@@ -13,7 +13,9 @@ async function call(url: string, init: RequestInit & { json?: unknown } = {}): P
   const { json, ...rest } = init;
   const response = await fetch(url, {
     ...rest,
-    ...(json !== undefined ? { body: JSON.stringify(json), headers: { 'content-type': 'application/json', ...(rest.headers ?? {}) } } : {}),
+    ...(json !== undefined
+      ? { body: JSON.stringify(json), headers: { 'content-type': 'application/json', ...(rest.headers ?? {}) } }
+      : {}),
   });
   const text = await response.text();
   let body: unknown = text;
@@ -63,24 +65,41 @@ describe('accept lists: GET/POST /services/node/acceptlist', () => {
     });
     // The same request again changes nothing; removing what is not there is no error.
     await call(acceptlist, { method: 'POST', json: [{ type: 'follow', add: [FOLLOWER, WITNESS] }] });
-    await call(acceptlist, { method: 'POST', json: [{ type: 'follow', remove: [WITNESS, 'https://never.example.com/services/node'] }] });
+    await call(acceptlist, {
+      method: 'POST',
+      json: [{ type: 'follow', remove: [WITNESS, 'https://never.example.com/services/node'] }],
+    });
     expect(await call(`${acceptlist}?type=follow`)).toEqual({ status: 200, body: { type: 'follow', url: [FOLLOWER] } });
-    expect(await call(`${acceptlist}?type=invite-witness`)).toEqual({ status: 200, body: { type: 'invite-witness', url: [WITNESS] } });
+    expect(await call(`${acceptlist}?type=invite-witness`)).toEqual({
+      status: 200,
+      body: { type: 'invite-witness', url: [WITNESS] },
+    });
     // What the federation's accept-list policy reads.
     expect(await node.server.context.acceptLists.includes('follow', FOLLOWER)).toBe(true);
     expect(await node.server.context.acceptLists.includes('follow', WITNESS)).toBe(false);
   });
 
-  it('takes the spec\'s application/ld+json and a bare curl -d body as well', async () => {
-    const ld = await fetch(acceptlist, { method: 'POST', body: JSON.stringify([{ type: 'invite-witness', add: [FOLLOWER] }]), headers: { 'content-type': 'application/ld+json' } });
+  it("takes the spec's application/ld+json and a bare curl -d body as well", async () => {
+    const ld = await fetch(acceptlist, {
+      method: 'POST',
+      body: JSON.stringify([{ type: 'invite-witness', add: [FOLLOWER] }]),
+      headers: { 'content-type': 'application/ld+json' },
+    });
     expect(ld.status).toBe(200);
-    const form = await fetch(acceptlist, { method: 'POST', body: JSON.stringify([{ type: 'invite-witness', remove: [FOLLOWER] }]), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await fetch(acceptlist, {
+      method: 'POST',
+      body: JSON.stringify([{ type: 'invite-witness', remove: [FOLLOWER] }]),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(form.status).toBe(200);
     expect((await call(`${acceptlist}?type=invite-witness`)).body).toEqual({ type: 'invite-witness', url: [WITNESS] });
   });
 
   it('refuses an unknown type or a repeated type parameter on GET', async () => {
-    expect(await call(`${acceptlist}?type=like`)).toEqual({ status: 400, body: { message: "unknown accept list type 'like'; use one of follow, invite-witness" } });
+    expect(await call(`${acceptlist}?type=like`)).toEqual({
+      status: 400,
+      body: { message: "unknown accept list type 'like'; use one of follow, invite-witness" },
+    });
     expect((await call(`${acceptlist}?type=follow&type=invite-witness`)).status).toBe(400);
   });
 
@@ -113,8 +132,15 @@ describe('accept lists: GET/POST /services/node/acceptlist', () => {
   });
 
   it('refuses a body that is missing or not JSON', async () => {
-    expect(await call(acceptlist, { method: 'POST' })).toEqual({ status: 400, body: { message: 'accept list update: a JSON body is required' } });
-    const notJson = await fetch(acceptlist, { method: 'POST', body: '[{type: follow}]', headers: { 'content-type': 'text/plain' } });
+    expect(await call(acceptlist, { method: 'POST' })).toEqual({
+      status: 400,
+      body: { message: 'accept list update: a JSON body is required' },
+    });
+    const notJson = await fetch(acceptlist, {
+      method: 'POST',
+      body: '[{type: follow}]',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(notJson.status).toBe(400);
     expect(await notJson.json()).toEqual({ message: 'accept list update: the body is not JSON' });
   });
@@ -131,7 +157,10 @@ describe('allowed origins: GET/POST /allowedorigins', () => {
   });
 
   it("starts with the node's own endpoint and service id", async () => {
-    expect(await call(`${node.url}/allowedorigins`)).toEqual({ status: 200, body: [node.url, `${node.url}/services/node`] });
+    expect(await call(`${node.url}/allowedorigins`)).toEqual({
+      status: 200,
+      body: [node.url, `${node.url}/services/node`],
+    });
   });
 
   it('feeds the operation checks at once: an origin added is accepted, one removed refused', async () => {
@@ -165,7 +194,10 @@ describe('allowed origins: GET/POST /allowedorigins', () => {
   ])('refuses %s with a 400 and changes nothing', async (_what, body, problem) => {
     const before = await call(`${node.url}/allowedorigins`);
     const answer = await call(`${node.url}/allowedorigins`, { method: 'POST', json: body });
-    expect(answer).toEqual({ status: 400, body: { message: `invalid allowed origins update: ${problem}`, path: problem.split(' ')[0] } });
+    expect(answer).toEqual({
+      status: 400,
+      body: { message: `invalid allowed origins update: ${problem}`, path: problem.split(' ')[0] },
+    });
     expect(await call(`${node.url}/allowedorigins`)).toEqual(before);
   });
 });
@@ -192,20 +224,42 @@ describe('token protection of the system endpoints (spec Authentication rule 2)'
     await node.stop();
   });
 
-  it.each(['/services/node/acceptlist', '/allowedorigins'])('%s: reads need a read token, writes the admin token', async (path) => {
-    const body = path === '/allowedorigins' ? { add: ['https://x.example.com'] } : [{ type: 'follow', add: ['https://x.example.com/services/node'] }];
-    expect((await call(`${node.url}${path}`)).status).toBe(401);
-    expect((await call(`${node.url}${path}`, { headers: { authorization: 'Bearer WRONG' } })).status).toBe(401);
-    expect((await call(`${node.url}${path}`, { headers: read })).status).toBe(200);
-    expect((await call(`${node.url}${path}`, { method: 'POST', json: body })).status).toBe(401);
-    expect((await call(`${node.url}${path}`, { method: 'POST', json: body, headers: read })).status).toBe(401);
-    expect((await call(`${node.url}${path}`, { method: 'POST', json: body, headers: admin })).status).toBe(200);
-  });
+  it.each(['/services/node/acceptlist', '/allowedorigins'])(
+    '%s: reads need a read token, writes the admin token',
+    async (path) => {
+      const body =
+        path === '/allowedorigins'
+          ? { add: ['https://x.example.com'] }
+          : [{ type: 'follow', add: ['https://x.example.com/services/node'] }];
+      expect((await call(`${node.url}${path}`)).status).toBe(401);
+      expect((await call(`${node.url}${path}`, { headers: { authorization: 'Bearer WRONG' } })).status).toBe(401);
+      expect((await call(`${node.url}${path}`, { headers: read })).status).toBe(200);
+      expect((await call(`${node.url}${path}`, { method: 'POST', json: body })).status).toBe(401);
+      expect((await call(`${node.url}${path}`, { method: 'POST', json: body, headers: read })).status).toBe(401);
+      expect((await call(`${node.url}${path}`, { method: 'POST', json: body, headers: admin })).status).toBe(200);
+    },
+  );
 
   it('/loglevels: open to read, the admin token to change', async () => {
     expect((await call(`${node.url}/loglevels`)).status).toBe(200);
-    expect((await fetch(`${node.url}/loglevels`, { method: 'POST', body: 'error', headers: { 'content-type': 'text/plain' } })).status).toBe(401);
-    expect((await fetch(`${node.url}/loglevels`, { method: 'POST', body: 'error', headers: { 'content-type': 'text/plain', ...admin } })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${node.url}/loglevels`, {
+          method: 'POST',
+          body: 'error',
+          headers: { 'content-type': 'text/plain' },
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await fetch(`${node.url}/loglevels`, {
+          method: 'POST',
+          body: 'error',
+          headers: { 'content-type': 'text/plain', ...admin },
+        })
+      ).status,
+    ).toBe(200);
   });
 });
 
@@ -218,7 +272,8 @@ describe('log levels: GET/POST /loglevels', () => {
     await node.stop();
   });
   const get = async () => (await fetch(`${node.url}/loglevels`)).text();
-  const post = (spec: string) => fetch(`${node.url}/loglevels`, { method: 'POST', body: spec, headers: { 'content-type': 'text/plain' } });
+  const post = (spec: string) =>
+    fetch(`${node.url}/loglevels`, { method: 'POST', body: spec, headers: { 'content-type': 'text/plain' } });
 
   it('sets module levels and the default, and reads them back in the same format', async () => {
     const answer = await post('anchor-writer=debug:nodeinfo=WARN:error');

@@ -27,7 +27,13 @@ export interface TestNode {
 }
 
 export async function startTestNode(
-  options: { args?: string[]; database?: 'mem' | 'lmdb'; dir?: TempDir; port?: number; server?: NodeServerOptions } = {},
+  options: {
+    args?: string[];
+    database?: 'mem' | 'lmdb';
+    dir?: TempDir;
+    port?: number;
+    server?: NodeServerOptions;
+  } = {},
 ): Promise<TestNode> {
   const port = options.port ?? (await freePort());
   const dir = options.dir ?? (await makeTempDir('node-unit-'));
@@ -73,7 +79,10 @@ export async function startTestNode(
  */
 export function dropClientConnections(): void {
   const key = Symbol.for('undici.globalDispatcher.1');
-  const holder = globalThis as unknown as Record<symbol, { constructor: new () => unknown; destroy(): Promise<void> } | undefined>;
+  const holder = globalThis as unknown as Record<
+    symbol,
+    { constructor: new () => unknown; destroy(): Promise<void> } | undefined
+  >;
   const current = holder[key];
   if (current === undefined) return;
   holder[key] = new current.constructor() as typeof current;
@@ -86,9 +95,17 @@ export interface HttpAnswer<T = Record<string, unknown>> {
   text: string;
 }
 
-export async function postOperation(url: string, request: OperationRequest | Uint8Array | string, contentType = 'application/json'): Promise<HttpAnswer> {
+export async function postOperation(
+  url: string,
+  request: OperationRequest | Uint8Array | string,
+  contentType = 'application/json',
+): Promise<HttpAnswer> {
   const body = typeof request === 'string' || request instanceof Uint8Array ? request : serializeRequest(request);
-  const response = await fetch(`${url}/sidetree/v1/operations`, { method: 'POST', body, headers: { 'content-type': contentType } });
+  const response = await fetch(`${url}/sidetree/v1/operations`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': contentType },
+  });
   return answer(response);
 }
 
@@ -122,7 +139,8 @@ export async function waitPublished(url: string, did: string, operations = 1, ti
       const result = await resolveDid(url, did);
       const method = metadataOf(result)?.method as { published?: boolean; publishedOperations?: unknown[] } | undefined;
       if (result.status !== 200 || method?.published !== true) return undefined;
-      if (metadataOf(result).deactivated !== true && (method.publishedOperations?.length ?? 0) < operations) return undefined;
+      if (metadataOf(result).deactivated !== true && (method.publishedOperations?.length ?? 0) < operations)
+        return undefined;
       return result;
     },
     { timeoutMs, intervalMs: 50, description: `${did} published with ${operations} operation(s)` },
@@ -140,7 +158,11 @@ export class TestDid {
       recoveryKey: this.recoveryKey,
       updateKey: this.updateKey,
       anchorOrigin,
-      patches: [addPublicKeys(documentKey(keyId, KeyPair.generate('Ed25519'), { purposes: ['authentication', 'assertionMethod'] }))],
+      patches: [
+        addPublicKeys(
+          documentKey(keyId, KeyPair.generate('Ed25519'), { purposes: ['authentication', 'assertionMethod'] }),
+        ),
+      ],
     });
   }
 
@@ -174,7 +196,11 @@ export class TestDid {
       nextRecoveryKey: nextRecovery,
       nextUpdateKey: nextUpdate,
       anchorOrigin,
-      patches: [addPublicKeys(documentKey(keyId, KeyPair.generate('Ed25519'), { purposes: ['authentication', 'assertionMethod'] }))],
+      patches: [
+        addPublicKeys(
+          documentKey(keyId, KeyPair.generate('Ed25519'), { purposes: ['authentication', 'assertionMethod'] }),
+        ),
+      ],
     });
     if (commit) {
       this.recoveryKey = nextRecovery;

@@ -13,7 +13,11 @@ describe('KeyedMutex', () => {
       log.push(`end ${name}`);
       return name;
     };
-    const results = await Promise.all([mutex.run('did', work('a', 10)), mutex.run('did', work('b', 1)), mutex.run('did', work('c', 1))]);
+    const results = await Promise.all([
+      mutex.run('did', work('a', 10)),
+      mutex.run('did', work('b', 1)),
+      mutex.run('did', work('c', 1)),
+    ]);
     expect(results).toEqual(['a', 'b', 'c']);
     expect(log).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
   });

@@ -10,7 +10,10 @@ const SLICE = 250;
  * node README's Performance section has the figures). The slices are not one
  * snapshot: a record may change between them, as it may just after any read, so callers must not need one.
  */
-export async function getManyInSlices<T extends object>(store: Pick<Store<T>, 'getMany'>, keys: readonly string[]): Promise<Array<T | undefined>> {
+export async function getManyInSlices<T extends object>(
+  store: Pick<Store<T>, 'getMany'>,
+  keys: readonly string[],
+): Promise<Array<T | undefined>> {
   if (keys.length <= SLICE) return store.getMany(keys);
   const values: Array<T | undefined> = [];
   for (let from = 0; from < keys.length; from += SLICE) {

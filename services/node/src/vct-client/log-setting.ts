@@ -36,8 +36,11 @@ export function checkLogUrl(text: string): string {
   } catch {
     throw badRequest(`log URL '${text}' is not an absolute URL`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw badRequest(`log URL '${text}' must be http or https`);
-  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') throw badRequest(`log URL '${text}' must not carry a query, fragment or credentials`);
-  if (url.pathname === '/' || url.pathname === '') throw badRequest(`log URL '${text}' must name a log alias, e.g. ${url.origin}/maple2021`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw badRequest(`log URL '${text}' must be http or https`);
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '')
+    throw badRequest(`log URL '${text}' must not carry a query, fragment or credentials`);
+  if (url.pathname === '/' || url.pathname === '')
+    throw badRequest(`log URL '${text}' must name a log alias, e.g. ${url.origin}/maple2021`);
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }

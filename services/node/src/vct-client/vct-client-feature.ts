@@ -25,7 +25,10 @@ export async function createVctClientFeature(ctx: NodeContext): Promise<VctClien
   const logSetting = new LogSetting(ctx.configValues);
   const client = new VctClient({
     httpClient: ctx.httpClient,
-    webFinger: createWebFingerClient({ httpClient: ctx.httpClient, cacheTtlMs: ctx.config.federation.actorCacheExpiration }),
+    webFinger: createWebFingerClient({
+      httpClient: ctx.httpClient,
+      cacheTtlMs: ctx.config.federation.actorCacheExpiration,
+    }),
     readToken: ctx.config.auth.requestTokens?.['vct-read'],
     writeToken: ctx.config.auth.requestTokens?.['vct-write'],
   });
@@ -37,7 +40,8 @@ export async function createVctClientFeature(ctx: NodeContext): Promise<VctClien
   };
   const setLog: RequestHandler = async (req, res) => {
     const body: unknown = req.body;
-    if (body !== undefined && typeof body !== 'string') throw badRequest('POST /log takes the log URL as a text/plain body');
+    if (body !== undefined && typeof body !== 'string')
+      throw badRequest('POST /log takes the log URL as a text/plain body');
     const url = await logSetting.set(body ?? '');
     res.type('text/plain').send(url ?? '');
   };

@@ -24,8 +24,10 @@ describe('GET/POST /log and vctStatus', () => {
   afterAll(async () => {
     await node.stop();
   });
-  const post = (body: string) => fetch(`${node.url}/log`, { method: 'POST', body, headers: { 'content-type': 'text/plain' } });
-  const health = async () => (await (await fetch(`${node.url}/healthcheck`)).json()) as { vctStatus: string; status: string };
+  const post = (body: string) =>
+    fetch(`${node.url}/log`, { method: 'POST', body, headers: { 'content-type': 'text/plain' } });
+  const health = async () =>
+    (await (await fetch(`${node.url}/healthcheck`)).json()) as { vctStatus: string; status: string };
 
   it('has no log at first, which is not a health failure', async () => {
     expect((await fetch(`${node.url}/log`)).status).toBe(404);

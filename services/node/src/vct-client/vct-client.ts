@@ -1,7 +1,13 @@
 import { AppError, errorMessage, permanent } from '@anchor/common/errors';
 import type { HttpClient } from '@anchor/common/http-client';
 import { ANCHOR_CREDENTIAL_UNDEFINED_TERMS, canonicalize } from '@anchor/common/jsonld';
-import { envelopeProblem, logIdOf, vcEntryOf, vcTimestampSignaturePayload, type AddVcResponse } from '@anchor/common/vct';
+import {
+  envelopeProblem,
+  logIdOf,
+  vcEntryOf,
+  vcTimestampSignaturePayload,
+  type AddVcResponse,
+} from '@anchor/common/vct';
 import { LEDGER_TYPE_VCT_V1, ledgerTypeOf, publicKeyOf, type WebFingerClient } from '@anchor/common/webfinger';
 
 export interface VctClientOptions {
@@ -30,13 +36,24 @@ export class VctClient {
     const { data } = await this.options.httpClient.post<AddVcResponse>(`${logUrl}/v1/add-vc`, unsigned, {
       ...(this.options.writeToken !== undefined ? { token: this.options.writeToken } : {}),
     });
-    if (typeof data !== 'object' || data === null || !Number.isSafeInteger(data.timestamp) || data.timestamp < 0 || typeof data.signature !== 'string' || typeof data.id !== 'string') {
+    if (
+      typeof data !== 'object' ||
+      data === null ||
+      !Number.isSafeInteger(data.timestamp) ||
+      data.timestamp < 0 ||
+      typeof data.signature !== 'string' ||
+      typeof data.id !== 'string'
+    ) {
       throw permanent(`log ${logUrl} answered add-vc with an unexpected body`);
     }
     const publicKey = await this.publicKey(logUrl);
     const logId = logIdOf(publicKey).toString('base64');
-    if (data.id !== logId) throw permanent(`log ${logUrl} answered with log id ${data.id}, but its WebFinger key gives ${logId}`);
-    const nquads = await canonicalize({ ...unsigned, proof: null }, { allowUndefinedTerms: [...ANCHOR_CREDENTIAL_UNDEFINED_TERMS] });
+    if (data.id !== logId)
+      throw permanent(`log ${logUrl} answered with log id ${data.id}, but its WebFinger key gives ${logId}`);
+    const nquads = await canonicalize(
+      { ...unsigned, proof: null },
+      { allowUndefinedTerms: [...ANCHOR_CREDENTIAL_UNDEFINED_TERMS] },
+    );
     const payload = vcTimestampSignaturePayload(data.timestamp, vcEntryOf(nquads));
     const problem = envelopeProblem(data.signature, payload, publicKey);
     if (problem !== undefined) {
@@ -55,11 +72,16 @@ export class VctClient {
     try {
       jrd = await this.options.webFinger.lookup(new URL(logUrl).origin, logUrl);
     } catch (error) {
-      if (error instanceof AppError) throw new AppError(error.code, `WebFinger lookup of log ${logUrl} failed: ${error.message}`, { cause: error, retryable: error.retryable });
+      if (error instanceof AppError)
+        throw new AppError(error.code, `WebFinger lookup of log ${logUrl} failed: ${error.message}`, {
+          cause: error,
+          retryable: error.retryable,
+        });
       throw error;
     }
     const ledgerType = ledgerTypeOf(jrd);
-    if (ledgerType !== undefined && ledgerType !== LEDGER_TYPE_VCT_V1) throw permanent(`log ${logUrl} announces ledger type ${ledgerType}, not ${LEDGER_TYPE_VCT_V1}`);
+    if (ledgerType !== undefined && ledgerType !== LEDGER_TYPE_VCT_V1)
+      throw permanent(`log ${logUrl} announces ledger type ${ledgerType}, not ${LEDGER_TYPE_VCT_V1}`);
     const key = publicKeyOf(jrd);
     if (!key) throw permanent(`log ${logUrl} publishes no public key in WebFinger`);
     return key;

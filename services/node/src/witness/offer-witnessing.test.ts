@@ -2,7 +2,12 @@ import { KeyPair } from '@anchor/common/crypto';
 import { createDidResolver, didKeyFromKeyPair } from '@anchor/common/did';
 import { createHashlink } from '@anchor/common/encoding';
 import { createHttpClient } from '@anchor/common/http-client';
-import { ANCHOR_CREDENTIAL_UNDEFINED_TERMS, attachProof, createProof, type DataIntegrityProof } from '@anchor/common/jsonld';
+import {
+  ANCHOR_CREDENTIAL_UNDEFINED_TERMS,
+  attachProof,
+  createProof,
+  type DataIntegrityProof,
+} from '@anchor/common/jsonld';
 import { getLogger, setLogLevels } from '@anchor/common/log';
 import { createMetrics } from '@anchor/common/metrics';
 import { createMemMessageQueue, type MessageQueue } from '@anchor/common/mq';
@@ -40,7 +45,12 @@ const OPTIONS: OfferWitnessingOptions = {
 };
 
 /** The witness's keys, published in its domain DID document (did:web:witness.test), which the verifier resolves from memory. */
-const witnessKeys = { vcSigningKey: KeyPair.generate('Ed25519'), vcKeyId: 'vc-key', httpSigningKey: KeyPair.generate('Ed25519'), httpKeyId: 'http-key' };
+const witnessKeys = {
+  vcSigningKey: KeyPair.generate('Ed25519'),
+  vcKeyId: 'vc-key',
+  httpSigningKey: KeyPair.generate('Ed25519'),
+  httpKeyId: 'http-key',
+};
 const witnessUrls = nodeUrls({ hostUrl: { host: 'witness.test', port: 443 }, externalEndpoint: WITNESS_ORIGIN });
 const witnessMethod = vcVerificationMethod(witnessUrls, witnessKeys);
 
@@ -75,7 +85,10 @@ describe('offer witnessing', () => {
 
   async function witnessing(options: Partial<OfferWitnessingOptions> = {}): Promise<OfferWitnessing> {
     const log = getLogger('witness');
-    const didResolver = createDidResolver().register('web', localFirstDidWebResolver(domainDidDocument(witnessUrls, witnessKeys)));
+    const didResolver = createDidResolver().register(
+      'web',
+      localFirstDidWebResolver(domainDidDocument(witnessUrls, witnessKeys)),
+    );
     const created = new OfferWitnessing({
       records,
       candidates: new WitnessCandidates({
@@ -87,7 +100,15 @@ describe('offer witnessing', () => {
         log,
       }),
       policy: new WitnessPolicySetting(await ConfigValues.open(provider)),
-      outbox: new Outbox({ store, broadcasts: await provider.open<PendingBroadcast>(BROADCAST_STORE), mq, serviceId: SERVICE_ID, serviceEndpoint: SERVICE_ID, metrics, log }),
+      outbox: new Outbox({
+        store,
+        broadcasts: await provider.open<PendingBroadcast>(BROADCAST_STORE),
+        mq,
+        serviceId: SERVICE_ID,
+        serviceEndpoint: SERVICE_ID,
+        metrics,
+        log,
+      }),
       verifier: new CredentialVerifier(didResolver, 60_000),
       log,
       options: { ...OPTIONS, ...options },
@@ -99,9 +120,20 @@ describe('offer witnessing', () => {
   /** An anchor of this node as the pipeline hands it to witnessing: the credential carries the node's own proof. */
   async function anchorRequest(anchorId: string): Promise<WitnessRequest> {
     const coreIndexHashlink = createHashlink(Buffer.from(`core index of ${anchorId}`), [`${ORIGIN}/cas/core`]);
-    const content = buildContentObject({ coreIndexHashlink, author: SERVICE_ID, items: [{ suffix: 'EiDahaOGH-liLLdDtTxEAdc8i-cfCz-WUcQdRJheMVNn3A' }], namespace: 'did:node' });
+    const content = buildContentObject({
+      coreIndexHashlink,
+      author: SERVICE_ID,
+      items: [{ suffix: 'EiDahaOGH-liLLdDtTxEAdc8i-cfCz-WUcQdRJheMVNn3A' }],
+      namespace: 'did:node',
+    });
     const anchor = contentAnchor(content);
-    const unsigned = buildAnchorCredential({ id: `${ORIGIN}/vc/${anchorId}`, issuer: SERVICE_ID, issued: new Date(Date.now() - 2_000), anchor, coreIndexAnchor: content.linkset[0].anchor });
+    const unsigned = buildAnchorCredential({
+      id: `${ORIGIN}/vc/${anchorId}`,
+      issuer: SERVICE_ID,
+      issued: new Date(Date.now() - 2_000),
+      anchor,
+      coreIndexAnchor: content.linkset[0].anchor,
+    });
     const ownProof = await createProof(unsigned, {
       key: nodeKey,
       verificationMethod: `${nodeDid}#${nodeDid.slice('did:key:'.length)}`,
@@ -112,7 +144,8 @@ describe('offer witnessing', () => {
     return {
       anchorId,
       anchor,
-      link: async () => buildAnchorLink({ content, author: SERVICE_ID, coreIndexHashlink, parents: [], credential, encoding: 'gzip' }),
+      link: async () =>
+        buildAnchorLink({ content, author: SERVICE_ID, coreIndexHashlink, parents: [], credential, encoding: 'gzip' }),
       credential,
       batchOrigins: [ORIGIN],
       startedAt: Date.now(),
@@ -121,7 +154,15 @@ describe('offer witnessing', () => {
   }
 
   /** The witness's Accept of an Offer: an AnchorReceipt replying to the anchor with its proof of the credential. */
-  async function acceptOf(offer: StoredActivity, request: WitnessRequest, change: { actor?: string; inReplyTo?: string; proof?: Partial<{ key: KeyPair; verificationMethod: string; created: string }> } = {}): Promise<StoredActivity> {
+  async function acceptOf(
+    offer: StoredActivity,
+    request: WitnessRequest,
+    change: {
+      actor?: string;
+      inReplyTo?: string;
+      proof?: Partial<{ key: KeyPair; verificationMethod: string; created: string }>;
+    } = {},
+  ): Promise<StoredActivity> {
     const { proof: _own, ...unsigned } = request.credential;
     const proof = await createProof(unsigned, {
       key: change.proof?.key ?? witnessKeys.vcSigningKey,
@@ -135,7 +176,11 @@ describe('offer witnessing', () => {
       type: 'Accept',
       actor: change.actor ?? WITNESS_ID,
       object: offer.id,
-      result: { type: 'AnchorReceipt', inReplyTo: change.inReplyTo ?? request.anchor, attachment: [{ '@context': 'https://w3id.org/security/suites/ed25519-2020/v1', proof }] },
+      result: {
+        type: 'AnchorReceipt',
+        inReplyTo: change.inReplyTo ?? request.anchor,
+        attachment: [{ '@context': 'https://w3id.org/security/suites/ed25519-2020/v1', proof }],
+      },
     };
   }
 
@@ -148,7 +193,13 @@ describe('offer witnessing', () => {
 
     expect(outcome).toEqual({ status: 'witnessed', credential: request.credential });
     const record = await records.anchors.get('anchor-1');
-    expect(record).toMatchObject({ anchorId: 'anchor-1', anchor: request.anchor, status: 'completed', witnesses: [], rounds: 0 });
+    expect(record).toMatchObject({
+      anchorId: 'anchor-1',
+      anchor: request.anchor,
+      status: 'completed',
+      witnesses: [],
+      rounds: 0,
+    });
     expect(record!.expiresAt! - Date.now()).toBeGreaterThan(OPTIONS.expiryMs - 60_000);
     expect(await offersInOutbox()).toBe(0);
   });
@@ -162,10 +213,20 @@ describe('offer witnessing', () => {
     expect(first).toEqual({ status: 'pending', recheckAfterMs: 1_000 });
     const offerId = derivedActivityId(SERVICE_ID, `Offer:anchor-2:1:${WITNESS_ID}`);
     const offer = (await store.get(offerId))!;
-    expect(offer).toMatchObject({ type: 'Offer', actor: SERVICE_ID, to: [WITNESS_ID, PUBLIC], target: ANCHOR_WITNESS, object: { linkset: [await request.link()] } });
+    expect(offer).toMatchObject({
+      type: 'Offer',
+      actor: SERVICE_ID,
+      to: [WITNESS_ID, PUBLIC],
+      target: ANCHOR_WITNESS,
+      object: { linkset: [await request.link()] },
+    });
     expect(Date.parse(String(offer.endTime)) - Date.parse(String(offer.startTime))).toBe(OPTIONS.maxWitnessDelayMs);
     const record = (await records.anchors.get('anchor-2'))!;
-    expect(record).toMatchObject({ status: 'witnessing', rounds: 1, witnesses: [{ uri: WITNESS_ID, roles: ['system'], hasLog: false, offerId }] });
+    expect(record).toMatchObject({
+      status: 'witnessing',
+      rounds: 1,
+      witnesses: [{ uri: WITNESS_ID, roles: ['system'], hasLog: false, offerId }],
+    });
 
     // Still pending while no proof came: the same Offer is not sent twice.
     expect((await offers.witness({ ...request, attempt: 2 })).status).toBe('pending');
@@ -178,7 +239,10 @@ describe('offer witnessing', () => {
     const done = await offers.witness({ ...request, attempt: 3 });
     expect(done.status).toBe('witnessed');
     const proofs = (done as { credential: AnchorCredential }).credential.proof as DataIntegrityProof[];
-    expect(proofs.map((proof) => proof.verificationMethod)).toEqual([`${nodeDid}#${nodeDid.slice('did:key:'.length)}`, witnessMethod]);
+    expect(proofs.map((proof) => proof.verificationMethod)).toEqual([
+      `${nodeDid}#${nodeDid.slice('did:key:'.length)}`,
+      witnessMethod,
+    ]);
     expect((await records.anchors.get('anchor-2'))?.status).toBe('completed');
   });
 
@@ -192,14 +256,29 @@ describe('offer witnessing', () => {
     const strangerDid = didKeyFromKeyPair(strangerKey);
 
     const refusals: Array<[Parameters<typeof acceptOf>[2], number, RegExp]> = [
-      [{ inReplyTo: 'hl:uEiAnotTheOfferedAnchor' }, 400, /replies to hl:uEiAnotTheOfferedAnchor, not to the offered anchor/],
-      [{ actor: 'https://stranger.test/services/node' }, 400, /https:\/\/stranger.test\/services\/node is not a witness of anchor/],
+      [
+        { inReplyTo: 'hl:uEiAnotTheOfferedAnchor' },
+        400,
+        /replies to hl:uEiAnotTheOfferedAnchor, not to the offered anchor/,
+      ],
+      [
+        { actor: 'https://stranger.test/services/node' },
+        400,
+        /https:\/\/stranger.test\/services\/node is not a witness of anchor/,
+      ],
       [{ proof: { created: new Date(Date.now() - 3_600_000).toISOString() } }, 400, /outside the offer's window/],
-      [{ proof: { key: strangerKey, verificationMethod: `${strangerDid}#${strangerDid.slice('did:key:'.length)}` } }, 400, /not by a did:web key of its own host/],
+      [
+        { proof: { key: strangerKey, verificationMethod: `${strangerDid}#${strangerDid.slice('did:key:'.length)}` } },
+        400,
+        /not by a did:web key of its own host/,
+      ],
       [{ proof: { key: strangerKey } }, 422, /proof verification failed: proof 0 \(signature\)/],
     ];
     for (const [change, status, message] of refusals) {
-      await expect(offers.acceptedOffer(await acceptOf(offer, request, change), offer), String(message)).rejects.toMatchObject({ status, message });
+      await expect(
+        offers.acceptedOffer(await acceptOf(offer, request, change), offer),
+        String(message),
+      ).rejects.toMatchObject({ status, message });
     }
     expect(await records.proofsOf('anchor-3')).toEqual([]);
     expect(proofsFor).toEqual([]);
@@ -214,7 +293,11 @@ describe('offer witnessing', () => {
     expect(await offers.witness(request)).toEqual({ status: 'pending', recheckAfterMs: 0 });
     const record = (await records.anchors.get('anchor-4'))!;
     const secondOffer = derivedActivityId(SERVICE_ID, `Offer:anchor-4:2:${WITNESS_ID}`);
-    expect(record).toMatchObject({ status: 'witnessing', rounds: 2, witnesses: [{ uri: WITNESS_ID, offerId: secondOffer }] });
+    expect(record).toMatchObject({
+      status: 'witnessing',
+      rounds: 2,
+      witnesses: [{ uri: WITNESS_ID, offerId: secondOffer }],
+    });
     expect(record.witnesses[0]!.excluded).toBeUndefined();
     expect(await store.get(derivedActivityId(SERVICE_ID, `Offer:anchor-4:1:${WITNESS_ID}`))).toBeDefined();
     expect(await store.get(secondOffer)).toMatchObject({ type: 'Offer', to: [WITNESS_ID, PUBLIC] });

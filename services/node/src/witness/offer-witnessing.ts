@@ -69,21 +69,35 @@ export class OfferWitnessing implements AnchorWitnessing {
     let record = await records.anchors.get(request.anchorId);
     if (!record) record = await this.begin(request, policy.logRequired);
 
-    const proofs = (await records.proofsOf(request.anchorId)).filter((proof) => record.witnesses.some((w) => w.uri === proof.witness));
+    const proofs = (await records.proofsOf(request.anchorId)).filter((proof) =>
+      record.witnesses.some((w) => w.uri === proof.witness),
+    );
     const proved = new Set(proofs.map((proof) => proof.witness));
     if (evaluateWitnessPolicy(policy, record.witnesses, (uri) => proved.has(uri))) {
       let credential: AnchorCredential = request.credential;
       for (const { proof } of proofs) credential = attachProof(credential, proof) as AnchorCredential;
-      await records.anchors.put(record.anchorId, { ...record, status: 'completed', expiresAt: Date.now() + options.expiryMs });
-      if (proofs.length > 0) this.deps.log.info('anchor witnessed', { anchorId: record.anchorId, witnesses: proofs.map((proof) => proof.witness) });
+      await records.anchors.put(record.anchorId, {
+        ...record,
+        status: 'completed',
+        expiresAt: Date.now() + options.expiryMs,
+      });
+      if (proofs.length > 0)
+        this.deps.log.info('anchor witnessed', {
+          anchorId: record.anchorId,
+          witnesses: proofs.map((proof) => proof.witness),
+        });
       return { status: 'witnessed', credential };
     }
 
     const now = Date.now();
     const graceEnds = record.lastSelectionAt + options.gracePeriodMs;
-    if (now < graceEnds) return { status: 'pending', recheckAfterMs: Math.max(10, Math.min(PROOF_POLL_MS, graceEnds - now)) };
+    if (now < graceEnds)
+      return { status: 'pending', recheckAfterMs: Math.max(10, Math.min(PROOF_POLL_MS, graceEnds - now)) };
     await this.reselect(record, request, proved, policy.logRequired);
-    return { status: 'pending', recheckAfterMs: Math.min(PROOF_POLL_MS, options.monitoringIntervalMs, options.gracePeriodMs) };
+    return {
+      status: 'pending',
+      recheckAfterMs: Math.min(PROOF_POLL_MS, options.monitoringIntervalMs, options.gracePeriodMs),
+    };
   }
 
   /**
@@ -93,11 +107,16 @@ export class OfferWitnessing implements AnchorWitnessing {
    */
   async acceptedOffer(accept: StoredActivity, offer: StoredActivity): Promise<void> {
     const receipt = accept.result;
-    if (typeof receipt !== 'object' || receipt === null || receipt.type !== 'AnchorReceipt') throw badRequest('an Accept of an Offer must carry an AnchorReceipt result');
+    if (typeof receipt !== 'object' || receipt === null || receipt.type !== 'AnchorReceipt')
+      throw badRequest('an Accept of an Offer must carry an AnchorReceipt result');
     const anchor = offeredAnchor(offer);
-    if (receipt.inReplyTo !== anchor) throw badRequest(`the AnchorReceipt replies to ${String(receipt.inReplyTo)}, not to the offered anchor ${anchor}`);
+    if (receipt.inReplyTo !== anchor)
+      throw badRequest(
+        `the AnchorReceipt replies to ${String(receipt.inReplyTo)}, not to the offered anchor ${anchor}`,
+      );
     const attachments = receipt.attachment;
-    if (!Array.isArray(attachments) || attachments.length !== 1) throw badRequest('an AnchorReceipt must carry exactly one attachment (the proof)');
+    if (!Array.isArray(attachments) || attachments.length !== 1)
+      throw badRequest('an AnchorReceipt must carry exactly one attachment (the proof)');
     const proof = proofOf(attachments[0]);
 
     const record = await this.deps.records.byAnchor(anchor);
@@ -116,9 +135,13 @@ export class OfferWitnessing implements AnchorWitnessing {
       offerEndTime: witness.offerEndTime ?? Date.parse(String(offer.endTime)),
       maxClockSkewMs: this.deps.options.maxClockSkewMs,
     });
-    const signerHost = proof.verificationMethod.startsWith('did:web:') ? hostOf(proof.verificationMethod.split('#')[0] as string) : undefined;
+    const signerHost = proof.verificationMethod.startsWith('did:web:')
+      ? hostOf(proof.verificationMethod.split('#')[0] as string)
+      : undefined;
     if (signerHost === undefined || signerHost !== hostOf(accept.actor)) {
-      throw badRequest(`the proof of ${accept.actor} is signed by ${proof.verificationMethod}, not by a did:web key of its own host`);
+      throw badRequest(
+        `the proof of ${accept.actor} is signed by ${proof.verificationMethod}, not by a did:web key of its own host`,
+      );
     }
     const { proof: _own, ...unsigned } = record.credential;
     await this.deps.verifier.verify({ ...unsigned, proof });
@@ -141,45 +164,84 @@ export class OfferWitnessing implements AnchorWitnessing {
       anchor: request.anchor,
       credential: request.credential,
       status: 'witnessing',
-      witnesses: candidates.map((candidate) => ({ uri: candidate.uri, roles: [...candidate.roles], hasLog: candidate.hasLog })),
+      witnesses: candidates.map((candidate) => ({
+        uri: candidate.uri,
+        roles: [...candidate.roles],
+        hasLog: candidate.hasLog,
+      })),
       rounds: 0,
       lastSelectionAt: Date.now(),
       createdAt: Date.now(),
     };
-    const selection = selectWitnesses(await this.deps.policy.policy(), { witnesses: record.witnesses, selected: new Set(), excluded: new Set() });
-    if (!selection.found) this.deps.log.warn('not enough witnesses for the witness policy; retrying after the grace period', { anchorId: request.anchorId, reason: selection.reason });
+    const selection = selectWitnesses(await this.deps.policy.policy(), {
+      witnesses: record.witnesses,
+      selected: new Set(),
+      excluded: new Set(),
+    });
+    if (!selection.found)
+      this.deps.log.warn('not enough witnesses for the witness policy; retrying after the grace period', {
+        anchorId: request.anchorId,
+        reason: selection.reason,
+      });
     else if (selection.additional.length > 0) await this.offer(record, request, selection.additional);
     await this.deps.records.anchors.put(record.anchorId, record);
     return record;
   }
 
   /** Excludes witnesses silent past their grace period and asks others in their place (orb.md §2.5 "Re-selection"). */
-  private async reselect(record: WitnessingRecord, request: WitnessRequest, proved: ReadonlySet<string>, logRequired: boolean): Promise<void> {
+  private async reselect(
+    record: WitnessingRecord,
+    request: WitnessRequest,
+    proved: ReadonlySet<string>,
+    logRequired: boolean,
+  ): Promise<void> {
     const now = Date.now();
     const policy = await this.deps.policy.policy();
     for (const entry of record.witnesses) {
-      if (entry.selectedAt !== undefined && !proved.has(entry.uri) && now - entry.selectedAt >= this.deps.options.gracePeriodMs) entry.excluded = true;
+      if (
+        entry.selectedAt !== undefined &&
+        !proved.has(entry.uri) &&
+        now - entry.selectedAt >= this.deps.options.gracePeriodMs
+      )
+        entry.excluded = true;
     }
     // Witnesses may have joined (or left) since the anchor began; those that proved stay whatever happens.
     const fresh = await this.deps.candidates.find(request.batchOrigins, logRequired).catch((error: unknown) => {
-      this.deps.log.warn('could not refresh the witness candidates', { anchorId: record.anchorId, err: errorMessage(error) });
+      this.deps.log.warn('could not refresh the witness candidates', {
+        anchorId: record.anchorId,
+        err: errorMessage(error),
+      });
       return [] as PolicyWitness[];
     });
     for (const candidate of fresh) {
-      if (!record.witnesses.some((entry) => entry.uri === candidate.uri)) record.witnesses.push({ uri: candidate.uri, roles: [...candidate.roles], hasLog: candidate.hasLog });
+      if (!record.witnesses.some((entry) => entry.uri === candidate.uri))
+        record.witnesses.push({ uri: candidate.uri, roles: [...candidate.roles], hasLog: candidate.hasLog });
     }
-    const selected = new Set(record.witnesses.filter((entry) => entry.selectedAt !== undefined).map((entry) => entry.uri));
-    let selection = selectWitnesses(policy, { witnesses: record.witnesses, selected, excluded: excludedOf(record.witnesses) });
+    const selected = new Set(
+      record.witnesses.filter((entry) => entry.selectedAt !== undefined).map((entry) => entry.uri),
+    );
+    let selection = selectWitnesses(policy, {
+      witnesses: record.witnesses,
+      selected,
+      excluded: excludedOf(record.witnesses),
+    });
     if (!selection.found) {
       // Nobody can take the silent witnesses' place: ask everyone needed again (they may be back).
       for (const entry of record.witnesses) if (!proved.has(entry.uri)) delete entry.excluded;
       selection = selectWitnesses(policy, { witnesses: record.witnesses, selected: proved, excluded: new Set() });
     }
     if (selection.found && selection.additional.length > 0) {
-      this.deps.log.info('witnesses re-selected', { anchorId: record.anchorId, silent: [...excludedOf(record.witnesses)], asked: selection.additional });
+      this.deps.log.info('witnesses re-selected', {
+        anchorId: record.anchorId,
+        silent: [...excludedOf(record.witnesses)],
+        asked: selection.additional,
+      });
       await this.offer(record, request, selection.additional);
     } else if (!selection.found) {
-      this.deps.log.warn('no witnesses can satisfy the witness policy; the anchor waits', { anchorId: record.anchorId, reason: selection.reason });
+      this.deps.log.warn('no witnesses can satisfy the witness policy; the anchor waits', {
+        anchorId: record.anchorId,
+        reason: selection.reason,
+      });
     }
     record.lastSelectionAt = now;
     await this.deps.records.anchors.put(record.anchorId, record);
@@ -191,7 +253,10 @@ export class OfferWitnessing implements AnchorWitnessing {
     const endTime = now + this.deps.options.maxWitnessDelayMs;
     const round = record.rounds + 1;
     // Derived from the round and the witnesses asked: re-posting after a crash is a no-op, a new selection a new Offer.
-    const id = derivedActivityId(this.deps.options.serviceEndpoint, `Offer:${record.anchorId}:${round}:${[...witnesses].sort().join(' ')}`);
+    const id = derivedActivityId(
+      this.deps.options.serviceEndpoint,
+      `Offer:${record.anchorId}:${round}:${[...witnesses].sort().join(' ')}`,
+    );
     await this.deps.outbox.post({
       id,
       type: 'Offer',
@@ -228,9 +293,11 @@ function offeredAnchor(offer: StoredActivity): string {
 /** The proof inside an AnchorReceipt attachment: `{"@context": ..., "proof": {...}}` (the original's shape). */
 function proofOf(attachment: unknown): DataIntegrityProof & { created: string; verificationMethod: string } {
   const proof = (attachment as { proof?: unknown } | undefined)?.proof;
-  if (typeof proof !== 'object' || proof === null || Array.isArray(proof)) throw badRequest('the AnchorReceipt attachment carries no proof object');
+  if (typeof proof !== 'object' || proof === null || Array.isArray(proof))
+    throw badRequest('the AnchorReceipt attachment carries no proof object');
   const { created, verificationMethod } = proof as { created?: unknown; verificationMethod?: unknown };
-  if (typeof created !== 'string' || !Number.isFinite(Date.parse(created))) throw badRequest('the witness proof has no valid created time');
+  if (typeof created !== 'string' || !Number.isFinite(Date.parse(created)))
+    throw badRequest('the witness proof has no valid created time');
   if (typeof verificationMethod !== 'string') throw badRequest('the witness proof names no verificationMethod');
   return proof as DataIntegrityProof & { created: string; verificationMethod: string };
 }

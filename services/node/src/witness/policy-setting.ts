@@ -24,7 +24,11 @@ export class WitnessPolicySetting {
 
   /** Validates and stores a policy; an empty one removes it (the default applies again). */
   async set(text: string): Promise<string | undefined> {
-    const normalised = text.trim().split(/\s+/).filter((token) => token !== '').join(' ');
+    const normalised = text
+      .trim()
+      .split(/\s+/)
+      .filter((token) => token !== '')
+      .join(' ');
     if (normalised === '') {
       await this.config.delete(SETTING);
       return undefined;

@@ -5,7 +5,13 @@ import { badRequest } from '@anchor/common/errors';
  * credential was issued and before the Offer's endTime, each with the clock skew allowed. A proof outside
  * that window was not made for this Offer (or the witness's clock is off): refused.
  */
-export function checkProofWindow(input: { witness: string; created: string; issuanceDate: string; offerEndTime: number; maxClockSkewMs: number }): void {
+export function checkProofWindow(input: {
+  witness: string;
+  created: string;
+  issuanceDate: string;
+  offerEndTime: number;
+  maxClockSkewMs: number;
+}): void {
   const created = Date.parse(input.created);
   const issued = Date.parse(input.issuanceDate);
   const skew = input.maxClockSkewMs;

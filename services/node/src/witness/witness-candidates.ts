@@ -38,7 +38,10 @@ export class WitnessCandidates {
       try {
         add(await this.deps.actors.serviceOfOrigin(origin), 'batch');
       } catch (error) {
-        this.deps.log.warn('anchor origin left out of the batch witnesses: its service cannot be found', { origin, err: errorMessage(error) });
+        this.deps.log.warn('anchor origin left out of the batch witnesses: its service cannot be found', {
+          origin,
+          err: errorMessage(error),
+        });
       }
     }
     for (const uri of await this.deps.store.allRefIris('witness', this.deps.serviceId)) add(uri, 'system');

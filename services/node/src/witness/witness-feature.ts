@@ -32,7 +32,10 @@ export interface WitnessFeature extends NodeFeature {
  * pipeline's `AnchorWitnessing`), and the witness side that answers Offers of the services it agreed to
  * witness for.
  */
-export async function createWitnessFeature(ctx: NodeContext, deps: { activityPub: ActivityPubFeature; vct: VctClientFeature }): Promise<WitnessFeature> {
+export async function createWitnessFeature(
+  ctx: NodeContext,
+  deps: { activityPub: ActivityPubFeature; vct: VctClientFeature },
+): Promise<WitnessFeature> {
   const log = getLogger('witness');
   const { config, urls } = ctx;
   const records = await WitnessingRecords.open(ctx.storage);
@@ -44,7 +47,10 @@ export async function createWitnessFeature(ctx: NodeContext, deps: { activityPub
     candidates: new WitnessCandidates({
       actors: deps.activityPub.actors,
       store: deps.activityPub.store,
-      webFinger: createWebFingerClient({ httpClient: ctx.httpClient, cacheTtlMs: config.federation.actorCacheExpiration }),
+      webFinger: createWebFingerClient({
+        httpClient: ctx.httpClient,
+        cacheTtlMs: config.federation.actorCacheExpiration,
+      }),
       serviceId: urls.serviceId,
       ownOrigins: [urls.externalEndpoint, urls.serviceId, urls.serviceEndpoint],
       log,
@@ -89,12 +95,16 @@ export async function createWitnessFeature(ctx: NodeContext, deps: { activityPub
 
   const getPolicy: RequestHandler = async (_req, res) => {
     const text = await policy.text();
-    if (text === undefined) throw notFound('no witness policy is set: the default applies (MinPercent(100,batch) AND MinPercent(100,system))');
+    if (text === undefined)
+      throw notFound(
+        'no witness policy is set: the default applies (MinPercent(100,batch) AND MinPercent(100,system))',
+      );
     res.type('text/plain').send(text);
   };
   const setPolicy: RequestHandler = async (req, res) => {
     const body: unknown = req.body;
-    if (body !== undefined && typeof body !== 'string') throw badRequest('POST /policy takes the witness policy as a text/plain body');
+    if (body !== undefined && typeof body !== 'string')
+      throw badRequest('POST /policy takes the witness policy as a text/plain body');
     res.type('text/plain').send((await policy.set(body ?? '')) ?? '');
   };
 

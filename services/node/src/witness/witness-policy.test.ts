@@ -13,7 +13,10 @@ import {
 const batch = (uri: string, hasLog = false): PolicyWitness => ({ uri, roles: ['batch'], hasLog });
 const system = (uri: string, hasLog = false): PolicyWitness => ({ uri, roles: ['system'], hasLog });
 const both = (uri: string, hasLog = false): PolicyWitness => ({ uri, roles: ['batch', 'system'], hasLog });
-const provedBy = (...uris: string[]) => (uri: string) => uris.includes(uri);
+const provedBy =
+  (...uris: string[]) =>
+  (uri: string) =>
+    uris.includes(uri);
 /** Always picks the first eligible witness: selections become predictable. */
 const first = () => 0;
 
@@ -138,39 +141,70 @@ describe('selectWitnesses', () => {
   });
 
   it('selects nobody when there are no witnesses (the anchor is self-witnessed)', () => {
-    expect(selectWitnesses(DEFAULT_WITNESS_POLICY, { witnesses: [], selected: none, excluded: none })).toEqual({ found: true, additional: [] });
+    expect(selectWitnesses(DEFAULT_WITNESS_POLICY, { witnesses: [], selected: none, excluded: none })).toEqual({
+      found: true,
+      additional: [],
+    });
   });
 
   it('prefers a witness in both roles under AND', () => {
     const policy = parseWitnessPolicy('OutOf(1,batch) AND OutOf(1,system)');
-    const selection = selectWitnesses(policy, { witnesses: [batch('b1'), system('s1'), both('x')], selected: none, excluded: none, random: first });
+    const selection = selectWitnesses(policy, {
+      witnesses: [batch('b1'), system('s1'), both('x')],
+      selected: none,
+      excluded: none,
+      random: first,
+    });
     expect(selection).toEqual({ found: true, additional: ['x'] });
   });
 
   it('under OR takes the smaller role', () => {
     const policy = parseWitnessPolicy('MinPercent(100,batch) OR OutOf(1,system)');
-    const selection = selectWitnesses(policy, { witnesses: [batch('b1'), batch('b2'), system('s1'), system('s2')], selected: none, excluded: none, random: first });
+    const selection = selectWitnesses(policy, {
+      witnesses: [batch('b1'), batch('b2'), system('s1'), system('s2')],
+      selected: none,
+      excluded: none,
+      random: first,
+    });
     expect(selection).toEqual({ found: true, additional: ['s1'] });
   });
 
   it('re-selection replaces a silent witness and keeps those still counted on', () => {
     const policy = parseWitnessPolicy('MinPercent(100,batch) AND MinPercent(50,system)');
     const witnesses = [system('s1'), system('s2'), system('s3'), system('s4')];
-    const selection = selectWitnesses(policy, { witnesses, selected: new Set(['s1', 's2']), excluded: new Set(['s1']), random: first });
+    const selection = selectWitnesses(policy, {
+      witnesses,
+      selected: new Set(['s1', 's2']),
+      excluded: new Set(['s1']),
+      random: first,
+    });
     expect(selection).toEqual({ found: true, additional: ['s3'] });
     // Nothing more is needed while the selected witnesses are still within their grace period.
-    expect(selectWitnesses(policy, { witnesses, selected: new Set(['s1', 's2']), excluded: none })).toEqual({ found: true, additional: [] });
+    expect(selectWitnesses(policy, { witnesses, selected: new Set(['s1', 's2']), excluded: none })).toEqual({
+      found: true,
+      additional: [],
+    });
   });
 
   it('reports when the eligible witnesses cannot satisfy the policy', () => {
-    const selection = selectWitnesses(DEFAULT_WITNESS_POLICY, { witnesses: [system('s1'), system('s2')], selected: new Set(['s1']), excluded: new Set(['s1']) });
+    const selection = selectWitnesses(DEFAULT_WITNESS_POLICY, {
+      witnesses: [system('s1'), system('s2')],
+      selected: new Set(['s1']),
+      excluded: new Set(['s1']),
+    });
     expect(selection).toEqual({ found: false, reason: 'not enough eligible system witnesses for the policy' });
   });
 
   it('LogRequired selects only witnesses with a log', () => {
     const policy: WitnessPolicy = parseWitnessPolicy('OutOf(1,system) LogRequired');
     for (let i = 0; i < 20; i++) {
-      expect(selectWitnesses(policy, { witnesses: [system('plain'), system('logged', true)], selected: none, excluded: none })).toEqual({ found: true, additional: ['logged'] });
+      expect(
+        selectWitnesses(policy, {
+          witnesses: [system('plain'), system('logged', true)],
+          selected: none,
+          excluded: none,
+        }),
+      ).toEqual({ found: true, additional: ['logged'] });
     }
   });
 });

@@ -42,13 +42,21 @@ const RULE = /^(OutOf|MinPercent)\((\d{1,9}),(batch|system)\)$/;
 
 /** Parses a policy string; an empty string is the default policy. Throws a `bad_request` naming the bad token. */
 export function parseWitnessPolicy(text: string): WitnessPolicy {
-  const policy: WitnessPolicy = { batch: { ...DEFAULT_WITNESS_POLICY.batch }, system: { ...DEFAULT_WITNESS_POLICY.system }, operator: 'AND', logRequired: false };
+  const policy: WitnessPolicy = {
+    batch: { ...DEFAULT_WITNESS_POLICY.batch },
+    system: { ...DEFAULT_WITNESS_POLICY.system },
+    operator: 'AND',
+    logRequired: false,
+  };
   const seen = new Set<string>();
   const once = (what: string, token: string): void => {
     if (seen.has(what)) throw badRequest(`invalid witness policy: '${token}' repeats ${what}`);
     seen.add(what);
   };
-  for (const token of text.trim().split(/\s+/).filter((t) => t !== '')) {
+  for (const token of text
+    .trim()
+    .split(/\s+/)
+    .filter((t) => t !== '')) {
     if (token === 'AND' || token === 'OR') {
       once('the operator', token);
       policy.operator = token;
@@ -61,7 +69,9 @@ export function parseWitnessPolicy(text: string): WitnessPolicy {
     }
     const match = RULE.exec(token);
     if (!match) {
-      throw badRequest(`invalid witness policy: unknown token '${token}' (expected OutOf(n,batch|system), MinPercent(p,batch|system), LogRequired, AND, OR)`);
+      throw badRequest(
+        `invalid witness policy: unknown token '${token}' (expected OutOf(n,batch|system), MinPercent(p,batch|system), LogRequired, AND, OR)`,
+      );
     }
     const [, kind, digits, role] = match as unknown as [string, 'OutOf' | 'MinPercent', string, WitnessRole];
     const value = Number(digits);
@@ -99,7 +109,12 @@ export function requiredProofs(rule: RoleRule, total: number): number {
   return rule.minNumber !== 0 ? Math.min(rule.minNumber, byPercent) : byPercent;
 }
 
-function counts(policy: WitnessPolicy, witnesses: readonly PolicyWitness[], role: WitnessRole, proved: (uri: string) => boolean): { total: number; collected: number } {
+function counts(
+  policy: WitnessPolicy,
+  witnesses: readonly PolicyWitness[],
+  role: WitnessRole,
+  proved: (uri: string) => boolean,
+): { total: number; collected: number } {
   const members = witnesses.filter((w) => w.roles.includes(role) && (!policy.logRequired || w.hasLog));
   return { total: members.length, collected: members.filter((w) => proved(w.uri)).length };
 }
@@ -109,7 +124,11 @@ function counts(policy: WitnessPolicy, witnesses: readonly PolicyWitness[], role
  * both sides of the fraction (the original counted log-less witnesses in the total, so one of them made
  * a 100% rule unsatisfiable).
  */
-export function evaluateWitnessPolicy(policy: WitnessPolicy, witnesses: readonly PolicyWitness[], proved: (uri: string) => boolean): boolean {
+export function evaluateWitnessPolicy(
+  policy: WitnessPolicy,
+  witnesses: readonly PolicyWitness[],
+  proved: (uri: string) => boolean,
+): boolean {
   const batch = counts(policy, witnesses, 'batch', proved);
   const system = counts(policy, witnesses, 'system', proved);
   const batchHolds = roleHolds(policy.batch, batch.collected, batch.total);
@@ -158,7 +177,10 @@ export function selectWitnesses(policy: WitnessPolicy, input: SelectionInput): S
   };
   const forRoles = (roles: readonly WitnessRole[]): Selection => {
     const taken = new Set<string>();
-    const remaining = { batch: roles.includes('batch') ? need('batch') : 0, system: roles.includes('system') ? need('system') : 0 };
+    const remaining = {
+      batch: roles.includes('batch') ? need('batch') : 0,
+      system: roles.includes('system') ? need('system') : 0,
+    };
     const chosen: PolicyWitness[] = [];
     const take = (picked: PolicyWitness[]): void => {
       for (const w of picked) {
@@ -166,10 +188,25 @@ export function selectWitnesses(policy: WitnessPolicy, input: SelectionInput): S
         for (const role of w.roles) if (remaining[role] > 0) remaining[role]--;
       }
     };
-    if (roles.length === 2) take(pick(eligible.filter((w) => w.roles.length === 2), Math.min(remaining.batch, remaining.system), taken));
-    for (const role of roles) take(pick(eligible.filter((w) => w.roles.includes(role)), remaining[role], taken));
+    if (roles.length === 2)
+      take(
+        pick(
+          eligible.filter((w) => w.roles.length === 2),
+          Math.min(remaining.batch, remaining.system),
+          taken,
+        ),
+      );
+    for (const role of roles)
+      take(
+        pick(
+          eligible.filter((w) => w.roles.includes(role)),
+          remaining[role],
+          taken,
+        ),
+      );
     const short = roles.filter((role) => remaining[role] > 0);
-    if (short.length > 0) return { found: false, reason: `not enough eligible ${short.join(' and ')} witnesses for the policy` };
+    if (short.length > 0)
+      return { found: false, reason: `not enough eligible ${short.join(' and ')} witnesses for the policy` };
     return { found: true, additional: chosen.map((w) => w.uri) };
   };
 

@@ -6,7 +6,13 @@ import { readAnchorLinkset } from '../anchoring/anchor-linkset.js';
 import type { LocalWitness } from '../anchoring/local-witness.js';
 import type { ActivityStore } from '../activitypub/activity-store.js';
 import type { Outbox } from '../activitypub/outbox.js';
-import { ANCHORS_CONTEXT, ANCHOR_WITNESS, PUBLIC, derivedActivityId, type StoredActivity } from '../activitypub/vocabulary.js';
+import {
+  ANCHORS_CONTEXT,
+  ANCHOR_WITNESS,
+  PUBLIC,
+  derivedActivityId,
+  type StoredActivity,
+} from '../activitypub/vocabulary.js';
 import type { CredentialVerifier } from '../observer/credential-verifier.js';
 
 export interface WitnessSideDeps {
@@ -44,7 +50,10 @@ export function offerHandler(deps: WitnessSideDeps) {
 
     const read = readAnchorLinkset(offer.object, deps.namespace);
     checkAnchorCredential(read.credential, { anchor: read.anchor, contentAnchor: read.content.linkset[0].anchor });
-    if (read.credential.issuer !== offer.actor) throw badRequest(`the offered credential is issued by ${String(read.credential.issuer)}, not by the offering service ${offer.actor}`);
+    if (read.credential.issuer !== offer.actor)
+      throw badRequest(
+        `the offered credential is issued by ${String(read.credential.issuer)}, not by the offering service ${offer.actor}`,
+      );
     await deps.verifier.verify(read.credential);
 
     const proof = await deps.localWitness.proof(read.credential as never, []);
@@ -53,7 +62,14 @@ export function offerHandler(deps: WitnessSideDeps) {
       id: derivedActivityId(deps.serviceEndpoint, `Accept:${offer.id}`),
       type: 'Accept',
       to: [offer.actor, PUBLIC],
-      object: { id: offer.id, type: 'Offer', actor: offer.actor, to: offer.to ?? [], target: ANCHOR_WITNESS, object: read.anchor },
+      object: {
+        id: offer.id,
+        type: 'Offer',
+        actor: offer.actor,
+        to: offer.to ?? [],
+        target: ANCHOR_WITNESS,
+        object: read.anchor,
+      },
       result: {
         '@context': ANCHORS_CONTEXT,
         type: 'AnchorReceipt',

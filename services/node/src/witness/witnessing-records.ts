@@ -63,7 +63,10 @@ export class WitnessingRecords {
   static async open(provider: StoreProvider): Promise<WitnessingRecords> {
     return new WitnessingRecords(
       await provider.open<WitnessingRecord>(WITNESS_STORES.anchors, { indexes: ['anchor'], expiryField: 'expiresAt' }),
-      await provider.open<WitnessProofRecord>(WITNESS_STORES.proofs, { indexes: [['anchorId', 'receivedAt']], expiryField: 'expiresAt' }),
+      await provider.open<WitnessProofRecord>(WITNESS_STORES.proofs, {
+        indexes: [['anchorId', 'receivedAt']],
+        expiryField: 'expiresAt',
+      }),
     );
   }
 
@@ -72,7 +75,9 @@ export class WitnessingRecords {
   }
 
   async proofsOf(anchorId: string): Promise<WitnessProofRecord[]> {
-    return (await this.proofs.query({ where: { anchorId }, orderBy: { field: 'receivedAt' }, limit: 1_000 })).items.map((item) => item.value);
+    return (await this.proofs.query({ where: { anchorId }, orderBy: { field: 'receivedAt' }, limit: 1_000 })).items.map(
+      (item) => item.value,
+    );
   }
 
   static proofKey(anchorId: string, witness: string): string {

@@ -20,7 +20,11 @@ export class LogRegistry {
 
   constructor(served: readonly { definition: LogDefinition; log: TransparencyLog }[]) {
     for (const { definition, log } of served) {
-      this.logs.set(definition.alias, { definition, log, issuers: definition.issuers.length > 0 ? definition.issuers : undefined });
+      this.logs.set(definition.alias, {
+        definition,
+        log,
+        issuers: definition.issuers.length > 0 ? definition.issuers : undefined,
+      });
     }
   }
 
@@ -35,7 +39,8 @@ export class LogRegistry {
   require(alias: string, permission: 'read' | 'write'): ServedLog {
     const served = this.logs.get(alias);
     if (!served) throw notFound(`has permissions: alias ${JSON.stringify(alias)} is not supported`);
-    if (!served.definition[permission]) throw forbidden(`has permissions: action forbidden for ${JSON.stringify(alias)}`);
+    if (!served.definition[permission])
+      throw forbidden(`has permissions: action forbidden for ${JSON.stringify(alias)}`);
     return served;
   }
 }

@@ -42,10 +42,18 @@ export class LogApi {
     if (accepted.duplicate) {
       // The answer covers the logged leaf, whose timestamp is the first submission's.
       metrics.duplicates.inc({ alias });
-      signature = signer.signEnvelope(vcTimestampSignaturePayload(accepted.timestamp, parseLeafInput(entry.leafInput).timestamped_entry.vc_entry));
+      signature = signer.signEnvelope(
+        vcTimestampSignaturePayload(accepted.timestamp, parseLeafInput(entry.leafInput).timestamped_entry.vc_entry),
+      );
     }
     // base64 of the leaf's extensions, which are always empty.
-    return json({ svct_version: STRUCTURE_VERSION, id: signer.logIdBase64, timestamp: accepted.timestamp, extensions: '', signature });
+    return json({
+      svct_version: STRUCTURE_VERSION,
+      id: signer.logIdBase64,
+      timestamp: accepted.timestamp,
+      extensions: '',
+      signature,
+    });
   }
 
   getSth(alias: string): string {
@@ -57,24 +65,29 @@ export class LogApi {
     const first = int64Param(query, 'first');
     const second = int64Param(query, 'second');
     const where = 'validate GetSTHConsistency request: validation failed: first_tree_size';
-    if (first < 0n || second < 0n) throw badRequest(`${where} ${first} and second_tree_size ${second} values must be >= 0`);
-    if (first > second) throw badRequest(`${where} ${first} and second_tree_size ${second} values is not a valid range`);
+    if (first < 0n || second < 0n)
+      throw badRequest(`${where} ${first} and second_tree_size ${second} values must be >= 0`);
+    if (first > second)
+      throw badRequest(`${where} ${first} and second_tree_size ${second} values is not a valid range`);
     const { log } = this.options.logs.require(alias, 'read');
     if (first === 0n) return json({ consistency: null });
     const size = log.head().size;
-    if (second > BigInt(size)) throw badRequest(`validation failed: need tree size: ${second} for proof but only got: ${size}`);
+    if (second > BigInt(size))
+      throw badRequest(`validation failed: need tree size: ${second} for proof but only got: ${size}`);
     return json({ consistency: hashesOrNull(log.consistencyProof(Number(first), Number(second))) });
   }
 
   getProofByHash(alias: string, query: QueryParams): string {
     const treeSize = int64Param(query, 'tree_size');
-    if (treeSize < 1n) throw badRequest('validate GetProofByHash request: validation failed: tree_size value must be greater than zero');
+    if (treeSize < 1n)
+      throw badRequest('validate GetProofByHash request: validation failed: tree_size value must be greater than zero');
     const { log } = this.options.logs.require(alias, 'read');
     const hash = leafHashParam(query.get('hash'));
     const size = log.head().size;
     if (treeSize > BigInt(size)) throw notFound(`not found: got tree size: ${size} but we expected: ${treeSize}`);
     const index = log.indexOfLeafHash(hash);
-    if (index === undefined || BigInt(index) >= treeSize) throw notFound(`not found: no leaf with hash ${hash.toString('base64')} in the tree of size ${treeSize}`);
+    if (index === undefined || BigInt(index) >= treeSize)
+      throw notFound(`not found: no leaf with hash ${hash.toString('base64')} in the tree of size ${treeSize}`);
     return json({ leaf_index: index, audit_path: hashesOrNull(log.inclusionProof(index, Number(treeSize))) });
   }
 
@@ -92,7 +105,12 @@ export class LogApi {
     if (end - start + 1n > cap) end = start + cap - 1n;
     if (end >= size) end = size - 1n;
     const entries = await log.entries(Number(start), Number(end));
-    return json({ entries: entries.map((entry) => ({ leaf_input: Buffer.from(entry.leafInput, 'utf8').toString('base64'), extra_data: entry.extraData })) });
+    return json({
+      entries: entries.map((entry) => ({
+        leaf_input: Buffer.from(entry.leafInput, 'utf8').toString('base64'),
+        extra_data: entry.extraData,
+      })),
+    });
   }
 
   async getEntryAndProof(alias: string, query: QueryParams): Promise<string> {
@@ -141,6 +159,7 @@ function leafHashParam(raw: string | null): Buffer {
   } catch {
     throw badRequest(`invalid base64 hash: ${JSON.stringify(raw ?? '')} is not standard padded base64`);
   }
-  if (hash.length !== HASH_SIZE) throw badRequest(`invalid base64 hash: a leaf hash is ${HASH_SIZE} bytes, got ${hash.length}`);
+  if (hash.length !== HASH_SIZE)
+    throw badRequest(`invalid base64 hash: a leaf hash is ${HASH_SIZE} bytes, got ${hash.length}`);
   return hash;
 }

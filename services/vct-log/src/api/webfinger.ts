@@ -33,7 +33,10 @@ export function webFingerHandler(options: WebFingerRouteOptions): RequestHandler
     let alias = 'unknown';
     try {
       alias = aliasOf(firstValue(req.query.resource) ?? '');
-      res.status(200).type(JRD_MEDIA_TYPE).send(`${JSON.stringify(transparencyLogJrd(firstValue(req.query.resource) ?? '', signer.publicKeyBytes))}\n`);
+      res
+        .status(200)
+        .type(JRD_MEDIA_TYPE)
+        .send(`${JSON.stringify(transparencyLogJrd(firstValue(req.query.resource) ?? '', signer.publicKeyBytes))}\n`);
       metrics.record('webfinger', alias, started, true);
     } catch (error) {
       metrics.record('webfinger', alias, started, false);
@@ -53,7 +56,12 @@ export function webFingerHandler(options: WebFingerRouteOptions): RequestHandler
     }
     if (uri.host !== base.host) throw notFound(`resource not found ${JSON.stringify(resource)}`);
     // A base URL with a path (a log behind a path-routing proxy) puts its aliases under that path.
-    const path = basePath === '' ? uri.pathname.slice(1) : uri.pathname.startsWith(`${basePath}/`) ? uri.pathname.slice(basePath.length + 1) : '';
+    const path =
+      basePath === ''
+        ? uri.pathname.slice(1)
+        : uri.pathname.startsWith(`${basePath}/`)
+          ? uri.pathname.slice(basePath.length + 1)
+          : '';
     if (path === '') throw notFound('ledger ID is required');
     if (!logs.has(path)) throw notFound(`ledger ID not found ${JSON.stringify(path)}`);
     return path;

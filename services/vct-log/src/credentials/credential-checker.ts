@@ -1,5 +1,14 @@
-import { ANCHOR_CREDENTIAL_UNDEFINED_TERMS, verifyDocument, type VerificationMethodResolver } from '@anchor/common/jsonld';
-import { asParseFailure, parseFailure, type PreparedCredential, type UndefinedTermsPolicy } from './entry-preparation.js';
+import {
+  ANCHOR_CREDENTIAL_UNDEFINED_TERMS,
+  verifyDocument,
+  type VerificationMethodResolver,
+} from '@anchor/common/jsonld';
+import {
+  asParseFailure,
+  parseFailure,
+  type PreparedCredential,
+  type UndefinedTermsPolicy,
+} from './entry-preparation.js';
 import type { EntryPreparer } from './entry-preparer.js';
 
 export interface CredentialCheckerOptions {
@@ -20,10 +29,15 @@ export class CredentialChecker {
 
   constructor(private readonly options: CredentialCheckerOptions) {
     // A proof never covers a dropped term, so proofs are checked with named exceptions only, never 'any'.
-    this.proofTerms = options.allowUndefinedTerms === 'any' ? ANCHOR_CREDENTIAL_UNDEFINED_TERMS : options.allowUndefinedTerms;
+    this.proofTerms =
+      options.allowUndefinedTerms === 'any' ? ANCHOR_CREDENTIAL_UNDEFINED_TERMS : options.allowUndefinedTerms;
   }
 
-  async check(body: string | undefined, allowedIssuers: readonly string[] | undefined, timestamp: number): Promise<PreparedCredential> {
+  async check(
+    body: string | undefined,
+    allowedIssuers: readonly string[] | undefined,
+    timestamp: number,
+  ): Promise<PreparedCredential> {
     const prepared = await this.options.preparer.prepare(body, timestamp, allowedIssuers);
     // Only credentials with proofs need the parsed document here (prepared proves the body is JSON).
     if (prepared.hasProofs) await this.verifyProofs(JSON.parse(body as string) as object);
@@ -33,13 +47,18 @@ export class CredentialChecker {
   private async verifyProofs(credential: object): Promise<void> {
     let verification;
     try {
-      verification = await verifyDocument(credential, { resolver: this.options.resolver, allowUndefinedTerms: [...this.proofTerms] });
+      verification = await verifyDocument(credential, {
+        resolver: this.options.resolver,
+        allowUndefinedTerms: [...this.proofTerms],
+      });
     } catch (error) {
       throw asParseFailure(error);
     }
     if (!verification.verified) {
       const failed = verification.proofs.find((proof) => !proof.verified);
-      const reason = failed?.failure ? `proof ${failed.index} (${failed.failure.check}): ${failed.failure.message}` : (verification.error ?? 'not verified');
+      const reason = failed?.failure
+        ? `proof ${failed.index} (${failed.failure.check}): ${failed.failure.message}`
+        : (verification.error ?? 'not verified');
       throw parseFailure(`proof verification failed: ${reason}`);
     }
   }

@@ -1,6 +1,11 @@
 import { createDidResolver, parseDidUrl, type FetchLike } from '@anchor/common/did';
 import { TtlCache } from '@anchor/common/httpsig';
-import { verificationMethodsOf, type ControllerDocument, type ResolvedVerificationMethod, type VerificationMethodResolver } from '@anchor/common/jsonld';
+import {
+  verificationMethodsOf,
+  type ControllerDocument,
+  type ResolvedVerificationMethod,
+  type VerificationMethodResolver,
+} from '@anchor/common/jsonld';
 
 export interface DidVerificationMethodOptions {
   /** did:web over plain http for every host (the original's dev mode); otherwise only for loopback hosts. */
@@ -17,13 +22,17 @@ export interface DidVerificationMethodOptions {
  * one did:web fetch. Failures are not cached.
  */
 export function didVerificationMethodResolver(options: DidVerificationMethodOptions): VerificationMethodResolver {
-  const registry = createDidResolver({ web: { http: options.devMode ? 'always' : 'loopback', ...(options.fetch ? { fetch: options.fetch } : {}) } });
+  const registry = createDidResolver({
+    web: { http: options.devMode ? 'always' : 'loopback', ...(options.fetch ? { fetch: options.fetch } : {}) },
+  });
   const cache = new TtlCache<Promise<ResolvedVerificationMethod[]>>(1_000);
 
   const methodsOf = (did: string): Promise<ResolvedVerificationMethod[]> => {
     const cached = cache.get(did);
     if (cached) return cached;
-    const loading = registry.resolve(did).then(({ didDocument }) => verificationMethodsOf(didDocument as unknown as ControllerDocument));
+    const loading = registry
+      .resolve(did)
+      .then(({ didDocument }) => verificationMethodsOf(didDocument as unknown as ControllerDocument));
     cache.set(did, loading, options.cacheTtlMs);
     loading.catch(() => cache.delete(did));
     return loading;

@@ -68,7 +68,8 @@ export async function prepareCredential(
   const problem = firstProblem(LOG_ADD_VC, credential);
   if (problem !== undefined) throw parseFailure(`invalid credential: ${problem}`);
   const issuer = typeof credential.issuer === 'string' ? credential.issuer : credential.issuer.id;
-  if (allowedIssuers && allowedIssuers.length > 0 && !allowedIssuers.includes(issuer)) throw badRequest(`bad request: issuer ${issuer} is not in a list`);
+  if (allowedIssuers && allowedIssuers.length > 0 && !allowedIssuers.includes(issuer))
+    throw badRequest(`bad request: issuer ${issuer} is not in a list`);
 
   let nquads: string;
   try {
@@ -78,7 +79,8 @@ export async function prepareCredential(
   }
   const vcEntry = vcEntryOf(nquads);
   const leafInput = buildLeafInput(timestamp, vcEntry);
-  const proofs = credential.proof === undefined ? [] : Array.isArray(credential.proof) ? credential.proof : [credential.proof];
+  const proofs =
+    credential.proof === undefined ? [] : Array.isArray(credential.proof) ? credential.proof : [credential.proof];
   return {
     issuer,
     entry: {
@@ -99,7 +101,8 @@ export function parseFailure(reason: string): AppError {
 
 /** Keeps the status of AppErrors (a did:web host that cannot be reached is a retryable 503, not the client's fault). */
 export function asParseFailure(error: unknown): AppError {
-  if (error instanceof AppError) return new AppError(error.code, `parse credential: ${error.message}`, { cause: error, retryable: error.retryable });
+  if (error instanceof AppError)
+    return new AppError(error.code, `parse credential: ${error.message}`, { cause: error, retryable: error.retryable });
   return parseFailure(error instanceof Error ? error.message : String(error));
 }
 

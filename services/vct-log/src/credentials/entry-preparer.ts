@@ -1,12 +1,22 @@
 import { availableParallelism } from 'node:os';
 import { WorkerPool } from '@anchor/common/workers';
 import type { LogSigner } from '../signing/log-signer.js';
-import { prepareCredential, type PreparedCredential, type PrepareTask, type UndefinedTermsPolicy, type WorkerSetup } from './entry-preparation.js';
+import {
+  prepareCredential,
+  type PreparedCredential,
+  type PrepareTask,
+  type UndefinedTermsPolicy,
+  type WorkerSetup,
+} from './entry-preparation.js';
 
 /** Turns add-vc bodies into log entries (see `prepareCredential`): the CPU-heavy step of add-vc. */
 export interface EntryPreparer {
   /** The AppErrors of `prepareCredential` for a body that is not an acceptable credential. */
-  prepare(body: string | undefined, timestamp: number, allowedIssuers: readonly string[] | undefined): Promise<PreparedCredential>;
+  prepare(
+    body: string | undefined,
+    timestamp: number,
+    allowedIssuers: readonly string[] | undefined,
+  ): Promise<PreparedCredential>;
   /** Worker threads in use (0: entries are prepared on the calling thread). */
   readonly workers: number;
   close(): Promise<void>;
@@ -32,7 +42,8 @@ export async function createEntryPreparer(options: EntryPreparerOptions): Promis
   if (options.workers <= 0) {
     return {
       workers: 0,
-      prepare: (body, timestamp, allowedIssuers) => prepareCredential(body, timestamp, allowedIssuers, options.allowUndefinedTerms, options.signer),
+      prepare: (body, timestamp, allowedIssuers) =>
+        prepareCredential(body, timestamp, allowedIssuers, options.allowUndefinedTerms, options.signer),
       close: async () => undefined,
     };
   }
@@ -43,7 +54,10 @@ export async function createEntryPreparer(options: EntryPreparerOptions): Promis
     file: new URL('./entry-worker.js', import.meta.url),
     size: options.workers,
     taskName: 'preparing the entry',
-    workerData: { allowUndefinedTerms: options.allowUndefinedTerms, signingKeyPem: options.signingKeyPem } satisfies WorkerSetup,
+    workerData: {
+      allowUndefinedTerms: options.allowUndefinedTerms,
+      signingKeyPem: options.signingKeyPem,
+    } satisfies WorkerSetup,
     logModule: 'vct-entry-workers',
   });
   try {

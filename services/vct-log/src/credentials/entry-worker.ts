@@ -11,4 +11,6 @@ import { prepareCredential, type PreparedCredential, type PrepareTask, type Work
 const setup = workerData as WorkerSetup;
 const signer = new LogSigner(KeyPair.fromPem(setup.signingKeyPem));
 
-serveTasks<PrepareTask, PreparedCredential>(({ body, timestamp, allowedIssuers }) => prepareCredential(body, timestamp, allowedIssuers, setup.allowUndefinedTerms, signer));
+serveTasks<PrepareTask, PreparedCredential>(({ body, timestamp, allowedIssuers }) =>
+  prepareCredential(body, timestamp, allowedIssuers, setup.allowUndefinedTerms, signer),
+);

@@ -6,14 +6,23 @@ import type { NewEntry } from './transparency-log.js';
 /** An entry as add-vc would prepare it, from stand-in N-Quads (the log never looks inside them). */
 export function entryFor(nquads: string, timestamp: number, extraData: string | null = null): NewEntry {
   const leafInput = buildLeafInput(timestamp, vcEntryOf(nquads));
-  return { identity: identityHashOf(nquads), timestamp, leafInput, leafHash: leafHashOf(leafInput).toString('base64'), extraData };
+  return {
+    identity: identityHashOf(nquads),
+    timestamp,
+    leafInput,
+    leafHash: leafHashOf(leafInput).toString('base64'),
+    extraData,
+  };
 }
 
 /**
  * A provider whose batches fail while `failing` returns true: the way a full disk or a lost database
  * connection looks to the log.
  */
-export function flakyProvider(inner: StoreProvider, failing: (ops: readonly ProviderBatchOp[]) => boolean): StoreProvider {
+export function flakyProvider(
+  inner: StoreProvider,
+  failing: (ops: readonly ProviderBatchOp[]) => boolean,
+): StoreProvider {
   return {
     kind: inner.kind,
     open: <T extends object>(name: string, options?: StoreOptions): Promise<Store<T>> => inner.open<T>(name, options),

@@ -45,7 +45,12 @@ describe('Sequencer', () => {
     for (let i = 0; i < 25; i++) await main.accept(entryFor(`m${i}`, 100 + i));
     for (let i = 0; i < 3; i++) await other.accept(entryFor(`o${i}`, 100 + i));
     const batches: number[] = [];
-    const sequencer = new Sequencer([main, other], { intervalMs: 60_000, batchSize: 10, maxRootAgeMs: 3_600_000, onIntegrated: (_log, result) => batches.push(result.integrated) });
+    const sequencer = new Sequencer([main, other], {
+      intervalMs: 60_000,
+      batchSize: 10,
+      maxRootAgeMs: 3_600_000,
+      onIntegrated: (_log, result) => batches.push(result.integrated),
+    });
     await sequencer.runRound();
     expect(batches).toEqual([10, 10, 5, 3]);
     expect([main.head().size, other.head().size]).toEqual([25, 3]);
@@ -71,9 +76,17 @@ describe('Sequencer', () => {
     const inner = createMemStoreProvider({ sweepIntervalMs: 0 });
     let fail = true;
     // Only integration batches (those writing a tree head) fail; accepting still works.
-    const log = await TransparencyLog.open(flakyProvider(inner, (ops) => fail && ops.some((op) => op.store === 'tree-heads')), 'main');
+    const log = await TransparencyLog.open(
+      flakyProvider(inner, (ops) => fail && ops.some((op) => op.store === 'tree-heads')),
+      'main',
+    );
     const failures: unknown[] = [];
-    const sequencer = new Sequencer([log], { intervalMs: 60_000, batchSize: 100, maxRootAgeMs: 3_600_000, onRoundFailed: (_log, error) => failures.push(error) });
+    const sequencer = new Sequencer([log], {
+      intervalMs: 60_000,
+      batchSize: 100,
+      maxRootAgeMs: 3_600_000,
+      onRoundFailed: (_log, error) => failures.push(error),
+    });
     await log.accept(entryFor('kept', 1));
     await sequencer.runRound();
     await sequencer.runRound();

@@ -49,7 +49,10 @@ export class Sequencer {
     this.stopping = true;
     clearTimeout(this.timer);
     await this.round;
-    if (this.leader) await this.options.lease?.release().catch((error: unknown) => log.warn('could not release the sequencer lease', { err: error as Error }));
+    if (this.leader)
+      await this.options.lease
+        ?.release()
+        .catch((error: unknown) => log.warn('could not release the sequencer lease', { err: error as Error }));
   }
 
   /** One round now (tests and shutdown paths); rounds never overlap. */
@@ -77,7 +80,10 @@ export class Sequencer {
         leader = false;
         log.warn('cannot reach the sequencer lease; following the stored heads this round', { err: error as Error });
       }
-      if (leader !== this.leader) log.info(leader ? 'this replica now integrates the logs' : 'another replica integrates the logs', { holder: lease.holder });
+      if (leader !== this.leader)
+        log.info(leader ? 'this replica now integrates the logs' : 'another replica integrates the logs', {
+          holder: lease.holder,
+        });
     }
     this.leader = leader;
     for (const transparencyLog of this.logs) {
@@ -87,8 +93,15 @@ export class Sequencer {
         if (leader) await this.drain(transparencyLog);
       } catch (error) {
         this.options.onRoundFailed?.(transparencyLog, error);
-        log.error('integration round failed; the entries stay pending', { alias: transparencyLog.alias, err: error as Error });
-        await transparencyLog.catchUp().catch((catchUpError: unknown) => log.error('cannot re-read the stored head', { alias: transparencyLog.alias, err: catchUpError as Error }));
+        log.error('integration round failed; the entries stay pending', {
+          alias: transparencyLog.alias,
+          err: error as Error,
+        });
+        await transparencyLog
+          .catchUp()
+          .catch((catchUpError: unknown) =>
+            log.error('cannot re-read the stored head', { alias: transparencyLog.alias, err: catchUpError as Error }),
+          );
       }
     }
     this.options.afterRound?.();
@@ -98,7 +111,8 @@ export class Sequencer {
     for (;;) {
       const started = process.hrtime.bigint();
       const result = await transparencyLog.integrate(this.options.batchSize, this.options.maxRootAgeMs);
-      if (result.integrated > 0) this.options.onIntegrated?.(transparencyLog, result, Number(process.hrtime.bigint() - started) / 1e9);
+      if (result.integrated > 0)
+        this.options.onIntegrated?.(transparencyLog, result, Number(process.hrtime.bigint() - started) / 1e9);
       if (result.integrated < this.options.batchSize || this.stopping) return;
     }
   }

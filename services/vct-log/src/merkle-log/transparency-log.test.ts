@@ -50,7 +50,9 @@ describe('TransparencyLog', () => {
   });
 
   it('lets exactly one of many concurrent submissions of one credential create the entry', async () => {
-    const results = await Promise.all(Array.from({ length: 25 }, (_, i) => log.accept(entryFor('contended', 10_000 + i))));
+    const results = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => log.accept(entryFor('contended', 10_000 + i))),
+    );
     expect(results.filter((r) => !r.duplicate)).toHaveLength(1);
     const first = results.find((r) => !r.duplicate)?.timestamp;
     expect(results.every((r) => r.timestamp === first)).toBe(true);
@@ -78,9 +80,18 @@ describe('TransparencyLog', () => {
     const hashes = Array.from({ length: 40 }, (_, i) => leafHashOf(entryFor(`quad ${i}`, 1_000_000 + i).leafInput));
     for (let size = 1; size <= 40; size++) {
       const root = rootOfLeafHashes(hashes.slice(0, size));
-      for (let index = 0; index < size; index++) expect(verifyInclusion(index, size, hashes[index]!, log.inclusionProof(index, size), root)).toBe(true);
+      for (let index = 0; index < size; index++)
+        expect(verifyInclusion(index, size, hashes[index]!, log.inclusionProof(index, size), root)).toBe(true);
       for (let first = 1; first <= size; first++) {
-        expect(verifyConsistency(first, size, rootOfLeafHashes(hashes.slice(0, first)), root, log.consistencyProof(first, size))).toBe(true);
+        expect(
+          verifyConsistency(
+            first,
+            size,
+            rootOfLeafHashes(hashes.slice(0, first)),
+            root,
+            log.consistencyProof(first, size),
+          ),
+        ).toBe(true);
       }
     }
     expect(() => log.inclusionProof(0, 41)).toThrow(/beyond the log's size 40/);

@@ -2,7 +2,16 @@ import { AppError, internal, notFound } from '@anchor/common/errors';
 import { getLogger } from '@anchor/common/log';
 import { EMPTY_TREE_ROOT, HASH_SIZE, MerkleTree } from '@anchor/common/merkle';
 import type { ProviderBatchOp, StoreProvider } from '@anchor/common/storage';
-import { indexKey, LEAF_HASH_CHUNK, openLogStores, parseQueueKey, queueKey, type LeafRecord, type LogStores, type TreeHeadRecord } from './log-records.js';
+import {
+  indexKey,
+  LEAF_HASH_CHUNK,
+  openLogStores,
+  parseQueueKey,
+  queueKey,
+  type LeafRecord,
+  type LogStores,
+  type TreeHeadRecord,
+} from './log-records.js';
 
 const log = getLogger('vct-log');
 
@@ -86,7 +95,9 @@ export class TransparencyLog {
     const tree = MerkleTree.fromLeafHashes(packed);
     const head = toHead(stored);
     if (!tree.root().equals(head.root)) {
-      throw new Error(`log "${alias}": the stored leaf hashes give root ${tree.root().toString('base64')} at size ${head.size}, but the stored head says ${stored.root}; the data is damaged`);
+      throw new Error(
+        `log "${alias}": the stored leaf hashes give root ${tree.root().toString('base64')} at size ${head.size}, but the stored head says ${stored.root}; the data is damaged`,
+      );
     }
     log.info('log opened', { alias, size: head.size });
     return new TransparencyLog(alias, provider, stores, tree, head);
@@ -172,7 +183,8 @@ export class TransparencyLog {
   async #integrate(limit: number, maxRootAgeMs: number, now: () => number): Promise<IntegrationResult> {
     const queued = (await this.stores.queue.query({ limit })).items;
     if (queued.length === 0) {
-      if (now() - this.#head.timestamp >= maxRootAgeMs) await this.#writeHead({ ...this.#head, timestamp: Math.max(now(), this.#head.timestamp) }, []);
+      if (now() - this.#head.timestamp >= maxRootAgeMs)
+        await this.#writeHead({ ...this.#head, timestamp: Math.max(now(), this.#head.timestamp) }, []);
       return { integrated: 0, delaysMs: [] };
     }
 
@@ -190,7 +202,12 @@ export class TransparencyLog {
       }
       const size = start + queued.length;
       for (let chunk = Math.floor(start / LEAF_HASH_CHUNK); chunk * LEAF_HASH_CHUNK < size; chunk++) {
-        ops.push({ store: names.leafHashes, op: 'put', key: indexKey(chunk), value: { hashes: this.#chunkHashes(chunk, size) } });
+        ops.push({
+          store: names.leafHashes,
+          op: 'put',
+          key: indexKey(chunk),
+          value: { hashes: this.#chunkHashes(chunk, size) },
+        });
       }
       const head: TreeHead = { size, root: this.#tree.root(size), timestamp: Math.max(now(), this.#head.timestamp) };
       await this.#writeHead(head, ops);
@@ -204,7 +221,10 @@ export class TransparencyLog {
 
   async #writeHead(head: TreeHead, ops: ProviderBatchOp[]): Promise<void> {
     const record: TreeHeadRecord = { size: head.size, root: head.root.toString('base64'), timestamp: head.timestamp };
-    await this.provider.batch([...ops, { store: this.stores.names.treeHeads, op: 'put', key: this.alias, value: record }]);
+    await this.provider.batch([
+      ...ops,
+      { store: this.stores.names.treeHeads, op: 'put', key: this.alias, value: record },
+    ]);
     const previous = this.#head.size;
     this.#head = head;
     this.#indexLeaves(previous, head.size);
@@ -215,13 +235,18 @@ export class TransparencyLog {
     if (!stored) return;
     const current = this.#head;
     if (stored.size < current.size) {
-      log.error('the stored tree head is smaller than the served one; keeping the served one', { alias: this.alias, stored: stored.size, served: current.size });
+      log.error('the stored tree head is smaller than the served one; keeping the served one', {
+        alias: this.alias,
+        stored: stored.size,
+        served: current.size,
+      });
       return;
     }
     this.#rollBack();
     if (stored.size > current.size) {
       const packed = await readLeafHashes(this.stores, current.size, stored.size, this.alias);
-      for (let offset = 0; offset < packed.length; offset += HASH_SIZE) this.#tree.append(packed.subarray(offset, offset + HASH_SIZE));
+      for (let offset = 0; offset < packed.length; offset += HASH_SIZE)
+        this.#tree.append(packed.subarray(offset, offset + HASH_SIZE));
     }
     const head = toHead(stored);
     if (!this.#tree.root(stored.size).equals(head.root)) {
@@ -288,7 +313,9 @@ async function readLeafHashes(stores: LogStores, from: number, to: number, alias
       const needed = Math.min(to, chunkStart + LEAF_HASH_CHUNK) - chunkStart;
       const bytes = record ? Buffer.from(record.hashes, 'base64') : Buffer.alloc(0);
       if (bytes.length < needed * HASH_SIZE) {
-        throw new Error(`log "${alias}": leaf-hash chunk ${chunk} holds ${bytes.length / HASH_SIZE} hashes, ${needed} are needed for size ${to}; the data is damaged`);
+        throw new Error(
+          `log "${alias}": leaf-hash chunk ${chunk} holds ${bytes.length / HASH_SIZE} hashes, ${needed} are needed for size ${to}; the data is damaged`,
+        );
       }
       const copyFrom = Math.max(from, chunkStart);
       bytes.copy(packed, (copyFrom - from) * HASH_SIZE, (copyFrom - chunkStart) * HASH_SIZE, needed * HASH_SIZE);

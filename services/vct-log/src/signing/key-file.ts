@@ -14,7 +14,10 @@ const log = getLogger('vct-key');
  * hard-linked into place, so a crash never leaves half a key, and two processes starting at once on the
  * same directory cannot both create one: the second link fails and that process reads the winner's key.
  */
-export async function loadOrCreateLogKey(file: string, wantedType: LogKeyType | undefined): Promise<{ key: KeyPair; created: boolean }> {
+export async function loadOrCreateLogKey(
+  file: string,
+  wantedType: LogKeyType | undefined,
+): Promise<{ key: KeyPair; created: boolean }> {
   const existing = await readKeyFile(file);
   if (existing) return { key: checkType(existing, file, wantedType), created: false };
 
@@ -57,14 +60,18 @@ async function readKeyFile(file: string): Promise<KeyPair | undefined> {
   } catch (error) {
     throw new Error(`the log key file ${file} does not hold a PEM private key`, { cause: error });
   }
-  if (!key.isPrivate) throw new Error(`the log key file ${file} holds a public key; the log needs the private key (PKCS#8 PEM)`);
+  if (!key.isPrivate)
+    throw new Error(`the log key file ${file} holds a public key; the log needs the private key (PKCS#8 PEM)`);
   return key;
 }
 
 function checkType(key: KeyPair, file: string, wantedType: LogKeyType | undefined): KeyPair {
-  if (key.type !== 'Ed25519' && key.type !== 'P-256') throw new Error(`the log key in ${file} is ${key.type}; a log key must be Ed25519 or P-256`);
+  if (key.type !== 'Ed25519' && key.type !== 'P-256')
+    throw new Error(`the log key in ${file} is ${key.type}; a log key must be Ed25519 or P-256`);
   if (wantedType !== undefined && key.type !== wantedType) {
-    throw new Error(`the log key in ${file} is ${key.type}, but --key-type asks for ${wantedType}; remove the flag or point --key-file elsewhere`);
+    throw new Error(
+      `the log key in ${file} is ${key.type}, but --key-type asks for ${wantedType}; remove the flag or point --key-file elsewhere`,
+    );
   }
   return key;
 }

@@ -1,5 +1,11 @@
 import type { KeyPair } from '@anchor/common/crypto';
-import { logIdOf, signatureAlgorithmOf, signEnvelope, type LogKeyType, type SignatureAlgorithm } from '@anchor/common/vct';
+import {
+  logIdOf,
+  signatureAlgorithmOf,
+  signEnvelope,
+  type LogKeyType,
+  type SignatureAlgorithm,
+} from '@anchor/common/vct';
 
 /**
  * The log's signing key (one per deployment, shared by every alias): signs the log's payloads in the VCT
@@ -30,6 +36,7 @@ export class LogSigner {
   /** A self-check for the health endpoint: the key signs, and the signature verifies. */
   selfTest(): void {
     const probe = Buffer.from('vct-log key check');
-    if (!this.key.verify(probe, this.key.sign(probe))) throw new Error('the log key produced a signature that does not verify');
+    if (!this.key.verify(probe, this.key.sign(probe)))
+      throw new Error('the log key produced a signature that does not verify');
   }
 }

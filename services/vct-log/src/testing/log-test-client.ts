@@ -4,7 +4,15 @@
  */
 import { ANCHOR_CREDENTIAL_UNDEFINED_TERMS, canonicalize } from '@anchor/common/jsonld';
 import { leafHash } from '@anchor/common/merkle';
-import { buildLeafInput, treeHeadSignaturePayload, vcEntryOf, vcTimestampSignaturePayload, verifyEnvelope, type AddVcResponse, type SignedTreeHead } from '@anchor/common/vct';
+import {
+  buildLeafInput,
+  treeHeadSignaturePayload,
+  vcEntryOf,
+  vcTimestampSignaturePayload,
+  verifyEnvelope,
+  type AddVcResponse,
+  type SignedTreeHead,
+} from '@anchor/common/vct';
 
 export const CREDENTIALS_V1 = 'https://www.w3.org/2018/credentials/v1';
 export const ACTIVITY_ANCHORS_V1 = 'https://w3id.org/activityanchors/v1';
@@ -37,16 +45,23 @@ export async function leafHashFor(credential: object, timestamp: number): Promis
   return leafHash(Buffer.from(buildLeafInput(timestamp, vcEntryOf(await nquadsOf(credential)))));
 }
 
-
 /** The original client's `VerifyVCTimestampSignature`: rebuilds the payload from the client's copy of the credential. */
-export async function addVcSignatureVerifies(response: AddVcResponse, credential: object, publicKey: Buffer): Promise<boolean> {
+export async function addVcSignatureVerifies(
+  response: AddVcResponse,
+  credential: object,
+  publicKey: Buffer,
+): Promise<boolean> {
   const payload = vcTimestampSignaturePayload(response.timestamp, vcEntryOf(await nquadsOf(credential)));
   return verifyEnvelope(response.signature, payload, publicKey);
 }
 
 /** The log monitor's STH check. */
 export function sthSignatureVerifies(sth: SignedTreeHead, publicKey: Buffer): boolean {
-  return verifyEnvelope(sth.tree_head_signature, treeHeadSignaturePayload(sth.timestamp, sth.tree_size, Buffer.from(sth.sha256_root_hash, 'base64')), publicKey);
+  return verifyEnvelope(
+    sth.tree_head_signature,
+    treeHeadSignaturePayload(sth.timestamp, sth.tree_size, Buffer.from(sth.sha256_root_hash, 'base64')),
+    publicKey,
+  );
 }
 
 export interface Reply<T = unknown> {
@@ -57,7 +72,10 @@ export interface Reply<T = unknown> {
 }
 
 /** One request; the body is parsed as JSON when it is JSON. */
-export async function call<T = unknown>(url: string, init: { method?: string; json?: unknown; body?: string; headers?: Record<string, string> } = {}): Promise<Reply<T>> {
+export async function call<T = unknown>(
+  url: string,
+  init: { method?: string; json?: unknown; body?: string; headers?: Record<string, string> } = {},
+): Promise<Reply<T>> {
   const headers: Record<string, string> = { ...(init.headers ?? {}) };
   let body = init.body;
   if (init.json !== undefined) {

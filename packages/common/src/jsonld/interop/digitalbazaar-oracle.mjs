@@ -54,11 +54,15 @@ async function suiteFor(task) {
   const proof = task.domain === undefined ? undefined : { domain: task.domain };
   const date = task.created;
   if (task.suite === '2020') {
-    const key = task.seedHex ? await Ed25519VerificationKey2020.generate({ seed, id: task.keyId, controller: task.controller }) : undefined;
+    const key = task.seedHex
+      ? await Ed25519VerificationKey2020.generate({ seed, id: task.keyId, controller: task.controller })
+      : undefined;
     return new Ed25519Signature2020({ key, proof, date });
   }
   if (task.suite === '2018') {
-    const key = task.seedHex ? await Ed25519VerificationKey2018.generate({ seed, id: task.keyId, controller: task.controller }) : undefined;
+    const key = task.seedHex
+      ? await Ed25519VerificationKey2018.generate({ seed, id: task.keyId, controller: task.controller })
+      : undefined;
     return new Ed25519Signature2018({ key, proof, date });
   }
   throw new Error(`unknown suite ${task.suite}`);
@@ -67,11 +71,21 @@ async function suiteFor(task) {
 async function run(task, documentLoader) {
   switch (task.op) {
     case 'canonize':
-      return jsonld.canonize(task.document, { algorithm: 'RDFC-1.0', format: 'application/n-quads', base: null, safe: true, documentLoader });
+      return jsonld.canonize(task.document, {
+        algorithm: 'RDFC-1.0',
+        format: 'application/n-quads',
+        base: null,
+        safe: true,
+        documentLoader,
+      });
     case 'sign': {
       const suite = await suiteFor(task);
       if (task.credential) return vc.issue({ credential: structuredClone(task.document), suite, documentLoader });
-      return jsigs.sign(structuredClone(task.document), { suite, purpose: new AssertionProofPurpose(), documentLoader });
+      return jsigs.sign(structuredClone(task.document), {
+        suite,
+        purpose: new AssertionProofPurpose(),
+        documentLoader,
+      });
     }
     case 'verify': {
       const suite = await suiteFor(task);
@@ -80,7 +94,10 @@ async function run(task, documentLoader) {
         : await jsigs.verify(task.document, { suite, purpose: new AssertionProofPurpose(), documentLoader });
       const error = result.error ?? result.results?.find((r) => !r.verified)?.error;
       const messages = error?.errors?.map((inner) => inner.message) ?? [];
-      return { verified: result.verified, error: error ? [String(error.message ?? error), ...messages].join('; ') : undefined };
+      return {
+        verified: result.verified,
+        error: error ? [String(error.message ?? error), ...messages].join('; ') : undefined,
+      };
     }
     default:
       throw new Error(`unknown op ${task.op}`);

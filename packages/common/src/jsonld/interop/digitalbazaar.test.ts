@@ -25,22 +25,57 @@ import { oracleValue, runOracle, type OracleResult, type OracleTask } from './or
 const corpus: Record<string, unknown> = {
   'degree credential (v1, inline context, list)': degreeCredential(),
   'credential v2 with nested typed nodes': {
-    '@context': [CONTEXT_URLS.credentialsV2, { ex: 'https://example.org/vocab#', ExampleCredential: 'ex:ExampleCredential', Thing: 'ex:Thing', part: { '@id': 'ex:part', '@type': '@id' }, label: 'ex:label' }],
+    '@context': [
+      CONTEXT_URLS.credentialsV2,
+      {
+        ex: 'https://example.org/vocab#',
+        ExampleCredential: 'ex:ExampleCredential',
+        Thing: 'ex:Thing',
+        part: { '@id': 'ex:part', '@type': '@id' },
+        label: 'ex:label',
+      },
+    ],
     type: ['VerifiableCredential', 'ExampleCredential'],
     issuer: { id: 'did:example:issuer', name: 'Example Issuer' },
     validFrom: '2024-01-01T00:00:00Z',
-    credentialSubject: { id: 'did:example:subject', label: 'outer', part: [{ id: 'https://example.org/p/1', type: 'Thing', label: 'inner 1' }, { type: 'Thing', label: 'inner 2' }] },
-    credentialStatus: { id: 'https://example.org/status/1#3', type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: '3', statusListCredential: 'https://example.org/status/1' },
+    credentialSubject: {
+      id: 'did:example:subject',
+      label: 'outer',
+      part: [
+        { id: 'https://example.org/p/1', type: 'Thing', label: 'inner 1' },
+        { type: 'Thing', label: 'inner 2' },
+      ],
+    },
+    credentialStatus: {
+      id: 'https://example.org/status/1#3',
+      type: 'BitstringStatusListEntry',
+      statusPurpose: 'revocation',
+      statusListIndex: '3',
+      statusListCredential: 'https://example.org/status/1',
+    },
   },
   'DID document': issuerDidDocument(),
   'proof-carrying credential (proof as @graph)': {
     ...degreeCredential(),
-    proof: { type: 'Ed25519Signature2020', created: '2024-03-01T19:23:24Z', verificationMethod: KEY_2020_ID, proofPurpose: 'assertionMethod', proofValue: 'z3FXQjecWufY46' },
+    proof: {
+      type: 'Ed25519Signature2020',
+      created: '2024-03-01T19:23:24Z',
+      verificationMethod: KEY_2020_ID,
+      proofPurpose: 'assertionMethod',
+      proofValue: 'z3FXQjecWufY46',
+    },
   },
   'JsonWebKey2020 with @json publicKeyJwk': {
     '@context': [CONTEXT_URLS.didV1, CONTEXT_URLS.jws2020V1],
     id: 'did:example:jwk',
-    verificationMethod: [{ id: 'did:example:jwk#k', type: 'JsonWebKey2020', controller: 'did:example:jwk', publicKeyJwk: { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' } }],
+    verificationMethod: [
+      {
+        id: 'did:example:jwk#k',
+        type: 'JsonWebKey2020',
+        controller: 'did:example:jwk',
+        publicKeyJwk: { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' },
+      },
+    ],
   },
   'ActivityStreams Offer with anchors context': {
     '@context': [CONTEXT_URLS.activityStreams, CONTEXT_URLS.activityAnchorsV1],
@@ -59,7 +94,12 @@ const corpus: Record<string, unknown> = {
     type: ['VerifiableCredential', 'StatusList2021Credential'],
     issuer: 'did:example:12345',
     issuanceDate: '2021-04-05T14:27:40Z',
-    credentialSubject: { id: 'https://example.com/status/3#list', type: 'StatusList2021', statusPurpose: 'revocation', encodedList: 'H4sIAAAAAAAAA-3BMQEAAADCoPVPbQwfoAAAAAAAAAAAAAAAAAAAAIC3AYbSVKsAQAAA' },
+    credentialSubject: {
+      id: 'https://example.com/status/3#list',
+      type: 'StatusList2021',
+      statusPurpose: 'revocation',
+      encodedList: 'H4sIAAAAAAAAA-3BMQEAAADCoPVPbQwfoAAAAAAAAAAAAAAAAAAAAIC3AYbSVKsAQAAA',
+    },
   },
   'data integrity proof (di v2)': {
     '@context': [CONTEXT_URLS.credentialsV1, CONTEXT_URLS.dataIntegrityV2],
@@ -67,7 +107,14 @@ const corpus: Record<string, unknown> = {
     issuer: 'did:example:issuer',
     issuanceDate: '2024-01-01T00:00:00Z',
     credentialSubject: { id: 'did:example:subject' },
-    proof: { type: 'DataIntegrityProof', cryptosuite: 'eddsa-rdfc-2022', created: '2024-01-01T00:00:00Z', verificationMethod: KEY_2020_ID, proofPurpose: 'assertionMethod', proofValue: 'z5C5b' },
+    proof: {
+      type: 'DataIntegrityProof',
+      cryptosuite: 'eddsa-rdfc-2022',
+      created: '2024-01-01T00:00:00Z',
+      verificationMethod: KEY_2020_ID,
+      proofPurpose: 'assertionMethod',
+      proofValue: 'z5C5b',
+    },
   },
 };
 
@@ -91,44 +138,75 @@ for (const [name, document] of Object.entries({
     id: 'https://example.org/1',
     type: 'Outer',
     label: 'outer',
-    child: { id: 'https://example.org/2', label: 'reverted', child: { type: 'Inner', label: 'inner', note: 'n', child: { label: 'reverted again' } } },
+    child: {
+      id: 'https://example.org/2',
+      label: 'reverted',
+      child: { type: 'Inner', label: 'inner', note: 'n', child: { label: 'reverted again' } },
+    },
   },
   'type-scoped, propagated: nested nodes keep it': {
     '@context': scopedVocabulary,
     type: 'Sticky',
     label: 'sticky',
-    child: { label: 'still sticky', child: { type: 'Inner', label: 'inner wins', child: { label: 'sticky once more' } } },
+    child: {
+      label: 'still sticky',
+      child: { type: 'Inner', label: 'inner wins', child: { label: 'sticky once more' } },
+    },
   },
   'property-scoped and embedded contexts': {
     '@context': scopedVocabulary,
     type: ['Outer', 'Inner'],
     label: 'both types',
     note: 'only Inner defines this as ex:innerNote',
-    withScope: { label: 'property scoped', child: { '@context': { label: 'ex:embeddedLabel' }, label: 'embedded', child: { label: 'plain' } } },
+    withScope: {
+      label: 'property scoped',
+      child: { '@context': { label: 'ex:embeddedLabel' }, label: 'embedded', child: { label: 'plain' } },
+    },
   },
   'same vocabulary, other order': {
     '@context': scopedVocabulary,
-    child: [{ type: 'Inner', label: 'a' }, { type: 'Outer', label: 'b', child: { type: 'Sticky', label: 'c', child: { label: 'd' } } }, { label: 'e' }],
+    child: [
+      { type: 'Inner', label: 'a' },
+      { type: 'Outer', label: 'b', child: { type: 'Sticky', label: 'c', child: { label: 'd' } } },
+      { label: 'e' },
+    ],
   },
 })) {
   corpus[name] = document;
 }
 
 const resolver = controllerDocumentResolver([issuerDidDocument()]);
-let ours: { signed2020: Record<string, unknown>; signed2018: Record<string, unknown>; withDomain: Record<string, unknown> };
+let ours: {
+  signed2020: Record<string, unknown>;
+  signed2018: Record<string, unknown>;
+  withDomain: Record<string, unknown>;
+};
 let results: OracleResult[];
 let corpusNames: string[];
 
 beforeAll(async () => {
   ours = {
     signed2020: await signDocument(degreeCredential(), { key: issuerKey, verificationMethod: KEY_2020_ID }),
-    signed2018: await signDocument(degreeCredential(), { key: issuerKey, verificationMethod: KEY_2018_ID, type: 'Ed25519Signature2018' }),
-    withDomain: await signDocument(degreeCredential(), { key: issuerKey, verificationMethod: KEY_2020_ID, domain: 'https://vct.example.com/maple2020' }),
+    signed2018: await signDocument(degreeCredential(), {
+      key: issuerKey,
+      verificationMethod: KEY_2018_ID,
+      type: 'Ed25519Signature2018',
+    }),
+    withDomain: await signDocument(degreeCredential(), {
+      key: issuerKey,
+      verificationMethod: KEY_2020_ID,
+      domain: 'https://vct.example.com/maple2020',
+    }),
   };
   const tampered = structuredClone(ours.signed2020) as { credentialSubject: { name: string } };
   tampered.credentialSubject.name = 'Mallory Doe';
   corpusNames = Object.keys(corpus);
-  const signing = { seedHex: ISSUER_SEED.toString('hex'), controller: ISSUER_DID, credential: true, document: degreeCredential() };
+  const signing = {
+    seedHex: ISSUER_SEED.toString('hex'),
+    controller: ISSUER_DID,
+    credential: true,
+    document: degreeCredential(),
+  };
   const tasks: OracleTask[] = [
     { op: 'verify', suite: '2020', document: ours.signed2020, credential: true },
     { op: 'verify', suite: '2018', document: ours.signed2018, credential: true },
@@ -175,8 +253,12 @@ describe('proofs made by Digital Bazaar verify here', () => {
 
   it('the domain one only with the domain expected', async () => {
     const signed = oracleValue(results[6]) as Record<string, unknown>;
-    expect((await verifyDocument(signed, { resolver, domain: 'https://vct.example.com/maple2020' })).verified).toBe(true);
-    expect((await verifyDocument(signed, { resolver, domain: 'https://vct.example.com/other' })).proofs[0]?.failure?.check).toBe('domain');
+    expect((await verifyDocument(signed, { resolver, domain: 'https://vct.example.com/maple2020' })).verified).toBe(
+      true,
+    );
+    expect(
+      (await verifyDocument(signed, { resolver, domain: 'https://vct.example.com/other' })).proofs[0]?.failure?.check,
+    ).toBe('domain');
   });
 });
 

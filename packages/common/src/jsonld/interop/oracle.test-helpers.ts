@@ -31,13 +31,22 @@ function bundledContextMap(extra: Record<string, unknown>): Record<string, unkno
 }
 
 /** Runs the tasks in one oracle process (its start-up dominates, so tests batch their tasks). */
-export function runOracle(tasks: OracleTask[], controllers: ControllerDocument[] = [], extraContexts: Record<string, unknown> = {}): Promise<OracleResult[]> {
+export function runOracle(
+  tasks: OracleTask[],
+  controllers: ControllerDocument[] = [],
+  extraContexts: Record<string, unknown> = {},
+): Promise<OracleResult[]> {
   const input = JSON.stringify({ contexts: bundledContextMap(extraContexts), controllers, tasks });
   return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [ORACLE], { maxBuffer: 64 * 1024 * 1024, timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error) return reject(new Error(`oracle failed: ${error.message}\n${stderr}`));
-      resolve((JSON.parse(stdout) as { results: OracleResult[] }).results);
-    });
+    const child = execFile(
+      process.execPath,
+      [ORACLE],
+      { maxBuffer: 64 * 1024 * 1024, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`oracle failed: ${error.message}\n${stderr}`));
+        resolve((JSON.parse(stdout) as { results: OracleResult[] }).results);
+      },
+    );
     child.stdin?.end(input);
   });
 }
