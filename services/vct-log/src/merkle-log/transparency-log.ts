@@ -2,6 +2,7 @@ import { AppError, internal, notFound } from '@anchor/common/errors';
 import { getLogger } from '@anchor/common/log';
 import { EMPTY_TREE_ROOT, HASH_SIZE, MerkleTree } from '@anchor/common/merkle';
 import type { ProviderBatchOp, StoreProvider } from '@anchor/common/storage';
+import { leafHashOf } from '@anchor/common/vct';
 import {
   indexKey,
   LEAF_HASH_CHUNK,
@@ -128,6 +129,16 @@ export class TransparencyLog {
     const existing = await this.stores.leaves.get(identity);
     // Leaf records are never deleted, so the record that won the insert is still there.
     if (!existing) throw internal(`log "${this.alias}": leaf ${identity} vanished after a duplicate insert`);
+    // Without transactions the first submission's batch may have stored the leaf and lost its queue record
+    // (and answered the client an error): a leaf neither in the tree nor queued is queued again, or it would
+    // be answered as logged and never be.
+    const existingHash = leafHashOf(existing.leafInput);
+    if (this.indexOfLeafHash(existingHash) === undefined) {
+      const key = queueKey(existing.timestamp, identity);
+      if (!(await this.stores.queue.get(key))) {
+        await this.stores.queue.put(key, { leafHash: existingHash.toString('base64') });
+      }
+    }
     return { timestamp: existing.timestamp, duplicate: true };
   }
 
@@ -181,6 +192,8 @@ export class TransparencyLog {
   }
 
   async #integrate(limit: number, maxRootAgeMs: number, now: () => number): Promise<IntegrationResult> {
+    const resumed = await this.#completeInterrupted(limit, now);
+    if (resumed) return resumed;
     const queued = (await this.stores.queue.query({ limit })).items;
     if (queued.length === 0) {
       if (now() - this.#head.timestamp >= maxRootAgeMs)
@@ -190,17 +203,33 @@ export class TransparencyLog {
 
     const start = this.#head.size;
     const names = this.stores.names;
-    const ops: ProviderBatchOp[] = [];
+    // Entries first, in index order: a batch cut short on a store without transactions leaves a prefix of
+    // them, which `#completeInterrupted` rolls forward.
+    const entryOps: ProviderBatchOp[] = [];
+    const queueOps: ProviderBatchOp[] = [];
     const acceptedAt: number[] = [];
     try {
-      for (const [offset, { key, value }] of queued.entries()) {
+      for (const { key, value } of queued) {
         const { queued: at, identity } = parseQueueKey(key);
+        queueOps.push({ store: names.queue, op: 'delete', key });
+        const hash = Buffer.from(value.leafHash, 'base64');
+        // A record queued again for a leaf already in the tree (see `accept`) is only removed.
+        if (this.indexOfLeafHash(hash) !== undefined) continue;
         acceptedAt.push(at);
-        this.#tree.append(Buffer.from(value.leafHash, 'base64'));
-        ops.push({ store: names.entries, op: 'insert', key: indexKey(start + offset), value: { identity } });
-        ops.push({ store: names.queue, op: 'delete', key });
+        this.#tree.append(hash);
+        entryOps.push({
+          store: names.entries,
+          op: 'insert',
+          key: indexKey(start + entryOps.length),
+          value: { identity },
+        });
       }
-      const size = start + queued.length;
+      if (entryOps.length === 0) {
+        await this.provider.batch(queueOps);
+        return { integrated: 0, delaysMs: [] };
+      }
+      const ops: ProviderBatchOp[] = [...entryOps, ...queueOps];
+      const size = start + entryOps.length;
       for (let chunk = Math.floor(start / LEAF_HASH_CHUNK); chunk * LEAF_HASH_CHUNK < size; chunk++) {
         ops.push({
           store: names.leafHashes,
@@ -216,7 +245,62 @@ export class TransparencyLog {
       throw error;
     }
     const done = now();
-    return { integrated: queued.length, delaysMs: acceptedAt.map((at) => done - at) };
+    return { integrated: acceptedAt.length, delaysMs: acceptedAt.map((at) => done - at) };
+  }
+
+  /**
+   * Finishes an integration batch that was written only in part. On a database without multi-document
+   * transactions (MongoDB standalone, FerretDB) a batch is a sequence of ordered writes, so a crash or a lost
+   * connection can leave entries written past the head (a prefix of the batch, in index order: entries are
+   * written first) with the head unmoved, and some of their queue records already deleted. Those entries
+   * were never part of a signed head, so the batch is rolled forward exactly as it was cut: the same leaves
+   * at the same indices, their queue records removed, the leaf hashes and the head written. Every write of
+   * this batch is idempotent (puts and deletes), so a second interruption is finished the same way. On a
+   * transactional store nothing is ever found here: the cost is one read per round.
+   */
+  async #completeInterrupted(limit: number, now: () => number): Promise<IntegrationResult | undefined> {
+    const start = this.#head.size;
+    if (!(await this.stores.entries.get(indexKey(start)))) return undefined;
+    const identities: string[] = [];
+    for (let index = start; identities.length < limit; index += LEAF_HASH_CHUNK) {
+      const count = Math.min(LEAF_HASH_CHUNK, limit - identities.length);
+      const records = await this.stores.entries.getMany(Array.from({ length: count }, (_, i) => indexKey(index + i)));
+      const present = records.findIndex((record) => record === undefined);
+      for (const record of present === -1 ? records : records.slice(0, present)) identities.push(record!.identity);
+      if (present !== -1) break;
+    }
+    const leaves = await this.stores.leaves.getMany(identities);
+    const names = this.stores.names;
+    const ops: ProviderBatchOp[] = [];
+    try {
+      for (const [offset, leaf] of leaves.entries()) {
+        const identity = identities[offset] as string;
+        if (!leaf)
+          throw internal(`log "${this.alias}": entry ${start + offset} names leaf ${identity}, which is missing`);
+        this.#tree.append(leafHashOf(leaf.leafInput));
+        ops.push({ store: names.queue, op: 'delete', key: queueKey(leaf.timestamp, identity) });
+      }
+      const size = start + identities.length;
+      for (let chunk = Math.floor(start / LEAF_HASH_CHUNK); chunk * LEAF_HASH_CHUNK < size; chunk++) {
+        ops.push({
+          store: names.leafHashes,
+          op: 'put',
+          key: indexKey(chunk),
+          value: { hashes: this.#chunkHashes(chunk, size) },
+        });
+      }
+      const head: TreeHead = { size, root: this.#tree.root(size), timestamp: Math.max(now(), this.#head.timestamp) };
+      await this.#writeHead(head, ops);
+    } catch (error) {
+      this.#rollBack();
+      throw error;
+    }
+    log.warn('finished an integration batch that had been written only in part', {
+      alias: this.alias,
+      from: start,
+      entries: identities.length,
+    });
+    return { integrated: identities.length, delaysMs: [] };
   }
 
   async #writeHead(head: TreeHead, ops: ProviderBatchOp[]): Promise<void> {
