@@ -228,18 +228,7 @@ export class TransparencyLog {
         await this.provider.batch(queueOps);
         return { integrated: 0, delaysMs: [] };
       }
-      const ops: ProviderBatchOp[] = [...entryOps, ...queueOps];
-      const size = start + entryOps.length;
-      for (let chunk = Math.floor(start / LEAF_HASH_CHUNK); chunk * LEAF_HASH_CHUNK < size; chunk++) {
-        ops.push({
-          store: names.leafHashes,
-          op: 'put',
-          key: indexKey(chunk),
-          value: { hashes: this.#chunkHashes(chunk, size) },
-        });
-      }
-      const head: TreeHead = { size, root: this.#tree.root(size), timestamp: Math.max(now(), this.#head.timestamp) };
-      await this.#writeHead(head, ops);
+      await this.#commitAppended(start, start + entryOps.length, [...entryOps, ...queueOps], now);
     } catch (error) {
       this.#rollBack();
       throw error;
@@ -280,17 +269,7 @@ export class TransparencyLog {
         this.#tree.append(leafHashOf(leaf.leafInput));
         ops.push({ store: names.queue, op: 'delete', key: queueKey(leaf.timestamp, identity) });
       }
-      const size = start + identities.length;
-      for (let chunk = Math.floor(start / LEAF_HASH_CHUNK); chunk * LEAF_HASH_CHUNK < size; chunk++) {
-        ops.push({
-          store: names.leafHashes,
-          op: 'put',
-          key: indexKey(chunk),
-          value: { hashes: this.#chunkHashes(chunk, size) },
-        });
-      }
-      const head: TreeHead = { size, root: this.#tree.root(size), timestamp: Math.max(now(), this.#head.timestamp) };
-      await this.#writeHead(head, ops);
+      await this.#commitAppended(start, start + identities.length, ops, now);
     } catch (error) {
       this.#rollBack();
       throw error;
@@ -301,6 +280,20 @@ export class TransparencyLog {
       entries: identities.length,
     });
     return { integrated: identities.length, delaysMs: [] };
+  }
+
+  /** Writes `ops` with the leaf-hash chunks of the leaves appended from `start` to `size` and the new head. */
+  async #commitAppended(start: number, size: number, ops: ProviderBatchOp[], now: () => number): Promise<void> {
+    for (let chunk = Math.floor(start / LEAF_HASH_CHUNK); chunk * LEAF_HASH_CHUNK < size; chunk++) {
+      ops.push({
+        store: this.stores.names.leafHashes,
+        op: 'put',
+        key: indexKey(chunk),
+        value: { hashes: this.#chunkHashes(chunk, size) },
+      });
+    }
+    const head: TreeHead = { size, root: this.#tree.root(size), timestamp: Math.max(now(), this.#head.timestamp) };
+    await this.#writeHead(head, ops);
   }
 
   async #writeHead(head: TreeHead, ops: ProviderBatchOp[]): Promise<void> {
