@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { makeTempDir, stopAllProcesses, waitFor, type TempDir } from '@anchor/testing/process';
 import { RabbitMqNode, rabbitmqNodeUnavailable } from '@anchor/testing/rabbitmq-node';
 import { afterAll, describe, expect, it } from 'vitest';
-import { metadataOf, postOperation, resolveDid, TestDid } from '../src/testing/test-node.js';
-import { startNodeProcess, type NodeProcess } from './node-process.js';
+import { CreateLoad, health, unpublished } from './fault-load.js';
+import { startNodeProcess } from './node-process.js';
 
 /**
  * A fault test: the node's RabbitMQ (a private broker node started here on its own port and data directory,
@@ -15,11 +15,6 @@ const unavailable = rabbitmqNodeUnavailable();
 if (unavailable) console.warn(`broker-restart fault test skipped: ${unavailable}`);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function health(node: NodeProcess): Promise<{ status: number; body: Record<string, string> }> {
-  const response = await fetch(`${node.url}/healthcheck`, { headers: { accept: 'application/json' } });
-  return { status: response.status, body: (await response.json()) as Record<string, string> };
-}
 
 describe.skipIf(unavailable !== undefined)('a node through a broker restart under load', () => {
   let dir: TempDir | undefined;
@@ -47,26 +42,10 @@ describe.skipIf(unavailable !== undefined)('a node through a broker restart unde
       ],
     });
 
-    const acknowledged: TestDid[] = [];
-    const refused: number[] = [];
-    let loading = true;
-    const worker = async () => {
-      while (loading) {
-        const did = new TestDid(node.url);
-        try {
-          const answer = await postOperation(node.url, did.created.request);
-          if (answer.status === 200) acknowledged.push(did);
-          else refused.push(answer.status);
-        } catch {
-          refused.push(0);
-        }
-        await sleep(20);
-      }
-    };
-    const workers = Array.from({ length: 4 }, worker);
+    const load = new CreateLoad(() => node.url);
 
     await sleep(2_000);
-    const beforeOutage = acknowledged.length;
+    const beforeOutage = load.acknowledged.length;
     await broker.down();
     const downAt = Date.now();
     const outage = await waitFor(
@@ -89,33 +68,17 @@ describe.skipIf(unavailable !== undefined)('a node through a broker restart unde
     );
     const reconnectedMs = Date.now() - upAt;
     await sleep(2_000);
-    loading = false;
-    await Promise.all(workers);
+    await load.stop();
 
     // Every acknowledged create is published, by the same process that was running all along.
-    const missing: string[] = [];
-    for (const did of acknowledged) {
-      try {
-        await waitFor(
-          async () => {
-            const answer = await resolveDid(node.url, did.did);
-            return answer.status === 200 &&
-              (metadataOf(answer)?.method as { published?: boolean } | undefined)?.published === true
-              ? answer
-              : undefined;
-          },
-          { timeoutMs: 90_000, intervalMs: 200, description: `${did.did} published` },
-        );
-      } catch {
-        missing.push(did.did);
-      }
-    }
+    const missing = await unpublished(node.url, load.acknowledged, 90_000);
     const publishedAllMs = Date.now() - upAt;
     console.log(
-      `broker restart under load: acknowledged ${acknowledged.length} (${beforeOutage} before the outage), not acknowledged ${refused.length}, ` +
+      `broker restart under load: acknowledged ${load.acknowledged.length} (${beforeOutage} before the outage), answers ${load.summary()}, ` +
         `lost ${missing.length}; outage ${upAt - downAt} ms; health back ${reconnectedMs} ms after the broker; all published ${publishedAllMs} ms after it`,
     );
-    expect(acknowledged.length).toBeGreaterThan(beforeOutage);
+    expect(load.acknowledged.length).toBeGreaterThan(beforeOutage);
+    expect(load.serverErrors()).toBe(0);
     expect(missing).toEqual([]);
     expect(node.process.exitInfo).toBeUndefined();
   });

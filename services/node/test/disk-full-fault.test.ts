@@ -79,6 +79,7 @@ describe.skipIf(unavailable !== undefined)('a node whose disk fills under load',
       if (failedClosed) {
         if (state) expect(state.body.dbStatus).toMatch(/restart/);
         const exit = await Promise.race([node.process.exited, sleep(15_000).then(() => undefined)]);
+        console.log(`node exit after its store failed closed: ${JSON.stringify(exit)}`);
         expect(exit?.code).toBe(1);
         expect(node.process.output()).toMatch(
           /storage is unusable since a write failed .*; stopping so that a supervisor restarts the process/,

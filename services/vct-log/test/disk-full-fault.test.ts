@@ -89,6 +89,7 @@ describe.skipIf(unavailable !== undefined)('a vct-log whose disk fills under loa
       const failedClosed = health === undefined || health.status === 503;
       if (failedClosed) {
         const exit = await Promise.race([service.exited, sleep(15_000).then(() => undefined)]);
+        console.log(`vct-log exit after its store failed closed: ${JSON.stringify(exit)}`);
         expect(exit?.code).toBe(1);
         expect(service.output()).toMatch(/stopping so that a supervisor restarts the process/);
         service = await start();

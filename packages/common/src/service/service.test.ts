@@ -212,6 +212,13 @@ describe('createService', () => {
       'storage is unusable since a write failed (storage full)';
     await new Promise((resolve) => setTimeout(resolve, 2 * FATAL_CHECK_INTERVAL_MS + 200));
     expect(reasons).toEqual(['storage is unusable since a write failed (storage full)']);
+    // Such a store is not closed on the way out: closing a database after a failed commit can crash the exit.
+    let closed = false;
+    (service.context.storage as { close: () => Promise<void> }).close = async () => {
+      closed = true;
+    };
+    await service.stop();
+    expect(closed).toBe(false);
   });
 });
 

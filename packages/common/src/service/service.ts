@@ -99,7 +99,9 @@ export async function createService<Config, Extra extends object, Parts>(
   let metricsListening: RunningHttpServer | undefined;
   try {
     const storage = await openStorage(settings.storage);
-    releases.push(() => storage.close());
+    // A store that needs a restart is left as it is: closing an embedded database after a failed commit
+    // (lmdb-js on a full disk) can crash the process on its way out instead of exiting cleanly.
+    releases.push(() => (storage.restartReason?.() === undefined ? storage.close() : undefined));
     const queue = settings.queue ? await createMessageQueue(settings.queue) : undefined;
     if (queue) releases.push(() => queue.close());
     const mq = (): MessageQueue => {
