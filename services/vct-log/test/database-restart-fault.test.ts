@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { FerretDbNode } from '@anchor/testing/ferretdb-node';
 import { freePort, makeTempDir, startProcess, stopAllProcesses, waitFor, type TempDir } from '@anchor/testing/process';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -42,6 +43,8 @@ describe('a vct-log through a database restart under load', () => {
           'mongodb',
           '--database-url',
           database.url,
+          '--data-dir',
+          join(dir.path, 'log'),
           '--integration-interval',
           '50ms',
           '--canonicalize-workers',
