@@ -13,6 +13,12 @@ const env = {
   TURBO_TELEMETRY_DISABLED: '1',
   FORCE_COLOR: process.env.CI ? '0' : process.env.FORCE_COLOR,
 };
+// The AMQP suites and the broker fault test need RabbitMQ: installed (as root, from Debian's packages) and
+// started when missing, so `npm ci && npm test` on a fresh machine runs every suite. FerretDB and schemathesis
+// are built on first use by the tests that need them (scripts/ensure-*.sh).
+const broker = spawnSync('bash', [join(root, 'scripts', 'ensure-rabbitmq.sh')], { cwd: root, env, stdio: 'inherit' });
+if (broker.status !== 0) process.exit(broker.status ?? 1);
+
 const workspaces = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).workspaces;
 const dirs = [];
 for (const pattern of workspaces) {
