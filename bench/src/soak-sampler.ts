@@ -3,17 +3,23 @@ import { join } from 'node:path';
 
 /** What one process holds at one moment: the figures a soak watches for growth. */
 export interface ResourceSample {
+  /**
+   * Anonymous resident memory (heap, native allocations, thread stacks): what a leak grows. File-backed pages
+   * (LMDB maps its data file; the node binary) are resident too but are the data itself, shown apart.
+   */
   rssBytes: number;
+  /** File-backed resident memory: mostly the LMDB map, which grows with the data. */
+  fileRssBytes: number;
   heapUsedBytes: number;
   fds: number;
   dataBytes: number;
 }
 
-/** Resident set size from /proc (Linux), in bytes. */
-function rssOf(pid: number): number {
+/** One resident-memory line of /proc/<pid>/status (Linux: `RssAnon`, `RssFile`), in bytes. */
+function residentOf(pid: number, field: 'RssAnon' | 'RssFile'): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')
     .split('\n')
-    .find((l) => l.startsWith('VmRSS:'));
+    .find((l) => l.startsWith(`${field}:`));
   return Number(line?.split(/\s+/)[1] ?? Number.NaN) * 1024;
 }
 
@@ -37,7 +43,8 @@ async function heapUsedOf(url: string): Promise<number> {
 
 export async function sampleProcess(pid: number, url: string, dataDir: string): Promise<ResourceSample> {
   return {
-    rssBytes: rssOf(pid),
+    rssBytes: residentOf(pid, 'RssAnon'),
+    fileRssBytes: residentOf(pid, 'RssFile'),
     heapUsedBytes: await heapUsedOf(url),
     fds: readdirSync(`/proc/${pid}/fd`).length,
     dataBytes: directoryBytes(dataDir),
