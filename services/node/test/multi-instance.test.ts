@@ -1,11 +1,10 @@
 import { join } from 'node:path';
-import { namespaceFor } from '@anchor/common/mq';
 import { createStoreProvider } from '@anchor/common/storage';
 import { AMQP_URL, amqpUnavailable, deleteQueues } from '@anchor/testing/amqp-broker';
 import { freePort, makeTempDir, stopAllProcesses, waitFor, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metadataOf, postOperation, resolveDid, TestDid } from '../src/testing/test-node.js';
-import { startNodeProcess, type NodeProcess } from './node-process.js';
+import { namespaceQueues, startNodeProcess, testMqNamespace, type NodeProcess } from './node-process.js';
 
 /**
  * Two instances of one deployment (one external endpoint) sharing a database (one LMDB environment, which
@@ -26,12 +25,13 @@ describe.skipIf(unavailable !== undefined)('two instances of one deployment', ()
     dir = await makeTempDir('node-multi-');
     const portA = await freePort();
     deployment = `http://127.0.0.1:${portA}`;
-    await deleteQueues(nodeQueues());
     const args = [
       '--external-endpoint',
       deployment,
       '--mq-url',
       AMQP_URL,
+      '--mq-namespace',
+      namespace,
       '--batch-writer-lease',
       '2s',
       '--batch-writer-timeout',
@@ -43,16 +43,12 @@ describe.skipIf(unavailable !== undefined)('two instances of one deployment', ()
 
   afterAll(async () => {
     await stopAllProcesses();
-    if (deployment) await deleteQueues(nodeQueues());
+    await deleteQueues(namespaceQueues(namespace));
     await dir?.remove();
   });
 
-  /** The deployment's queues: both instances share its namespace (one identity), derived from its service id. */
-  const nodeQueues = () =>
-    ['node.anchor', 'node.activity.outbox', 'node.activity.inbox', 'node.activity.delivery'].flatMap((t) => {
-      const name = `${namespaceFor(`${deployment}/services/node`)}.${t}`;
-      return [name, `${name}.dead`];
-    });
+  // Both instances share one namespace (one deployment); a namespace of the test's own, not the URL's.
+  const namespace = testMqNamespace();
 
   const published = (node: NodeProcess, did: TestDid, operations: number) =>
     waitFor(

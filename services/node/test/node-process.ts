@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { freePort, startProcess, type ServiceProcess, type TempDir } from '@anchor/testing/process';
@@ -67,4 +68,23 @@ export async function startVctLogProcess(
     readyStatus: (status) => status === 200,
   });
   return { process, url, logUrl: `${url}/main` };
+}
+
+/** The node's queue topics (`<namespace>.<topic>` on the broker). */
+export const NODE_TOPICS = ['node.anchor', 'node.activity.outbox', 'node.activity.inbox', 'node.activity.delivery'];
+
+/**
+ * A namespace of its own for a test's node on the shared broker. The default namespace comes from the node's
+ * URL, and a later test's node given the same free port would inherit this test's durable messages.
+ */
+export function testMqNamespace(): string {
+  return `test-${randomUUID().slice(0, 8)}`;
+}
+
+/** A namespace's work and dead-letter queues, and its wait queues of the given delays (ms). */
+export function namespaceQueues(namespace: string, delaysMs: readonly number[] = []): string[] {
+  return NODE_TOPICS.flatMap((topic) => {
+    const name = `${namespace}.${topic}`;
+    return [name, `${name}.dead`, ...delaysMs.map((ms) => `${name}.wait.${ms}`)];
+  });
 }
