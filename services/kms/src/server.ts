@@ -1,0 +1,2 @@
+// Placeholder until the kms service lands; replaced by its owner.
+export {};
