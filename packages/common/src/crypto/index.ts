@@ -20,3 +20,4 @@ export { signDetachedJws, verifyDetachedJws } from './detached-jws.js';
 export { goJsonMarshal } from './go-json.js';
 export { isSecp256k1LowS } from './ecdsa.js';
 export { ed25519ToX25519 } from './x25519-conversion.js';
+export { type Signer, localSigner } from './signer.js';
