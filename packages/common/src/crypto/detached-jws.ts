@@ -10,6 +10,7 @@ import {
   encodeProtectedHeader,
   headerForKey,
 } from './jws-header.js';
+import type { Signer } from './signer.js';
 
 /**
  * Detached JWS with an unencoded payload (RFC 7797), `<header>..<signature>`, as Ed25519Signature2018 and
@@ -17,6 +18,21 @@ import {
  * caller members, sorted), and the signing input is `ASCII(header segment) || '.' || payload bytes`.
  */
 export function signDetachedJws(payload: Uint8Array, key: KeyPair, header: Record<string, unknown> = {}): string {
+  const headerSegment = detachedHeaderSegment(key, header);
+  return `${headerSegment}..${base64UrlEncode(key.sign(detachedSigningBytes(headerSegment, payload)))}`;
+}
+
+/** As `signDetachedJws`, with the signature made by a `Signer` (a local key or a key in the kms). */
+export async function signDetachedJwsWith(
+  payload: Uint8Array,
+  signer: Signer,
+  header: Record<string, unknown> = {},
+): Promise<string> {
+  const headerSegment = detachedHeaderSegment(signer.publicKey, header);
+  return `${headerSegment}..${base64UrlEncode(await signer.sign(detachedSigningBytes(headerSegment, payload)))}`;
+}
+
+function detachedHeaderSegment(key: KeyPair, header: Record<string, unknown>): string {
   const { b64, crit } = header;
   if (
     (b64 !== undefined && b64 !== false) ||
@@ -24,9 +40,11 @@ export function signDetachedJws(payload: Uint8Array, key: KeyPair, header: Recor
   ) {
     throw badRequest('a detached JWS header always has b64 false and crit ["b64"]');
   }
-  const headerSegment = encodeProtectedHeader({ ...headerForKey(key, header), b64: false, crit: ['b64'] });
-  const signature = key.sign(Buffer.concat([Buffer.from(`${headerSegment}.`, 'ascii'), payload]));
-  return `${headerSegment}..${base64UrlEncode(signature)}`;
+  return encodeProtectedHeader({ ...headerForKey(key, header), b64: false, crit: ['b64'] });
+}
+
+function detachedSigningBytes(headerSegment: string, payload: Uint8Array): Buffer {
+  return Buffer.concat([Buffer.from(`${headerSegment}.`, 'ascii'), payload]);
 }
 
 /**

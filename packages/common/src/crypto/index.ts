@@ -16,7 +16,7 @@ export { KeyPair } from './key-pair.js';
 export { publicKeyFromJwk, verifySignature } from './key-cache.js';
 export { type JwsHeaderInput } from './jws-header.js';
 export { type ParsedJws, type VerifyJwsOptions, parseJws, signJws, verifyJws } from './jws.js';
-export { signDetachedJws, verifyDetachedJws } from './detached-jws.js';
+export { signDetachedJws, signDetachedJwsWith, verifyDetachedJws } from './detached-jws.js';
 export { goJsonMarshal } from './go-json.js';
 export { isSecp256k1LowS } from './ecdsa.js';
 export { ed25519ToX25519 } from './x25519-conversion.js';

@@ -45,7 +45,12 @@ export {
   controllerDocumentResolver,
   verificationMethodsOf,
 } from './verification-method.js';
-export { type ProofOptions, attachProof, createProof, signDocument } from './sign.js';
+export {
+  type ProofOptions,
+  attachProof,
+  createProof,
+  signDocument,
+} from './sign.js';
 export {
   type DocumentVerification,
   type ProofCheck,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KeyPair, type KeyType } from '../crypto/index.js';
+import { KeyPair, localSigner, type KeyType, type Signer } from '../crypto/index.js';
 import { AppError, transient } from '../errors/index.js';
 import { ANCHOR_CREDENTIAL_UNDEFINED_TERMS } from './anchor-credential.js';
 import { CONTEXT_URLS } from './contexts.js';
@@ -66,6 +66,52 @@ describe('signDocument', () => {
     expect(document.proof.created).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(document.proof.proofValue).toMatch(/^z[1-9A-HJ-NP-Za-km-z]{80,90}$/);
     expect(document.proof).not.toHaveProperty('domain');
+  });
+
+  it('signs through an asynchronous Signer exactly as with the private key itself', async () => {
+    const calls: number[] = [];
+    const local = localSigner(issuerKey);
+    // A signer whose key is elsewhere: it answers later and never exposes the private key.
+    const remote: Signer = {
+      type: 'Ed25519',
+      publicKey: issuerKey.toPublic(),
+      keyRef: 'https://kms.example/keys/issuer/1',
+      sign: async (data) => {
+        calls.push(data.length);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return local.sign(data);
+      },
+    };
+    for (const [type, verificationMethod] of [
+      ['Ed25519Signature2020', KEY_2020_ID],
+      ['Ed25519Signature2018', KEY_2018_ID],
+      ['JsonWebSignature2020', KEY_2020_ID],
+    ] as const) {
+      const viaSigner = (await signDocument(degreeCredential(), {
+        signer: remote,
+        verificationMethod,
+        type,
+        created: CREATED,
+      })) as Signed;
+      const viaKey = (await signDocument(degreeCredential(), { key: issuerKey, verificationMethod, type, created: CREATED })) as Signed;
+      expect(viaSigner).toEqual(viaKey);
+      expect(await verifyDocument(viaSigner, { resolver })).toMatchObject({ verified: true });
+    }
+    expect(calls).toHaveLength(3);
+  });
+
+  it('refuses a signer of a key type the suite does not take, both a signer and a key, or a public key', async () => {
+    const p256 = localSigner(KeyPair.generate('P-256'));
+    await expect(signed2020({ key: undefined, signer: p256 })).rejects.toThrow(
+      /Ed25519Signature2020 cannot sign with a P-256 key/,
+    );
+    await expect(
+      signDocument(degreeCredential(), { signer: localSigner(issuerKey), key: issuerKey, verificationMethod: KEY_2020_ID }),
+    ).rejects.toThrow(/a signer or a key, not both/);
+    await expect(signed2020({ key: issuerKey.toPublic() })).rejects.toThrow(/signing needs a private key/);
+    await expect(
+      signDocument(degreeCredential(), { verificationMethod: KEY_2020_ID }),
+    ).rejects.toThrow(/needs a signer/);
   });
 
   it('is deterministic for the same input (Ed25519)', async () => {

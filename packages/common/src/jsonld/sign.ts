@@ -1,4 +1,4 @@
-import type { KeyPair } from '../crypto/index.js';
+import { localSigner, type KeyPair, type Signer } from '../crypto/index.js';
 import { badRequest } from '../errors/index.js';
 import { formatDateTimeStamp, isDateTimeStamp } from './date-time.js';
 import { documentDigest, proofOptionsDigest, verifyData, type ProofCanonicalizeOptions } from './proof-data.js';
@@ -13,10 +13,15 @@ import {
 import { suiteFor, type Suite } from './suites.js';
 
 export interface ProofOptions extends ProofCanonicalizeOptions {
+  /**
+   * Who signs: a `Signer` (a local key or a key in the kms). Its key type must be one the suite signs with.
+   * Callers that hold a private key in this process may pass it as `key` instead (signed through
+   * `localSigner`); exactly one of the two.
+   */
+  signer?: Signer;
+  key?: KeyPair;
   /** Defaults to Ed25519Signature2020. */
   type?: ProofType;
-  /** The private key; it must be of a type the suite signs with. */
-  key: KeyPair;
   /** The DID URL of the key, e.g. `did:web:example.com#key-1`. */
   verificationMethod: string;
   /** Defaults to assertionMethod. */
@@ -46,19 +51,17 @@ export async function signDocument<T extends object>(document: T, options: Proof
 export async function createProof(document: object, options: ProofOptions): Promise<DataIntegrityProof> {
   const securedDocument = asSecuredDocument(document);
   const suite = suiteFor(checkedType(options.type));
-  if (!suite.keyTypes.includes(options.key.type)) {
-    throw badRequest(
-      `${suite.type} cannot sign with a ${options.key.type} key (it takes ${suite.keyTypes.join(', ')})`,
-    );
+  const signer = signerOf(options);
+  if (!suite.keyTypes.includes(signer.type)) {
+    throw badRequest(`${suite.type} cannot sign with a ${signer.type} key (it takes ${suite.keyTypes.join(', ')})`);
   }
-  if (!options.key.isPrivate) throw badRequest('signing needs a private key');
   const proof = proofSkeleton(suite, options);
   const withContext = withSuiteContext(securedDocument, suite);
   const [proofHash, documentHash] = await Promise.all([
     proofOptionsDigest(proof, withContext['@context'], options),
     documentDigest(withContext, options),
   ]);
-  return { ...proof, [suite.signatureMember]: suite.sign(verifyData(proofHash, documentHash), options.key) };
+  return { ...proof, [suite.signatureMember]: await suite.sign(verifyData(proofHash, documentHash), signer) };
 }
 
 /** A copy of the document with the proof appended and the proof's suite context ensured. */
@@ -68,6 +71,16 @@ export function attachProof<T extends object>(document: T, proof: DataIntegrityP
   const existing = securedDocument.proof;
   const proofs = existing === undefined ? proof : [...(Array.isArray(existing) ? existing : [existing]), proof];
   return { ...withContext, proof: proofs } as T & SecuredDocument;
+}
+
+function signerOf(options: ProofOptions): Signer {
+  if (options.signer !== undefined) {
+    if (options.key !== undefined) throw badRequest('a proof takes a signer or a key, not both');
+    return options.signer;
+  }
+  if (options.key === undefined) throw badRequest('a proof needs a signer (or a private key)');
+  if (!options.key.isPrivate) throw badRequest('signing needs a private key');
+  return localSigner(options.key);
 }
 
 function proofSkeleton(suite: Suite, options: ProofOptions): DataIntegrityProof {

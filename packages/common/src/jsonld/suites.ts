@@ -1,4 +1,4 @@
-import { signDetachedJws, verifyDetachedJws, type KeyPair, type KeyType } from '../crypto/index.js';
+import { signDetachedJwsWith, verifyDetachedJws, type KeyPair, type KeyType, type Signer } from '../crypto/index.js';
 import { multibaseDecode, multibaseEncode } from '../encoding/index.js';
 import { CONTEXT_URLS } from './contexts.js';
 import type { DataIntegrityProof, ProofType } from './proof-types.js';
@@ -17,7 +17,7 @@ export interface Suite {
   /** Contexts that already define the suite's terms. */
   compatibleContexts: readonly string[];
   keyTypes: readonly KeyType[];
-  sign(verifyData: Uint8Array, key: KeyPair): string;
+  sign(verifyData: Uint8Array, signer: Signer): Promise<string>;
   /** False for a wrong or malformed signature; never throws for bad input. */
   verify(verifyData: Uint8Array, signature: unknown, key: KeyPair): boolean;
 }
@@ -30,7 +30,7 @@ const ed25519Signature2020: Suite = {
   contextUrl: CONTEXT_URLS.ed25519Signature2020V1,
   compatibleContexts: [CONTEXT_URLS.ed25519Signature2020V1],
   keyTypes: ['Ed25519'],
-  sign: (verifyData, key) => multibaseEncode(key.sign(verifyData), 'base58btc'),
+  sign: async (verifyData, signer) => multibaseEncode(await signer.sign(verifyData), 'base58btc'),
   verify(verifyData, proofValue, key) {
     // Only base58btc ('z') is a valid proofValue encoding for this suite.
     if (typeof proofValue !== 'string' || !proofValue.startsWith('z')) return false;
@@ -57,7 +57,7 @@ function detachedJwsSuite(
     contextUrl,
     compatibleContexts,
     keyTypes,
-    sign: (verifyData, key) => signDetachedJws(verifyData, key),
+    sign: (verifyData, signer) => signDetachedJwsWith(verifyData, signer),
     verify(verifyData, jws, key) {
       if (typeof jws !== 'string') return false;
       try {
