@@ -22,6 +22,23 @@ export function isCanonicalBase64Url(text: string): boolean {
   return Buffer.from(text, 'base64url').toString('base64url') === text;
 }
 
+const BASE64URL_PADDED = /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2}==|[A-Za-z0-9_-]{3}=)?$/;
+
+/** Padded base64url (Go's `base64.URLEncoding`): what the kms's JSON carries for every binary field. */
+export function base64UrlPaddedEncode(data: Uint8Array | string): string {
+  const unpadded = base64UrlEncode(data);
+  return unpadded + '='.repeat((4 - (unpadded.length % 4)) % 4);
+}
+
+/** Decodes padded base64url; throws on a missing or extra `=`, on the standard alphabet's `+` and `/`, and on any other character. */
+export function base64UrlPaddedDecode(text: string): Buffer {
+  if (!BASE64URL_PADDED.test(text)) throw new TypeError('invalid base64url encoding (padded base64url expected)');
+  const bytes = Buffer.from(text, 'base64url');
+  // Unused low bits of the last character must be zero, so one byte string has one encoding.
+  if (base64UrlPaddedEncode(bytes) !== text) throw new TypeError('invalid base64url encoding (non-zero padding bits)');
+  return bytes;
+}
+
 export function base64Encode(data: Uint8Array | string): string {
   return Buffer.from(typeof data === 'string' ? Buffer.from(data, 'utf8') : data).toString('base64');
 }

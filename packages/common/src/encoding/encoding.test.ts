@@ -3,6 +3,8 @@ import {
   base64Decode,
   base64UrlDecode,
   base64UrlEncode,
+  base64UrlPaddedDecode,
+  base64UrlPaddedEncode,
   canonicalize,
   createHashlink,
   decodeDataUri,
@@ -100,6 +102,16 @@ describe('base64', () => {
     expect(isCanonicalBase64Url('aGl')).toBe(false); // spare bits set: decodes to the same bytes as aGk
     expect(base64Decode('aGk/').toString()).toBe('hi?');
     expect(() => base64Decode('aGk_')).toThrow();
+  });
+
+  it('reads and writes padded base64url (the kms wire form) strictly', () => {
+    expect(base64UrlPaddedEncode('h')).toBe('aA==');
+    expect(base64UrlPaddedEncode('hi?')).toBe('aGk_');
+    expect(base64UrlPaddedEncode(new Uint8Array([0xfb, 0xff]))).toBe('-_8=');
+    expect(base64UrlPaddedDecode('-_8=')).toEqual(Buffer.from([0xfb, 0xff]));
+    expect(base64UrlPaddedDecode('')).toEqual(Buffer.alloc(0));
+    for (const bad of ['aA', 'aA=', '+/8=', 'aA===', 'aB==', 'a', 'aGk_=', ' aA=='])
+      expect(() => base64UrlPaddedDecode(bad), bad).toThrow(TypeError);
   });
 });
 
