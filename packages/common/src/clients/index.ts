@@ -1,6 +1,7 @@
 /**
- * Clients for services' administrator APIs, over HTTP only: what the local federation (`@anchor/dev-env`),
- * integration tests, benchmarks and command-line tools drive a running service with.
+ * Clients of services' HTTP APIs: the node's administrator API (what the local federation `@anchor/dev-env`,
+ * integration tests, benchmarks and command-line tools drive a running node with), and the kms, through
+ * which services sign (`kmsSigner`, a common `Signer`).
  */
 export {
   NodeAdminClient,
@@ -12,3 +13,20 @@ export {
   type NodeHealth,
   type ServiceCollection,
 } from './node-admin-client.js';
+export {
+  DEFAULT_KMS_RETRY,
+  KmsClient,
+  KmsKeystore,
+  type CreatedDid,
+  type CreatedKeystore,
+  type KeystoreInfo,
+  type KmsClientOptions,
+  type KmsHealth,
+  type KmsKeyInfo,
+  type KmsKeyType,
+  type KmsPublicKeyInfo,
+  type KmsRecipientKey,
+  type KmsWrappedKey,
+  type Versioned,
+} from './kms-client.js';
+export { KMS_SIGNING_KEY_TYPES, kmsKeyTypeFor, kmsSigner, type KmsSigner } from './kms-signer.js';

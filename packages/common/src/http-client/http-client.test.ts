@@ -343,4 +343,45 @@ describe('request signing', () => {
     expect(peer.received.map((r) => r.headers.signature !== undefined)).toEqual([false, true, true]);
     expect(seen[1]?.body).toBeUndefined();
   });
+
+  it('retries retryable failures per its policy, signing each attempt afresh, and nothing else', async () => {
+    const seen: OutboundRequest[] = [];
+    const retrying = createHttpClient({
+      signer: digestSigner(seen),
+      retry: { attempts: 3, initialMs: 10, multiplier: 2, maxMs: 100 },
+    });
+    try {
+      expect(peerStatusOf(await failureOf(retrying.post(`${peer.url}/status/503`, {})))).toBe(503);
+      expect(peer.received).toHaveLength(3);
+      expect(seen).toHaveLength(3);
+      expect(peerStatusOf(await failureOf(retrying.post(`${peer.url}/status/400`, {})))).toBe(400);
+      expect(peer.received).toHaveLength(4);
+      expect(peerStatusOf(await failureOf(retrying.post(`${peer.url}/status/429`, {}, { retry: false })))).toBe(429);
+      expect(peer.received).toHaveLength(5);
+      expect(peerStatusOf(await failureOf(retrying.get(`${peer.url}/status/429`)))).toBe(429);
+      expect(peer.received).toHaveLength(8);
+    } finally {
+      retrying.close();
+    }
+  });
+
+  it('succeeds on a later attempt when the peer recovers', async () => {
+    let calls = 0;
+    const server = http.createServer((_req, res) => {
+      calls++;
+      if (calls < 3) res.writeHead(502).end();
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const retrying = createHttpClient({ retry: { attempts: 3, initialMs: 5, multiplier: 1, maxMs: 5 } });
+    try {
+      const { data } = await retrying.get(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      expect(data).toEqual({ ok: true });
+      expect(calls).toBe(3);
+    } finally {
+      retrying.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });

@@ -1,6 +1,6 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { AppError, transient } from '../errors/index.js';
+import { AppError, isRetryable, transient } from '../errors/index.js';
 import type { RequestSigner } from '../http/principal.js';
 import { errorCodeForStatus } from '../http/status-codes.js';
 
@@ -30,6 +30,19 @@ export interface HttpClientOptions {
   /** Extra CA certificates (`--tls-cacerts`), and `rejectUnauthorized: false` for development only. */
   tls?: { ca?: string | Buffer | Array<string | Buffer>; rejectUnauthorized?: boolean };
   userAgent?: string;
+  /**
+   * Sends a request again after a retryable failure (network error, timeout, 5xx, 408, 429), each attempt
+   * signed afresh. Default: one attempt. Requests that must not repeat (creating something) pass `retry: false`.
+   */
+  retry?: RetryPolicy;
+}
+
+/** Attempts in all, and the wait before attempt n+1: `min(maxMs, initialMs x multiplier^(n-1))`. */
+export interface RetryPolicy {
+  attempts: number;
+  initialMs: number;
+  multiplier: number;
+  maxMs: number;
 }
 
 export interface RequestOptions {
@@ -45,6 +58,8 @@ export interface RequestOptions {
   token?: string;
   /** Overrides `shouldSign` for this request. */
   sign?: boolean;
+  /** `false`: one attempt whatever the client's retry policy (for requests that are not safe to repeat). */
+  retry?: boolean;
   timeoutMs?: number;
   signal?: AbortSignal;
 }
@@ -105,6 +120,19 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const defaultTimeoutMs = options.timeoutMs ?? 20_000;
 
   async function request<T>(target: string, request: RequestOptions = {}): Promise<HttpResponse<T>> {
+    const policy = request.retry === false ? undefined : options.retry;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await requestOnce<T>(target, request);
+      } catch (error) {
+        if (!policy || attempt >= policy.attempts || !isRetryable(error) || request.signal?.aborted) throw error;
+        const delay = Math.min(policy.maxMs, policy.initialMs * policy.multiplier ** (attempt - 1));
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  }
+
+  async function requestOnce<T>(target: string, request: RequestOptions): Promise<HttpResponse<T>> {
     const method = (request.method ?? 'GET').toUpperCase();
     let url: URL;
     try {

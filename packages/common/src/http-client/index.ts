@@ -10,4 +10,5 @@ export {
   type HttpClientOptions,
   type RequestOptions,
   type HttpResponse,
+  type RetryPolicy,
 } from './http-client.js';
