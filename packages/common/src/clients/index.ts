@@ -1,7 +1,8 @@
 /**
  * Clients of services' HTTP APIs: the node's administrator API (what the local federation `@anchor/dev-env`,
- * integration tests, benchmarks and command-line tools drive a running node with), and the kms, through
- * which services sign (`kmsSigner`, a common `Signer`).
+ * integration tests, benchmarks and command-line tools drive a running node with), the kms, through
+ * which services sign (`kmsSigner`, a common `Signer`), and the transparency log (`VctLogClient`: add, STHs,
+ * consistency and inclusion proofs, every answer checked against the log's WebFinger key).
  */
 export {
   NodeAdminClient,
@@ -30,3 +31,14 @@ export {
   type Versioned,
 } from './kms-client.js';
 export { KMS_SIGNING_KEY_TYPES, kmsKeyTypeFor, kmsSigner, type KmsSigner } from './kms-signer.js';
+export {
+  connectKms,
+  kmsOptions,
+  kmsOptionsProblem,
+  kmsSettingsOf,
+  openKmsSigner,
+  type KmsConnection,
+  type KmsOptionValues,
+  type KmsSettings,
+} from './kms-config.js';
+export { VctLogClient, type VctLogClientOptions, type VerifiedInclusion } from './vct-log-client.js';
