@@ -11,6 +11,7 @@ export { createHttpApp, type HttpApp, type HttpAppOptions } from './create-app.j
 export { startHttpServer, type RunningHttpServer, type HttpServerOptions, type TlsOptions } from './server.js';
 export { TokenRules, parseTokenRules, type TokenRule, type NamedToken } from './token-rules.js';
 export {
+  bearerToken,
   requireToken,
   isAuthorized,
   requireAuthorization,

@@ -1,0 +1,77 @@
+import type { FastHandler } from '@anchor/common/http';
+import { mountRoutes } from '@anchor/common/http';
+import type { Feature } from '@anchor/common/service';
+import { PROJECT_VERSION } from '@anchor/common/version';
+import type { RequestHandler } from 'express';
+import { keystoreHandlers } from './api/keystore-handlers.js';
+import { kmsOperations } from './api/kms-operations.js';
+import { DidCreation } from './dids/did-creation.js';
+import type { KeystoresFeature } from './keystores-feature.js';
+import type { KmsContext } from './kms-context.js';
+import { kmsRoutes } from './routes.js';
+
+/** The kms API from the route table. */
+export interface ApiFeature extends Feature {
+  /** The external base URL (`Location` headers); known once the listener is up. */
+  readonly baseUrl: string;
+}
+
+export function createApiFeature(ctx: KmsContext, { keystores }: KeystoresFeature): ApiFeature {
+  const { http, kmsMetrics: metrics, config } = ctx;
+  let baseUrl = config.baseUrl?.replace(/\/+$/, '');
+  const knownBaseUrl = (): string => {
+    if (baseUrl === undefined) throw new Error('kms is not started (no base URL yet)');
+    return baseUrl;
+  };
+  http.app.set('etag', false);
+  http.health.addFields(() => ({ version: PROJECT_VERSION }));
+  const nodeUrl = config.nodeUrl?.replace(/\/+$/, '');
+  const dids = new DidCreation(
+    keystores,
+    () => ctx.httpClient,
+    nodeUrl ? { url: nodeUrl, token: config.nodeToken, anchorOrigin: config.nodeAnchorOrigin ?? nodeUrl } : undefined,
+  );
+  const operations = kmsOperations({ keystores, metrics, baseUrl: knownBaseUrl });
+  mountRoutes(
+    http,
+    kmsRoutes(http, {
+      ...keystoreHandlers({ keystores, metrics, dids, baseUrl: knownBaseUrl }),
+      ...operations,
+      importKey: viaExpress(operations.importKey as FastHandler),
+      exportKey: operations.exportKey as FastHandler,
+    } as Parameters<typeof kmsRoutes>[1]),
+  );
+  return {
+    name: 'api',
+    get baseUrl() {
+      return knownBaseUrl();
+    },
+    async start() {
+      baseUrl ??= `${ctx.listener.secure ? 'https' : 'http'}://${displayHost(config.host ?? '127.0.0.1')}:${ctx.listener.port}`;
+    },
+  };
+}
+
+/** A fast handler on an express route (one that is not on the fast path, e.g. a PUT). */
+function viaExpress(handler: FastHandler): RequestHandler {
+  return async (req, res) => {
+    const answer = await handler({
+      method: req.method,
+      path: req.path,
+      params: req.params as Record<string, string>,
+      query: new URLSearchParams(req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : ''),
+      body: req.rawBody,
+      headers: req.headers,
+      principal: req.principal,
+      authorized: req.authorized,
+    });
+    res.status(answer.status ?? 200);
+    for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
+    res.type(answer.contentType).send(answer.body);
+  };
+}
+
+function displayHost(host: string): string {
+  if (host === '0.0.0.0' || host === '' || host === '::') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}

@@ -1,0 +1,51 @@
+import { isDid } from '@anchor/common/did';
+import { badRequest } from '@anchor/common/errors';
+import type { FastHandler } from '@anchor/common/http';
+import { authorizeKeystore } from '../access/keystore-access.js';
+import type { DidCreation } from '../dids/did-creation.js';
+import type { Keystores } from '../keystores/keystores.js';
+import type { KmsMetrics } from '../metrics.js';
+import { asAppError, json, KeystoreScope } from './kms-operations.js';
+import { readJsonBody } from './request-body.js';
+import { CREATE_DID, CREATE_KEYSTORE } from './schemas.js';
+
+export interface KeystoreHandlersOptions {
+  keystores: Keystores;
+  metrics: KmsMetrics;
+  dids: DidCreation;
+  baseUrl: () => string;
+}
+
+/** Keystore creation (the kms's write tokens), a keystore's description, and DIDs with keys in a keystore. */
+export function keystoreHandlers({ keystores, metrics, dids, baseUrl }: KeystoreHandlersOptions): Record<string, FastHandler> {
+  const scope = new KeystoreScope(keystores, baseUrl);
+  return {
+    createKeystore: (req) =>
+      metrics.measure('create_keystore', async () => {
+        const body = readJsonBody(CREATE_KEYSTORE, req.body);
+        if (!isDid(body.controller)) throw badRequest('controller: a DID expected (did:<method>:<id>)');
+        const { record, capability } = await keystores.create(body.controller);
+        const location = `${baseUrl()}/v1/keystores/${record.id}`;
+        return json({ id: record.id, location, controller: record.controller, capability }, 201, { Location: location });
+      }),
+
+    getKeystore: (req) =>
+      metrics.measure('get_keystore', async () => {
+        const keystore = await scope.keystore(req);
+        return json({ id: keystore.id, controller: keystore.controller, createdAt: keystore.createdAt });
+      }),
+
+    createDid: (req) =>
+      metrics.measure('create_did', async () => {
+        try {
+          const body = readJsonBody(CREATE_DID, req.body);
+          const keystore = await keystores.get(body.keystoreID);
+          authorizeKeystore(keystores, keystore, req);
+          const created = await dids.create(keystore, body.method ?? dids.defaultMethod);
+          return json(created, 201);
+        } catch (error) {
+          throw asAppError(error);
+        }
+      }),
+  };
+}

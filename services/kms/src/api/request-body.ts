@@ -1,0 +1,34 @@
+import { base64UrlPaddedDecode } from '@anchor/common/encoding';
+import { badRequest } from '@anchor/common/errors';
+import { validate, type Schema } from '@anchor/common/schemas';
+
+/** The JSON request body checked against its schema (400 naming the first problem). */
+export function readJsonBody<T>(schema: Schema<T>, raw: Buffer | undefined): T {
+  if (raw === undefined || raw.length === 0) throw badRequest('a JSON request body is required');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw badRequest('the request body is not JSON');
+  }
+  return validate(schema, parsed);
+}
+
+/** Bytes from a padded base64url field (the original's encoding of every binary field), or 400 naming the field. */
+export function bytesOf(value: string, field: string): Buffer {
+  try {
+    return base64UrlPaddedDecode(value);
+  } catch {
+    throw badRequest(`${field}: not base64url with padding`);
+  }
+}
+
+/** Optional bytes: empty when absent. */
+export function optionalBytesOf(value: string | undefined, field: string): Buffer {
+  return value === undefined ? Buffer.alloc(0) : bytesOf(value, field);
+}
+
+/** Every bytes field of a list (BBS messages), 400 naming the index. */
+export function bytesListOf(values: readonly string[], field: string): Buffer[] {
+  return values.map((value, index) => bytesOf(value, `${field}[${index}]`));
+}

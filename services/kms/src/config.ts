@@ -1,0 +1,183 @@
+import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
+import { parseByteSize } from '@anchor/common/http';
+import { formatLogSpec, parseLogSpec } from '@anchor/common/log';
+import { PROJECT_VERSION } from '@anchor/common/version';
+import type { KmsOptions } from './server.js';
+
+/**
+ * Every flag of `kms`: each flag's first env name is `KMS_<FLAG>` (the config module's env rule, which is also
+ * the original's spelling); the generic names the deployments use follow as aliases. `--help` prints them; the
+ * README's option table lists them and a test checks it lists every flag.
+ */
+export const KMS_CONFIG = defineConfig({
+  program: 'kms',
+  version: PROJECT_VERSION,
+  description:
+    'Key management service: keystores owned by controller DIDs, keys encrypted at rest under a master key, and the operations of trustbloc/kms (sign, verify, AEAD, MAC, NaCl box, key wrap, BBS) under /v1/keystores.',
+  envPrefix: 'KMS',
+  options: {
+    hostUrl: opt.hostPort({
+      flag: 'host-url',
+      default: '0.0.0.0:8074',
+      help: 'address the API listens on (host:port; :port for all interfaces)',
+    }),
+    baseUrl: opt.url({
+      flag: 'base-url',
+      protocols: ['http', 'https'],
+      help: 'external URL of the service, for Location headers (default http://<host-url>, with a wildcard host shown as localhost)',
+    }),
+    dataDir: opt.string({
+      flag: 'data-dir',
+      default: 'data',
+      help: 'directory of the LMDB database (and, in dev mode, of the generated master key file kms-master-key)',
+    }),
+    secretLockKeyPath: opt.string({
+      flag: 'secret-lock-key-path',
+      help: 'file holding the 32-byte master key (raw, or base64) that seals every keystore data key; required unless KMS_SECRET_LOCK_KEY or --dev-mode',
+    }),
+    secretLockKey: opt.string({
+      flag: 'secret-lock-key',
+      secret: true,
+      help: 'the master key itself, base64 of 32 bytes (prefer the env variable to a flag)',
+    }),
+    devMode: opt.bool({
+      flag: 'dev-mode',
+      help: 'without a master key, create one in --data-dir on first start (and warn); resolve did:web controllers over plain http',
+    }),
+    databaseType: opt.enum(['mem', 'lmdb', 'mongodb'] as const, {
+      flag: 'database-type',
+      env: ['DATABASE_TYPE'],
+      default: 'lmdb',
+      help: 'storage: lmdb (embedded, durable, in --data-dir), mongodb (--database-url; use a replica set), or mem (nothing survives a restart)',
+    }),
+    databaseUrl: opt.string({
+      flag: 'database-url',
+      env: ['DATABASE_URL'],
+      secret: true,
+      help: 'MongoDB connection string (mongodb://...)',
+    }),
+    databasePrefix: opt.string({
+      flag: 'database-prefix',
+      env: ['DATABASE_PREFIX'],
+      help: 'prefix of the store (collection) names',
+    }),
+    databaseTimeout: opt.duration({
+      flag: 'database-timeout',
+      default: '30s',
+      help: 'how long to keep retrying (once a second) when the database cannot be reached at start-up',
+    }),
+    nodeUrl: opt.url({
+      flag: 'node-url',
+      protocols: ['http', 'https'],
+      help: 'a did:node node: did:node controllers are resolved there and POST /v1/keystores/did creates did:node DIDs on it',
+    }),
+    nodeToken: opt.string({
+      flag: 'node-token',
+      secret: true,
+      help: "bearer token for the node's Sidetree endpoints, when it requires one",
+    }),
+    nodeAnchorOrigin: opt.string({
+      flag: 'node-anchor-origin',
+      help: 'the anchor origin did:node creates name (default: --node-url)',
+    }),
+    readTokens: opt.list({
+      flag: 'api-read-token',
+      secret: true,
+      help: 'bearer tokens for /metrics, /openapi.json and GET /loglevels; none means open (keystore routes take the keystore capability instead)',
+    }),
+    writeTokens: opt.list({
+      flag: 'api-write-token',
+      secret: true,
+      help: 'bearer tokens for creating keystores and POST /loglevels; none means anyone may create a keystore',
+    }),
+    didCacheTtl: opt.duration({
+      flag: 'did-cache-ttl',
+      default: '5m',
+      help: "how long a controller DID's keys are reused for HTTP signature checks",
+    }),
+    requestBodyLimit: opt.string({
+      flag: 'request-body-limit',
+      default: '1mb',
+      validate: (value) => (isByteSize(value) ? undefined : 'must be a size such as 512kb or 1mb'),
+      help: 'largest request body accepted; larger ones get 413',
+    }),
+    metricsHost: opt.hostPort({
+      flag: 'metrics-host',
+      help: 'serve /metrics on this separate listener instead of the API listener',
+    }),
+    tlsServeCert: opt.string({
+      flag: 'tls-serve-cert',
+      help: 'PEM certificate file: serve HTTPS (with --tls-serve-key)',
+    }),
+    tlsServeKey: opt.string({ flag: 'tls-serve-key', help: 'PEM private key file of --tls-serve-cert' }),
+    logLevel: opt.custom({
+      flag: 'log-level',
+      env: ['LOG_LEVEL'],
+      type: 'level spec',
+      default: 'info',
+      parse: parseLogSpec,
+      format: formatLogSpec,
+      help: 'log levels: error, warning, info or debug, optionally per module (kms-server=debug:info)',
+    }),
+    logFormat: opt.enum(['json', 'text'] as const, {
+      flag: 'log-format',
+      help: 'log line format (default: text on a terminal, json otherwise)',
+    }),
+  },
+  checks: [
+    (c) =>
+      (c.tlsServeCert === undefined) !== (c.tlsServeKey === undefined)
+        ? 'options --tls-serve-cert and --tls-serve-key: give both to serve HTTPS, or neither'
+        : undefined,
+    (c) =>
+      c.databaseType === 'mongodb' && !c.databaseUrl
+        ? 'option --database-url (env KMS_DATABASE_URL or DATABASE_URL): required with --database-type mongodb'
+        : undefined,
+    (c) =>
+      c.secretLockKeyPath !== undefined && c.secretLockKey !== undefined
+        ? 'options --secret-lock-key-path and --secret-lock-key (env KMS_SECRET_LOCK_KEY): give the master key once'
+        : undefined,
+    (c) =>
+      c.secretLockKeyPath === undefined && c.secretLockKey === undefined && !c.devMode
+        ? 'option --secret-lock-key-path (env KMS_SECRET_LOCK_KEY_PATH) or KMS_SECRET_LOCK_KEY: a master key is required (or --dev-mode, which creates one)'
+        : undefined,
+  ],
+});
+
+export type KmsFlags = ConfigOf<typeof KMS_CONFIG>;
+
+/** The server's options from the parsed flags. */
+export function kmsOptionsFrom(flags: KmsFlags): KmsOptions {
+  return {
+    host: flags.hostUrl.host,
+    port: flags.hostUrl.port,
+    baseUrl: flags.baseUrl,
+    dataDir: flags.dataDir,
+    storage: {
+      type: flags.databaseType,
+      url: flags.databaseUrl,
+      prefix: flags.databasePrefix,
+      connectTimeoutMs: flags.databaseTimeout,
+    },
+    masterKey: { file: flags.secretLockKeyPath, base64: flags.secretLockKey },
+    devMode: flags.devMode,
+    readTokens: flags.readTokens,
+    writeTokens: flags.writeTokens,
+    nodeUrl: flags.nodeUrl,
+    nodeToken: flags.nodeToken,
+    nodeAnchorOrigin: flags.nodeAnchorOrigin,
+    didCacheTtlMs: flags.didCacheTtl,
+    requestBodyLimit: flags.requestBodyLimit,
+    metricsHost: flags.metricsHost,
+    tls: flags.tlsServeCert && flags.tlsServeKey ? { certFile: flags.tlsServeCert, keyFile: flags.tlsServeKey } : undefined,
+  };
+}
+
+function isByteSize(value: string): boolean {
+  try {
+    parseByteSize(value);
+    return true;
+  } catch {
+    return false;
+  }
+}

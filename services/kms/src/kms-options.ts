@@ -1,0 +1,71 @@
+import type { HostPort } from '@anchor/common/config';
+import type { ServiceSettings } from '@anchor/common/service';
+import type { StoreKind } from '@anchor/common/storage';
+
+/** Where the master key comes from (see `master-key.ts`); exactly one of these, or dev mode. */
+export interface MasterKeySource {
+  /** A file holding the 32-byte key, raw or in base64 (`--secret-lock-key-path`). */
+  file?: string | undefined;
+  /** The key in base64 (`KMS_SECRET_LOCK_KEY`). */
+  base64?: string | undefined;
+}
+
+/** Everything `createServer` takes; every field has a default, so tests give only what they care about. */
+export interface KmsOptions {
+  /** Listen address. Default 127.0.0.1 (main.ts defaults to all interfaces). */
+  host?: string;
+  /** Default 0: a free port (see `url`). */
+  port?: number;
+  /** External URL for `Location` headers; default http://<host>:<port> (a wildcard host shown as localhost). */
+  baseUrl?: string | undefined;
+  /** LMDB database and the dev-mode master key file. Default `data`. */
+  dataDir?: string;
+  storage?: {
+    type: StoreKind;
+    url?: string | undefined;
+    prefix?: string | undefined;
+    connectTimeoutMs?: number | undefined;
+  };
+  masterKey?: MasterKeySource;
+  /** Without a master key, create one in the data dir (and warn). */
+  devMode?: boolean;
+  /** Tokens for reads of the service's own routes (/metrics, /openapi.json, GET /loglevels). */
+  readTokens?: readonly string[];
+  /** Tokens for keystore creation and POST /loglevels. */
+  writeTokens?: readonly string[];
+  /** A did:node node: resolves did:node controllers and creates did:node DIDs. */
+  nodeUrl?: string | undefined;
+  /** Bearer token for the node's operations endpoint. */
+  nodeToken?: string | undefined;
+  /** The anchor origin a did:node create names. Default: the node URL. */
+  nodeAnchorOrigin?: string | undefined;
+  /** How long resolved controller DID documents are reused. Default 5 minutes. */
+  didCacheTtlMs?: number;
+  requestBodyLimit?: string;
+  metricsHost?: HostPort | undefined;
+  tls?: { certFile: string; keyFile: string } | undefined;
+}
+
+/** What the service kit builds for the kms. */
+export function kmsSettings(options: KmsOptions): ServiceSettings {
+  return {
+    listen: { host: options.host ?? '127.0.0.1', port: options.port ?? 0 },
+    tls: options.tls,
+    metricsListen: options.metricsHost,
+    storage: {
+      ...(options.storage ?? { type: 'lmdb' }),
+      dataDir: options.dataDir ?? 'data',
+      connectTimeoutMs: options.storage?.connectTimeoutMs ?? 0,
+    },
+    bodyLimit: options.requestBodyLimit ?? '1mb',
+    health: { timeField: 'currentTime', statusField: 'status' },
+    builtins: { health: 'open', metrics: true },
+    // Keystore routes decide themselves (capability or controller signature): a bearer token there is a
+    // capability, which the token rules must not refuse. Everything else follows the read/write tokens.
+    tokens: {
+      open: ['/healthcheck', '/v1/keystores/[^/]+'],
+      read: options.readTokens ?? [],
+      write: options.writeTokens ?? [],
+    },
+  };
+}
