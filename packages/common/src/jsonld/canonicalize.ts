@@ -19,6 +19,8 @@ export interface CanonicalizeOptions {
    * graphs) before the document is refused as a `bad_request`. Default: `defaultMaxDeepIterations(quads)`.
    */
   maxDeepIterations?: number;
+  /** RDFC-1.0's hash: SHA-256 by default; ecdsa-rdfc-2019 with a P-384 key canonicalises with SHA-384. */
+  hashAlgorithm?: 'sha256' | 'sha384';
 }
 
 /**
@@ -86,7 +88,10 @@ export async function canonicalize(document: unknown, options: CanonicalizeOptio
     throw asBadRequest(error);
   }
   try {
-    return await canonizeDataset(dataset, maxDeepIterations === undefined ? {} : { maxDeepIterations });
+    return await canonizeDataset(dataset, {
+      ...(maxDeepIterations === undefined ? {} : { maxDeepIterations }),
+      ...(options.hashAlgorithm === undefined ? {} : { hashAlgorithm: options.hashAlgorithm }),
+    });
   } catch (error) {
     throw badRequest(`JSON-LD document cannot be canonicalised: ${errorText(error)}`, { cause: error });
   }

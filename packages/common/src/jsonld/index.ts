@@ -1,7 +1,8 @@
 /**
  * JSON-LD without the network: bundled contexts, an offline document loader, URDNA2015 canonicalisation in
- * safe mode, and Data Integrity proofs (Ed25519Signature2020, Ed25519Signature2018, JsonWebSignature2020)
- * that interoperate with the Digital Bazaar suites and the original.
+ * safe mode, and Data Integrity proofs signed through the common `Signer`: Ed25519Signature2020,
+ * Ed25519Signature2018 and JsonWebSignature2020 (interoperating with the Digital Bazaar suites and the
+ * original), and the W3C cryptosuites eddsa-rdfc-2022, eddsa-jcs-2022, ecdsa-rdfc-2019 and ecdsa-jcs-2019.
  */
 export {
   CONTEXT_URLS,
@@ -9,6 +10,7 @@ export {
   type ContextName,
   bundledContext,
   bundledContextUrls,
+  contextLookupKey,
 } from './contexts.js';
 export {
   type ContextSource,
@@ -29,12 +31,15 @@ export {
 } from './canonicalize.js';
 export { ANCHOR_CREDENTIAL_UNDEFINED_TERMS } from './anchor-credential.js';
 export {
+  type Cryptosuite,
   type DataIntegrityProof,
   type ProofPurpose,
   type ProofType,
   type SecuredDocument,
+  CRYPTOSUITES,
   PROOF_PURPOSES,
   PROOF_TYPES,
+  isCryptosuite,
   isProofPurpose,
   isProofType,
 } from './proof-types.js';
@@ -45,12 +50,7 @@ export {
   controllerDocumentResolver,
   verificationMethodsOf,
 } from './verification-method.js';
-export {
-  type ProofOptions,
-  attachProof,
-  createProof,
-  signDocument,
-} from './sign.js';
+export { type ProofOptions, attachProof, createProof, signDocument } from './sign.js';
 export {
   type DocumentVerification,
   type ProofCheck,

@@ -1,6 +1,15 @@
-/** The Data Integrity (Linked Data) proof suites this module creates and verifies. */
-export const PROOF_TYPES = ['Ed25519Signature2020', 'Ed25519Signature2018', 'JsonWebSignature2020'] as const;
+/** The Data Integrity (Linked Data) proof types this module creates and verifies. */
+export const PROOF_TYPES = [
+  'Ed25519Signature2020',
+  'Ed25519Signature2018',
+  'JsonWebSignature2020',
+  'DataIntegrityProof',
+] as const;
 export type ProofType = (typeof PROOF_TYPES)[number];
+
+/** The W3C Data Integrity cryptosuites a `DataIntegrityProof` may name (VC Data Model 2.0). */
+export const CRYPTOSUITES = ['eddsa-rdfc-2022', 'eddsa-jcs-2022', 'ecdsa-rdfc-2019', 'ecdsa-jcs-2019'] as const;
+export type Cryptosuite = (typeof CRYPTOSUITES)[number];
 
 /** Verification relationships of a controller document that a proof may claim as its purpose. */
 export const PROOF_PURPOSES = [
@@ -16,6 +25,10 @@ export function isProofType(value: unknown): value is ProofType {
   return typeof value === 'string' && (PROOF_TYPES as readonly string[]).includes(value);
 }
 
+export function isCryptosuite(value: unknown): value is Cryptosuite {
+  return typeof value === 'string' && (CRYPTOSUITES as readonly string[]).includes(value);
+}
+
 export function isProofPurpose(value: unknown): value is ProofPurpose {
   return typeof value === 'string' && (PROOF_PURPOSES as readonly string[]).includes(value);
 }
@@ -26,9 +39,17 @@ export interface DataIntegrityProof {
   created?: string;
   verificationMethod: string;
   proofPurpose: string;
+  /** DataIntegrityProof: the cryptosuite that made the proof. */
+  cryptosuite?: string;
+  /** DataIntegrityProof: the proof's own id, which a later proof of a chain names in `previousProof`. */
+  id?: string;
+  /** DataIntegrityProof: the ids of the proofs this one also covers (a proof chain). */
+  previousProof?: string | string[];
+  /** DataIntegrityProof: the proof is invalid after this date-time. */
+  expires?: string;
   domain?: string;
   challenge?: string;
-  /** Ed25519Signature2020: multibase base58btc signature. */
+  /** Ed25519Signature2020 and DataIntegrityProof: multibase base58btc signature. */
   proofValue?: string;
   /** Ed25519Signature2018 and JsonWebSignature2020: detached JWS (`<header>..<signature>`). */
   jws?: string;

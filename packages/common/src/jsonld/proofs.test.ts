@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KeyPair, localSigner, type KeyType, type Signer } from '../crypto/index.js';
+import { multibaseDecode } from '../encoding/index.js';
 import { AppError, transient } from '../errors/index.js';
 import { ANCHOR_CREDENTIAL_UNDEFINED_TERMS } from './anchor-credential.js';
 import { CONTEXT_URLS } from './contexts.js';
@@ -93,7 +94,12 @@ describe('signDocument', () => {
         type,
         created: CREATED,
       })) as Signed;
-      const viaKey = (await signDocument(degreeCredential(), { key: issuerKey, verificationMethod, type, created: CREATED })) as Signed;
+      const viaKey = (await signDocument(degreeCredential(), {
+        key: issuerKey,
+        verificationMethod,
+        type,
+        created: CREATED,
+      })) as Signed;
       expect(viaSigner).toEqual(viaKey);
       expect(await verifyDocument(viaSigner, { resolver })).toMatchObject({ verified: true });
     }
@@ -106,12 +112,16 @@ describe('signDocument', () => {
       /Ed25519Signature2020 cannot sign with a P-256 key/,
     );
     await expect(
-      signDocument(degreeCredential(), { signer: localSigner(issuerKey), key: issuerKey, verificationMethod: KEY_2020_ID }),
+      signDocument(degreeCredential(), {
+        signer: localSigner(issuerKey),
+        key: issuerKey,
+        verificationMethod: KEY_2020_ID,
+      }),
     ).rejects.toThrow(/a signer or a key, not both/);
     await expect(signed2020({ key: issuerKey.toPublic() })).rejects.toThrow(/signing needs a private key/);
-    await expect(
-      signDocument(degreeCredential(), { verificationMethod: KEY_2020_ID }),
-    ).rejects.toThrow(/needs a signer/);
+    await expect(signDocument(degreeCredential(), { verificationMethod: KEY_2020_ID })).rejects.toThrow(
+      /needs a signer/,
+    );
   });
 
   it('is deterministic for the same input (Ed25519)', async () => {
@@ -593,6 +603,145 @@ describe('an anchor credential with a witness proof added later', () => {
   it('cannot be verified in strict safe mode, with an error that says why', async () => {
     await expect(verifyDocument(await witnessed(), { resolver: anchorResolver })).rejects.toThrow(
       /term "href" is not defined/,
+    );
+  });
+});
+
+describe('DataIntegrityProof (eddsa-rdfc-2022, eddsa-jcs-2022, ecdsa-rdfc-2019, ecdsa-jcs-2019)', () => {
+  const did = 'did:example:multikey';
+  const keys = { ed: issuerKey, p256: KeyPair.generate('P-256'), p384: KeyPair.generate('P-384') };
+  const multikeyController = {
+    id: did,
+    verificationMethod: Object.entries(keys).map(([name, key]) => ({
+      id: `${did}#${name}`,
+      type: 'Multikey',
+      controller: did,
+      publicKeyMultibase: key.publicKeyMultibase(),
+    })),
+    assertionMethod: Object.keys(keys).map((name) => `${did}#${name}`),
+  };
+  const diResolver = controllerDocumentResolver([multikeyController]);
+  const v2Credential = () => ({
+    '@context': [CONTEXT_URLS.credentialsV2, { '@vocab': 'https://example.org/vocab#' }],
+    type: ['VerifiableCredential'],
+    issuer: did,
+    validFrom: '2024-01-01T00:00:00Z',
+    credentialSubject: { id: 'did:example:subject', degree: { type: 'Degree', name: 'BSc' } },
+  });
+
+  it.each([
+    ['eddsa-rdfc-2022', 'ed', 64],
+    ['eddsa-jcs-2022', 'ed', 64],
+    ['ecdsa-rdfc-2019', 'p256', 64],
+    ['ecdsa-rdfc-2019', 'p384', 96],
+    ['ecdsa-jcs-2019', 'p256', 64],
+    ['ecdsa-jcs-2019', 'p384', 96],
+  ] as const)('%s with the %s key signs, verifies, and fails when tampered', async (cryptosuite, name, length) => {
+    const document = (await signDocument(v2Credential(), {
+      signer: localSigner(keys[name]),
+      cryptosuite,
+      verificationMethod: `${did}#${name}`,
+    })) as Signed;
+    expect(document['@context']).toEqual(v2Credential()['@context']); // credentials/v2 defines DataIntegrityProof
+    expect(document.proof).toMatchObject({ type: 'DataIntegrityProof', cryptosuite, proofPurpose: 'assertionMethod' });
+    expect(multibaseDecode(document.proof.proofValue as string)).toHaveLength(length);
+    expect(await verifyDocument(document, { resolver: diResolver })).toMatchObject({ verified: true });
+    const tampered = structuredClone(document);
+    tampered.credentialSubject.id = 'did:example:mallory';
+    expect(await failedCheck(tampered, { resolver: diResolver })).toBe('signature');
+    const otherSuite = structuredClone(document);
+    // The same key and signature claimed for the other canonicalisation of the same family.
+    otherSuite.proof.cryptosuite = cryptosuite.replace(/rdfc|jcs/, (c) => (c === 'rdfc' ? 'jcs' : 'rdfc'));
+    expect(await failedCheck(otherSuite, { resolver: diResolver })).toBe('signature');
+  });
+
+  it('adds the data-integrity context to a credentials/v1 document', async () => {
+    const document = await signDocument(degreeCredential(), {
+      key: issuerKey,
+      cryptosuite: 'eddsa-rdfc-2022',
+      verificationMethod: `${did}#ed`,
+    });
+    expect((document['@context'] as unknown[]).at(-1)).toBe(CONTEXT_URLS.dataIntegrityV2);
+    expect(await verifyDocument(document, { resolver: diResolver })).toMatchObject({ verified: true });
+  });
+
+  it('checks every proof of a set, each by its own suite, and names the one that fails', async () => {
+    const once = await signDocument(v2Credential(), {
+      key: keys.ed,
+      cryptosuite: 'eddsa-rdfc-2022',
+      verificationMethod: `${did}#ed`,
+    });
+    const twice = await signDocument(once, {
+      key: keys.p256,
+      cryptosuite: 'ecdsa-rdfc-2019',
+      verificationMethod: `${did}#p256`,
+    });
+    const thrice = (await signDocument(twice, {
+      key: keys.p384,
+      cryptosuite: 'ecdsa-jcs-2019',
+      verificationMethod: `${did}#p384`,
+    })) as SecuredDocument & { proof: DataIntegrityProof[] };
+    expect((await verifyDocument(thrice, { resolver: diResolver })).proofs.map((p) => p.verified)).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    // Only the last proof is broken: the original checked proof 0 alone and would have accepted this.
+    thrice.proof[2] = { ...thrice.proof[2], created: '2020-01-01T00:00:00Z' } as DataIntegrityProof;
+    const result = await verifyDocument(thrice, { resolver: diResolver });
+    expect(result.verified).toBe(false);
+    expect(result.proofs.map((p) => p.failure?.check)).toEqual([undefined, undefined, 'signature']);
+  });
+
+  it('refuses a missing or unknown cryptosuite, a cryptosuite on another type, and a key the suite does not take', async () => {
+    const sign = (extra: Partial<Parameters<typeof signDocument>[1]>) =>
+      signDocument(v2Credential(), { key: keys.ed, verificationMethod: `${did}#ed`, ...extra });
+    await expect(sign({ type: 'DataIntegrityProof' })).rejects.toThrow('a DataIntegrityProof needs a cryptosuite');
+    await expect(sign({ cryptosuite: 'eddsa-2022' as never })).rejects.toThrow('unsupported cryptosuite "eddsa-2022"');
+    await expect(sign({ type: 'Ed25519Signature2020', cryptosuite: 'eddsa-rdfc-2022' })).rejects.toThrow(
+      'a Ed25519Signature2020 proof takes no cryptosuite',
+    );
+    await expect(sign({ cryptosuite: 'ecdsa-rdfc-2019' })).rejects.toThrow(
+      'ecdsa-rdfc-2019 cannot sign with a Ed25519 key (it takes P-256, P-384)',
+    );
+    await expect(sign({ id: 'urn:uuid:1' })).rejects.toThrow(/DataIntegrityProof members, not Ed25519Signature2020/);
+    await expect(sign({ cryptosuite: 'eddsa-rdfc-2022', previousProof: 'urn:uuid:none' })).rejects.toThrow(
+      'previousProof "urn:uuid:none" names no proof of the document',
+    );
+    await expect(sign({ cryptosuite: 'eddsa-rdfc-2022', expires: 'soon' })).rejects.toThrow(/expires must be/);
+
+    const document = (await sign({ cryptosuite: 'eddsa-rdfc-2022' })) as Signed;
+    const check = (
+      tamper: (proof: DataIntegrityProof) => void,
+      options: Partial<Parameters<typeof verifyDocument>[1]> = {},
+    ) => {
+      const copy = structuredClone(document);
+      tamper(copy.proof);
+      return failedCheck(copy, { resolver: diResolver, ...options });
+    };
+    expect(await check((p) => delete p.cryptosuite)).toBe('type');
+    expect(await check((p) => void (p.cryptosuite = 'bbs-2023'))).toBe('type');
+    expect(await check((p) => void (p.verificationMethod = `${did}#p256`))).toBe('key-type');
+    expect(await check((p) => void (p.proofValue = undefined))).toBe('structure');
+    expect(await check((p) => void (p['@context'] = ['https://example.org/other']))).toBe('structure');
+    expect(await check((p) => void (p.previousProof = 'urn:uuid:gone'))).toBe('previous-proof');
+  });
+
+  it('honours expires: valid before, refused after', async () => {
+    const document = await signDocument(v2Credential(), {
+      key: keys.ed,
+      cryptosuite: 'eddsa-rdfc-2022',
+      verificationMethod: `${did}#ed`,
+      created: '2024-01-01T00:00:00Z',
+      expires: '2025-01-01T00:00:00Z',
+    });
+    expect(
+      await verifyDocument(document, { resolver: diResolver, now: new Date('2024-06-01T00:00:00Z') }),
+    ).toMatchObject({
+      verified: true,
+    });
+    expect(await failedCheck(document, { resolver: diResolver, now: new Date('2025-01-01T00:00:00Z') })).toBe(
+      'expires',
     );
   });
 });

@@ -1,10 +1,17 @@
 import { localSigner, type KeyPair, type Signer } from '../crypto/index.js';
 import { badRequest } from '../errors/index.js';
 import { formatDateTimeStamp, isDateTimeStamp } from './date-time.js';
-import { documentDigest, proofOptionsDigest, verifyData, type ProofCanonicalizeOptions } from './proof-data.js';
+import {
+  CanonicalDocument,
+  canonicalProofOptions,
+  hashData,
+  proofsNamedBy,
+  type ProofCanonicalizeOptions,
+} from './proof-data.js';
 import {
   isProofPurpose,
   isProofType,
+  type Cryptosuite,
   type DataIntegrityProof,
   type ProofPurpose,
   type ProofType,
@@ -20,8 +27,16 @@ export interface ProofOptions extends ProofCanonicalizeOptions {
    */
   signer?: Signer;
   key?: KeyPair;
-  /** Defaults to Ed25519Signature2020. */
+  /** Defaults to Ed25519Signature2020, or to DataIntegrityProof when a cryptosuite is given. */
   type?: ProofType;
+  /** The W3C cryptosuite of a DataIntegrityProof (VC Data Model 2.0), e.g. eddsa-rdfc-2022. */
+  cryptosuite?: Cryptosuite;
+  /** DataIntegrityProof: the proof's id, for later proofs of a chain to name. */
+  id?: string;
+  /** DataIntegrityProof: ids of proofs the document already carries that this proof also covers (a chain). */
+  previousProof?: string | string[];
+  /** DataIntegrityProof: when the proof stops being valid. */
+  expires?: Date | string;
   /** The DID URL of the key, e.g. `did:web:example.com#key-1`. */
   verificationMethod: string;
   /** Defaults to assertionMethod. */
@@ -50,24 +65,32 @@ export async function signDocument<T extends object>(document: T, options: Proof
  */
 export async function createProof(document: object, options: ProofOptions): Promise<DataIntegrityProof> {
   const securedDocument = asSecuredDocument(document);
-  const suite = suiteFor(checkedType(options.type));
+  const suite = checkedSuite(
+    options.type ?? (options.cryptosuite ? 'DataIntegrityProof' : undefined),
+    options.cryptosuite,
+  );
   const signer = signerOf(options);
   if (!suite.keyTypes.includes(signer.type)) {
-    throw badRequest(`${suite.type} cannot sign with a ${signer.type} key (it takes ${suite.keyTypes.join(', ')})`);
+    throw badRequest(`${suite.name} cannot sign with a ${signer.type} key (it takes ${suite.keyTypes.join(', ')})`);
   }
   const proof = proofSkeleton(suite, options);
   const withContext = withSuiteContext(securedDocument, suite);
-  const [proofHash, documentHash] = await Promise.all([
-    proofOptionsDigest(proof, withContext['@context'], options),
-    documentDigest(withContext, options),
+  const previousProofs = proofsNamedBy(securedDocument, proof.previousProof);
+  if (!Array.isArray(previousProofs)) throw badRequest(previousProofs.error);
+  const context = withContext['@context'];
+  const hash = suite.hashFor(signer.type);
+  const [proofText, documentText] = await Promise.all([
+    canonicalProofOptions(proof, context, suite.canonicalization, hash, options),
+    new CanonicalDocument(withContext, options).form(suite.canonicalization, hash, { previousProofs, context }),
   ]);
-  return { ...proof, [suite.signatureMember]: await suite.sign(verifyData(proofHash, documentHash), signer) };
+  const data = hashData(hash, proofText, documentText);
+  return { ...proof, [suite.signatureMember]: await suite.sign(data, signer) };
 }
 
 /** A copy of the document with the proof appended and the proof's suite context ensured. */
 export function attachProof<T extends object>(document: T, proof: DataIntegrityProof): T & SecuredDocument {
   const securedDocument = asSecuredDocument(document);
-  const withContext = withSuiteContext(securedDocument, suiteFor(checkedType(proof.type)));
+  const withContext = withSuiteContext(securedDocument, checkedSuite(proof.type, proof.cryptosuite));
   const existing = securedDocument.proof;
   const proofs = existing === undefined ? proof : [...(Array.isArray(existing) ? existing : [existing]), proof];
   return { ...withContext, proof: proofs } as T & SecuredDocument;
@@ -84,7 +107,7 @@ function signerOf(options: ProofOptions): Signer {
 }
 
 function proofSkeleton(suite: Suite, options: ProofOptions): DataIntegrityProof {
-  const { verificationMethod, domain, challenge } = options;
+  const { verificationMethod, domain, challenge, id, previousProof } = options;
   const proofPurpose = options.proofPurpose ?? 'assertionMethod';
   if (typeof verificationMethod !== 'string' || verificationMethod.length === 0)
     throw badRequest('verificationMethod must be a non-empty string');
@@ -93,32 +116,40 @@ function proofSkeleton(suite: Suite, options: ProofOptions): DataIntegrityProof 
     throw badRequest('domain must be a non-empty string');
   if (challenge !== undefined && (typeof challenge !== 'string' || challenge.length === 0))
     throw badRequest('challenge must be a non-empty string');
-  const proof: DataIntegrityProof = {
-    type: suite.type,
-    created: createdValue(options.created),
-    verificationMethod,
-    proofPurpose,
-  };
+  const chained = id !== undefined || previousProof !== undefined || options.expires !== undefined;
+  if (chained && suite.type !== 'DataIntegrityProof')
+    throw badRequest(`id, previousProof and expires are DataIntegrityProof members, not ${suite.type}`);
+  if (id !== undefined && (typeof id !== 'string' || id.length === 0))
+    throw badRequest('id must be a non-empty string');
+  const proof = { type: suite.type } as DataIntegrityProof;
+  if (id !== undefined) proof.id = id;
+  if (suite.cryptosuite !== undefined) proof.cryptosuite = suite.cryptosuite;
+  proof.created = dateTimeValue('created', options.created ?? new Date());
+  if (options.expires !== undefined) proof.expires = dateTimeValue('expires', options.expires);
+  proof.verificationMethod = verificationMethod;
+  proof.proofPurpose = proofPurpose;
+  if (previousProof !== undefined) proof.previousProof = previousProof;
   if (domain !== undefined) proof.domain = domain;
   if (challenge !== undefined) proof.challenge = challenge;
   return proof;
 }
 
-function createdValue(created: Date | string | undefined): string {
-  if (created === undefined) return formatDateTimeStamp(new Date());
-  if (created instanceof Date) {
-    if (Number.isNaN(created.getTime())) throw badRequest('created is an invalid date');
-    return formatDateTimeStamp(created);
+function dateTimeValue(member: string, value: Date | string): string {
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) throw badRequest(`${member} is an invalid date`);
+    return formatDateTimeStamp(value);
   }
-  if (!isDateTimeStamp(created))
-    throw badRequest(`created must be an ISO 8601 date-time with a zone, not ${JSON.stringify(created)}`);
-  return created;
+  if (!isDateTimeStamp(value))
+    throw badRequest(`${member} must be an ISO 8601 date-time with a zone, not ${JSON.stringify(value)}`);
+  return value;
 }
 
-function checkedType(type: unknown): ProofType {
+function checkedSuite(type: unknown, cryptosuite: unknown): Suite {
   const proofType = type ?? 'Ed25519Signature2020';
   if (!isProofType(proofType)) throw badRequest(`unsupported proof type ${JSON.stringify(proofType)}`);
-  return proofType;
+  const suite = suiteFor(proofType, cryptosuite);
+  if ('error' in suite) throw badRequest(suite.error);
+  return suite;
 }
 
 /** The document with the suite context appended to `@context` unless a compatible context is already there. */

@@ -1,6 +1,13 @@
+import { isDeepStrictEqual } from 'node:util';
 import { AppError, badRequest } from '../errors/index.js';
 import { isDateTimeStamp } from './date-time.js';
-import { documentDigest, proofOptionsDigest, verifyData, type ProofCanonicalizeOptions } from './proof-data.js';
+import {
+  CanonicalDocument,
+  canonicalProofOptions,
+  hashData,
+  proofsNamedBy,
+  type ProofCanonicalizeOptions,
+} from './proof-data.js';
 import {
   isProofType,
   type DataIntegrityProof,
@@ -8,7 +15,7 @@ import {
   type ProofType,
   type SecuredDocument,
 } from './proof-types.js';
-import { suiteFor } from './suites.js';
+import { suiteFor, type Suite } from './suites.js';
 import type { ResolvedVerificationMethod, VerificationMethodResolver } from './verification-method.js';
 
 export interface VerifyOptions extends ProofCanonicalizeOptions {
@@ -21,6 +28,8 @@ export interface VerifyOptions extends ProofCanonicalizeOptions {
   domain?: string;
   /** When set, every checked proof must carry exactly this challenge. */
   challenge?: string;
+  /** The time a proof's `expires` is compared with; defaults to now. */
+  now?: Date;
 }
 
 /** The check that failed, in the order they run. */
@@ -28,12 +37,14 @@ export type ProofCheck =
   | 'structure'
   | 'type'
   | 'created'
+  | 'expires'
   | 'purpose'
   | 'domain'
   | 'challenge'
   | 'verification-method'
   | 'key-type'
   | 'relationship'
+  | 'previous-proof'
   | 'canonicalization'
   | 'signature';
 
@@ -81,12 +92,10 @@ export async function verifyDocument(document: unknown, options: VerifyOptions):
     };
   }
 
-  // One canonicalisation of the document serves every proof: each covers the document without any proof.
-  const documentHash = await documentDigest(securedDocument, options);
+  // One canonicalisation of the document serves every proof of a set: each covers the document without any proof.
+  const canonical = new CanonicalDocument(securedDocument, options);
   const proofs = await Promise.all(
-    selected.map(({ proof, index }) =>
-      verifyOneProof(proof, index, securedDocument['@context'], documentHash, options),
-    ),
+    selected.map(({ proof, index }) => verifyOneProof(proof, index, securedDocument, canonical, options)),
   );
   return { verified: proofs.every((proof) => proof.verified), proofs };
 }
@@ -114,8 +123,8 @@ class ProofCheckFailure extends Error {
 async function verifyOneProof(
   candidate: unknown,
   index: number,
-  context: unknown,
-  documentHash: Buffer,
+  document: SecuredDocument,
+  canonical: CanonicalDocument,
   options: VerifyOptions,
 ): Promise<ProofVerification> {
   const proof = isObject(candidate) ? candidate : {};
@@ -128,14 +137,16 @@ async function verifyOneProof(
   };
   try {
     if (!isObject(candidate)) throw new ProofCheckFailure('structure', 'a proof must be a JSON object');
-    const checked = checkProofMembers(candidate, options);
+    const { proof: checked, suite } = checkProofMembers(candidate, options);
+    const context = proofContext(checked, document['@context']);
+    const previousProofs = proofsNamedBy(document, checked.previousProof);
+    if (!Array.isArray(previousProofs)) throw new ProofCheckFailure('previous-proof', previousProofs.error);
     const method = await resolveMethod(checked, options);
     result.controller = method.controller;
-    const suite = suiteFor(checked.type);
     if (!suite.keyTypes.includes(method.key.type)) {
       throw new ProofCheckFailure(
         'key-type',
-        `${suite.type} needs a ${suite.keyTypes.join(' or ')} key, and ${method.id} is ${method.key.type}`,
+        `${suite.name} needs a ${suite.keyTypes.join(' or ')} key, and ${method.id} is ${method.key.type}`,
       );
     }
     if (!method.purposes.includes(checked.proofPurpose)) {
@@ -144,13 +155,17 @@ async function verifyOneProof(
         `${method.id} is not listed under ${checked.proofPurpose} by its controller ${method.controller}`,
       );
     }
-    let proofHash: Buffer;
+    // A document that cannot be canonicalised is malformed as a whole: that throws (bad_request), as before.
+    const hash = suite.hashFor(method.key.type);
+    const documentText = await canonical.form(suite.canonicalization, hash, { previousProofs, context });
+    let proofText: string;
     try {
-      proofHash = await proofOptionsDigest(checked, context, options);
+      proofText = await canonicalProofOptions(checked, context, suite.canonicalization, hash, options);
     } catch (error) {
       throw new ProofCheckFailure('canonicalization', error instanceof AppError ? error.message : String(error));
     }
-    if (!suite.verify(verifyData(proofHash, documentHash), checked[suite.signatureMember], method.key)) {
+    const data = hashData(hash, proofText, documentText);
+    if (!suite.verify(data, checked[suite.signatureMember], method.key)) {
       throw new ProofCheckFailure('signature', `the ${suite.signatureMember} does not verify with ${method.id}`);
     }
     result.verified = true;
@@ -163,12 +178,17 @@ async function verifyOneProof(
 
 type CheckedProof = DataIntegrityProof & { type: ProofType };
 
-function checkProofMembers(proof: Record<string, unknown>, options: VerifyOptions): CheckedProof {
-  const { type, created, verificationMethod, proofPurpose, domain, challenge } = proof;
+function checkProofMembers(
+  proof: Record<string, unknown>,
+  options: VerifyOptions,
+): { proof: CheckedProof; suite: Suite } {
+  const { type, created, expires, verificationMethod, proofPurpose, domain, challenge } = proof;
   if (!isProofType(type)) throw new ProofCheckFailure('type', `unsupported proof type ${JSON.stringify(type)}`);
-  const signature = proof[suiteFor(type).signatureMember];
+  const suite = suiteFor(type, proof.cryptosuite);
+  if ('error' in suite) throw new ProofCheckFailure('type', suite.error);
+  const signature = proof[suite.signatureMember];
   if (typeof signature !== 'string' || signature.length === 0) {
-    throw new ProofCheckFailure('structure', `${type} proof needs a string ${suiteFor(type).signatureMember}`);
+    throw new ProofCheckFailure('structure', `${suite.name} proof needs a string ${suite.signatureMember}`);
   }
   if (typeof verificationMethod !== 'string' || verificationMethod.length === 0) {
     throw new ProofCheckFailure('structure', 'verificationMethod must be a non-empty string');
@@ -178,6 +198,15 @@ function checkProofMembers(proof: Record<string, unknown>, options: VerifyOption
       'created',
       `created must be an ISO 8601 date-time with a zone, not ${JSON.stringify(created)}`,
     );
+  }
+  if (expires !== undefined) {
+    if (!isDateTimeStamp(expires))
+      throw new ProofCheckFailure(
+        'expires',
+        `expires must be an ISO 8601 date-time with a zone, not ${JSON.stringify(expires)}`,
+      );
+    if (Date.parse(expires) <= (options.now ?? new Date()).getTime())
+      throw new ProofCheckFailure('expires', `the proof expired at ${expires}`);
   }
   const expectedPurpose = options.proofPurpose ?? 'assertionMethod';
   if (proofPurpose !== expectedPurpose) {
@@ -198,7 +227,23 @@ function checkProofMembers(proof: Record<string, unknown>, options: VerifyOption
       `challenge is ${JSON.stringify(challenge)}, expected ${JSON.stringify(options.challenge)}`,
     );
   }
-  return proof as CheckedProof;
+  return { proof: proof as CheckedProof, suite };
+}
+
+/**
+ * The context a proof was made under. A proof that carries its own `@context` (Data Integrity allows it)
+ * is checked and canonicalised under that context, which must be the start of the document's, in order.
+ */
+function proofContext(proof: CheckedProof, documentContext: unknown): unknown {
+  const own = proof['@context'];
+  if (own === undefined) return documentContext;
+  const owned = Array.isArray(own) ? own : [own];
+  const documents = Array.isArray(documentContext) ? documentContext : [documentContext];
+  const prefix =
+    owned.length <= documents.length && owned.every((entry, at) => isDeepStrictEqual(entry, documents[at]));
+  if (!prefix)
+    throw new ProofCheckFailure('structure', "the proof's @context is not the start of the document's @context");
+  return own;
 }
 
 async function resolveMethod(proof: CheckedProof, options: VerifyOptions): Promise<ResolvedVerificationMethod> {
