@@ -14,15 +14,25 @@ const TAG_LENGTH = 16;
  */
 export function encrypt(m: KeyMaterial, plaintext: Uint8Array, aad: Uint8Array): { ciphertext: Uint8Array; nonce: Uint8Array } {
   const spec = requireKind(m, ['aead'], 'encrypt');
+  const nonce = randomBytes(spec.nonceLength);
+  return { ciphertext: encryptWithNonce(m, plaintext, aad, nonce), nonce };
+}
+
+/**
+ * The encryption under a given nonce, for known-answer tests only: the service never chooses a nonce, since
+ * a repeated (key, nonce) pair gives away the plaintexts' XOR and the authentication key.
+ */
+export function encryptWithNonce(m: KeyMaterial, plaintext: Uint8Array, aad: Uint8Array, nonce: Uint8Array): Uint8Array {
+  const spec = requireKind(m, ['aead'], 'encrypt');
   requireBytes(plaintext, 'plaintext');
   requireBytes(aad, 'aad');
+  requireBytes(nonce, 'nonce');
+  if (nonce.length !== spec.nonceLength) throw badInput(`nonce must be ${spec.nonceLength} bytes for a ${m.type} key, got ${nonce.length}`);
   const key = rawSecret(m);
-  const nonce = randomBytes(spec.nonceLength);
-  if (spec.cipher === 'xchacha20-poly1305') return { ciphertext: xchacha20poly1305(key, nonce, aad).encrypt(plaintext), nonce };
+  if (spec.cipher === 'xchacha20-poly1305') return xchacha20poly1305(key, nonce, aad).encrypt(plaintext);
   const cipher = nodeCipher(spec.cipher, key, nonce);
   cipher.setAAD(aad, { plaintextLength: plaintext.length });
-  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
-  return { ciphertext, nonce };
+  return Buffer.concat([cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
 }
 
 /** Opens `ciphertext || tag`; a wrong key, nonce, aad or any altered byte gives `decrypt-failed`. */

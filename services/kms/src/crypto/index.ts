@@ -7,7 +7,7 @@ export { KmsCryptoError, isKmsCryptoError, type KmsCryptoErrorCode } from './err
 export { KEY_TYPES, isKmsKeyType, keyKind, type KeyKind, type KmsKeyType } from './key-types.js';
 export { SECRET_FORMAT_VERSION, keyMaterial, rawSecret, type KeyMaterial } from './key-material.js';
 export { exportPublicKey, generateKey, importPrivateKey } from './keys.js';
-export { sign, verify } from './signatures.js';
+export { sign, verify, verifyWithPublicKey } from './signatures.js';
 export { computeMac, verifyMac } from './mac.js';
 export { decrypt, encrypt } from './aead.js';
 export { easy, easyOpen, sealOpen } from './nacl-box.js';

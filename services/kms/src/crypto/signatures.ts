@@ -1,6 +1,11 @@
-import { sign as nodeSign, verify as nodeVerify } from 'node:crypto';
+import { createPublicKey, sign as nodeSign, verify as nodeVerify, type KeyObject } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { badInput, wrongKeyKind } from './errors.js';
 import { asymmetricKeys, requireBytes, requireKind, type KeyMaterial } from './key-material.js';
+import { okpPublicKey } from './key-objects.js';
+import { KEY_SPECS, isKmsKeyType, type KeySpec, type KmsKeyType } from './key-types.js';
+
+type SigningSpec = Extract<KeySpec, { kind: 'signing' }>;
 
 const ED25519_SIGNATURE_LENGTH = 64;
 // The longest DER ECDSA signature: SEQUENCE header (3) + two INTEGERs of tag, length and a 66-byte P-521 value
@@ -29,9 +34,23 @@ export function sign(m: KeyMaterial, message: Uint8Array): Uint8Array {
  */
 export function verify(m: KeyMaterial, signature: Uint8Array, message: Uint8Array): boolean {
   const spec = requireKind(m, ['signing'], 'verify');
+  return verifyWith(spec, asymmetricKeys(m).publicKey, signature, message);
+}
+
+/**
+ * `verify` against a public key alone, in the encoding `exportPublicKey` gives for the type (raw Ed25519, SPKI
+ * DER, or the uncompressed point): what a holder of an exported key checks a signature with.
+ */
+export function verifyWithPublicKey(type: KmsKeyType, publicKey: Uint8Array, signature: Uint8Array, message: Uint8Array): boolean {
+  if (!isKmsKeyType(type)) throw badInput(`unknown key type '${String(type)}'`);
+  const spec = KEY_SPECS[type];
+  if (spec.kind !== 'signing') throw wrongKeyKind(`a ${type} key cannot verify`);
+  return verifyWith(spec, signingPublicKey(spec, requireBytes(publicKey, 'publicKey')), signature, message);
+}
+
+function verifyWith(spec: SigningSpec, publicKey: KeyObject, signature: Uint8Array, message: Uint8Array): boolean {
   requireBytes(signature, 'signature');
   requireBytes(message, 'message');
-  const { publicKey } = asymmetricKeys(m);
   try {
     if (spec.algorithm === 'ed25519') return signature.length === ED25519_SIGNATURE_LENGTH && nodeVerify(null, message, publicKey, signature);
     const sizeFits = spec.encoding === 'der' ? signature.length <= MAX_DER_SIGNATURE_LENGTH : signature.length === 2 * spec.curve.size;
@@ -40,4 +59,23 @@ export function verify(m: KeyMaterial, signature: Uint8Array, message: Uint8Arra
     // OpenSSL throws for undecodable DER; that is a bad signature, not a bad request.
     return false;
   }
+}
+
+function signingPublicKey(spec: SigningSpec, bytes: Uint8Array): KeyObject {
+  if (spec.algorithm === 'ed25519') return okpPublicKey('Ed25519', bytes, 'publicKey');
+  const { curve } = spec;
+  let key: KeyObject;
+  try {
+    if (spec.encoding === 'der') {
+      key = createPublicKey({ key: Buffer.from(bytes), format: 'der', type: 'spki' });
+    } else {
+      if (bytes.length !== 1 + 2 * curve.size || bytes[0] !== 0x04) throw new Error('not an uncompressed point');
+      const coordinate = (from: number) => Buffer.from(bytes.subarray(from, from + curve.size)).toString('base64url');
+      key = createPublicKey({ key: { kty: 'EC', crv: curve.name, x: coordinate(1), y: coordinate(1 + curve.size) }, format: 'jwk' });
+    }
+  } catch {
+    throw badInput(`publicKey is not a ${curve.name} public key (${spec.encoding === 'der' ? 'SPKI DER' : 'uncompressed point'})`);
+  }
+  if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== curve.opensslName) throw badInput(`publicKey is not a ${curve.name} public key`);
+  return key;
 }
