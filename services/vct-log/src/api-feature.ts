@@ -1,4 +1,4 @@
-import { mountRoutes } from '@anchor/common/http';
+import { mountRoutes, type RouteSpec } from '@anchor/common/http';
 import type { Feature } from '@anchor/common/service';
 import { PROJECT_VERSION } from '@anchor/common/version';
 import { logApiHandlers } from './api/log-api-handlers.js';
@@ -16,7 +16,12 @@ export interface ApiFeature extends Feature {
   readonly baseUrl: string;
 }
 
-export function createApiFeature(ctx: VctLogContext, logs: LogsFeature, preparer: PreparerFeature): ApiFeature {
+export function createApiFeature(
+  ctx: VctLogContext,
+  logs: LogsFeature,
+  preparer: PreparerFeature,
+  contextRoutes: readonly RouteSpec[],
+): ApiFeature {
   const { http, vctMetrics } = ctx;
   let baseUrl = ctx.config.baseUrl?.replace(/\/+$/, '');
   const knownBaseUrl = (): string => {
@@ -44,6 +49,7 @@ export function createApiFeature(ctx: VctLogContext, logs: LogsFeature, preparer
         metrics: vctMetrics,
         baseUrl: knownBaseUrl,
       }),
+      contextRoutes,
     }),
   );
   return {

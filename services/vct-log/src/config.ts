@@ -1,5 +1,6 @@
 import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
 import { parseByteSize } from '@anchor/common/http';
+import { contextsFileOption } from '@anchor/common/jsonld-contexts';
 import { formatLogSpec, parseLogSpec } from '@anchor/common/log';
 import { PROJECT_VERSION } from '@anchor/common/version';
 import { issuerItemProblem, logItemProblem, buildLogDefinitions } from './log-definitions.js';
@@ -140,6 +141,7 @@ export const VCT_LOG_CONFIG = defineConfig({
       },
       help: 'worker threads that parse, canonicalise (JSON-LD) and sign add-vc credentials; auto = one per core; 0 does it on the HTTP thread',
     }),
+    contextsFile: contextsFileOption(),
     didCacheTtl: opt.duration({
       flag: 'did-cache-ttl',
       default: '5m',
@@ -220,6 +222,7 @@ export function vctLogOptionsFrom(flags: VctLogFlags): { options: VctLogOptions;
     allowUndefinedTerms: undefinedTerms,
     canonicalizeWorkers: flags.canonicalizeWorkers,
     didCacheTtlMs: flags.didCacheTtl,
+    contextsFile: flags.contextsFile,
     requestBodyLimit: flags.requestBodyLimit,
     metricsHost: flags.metricsHost,
     tls:

@@ -43,6 +43,8 @@ export interface VctLogOptions {
   allowUndefinedTerms?: UndefinedTermsPolicy;
   canonicalizeWorkers?: number | 'auto';
   didCacheTtlMs?: number;
+  /** JSON-LD contexts added at start (`--contexts-file`, see `@anchor/common/jsonld-contexts`). */
+  contextsFile?: string | undefined;
   requestBodyLimit?: string;
   /** Serve /metrics on a separate listener instead of the API listener. */
   metricsHost?: HostPort | undefined;

@@ -1,3 +1,4 @@
+import type { JsonLdContexts } from '@anchor/common/jsonld-contexts';
 import type { Feature } from '@anchor/common/service';
 import { CredentialChecker } from './credentials/credential-checker.js';
 import { didVerificationMethodResolver } from './credentials/did-verification-methods.js';
@@ -13,7 +14,11 @@ export interface PreparerFeature extends Feature {
   readonly checker: CredentialChecker;
 }
 
-export async function createPreparerFeature(ctx: VctLogContext, logs: LogsFeature): Promise<PreparerFeature> {
+export async function createPreparerFeature(
+  ctx: VctLogContext,
+  logs: LogsFeature,
+  contexts: JsonLdContexts,
+): Promise<PreparerFeature> {
   const options = ctx.config;
   const allowUndefinedTerms = options.allowUndefinedTerms ?? DEFAULT_UNDEFINED_TERMS;
   const preparer = await createEntryPreparer({
@@ -21,10 +26,12 @@ export async function createPreparerFeature(ctx: VctLogContext, logs: LogsFeatur
     allowUndefinedTerms,
     signer: logs.signer,
     signingKeyPem: logs.signingKeyPem,
+    contexts,
   });
   const checker = new CredentialChecker({
     preparer,
     allowUndefinedTerms,
+    documentLoader: contexts.documentLoader,
     resolver: didVerificationMethodResolver({
       devMode: options.devMode ?? false,
       cacheTtlMs: options.didCacheTtlMs ?? 5 * 60_000,

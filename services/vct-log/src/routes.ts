@@ -14,6 +14,8 @@ export const VCT_LOG_API_INFO: ApiInfo = {
 export interface RoutedHandlers {
   logApi: LogApiHandlers;
   webFinger: RequestHandler;
+  /** The operator's JSON-LD context routes (`@anchor/common/jsonld-contexts`). */
+  contextRoutes: readonly RouteSpec[];
 }
 
 const ALIAS = { alias: 'the log alias (`--logs`)' };
@@ -28,7 +30,8 @@ const int = (name: string, description: string, minimum = 0): QueryParameterSpec
 
 /**
  * Every HTTP route of the log: the HTTP kit's built-in routes, the log API of each alias (fast routes, read
- * and write tokens per `--api-read-token` / `--api-write-token`), WebFinger, and `GET /openapi.json`.
+ * and write tokens per `--api-read-token` / `--api-write-token`), WebFinger, the JSON-LD context routes
+ * (token only), and `GET /openapi.json`.
  * The README's API table is rendered from it (`npm run docs`).
  */
 export function vctLogRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec[] {
@@ -168,6 +171,7 @@ export function vctLogRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec
       },
       handler: handlers.webFinger,
     },
+    ...handlers.contextRoutes,
   ];
   routes.push(openApiRoute(VCT_LOG_API_INFO, routes));
   return routes;

@@ -1,4 +1,5 @@
 import type { HttpApp } from '@anchor/common/http';
+import { createJsonLdContextsFeature, JsonLdContexts } from '@anchor/common/jsonld-contexts';
 import { getLogger } from '@anchor/common/log';
 import { createService, type Service, type ServiceDefinition } from '@anchor/common/service';
 import { createApiFeature, type ApiFeature } from './api-feature.js';
@@ -46,9 +47,14 @@ const vctLogService: ServiceDefinition<VctLogOptions, VctLogContextMembers, VctL
   settings: vctLogSettings,
   extend: async ({ metrics }) => ({ context: { vctMetrics: new VctMetrics(metrics) } }),
   async features(ctx: VctLogContext, add) {
+    const contexts = add(
+      await createJsonLdContextsFeature(await JsonLdContexts.open(ctx.storage), {
+        contextsFile: ctx.config.contextsFile,
+      }),
+    );
     const logs = add(await createLogsFeature(ctx));
-    const preparer = add(await createPreparerFeature(ctx, logs));
-    const api = add(createApiFeature(ctx, logs, preparer));
+    const preparer = add(await createPreparerFeature(ctx, logs, contexts.contexts));
+    const api = add(createApiFeature(ctx, logs, preparer, contexts.routes));
     const sequencer = add(await createSequencerFeature(ctx, logs));
     return { logs, api, sequencer };
   },

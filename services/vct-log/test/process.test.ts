@@ -12,7 +12,7 @@ import {
 } from '@anchor/testing/process';
 import { undocumentedOptions } from '@anchor/common/config';
 import type { AddVcResponse, SignedTreeHead } from '@anchor/common/vct';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { VCT_LOG_CONFIG } from '../src/config.js';
 import { requireBuiltMain } from './built.js';
@@ -122,6 +122,68 @@ describe('vct-log binary', () => {
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/is Ed25519, but --key-type asks for P-256/);
+  });
+
+  it("takes --contexts-file and POST /ld/context on its worker threads: the original's BDD credential is refused, naming the missing context, until the operator adds it", async () => {
+    const dir = await makeTempDir('vct-contexts-');
+    dirs.push(dir);
+    const fixture = (name: string) => readFile(new URL(`./fixtures/original-bdd/${name}`, import.meta.url), 'utf8');
+    const file = join(dir.path, 'contexts.json');
+    await writeFile(file, JSON.stringify({ documents: [JSON.parse(await fixture('ld-example-contexts.json'))] }));
+    const credential = JSON.parse(await fixture('verifiable_credentials_no_proof.json')) as object;
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    await startProcess(main, {
+      args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', dir.path, '--contexts-file', file],
+      env: { VCT_CANONICALIZE_WORKERS: '2' },
+      readyUrl: `${url}/healthcheck`,
+      readyStatus: (status) => status === 200,
+    });
+    // Both worker threads must have every change: several requests in flight reach both.
+    const addMany = (count: number) =>
+      Promise.all(
+        Array.from({ length: count }, (_, i) =>
+          call<{ message?: string }>(`${url}/main/v1/add-vc`, { json: { ...credential, id: `urn:uuid:vc-${i}` } }),
+        ),
+      );
+    for (const refused of await addMany(6)) {
+      expect(refused.status).toBe(400);
+      expect(refused.body.message).toContain('unknown JSON-LD context https://www.w3.org/ns/odrl.jsonld');
+    }
+    expect(
+      (
+        await call(`${url}/ld/context`, {
+          body: await fixture('ld-odrl-contexts.json'),
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+    ).toBe(200);
+    for (const accepted of await addMany(6)) expect(accepted.status).toBe(200);
+    expect(
+      (
+        await call(`${url}/ld/context?url=${encodeURIComponent('https://www.w3.org/ns/odrl.jsonld')}`, {
+          method: 'DELETE',
+        })
+      ).status,
+    ).toBe(204);
+    for (const refused of await addMany(6)) expect(refused.status).toBe(400);
+
+    const broken = join(dir.path, 'broken.json');
+    await writeFile(broken, '[{"url": "https://example.org/c"}]');
+    const result = await runProcess(main, {
+      args: [
+        '--host-url',
+        `127.0.0.1:${await freePort()}`,
+        '--data-dir',
+        join(dir.path, 'other'),
+        '--contexts-file',
+        broken,
+      ],
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `--contexts-file ${broken}: documents[0] (https://example.org/c): "content" must be`,
+    );
   });
 });
 

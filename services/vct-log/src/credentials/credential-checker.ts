@@ -1,6 +1,7 @@
 import {
   ANCHOR_CREDENTIAL_UNDEFINED_TERMS,
   verifyDocument,
+  type DocumentLoader,
   type VerificationMethodResolver,
 } from '@anchor/common/jsonld';
 import {
@@ -15,11 +16,13 @@ export interface CredentialCheckerOptions {
   preparer: EntryPreparer;
   resolver: VerificationMethodResolver;
   allowUndefinedTerms: UndefinedTermsPolicy;
+  /** Bundled and operator contexts (the ones the entries were canonicalised with). */
+  documentLoader: DocumentLoader;
 }
 
 /**
  * The add-vc credential check, as the original's `verifiable.ParseCredential` + issuer list: the body is
- * prepared into an entry (JSON, shape, issuer list, JSON-LD with the bundled contexts; see
+ * prepared into an entry (JSON, shape, issuer list, JSON-LD with the bundled and operator contexts; see
  * `prepareCredential`) and, when the credential carries proofs, every proof must verify with its
  * did:key / did:web key. Every failure is a 400 `parse credential: ...`, except the issuer list's own
  * `bad request: issuer ... is not in a list`.
@@ -50,6 +53,7 @@ export class CredentialChecker {
       verification = await verifyDocument(credential, {
         resolver: this.options.resolver,
         allowUndefinedTerms: [...this.proofTerms],
+        documentLoader: this.options.documentLoader,
       });
     } catch (error) {
       throw asParseFailure(error);

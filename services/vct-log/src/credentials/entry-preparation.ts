@@ -1,6 +1,7 @@
 import { canonicalize as jcs } from '@anchor/common/encoding';
 import { AppError, badRequest } from '@anchor/common/errors';
-import { canonicalize } from '@anchor/common/jsonld';
+import { canonicalize, type DocumentLoader } from '@anchor/common/jsonld';
+import type { WorkerContextsSetup } from '@anchor/common/jsonld-contexts';
 import { firstProblem, LOG_ADD_VC, type IssuedCredential } from '@anchor/common/schemas';
 import { buildLeafInput, leafHashOf, vcEntryOf, vcTimestampSignaturePayload } from '@anchor/common/vct';
 import { identityHashOf } from '../merkle-log/leaf-identity.js';
@@ -17,9 +18,13 @@ export type UndefinedTermsPolicy = readonly string[] | 'any';
  * The N-Quads of a log entry, as the original builds them: the credential without `proof` (the original sets
  * it to null, which JSON-LD drops, so no proof is ever part of an entry), canonicalised with URDNA2015.
  */
-export function canonicalizeCredential(credential: object, policy: UndefinedTermsPolicy): Promise<string> {
+export function canonicalizeCredential(
+  credential: object,
+  policy: UndefinedTermsPolicy,
+  documentLoader: DocumentLoader,
+): Promise<string> {
   const { proof: _proof, ...withoutProof } = credential as Record<string, unknown>;
-  return canonicalize(withoutProof, { allowUndefinedTerms: policy === 'any' ? 'any' : [...policy] });
+  return canonicalize(withoutProof, { allowUndefinedTerms: policy === 'any' ? 'any' : [...policy], documentLoader });
 }
 
 /** A credential turned into a log entry, ready to be stored and acknowledged. */
@@ -57,6 +62,7 @@ export async function prepareCredential(
   allowedIssuers: readonly string[] | undefined,
   policy: UndefinedTermsPolicy,
   signer: LogSigner,
+  documentLoader: DocumentLoader,
 ): Promise<PreparedCredential> {
   if (body === undefined || body === '') throw parseFailure('the request body must be a verifiable credential in JSON');
   let credential: IssuedCredential;
@@ -73,7 +79,7 @@ export async function prepareCredential(
 
   let nquads: string;
   try {
-    nquads = await canonicalizeCredential(credential, policy);
+    nquads = await canonicalizeCredential(credential, policy, documentLoader);
   } catch (error) {
     throw asParseFailure(error);
   }
@@ -111,10 +117,13 @@ export interface PrepareTask {
   body: string | undefined;
   timestamp: number;
   allowedIssuers: readonly string[] | undefined;
+  /** The operator contexts' version the body was accepted under: the worker waits until it has it. */
+  contextsVersion: number;
 }
 
 export interface WorkerSetup {
   allowUndefinedTerms: UndefinedTermsPolicy;
   /** PKCS#8 PEM of the log key: the workers sign the timestamps of new entries. */
   signingKeyPem: string;
+  contexts: WorkerContextsSetup;
 }

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { ContextBroadcast, type JsonLdContexts } from '@anchor/common/jsonld-contexts';
 import { WorkerPool } from '@anchor/common/workers';
 import type { LogSigner } from '../signing/log-signer.js';
 import {
@@ -36,6 +37,8 @@ export interface EntryPreparerOptions {
   signer: LogSigner;
   /** The signer's key as PKCS#8 PEM, for the workers. */
   signingKeyPem: string;
+  /** The service's JSON-LD contexts (bundled and operator ones). */
+  contexts: JsonLdContexts;
 }
 
 export async function createEntryPreparer(options: EntryPreparerOptions): Promise<EntryPreparer> {
@@ -43,13 +46,21 @@ export async function createEntryPreparer(options: EntryPreparerOptions): Promis
     return {
       workers: 0,
       prepare: (body, timestamp, allowedIssuers) =>
-        prepareCredential(body, timestamp, allowedIssuers, options.allowUndefinedTerms, options.signer),
+        prepareCredential(
+          body,
+          timestamp,
+          allowedIssuers,
+          options.allowUndefinedTerms,
+          options.signer,
+          options.contexts.documentLoader,
+        ),
       close: async () => undefined,
     };
   }
   // The parsing, JSON-LD and signing work of concurrent add-vc requests runs beside the HTTP thread instead
   // of blocking it. A failed task is the AppError prepareCredential threw; a dead worker's tasks are 500s
   // (the client may retry).
+  const broadcast = new ContextBroadcast(options.contexts);
   const pool = new WorkerPool<PrepareTask, PreparedCredential>({
     file: new URL('./entry-worker.js', import.meta.url),
     size: options.workers,
@@ -57,6 +68,7 @@ export async function createEntryPreparer(options: EntryPreparerOptions): Promis
     workerData: {
       allowUndefinedTerms: options.allowUndefinedTerms,
       signingKeyPem: options.signingKeyPem,
+      contexts: broadcast.setup(),
     } satisfies WorkerSetup,
     logModule: 'vct-entry-workers',
   });
@@ -64,11 +76,16 @@ export async function createEntryPreparer(options: EntryPreparerOptions): Promis
     await pool.ready();
   } catch (error) {
     await pool.close();
+    broadcast.close();
     throw error;
   }
   return {
     workers: pool.size,
-    prepare: (body, timestamp, allowedIssuers) => pool.run({ body, timestamp, allowedIssuers }),
-    close: () => pool.close(),
+    prepare: (body, timestamp, allowedIssuers) =>
+      pool.run({ body, timestamp, allowedIssuers, contextsVersion: broadcast.version }),
+    close: async () => {
+      await pool.close();
+      broadcast.close();
+    },
   };
 }
