@@ -28,12 +28,17 @@ export function keyMaterial(type: KmsKeyType, raw: Uint8Array): KeyMaterial {
 
 /** The raw private key of `m`, after checking the format version and the length for its type. */
 export function rawSecret(m: KeyMaterial): Buffer {
-  if (typeof m !== 'object' || m === null || !isKmsKeyType(m.type)) throw badInput('key material has an unknown key type');
+  if (typeof m !== 'object' || m === null || !isKmsKeyType(m.type))
+    throw badInput('key material has an unknown key type');
   if (!(m.secret instanceof Uint8Array) || m.secret.length < 2) throw badInput('key material secret is missing');
-  if (m.secret[0] !== SECRET_FORMAT_VERSION) throw badInput(`key material secret has unknown format version ${m.secret[0]}`);
+  if (m.secret[0] !== SECRET_FORMAT_VERSION)
+    throw badInput(`key material secret has unknown format version ${m.secret[0]}`);
   const raw = Buffer.from(m.secret.buffer, m.secret.byteOffset + 1, m.secret.length - 1);
   const expected = secretLength(KEY_SPECS[m.type]);
-  const fits = expected === 'hmac' ? raw.length >= HMAC_KEY_LENGTH_MIN && raw.length <= HMAC_KEY_LENGTH_MAX : expected === undefined || raw.length === expected;
+  const fits =
+    expected === 'hmac'
+      ? raw.length >= HMAC_KEY_LENGTH_MIN && raw.length <= HMAC_KEY_LENGTH_MAX
+      : expected === undefined || raw.length === expected;
   if (!fits) throw badInput(`key material secret has the wrong length for a ${m.type} key`);
   return raw;
 }
@@ -72,9 +77,13 @@ export function asymmetricKeys(m: KeyMaterial): AsymmetricKeys {
   const spec = KEY_SPECS[m.type];
   let privateKey: KeyObject;
   if (spec.kind === 'signing') {
-    privateKey = spec.algorithm === 'ed25519' ? okpPrivateKey('Ed25519', raw) : ecPrivateKey(spec.curve, raw, 'key material secret');
+    privateKey =
+      spec.algorithm === 'ed25519'
+        ? okpPrivateKey('Ed25519', raw)
+        : ecPrivateKey(spec.curve, raw, 'key material secret');
   } else if (spec.kind === 'ecdh') {
-    privateKey = spec.curve === 'X25519' ? okpPrivateKey('X25519', raw) : ecPrivateKey(spec.curve, raw, 'key material secret');
+    privateKey =
+      spec.curve === 'X25519' ? okpPrivateKey('X25519', raw) : ecPrivateKey(spec.curve, raw, 'key material secret');
   } else {
     throw wrongKeyKind(`a ${m.type} key is symmetric or a BBS key and has no such key pair`);
   }
@@ -84,8 +93,13 @@ export function asymmetricKeys(m: KeyMaterial): AsymmetricKeys {
 }
 
 /** The key's spec, after checking it allows `operation` (one of `kinds`). */
-export function requireKind<K extends KeySpec['kind']>(m: KeyMaterial, kinds: readonly K[], operation: string): Extract<KeySpec, { kind: K }> {
-  if (typeof m !== 'object' || m === null || !isKmsKeyType(m.type)) throw badInput('key material has an unknown key type');
+export function requireKind<K extends KeySpec['kind']>(
+  m: KeyMaterial,
+  kinds: readonly K[],
+  operation: string,
+): Extract<KeySpec, { kind: K }> {
+  if (typeof m !== 'object' || m === null || !isKmsKeyType(m.type))
+    throw badInput('key material has an unknown key type');
   const spec = KEY_SPECS[m.type];
   if (!(kinds as readonly string[]).includes(spec.kind)) throw wrongKeyKind(`a ${m.type} key cannot ${operation}`);
   return spec as Extract<KeySpec, { kind: K }>;

@@ -13,7 +13,10 @@ export type OkpCurve = 'Ed25519' | 'X25519';
 
 export function okpPrivateKey(curve: OkpCurve, seed: Uint8Array): KeyObject {
   // Node builds an OKP private key from `d` alone when `x` is a string; the public half is derived.
-  return createPrivateKey({ key: { kty: 'OKP', crv: curve, d: Buffer.from(seed).toString('base64url'), x: '' }, format: 'jwk' });
+  return createPrivateKey({
+    key: { kty: 'OKP', crv: curve, d: Buffer.from(seed).toString('base64url'), x: '' },
+    format: 'jwk',
+  });
 }
 
 export function okpPublicKey(curve: OkpCurve, raw: Uint8Array, field: string): KeyObject {
@@ -34,7 +37,11 @@ export function okpRawPublicKey(key: KeyObject): Buffer {
 /** The uncompressed point `04 || X || Y` of an EC KeyObject (public or private). */
 export function ecPublicPoint(key: KeyObject): Buffer {
   const { x, y } = key.export({ format: 'jwk' });
-  return Buffer.concat([Buffer.from([0x04]), Buffer.from(x as string, 'base64url'), Buffer.from(y as string, 'base64url')]);
+  return Buffer.concat([
+    Buffer.from([0x04]),
+    Buffer.from(x as string, 'base64url'),
+    Buffer.from(y as string, 'base64url'),
+  ]);
 }
 
 /**
@@ -42,7 +49,8 @@ export function ecPublicPoint(key: KeyObject): Buffer {
  * encoding that carries one), and a scalar outside [1, n-1] is refused.
  */
 export function ecPrivateKey(curve: EcCurve, scalar: Uint8Array, field: string): KeyObject {
-  if (scalar.length !== curve.size) throw badInput(`${field} must be a ${curve.size}-byte ${curve.name} scalar, got ${scalar.length} bytes`);
+  if (scalar.length !== curve.size)
+    throw badInput(`${field} must be a ${curve.size}-byte ${curve.name} scalar, got ${scalar.length} bytes`);
   const ecdh = createECDH(curve.opensslName);
   try {
     ecdh.setPrivateKey(scalar);

@@ -52,7 +52,13 @@ export type AeadCipher = 'aes-128-gcm' | 'aes-256-gcm' | 'chacha20-poly1305' | '
 
 export type KeySpec =
   | { kind: 'signing'; algorithm: 'ed25519' }
-  | { kind: 'signing'; algorithm: 'ecdsa'; curve: EcCurve; hash: 'sha256' | 'sha384' | 'sha512'; encoding: SignatureEncoding }
+  | {
+      kind: 'signing';
+      algorithm: 'ecdsa';
+      curve: EcCurve;
+      hash: 'sha256' | 'sha384' | 'sha512';
+      encoding: SignatureEncoding;
+    }
   | { kind: 'aead'; cipher: AeadCipher; keyLength: number; nonceLength: number }
   | { kind: 'mac'; keyLength: number }
   | { kind: 'ecdh'; curve: EcCurve | 'X25519' }

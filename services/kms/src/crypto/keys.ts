@@ -1,7 +1,21 @@
 import { createPrivateKey, createPublicKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { badInput, unsupported, wrongKeyKind } from './errors.js';
-import { HMAC_KEY_LENGTH_MAX, HMAC_KEY_LENGTH_MIN, asymmetricKeys, keyMaterial, requireBytes, type KeyMaterial } from './key-material.js';
-import { OKP_KEY_LENGTH, ecPrivateKey, ecPublicPoint, generateEcPrivateKey, okpPrivateKey, okpRawPublicKey, rawPrivateKey } from './key-objects.js';
+import {
+  HMAC_KEY_LENGTH_MAX,
+  HMAC_KEY_LENGTH_MIN,
+  asymmetricKeys,
+  keyMaterial,
+  type KeyMaterial,
+} from './key-material.js';
+import {
+  OKP_KEY_LENGTH,
+  ecPrivateKey,
+  ecPublicPoint,
+  generateEcPrivateKey,
+  okpPrivateKey,
+  okpRawPublicKey,
+  rawPrivateKey,
+} from './key-objects.js';
 import { KEY_SPECS, isKmsKeyType, type EcCurve, type KeySpec, type KmsKeyType } from './key-types.js';
 
 type AsymmetricSpec = Extract<KeySpec, { kind: 'signing' | 'ecdh' }>;
@@ -47,7 +61,8 @@ export function importPrivateKey(type: KmsKeyType, key: Uint8Array | object): Ke
 export function exportPublicKey(m: KeyMaterial, kid?: string): Uint8Array {
   const spec = specOf(m.type);
   if (spec.kind === 'bbs') throw bbsPending();
-  if (spec.kind === 'aead' || spec.kind === 'mac') throw wrongKeyKind(`a ${m.type} key is symmetric and has no public key`);
+  if (spec.kind === 'aead' || spec.kind === 'mac')
+    throw wrongKeyKind(`a ${m.type} key is symmetric and has no public key`);
   const { publicKey } = asymmetricKeys(m);
   if (spec.kind === 'ecdh') return Buffer.from(JSON.stringify(ecdhPublicKeyJson(spec, publicKey, kid)));
   if (spec.algorithm === 'ed25519') return okpRawPublicKey(publicKey);
@@ -55,9 +70,14 @@ export function exportPublicKey(m: KeyMaterial, kid?: string): Uint8Array {
 }
 
 /** The original's `cryptoapi.PublicKey` JSON (Go field order, `[]byte` as standard base64, empty fields left out). */
-function ecdhPublicKeyJson(spec: Extract<KeySpec, { kind: 'ecdh' }>, publicKey: KeyObject, kid: string | undefined): object {
+function ecdhPublicKeyJson(
+  spec: Extract<KeySpec, { kind: 'ecdh' }>,
+  publicKey: KeyObject,
+  kid: string | undefined,
+): object {
   const head = kid ? { kid } : {};
-  if (spec.curve === 'X25519') return { ...head, x: okpRawPublicKey(publicKey).toString('base64'), curve: 'X25519', type: 'OKP' };
+  if (spec.curve === 'X25519')
+    return { ...head, x: okpRawPublicKey(publicKey).toString('base64'), curve: 'X25519', type: 'OKP' };
   const point = ecPublicPoint(publicKey);
   const size = spec.curve.size;
   return {
@@ -79,9 +99,16 @@ function curveOf(spec: AsymmetricSpec): EcCurve | 'Ed25519' | 'X25519' {
   return spec.algorithm === 'ed25519' ? 'Ed25519' : spec.curve;
 }
 
-function importSymmetric(type: KmsKeyType, spec: Extract<KeySpec, { kind: 'aead' | 'mac' }>, key: Uint8Array | object): KeyMaterial {
+function importSymmetric(
+  type: KmsKeyType,
+  spec: Extract<KeySpec, { kind: 'aead' | 'mac' }>,
+  key: Uint8Array | object,
+): KeyMaterial {
   const raw = key instanceof Uint8Array ? key : octJwkBytes(key);
-  const fits = spec.kind === 'mac' ? raw.length >= HMAC_KEY_LENGTH_MIN && raw.length <= HMAC_KEY_LENGTH_MAX : raw.length === spec.keyLength;
+  const fits =
+    spec.kind === 'mac'
+      ? raw.length >= HMAC_KEY_LENGTH_MIN && raw.length <= HMAC_KEY_LENGTH_MAX
+      : raw.length === spec.keyLength;
   if (!fits) {
     const wanted = spec.kind === 'mac' ? `${HMAC_KEY_LENGTH_MIN} to ${HMAC_KEY_LENGTH_MAX}` : String(spec.keyLength);
     throw badInput(`key must be ${wanted} bytes for a ${type} key, got ${raw.length}`);
@@ -105,33 +132,43 @@ function fromPkcs8(type: KmsKeyType, spec: AsymmetricSpec, der: Uint8Array): Key
   const curve = curveOf(spec);
   const found = parsed.asymmetricKeyType === 'ec' ? parsed.asymmetricKeyDetails?.namedCurve : parsed.asymmetricKeyType;
   const wanted = curve === 'Ed25519' ? 'ed25519' : curve === 'X25519' ? 'x25519' : curve.opensslName;
-  if (found !== wanted) throw badInput(`key is a ${String(found)} key, not the ${typeof curve === 'string' ? curve : curve.name} key a ${type} key needs`);
+  if (found !== wanted)
+    throw badInput(
+      `key is a ${String(found)} key, not the ${typeof curve === 'string' ? curve : curve.name} key a ${type} key needs`,
+    );
   // An EC encoding may carry its own public point, which OpenSSL would trust: keep the scalar alone.
   return typeof curve === 'string' ? parsed : ecPrivateKey(curve, rawPrivateKey(parsed), 'key');
 }
 
 function fromJwk(type: KmsKeyType, spec: AsymmetricSpec, value: object): KeyObject {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badInput('key must be PKCS#8 DER bytes or a JWK object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw badInput('key must be PKCS#8 DER bytes or a JWK object');
   const jwk = value as Record<string, unknown>;
   const curve = curveOf(spec);
   const [kty, crv] = typeof curve === 'string' ? ['OKP', curve] : ['EC', curve.name];
-  if (jwk.kty !== kty || jwk.crv !== crv) throw badInput(`key JWK must have kty '${kty}' and crv '${crv}' for a ${type} key`);
+  if (jwk.kty !== kty || jwk.crv !== crv)
+    throw badInput(`key JWK must have kty '${kty}' and crv '${crv}' for a ${type} key`);
   if (jwk.d === undefined) throw badInput('key JWK has no private key d');
   const d = jwkMember(jwk.d, 'd');
-  const privateKey = typeof curve === 'string' ? okpPrivateKey(curve, requireLength(d, OKP_KEY_LENGTH, 'key JWK d')) : ecPrivateKey(curve, d, 'key JWK d');
+  const privateKey =
+    typeof curve === 'string'
+      ? okpPrivateKey(curve, requireLength(d, OKP_KEY_LENGTH, 'key JWK d'))
+      : ecPrivateKey(curve, d, 'key JWK d');
   // A JWK's public members must be those of its d: a mismatched pair would sign with one key and show another.
   const publicJwk = createPublicKey(privateKey).export({ format: 'jwk' });
   for (const member of kty === 'OKP' ? ['x'] : ['x', 'y']) {
     if (jwk[member] === undefined) continue;
     const given = jwkMember(jwk[member], member);
     const derived = Buffer.from(publicJwk[member] as string, 'base64url');
-    if (given.length !== derived.length || !timingSafeEqual(given, derived)) throw badInput(`key JWK ${member} does not match its d`);
+    if (given.length !== derived.length || !timingSafeEqual(given, derived))
+      throw badInput(`key JWK ${member} does not match its d`);
   }
   return privateKey;
 }
 
 function jwkMember(value: unknown, member: string): Buffer {
-  if (typeof value !== 'string' || !/^[A-Za-z0-9_-]+$/.test(value)) throw badInput(`key JWK ${member} must be a base64url string`);
+  if (typeof value !== 'string' || !/^[A-Za-z0-9_-]+$/.test(value))
+    throw badInput(`key JWK ${member} must be a base64url string`);
   return Buffer.from(value, 'base64url');
 }
 

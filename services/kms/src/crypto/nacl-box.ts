@@ -18,8 +18,11 @@ const SIGMA = new TextEncoder().encode('expand 32-byte k');
 const HSALSA20_INPUT = new Uint8Array(16);
 
 // tweetnacl exports HSalsa20 on its lowlevel object, which its type declarations leave out.
-const lowlevel = (nacl as unknown as { lowlevel: { crypto_core_hsalsa20(out: Uint8Array, input: Uint8Array, key: Uint8Array, constant: Uint8Array): void } })
-  .lowlevel;
+const lowlevel = (
+  nacl as unknown as {
+    lowlevel: { crypto_core_hsalsa20(out: Uint8Array, input: Uint8Array, key: Uint8Array, constant: Uint8Array): void };
+  }
+).lowlevel;
 
 interface BoxKeys {
   privateKey: KeyObject;
@@ -38,11 +41,17 @@ export function easy(m: KeyMaterial, payload: Uint8Array, nonce: Uint8Array, the
 }
 
 /** `crypto_box_open_easy` of a box from `theirPublicKey` (X25519) to this Ed25519 key. */
-export function easyOpen(m: KeyMaterial, ciphertext: Uint8Array, nonce: Uint8Array, theirPublicKey: Uint8Array): Uint8Array {
+export function easyOpen(
+  m: KeyMaterial,
+  ciphertext: Uint8Array,
+  nonce: Uint8Array,
+  theirPublicKey: Uint8Array,
+): Uint8Array {
   requireEd25519(m, 'easyOpen');
   requireBytes(ciphertext, 'ciphertext');
   const key = sharedBoxKey(m, nonce, theirPublicKey, 'theirPub');
-  if (ciphertext.length < TAG_LENGTH) throw badInput(`ciphertext must be at least ${TAG_LENGTH} bytes, got ${ciphertext.length}`);
+  if (ciphertext.length < TAG_LENGTH)
+    throw badInput(`ciphertext must be at least ${TAG_LENGTH} bytes, got ${ciphertext.length}`);
   return openOrFail(nacl.box.open.after(ciphertext, nonce, key));
 }
 
@@ -54,7 +63,9 @@ export function sealOpen(m: KeyMaterial, ciphertext: Uint8Array): Uint8Array {
   requireEd25519(m, 'open a sealed box');
   requireBytes(ciphertext, 'ciphertext');
   if (ciphertext.length < PUBLIC_KEY_LENGTH + TAG_LENGTH) {
-    throw badInput(`ciphertext must be at least ${PUBLIC_KEY_LENGTH + TAG_LENGTH} bytes (ephemeral key and tag), got ${ciphertext.length}`);
+    throw badInput(
+      `ciphertext must be at least ${PUBLIC_KEY_LENGTH + TAG_LENGTH} bytes (ephemeral key and tag), got ${ciphertext.length}`,
+    );
   }
   const ephemeral = ciphertext.subarray(0, PUBLIC_KEY_LENGTH);
   const nonce = blake2b(Buffer.concat([ephemeral, boxKeys(m).publicKey]), { dkLen: NONCE_LENGTH });

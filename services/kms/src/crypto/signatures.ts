@@ -21,9 +21,15 @@ export function sign(m: KeyMaterial, message: Uint8Array): Uint8Array {
   requireBytes(message, 'message');
   const { privateKey } = asymmetricKeys(m);
   if (spec.algorithm === 'ed25519') return nodeSign(null, message, privateKey);
-  if (spec.curve.name !== 'secp256k1') return nodeSign(spec.hash, message, { key: privateKey, dsaEncoding: spec.encoding });
-  const signature = secp256k1.Signature.fromBytes(nodeSign(spec.hash, message, { key: privateKey, dsaEncoding: 'ieee-p1363' }), 'compact');
-  const lowS = signature.hasHighS() ? new secp256k1.Signature(signature.r, secp256k1.Point.Fn.ORDER - signature.s) : signature;
+  if (spec.curve.name !== 'secp256k1')
+    return nodeSign(spec.hash, message, { key: privateKey, dsaEncoding: spec.encoding });
+  const signature = secp256k1.Signature.fromBytes(
+    nodeSign(spec.hash, message, { key: privateKey, dsaEncoding: 'ieee-p1363' }),
+    'compact',
+  );
+  const lowS = signature.hasHighS()
+    ? new secp256k1.Signature(signature.r, secp256k1.Point.Fn.ORDER - signature.s)
+    : signature;
   return lowS.toBytes(spec.encoding === 'der' ? 'der' : 'compact');
 }
 
@@ -41,7 +47,12 @@ export function verify(m: KeyMaterial, signature: Uint8Array, message: Uint8Arra
  * `verify` against a public key alone, in the encoding `exportPublicKey` gives for the type (raw Ed25519, SPKI
  * DER, or the uncompressed point): what a holder of an exported key checks a signature with.
  */
-export function verifyWithPublicKey(type: KmsKeyType, publicKey: Uint8Array, signature: Uint8Array, message: Uint8Array): boolean {
+export function verifyWithPublicKey(
+  type: KmsKeyType,
+  publicKey: Uint8Array,
+  signature: Uint8Array,
+  message: Uint8Array,
+): boolean {
   if (!isKmsKeyType(type)) throw badInput(`unknown key type '${String(type)}'`);
   const spec = KEY_SPECS[type];
   if (spec.kind !== 'signing') throw wrongKeyKind(`a ${type} key cannot verify`);
@@ -52,8 +63,10 @@ function verifyWith(spec: SigningSpec, publicKey: KeyObject, signature: Uint8Arr
   requireBytes(signature, 'signature');
   requireBytes(message, 'message');
   try {
-    if (spec.algorithm === 'ed25519') return signature.length === ED25519_SIGNATURE_LENGTH && nodeVerify(null, message, publicKey, signature);
-    const sizeFits = spec.encoding === 'der' ? signature.length <= MAX_DER_SIGNATURE_LENGTH : signature.length === 2 * spec.curve.size;
+    if (spec.algorithm === 'ed25519')
+      return signature.length === ED25519_SIGNATURE_LENGTH && nodeVerify(null, message, publicKey, signature);
+    const sizeFits =
+      spec.encoding === 'der' ? signature.length <= MAX_DER_SIGNATURE_LENGTH : signature.length === 2 * spec.curve.size;
     return sizeFits && nodeVerify(spec.hash, message, { key: publicKey, dsaEncoding: spec.encoding }, signature);
   } catch {
     // OpenSSL throws for undecodable DER; that is a bad signature, not a bad request.
@@ -71,11 +84,17 @@ function signingPublicKey(spec: SigningSpec, bytes: Uint8Array): KeyObject {
     } else {
       if (bytes.length !== 1 + 2 * curve.size || bytes[0] !== 0x04) throw new Error('not an uncompressed point');
       const coordinate = (from: number) => Buffer.from(bytes.subarray(from, from + curve.size)).toString('base64url');
-      key = createPublicKey({ key: { kty: 'EC', crv: curve.name, x: coordinate(1), y: coordinate(1 + curve.size) }, format: 'jwk' });
+      key = createPublicKey({
+        key: { kty: 'EC', crv: curve.name, x: coordinate(1), y: coordinate(1 + curve.size) },
+        format: 'jwk',
+      });
     }
   } catch {
-    throw badInput(`publicKey is not a ${curve.name} public key (${spec.encoding === 'der' ? 'SPKI DER' : 'uncompressed point'})`);
+    throw badInput(
+      `publicKey is not a ${curve.name} public key (${spec.encoding === 'der' ? 'SPKI DER' : 'uncompressed point'})`,
+    );
   }
-  if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== curve.opensslName) throw badInput(`publicKey is not a ${curve.name} public key`);
+  if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== curve.opensslName)
+    throw badInput(`publicKey is not a ${curve.name} public key`);
   return key;
 }

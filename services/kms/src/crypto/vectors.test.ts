@@ -22,7 +22,8 @@ import {
  */
 const hex = (text: string): Buffer => Buffer.from(text, 'hex');
 const vectorFile = (name: string): Buffer => readFileSync(new URL(`./vectors/${name}`, import.meta.url));
-const json = <T>(name: string): T => JSON.parse((name.endsWith('.gz') ? gunzipSync(vectorFile(name)) : vectorFile(name)).toString('utf8')) as T;
+const json = <T>(name: string): T =>
+  JSON.parse((name.endsWith('.gz') ? gunzipSync(vectorFile(name)) : vectorFile(name)).toString('utf8')) as T;
 
 interface WycheproofFile<G> {
   algorithm: string;
@@ -44,7 +45,8 @@ function count(file: string, ran: number, notApplicable = 0): void {
 }
 
 afterAll(() => {
-  for (const [file, { ran, notApplicable }] of counts) console.log(`${file}: ${ran} vectors ran, ${notApplicable} not applicable`);
+  for (const [file, { ran, notApplicable }] of counts)
+    console.log(`${file}: ${ran} vectors ran, ${notApplicable} not applicable`);
 });
 
 /** An EC private key as a JWK, the way a client would import one. */
@@ -54,7 +56,10 @@ function ecJwk(curve: string, d: Buffer, size: number): object {
 }
 
 describe('RFC 8032 §7.1 Ed25519', () => {
-  const vectors = json<Array<{ name: string; secretKey: string; publicKey: string; message: string; signature: string }>>('rfc8032-ed25519.json.gz');
+  const vectors =
+    json<Array<{ name: string; secretKey: string; publicKey: string; message: string; signature: string }>>(
+      'rfc8032-ed25519.json.gz',
+    );
 
   it.each(vectors.map((v) => [v.name, v] as const))('TEST %s: public key, signature and verification', (_name, v) => {
     const m = importPrivateKey('ED25519', { kty: 'OKP', crv: 'Ed25519', d: hex(v.secretKey).toString('base64url') });
@@ -74,37 +79,44 @@ describe('RFC 6979 A.2.5-A.2.7 ECDSA', () => {
     Uy: string;
     cases: Array<{ hash: string; message: string; r: string; s: string }>;
   }
-  const curves: Array<{ section: string; name: string; size: number; hash: string; types: [KmsKeyType, KmsKeyType] }> = [
-    { section: 'A.2.5', name: 'P-256', size: 32, hash: 'SHA-256', types: ['ECDSAP256IEEEP1363', 'ECDSAP256DER'] },
-    { section: 'A.2.6', name: 'P-384', size: 48, hash: 'SHA-384', types: ['ECDSAP384IEEEP1363', 'ECDSAP384DER'] },
-    { section: 'A.2.7', name: 'P-521', size: 66, hash: 'SHA-512', types: ['ECDSAP521IEEEP1363', 'ECDSAP521DER'] },
-  ];
+  const curves: Array<{ section: string; name: string; size: number; hash: string; types: [KmsKeyType, KmsKeyType] }> =
+    [
+      { section: 'A.2.5', name: 'P-256', size: 32, hash: 'SHA-256', types: ['ECDSAP256IEEEP1363', 'ECDSAP256DER'] },
+      { section: 'A.2.6', name: 'P-384', size: 48, hash: 'SHA-384', types: ['ECDSAP384IEEEP1363', 'ECDSAP384DER'] },
+      { section: 'A.2.7', name: 'P-521', size: 66, hash: 'SHA-512', types: ['ECDSAP521IEEEP1363', 'ECDSAP521DER'] },
+    ];
   const all = json<Rfc6979Curve[]>('rfc6979-ecdsa.json.gz');
 
-  it.each(curves.map((c) => [c.section, c] as const))('%s: the key derives its public point; the fixed signatures verify, altered ones do not', (_section, c) => {
-    const vector = all.find((v) => v.curve === `NIST ${c.name}`);
-    if (!vector) throw new Error(`no RFC 6979 vector for ${c.name}`);
-    const [p1363, der] = c.types;
-    const pad = (text: string) => Buffer.concat([Buffer.alloc(c.size), hex(text.length % 2 ? `0${text}` : text)]).subarray(-c.size);
-    const m = importPrivateKey(p1363, ecJwk(c.name, pad(vector.private), c.size));
-    expect(Buffer.from(exportPublicKey(m))).toEqual(Buffer.concat([Buffer.from([4]), pad(vector.Ux), pad(vector.Uy)]));
-    const cases = vector.cases.filter((k) => k.hash === c.hash);
-    expect(cases.map((k) => k.message)).toEqual(['sample', 'test']);
-    const derKey = importPrivateKey(der, ecJwk(c.name, pad(vector.private), c.size));
-    for (const k of cases) {
-      const message = Buffer.from(k.message);
-      const signature = Buffer.concat([pad(k.r), pad(k.s)]);
-      expect(verify(m, signature, message)).toBe(true);
-      expect(verify(m, signature, Buffer.from(`${k.message}!`))).toBe(false);
-      const altered = Buffer.from(signature);
-      altered[altered.length - 1]! ^= 1;
-      expect(verify(m, altered, message)).toBe(false);
-      expect(verify(derKey, derEncode(signature), message)).toBe(true);
-      count('rfc6979-ecdsa', 1);
-    }
-    // Signing is randomised in node:crypto (RFC 6979 is not used), so a signature of ours is only checked to verify.
-    expect(verify(derKey, sign(derKey, Buffer.from('sample')), Buffer.from('sample'))).toBe(true);
-  });
+  it.each(curves.map((c) => [c.section, c] as const))(
+    '%s: the key derives its public point; the fixed signatures verify, altered ones do not',
+    (_section, c) => {
+      const vector = all.find((v) => v.curve === `NIST ${c.name}`);
+      if (!vector) throw new Error(`no RFC 6979 vector for ${c.name}`);
+      const [p1363, der] = c.types;
+      const pad = (text: string) =>
+        Buffer.concat([Buffer.alloc(c.size), hex(text.length % 2 ? `0${text}` : text)]).subarray(-c.size);
+      const m = importPrivateKey(p1363, ecJwk(c.name, pad(vector.private), c.size));
+      expect(Buffer.from(exportPublicKey(m))).toEqual(
+        Buffer.concat([Buffer.from([4]), pad(vector.Ux), pad(vector.Uy)]),
+      );
+      const cases = vector.cases.filter((k) => k.hash === c.hash);
+      expect(cases.map((k) => k.message)).toEqual(['sample', 'test']);
+      const derKey = importPrivateKey(der, ecJwk(c.name, pad(vector.private), c.size));
+      for (const k of cases) {
+        const message = Buffer.from(k.message);
+        const signature = Buffer.concat([pad(k.r), pad(k.s)]);
+        expect(verify(m, signature, message)).toBe(true);
+        expect(verify(m, signature, Buffer.from(`${k.message}!`))).toBe(false);
+        const altered = Buffer.from(signature);
+        altered[altered.length - 1]! ^= 1;
+        expect(verify(m, altered, message)).toBe(false);
+        expect(verify(derKey, derEncode(signature), message)).toBe(true);
+        count('rfc6979-ecdsa', 1);
+      }
+      // Signing is randomised in node:crypto (RFC 6979 is not used), so a signature of ours is only checked to verify.
+      expect(verify(derKey, sign(derKey, Buffer.from('sample')), Buffer.from('sample'))).toBe(true);
+    },
+  );
 });
 
 /** DER `SEQUENCE { INTEGER r, INTEGER s }` of a P1363 `r || s`, minimal integers. */
@@ -112,7 +124,8 @@ function derEncode(p1363: Buffer): Buffer {
   const integer = (value: Buffer) => {
     let start = 0;
     while (start < value.length - 1 && value[start] === 0) start++;
-    const body = value[start]! & 0x80 ? Buffer.concat([Buffer.from([0]), value.subarray(start)]) : value.subarray(start);
+    const body =
+      value[start]! & 0x80 ? Buffer.concat([Buffer.from([0]), value.subarray(start)]) : value.subarray(start);
     return Buffer.concat([Buffer.from([0x02, body.length]), body]);
   };
   const half = p1363.length / 2;
@@ -207,15 +220,22 @@ describe('Wycheproof AEAD', () => {
         const sealed = Buffer.concat([hex(test.ct), hex(test.tag)]);
         const label = `tcId ${test.tcId} (${test.comment})`;
         if (group.ivSize !== ivBits) {
-          expect(() => decrypt(m, sealed, hex(test.aad), hex(test.iv)), label).toThrow(expect.objectContaining({ code: 'bad-input' }));
+          expect(() => decrypt(m, sealed, hex(test.aad), hex(test.iv)), label).toThrow(
+            expect.objectContaining({ code: 'bad-input' }),
+          );
           notApplicable++;
           continue;
         }
         if (test.result === 'valid') {
-          expect(Buffer.from(encryptWithNonce(m, hex(test.msg), hex(test.aad), hex(test.iv))).toString('hex'), label).toBe(test.ct + test.tag);
+          expect(
+            Buffer.from(encryptWithNonce(m, hex(test.msg), hex(test.aad), hex(test.iv))).toString('hex'),
+            label,
+          ).toBe(test.ct + test.tag);
           expect(Buffer.from(decrypt(m, sealed, hex(test.aad), hex(test.iv))).toString('hex'), label).toBe(test.msg);
         } else {
-          expect(() => decrypt(m, sealed, hex(test.aad), hex(test.iv)), label).toThrow(expect.objectContaining({ code: 'decrypt-failed' }));
+          expect(() => decrypt(m, sealed, hex(test.aad), hex(test.iv)), label).toThrow(
+            expect.objectContaining({ code: 'decrypt-failed' }),
+          );
         }
         ran++;
       }
@@ -230,7 +250,9 @@ describe('Wycheproof AEAD', () => {
     expect(test.comment).toBe('RFC 7539');
     expect(Buffer.from(hex(test.msg)).toString('utf8')).toMatch(/^Ladies and Gentlemen of the class of '99/);
     const m = importPrivateKey('ChaCha20Poly1305', hex(test.key));
-    expect(Buffer.from(encryptWithNonce(m, hex(test.msg), hex(test.aad), hex(test.iv))).toString('hex')).toBe(test.ct + test.tag);
+    expect(Buffer.from(encryptWithNonce(m, hex(test.msg), hex(test.aad), hex(test.iv))).toString('hex')).toBe(
+      test.ct + test.tag,
+    );
     expect(test.tag).toBe('1ae10b594f09e26a7e902ecbd0600691');
   });
 
@@ -240,7 +262,9 @@ describe('Wycheproof AEAD', () => {
     expect(test.comment).toBe('draft-arciszewski-xchacha-02');
     expect(test.iv).toBe('404142434445464748494a4b4c4d4e4f5051525354555657');
     const m = importPrivateKey('XChaCha20Poly1305', hex(test.key));
-    expect(Buffer.from(encryptWithNonce(m, hex(test.msg), hex(test.aad), hex(test.iv))).toString('hex')).toBe(test.ct + test.tag);
+    expect(Buffer.from(encryptWithNonce(m, hex(test.msg), hex(test.aad), hex(test.iv))).toString('hex')).toBe(
+      test.ct + test.tag,
+    );
     expect(test.tag).toBe('c0875924c1c7987947deafd8780acf49');
   });
 });
@@ -261,7 +285,9 @@ describe('HMAC-SHA256', () => {
         const label = `tcId ${test.tcId} (${test.comment})`;
         const key = hex(test.key);
         if (key.length < 16 || key.length > 256) {
-          expect(() => importPrivateKey('HMACSHA256Tag256', key), label).toThrow(expect.objectContaining({ code: 'bad-input' }));
+          expect(() => importPrivateKey('HMACSHA256Tag256', key), label).toThrow(
+            expect.objectContaining({ code: 'bad-input' }),
+          );
           notApplicable++;
           continue;
         }
@@ -278,7 +304,15 @@ describe('HMAC-SHA256', () => {
   });
 
   it('RFC 4231 §4.2-4.8; test case 2 (a 4-byte key) is refused as too short', () => {
-    const data = json<{ cases: Array<{ testCase: number; key: string; data: string; hmacSha256?: string; hmacSha256Truncated128?: string }> }>('rfc4231-hmac-sha256.json');
+    const data = json<{
+      cases: Array<{
+        testCase: number;
+        key: string;
+        data: string;
+        hmacSha256?: string;
+        hmacSha256Truncated128?: string;
+      }>;
+    }>('rfc4231-hmac-sha256.json');
     for (const c of data.cases) {
       if (c.testCase === 2) {
         expect(() => importPrivateKey('HMACSHA256Tag256', hex(c.key))).toThrow(KmsCryptoError);
