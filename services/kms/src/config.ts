@@ -83,7 +83,7 @@ export const KMS_CONFIG = defineConfig({
     readTokens: opt.list({
       flag: 'api-read-token',
       secret: true,
-      help: 'bearer tokens for /metrics, /openapi.json and GET /loglevels; none means open (keystore routes take the keystore capability instead)',
+      help: 'bearer tokens for /metrics and GET /loglevels; none means open (keystore routes take the keystore capability instead)',
     }),
     writeTokens: opt.list({
       flag: 'api-write-token',

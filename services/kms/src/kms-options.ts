@@ -29,7 +29,7 @@ export interface KmsOptions {
   masterKey?: MasterKeySource;
   /** Without a master key, create one in the data dir (and warn). */
   devMode?: boolean;
-  /** Tokens for reads of the service's own routes (/metrics, /openapi.json, GET /loglevels). */
+  /** Tokens for reads of the service's own routes (/metrics, GET /loglevels). */
   readTokens?: readonly string[];
   /** Tokens for keystore creation and POST /loglevels. */
   writeTokens?: readonly string[];

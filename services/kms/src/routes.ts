@@ -39,13 +39,13 @@ export interface RoutedHandlers {
 
 const KEYSTORE = { keystoreId: 'the keystore id (`POST /v1/keystores` answered it)' };
 const KEY = { ...KEYSTORE, keyId: 'the key id, within that keystore' };
-const ACCESS = "the keystore's capability (`Authorization: Bearer <capability>`), or an HTTP signature by a key of its controller DID";
+const ACCESS = "the keystore's capability (bearer) or its controller's HTTP signature";
 const json = (description: string) => ({ description, mediaType: 'application/json' });
 const REFUSED = {
-  401: 'no credentials, or a bearer token that is not the keystore capability; an invalid HTTP signature',
-  403: 'a valid HTTP signature by a DID that does not control the keystore',
+  401: 'no credentials, not the capability, or a bad signature',
+  403: 'signed by another DID than the controller',
 } as const;
-const BAD_BODY = '`invalid request: /<field> ...` (missing field, wrong type, unknown key type), `<field>: not base64url with padding`, a wrong length, or an operation the key type does not allow';
+const BAD_BODY = 'a missing field, wrong type or key type, `<field>: not base64url with padding`, a wrong length, or an operation the key type does not allow';
 
 type Scoped = 'keystore' | 'key';
 
@@ -84,7 +84,7 @@ export function kmsRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec[] 
     handler,
   });
   const op = (path: string, summary: string, body: schemas.AnySchema, handler: FastHandler, ok: string) =>
-    scoped('key', 'POST', path, 'operations', summary, handler, { body, ok });
+    scoped('key', 'POST', path, 'crypto', summary, handler, { body, ok });
 
   const routes: RouteSpec[] = [
     ...http.builtinRoutes,
@@ -178,12 +178,12 @@ export function kmsRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec[] 
     op('/computemac', 'HMAC-SHA256 of `data`: `{"mac","keyVersion"}`', schemas.COMPUTE_MAC, handlers.computeMac, 'the MAC'),
     op('/verifymac', 'checks `mac` over `data`: `{"verified":true|false}`', schemas.VERIFY_MAC, handlers.verifyMac, 'whether it verifies'),
     op('/easy', 'NaCl `crypto_box` of `payload` from this ED25519 key (as X25519) to `theirPub`: `{"cipherText","keyVersion"}`', schemas.EASY, handlers.easy, 'the box'),
-    scoped('keystore', 'POST', '/easyopen', 'operations', 'opens a NaCl box to the keystore key whose ED25519 public key is `myPub`: `{"plainText"}`', handlers.easyOpen, {
+    scoped('keystore', 'POST', '/easyopen', 'crypto', 'opens a NaCl box to the keystore key whose ED25519 public key is `myPub`: `{"plainText"}`', handlers.easyOpen, {
       body: schemas.EASY_OPEN,
       ok: 'the plaintext',
       notFound: 'unknown keystore, or no key of it has `myPub`',
     }),
-    scoped('keystore', 'POST', '/sealopen', 'operations', 'opens a NaCl sealed box (`crypto_box_seal`) to the key whose ED25519 public key is `myPub`: `{"plainText"}`', handlers.sealOpen, {
+    scoped('keystore', 'POST', '/sealopen', 'crypto', 'opens a NaCl sealed box (`crypto_box_seal`) to the key whose ED25519 public key is `myPub`: `{"plainText"}`', handlers.sealOpen, {
       body: schemas.SEAL_OPEN,
       ok: 'the plaintext',
       notFound: 'unknown keystore, or no key of it has `myPub`',
@@ -191,7 +191,7 @@ export function kmsRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec[] 
   ];
   if (handlers.wrap)
     routes.push(
-      scoped('keystore', 'POST', '/wrap', 'operations', 'wraps `cek` for `recPubKey` (ECDH-ES anoncrypt, JOSE Concat KDF): `{"wrappedKey"}`', handlers.wrap, {
+      scoped('keystore', 'POST', '/wrap', 'crypto', 'wraps `cek` for `recPubKey` (ECDH-ES anoncrypt, JOSE Concat KDF): `{"wrappedKey"}`', handlers.wrap, {
         body: schemas.WRAP,
         ok: 'the wrapped key',
       }),
