@@ -1,6 +1,7 @@
 import activityAnchorsV1Json from './contexts/activityanchors-v1.json' with { type: 'json' };
 import activityStreamsJson from './contexts/activitystreams.json' with { type: 'json' };
 import bbsV1Json from './contexts/bbs-v1.json' with { type: 'json' };
+import bitstringStatusListV1Json from './contexts/bitstring-status-list-v1.json' with { type: 'json' };
 import credentialsUndefinedTermsV2Json from './contexts/credentials-undefined-terms-v2.json' with { type: 'json' };
 import credentialsV1Json from './contexts/credentials-v1.json' with { type: 'json' };
 import credentialsV2Json from './contexts/credentials-v2.json' with { type: 'json' };
@@ -22,6 +23,7 @@ const asContext = (json: object): ContextDocument => json as ContextDocument;
 const activityAnchorsV1 = asContext(activityAnchorsV1Json);
 const activityStreams = asContext(activityStreamsJson);
 const bbsV1 = asContext(bbsV1Json);
+const bitstringStatusListV1 = asContext(bitstringStatusListV1Json);
 const credentialsUndefinedTermsV2 = asContext(credentialsUndefinedTermsV2Json);
 const credentialsV1 = asContext(credentialsV1Json);
 const credentialsV2 = asContext(credentialsV2Json);
@@ -59,6 +61,7 @@ export const CONTEXT_URLS = {
   didV1: 'https://www.w3.org/ns/did/v1',
   didResolutionV1: 'https://w3id.org/did-resolution/v1',
   statusList2021V1: 'https://w3id.org/vc/status-list/2021/v1',
+  bitstringStatusListV1: 'https://www.w3.org/ns/credentials/status/v1',
   activityStreams: 'https://www.w3.org/ns/activitystreams',
   activityAnchorsV1: 'https://w3id.org/activityanchors/v1',
 } as const;
@@ -126,6 +129,7 @@ const BUNDLED: readonly BundledContext[] = [
     aliases: ['https://w3c-ccg.github.io/did-resolution/contexts/did-resolution-v1.json'],
   },
   { url: CONTEXT_URLS.statusList2021V1, document: statusList2021V1 },
+  { url: CONTEXT_URLS.bitstringStatusListV1, document: bitstringStatusListV1 },
   {
     url: CONTEXT_URLS.activityStreams,
     document: activityStreams,
