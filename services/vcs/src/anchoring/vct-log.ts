@@ -1,0 +1,48 @@
+import { VctLogClient } from '@anchor/common/clients';
+import { AppError, errorMessage } from '@anchor/common/errors';
+import type { HttpClient } from '@anchor/common/http-client';
+
+/** The log's promise for an issued credential, as the issue answer carries it. */
+export interface VctReceipt {
+  id: string;
+  timestamp: number;
+  signature: string;
+}
+
+/**
+ * The transparency log the vcs adds its issued credentials to (`--vct-url`, a log alias URL), through the common
+ * log client: every promise, tree head and inclusion proof checked against the key the log publishes.
+ */
+export class VctLog {
+  private readonly client: VctLogClient;
+
+  constructor(
+    readonly url: string,
+    httpClient: HttpClient,
+    token: string | undefined,
+  ) {
+    this.client = new VctLogClient({ httpClient, readToken: token, writeToken: token });
+  }
+
+  async add(credential: Record<string, unknown>): Promise<VctReceipt> {
+    const { id, timestamp, signature } = await this.client.addCredential(this.url, credential);
+    return { id, timestamp, signature };
+  }
+
+  /** Undefined when the credential is in the log under `timestamp`, proven against the current STH; else why not. */
+  async inclusionProblem(credential: Record<string, unknown>, timestamp: number): Promise<string | undefined> {
+    const sth = await this.client.signedTreeHead(this.url);
+    if (sth.tree_size === 0) return 'not in the log: the log is empty';
+    try {
+      await this.client.verifyInclusion(this.url, await this.client.leafHashOf(credential, timestamp), sth);
+      return undefined;
+    } catch (error) {
+      if (error instanceof AppError && error.retryable) throw error;
+      return `not in the log of size ${sth.tree_size}: ${errorMessage(error)}`;
+    }
+  }
+
+  status(): Promise<string> {
+    return this.client.health(this.url);
+  }
+}

@@ -1,0 +1,204 @@
+import { AppError, badRequest, errorMessage } from '@anchor/common/errors';
+import { verifyDocument, type ProofPurpose } from '@anchor/common/jsonld';
+import { defineSchema, validate } from '@anchor/common/schemas';
+import type { VctLog } from '../anchoring/vct-log.js';
+import type { DidResolution } from '../dids/did-resolution.js';
+import type { VcsMetrics } from '../metrics.js';
+import type { StatusSource } from '../status/status-source.js';
+import { checkCredential, checkPresentation, issuerIdOf } from './credential-model.js';
+
+export const CREDENTIAL_CHECKS = ['proof', 'status', 'credentialStatus', 'logged'] as const;
+export const PRESENTATION_CHECKS = ['proof', 'status', 'credentialStatus'] as const;
+
+export interface VerifyRequestOptions {
+  checks?: string[];
+  domain?: string;
+  challenge?: string;
+  /** The `logged` check of a credential issued elsewhere: the log's timestamp of it (epoch ms). */
+  vctTimestamp?: number;
+}
+
+const OPTIONS = {
+  type: 'object',
+  properties: {
+    checks: { type: 'array', items: { type: 'string' } },
+    domain: { type: 'string', minLength: 1 },
+    challenge: { type: 'string', minLength: 1 },
+    vctTimestamp: { type: 'integer', minimum: 0 },
+  },
+} as const;
+
+export const VERIFY_CREDENTIAL_REQUEST = defineSchema<{ verifiableCredential: unknown; options?: VerifyRequestOptions }>({
+  $id: 'urn:anchor:schema:vcs:verify-credential',
+  type: 'object',
+  required: ['verifiableCredential'],
+  properties: { verifiableCredential: { type: 'object' }, options: OPTIONS },
+});
+
+export const VERIFY_PRESENTATION_REQUEST = defineSchema<{ verifiablePresentation: unknown; options?: VerifyRequestOptions }>({
+  $id: 'urn:anchor:schema:vcs:verify-presentation',
+  type: 'object',
+  required: ['verifiablePresentation'],
+  properties: { verifiablePresentation: { type: 'object' }, options: OPTIONS },
+});
+
+/** A failed check, as the original reports it. */
+export interface FailedCheck {
+  check: string;
+  error: string;
+  verificationMethod?: string;
+}
+
+export interface Verification {
+  /** The checks that ran and passed, in the order asked. */
+  passed: string[];
+  failed: FailedCheck[];
+}
+
+/**
+ * Runs the checks a verifier asks for: `proof` (every proof, purpose and relationship against the resolved DID
+ * document, challenge and domain), `status` / `credentialStatus` (the status list credential fetched, its proof
+ * and issuer checked, the bit read), and `logged` (inclusion in the transparency log against its current STH).
+ */
+export class CredentialVerifier {
+  constructor(
+    private readonly resolution: DidResolution,
+    private readonly statusSource: StatusSource,
+    private readonly log: VctLog | undefined,
+    private readonly metrics: VcsMetrics,
+  ) {}
+
+  async verifyCredential(body: unknown): Promise<Verification> {
+    const request = validate(VERIFY_CREDENTIAL_REQUEST, body, { what: 'verify request' });
+    const { credential } = checkCredential(request.verifiableCredential, 'verifiableCredential');
+    const options = request.options ?? {};
+    return this.timed('credential', async () => {
+      const result: Verification = { passed: [], failed: [] };
+      for (const check of options.checks ?? ['proof']) {
+        let failure: Omit<FailedCheck, 'check'> | undefined;
+        if (check === 'proof') failure = await this.proofProblem(credential, 'assertionMethod', options);
+        else if (check === 'status' || check === 'credentialStatus') failure = await this.statusProblem(credential);
+        else if (check === 'logged') failure = await this.loggedProblem(credential, options.vctTimestamp);
+        else failure = { error: 'check not supported' };
+        record(result, check, failure);
+      }
+      return result;
+    });
+  }
+
+  async verifyPresentation(body: unknown): Promise<Verification> {
+    const request = validate(VERIFY_PRESENTATION_REQUEST, body, { what: 'verify request' });
+    const presentation = checkPresentation(request.verifiablePresentation, 'verifiablePresentation');
+    const embedded = presentation.verifiableCredential;
+    const credentials = (embedded === undefined ? [] : Array.isArray(embedded) ? embedded : [embedded]).map(
+      (credential, index) => checkCredential(credential, `verifiablePresentation.verifiableCredential[${index}]`).credential,
+    );
+    const options = request.options ?? {};
+    return this.timed('presentation', async () => {
+      const result: Verification = { passed: [], failed: [] };
+      for (const check of options.checks ?? ['proof']) {
+        let failure: Omit<FailedCheck, 'check'> | undefined;
+        if (check === 'proof') {
+          failure = await this.proofProblem(presentation, 'authentication', options);
+          for (const [index, credential] of credentials.entries()) {
+            if (failure) break;
+            const problem = await this.proofProblem(credential, 'assertionMethod', {});
+            if (problem) failure = { ...problem, error: `verifiableCredential[${index}]: ${problem.error}` };
+          }
+        } else if (check === 'status' || check === 'credentialStatus') {
+          for (const [index, credential] of credentials.entries()) {
+            const problem = await this.statusProblem(credential);
+            if (problem) {
+              failure = { error: `verifiableCredential[${index}]: ${problem.error}` };
+              break;
+            }
+          }
+        } else failure = { error: 'check not supported' };
+        record(result, check, failure);
+      }
+      return result;
+    });
+  }
+
+  /** Every proof must verify; the original's exact challenge and domain rule: each side set only with the other. */
+  private async proofProblem(
+    document: Record<string, unknown>,
+    purpose: ProofPurpose,
+    options: { domain?: string | undefined; challenge?: string | undefined },
+  ): Promise<Omit<FailedCheck, 'check'> | undefined> {
+    let verification;
+    try {
+      verification = await verifyDocument(document, {
+        resolver: this.resolution.verificationMethods,
+        proofPurpose: purpose,
+        ...(options.domain !== undefined ? { domain: options.domain } : {}),
+        ...(options.challenge !== undefined ? { challenge: options.challenge } : {}),
+      });
+    } catch (error) {
+      if (error instanceof AppError && error.retryable) throw error;
+      return { error: errorMessage(error) };
+    }
+    if (verification.proofs.length === 0) return { error: verification.error ?? 'the document carries no proof' };
+    const failed = verification.proofs.find((proof) => !proof.verified);
+    if (failed) {
+      return {
+        error: `proof ${failed.index} (${failed.failure?.check ?? 'unknown'}): ${failed.failure?.message ?? 'not verified'}`,
+        ...(typeof failed.verificationMethod === 'string' ? { verificationMethod: failed.verificationMethod } : {}),
+      };
+    }
+    const proofs = Array.isArray(document.proof) ? document.proof : [document.proof];
+    for (const [index, proof] of proofs.entries()) {
+      const { challenge, domain } = proof as { challenge?: unknown; domain?: unknown };
+      if (options.challenge === undefined && challenge !== undefined)
+        return { error: `proof ${index} (challenge): invalid challenge in the proof: expected none, got ${JSON.stringify(challenge)}` };
+      if (options.domain === undefined && domain !== undefined)
+        return { error: `proof ${index} (domain): invalid domain in the proof: expected none, got ${JSON.stringify(domain)}` };
+    }
+    return undefined;
+  }
+
+  /** No credentialStatus passes (as the original); each entry's list must be the issuer's and its bit clear. */
+  private async statusProblem(credential: Record<string, unknown>): Promise<Omit<FailedCheck, 'check'> | undefined> {
+    const status = credential.credentialStatus;
+    if (status === undefined) return undefined;
+    const issuer = issuerIdOf(credential);
+    for (const entry of Array.isArray(status) ? status : [status]) {
+      const problem = await this.statusSource.check(entry, issuer);
+      if (problem !== undefined) return { error: problem };
+    }
+    return undefined;
+  }
+
+  private async loggedProblem(credential: Record<string, unknown>, timestamp: number | undefined): Promise<Omit<FailedCheck, 'check'> | undefined> {
+    if (!this.log) return { error: 'check not supported: the service has no transparency log (--vct-url)' };
+    const when = timestamp ?? (typeof credential.id === 'string' ? await this.statusSource.receiptTimestamp(credential.id) : undefined);
+    if (when === undefined) return { error: 'no log receipt is known for this credential (give options.vctTimestamp)' };
+    const problem = await this.log.inclusionProblem(credential, when);
+    return problem === undefined ? undefined : { error: problem };
+  }
+
+  private async timed(subject: 'credential' | 'presentation', work: () => Promise<Verification>): Promise<Verification> {
+    const end = this.metrics.verifySeconds.startTimer({ subject });
+    try {
+      const result = await work();
+      this.metrics.verifications.inc({ subject, outcome: result.failed.length === 0 ? 'verified' : 'failed' });
+      return result;
+    } finally {
+      end();
+    }
+  }
+}
+
+function record(result: Verification, check: string, failure: Omit<FailedCheck, 'check'> | undefined): void {
+  if (failure) result.failed.push({ check, ...failure });
+  else result.passed.push(check);
+}
+
+/** The original's answer: 200 `{"checks":[...]}`, or 400 with the failed checks. */
+export function verificationAnswer(result: Verification): { checks: string[] } {
+  if (result.failed.length > 0)
+    throw badRequest(`verification failed: ${result.failed.map((failure) => `${failure.check}: ${failure.error}`).join('; ')}`, {
+      details: { checks: result.failed },
+    });
+  return { checks: result.passed };
+}

@@ -1,0 +1,85 @@
+import type { HostPort } from '@anchor/common/config';
+import type { FetchLike } from '@anchor/common/did';
+import type { ServiceSettings } from '@anchor/common/service';
+import type { StoreKind } from '@anchor/common/storage';
+
+export const VCS_MODES = ['issuer', 'verifier', 'holder', 'combined'] as const;
+export type VcsMode = (typeof VCS_MODES)[number];
+
+export interface StorageOptions {
+  type: StoreKind;
+  url?: string | undefined;
+  prefix?: string | undefined;
+  connectTimeoutMs?: number | undefined;
+}
+
+/** How outbound calls that may succeed later (5xx, network) are retried. */
+export interface RetryPolicy {
+  maxRetries: number;
+  initialBackoffMs: number;
+  factor: number;
+}
+
+/** Everything `createServer` takes; every field has a default, so tests give only what they care about. */
+export interface VcsOptions {
+  /** Listen address. Default 127.0.0.1. */
+  host?: string;
+  /** Default 0: a free port. */
+  port?: number;
+  /** External base URL (status list URLs); default http://<host>:<port> (a wildcard host shown as localhost). */
+  externalUrl?: string | undefined;
+  /** Default combined. */
+  mode?: VcsMode;
+  /** Embedded stores' directory. Default `data/vcs`. */
+  dataDir?: string;
+  /** The main store (profiles, status lists, issued-credential index). Default lmdb. */
+  storage?: StorageOptions;
+  /** The local keys' store (`--kms-secrets-database-*`). Default: the main store's kind, in `<dataDir>/kms-secrets`. */
+  keyStorage?: StorageOptions;
+  apiToken?: string | undefined;
+  /** Outbound bearer tokens by service: node, vct, resolver. */
+  requestTokens?: Readonly<Record<string, string>>;
+  universalResolverUrl?: string | undefined;
+  kmsUrl?: string | undefined;
+  /** A keystore made beforehand and its capability; without them the service creates one on first start. */
+  kmsKeystore?: string | undefined;
+  kmsCapability?: string | undefined;
+  nodeUrl?: string | undefined;
+  /** How long profile creation waits for a new did:node to resolve. Default 30 s. */
+  didPublishTimeoutMs?: number;
+  vctUrl?: string | undefined;
+  vcApiProfile?: string | undefined;
+  devMode?: boolean;
+  didCacheTtlMs?: number;
+  retry?: RetryPolicy;
+  tlsCaCertFiles?: readonly string[];
+  tls?: { certFile: string; keyFile: string } | undefined;
+  metricsHost?: HostPort | undefined;
+  requestBodyLimit?: string;
+  /** Replaces `fetch` for did:web documents (tests). */
+  didWebFetch?: FetchLike;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 5, initialBackoffMs: 250, factor: 1.5 };
+
+/** Paths anyone may call whatever `--api-token` says: health, the API description, and status lists (verifiers elsewhere fetch them). */
+const OPEN_PATHS = ['/healthcheck', '/openapi.json', '/[^/]+/status/[^/]+'];
+
+/** What the service kit builds for the vcs. */
+export function vcsSettings(options: VcsOptions): ServiceSettings {
+  const token = options.apiToken ? [options.apiToken] : [];
+  return {
+    listen: { host: options.host ?? '127.0.0.1', port: options.port ?? 0 },
+    tls: options.tls,
+    metricsListen: options.metricsHost,
+    storage: {
+      ...(options.storage ?? { type: 'lmdb' }),
+      dataDir: options.dataDir ?? 'data/vcs',
+      connectTimeoutMs: options.storage?.connectTimeoutMs ?? 0,
+    },
+    bodyLimit: options.requestBodyLimit ?? '1mb',
+    health: { timeField: 'currentTime', statusField: 'status' },
+    builtins: { health: 'open', metrics: true },
+    tokens: { open: OPEN_PATHS, read: token, write: token },
+  };
+}
