@@ -1,4 +1,5 @@
 import { defineConfig, formatDuration, opt, type ConfigOf } from '@anchor/common/config';
+import { contextsFileOption } from '@anchor/common/jsonld-contexts';
 import { parseLogSpec } from '@anchor/common/log';
 import { checkAmqpUrl, checkNamespace } from '@anchor/common/mq';
 
@@ -87,6 +88,9 @@ export const nodeConfigSpec = defineConfig({
         min: 1,
         help: 'How many resolvers a client should ask before trusting a DID document (WebFinger min-resolvers)',
       }),
+    },
+    jsonld: {
+      contextsFile: contextsFileOption(),
     },
     sidetree: {
       didNamespace: opt.string({

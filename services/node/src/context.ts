@@ -9,6 +9,7 @@ import {
   serviceKeyId,
   type FetchPolicy,
 } from '@anchor/common/httpsig';
+import { JsonLdContexts } from '@anchor/common/jsonld-contexts';
 import { getLogger } from '@anchor/common/log';
 import type { BaseContext, ContextExtension, ServiceContext, ServiceSettings } from '@anchor/common/service';
 import type { NodeConfig } from './config.js';
@@ -33,6 +34,8 @@ export interface NodeContextMembers {
   readonly nodeMetrics: NodeMetrics;
   /** DID resolution for proofs and signatures: did:key, did:web (http allowed on loopback), and did:node once registered. */
   readonly didResolver: DidResolverRegistry;
+  /** Bundled and operator JSON-LD contexts: every JSON-LD call of the node loads contexts through its `documentLoader`. */
+  readonly jsonldContexts: JsonLdContexts;
   /** Whether the node answers 503 on operations, resolution and inbox (health stays 200, reporting maintenance). */
   readonly maintenance: boolean;
 }
@@ -104,6 +107,7 @@ export async function extendNodeContext(base: BaseContext<NodeConfig>): Promise<
     });
   }
   const configValues = await ConfigValues.open(storage);
+  const jsonldContexts = await JsonLdContexts.open(storage);
   const keys = await loadNodeKeys(config.keys, configValues);
   const allowedOrigins = new AllowedOrigins(configValues, config.sidetree.allowedOriginsCacheExpiration);
   await allowedOrigins.seed(config.sidetree.allowedOrigins, [urls.externalEndpoint, urls.serviceId]);
@@ -125,6 +129,7 @@ export async function extendNodeContext(base: BaseContext<NodeConfig>): Promise<
       configValues,
       keys,
       domainDidDocument: ownDidDocument,
+      jsonldContexts,
       allowedOrigins,
       acceptLists: new AcceptLists(configValues),
       nodeMetrics: createNodeMetrics(base.metrics),

@@ -21,6 +21,7 @@ import type { SystemFeature } from './system/system-feature.js';
 import type { VcFeature } from './vc/vc-feature.js';
 import type { VctClientFeature } from './vct-client/vct-client-feature.js';
 import type { WitnessFeature } from './witness/witness-feature.js';
+import type { JsonLdContextsFeature } from '@anchor/common/jsonld-contexts';
 
 /** The features whose handlers the node's routes are. */
 export interface RoutedFeatures {
@@ -33,6 +34,7 @@ export interface RoutedFeatures {
   witness: WitnessFeature;
   system: SystemFeature;
   discovery: DiscoveryFeature;
+  contexts: JsonLdContextsFeature;
 }
 
 const JSON_TYPES = ['application/json', 'application/ld+json'];
@@ -444,6 +446,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       },
       handler: discovery.handlers.webFinger,
     },
+    ...features.contexts.routes,
   ];
   routes.push(openApiRoute(nodeApiInfo(ctx), routes));
   return routes;

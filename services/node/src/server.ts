@@ -1,4 +1,5 @@
 import { mountRoutes } from '@anchor/common/http';
+import { createJsonLdContextsFeature } from '@anchor/common/jsonld-contexts';
 import { createService, type ServiceDefinition } from '@anchor/common/service';
 import type { NodeConfig } from './config.js';
 import { extendNodeContext, nodeSettings, type NodeContextMembers } from './context.js';
@@ -30,6 +31,10 @@ const nodeService = (options: NodeServerOptions): ServiceDefinition<NodeConfig, 
   settings: nodeSettings,
   extend: extendNodeContext,
   async features(ctx, add) {
+    // The operator's contexts (--contexts-file) are in place before anything checks a credential.
+    const contexts = add(
+      await createJsonLdContextsFeature(ctx.jsonldContexts, { contextsFile: ctx.config.jsonld.contextsFile }),
+    );
     const stores = await OperationStores.open(ctx.storage);
     const parsedOperations = new ParsedOperationCache();
     const cas = add(await createCasFeature(ctx));
@@ -72,7 +77,7 @@ const nodeService = (options: NodeServerOptions): ServiceDefinition<NodeConfig, 
     );
     mountRoutes(
       ctx.http,
-      nodeRoutes(ctx, { sidetreeApi, didWeb, cas, vc, vct, activitypub, witness, system, discovery }),
+      nodeRoutes(ctx, { sidetreeApi, didWeb, cas, vc, vct, activitypub, witness, system, discovery, contexts }),
     );
     const services: NodeServices = {
       stores,

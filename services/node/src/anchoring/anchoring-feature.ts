@@ -57,6 +57,7 @@ export async function createAnchoringFeature(ctx: NodeContext, deps: AnchoringDe
     ownOrigins: [ctx.urls.externalEndpoint, ctx.urls.serviceId],
     logSetting: deps.vct.logSetting,
     vct: deps.vct.client,
+    documentLoader: ctx.jsonldContexts.documentLoader,
   });
 
   const pipeline = new AnchorPipeline({

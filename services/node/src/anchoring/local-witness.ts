@@ -1,5 +1,10 @@
 import type { KeyPair } from '@anchor/common/crypto';
-import { ANCHOR_CREDENTIAL_UNDEFINED_TERMS, createProof, type DataIntegrityProof } from '@anchor/common/jsonld';
+import {
+  ANCHOR_CREDENTIAL_UNDEFINED_TERMS,
+  createProof,
+  type DataIntegrityProof,
+  type DocumentLoader,
+} from '@anchor/common/jsonld';
 import type { LogSetting } from '../vct-client/log-setting.js';
 import type { VctClient } from '../vct-client/vct-client.js';
 import type { AnchorCredential } from './anchor-credential.js';
@@ -16,6 +21,8 @@ export interface LocalWitnessOptions {
   ownOrigins: readonly string[];
   logSetting: LogSetting;
   vct: VctClient;
+  /** Bundled and operator contexts (a witnessed credential may come from another node); default the bundled ones. */
+  documentLoader?: DocumentLoader;
 }
 
 /**
@@ -51,6 +58,7 @@ export class LocalWitness {
       domain,
       ...(created !== undefined ? { created } : {}),
       allowUndefinedTerms: ANCHOR_CREDENTIAL_UNDEFINED_TERMS,
+      ...(this.options.documentLoader ? { documentLoader: this.options.documentLoader } : {}),
     });
   }
 }

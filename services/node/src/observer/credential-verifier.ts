@@ -6,6 +6,7 @@ import {
   verificationMethodsOf,
   verifyDocument,
   type ControllerDocument,
+  type DocumentLoader,
   type ResolvedVerificationMethod,
   type VerificationMethodResolver,
 } from '@anchor/common/jsonld';
@@ -23,6 +24,8 @@ export class CredentialVerifier {
   constructor(
     private readonly didResolver: DidResolverRegistry,
     private readonly cacheTtlMs: number,
+    /** Default: the bundled contexts only; the node passes its operator contexts' loader. */
+    private readonly documentLoader?: DocumentLoader,
   ) {
     this.cache = new TtlCache(1_000);
     this.resolver = async (id) => {
@@ -41,6 +44,7 @@ export class CredentialVerifier {
       verification = await verifyDocument(credential, {
         resolver: this.resolver,
         allowUndefinedTerms: [...ANCHOR_CREDENTIAL_UNDEFINED_TERMS],
+        ...(this.documentLoader ? { documentLoader: this.documentLoader } : {}),
       });
     } catch (error) {
       if ((error as { retryable?: boolean }).retryable === true) throw error;

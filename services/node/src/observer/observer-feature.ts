@@ -37,7 +37,11 @@ export async function createObserverFeature(
 ): Promise<ObserverFeature> {
   const log = getLogger('observer');
   const records = await AnchorRecords.open(ctx.storage);
-  const verifier = new CredentialVerifier(ctx.didResolver, ctx.config.federation.actorCacheExpiration);
+  const verifier = new CredentialVerifier(
+    ctx.didResolver,
+    ctx.config.federation.actorCacheExpiration,
+    ctx.jsonldContexts.documentLoader,
+  );
   const observer = new AnchorObserver(
     deps.stores,
     records,

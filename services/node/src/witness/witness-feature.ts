@@ -40,7 +40,11 @@ export async function createWitnessFeature(
   const { config, urls } = ctx;
   const records = await WitnessingRecords.open(ctx.storage);
   const policy = new WitnessPolicySetting(ctx.configValues);
-  const verifier = new CredentialVerifier(ctx.didResolver, config.federation.actorCacheExpiration);
+  const verifier = new CredentialVerifier(
+    ctx.didResolver,
+    config.federation.actorCacheExpiration,
+    ctx.jsonldContexts.documentLoader,
+  );
 
   const witnessing = new OfferWitnessing({
     records,
@@ -83,6 +87,7 @@ export async function createWitnessFeature(
         ownOrigins: [],
         logSetting: deps.vct.logSetting,
         vct: deps.vct.client,
+        documentLoader: ctx.jsonldContexts.documentLoader,
       }),
       verifier,
       serviceId: urls.serviceId,
