@@ -1,3 +1,4 @@
+import { kmsOptions, kmsOptionsProblem, kmsSettingsOf } from '@anchor/common/clients';
 import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
 import { parseByteSize } from '@anchor/common/http';
 import { contextsFileOption } from '@anchor/common/jsonld-contexts';
@@ -77,6 +78,14 @@ export const VCT_LOG_CONFIG = defineConfig({
     keyType: opt.enum(['Ed25519', 'P-256'] as const, {
       flag: 'key-type',
       help: 'type of a generated key: Ed25519 (default; envelope EDDSA/ED25519) or P-256 (envelope ECDSA/ECDSAP256IEEEP1363); must match an existing key file when given',
+    }),
+    kmsType: opt.enum(['local', 'web'] as const, {
+      flag: 'kms-type',
+      help: "the original's spelling: local (a key file, as --key-file) or web (the kms at --kms-url); default web when --kms-url is given, else local",
+    }),
+    ...kmsOptions('the STH and add-vc signatures', {
+      url: ['VCT_KMS_ENDPOINT'],
+      keyId: ['VCT_LOG_SIGN_ACTIVE_KEY_ID'],
     }),
     readTokens: opt.list({
       flag: 'api-read-token',
@@ -178,6 +187,15 @@ export const VCT_LOG_CONFIG = defineConfig({
     }),
   },
   checks: [
+    (c) => kmsOptionsProblem(c),
+    (c) =>
+      c.kmsType === 'web' && c.kmsUrl === undefined
+        ? '--kms-type web needs --kms-url'
+        : c.kmsType === 'local' && c.kmsUrl !== undefined
+          ? '--kms-type local contradicts --kms-url'
+          : c.kmsUrl !== undefined && c.keyFile !== undefined
+            ? '--kms-url signs with a kms key: drop --key-file'
+            : undefined,
     (c) =>
       (c.tlsServeCert === undefined) !== (c.tlsServeKey === undefined)
         ? 'options --tls-serve-cert and --tls-serve-key: give both to serve HTTPS, or neither'
@@ -211,6 +229,7 @@ export function vctLogOptionsFrom(flags: VctLogFlags): { options: VctLogOptions;
     },
     keyFile: flags.keyFile,
     keyType: flags.keyType,
+    kms: kmsSettingsOf(flags),
     readTokens: flags.readTokens,
     writeTokens: flags.writeTokens,
     integrationIntervalMs: flags.integrationInterval,

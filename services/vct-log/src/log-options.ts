@@ -1,3 +1,4 @@
+import type { KmsSettings } from '@anchor/common/clients';
 import type { HostPort } from '@anchor/common/config';
 import type { FetchLike } from '@anchor/common/did';
 import type { ServiceSettings } from '@anchor/common/service';
@@ -29,6 +30,8 @@ export interface VctLogOptions {
   keyFile?: string | undefined;
   /** Type of a generated key (default Ed25519); an existing key must match when given. */
   keyType?: LogKeyType | undefined;
+  /** Sign with a key in the kms instead of a key file (`--kms-url`, `--kms-type web`). */
+  kms?: KmsSettings | undefined;
   readTokens?: readonly string[];
   writeTokens?: readonly string[];
   integrationIntervalMs?: number;

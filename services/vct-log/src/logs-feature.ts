@@ -1,6 +1,8 @@
 import { join } from 'node:path';
+import type { KmsSettings } from '@anchor/common/clients';
 import type { Feature } from '@anchor/common/service';
 import type { StoreProvider } from '@anchor/common/storage';
+import type { LogKeyType } from '@anchor/common/vct';
 import { LogRegistry } from './api/log-access.js';
 import type { VctLogContext } from './log-context.js';
 import type { LogDefinition } from './log-definitions.js';
@@ -13,9 +15,8 @@ const ONE_LOG: readonly LogDefinition[] = [{ alias: 'main', read: true, write: t
 
 /** The signing key (checked against the database's) and one TransparencyLog per alias. */
 export interface LogsFeature extends Feature {
+  /** The log key, local or in the kms (`signer.setup` is what the entry preparer's workers sign with). */
   readonly signer: LogSigner;
-  /** The signer's key as PKCS#8 PEM (the entry preparer's workers sign with it). */
-  readonly signingKeyPem: string;
   readonly logs: readonly TransparencyLog[];
   readonly registry: LogRegistry;
 }
@@ -23,25 +24,55 @@ export interface LogsFeature extends Feature {
 export async function createLogsFeature(ctx: VctLogContext): Promise<LogsFeature> {
   const options = ctx.config;
   const definitions = options.logs ?? ONE_LOG;
-  const { key } = await loadOrCreateLogKey(
-    options.keyFile ?? join(options.dataDir ?? 'data', 'vct-log-key.pem'),
-    options.keyType,
-  );
-  const signer = new LogSigner(key);
-  await checkDatabaseKey(ctx.storage, signer);
+  const signer = options.kms
+    ? await kmsLogSigner(ctx.storage, options.kms, options.keyType)
+    : await localLogSigner(options);
+  try {
+    await checkDatabaseKey(ctx.storage, signer);
+  } catch (error) {
+    signer.close();
+    throw error;
+  }
   const logs: TransparencyLog[] = [];
   for (const definition of definitions) logs.push(await TransparencyLog.open(ctx.storage, definition.alias));
   const registry = new LogRegistry(
     definitions.map((definition, i) => ({ definition, log: logs[i] as TransparencyLog })),
   );
-  ctx.http.health.register('kmsStatus', () => signer.selfTest());
-  return { name: 'logs', signer, signingKeyPem: key.privateKeyPem(), logs, registry };
+  ctx.http.health.register('kmsStatus', () => signer.health());
+  return { name: 'logs', signer, logs, registry, stop: async () => signer.close() };
+}
+
+async function localLogSigner(options: VctLogContext['config']): Promise<LogSigner> {
+  const file = options.keyFile ?? join(options.dataDir ?? 'data', 'vct-log-key.pem');
+  return LogSigner.local((await loadOrCreateLogKey(file, options.keyType)).key);
+}
+
+/**
+ * The log key in the kms (`--kms-url`): `--kms-key-id`, or the key this database's logs were first signed
+ * with there, or a new one; replicas sharing the database agree on the first writer's key.
+ */
+async function kmsLogSigner(
+  provider: StoreProvider,
+  settings: KmsSettings,
+  keyType: LogKeyType | undefined,
+): Promise<LogSigner> {
+  const store = await provider.open<{ keyId: string }>(LOG_CONFIG_STORE);
+  return LogSigner.kms(settings, {
+    keyType,
+    remembered: async () => (await store.get(KMS_KEY_RECORD))?.keyId,
+    remember: async (keyId) => {
+      await store.insert(KMS_KEY_RECORD, { keyId });
+      return (await store.get(KMS_KEY_RECORD))?.keyId ?? keyId;
+    },
+  });
 }
 
 /**
  * Every log in a database is signed with one key: a replica started with another key (a forgotten shared
  * --key-file) would publish signatures clients cannot verify, so it refuses to start.
  */
+const KMS_KEY_RECORD = 'kms-key-id';
+
 async function checkDatabaseKey(provider: StoreProvider, signer: LogSigner): Promise<void> {
   const store = await provider.open<SigningKeyRecord>(LOG_CONFIG_STORE);
   const mine: SigningKeyRecord = { type: signer.algorithm.type, publicKey: signer.publicKeyBytes.toString('base64') };
@@ -50,7 +81,7 @@ async function checkDatabaseKey(provider: StoreProvider, signer: LogSigner): Pro
   if (recorded && (recorded.publicKey !== mine.publicKey || recorded.type !== mine.type)) {
     throw new Error(
       `this database's logs are signed with the ${recorded.type} key ${recorded.publicKey}, but this process has the ${mine.type} key ${mine.publicKey}; ` +
-        'start it with the same --key-file as the other replicas',
+        'start it with the same --key-file (or --kms-key-id) as the other replicas',
     );
   }
 }

@@ -25,7 +25,6 @@ export async function createPreparerFeature(
     workers: workerCount(options.canonicalizeWorkers ?? 'auto'),
     allowUndefinedTerms,
     signer: logs.signer,
-    signingKeyPem: logs.signingKeyPem,
     contexts,
   });
   const checker = new CredentialChecker({

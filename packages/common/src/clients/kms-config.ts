@@ -6,12 +6,14 @@ import { kmsKeyTypeFor, kmsSigner, type KmsSigner } from './kms-signer.js';
 /**
  * The flags of a service that signs through the kms, the same in every service (`--kms-url`,
  * `--kms-keystore`, `--kms-key-id`, `--kms-capability`); their env names follow the service's prefix. Spread
- * them into a section of the service's config spec and add `kmsOptionsProblem` to its checks.
+ * them into a section of the service's config spec and add `kmsOptionsProblem` to its checks. `envAliases`:
+ * earlier env names (the original's) honoured after the derived ones.
  */
-export function kmsOptions(what: string) {
+export function kmsOptions(what: string, envAliases: { url?: readonly string[]; keyId?: readonly string[] } = {}) {
   return {
     kmsUrl: opt.url({
       flag: 'kms-url',
+      ...(envAliases.url ? { env: envAliases.url } : {}),
       protocols: ['http', 'https'],
       help: `kms base URL, or a keystore URL <kms>/v1/keystores/<id>; with it ${what} are made by the kms (without it, by local keys)`,
     }),
@@ -21,6 +23,7 @@ export function kmsOptions(what: string) {
     }),
     kmsKeyId: opt.string({
       flag: 'kms-key-id',
+      ...(envAliases.keyId ? { env: envAliases.keyId } : {}),
       help: 'id of the signing key in the keystore; default: a key created in the keystore on first start, its id kept in the database',
     }),
     kmsCapability: opt.string({

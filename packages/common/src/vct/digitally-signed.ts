@@ -46,8 +46,13 @@ export function logIdOf(publicKeyBytes: Uint8Array): Buffer {
  * not JCS.
  */
 export function signEnvelope(key: KeyPair, payload: Uint8Array): string {
-  const { signature, type } = signatureAlgorithmOf(key.type);
-  const envelope = { algorithm: { signature, type }, signature: key.sign(payload).toString('base64') };
+  return envelopeOf(key.type, key.sign(payload));
+}
+
+/** The same envelope around a signature made elsewhere (a `Signer`, e.g. a kms key) by a key of `keyType`. */
+export function envelopeOf(keyType: string, signatureBytes: Uint8Array): string {
+  const { signature, type } = signatureAlgorithmOf(keyType);
+  const envelope = { algorithm: { signature, type }, signature: Buffer.from(signatureBytes).toString('base64') };
   return Buffer.from(JSON.stringify(envelope), 'utf8').toString('base64');
 }
 

@@ -27,6 +27,7 @@ export {
   logIdOf,
   signatureAlgorithmOf,
   signEnvelope,
+  envelopeOf,
   verifyEnvelope,
   type DigitallySigned,
   type LogKeyType,

@@ -42,7 +42,7 @@ export class LogApi {
     if (accepted.duplicate) {
       // The answer covers the logged leaf, whose timestamp is the first submission's.
       metrics.duplicates.inc({ alias });
-      signature = signer.signEnvelope(
+      signature = await signer.signEnvelope(
         vcTimestampSignaturePayload(accepted.timestamp, parseLeafInput(entry.leafInput).timestamped_entry.vc_entry),
       );
     }
@@ -56,7 +56,7 @@ export class LogApi {
     });
   }
 
-  getSth(alias: string): string {
+  getSth(alias: string): Promise<string> {
     const { log } = this.options.logs.require(alias, 'read');
     return this.options.treeHeads.body(alias, log.head());
   }

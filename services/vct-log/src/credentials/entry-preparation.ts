@@ -5,7 +5,7 @@ import type { WorkerContextsSetup } from '@anchor/common/jsonld-contexts';
 import { firstProblem, LOG_ADD_VC, type IssuedCredential } from '@anchor/common/schemas';
 import { buildLeafInput, leafHashOf, vcEntryOf, vcTimestampSignaturePayload } from '@anchor/common/vct';
 import { identityHashOf } from '../merkle-log/leaf-identity.js';
-import type { LogSigner } from '../signing/log-signer.js';
+import type { LogSigner, LogSignerSetup } from '../signing/log-signer.js';
 
 /**
  * Terms a credential's contexts may leave undefined (they are dropped from the N-Quads, hence from the
@@ -94,7 +94,7 @@ export async function prepareCredential(
       timestamp,
       leafInput,
       leafHash: leafHashOf(leafInput).toString('base64'),
-      signature: signer.signEnvelope(vcTimestampSignaturePayload(timestamp, vcEntry)),
+      signature: await signer.signEnvelope(vcTimestampSignaturePayload(timestamp, vcEntry)),
     },
     extraData: proofs.length > 0 ? Buffer.from(jcs(proofs), 'utf8').toString('base64') : null,
     hasProofs: proofs.length > 0,
@@ -123,7 +123,7 @@ export interface PrepareTask {
 
 export interface WorkerSetup {
   allowUndefinedTerms: UndefinedTermsPolicy;
-  /** PKCS#8 PEM of the log key: the workers sign the timestamps of new entries. */
-  signingKeyPem: string;
+  /** The log key (its PEM, or where it is in the kms): the workers sign the timestamps of new entries. */
+  signing: LogSignerSetup;
   contexts: WorkerContextsSetup;
 }

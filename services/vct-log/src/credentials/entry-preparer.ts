@@ -35,8 +35,7 @@ export interface EntryPreparerOptions {
   workers: number;
   allowUndefinedTerms: UndefinedTermsPolicy;
   signer: LogSigner;
-  /** The signer's key as PKCS#8 PEM, for the workers. */
-  signingKeyPem: string;
+
   /** The service's JSON-LD contexts (bundled and operator ones). */
   contexts: JsonLdContexts;
 }
@@ -67,7 +66,7 @@ export async function createEntryPreparer(options: EntryPreparerOptions): Promis
     taskName: 'preparing the entry',
     workerData: {
       allowUndefinedTerms: options.allowUndefinedTerms,
-      signingKeyPem: options.signingKeyPem,
+      signing: options.signer.setup,
       contexts: broadcast.setup(),
     } satisfies WorkerSetup,
     logModule: 'vct-entry-workers',

@@ -4,14 +4,13 @@
  * its own context caches warm.
  */
 import { workerData } from 'node:worker_threads';
-import { KeyPair } from '@anchor/common/crypto';
 import { WorkerContexts } from '@anchor/common/jsonld-contexts';
 import { serveTasks } from '@anchor/common/workers';
 import { LogSigner } from '../signing/log-signer.js';
 import { prepareCredential, type PreparedCredential, type PrepareTask, type WorkerSetup } from './entry-preparation.js';
 
 const setup = workerData as WorkerSetup;
-const signer = new LogSigner(KeyPair.fromPem(setup.signingKeyPem));
+const signer = await LogSigner.fromSetup(setup.signing);
 const contexts = new WorkerContexts(setup.contexts);
 
 serveTasks<PrepareTask, PreparedCredential>(async ({ body, timestamp, allowedIssuers, contextsVersion }) => {

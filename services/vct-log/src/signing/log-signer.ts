@@ -1,16 +1,24 @@
-import type { KeyPair } from '@anchor/common/crypto';
+import { connectKms, openKmsSigner, type KmsSettings } from '@anchor/common/clients';
+import { KeyPair, localSigner, type Signer } from '@anchor/common/crypto';
+import { errorMessage } from '@anchor/common/errors';
 import {
+  envelopeOf,
   logIdOf,
   signatureAlgorithmOf,
-  signEnvelope,
   type LogKeyType,
   type SignatureAlgorithm,
 } from '@anchor/common/vct';
 
 /**
- * The log's signing key (one per deployment, shared by every alias): signs the log's payloads in the VCT
- * `DigitallySigned` envelope (`@anchor/common/vct`) and names the log: `id` = SHA-256 of the public key
- * bytes, published with the key itself through WebFinger.
+ * What a worker thread needs to sign as the log: the local key's PKCS#8 PEM, or where the key is in the kms
+ * (each worker then signs through the kms itself).
+ */
+export type LogSignerSetup = { pem: string } | { kms: KmsSettings & { keyId: string } };
+
+/**
+ * The log's signing key (one per deployment, shared by every alias), local or in the kms: signs the log's
+ * payloads in the VCT `DigitallySigned` envelope (`@anchor/common/vct`) and names the log: `id` = SHA-256 of
+ * the public key bytes, published with the key itself through WebFinger.
  */
 export class LogSigner {
   readonly keyType: LogKeyType;
@@ -19,24 +27,91 @@ export class LogSigner {
   readonly logId: Buffer;
   readonly logIdBase64: string;
 
-  constructor(private readonly key: KeyPair) {
-    this.algorithm = signatureAlgorithmOf(key.type);
-    if (!key.isPrivate) throw new Error('the log key must include its private half');
-    this.keyType = key.type as LogKeyType;
-    this.publicKeyBytes = key.publicKeyBytes();
+  private constructor(
+    private readonly signer: Signer,
+    /** How worker threads make the same signer. */
+    readonly setup: LogSignerSetup,
+    private readonly kmsHealth?: () => Promise<string>,
+    private readonly release?: () => void,
+  ) {
+    this.algorithm = signatureAlgorithmOf(signer.type);
+    this.keyType = signer.type as LogKeyType;
+    this.publicKeyBytes = signer.publicKey.publicKeyBytes();
     this.logId = logIdOf(this.publicKeyBytes);
     this.logIdBase64 = this.logId.toString('base64');
   }
 
-  /** base64 of the `DigitallySigned` JSON over `payload` (add-vc's `signature`, get-sth's `tree_head_signature`). */
-  signEnvelope(payload: Uint8Array): string {
-    return signEnvelope(this.key, payload);
+  /** A log key held in this process. */
+  static local(key: KeyPair): LogSigner {
+    signatureAlgorithmOf(key.type);
+    if (!key.isPrivate) throw new Error('the log key must include its private half');
+    return new LogSigner(localSigner(key), { pem: key.privateKeyPem() });
   }
 
-  /** A self-check for the health endpoint: the key signs, and the signature verifies. */
-  selfTest(): void {
-    const probe = Buffer.from('vct-log key check');
-    if (!this.key.verify(probe, this.key.sign(probe)))
-      throw new Error('the log key produced a signature that does not verify');
+  /**
+   * The log key in the kms: `settings.keyId`, or the id `remembered` in the log's database, or a new key of
+   * `keyType` (default Ed25519) created in the keystore and offered to `remember` (insert-if-absent).
+   */
+  static async kms(
+    settings: KmsSettings,
+    options: {
+      keyType?: LogKeyType | undefined;
+      remembered: () => Promise<string | undefined>;
+      remember: (keyId: string) => Promise<string>;
+    },
+  ): Promise<LogSigner> {
+    const connection = connectKms(settings);
+    try {
+      const signer = await openKmsSigner(connection.keystore, {
+        keyId: settings.keyId,
+        keyType: options.keyType ?? 'Ed25519',
+        accept: options.keyType ? [options.keyType] : ['Ed25519', 'P-256'],
+        remembered: options.remembered,
+        remember: options.remember,
+      });
+      return new LogSigner(
+        signer,
+        { kms: { ...settings, keyId: signer.keyId } },
+        () => signer.health(),
+        () => connection.close(),
+      );
+    } catch (error) {
+      connection.close();
+      throw error;
+    }
+  }
+
+  /** The signer a worker thread makes from the main thread's `setup`. */
+  static async fromSetup(setup: LogSignerSetup): Promise<LogSigner> {
+    if ('pem' in setup) return LogSigner.local(KeyPair.fromPem(setup.pem));
+    return LogSigner.kms(setup.kms, {
+      remembered: async () => setup.kms.keyId,
+      remember: async (keyId) => keyId,
+    });
+  }
+
+  /** base64 of the `DigitallySigned` JSON over `payload` (add-vc's `signature`, get-sth's `tree_head_signature`). */
+  async signEnvelope(payload: Uint8Array): Promise<string> {
+    return envelopeOf(this.keyType, await this.signer.sign(payload));
+  }
+
+  /**
+   * `kmsStatus` of the health check: with the kms, one call about the key (reachable, authorised, not
+   * rotated); with a local key, a signature that verifies.
+   */
+  async health(): Promise<string> {
+    if (this.kmsHealth) return this.kmsHealth();
+    try {
+      const probe = Buffer.from('vct-log key check');
+      return this.signer.publicKey.verify(probe, Buffer.from(await this.signer.sign(probe)))
+        ? 'success'
+        : 'the log key produced a signature that does not verify';
+    } catch (error) {
+      return errorMessage(error);
+    }
+  }
+
+  close(): void {
+    this.release?.();
   }
 }

@@ -4,20 +4,30 @@ import type { LogSigner } from './log-signer.js';
 
 /**
  * get-sth bodies, signed once per tree head and reused until the head changes (the original signed on
- * every request; a verifier cannot tell the difference, and ECDSA signing is not free).
+ * every request; a verifier cannot tell the difference, and ECDSA signing, or a kms round trip, is not free).
+ * Requests that arrive while a head is being signed share that signature.
  */
 export class SignedTreeHeads {
-  private readonly cache = new Map<string, { size: number; timestamp: number; body: string }>();
+  private readonly cache = new Map<string, { size: number; timestamp: number; body: Promise<string> }>();
 
   constructor(private readonly signer: LogSigner) {}
 
   /** `{"tree_size","timestamp","sha256_root_hash","tree_head_signature"}` as JSON text with its newline. */
-  body(alias: string, head: TreeHead): string {
+  body(alias: string, head: TreeHead): Promise<string> {
     const cached = this.cache.get(alias);
     if (cached && cached.size === head.size && cached.timestamp === head.timestamp) return cached.body;
-    const signature = this.signer.signEnvelope(treeHeadSignaturePayload(head.timestamp, head.size, head.root));
-    const body = `${JSON.stringify({ tree_size: head.size, timestamp: head.timestamp, sha256_root_hash: head.root.toString('base64'), tree_head_signature: signature })}\n`;
-    this.cache.set(alias, { size: head.size, timestamp: head.timestamp, body });
+    const body = this.sign(head);
+    const entry = { size: head.size, timestamp: head.timestamp, body };
+    this.cache.set(alias, entry);
+    // A failed signature (kms unreachable) is not kept: the next request tries again.
+    body.catch(() => {
+      if (this.cache.get(alias) === entry) this.cache.delete(alias);
+    });
     return body;
+  }
+
+  private async sign(head: TreeHead): Promise<string> {
+    const signature = await this.signer.signEnvelope(treeHeadSignaturePayload(head.timestamp, head.size, head.root));
+    return `${JSON.stringify({ tree_size: head.size, timestamp: head.timestamp, sha256_root_hash: head.root.toString('base64'), tree_head_signature: signature })}\n`;
   }
 }
