@@ -1,4 +1,5 @@
 import { createHttpClient, peerStatusOf, type HttpClient } from '../http-client/index.js';
+import { notFound } from '../errors/index.js';
 import { CONTEXT_URLS } from '../jsonld/index.js';
 
 /** The contexts of the activities posted to the outbox, and the role an Invite offers (orb.md §3.1). */
@@ -128,6 +129,29 @@ export class NodeAdminClient {
     });
   }
 
+  /**
+   * Posts `Undo` of this node's latest Follow of `service` (`Follow`) or Invite of it to witness (`Invite`):
+   * the node leaves `following` / `witnesses` and tells the other service. Not found when there is none.
+   */
+  async undo(type: 'Follow' | 'Invite', service: string): Promise<string> {
+    const undone = (await this.activities('outbox'))
+      .filter((activity) => activity.type === type && iriOf(type === 'Follow' ? activity.object : activity['target']) === service)
+      .at(-1);
+    if (undone === undefined) throw notFound(`${this.url} has posted no ${type} of ${service}`);
+    return this.postToOutbox({ '@context': ACTIVITY_CONTEXTS, type: 'Undo', to: service, object: undone.id });
+  }
+
+  /** The anchor origins this node accepts anchors from (`GET /allowedorigins`). */
+  async allowedOrigins(): Promise<string[]> {
+    const { data } = await this.http.get<unknown>(`${this.url}/allowedorigins`);
+    return Array.isArray(data) ? data.filter((item): item is string => typeof item === 'string') : [];
+  }
+
+  async updateAllowedOrigins(change: { add?: string[]; remove?: string[] }): Promise<string[]> {
+    await this.http.post(`${this.url}/allowedorigins`, change);
+    return this.allowedOrigins();
+  }
+
   /** Posts any activity to this node's outbox (the administrator's way to act as the node); returns its id. */
   async postToOutbox(activity: Record<string, unknown>): Promise<string> {
     const { data } = await this.http.post<unknown>(`${this.serviceEndpoint}/outbox`, activity, {
@@ -231,4 +255,12 @@ function textPost(body: string) {
 
 function nonEmpty(text: string): string | undefined {
   return text === '' ? undefined : text;
+}
+
+/** An activity member that names a resource: its IRI, whether given as a string or as an object with an id. */
+function iriOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string')
+    return (value as { id: string }).id;
+  return undefined;
 }

@@ -1,0 +1,135 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { PROJECT_VERSION } from '@anchor/common/version';
+import yargs, { type Argv } from 'yargs';
+import { GLOBAL_OPTIONS, MissingOption, type CommandSpec, type GlobalArgs } from './command.js';
+import { ADMIN_COMMANDS } from './commands/admin.js';
+import { DID_COMMANDS } from './commands/did.js';
+import { FEDERATION_COMMANDS } from './commands/federation.js';
+import { VCT_COMMANDS } from './commands/vct.js';
+import { renderCliDocs } from './docs.js';
+import { CliError, describeFailure } from './errors.js';
+import { Output, processIo, type CliIo } from './output.js';
+
+/** Every command of `anchor`, in the order help and docs list them. */
+export const COMMANDS: readonly CommandSpec[] = [
+  ...DID_COMMANDS,
+  ...ADMIN_COMMANDS,
+  ...VCT_COMMANDS,
+  ...FEDERATION_COMMANDS,
+];
+
+export const GROUPS: Readonly<Record<string, string>> = {
+  did: 'Create, update, recover, deactivate and resolve DIDs',
+  witness: 'Witness invitations',
+  acceptlist: 'Who may follow this node or invite it to witness',
+  allowedorigins: 'Anchor origins this node accepts',
+  policy: 'The witness policy',
+  log: 'The transparency log the node uses',
+  vct: 'The transparency log: add, tree heads, proofs',
+  federation: 'The federation as a whole',
+};
+
+const DEFAULT_CONFIG = join(homedir(), '.config', 'anchor', 'cli.json');
+
+function positionalSyntax(spec: CommandSpec): string {
+  return Object.entries(spec.positionals ?? {})
+    .map(([name, p]) => (p.optional ? `[${name}${p.variadic ? '..' : ''}]` : `<${name}${p.variadic ? '..' : ''}>`))
+    .join(' ');
+}
+
+function readConfig(path: string): Record<string, unknown> {
+  if (path === DEFAULT_CONFIG && !existsSync(path)) return {};
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  } catch (error) {
+    throw new CliError(`cannot read the config file ${path}: ${(error as Error).message}`, 2);
+  }
+}
+
+/** Runs `anchor` with `argv`; resolves with the exit code (0 success, 1 failure, 2 usage). */
+export async function runCli(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  let exitCode = 0;
+  let usageError: string | undefined;
+  const parser = yargs([...argv])
+    .scriptName('anchor')
+    .version(PROJECT_VERSION)
+    .env('ANCHOR_CLI')
+    .options(GLOBAL_OPTIONS as Record<string, never>)
+    .config('config', (path: string) => readConfig(path))
+    .default('config', DEFAULT_CONFIG, '~/.config/anchor/cli.json')
+    .strict()
+    .demandCommand(1, 'give a command (anchor --help lists them)')
+    .recommendCommands()
+    .completion('completion', 'Print a bash/zsh completion script (eval "$(anchor completion)")')
+    .wrap(Math.min(120, process.stdout.columns ?? 100))
+    .fail((message: string | undefined, error: Error | undefined) => {
+      if (error) throw error;
+      usageError = message ?? 'invalid usage';
+    })
+    .exitProcess(false)
+    .help();
+
+  const groups = new Map<string, CommandSpec[]>();
+  for (const spec of COMMANDS) {
+    const [head, ...rest] = spec.name.split(' ');
+    if (rest.length === 0) {
+      addCommand(parser, spec, spec.name, io, (code) => (exitCode = code));
+    } else {
+      groups.set(head!, [...(groups.get(head!) ?? []), spec]);
+    }
+  }
+  for (const [head, specs] of groups) {
+    parser.command(head, GROUPS[head] ?? head, (group: Argv) => {
+      for (const spec of specs)
+        addCommand(group, spec, spec.name.slice(head.length + 1), io, (code) => (exitCode = code));
+      return group.demandCommand(1, `give a ${head} command (anchor ${head} --help lists them)`);
+    });
+  }
+  parser.command('docs', false, {}, (args) => {
+    io.stdout(renderCliDocs(COMMANDS, GROUPS, GLOBAL_OPTIONS));
+    void args;
+  });
+
+  try {
+    await parser.parseAsync();
+  } catch (error) {
+    if (error instanceof MissingOption || (error instanceof CliError && error.exitCode === 2)) {
+      io.stderr(`anchor: ${error.message}\n`);
+      return 2;
+    }
+    io.stderr(`anchor: ${describeFailure(error)}\n`);
+    return error instanceof CliError ? error.exitCode : 1;
+  }
+  if (usageError !== undefined) {
+    io.stderr(`anchor: ${usageError.split('\n')[0]} (anchor --help lists the commands and options)\n`);
+    return 2;
+  }
+  return exitCode;
+}
+
+function addCommand(parser: Argv, spec: CommandSpec, word: string, io: CliIo, setExit: (code: number) => void): void {
+  const syntax = [word, positionalSyntax(spec)].filter(Boolean).join(' ');
+  parser.command(
+    syntax,
+    spec.describe,
+    (command: Argv) => {
+      for (const [name, positional] of Object.entries(spec.positionals ?? {}))
+        command.positional(name, {
+          describe: positional.describe,
+          type: 'string',
+          ...(positional.variadic ? { array: true } : {}),
+        });
+      for (const [name, option] of Object.entries(spec.options ?? {})) command.option(name, option as never);
+      for (const [example, what] of spec.examples) command.example(example, what);
+      return command;
+    },
+    async (args: Record<string, unknown>) => {
+      const globals = args as unknown as GlobalArgs;
+      const output = new Output(io, globals.json === true);
+      const code = await spec.run({ args: { ...args, ...globals }, out: output, io });
+      if (typeof code === 'number') setExit(code);
+    },
+  );
+}

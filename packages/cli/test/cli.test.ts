@@ -1,0 +1,301 @@
+/**
+ * The built `anchor` binary run as a user runs it, against a real local federation (a vct-log and two nodes
+ * started as their binaries, wired by dev-env): DIDs through their whole life, follows and witnesses,
+ * policy, the log's proofs, and the failures a user meets (each one line and a non-zero exit code).
+ */
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serviceBin, startLocalFederation, type LocalFederation } from '@anchor/dev-env';
+import { freePort, makeTempDir, runProcess, startProcess, type TempDir } from '@anchor/testing/process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMANDS, GROUPS, renderCliDocs } from '../src/index.js';
+import { GLOBAL_OPTIONS } from '../src/command.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const BIN = join(ROOT, 'packages', 'cli', 'dist', 'main.js');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const credential = (n: number) => ({
+  '@context': ['https://www.w3.org/2018/credentials/v1'],
+  id: `urn:uuid:cli-test-${n}-${Date.now()}`,
+  type: ['VerifiableCredential'],
+  issuer: 'did:example:issuer',
+  issuanceDate: '2026-11-26T00:00:00Z',
+  credentialSubject: { id: `did:example:subject-${n}` },
+});
+
+describe('anchor (the built binary) against a local federation', () => {
+  let dir: TempDir;
+  let federation: LocalFederation;
+  let node1: string;
+  let node2: string;
+  let service2: string;
+  let logUrl: string;
+
+  const anchor = async (...args: string[]): Promise<Run> => {
+    const result = await runProcess(BIN, { args, cwd: dir.path, env: { NO_COLOR: '1' }, timeoutMs: 150_000 });
+    return { code: result.code, stdout: result.stdout, stderr: result.stderr };
+  };
+  const json = async <T>(...args: string[]): Promise<T> => {
+    const result = await anchor(...args, '--json');
+    expect(result.code, result.stderr).toBe(0);
+    return JSON.parse(result.stdout) as T;
+  };
+
+  beforeAll(async () => {
+    dir = await makeTempDir('anchor-cli-');
+    federation = await startLocalFederation({
+      dataDir: join(dir.path, 'federation'),
+      nodes: 2,
+      logPort: await freePort(),
+      firstNodePort: await freePort(),
+    });
+    [node1, node2] = federation.layout.nodes.map((node) => node.url) as [string, string];
+    service2 = await federation.admins[1]!.serviceId();
+    logUrl = federation.layout.log.logUrl;
+  }, 180_000);
+
+  afterAll(async () => {
+    await federation?.stop();
+    await dir?.remove();
+  });
+
+  it('creates a DID, waits until published (showing progress), and resolves it on the other node', async () => {
+    const created = await anchor(
+      'did',
+      'create',
+      '-n',
+      node1,
+      '-k',
+      'alice.json',
+      '--wait',
+      '--add-service',
+      'hub,LinkedDomains,https://alice.example',
+    );
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stderr).toMatch(/waiting until .* resolves the create as published/);
+    expect(created.stderr).toMatch(/published: did:node:/);
+    expect((await stat(join(dir.path, 'alice.json'))).mode & 0o777).toBe(0o600);
+    const keys = JSON.parse(await readFile(join(dir.path, 'alice.json'), 'utf8')) as { did: string };
+    const resolved = await json<{
+      didDocumentMetadata: { method: { published: boolean } };
+      didDocument: { service: unknown[] };
+    }>('did', 'resolve', keys.did, '-n', node2);
+    expect(resolved.didDocumentMetadata.method.published).toBe(true);
+    expect(resolved.didDocument.service).toHaveLength(1);
+
+    const again = await anchor('did', 'create', '-n', node1, '-k', 'alice.json');
+    expect(again.code).toBe(1);
+    expect(again.stderr.trim()).toMatch(/^anchor: the key file alice.json exists/);
+  });
+
+  it('updates the DID (keys rotate), then deactivates it', async () => {
+    const updated = await anchor(
+      'did',
+      'update',
+      '-k',
+      'alice.json',
+      '--add-key',
+      'key-2',
+      '--remove-service',
+      'hub',
+      '--wait',
+    );
+    expect(updated.code, updated.stderr).toBe(0);
+    const keys = JSON.parse(await readFile(join(dir.path, 'alice.json'), 'utf8')) as {
+      did: string;
+      documentKeys: object;
+      pending?: unknown;
+    };
+    expect(Object.keys(keys.documentKeys).sort()).toEqual(['key-1', 'key-2']);
+    expect(keys.pending).toBeUndefined();
+    const resolved = await json<{ didDocument: { verificationMethod: Array<{ id: string }>; service?: unknown[] } }>(
+      'did',
+      'resolve',
+      keys.did,
+      '-n',
+      node2,
+    );
+    expect(resolved.didDocument.verificationMethod.map((key) => key.id.split('#')[1])).toEqual(['key-1', 'key-2']);
+    expect(resolved.didDocument.service ?? []).toHaveLength(0);
+
+    const second = await anchor('did', 'update', '-k', 'alice.json', '--remove-key', 'key-1', '--wait');
+    expect(second.code, second.stderr).toBe(0);
+
+    const deactivated = await anchor('did', 'deactivate', '-k', 'alice.json', '--wait');
+    expect(deactivated.code, deactivated.stderr).toBe(0);
+    const after = await anchor('did', 'update', '-k', 'alice.json', '--add-key', 'key-3');
+    expect(after.code).toBe(1);
+    expect(after.stderr.trim()).toMatch(/^anchor: .*deactivated/);
+  });
+
+  it('recovers a DID with new keys', async () => {
+    expect((await anchor('did', 'create', '-n', node1, '-k', 'bob.json', '--wait')).code).toBe(0);
+    const before = JSON.parse(await readFile(join(dir.path, 'bob.json'), 'utf8')) as { recoveryKey: { d: string } };
+    const recovered = await anchor('did', 'recover', '-k', 'bob.json', '--wait');
+    expect(recovered.code, recovered.stderr).toBe(0);
+    const after = JSON.parse(await readFile(join(dir.path, 'bob.json'), 'utf8')) as { recoveryKey: { d: string } };
+    expect(after.recoveryKey.d).not.toBe(before.recoveryKey.d);
+  });
+
+  it('unfollows and follows again, withdraws and renews a witness invitation, sets the policy', async () => {
+    expect((await anchor('unfollow', service2, '-n', node1)).code).toBe(0);
+    await expect.poll(() => federation.admins[0]!.collection('following'), { timeout: 30_000 }).not.toContain(service2);
+    const follow = await anchor('follow', service2, '-n', node1, '--wait');
+    expect(follow.code, follow.stderr).toBe(0);
+    expect(await federation.admins[0]!.collection('following')).toContain(service2);
+
+    expect((await anchor('witness', 'uninvite', service2, '-n', node1)).code).toBe(0);
+    await expect.poll(() => federation.admins[0]!.collection('witnesses'), { timeout: 30_000 }).not.toContain(service2);
+    expect((await anchor('witness', 'invite', service2, '-n', node1, '--wait')).code).toBe(0);
+    expect(await federation.admins[0]!.collection('witnesses')).toContain(service2);
+
+    const policy = 'MinPercent(100,batch) AND MinPercent(50,system)';
+    expect((await anchor('policy', 'set', policy, '-n', node1)).code).toBe(0);
+    expect(await json<{ policy: string }>('policy', 'get', '-n', node1)).toEqual({ policy });
+    const lists = await json<Array<{ type: string; url: string[] }>>('acceptlist', 'get', '-n', node1);
+    expect(lists.find((list) => list.type === 'follow')?.url).toContain(service2);
+  });
+
+  it('adds credentials to the log, proves inclusion and consistency, and catches a tampered STH', async () => {
+    await writeFile(join(dir.path, 'vc1.json'), JSON.stringify(credential(1)));
+    const receipt = await json<{ timestamp: number; leafHash: string }>('vct', 'add', 'vc1.json', '--log-url', logUrl);
+    expect((await anchor('vct', 'sth', '--log-url', logUrl, '--save', 'sth-1.json')).code).toBe(0);
+    await writeFile(join(dir.path, 'vc2.json'), JSON.stringify(credential(2)));
+    await json('vct', 'add', 'vc2.json', '--log-url', logUrl);
+
+    // The log integrates on its interval: the proof is there once the entry is in a signed tree.
+    await expect
+      .poll(
+        async () =>
+          (
+            await anchor(
+              'vct',
+              'proof',
+              '--credential',
+              'vc1.json',
+              '--timestamp',
+              String(receipt.timestamp),
+              '--log-url',
+              logUrl,
+            )
+          ).code,
+        { timeout: 30_000, interval: 500 },
+      )
+      .toBe(0);
+    const byHash = await json<{ leafIndex: number }>(
+      'vct',
+      'proof',
+      '--leaf-hash',
+      receipt.leafHash,
+      '--log-url',
+      logUrl,
+    );
+    expect(byHash.leafIndex).toBeGreaterThanOrEqual(0);
+
+    const since = await json<{ consistentWith: number }>('vct', 'sth', '--log-url', logUrl, '--since', 'sth-1.json');
+    expect(typeof since.consistentWith).toBe('number');
+    expect((await anchor('vct', 'verify', 'sth-1.json', '--log-url', logUrl)).code).toBe(0);
+
+    const saved = JSON.parse(await readFile(join(dir.path, 'sth-1.json'), 'utf8')) as {
+      tree_size: number;
+      sha256_root_hash: string;
+    };
+    await writeFile(
+      join(dir.path, 'forged.json'),
+      JSON.stringify({ ...saved, sha256_root_hash: Buffer.alloc(32, 3).toString('base64') }),
+    );
+    const forged = await anchor('vct', 'verify', 'forged.json', '--log-url', logUrl);
+    expect(forged.code).toBe(1);
+    expect(forged.stderr.trim()).toMatch(/^anchor: forged.json: the signed tree head's signature does not verify/);
+    expect(forged.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('shows the federation in one table', async () => {
+    const status = await anchor('federation', 'status', '--nodes', node1, node2, '--log-url', logUrl);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/node\s+health\s+followers/);
+    expect(status.stdout.match(/healthy/g)).toHaveLength(2);
+    const down = await anchor('federation', 'status', '--nodes', node1, 'http://127.0.0.1:9', '--json');
+    expect(down.code).toBe(1);
+    expect((JSON.parse(down.stdout) as { nodes: Array<{ healthy: boolean }> }).nodes.map((n) => n.healthy)).toEqual([
+      true,
+      false,
+    ]);
+  });
+
+  it('answers bad input with one line and a non-zero exit code', async () => {
+    const cases: Array<[string[], number, RegExp]> = [
+      [['frobnicate'], 2, /Unknown argument: frobnicate/],
+      [['did', 'create', '-n', node1], 2, /--key-file is required/],
+      [['did', 'resolve', 'did:node:x'], 2, /--node-url is required/],
+      [['policy', 'get', '-n', 'http://127.0.0.1:9'], 1, /ECONNREFUSED/],
+      [['vct', 'proof', '--log-url', logUrl], 2, /give --leaf-hash/],
+      [['did', 'update', '-k', 'missing.json', '--add-key', 'x'], 1, /cannot read the key file missing.json: ENOENT/],
+    ];
+    for (const [args, code, message] of cases) {
+      const result = await anchor(...args);
+      expect(result.code, args.join(' ')).toBe(code);
+      expect(result.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
+      expect(result.stderr, args.join(' ')).toMatch(message);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  it('refuses a wrong token with one line', async () => {
+    const port = await freePort();
+    const log = await startProcess(serviceBin('@anchor/vct-log'), {
+      args: [
+        '--host-url',
+        `127.0.0.1:${port}`,
+        '--data-dir',
+        join(dir.path, 'guarded-log'),
+        '--api-write-token',
+        'right',
+        '--api-read-token',
+        'right',
+      ],
+      readyUrl: `http://127.0.0.1:${port}/healthcheck`,
+    });
+    try {
+      await writeFile(join(dir.path, 'vc3.json'), JSON.stringify(credential(3)));
+      const wrong = await anchor(
+        'vct',
+        'add',
+        'vc3.json',
+        '--log-url',
+        `http://127.0.0.1:${port}/main`,
+        '--token',
+        'wrong',
+      );
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr.trim().split('\n')).toHaveLength(1);
+      expect(wrong.stderr).toMatch(/401|403|unauthori[sz]ed|forbidden/i);
+      const right = await anchor(
+        'vct',
+        'add',
+        'vc3.json',
+        '--log-url',
+        `http://127.0.0.1:${port}/main`,
+        '--token',
+        'right',
+      );
+      expect(right.code, right.stderr).toBe(0);
+    } finally {
+      await log.stop();
+    }
+  });
+});
+
+describe('docs/cli.md', () => {
+  it('is what the command table renders (npm run docs -w @anchor/cli rewrites it)', async () => {
+    const committed = await readFile(join(ROOT, 'docs', 'cli.md'), 'utf8');
+    expect(committed).toBe(renderCliDocs(COMMANDS, GROUPS, GLOBAL_OPTIONS));
+  });
+});

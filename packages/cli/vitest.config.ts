@@ -1,0 +1,3 @@
+import { workspaceTestConfig } from '../../vitest.shared.js';
+
+export default workspaceTestConfig();
