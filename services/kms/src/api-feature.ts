@@ -5,6 +5,8 @@ import { PROJECT_VERSION } from '@anchor/common/version';
 import type { RequestHandler } from 'express';
 import { keystoreHandlers } from './api/keystore-handlers.js';
 import { kmsOperations } from './api/kms-operations.js';
+import { wrapAndBbsOperations } from './api/wrap-bbs-operations.js';
+import type { BbsFeature } from './bbs-feature.js';
 import { DidCreation } from './dids/did-creation.js';
 import type { KeystoresFeature } from './keystores-feature.js';
 import type { KmsContext } from './kms-context.js';
@@ -16,7 +18,7 @@ export interface ApiFeature extends Feature {
   readonly baseUrl: string;
 }
 
-export function createApiFeature(ctx: KmsContext, { keystores }: KeystoresFeature): ApiFeature {
+export function createApiFeature(ctx: KmsContext, { keystores }: KeystoresFeature, { bbs }: BbsFeature): ApiFeature {
   const { http, kmsMetrics: metrics, config } = ctx;
   let baseUrl = config.baseUrl?.replace(/\/+$/, '');
   const knownBaseUrl = (): string => {
@@ -37,6 +39,7 @@ export function createApiFeature(ctx: KmsContext, { keystores }: KeystoresFeatur
     kmsRoutes(http, {
       ...keystoreHandlers({ keystores, metrics, dids, baseUrl: knownBaseUrl }),
       ...operations,
+      ...wrapAndBbsOperations({ keystores, metrics, baseUrl: knownBaseUrl, bbs }),
       importKey: viaExpress(operations.importKey as FastHandler),
       exportKey: operations.exportKey as FastHandler,
     } as Parameters<typeof kmsRoutes>[1]),

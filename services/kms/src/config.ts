@@ -95,6 +95,17 @@ export const KMS_CONFIG = defineConfig({
       default: '5m',
       help: "how long a controller DID's keys are reused for HTTP signature checks",
     }),
+    bbsWorkers: opt.custom({
+      flag: 'bbs-workers',
+      type: 'int|auto',
+      default: 'auto',
+      parse: (raw: string): number | 'auto' => {
+        if (raw.trim().toLowerCase() === 'auto') return 'auto';
+        if (!/^\d{1,2}$/.test(raw.trim())) throw new Error('must be auto or a number of worker threads from 0 to 99');
+        return Number(raw.trim());
+      },
+      help: 'worker threads for BBS signatures and proofs; auto = one per core; 0 runs them on the HTTP thread',
+    }),
     requestBodyLimit: opt.string({
       flag: 'request-body-limit',
       default: '1mb',
@@ -167,6 +178,7 @@ export function kmsOptionsFrom(flags: KmsFlags): KmsOptions {
     nodeToken: flags.nodeToken,
     nodeAnchorOrigin: flags.nodeAnchorOrigin,
     didCacheTtlMs: flags.didCacheTtl,
+    bbsWorkers: flags.bbsWorkers,
     requestBodyLimit: flags.requestBodyLimit,
     metricsHost: flags.metricsHost,
     tls: flags.tlsServeCert && flags.tlsServeKey ? { certFile: flags.tlsServeCert, keyFile: flags.tlsServeKey } : undefined,

@@ -41,6 +41,8 @@ export interface KmsOptions {
   nodeAnchorOrigin?: string | undefined;
   /** How long resolved controller DID documents are reused. Default 5 minutes. */
   didCacheTtlMs?: number;
+  /** Worker threads for BBS; 0 runs BBS on the HTTP thread (tests). Default auto: one per core. */
+  bbsWorkers?: number | 'auto';
   requestBodyLimit?: string;
   metricsHost?: HostPort | undefined;
   tls?: { certFile: string; keyFile: string } | undefined;

@@ -24,7 +24,7 @@ describe('the route table of a bare kms', () => {
 
   beforeAll(async () => {
     dir = await makeTempDir('kms-routes-');
-    server = createServer({ dataDir: dir.path, storage: { type: 'mem' }, devMode: true });
+    server = createServer({ dataDir: dir.path, storage: { type: 'mem' }, devMode: true, bbsWorkers: 0 });
     await server.start();
     const response = await fetch(`${server.url}/openapi.json`);
     expect(response.status).toBe(200);

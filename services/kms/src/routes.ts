@@ -27,14 +27,13 @@ export interface RoutedHandlers {
   easy: FastHandler;
   easyOpen: FastHandler;
   sealOpen: FastHandler;
-  /** Key wrap and BBS, once the crypto core has them. */
-  wrap?: FastHandler;
-  wrapWithSender?: FastHandler;
-  unwrap?: FastHandler;
-  signMulti?: FastHandler;
-  verifyMulti?: FastHandler;
-  deriveProof?: FastHandler;
-  verifyProof?: FastHandler;
+  wrap: FastHandler;
+  wrapWithSender: FastHandler;
+  unwrap: FastHandler;
+  signMulti: FastHandler;
+  verifyMulti: FastHandler;
+  deriveProof: FastHandler;
+  verifyProof: FastHandler;
 }
 
 const KEYSTORE = { keystoreId: 'the keystore id (`POST /v1/keystores` answered it)' };
@@ -188,21 +187,17 @@ export function kmsRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec[] 
       ok: 'the plaintext',
       notFound: 'unknown keystore, or no key of it has `myPub`',
     }),
+    scoped('keystore', 'POST', '/wrap', 'crypto', 'wraps `cek` for `recPubKey` (ECDH-ES anoncrypt, JOSE Concat KDF; A256KW, XC20PKW for X25519): `{"wrappedKey"}`', handlers.wrap, {
+      body: schemas.WRAP,
+      ok: 'the wrapped key',
+    }),
+    op('/wrap', 'wraps `cek` for `recPubKey` from this ECDH key (ECDH-1PU authcrypt; `tag` enters the KDF): `{"wrappedKey","keyVersion"}`', schemas.WRAP, handlers.wrapWithSender, 'the wrapped key'),
+    op('/unwrap', 'unwraps a `wrappedKey` addressed to this key (`senderPubKey` for ECDH-1PU): `{"key"}`', schemas.UNWRAP, handlers.unwrap, 'the key'),
+    op('/signmulti', 'BBS signature (IETF draft, BLS12-381-SHA-256) of `messages`: `{"signature","keyVersion"}`', schemas.SIGN_MULTI, handlers.signMulti, 'the signature'),
+    op('/verifymulti', 'verifies a BBS signature of `messages`: `{"verified":true|false}`', schemas.VERIFY_MULTI, handlers.verifyMulti, 'whether it verifies'),
+    op('/deriveproof', 'a BBS proof disclosing `revealedIndexes`, bound to `nonce`: `{"proof"}`', schemas.DERIVE_PROOF, handlers.deriveProof, 'the proof'),
+    op('/verifyproof', 'verifies a BBS proof of the revealed `messages` at `revealedIndexes`: `{"verified":true|false}`', schemas.VERIFY_PROOF, handlers.verifyProof, 'whether it verifies'),
   ];
-  if (handlers.wrap)
-    routes.push(
-      scoped('keystore', 'POST', '/wrap', 'crypto', 'wraps `cek` for `recPubKey` (ECDH-ES anoncrypt, JOSE Concat KDF): `{"wrappedKey"}`', handlers.wrap, {
-        body: schemas.WRAP,
-        ok: 'the wrapped key',
-      }),
-    );
-  if (handlers.wrapWithSender)
-    routes.push(op('/wrap', 'wraps `cek` for `recPubKey` from this key (ECDH-1PU authcrypt): `{"wrappedKey"}`', schemas.WRAP, handlers.wrapWithSender, 'the wrapped key'));
-  if (handlers.unwrap) routes.push(op('/unwrap', 'unwraps a `wrappedKey` addressed to this key (`senderPubKey` for ECDH-1PU): `{"key"}`', schemas.UNWRAP, handlers.unwrap, 'the key'));
-  if (handlers.signMulti) routes.push(op('/signmulti', 'BBS signature (IETF draft, BLS12-381-SHA-256) of `messages`: `{"signature","keyVersion"}`', schemas.SIGN_MULTI, handlers.signMulti, 'the signature'));
-  if (handlers.verifyMulti) routes.push(op('/verifymulti', 'verifies a BBS signature: `{"verified"}`', schemas.VERIFY_MULTI, handlers.verifyMulti, 'whether it verifies'));
-  if (handlers.deriveProof) routes.push(op('/deriveproof', 'BBS proof revealing `revealedIndexes`: `{"proof"}`', schemas.DERIVE_PROOF, handlers.deriveProof, 'the proof'));
-  if (handlers.verifyProof) routes.push(op('/verifyproof', 'verifies a BBS proof: `{"verified"}`', schemas.VERIFY_PROOF, handlers.verifyProof, 'whether it verifies'));
   routes.push(openApiRoute(KMS_API_INFO, routes));
   return routes;
 }

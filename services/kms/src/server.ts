@@ -4,6 +4,7 @@ import { getLogger } from '@anchor/common/log';
 import { createService, type Service, type ServiceDefinition } from '@anchor/common/service';
 import { controllerSignatureAuthenticator } from './access/controller-signatures.js';
 import { createApiFeature, type ApiFeature } from './api-feature.js';
+import { createBbsFeature, type BbsFeature } from './bbs-feature.js';
 import type { KmsContext, KmsContextMembers } from './kms-context.js';
 import { kmsSettings, type KmsOptions } from './kms-options.js';
 import { createKeystoresFeature, type KeystoresFeature } from './keystores-feature.js';
@@ -28,12 +29,13 @@ export interface KmsServer {
 
 interface KmsParts {
   keystores: KeystoresFeature;
+  bbs: BbsFeature;
   api: ApiFeature;
 }
 
 const log = getLogger('kms-server');
 
-/** The kms on the service kit: the keystores at rest (master key checked), then the API. */
+/** The kms on the service kit: the keystores at rest (master key checked), the BBS workers, then the API. */
 function kmsService(): ServiceDefinition<KmsOptions, KmsContextMembers, KmsParts> {
   // The signature authenticator is built before the kit's outbound client exists; it asks for it per request.
   let outbound: HttpClient | undefined;
@@ -57,8 +59,9 @@ function kmsService(): ServiceDefinition<KmsOptions, KmsContextMembers, KmsParts
     async features(ctx: KmsContext, add) {
       outbound = ctx.httpClient;
       const keystores = add(await createKeystoresFeature(ctx));
-      const api = add(createApiFeature(ctx, keystores));
-      return { keystores, api };
+      const bbs = add(await createBbsFeature(ctx));
+      const api = add(createApiFeature(ctx, keystores, bbs));
+      return { keystores, bbs, api };
     },
     started(ctx, { api }) {
       log.info('kms started', {

@@ -46,7 +46,7 @@ describe('kms API', () => {
 
   beforeAll(async () => {
     dir = await makeTempDir('kms-api-');
-    server = createServer({ dataDir: dir.path, storage: { type: 'mem' }, devMode: true });
+    server = createServer({ dataDir: dir.path, storage: { type: 'mem' }, devMode: true, bbsWorkers: 0 });
     await server.start();
     base = server.url;
     ks = await newKeystore(alice.did);
@@ -300,6 +300,60 @@ describe('kms API', () => {
       expect400(await post(`${ks.location}/sealopen`, { cipherText: b64(Buffer.alloc(10)), myPub: me.publicKey }), /./);
       expect400(await post(`${me.location}/easy`, { payload: b64('x'), nonce: b64(Buffer.alloc(5)), theirPub: b64(them.publicKey) }), /nonce/);
       expect400(await post(`${ks.location}/easyopen`, { cipherText: b64(reply), nonce: b64(nonce), myPub: me.publicKey }), /\/theirPub is required/);
+    });
+  });
+
+  describe('key wrap', () => {
+    /** The original's wire form of an exported ECDH key (`{"kid","x","y","curve","type"}`, coordinates in std base64). */
+    const recipientOf = (key: CreatedKey) => {
+      const exported = JSON.parse(unb64(key.publicKey as string).toString()) as { kid?: string; x: string; y?: string; curve: string; type: string };
+      return {
+        kid: b64(exported.kid ?? key.keyID),
+        x: b64(Buffer.from(exported.x, 'base64')),
+        y: b64(Buffer.from(exported.y ?? '', 'base64')),
+        curve: b64(exported.curve),
+        type: b64(exported.type),
+      };
+    };
+
+    it('anoncrypt-wraps a CEK for NIST and X25519 keys that unwrap to it (A256KW, XC20PKW)', async () => {
+      for (const [keyType, alg] of [['NISTP256ECDHKW', 'ECDH-ES+A256KW'], ['NISTP384ECDHKW', 'ECDH-ES+A256KW'], ['NISTP521ECDHKW', 'ECDH-ES+A256KW'], ['X25519ECDHKW', 'ECDH-ES+XC20PKW']]) {
+        const bob = await newKey(keyType as string, other);
+        const cek = randomBytes(32);
+        const wrapped = await post<{ wrappedKey: Record<string, unknown> & { alg: string } }>(`${ks.location}/wrap`, { cek: b64(cek), apu: b64('sender'), apv: b64('recipient'), recPubKey: recipientOf(bob), senderKID: 'ignored' });
+        expect(wrapped.status, JSON.stringify(wrapped.body)).toBe(200);
+        expect(unb64(wrapped.body.wrappedKey.alg).toString()).toBe(alg);
+        const unwrapped = await post<{ key: string }>(`${bob.location}/unwrap`, { wrappedKey: wrapped.body.wrappedKey }, other.capability);
+        expect(unwrapped.status, JSON.stringify(unwrapped.body)).toBe(200);
+        expect(unb64(unwrapped.body.key)).toEqual(cek);
+        const tampered = { ...wrapped.body.wrappedKey, apu: b64('someone else') };
+        expect400(await post(`${bob.location}/unwrap`, { wrappedKey: tampered }, other.capability), /./);
+      }
+    });
+
+    it('authcrypt-wraps from a keystore key (ECDH-1PU) that the recipient unwraps with the sender key', async () => {
+      const alice1 = await newKey('NISTP256ECDHKW');
+      const bob = await newKey('NISTP256ECDHKW', other);
+      const cek = randomBytes(32);
+      const wrapped = await post<{ wrappedKey: { alg: string } }>(`${alice1.location}/wrap`, { cek: b64(cek), apu: b64('a'), apv: b64('b'), recPubKey: recipientOf(bob), tag: b64('tag') });
+      expect(wrapped.status, JSON.stringify(wrapped.body)).toBe(200);
+      expect(unb64(wrapped.body.wrappedKey.alg).toString()).toBe('ECDH-1PU+A256KW');
+      const unwrapped = await post<{ key: string }>(`${bob.location}/unwrap`, { wrappedKey: wrapped.body.wrappedKey, senderPubKey: recipientOf(alice1), tag: b64('tag') }, other.capability);
+      expect(unb64(unwrapped.body.key)).toEqual(cek);
+      expect400(await post(`${bob.location}/unwrap`, { wrappedKey: wrapped.body.wrappedKey, tag: b64('tag') }, other.capability), /senderPubKey/);
+      expect400(await post(`${bob.location}/unwrap`, { wrappedKey: wrapped.body.wrappedKey, senderPubKey: recipientOf(bob), tag: b64('tag') }, other.capability), /./);
+    });
+
+    it('refuses bad bodies: missing members, bad base64, a curve it does not know, a non-ECDH key', async () => {
+      const bob = await newKey('NISTP256ECDHKW');
+      const recipient = recipientOf(bob);
+      expect400(await post(`${ks.location}/wrap`, { recPubKey: recipient }), /\/cek is required/);
+      expect400(await post(`${ks.location}/wrap`, { cek: b64(randomBytes(32)), recPubKey: { ...recipient, x: 'AA' } }), /recPubKey.x: not base64url with padding/);
+      expect400(await post(`${ks.location}/wrap`, { cek: b64(randomBytes(32)), recPubKey: { ...recipient, curve: b64('P-999') } }), /recPubKey.curve/);
+      expect400(await post(`${ks.location}/wrap`, { cek: b64(randomBytes(32)), recPubKey: { x: recipient.x } }), /\/recPubKey\/curve is required/);
+      const ed = await newKey('ED25519');
+      expect400(await post(`${ed.location}/wrap`, { cek: b64(randomBytes(32)), recPubKey: recipient }), /./);
+      expect400(await post(`${bob.location}/unwrap`, {}), /\/wrappedKey is required/);
     });
   });
 

@@ -1,0 +1,52 @@
+import { base64UrlPaddedEncode as b64 } from '@anchor/common/encoding';
+import type { RecipientPublicKey, RecipientWrappedKey } from '../crypto/wrap/index.js';
+import { bytesOf, optionalBytesOf } from './request-body.js';
+import type { WirePublicKey, WireWrappedKey } from './schemas.js';
+
+/**
+ * The original's wrap/unwrap JSON: every member base64url with padding, the strings `kid`, `curve`, `type` and
+ * `alg` included (their bytes are the UTF-8 of the string); `y` is empty for X25519.
+ */
+const text = (value: string, field: string): string => bytesOf(value, field).toString('utf8');
+
+export function publicKeyFromWire(key: WirePublicKey, field: string): RecipientPublicKey {
+  return {
+    ...(key.kid === undefined ? {} : { kid: text(key.kid, `${field}.kid`) }),
+    x: bytesOf(key.x, `${field}.x`),
+    y: optionalBytesOf(key.y, `${field}.y`),
+    curve: text(key.curve, `${field}.curve`),
+    type: text(key.type, `${field}.type`),
+  };
+}
+
+export function publicKeyToWire(key: RecipientPublicKey): WirePublicKey {
+  return {
+    ...(key.kid === undefined ? {} : { kid: b64(key.kid) }),
+    x: b64(key.x),
+    y: b64(key.y),
+    curve: b64(key.curve),
+    type: b64(key.type),
+  };
+}
+
+export function wrappedKeyFromWire(wrapped: WireWrappedKey): RecipientWrappedKey {
+  return {
+    ...(wrapped.kid === undefined ? {} : { kid: text(wrapped.kid, 'wrappedKey.kid') }),
+    encryptedKey: bytesOf(wrapped.encryptedCEK, 'wrappedKey.encryptedCEK'),
+    epk: publicKeyFromWire(wrapped.epk, 'wrappedKey.epk'),
+    alg: text(wrapped.alg, 'wrappedKey.alg'),
+    apu: optionalBytesOf(wrapped.apu, 'wrappedKey.apu'),
+    apv: optionalBytesOf(wrapped.apv, 'wrappedKey.apv'),
+  };
+}
+
+export function wrappedKeyToWire(wrapped: RecipientWrappedKey): WireWrappedKey {
+  return {
+    ...(wrapped.kid === undefined ? {} : { kid: b64(wrapped.kid) }),
+    encryptedCEK: b64(wrapped.encryptedKey),
+    epk: publicKeyToWire(wrapped.epk),
+    alg: b64(wrapped.alg),
+    apu: b64(wrapped.apu),
+    apv: b64(wrapped.apv),
+  };
+}

@@ -1,0 +1,15 @@
+import { availableParallelism } from 'node:os';
+import type { Feature } from '@anchor/common/service';
+import { createBbs, type BbsOperations } from './crypto/bbs/index.js';
+import type { KmsContext } from './kms-context.js';
+
+export interface BbsFeature extends Feature {
+  readonly bbs: BbsOperations;
+}
+
+/** The BBS worker threads: signatures and proofs are milliseconds of CPU each, kept off the HTTP thread. */
+export async function createBbsFeature(ctx: KmsContext): Promise<BbsFeature> {
+  const configured = ctx.config.bbsWorkers ?? 'auto';
+  const bbs = await createBbs({ threads: configured === 'auto' ? availableParallelism() : configured });
+  return { name: 'bbs', bbs, stop: () => bbs.close() };
+}
