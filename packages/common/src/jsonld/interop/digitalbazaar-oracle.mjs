@@ -9,10 +9,18 @@
  *   {op: 'canonize', document}                                     → N-Quads (safe mode, RDFC-1.0, no base)
  *   {op: 'sign', suite: '2020'|'2018', document, seedHex, keyId, controller, domain?, created?, credential?}
  *                                                                  → the signed document
- *   {op: 'verify', suite: '2020'|'2018', document, credential?}   → {verified, error?}
+ *   {op: 'sign', suite: 'eddsa-rdfc-2022'|'ecdsa-rdfc-2019', document, jwk, keyId, controller, created?, credential?}
+ *                                                                  → the signed document (@digitalbazaar/data-integrity,
+ *                                                                    the key a private JWK through the Multikey libraries)
+ *   {op: 'verify', suite, document, credential?}                   → {verified, error?}
  * `credential: true` goes through @digitalbazaar/vc (issue / verifyCredential: issuer must be the key's
  * controller); otherwise jsonld-signatures with an assertionMethod purpose.
  */
+import { DataIntegrityProof } from '@digitalbazaar/data-integrity';
+import * as EcdsaMultikey from '@digitalbazaar/ecdsa-multikey';
+import { cryptosuite as ecdsaRdfc2019 } from '@digitalbazaar/ecdsa-rdfc-2019-cryptosuite';
+import * as Ed25519Multikey from '@digitalbazaar/ed25519-multikey';
+import { cryptosuite as eddsaRdfc2022 } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite';
 import { Ed25519Signature2018 } from '@digitalbazaar/ed25519-signature-2018';
 import { Ed25519Signature2020 } from '@digitalbazaar/ed25519-signature-2020';
 import { Ed25519VerificationKey2018 } from '@digitalbazaar/ed25519-verification-key-2018';
@@ -25,6 +33,11 @@ const { AssertionProofPurpose } = jsigs.purposes;
 const KEY_CONTEXTS = {
   Ed25519VerificationKey2018: 'https://w3id.org/security/suites/ed25519-2018/v1',
   Ed25519VerificationKey2020: 'https://w3id.org/security/suites/ed25519-2020/v1',
+  Multikey: 'https://w3id.org/security/multikey/v1',
+};
+const CRYPTOSUITES = {
+  'eddsa-rdfc-2022': { cryptosuite: eddsaRdfc2022, multikey: Ed25519Multikey },
+  'ecdsa-rdfc-2019': { cryptosuite: ecdsaRdfc2019, multikey: EcdsaMultikey },
 };
 
 async function readStdin() {
@@ -50,6 +63,18 @@ function documentLoaderFor(contexts, controllers) {
 }
 
 async function suiteFor(task) {
+  const dataIntegrity = CRYPTOSUITES[task.suite];
+  if (dataIntegrity) {
+    const date = task.created;
+    if (!task.jwk) return new DataIntegrityProof({ cryptosuite: dataIntegrity.cryptosuite });
+    const key = await dataIntegrity.multikey.fromJwk({
+      jwk: task.jwk,
+      secretKey: true,
+      id: task.keyId,
+      controller: task.controller,
+    });
+    return new DataIntegrityProof({ signer: key.signer(), cryptosuite: dataIntegrity.cryptosuite, date });
+  }
   const seed = Buffer.from(task.seedHex ?? '', 'hex');
   const proof = task.domain === undefined ? undefined : { domain: task.domain };
   const date = task.created;

@@ -17,7 +17,23 @@ export type OracleTask =
       created?: string;
       credential?: boolean;
     }
-  | { op: 'verify'; suite: '2020' | '2018'; document: unknown; credential?: boolean };
+  | {
+      op: 'sign';
+      suite: 'eddsa-rdfc-2022' | 'ecdsa-rdfc-2019';
+      document: unknown;
+      /** The private key, as a JWK. */
+      jwk: object;
+      keyId: string;
+      controller: string;
+      created?: string;
+      credential?: boolean;
+    }
+  | {
+      op: 'verify';
+      suite: '2020' | '2018' | 'eddsa-rdfc-2022' | 'ecdsa-rdfc-2019';
+      document: unknown;
+      credential?: boolean;
+    };
 
 export type OracleResult = { ok: true; value: unknown } | { ok: false; error: string };
 
