@@ -293,6 +293,17 @@ describe('anchor (the built binary) against a local federation', () => {
   });
 });
 
+describe('shell completion', () => {
+  it('prints a bash and a zsh script, and completes commands from the table', async () => {
+    const bash = await runProcess(BIN, { args: ['completion'], env: { SHELL: '/bin/bash' } });
+    expect(bash.stdout).toContain('complete -o bashdefault -o default -F _anchor_yargs_completions anchor');
+    const zsh = await runProcess(BIN, { args: ['completion'], env: { SHELL: '/bin/zsh' } });
+    expect(zsh.stdout).toContain('#compdef anchor');
+    const words = await runProcess(BIN, { args: ['--get-yargs-completions', 'vct', ''] });
+    expect(words.stdout.split('\n').filter(Boolean)).toEqual(expect.arrayContaining(['add', 'sth', 'proof', 'verify']));
+  });
+});
+
 describe('docs/cli.md', () => {
   it('is what the command table renders (npm run docs -w @anchor/cli rewrites it)', async () => {
     const committed = await readFile(join(ROOT, 'docs', 'cli.md'), 'utf8');
