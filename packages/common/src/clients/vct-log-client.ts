@@ -1,6 +1,6 @@
 import { AppError, errorMessage, permanent } from '../errors/index.js';
 import { createHttpClient, type HttpClient } from '../http-client/index.js';
-import { canonicalize } from '../jsonld/index.js';
+import { canonicalize, type DocumentLoader } from '../jsonld/index.js';
 import { leafHash, verifyConsistency, verifyInclusion } from '../merkle/index.js';
 import {
   buildLeafInput,
@@ -28,6 +28,8 @@ export interface VctLogClientOptions {
   writeToken?: string | undefined;
   /** Terms of the credentials this client logs that no context defines (the anchor credential's). */
   allowUndefinedTerms?: readonly string[];
+  /** Contexts of the credentials (a service's operator contexts); default the bundled ones. */
+  documentLoader?: DocumentLoader;
 }
 
 /** An inclusion proof the log gave, checked against a signed tree head. */
@@ -194,7 +196,10 @@ export class VctLogClient {
   private nquadsOf(unsigned: Record<string, unknown>): Promise<string> {
     return canonicalize(
       { ...unsigned, proof: null },
-      { allowUndefinedTerms: [...(this.options.allowUndefinedTerms ?? [])] },
+      {
+        allowUndefinedTerms: [...(this.options.allowUndefinedTerms ?? [])],
+        ...(this.options.documentLoader === undefined ? {} : { documentLoader: this.options.documentLoader }),
+      },
     );
   }
 
