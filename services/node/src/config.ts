@@ -1,3 +1,4 @@
+import { kmsOptions, kmsOptionsProblem } from '@anchor/common/clients';
 import { defineConfig, formatDuration, opt, type ConfigOf } from '@anchor/common/config';
 import { contextsFileOption } from '@anchor/common/jsonld-contexts';
 import { parseLogSpec } from '@anchor/common/log';
@@ -255,6 +256,11 @@ export const nodeConfigSpec = defineConfig({
         default: 'main-key',
         help: 'Key id of the HTTP signing key',
       }),
+      ...kmsOptions('anchor-credential proofs and HTTP signatures'),
+      kmsHttpKeyId: opt.string({
+        flag: 'kms-http-key-id',
+        help: 'id of the HTTP-signing key in the kms keystore when it is not the --kms-key-id key; default: --kms-key-id, or a key created on first start',
+      }),
     },
     auth: {
       httpSignatures: opt.bool({
@@ -456,6 +462,13 @@ export const nodeConfigSpec = defineConfig({
     },
   },
   checks: [
+    (c) => kmsOptionsProblem(c.keys),
+    (c) =>
+      c.keys.kmsUrl !== undefined && (c.keys.vcSignKeyFile !== undefined || c.keys.httpSignKeyFile !== undefined)
+        ? '--kms-url signs with kms keys: drop --vc-sign-key-file and --http-sign-key-file'
+        : c.keys.kmsHttpKeyId !== undefined && c.keys.kmsUrl === undefined
+          ? '--kms-http-key-id needs --kms-url'
+          : undefined,
     // Witness bookkeeping must outlive an Offer's whole window, or late proofs would find no record.
     (c) =>
       c.witnessing.witnessStoreExpiryPeriod > c.witnessing.maxWitnessDelay + c.witnessing.maxClockSkew

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { join } from 'node:path';
+import { kmsSettingsOf } from '@anchor/common/clients';
 import { createDidResolver, didWebResolver, type DidDocument, type DidResolverRegistry } from '@anchor/common/did';
 import {
   classifyAddress,
@@ -108,7 +109,14 @@ export async function extendNodeContext(base: BaseContext<NodeConfig>): Promise<
   }
   const configValues = await ConfigValues.open(storage);
   const jsonldContexts = await JsonLdContexts.open(storage);
-  const keys = await loadNodeKeys(config.keys, configValues);
+  const kms = kmsSettingsOf(config.keys);
+  const keys = await loadNodeKeys(
+    {
+      ...config.keys,
+      kms: kms && { ...kms, httpKeyId: config.keys.kmsHttpKeyId, timeoutMs: config.server.httpTimeout },
+    },
+    configValues,
+  );
   const allowedOrigins = new AllowedOrigins(configValues, config.sidetree.allowedOriginsCacheExpiration);
   await allowedOrigins.seed(config.sidetree.allowedOrigins, [urls.externalEndpoint, urls.serviceId]);
 
@@ -144,11 +152,8 @@ export async function extendNodeContext(base: BaseContext<NodeConfig>): Promise<
           fetchJson: createGuardedFetchJson({ policy: keyFetchPolicy(urls, config.server.devMode) }),
         })
       : undefined,
-    requestSigner: signatures ? createRequestSigner({ keyId: httpKeyId, key: keys.httpSigningKey }) : undefined,
-    health: {
-      kmsStatus: () =>
-        keys.vcSigningKey.isPrivate && keys.httpSigningKey.isPrivate ? 'success' : 'signing keys unavailable',
-    },
+    requestSigner: signatures ? createRequestSigner({ keyId: httpKeyId, key: keys.httpSigner }) : undefined,
+    health: { kmsStatus: () => keys.health() },
   };
 }
 

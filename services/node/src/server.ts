@@ -31,6 +31,8 @@ const nodeService = (options: NodeServerOptions): ServiceDefinition<NodeConfig, 
   settings: nodeSettings,
   extend: extendNodeContext,
   async features(ctx, add) {
+    // First in, last out: the signing keys (a kms connection) outlive every feature that signs.
+    add({ name: 'signing-keys', stop: async () => ctx.keys.close() });
     // The operator's contexts (--contexts-file) are in place before anything checks a credential.
     const contexts = add(
       await createJsonLdContextsFeature(ctx.jsonldContexts, { contextsFile: ctx.config.jsonld.contextsFile }),

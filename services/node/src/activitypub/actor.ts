@@ -42,7 +42,7 @@ export function serviceActor(urls: NodeUrls, keys: NodeKeys): Record<string, unk
 
 /** `GET <service>/keys/<id>` (URL service ids only): `{id, owner, publicKeyPem}` in the original's PEM form. */
 export function publicKeyDocument(urls: NodeUrls, keys: NodeKeys): PublicKeyDocument {
-  return servicePublicKeyDocument({ serviceId: urls.serviceId, key: keys.httpSigningKey, keyName: keys.httpKeyId });
+  return servicePublicKeyDocument({ serviceId: urls.serviceId, key: keys.httpSigner.publicKey, keyName: keys.httpKeyId });
 }
 
 /**
@@ -60,7 +60,7 @@ export function serviceDidDocument(urls: NodeUrls, keys: NodeKeys): DidDocument 
         id: keyId,
         type: 'Ed25519VerificationKey2020',
         controller: urls.serviceId,
-        publicKeyMultibase: keys.httpSigningKey.publicKeyMultibase(),
+        publicKeyMultibase: keys.httpSigner.publicKey.publicKeyMultibase(),
       },
     ],
     authentication: [keyId],

@@ -1,4 +1,4 @@
-import { KeyPair } from '@anchor/common/crypto';
+import { KeyPair, localSigner } from '@anchor/common/crypto';
 import { createDidResolver, didKeyFromKeyPair } from '@anchor/common/did';
 import { parseHashlink } from '@anchor/common/encoding';
 import { createHttpClient } from '@anchor/common/http-client';
@@ -107,7 +107,7 @@ describe('anchor pipeline', () => {
       cas,
       credentials: new CredentialStore(await provider.open(VC_STORE), `${ORIGIN}/vc`),
       localWitness: new LocalWitness({
-        key: nodeKey,
+        signer: localSigner(nodeKey),
         verificationMethod: `${nodeDid}#${nodeDid.slice('did:key:'.length)}`,
         domain: ORIGIN,
         useLog: false,

@@ -50,7 +50,7 @@ export async function createAnchoringFeature(ctx: NodeContext, deps: AnchoringDe
   const log = getLogger('anchor-writer');
   const batches = await AnchorBatches.open(ctx.storage);
   const localWitness = new LocalWitness({
-    key: ctx.keys.vcSigningKey,
+    signer: ctx.keys.vcSigner,
     verificationMethod: vcVerificationMethod(ctx.urls, ctx.keys),
     domain: ctx.config.anchoring.anchorCredentialDomain ?? ctx.urls.externalEndpoint,
     useLog: ctx.config.anchoring.signWithLocalWitness,

@@ -1,4 +1,4 @@
-import type { KeyPair } from '@anchor/common/crypto';
+import type { Signer } from '@anchor/common/crypto';
 import {
   ANCHOR_CREDENTIAL_UNDEFINED_TERMS,
   createProof,
@@ -10,7 +10,8 @@ import type { VctClient } from '../vct-client/vct-client.js';
 import type { AnchorCredential } from './anchor-credential.js';
 
 export interface LocalWitnessOptions {
-  key: KeyPair;
+  /** The anchor-credential key: local, or in the kms. */
+  signer: Signer;
   /** `did:web:<host>#<vc key id>`, published in /.well-known/did.json. */
   verificationMethod: string;
   /** Proof domain when no log backs the proof (`--anchor-credential-domain`, default the external endpoint). */
@@ -53,7 +54,7 @@ export class LocalWitness {
       created = new Date(entry.timestamp).toISOString();
     }
     return createProof(credential, {
-      key: this.options.key,
+      signer: this.options.signer,
       verificationMethod: this.options.verificationMethod,
       domain,
       ...(created !== undefined ? { created } : {}),

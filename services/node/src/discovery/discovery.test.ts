@@ -93,7 +93,7 @@ describe('well-known documents', () => {
           id: keyId,
           type: 'Ed25519VerificationKey2020',
           controller: did,
-          publicKeyMultibase: node.server.context.keys.vcSigningKey.publicKeyMultibase(),
+          publicKeyMultibase: node.server.context.keys.vcSigner.publicKey.publicKeyMultibase(),
         },
       ],
       authentication: [keyId],

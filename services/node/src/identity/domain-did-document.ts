@@ -19,7 +19,7 @@ export function domainDidDocument(urls: NodeUrls, keys: NodeKeys): DidDocument {
         id: keyId,
         type: 'Ed25519VerificationKey2020',
         controller: id,
-        publicKeyMultibase: keys.vcSigningKey.publicKeyMultibase(),
+        publicKeyMultibase: keys.vcSigner.publicKey.publicKeyMultibase(),
       },
     ],
     authentication: [keyId],

@@ -1,4 +1,4 @@
-import { KeyPair } from '@anchor/common/crypto';
+import { KeyPair, localSigner } from '@anchor/common/crypto';
 import { createDidResolver, didKeyFromKeyPair } from '@anchor/common/did';
 import { createHashlink } from '@anchor/common/encoding';
 import { createHttpClient } from '@anchor/common/http-client';
@@ -22,6 +22,7 @@ import { buildAnchorCredential, type AnchorCredential } from '../anchoring/ancho
 import { buildAnchorLink, buildContentObject, contentAnchor } from '../anchoring/anchor-linkset.js';
 import type { WitnessRequest } from '../anchoring/witnessing.js';
 import { domainDidDocument, localFirstDidWebResolver, vcVerificationMethod } from '../identity/domain-did-document.js';
+import type { NodeKeys } from '../identity/node-keys.js';
 import { nodeUrls } from '../identity/node-urls.js';
 import { createNodeMetrics } from '../observability/node-metrics.js';
 import { CredentialVerifier } from '../observer/credential-verifier.js';
@@ -45,11 +46,14 @@ const OPTIONS: OfferWitnessingOptions = {
 };
 
 /** The witness's keys, published in its domain DID document (did:web:witness.test), which the verifier resolves from memory. */
-const witnessKeys = {
-  vcSigningKey: KeyPair.generate('Ed25519'),
+const witnessVcKey = KeyPair.generate('Ed25519');
+const witnessKeys: NodeKeys = {
+  vcSigner: localSigner(witnessVcKey),
   vcKeyId: 'vc-key',
-  httpSigningKey: KeyPair.generate('Ed25519'),
+  httpSigner: localSigner(KeyPair.generate('Ed25519')),
   httpKeyId: 'http-key',
+  health: async () => 'success',
+  close: () => undefined,
 };
 const witnessUrls = nodeUrls({ hostUrl: { host: 'witness.test', port: 443 }, externalEndpoint: WITNESS_ORIGIN });
 const witnessMethod = vcVerificationMethod(witnessUrls, witnessKeys);
@@ -165,7 +169,7 @@ describe('offer witnessing', () => {
   ): Promise<StoredActivity> {
     const { proof: _own, ...unsigned } = request.credential;
     const proof = await createProof(unsigned, {
-      key: change.proof?.key ?? witnessKeys.vcSigningKey,
+      key: change.proof?.key ?? witnessVcKey,
       verificationMethod: change.proof?.verificationMethod ?? witnessMethod,
       domain: WITNESS_ORIGIN,
       ...(change.proof?.created !== undefined ? { created: change.proof.created } : {}),

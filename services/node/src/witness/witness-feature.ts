@@ -80,7 +80,7 @@ export async function createWitnessFeature(
       outbox: deps.activityPub.outbox,
       // As a witness the node always puts its log (when it has one) behind its proof.
       localWitness: new LocalWitness({
-        key: ctx.keys.vcSigningKey,
+        signer: ctx.keys.vcSigner,
         verificationMethod: vcVerificationMethod(urls, ctx.keys),
         domain: config.anchoring.anchorCredentialDomain ?? urls.externalEndpoint,
         useLog: true,
