@@ -302,6 +302,26 @@ describe('importPrivateKey', () => {
   it('refuses an unknown key type', () => {
     expect(code(() => importPrivateKey('RSAPS256' as KmsKeyType, Buffer.alloc(32)))).toBe('bad-input');
   });
+
+  it('BLS12381G2 goes through the bbs module: the raw 32-byte scalar in, the 96-byte G2 point out', () => {
+    const generated = generateKey('BLS12381G2');
+    expect(generated.type).toBe('BLS12381G2');
+    expect(exportPublicKey(generated)).toHaveLength(96);
+    const scalar = Buffer.alloc(32);
+    scalar[31] = 7;
+    const imported = importPrivateKey('BLS12381G2', scalar);
+    expect(
+      Buffer.from(exportPublicKey(imported)).equals(
+        Buffer.from(exportPublicKey(importPrivateKey('BLS12381G2', scalar))),
+      ),
+    ).toBe(true);
+    expect(code(() => importPrivateKey('BLS12381G2', Buffer.alloc(32)))).toBe('bad-input');
+    expect(code(() => importPrivateKey('BLS12381G2', Buffer.alloc(31, 1)))).toBe('bad-input');
+    expect(code(() => importPrivateKey('BLS12381G2', { kty: 'oct', k: scalar.toString('base64url') }))).toBe(
+      'bad-input',
+    );
+    expect(code(() => sign(generated, Buffer.from('x')))).toBe('wrong-key-kind');
+  });
 });
 
 describe('key material', () => {

@@ -1,5 +1,6 @@
 import { createPrivateKey, createPublicKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
-import { badInput, unsupported, wrongKeyKind } from './errors.js';
+import { bbsPublicKey, generateBbsKey, importBbsKey } from './bbs/index.js';
+import { badInput, wrongKeyKind } from './errors.js';
 import {
   HMAC_KEY_LENGTH_MAX,
   HMAC_KEY_LENGTH_MIN,
@@ -29,7 +30,7 @@ export function generateKey(type: KmsKeyType): KeyMaterial {
     case 'mac':
       return keyMaterial(type, randomBytes(spec.keyLength));
     case 'bbs':
-      throw bbsPending();
+      return generateBbsKey();
     default: {
       const curve = curveOf(spec);
       if (curve === 'Ed25519' || curve === 'X25519') return keyMaterial(type, randomBytes(OKP_KEY_LENGTH));
@@ -46,7 +47,7 @@ export function generateKey(type: KmsKeyType): KeyMaterial {
  */
 export function importPrivateKey(type: KmsKeyType, key: Uint8Array | object): KeyMaterial {
   const spec = specOf(type);
-  if (spec.kind === 'bbs') throw bbsPending();
+  if (spec.kind === 'bbs') return importBbsKey(key as Uint8Array);
   if (spec.kind === 'aead' || spec.kind === 'mac') return importSymmetric(type, spec, key);
   const privateKey = key instanceof Uint8Array ? fromPkcs8(type, spec, key) : fromJwk(type, spec, key);
   return keyMaterial(type, rawPrivateKey(privateKey));
@@ -60,7 +61,7 @@ export function importPrivateKey(type: KmsKeyType, key: Uint8Array | object): Ke
  */
 export function exportPublicKey(m: KeyMaterial, kid?: string): Uint8Array {
   const spec = specOf(m.type);
-  if (spec.kind === 'bbs') throw bbsPending();
+  if (spec.kind === 'bbs') return bbsPublicKey(m);
   if (spec.kind === 'aead' || spec.kind === 'mac')
     throw wrongKeyKind(`a ${m.type} key is symmetric and has no public key`);
   const { publicKey } = asymmetricKeys(m);
@@ -175,9 +176,4 @@ function jwkMember(value: unknown, member: string): Buffer {
 function requireLength(bytes: Buffer, length: number, field: string): Buffer {
   if (bytes.length !== length) throw badInput(`${field} must be ${length} bytes, got ${bytes.length}`);
   return bytes;
-}
-
-// Until the bbs module (K2) is committed; replaced by its generateBbsKey / importBbsKey / bbsPublicKey.
-function bbsPending(): never {
-  throw unsupported('BLS12381G2 keys are not available yet');
 }
