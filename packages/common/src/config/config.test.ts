@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   ConfigError,
@@ -140,6 +143,36 @@ describe('loadConfig', () => {
     expect(load(['-t', 'mongodb'], env).databaseType).toBe('mongodb');
     expect(load([], env).batchTimeout).toBe(2000);
     expect(load(['--batch-timeout=5s'], env).batchTimeout).toBe(5000);
+  });
+
+  it('reads <NAME>_FILE as the value of <NAME> from a file (mounted secrets), a set <NAME> beating it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'config-file-env-'));
+    try {
+      writeFileSync(join(dir, 'name'), 'from-file\n');
+      writeFileSync(join(dir, 'size'), '7');
+      expect(load([], { DEMO_NAME_FILE: join(dir, 'name') }).name).toBe('from-file');
+      expect(load([], { DEMO_NAME: 'direct', DEMO_NAME_FILE: join(dir, 'name') }).name).toBe('direct');
+      expect(load([], { DEMO_PAGE_SIZE_FILE: join(dir, 'size') }).pageSize).toBe(7);
+      expect(() => load([], { DEMO_NAME_FILE: join(dir, 'missing') })).toThrow(
+        /option --name \(env DEMO_NAME\): cannot read DEMO_NAME_FILE ".*missing": ENOENT/,
+      );
+      writeFileSync(join(dir, 'bad'), 'zero');
+      expect(() => load([], { DEMO_PAGE_SIZE_FILE: join(dir, 'bad') })).toThrow(/from file .*bad \(DEMO_PAGE_SIZE_FILE\)/);
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
+  });
+
+  it('refuses a declaration where one env name is another one with _FILE', () => {
+    expect(() =>
+      defineConfig({
+        program: 'clash',
+        options: {
+          key: opt.string({ flag: 'key', env: 'X_KEY', help: 'a key' }),
+          keyFile: opt.string({ flag: 'key-file', env: 'X_KEY_FILE', help: 'a key file' }),
+        },
+      }),
+    ).toThrow(/X_KEY and X_KEY_FILE are both declared/);
   });
 
   it('treats an env var set to the empty string as unset', () => {

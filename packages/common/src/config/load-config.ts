@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { ConfigError, HelpRequested, InvalidValue } from './errors.js';
 import { renderHelp } from './help.js';
 import type { OptionDef } from './options.js';
@@ -85,6 +86,9 @@ export function optionEntries(spec: ConfigShape): OptionEntry[] {
   return entries;
 }
 
+/** `<NAME>_FILE` gives the value of env `<NAME>` from a file. */
+export const FILE_SUFFIX = '_FILE';
+
 /** The env name an option gets from its flag under a prefix: `ANCHOR` + `batch-writer-timeout` is `ANCHOR_BATCH_WRITER_TIMEOUT`. */
 export function envNameFor(prefix: string, flag: string): string {
   return `${prefix}_${flag.toUpperCase().replace(/-/g, '_')}`;
@@ -154,6 +158,12 @@ export function defineConfig<const O extends OptionMap = NoOptions, const S exte
     }
     if (def.required && def.defaultValue !== undefined)
       throw new Error(`${where}: a required option cannot have a default`);
+  }
+  for (const name of envs) {
+    if (envs.has(`${name}${FILE_SUFFIX}`))
+      throw new Error(
+        `environment variables ${name} and ${name}${FILE_SUFFIX} are both declared: the second reads as the first's file form`,
+      );
   }
   return defined;
 }
@@ -272,19 +282,44 @@ function resolveOption(
     raws = def.accumulates ? flagged.map((o) => o.raw) : [lastFlag.raw];
     source = `flag ${lastFlag.via}`;
   } else {
-    const name = def.env.find((n) => (env[n] ?? '').trim() !== '');
-    if (name === undefined) {
+    const found = envValue(def, env);
+    if (found === undefined) {
       if (def.required) throw new ConfigError(`${describeOption(def)}: required but not set`);
       return cloneDefault(def.defaultValue);
     }
-    raws = [env[name] as string];
-    source = `env ${name}`;
+    raws = [found.raw];
+    source = found.source;
   }
   try {
     return def.parse(raws);
   } catch (error) {
     throw new ConfigError(badValueLine(def, raws, source, error));
   }
+}
+
+/**
+ * The first env name set, in declaration order; each name may instead be given as `<NAME>_FILE`, the path of a
+ * file holding the value (Docker and Kubernetes secrets are mounted as files), read with its final newline
+ * dropped. A set variable beats its `_FILE` form.
+ */
+function envValue(
+  def: OptionDef<unknown>,
+  env: Readonly<Record<string, string | undefined>>,
+): { raw: string; source: string } | undefined {
+  for (const name of def.env) {
+    if ((env[name] ?? '').trim() !== '') return { raw: env[name] as string, source: `env ${name}` };
+    const file = env[`${name}${FILE_SUFFIX}`] ?? '';
+    if (file.trim() === '') continue;
+    let raw: string;
+    try {
+      raw = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      throw new ConfigError(`${describeOption(def)}: cannot read ${name}${FILE_SUFFIX} ${quote(file)}: ${reason}`);
+    }
+    return { raw, source: `file ${file} (${name}${FILE_SUFFIX})` };
+  }
+  return undefined;
 }
 
 function badValueLine(def: OptionDef<unknown>, raws: readonly string[], source: string, error: unknown): string {
