@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 
 /**
  * The one-step key derivation of NIST SP 800-56A §5.8.2.1 in JOSE's concatenation format (RFC 7518 §4.6.2),
- * SHA-256. `tag` is ECDH-1PU's cctag in key-wrapping mode (draft-madden-jose-ecdh-1pu-04 §2.3): when given,
- * SuppPubInfo is keydatalen followed by the length-prefixed tag.
+ * SHA-256. `tag` is ECDH-1PU's cctag in key-wrapping mode (draft-madden-jose-ecdh-1pu-04 §2.3): when given
+ * (even empty), SuppPubInfo is keydatalen followed by the length-prefixed tag.
  */
 export function concatKdf(
   z: Uint8Array,

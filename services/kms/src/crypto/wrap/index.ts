@@ -74,7 +74,8 @@ export function wrapAnoncrypt(cek: Uint8Array, apu: Uint8Array, apv: Uint8Array,
 /**
  * Authcrypt (ECDH-1PU, draft-madden-jose-ecdh-1pu-04): as anoncrypt, with the shared secret of the sender's
  * static key and the recipient's appended to the ephemeral one (Z = Ze ‖ Zs). `tag`, the JWE authentication tag
- * of the content the CEK encrypted, enters the KDF when given (the draft's key-wrapping mode).
+ * of the content the CEK encrypted, enters the KDF as the draft's key-wrapping mode says; without one, the empty
+ * tag does (its zero length still goes in, as later aries versions do).
  */
 export function wrapAuthcrypt(
   sender: KeyMaterial,
@@ -93,7 +94,7 @@ export function wrapAuthcrypt(
   const alg: WrapAlgorithm = `ECDH-1PU+${keyWrap}`;
   const ephemeral = ephemeralPrivateKey(curve);
   const z = Buffer.concat([sharedSecret(ephemeral, key, 'recPubKey'), sharedSecret(own.privateKey, key, 'recPubKey')]);
-  const kek = concatKdf(z, KEK_BITS, alg, apu, apv, tag);
+  const kek = concatKdf(z, KEK_BITS, alg, apu, apv, tag ?? new Uint8Array());
   return {
     ...(recipient.kid === undefined ? {} : { kid: recipient.kid }),
     encryptedKey: wrapKey(keyWrap, kek, cek),
@@ -136,6 +137,6 @@ export function unwrap(
     if (sender.curve !== own.curve) throw badInput(`senderPubKey.curve ${sender.curve} differs from the key's curve ${own.curve}`);
     z = Buffer.concat([z, sharedSecret(own.privateKey, sender.key, 'senderPubKey')]);
   }
-  const kek = concatKdf(z, KEK_BITS, wrapped.alg, apu, apv, authcrypt ? tag : undefined);
+  const kek = concatKdf(z, KEK_BITS, wrapped.alg, apu, apv, authcrypt ? (tag ?? new Uint8Array()) : undefined);
   return keyWrap === 'A256KW' ? aesKeyUnwrap(kek, encryptedKey) : xc20pKeyUnwrap(kek, encryptedKey);
 }
