@@ -36,8 +36,12 @@ export const KEY_ID_PATTERN = /^[A-Za-z0-9._~-]{1,128}$/;
  * id is only ever looked up inside the keystore of the request (the original resolved any keystore's key).
  */
 export class Keystores {
-  // Keystores never change once created, so their unwrapped data keys can be kept.
+  // Keystores and key versions never change once written, so their records, unwrapped data keys and opened
+  // secrets can be kept (the crypto core keeps its parsed keys per KeyMaterial object): the hot path then reads
+  // one key record. Key records themselves are read every time, since a rotation appends to them.
+  private readonly records = new LRUCache<string, KeystoreRecord>({ max: 10_000 });
   private readonly dataKeys = new LRUCache<string, Buffer>({ max: 10_000 });
+  private readonly materials = new LRUCache<string, KeyMaterial>({ max: 10_000 });
   private readonly rotations = new Map<string, Promise<unknown>>();
 
   private constructor(
@@ -89,8 +93,11 @@ export class Keystores {
 
   /** The keystore, or 404. */
   async get(id: string): Promise<KeystoreRecord> {
+    const cached = this.records.get(id);
+    if (cached) return cached;
     const record = await this.keystores.get(id);
     if (!record) throw notFound(`keystore ${id} not found`);
+    this.records.set(id, record);
     return record;
   }
 
@@ -138,9 +145,14 @@ export class Keystores {
 
   /** The secret of a key version. */
   material(keystore: KeystoreRecord, key: KeyRecord, version: KeyVersionRecord): KeyMaterial {
-    const secret = open(this.dataKey(keystore), version.secret, keyVersionAad(keystore.id, key.keyId, version.version));
+    const aad = keyVersionAad(keystore.id, key.keyId, version.version);
+    const cached = this.materials.get(aad);
+    if (cached) return cached;
+    const secret = open(this.dataKey(keystore), version.secret, aad);
     if (!secret) throw new Error(`key ${key.keyId} version ${version.version} of keystore ${keystore.id} does not open`);
-    return { type: key.keyType as KmsKeyType, secret };
+    const material: KeyMaterial = { type: key.keyType as KmsKeyType, secret };
+    this.materials.set(aad, material);
+    return material;
   }
 
   /** Adds a version made by `make` (from the key's type); rotations of one key run one at a time in this process. */
