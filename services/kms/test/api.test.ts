@@ -135,8 +135,8 @@ describe('kms API', () => {
   });
 
   describe('keys', () => {
-    it('are created for every key type of the original that is sound (BBS once its module lands)', async () => {
-      const types = ['ED25519', 'ECDSAP256DER', 'ECDSAP384DER', 'ECDSAP521DER', 'ECDSAP256IEEEP1363', 'ECDSAP384IEEEP1363', 'ECDSAP521IEEEP1363', 'ECDSASecp256k1DER', 'ECDSASecp256k1IEEEP1363', 'AES128GCM', 'AES256GCM', 'AES256GCMNoPrefix', 'ChaCha20Poly1305', 'XChaCha20Poly1305', 'HMACSHA256Tag256', 'NISTP256ECDHKW', 'NISTP384ECDHKW', 'NISTP521ECDHKW', 'X25519ECDHKW'];
+    it('are created for every key type of the original that is sound', async () => {
+      const types = ['ED25519', 'ECDSAP256DER', 'ECDSAP384DER', 'ECDSAP521DER', 'ECDSAP256IEEEP1363', 'ECDSAP384IEEEP1363', 'ECDSAP521IEEEP1363', 'ECDSASecp256k1DER', 'ECDSASecp256k1IEEEP1363', 'AES128GCM', 'AES256GCM', 'AES256GCMNoPrefix', 'ChaCha20Poly1305', 'XChaCha20Poly1305', 'HMACSHA256Tag256', 'NISTP256ECDHKW', 'NISTP384ECDHKW', 'NISTP521ECDHKW', 'X25519ECDHKW', 'BLS12381G2'];
       const created = await Promise.all(types.map((keyType) => post<CreatedKey>(`${ks.location}/keys`, { keyType })));
       for (const [i, reply] of created.entries()) {
         expect(reply.status, types[i]).toBe(201);
@@ -354,6 +354,35 @@ describe('kms API', () => {
       const ed = await newKey('ED25519');
       expect400(await post(`${ed.location}/wrap`, { cek: b64(randomBytes(32)), recPubKey: recipient }), /./);
       expect400(await post(`${bob.location}/unwrap`, {}), /\/wrappedKey is required/);
+    });
+  });
+
+  describe('BBS', () => {
+    it('signs 10 messages, verifies, derives a proof of some and verifies it; false for wrong ones', async () => {
+      const key = await newKey('BLS12381G2');
+      expect(unb64(key.publicKey as string)).toHaveLength(96);
+      const messages = Array.from({ length: 10 }, (_, i) => b64(`message ${i}`));
+      const signed = await post<{ signature: string; keyVersion: number }>(`${key.location}/signmulti`, { messages });
+      expect(signed.status, JSON.stringify(signed.body)).toBe(200);
+      expect(signed.body.keyVersion).toBe(1);
+      const verify = (body: unknown) => post(`${key.location}/verifymulti`, body);
+      expect((await verify({ signature: signed.body.signature, messages })).body).toEqual({ verified: true });
+      expect((await verify({ signature: signed.body.signature, messages: [...messages.slice(1), messages[0]] })).body).toEqual({ verified: false });
+      const derived = await post<{ proof: string }>(`${key.location}/deriveproof`, { messages, signature: signed.body.signature, nonce: b64('nonce'), revealedIndexes: [0, 3] });
+      expect(derived.status, JSON.stringify(derived.body)).toBe(200);
+      const revealed = [messages[0], messages[3]];
+      const check = (body: Record<string, unknown>) => post(`${key.location}/verifyproof`, { proof: derived.body.proof, messages: revealed, revealedIndexes: [0, 3], nonce: b64('nonce'), ...body });
+      expect((await check({})).body).toEqual({ verified: true });
+      expect((await check({ nonce: b64('other') })).body).toEqual({ verified: false });
+      expect((await check({ revealedIndexes: [0, 4] })).body).toEqual({ verified: false });
+      expect400(await check({ revealedIndexes: [0] }), /same length/);
+      expect400(await post(`${key.location}/signmulti`, { messages: ['AA'] }), /messages\[0\]: not base64url with padding/);
+      expect400(await post(`${key.location}/signmulti`, {}), /\/messages is required/);
+      expect400(await verify({ signature: b64(Buffer.alloc(10)), messages }), /signature/);
+      expect400(await post(`${key.location}/deriveproof`, { messages, signature: signed.body.signature, nonce: b64('n'), revealedIndexes: [10] }), /revealedIndexes/);
+      const ed = await newKey('ED25519');
+      expect400(await post(`${ed.location}/signmulti`, { messages }), /./);
+      expect400(await post(`${ed.location}/verifymulti`, { signature: signed.body.signature, messages }), /BBS/);
     });
   });
 
