@@ -1,4 +1,5 @@
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { badInput, wrongKeyKind } from './errors.js';
 import { ecPrivateKey, okpPrivateKey } from './key-objects.js';
 import { KEY_SPECS, isKmsKeyType, type KeySpec, type KmsKeyType } from './key-types.js';
@@ -64,32 +65,45 @@ interface AsymmetricKeys {
 }
 
 /**
- * Parsed keys, kept per KeyMaterial object: a service that keeps its KeyMaterial objects (a cache of decrypted
- * records) pays the parse once, not on every signature.
+ * Parsed keys by key material: the service builds a KeyMaterial per request (unsealed from its store), and
+ * importing a key into node:crypto costs as much as a signature. Entries are found by a SHA-256 digest of the
+ * material, so no copy of a secret serves as a map key; bounded, least recently used out first.
  */
-const parsed = new WeakMap<KeyMaterial, AsymmetricKeys>();
+export function parsedKeyCache<T extends object>(): { get(m: KeyMaterial, parse: () => T): T } {
+  const cache = new LRUCache<string, T>({ max: PARSED_KEYS_CACHED });
+  return {
+    get(m, parse) {
+      const digest = createHash('sha256').update(m.type).update(SEPARATOR).update(m.secret).digest('base64');
+      const cached = cache.get(digest);
+      if (cached) return cached;
+      const value = parse();
+      cache.set(digest, value);
+      return value;
+    },
+  };
+}
+
+const PARSED_KEYS_CACHED = 4096;
+const SEPARATOR = new Uint8Array(1);
+const parsed = parsedKeyCache<AsymmetricKeys>();
 
 /** The node:crypto private and public keys of a signing (Ed25519, ECDSA) or ECDH key. */
 export function asymmetricKeys(m: KeyMaterial): AsymmetricKeys {
-  const cached = parsed.get(m);
-  if (cached) return cached;
-  const raw = rawSecret(m);
-  const spec = KEY_SPECS[m.type];
-  let privateKey: KeyObject;
-  if (spec.kind === 'signing') {
-    privateKey =
-      spec.algorithm === 'ed25519'
-        ? okpPrivateKey('Ed25519', raw)
-        : ecPrivateKey(spec.curve, raw, 'key material secret');
-  } else if (spec.kind === 'ecdh') {
-    privateKey =
-      spec.curve === 'X25519' ? okpPrivateKey('X25519', raw) : ecPrivateKey(spec.curve, raw, 'key material secret');
-  } else {
-    throw wrongKeyKind(`a ${m.type} key is symmetric or a BBS key and has no such key pair`);
-  }
-  const keys = { privateKey, publicKey: createPublicKey(privateKey) };
-  parsed.set(m, keys);
-  return keys;
+  const spec = requireKind(m, ['signing', 'ecdh'], 'be used as a key pair (it is symmetric or a BBS key)');
+  return parsed.get(m, () => {
+    const raw = rawSecret(m);
+    let privateKey: KeyObject;
+    if (spec.kind === 'signing') {
+      privateKey =
+        spec.algorithm === 'ed25519'
+          ? okpPrivateKey('Ed25519', raw)
+          : ecPrivateKey(spec.curve, raw, 'key material secret');
+    } else {
+      privateKey =
+        spec.curve === 'X25519' ? okpPrivateKey('X25519', raw) : ecPrivateKey(spec.curve, raw, 'key material secret');
+    }
+    return { privateKey, publicKey: createPublicKey(privateKey) };
+  });
 }
 
 /** The key's spec, after checking it allows `operation` (one of `kinds`). */

@@ -339,6 +339,24 @@ describe('key material', () => {
     ).toBe('bad-input');
   });
 
+  it('the same secret under another type, or a fresh object of the same material, is parsed as what it is', () => {
+    const raw = Buffer.alloc(32, 0x11);
+    const ed = keyMaterial('ED25519', raw);
+    const x = keyMaterial('X25519ECDHKW', raw);
+    const p256 = keyMaterial('ECDSAP256IEEEP1363', raw);
+    const edKey = Buffer.from(exportPublicKey(ed));
+    expect(Buffer.from(exportPublicKey({ type: 'ED25519', secret: Uint8Array.from(ed.secret) })).equals(edKey)).toBe(
+      true,
+    );
+    const xKey = Buffer.from(JSON.parse(Buffer.from(exportPublicKey(x)).toString('utf8')).x, 'base64');
+    expect(xKey.equals(edKey)).toBe(false);
+    expect(exportPublicKey(p256)).toHaveLength(65);
+    expect(verify({ ...ed }, sign(ed, Buffer.from('m')), Buffer.from('m'))).toBe(true);
+    expect(verify(keyMaterial('ED25519', Buffer.alloc(32, 0x12)), sign(ed, Buffer.from('m')), Buffer.from('m'))).toBe(
+      false,
+    );
+  });
+
   it('a scalar outside [1, n-1] is refused, not used', () => {
     const zero = keyMaterial('ECDSAP256DER', Buffer.alloc(32));
     const order = keyMaterial(

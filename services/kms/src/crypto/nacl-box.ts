@@ -2,7 +2,7 @@ import { createHash, createPublicKey, diffieHellman, type KeyObject } from 'node
 import { blake2b } from '@noble/hashes/blake2.js';
 import nacl from 'tweetnacl';
 import { badInput, decryptFailed, wrongKeyKind } from './errors.js';
-import { rawSecret, requireBytes, requireKind, type KeyMaterial } from './key-material.js';
+import { parsedKeyCache, rawSecret, requireBytes, requireKind, type KeyMaterial } from './key-material.js';
 import { okpPrivateKey, okpPublicKey, okpRawPublicKey } from './key-objects.js';
 
 /**
@@ -30,7 +30,7 @@ interface BoxKeys {
   publicKey: Buffer;
 }
 
-const converted = new WeakMap<KeyMaterial, BoxKeys>();
+const converted = parsedKeyCache<BoxKeys>();
 
 /** `crypto_box_easy`: `tag(16) || ciphertext` of `payload` from this Ed25519 key to `theirPublicKey` (X25519). */
 export function easy(m: KeyMaterial, payload: Uint8Array, nonce: Uint8Array, theirPublicKey: Uint8Array): Uint8Array {
@@ -104,17 +104,15 @@ function requireEd25519(m: KeyMaterial, operation: string): void {
 }
 
 function boxKeys(m: KeyMaterial): BoxKeys {
-  const cached = converted.get(m);
-  if (cached) return cached;
-  const scalar = createHash('sha512').update(rawSecret(m)).digest().subarray(0, 32);
-  scalar[0]! &= 248;
-  scalar[31]! &= 127;
-  scalar[31]! |= 64;
-  const privateKey = okpPrivateKey('X25519', scalar);
-  scalar.fill(0);
-  const keys = { privateKey, publicKey: okpRawPublicKey(createPublicKey(privateKey)) };
-  converted.set(m, keys);
-  return keys;
+  return converted.get(m, () => {
+    const scalar = createHash('sha512').update(rawSecret(m)).digest().subarray(0, 32);
+    scalar[0]! &= 248;
+    scalar[31]! &= 127;
+    scalar[31]! |= 64;
+    const privateKey = okpPrivateKey('X25519', scalar);
+    scalar.fill(0);
+    return { privateKey, publicKey: okpRawPublicKey(createPublicKey(privateKey)) };
+  });
 }
 
 function openOrFail(plaintext: Uint8Array | null): Uint8Array {
