@@ -49,12 +49,15 @@ export async function startNode(
   };
 }
 
-export async function startVctLog(dir: TempDir): Promise<{ process: ServiceProcess; url: string; logUrl: string }> {
+export async function startVctLog(
+  dir: TempDir,
+  args: readonly string[] = [],
+): Promise<{ process: ServiceProcess; url: string; logUrl: string }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const process = await startProcess(serviceBin('@anchor/vct-log'), {
     name: 'vct-log',
-    args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', dir.path],
+    args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', dir.path, ...args],
     env: { VCT_LOG_LEVEL: 'warning' },
     readyUrl: `${url}/healthcheck`,
     readyStatus: (status) => status === 200,
