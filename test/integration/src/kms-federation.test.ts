@@ -41,9 +41,7 @@ async function canonicalIdOn(node: RunningNode, did: string): Promise<string> {
       const result = await resolveDid(node.url, did);
       if (result.status !== 200) return undefined;
       const metadata = metadataOf(result);
-      return (metadata.method as { published?: boolean }).published === true
-        ? String(metadata.canonicalId)
-        : undefined;
+      return (metadata.method as { published?: boolean }).published === true ? String(metadata.canonicalId) : undefined;
     },
     { timeoutMs: 60_000, intervalMs: 250, description: `${did} published on ${node.name}` },
   );
@@ -150,9 +148,11 @@ describe('a federation signing through one kms', () => {
         );
         return body.entries.some(
           (entry) =>
-            (JSON.parse(Buffer.from(entry.leaf_input, 'base64').toString('utf8')) as {
-              timestamped_entry: { timestamp: number };
-            }).timestamped_entry.timestamp === loggedAt,
+            (
+              JSON.parse(Buffer.from(entry.leaf_input, 'base64').toString('utf8')) as {
+                timestamped_entry: { timestamp: number };
+              }
+            ).timestamped_entry.timestamp === loggedAt,
         );
       },
       { timeoutMs: 15_000, description: `an entry logged at ${witnessProof!.created}` },
