@@ -8,7 +8,8 @@ export type WrapCurve = (typeof WRAP_CURVES)[number];
 
 /**
  * A public key in the original's wrap shape (aries `cryptoapi.PublicKey`): raw big-endian coordinates, `y`
- * empty for X25519, `curve` one of WRAP_CURVES, `type` "EC" or "OKP". The service does the wire encoding.
+ * empty for X25519, `curve` one of WRAP_CURVES (or an alias the original accepts), `type` "EC" or "OKP". The
+ * service does the wire encoding.
  */
 export interface WrapPublicKey {
   kid?: string;
@@ -26,11 +27,27 @@ export function isWrapCurve(value: unknown): value is WrapCurve {
   return typeof value === 'string' && (WRAP_CURVES as readonly string[]).includes(value);
 }
 
+/** Other spellings the original's parsers accept: Tink's (its own key export wrote these) and SEC 2's. */
+const CURVE_ALIASES: Readonly<Record<string, WrapCurve>> = {
+  NIST_P256: 'P-256',
+  secp256r1: 'P-256',
+  NIST_P384: 'P-384',
+  secp384r1: 'P-384',
+  NIST_P521: 'P-521',
+  secp521r1: 'P-521',
+};
+
+function wrapCurveOf(value: unknown): WrapCurve | undefined {
+  if (isWrapCurve(value)) return value;
+  return typeof value === 'string' && Object.hasOwn(CURVE_ALIASES, value) ? CURVE_ALIASES[value] : undefined;
+}
+
 /** The node:crypto key of a public key in the wrap shape; a point off its curve, or bytes of the wrong size, are bad input. */
 export function wrapPublicKey(key: WrapPublicKey, field: string): { curve: WrapCurve; key: KeyObject } {
   if (typeof key !== 'object' || key === null) throw badInput(`${field} is missing`);
-  const { curve, type, x, y } = key;
-  if (!isWrapCurve(curve)) throw badInput(`${field}.curve must be one of ${WRAP_CURVES.join(', ')}`);
+  const { type, x, y } = key;
+  const curve = wrapCurveOf(key.curve);
+  if (!curve) throw badInput(`${field}.curve must be one of ${WRAP_CURVES.join(', ')} (or ${Object.keys(CURVE_ALIASES).join(', ')})`);
   if (!(x instanceof Uint8Array) || !(y instanceof Uint8Array)) throw badInput(`${field}.x and ${field}.y must be bytes`);
   const ec = ecCurve(curve);
   if (!ec) {

@@ -154,6 +154,14 @@ describe('wrap: bad input', () => {
     expect((await failure(() => wrapAnoncrypt(cek, empty, empty, { ...okp, x: new Uint8Array(32) }))).message).toContain('small order');
   });
 
+  it("accepts the original's other curve spellings (Tink's, SEC 2's); the epk always says P-256 etc.", () => {
+    for (const curve of ['NIST_P256', 'secp256r1']) {
+      const wrapped = wrapAnoncrypt(cek, empty, empty, { ...publicShape(p256), curve });
+      expect(wrapped.epk.curve).toBe('P-256');
+      expect(Buffer.from(unwrap(p256, { ...wrapped, epk: { ...wrapped.epk, curve } }))).toEqual(cek);
+    }
+  });
+
   it('accepts coordinates without their leading zero bytes, as Go big.Int encodes them', () => {
     let key = generateKey('NISTP256ECDHKW');
     while (publicShape(key).x[0] !== 0) key = generateKey('NISTP256ECDHKW');
