@@ -69,14 +69,15 @@ interface AsymmetricKeys {
  * importing a key into node:crypto costs as much as a signature. Entries are found by a SHA-256 digest of the
  * material, so no copy of a secret serves as a map key; bounded, least recently used out first.
  */
-export function parsedKeyCache<T extends object>(): { get(m: KeyMaterial, parse: () => T): T } {
+export function parsedKeyCache<T extends object>(): { get(m: KeyMaterial, parse: (raw: Buffer) => T): T } {
   const cache = new LRUCache<string, T>({ max: PARSED_KEYS_CACHED });
   return {
     get(m, parse) {
-      const digest = createHash('sha256').update(m.type).update(SEPARATOR).update(m.secret).digest('base64');
+      const raw = rawSecret(m);
+      const digest = createHash('sha256').update(m.type).update(SEPARATOR).update(raw).digest('base64');
       const cached = cache.get(digest);
       if (cached) return cached;
-      const value = parse();
+      const value = parse(raw);
       cache.set(digest, value);
       return value;
     },
@@ -90,8 +91,7 @@ const parsed = parsedKeyCache<AsymmetricKeys>();
 /** The node:crypto private and public keys of a signing (Ed25519, ECDSA) or ECDH key. */
 export function asymmetricKeys(m: KeyMaterial): AsymmetricKeys {
   const spec = requireKind(m, ['signing', 'ecdh'], 'be used as a key pair (it is symmetric or a BBS key)');
-  return parsed.get(m, () => {
-    const raw = rawSecret(m);
+  return parsed.get(m, (raw) => {
     let privateKey: KeyObject;
     if (spec.kind === 'signing') {
       privateKey =

@@ -13,6 +13,7 @@ import {
   rawSecret,
   sign,
   verify,
+  type KeyMaterial,
   type KmsKeyType,
 } from './index.js';
 import { generateEcPrivateKey, okpPrivateKey } from './key-objects.js';
@@ -334,6 +335,11 @@ describe('key material', () => {
       'bad-input',
     );
     expect(code(() => sign({ type: 'NOPE' as KmsKeyType, secret: m.secret }, Buffer.from('x')))).toBe('bad-input');
+    expect(code(() => sign({ type: 'ED25519', secret: 'not bytes' as unknown as Uint8Array }, Buffer.from('x')))).toBe(
+      'bad-input',
+    );
+    expect(code(() => sign({ type: 'ED25519' } as KeyMaterial, Buffer.from('x')))).toBe('bad-input');
+    expect(code(() => sign(null as unknown as KeyMaterial, Buffer.from('x')))).toBe('bad-input');
     expect(
       code(() => rawSecret({ type: 'AES256GCM', secret: keyMaterial('AES256GCM', Buffer.alloc(16)).secret })),
     ).toBe('bad-input');

@@ -2,7 +2,7 @@ import { createHash, createPublicKey, diffieHellman, type KeyObject } from 'node
 import { blake2b } from '@noble/hashes/blake2.js';
 import nacl from 'tweetnacl';
 import { badInput, decryptFailed, wrongKeyKind } from './errors.js';
-import { parsedKeyCache, rawSecret, requireBytes, requireKind, type KeyMaterial } from './key-material.js';
+import { parsedKeyCache, requireBytes, requireKind, type KeyMaterial } from './key-material.js';
 import { okpPrivateKey, okpPublicKey, okpRawPublicKey } from './key-objects.js';
 
 /**
@@ -104,8 +104,8 @@ function requireEd25519(m: KeyMaterial, operation: string): void {
 }
 
 function boxKeys(m: KeyMaterial): BoxKeys {
-  return converted.get(m, () => {
-    const scalar = createHash('sha512').update(rawSecret(m)).digest().subarray(0, 32);
+  return converted.get(m, (raw) => {
+    const scalar = createHash('sha512').update(raw).digest().subarray(0, 32);
     scalar[0]! &= 248;
     scalar[31]! &= 127;
     scalar[31]! |= 64;
