@@ -16,7 +16,7 @@ import type { DidWebFeature } from './did-web/did-web-feature.js';
 import type { DiscoveryFeature } from './discovery/discovery-feature.js';
 import { ACCEPT_LIST_UPDATE, ACTIVITY, ALLOWED_ORIGINS_UPDATE, INBOX_ACTIVITY } from './schemas/index.js';
 import type { SidetreeApiFeature } from './sidetree-api/sidetree-api-feature.js';
-import { IDENTIFIERS_PATH, OPERATIONS_PATH } from './sidetree-api/sidetree-api.js';
+import { DRIVER_IDENTIFIERS_PATH, IDENTIFIERS_PATH, OPERATIONS_PATH } from './sidetree-api/sidetree-api.js';
 import type { SystemFeature } from './system/system-feature.js';
 import type { VcFeature } from './vc/vc-feature.js';
 import type { VctClientFeature } from './vct-client/vct-client-feature.js';
@@ -116,26 +116,35 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       },
       handler: sidetreeApi.handlers.postOperation,
     },
-    {
+    ...[IDENTIFIERS_PATH, DRIVER_IDENTIFIERS_PATH].map((path): RouteSpec => ({
       method: 'GET',
-      path: `${IDENTIFIERS_PATH}/:did`,
+      path: `${path}/:did`,
       auth: 'read',
       fast: true,
       tag: 'sidetree',
-      summary: 'resolves every did:node form and `did:web:<host>:scid:<suffix>`',
+      summary:
+        path === IDENTIFIERS_PATH
+          ? 'resolves every did:node form and `did:web:<host>:scid:<suffix>`; `Accept: application/did-resolution`, `application/ld+json;profile="https://w3id.org/did-resolution"`, `application/did+ld+json`, `application/did+json` or `application/did` select the W3C DID Resolution binding (see Resolution)'
+          : 'the Universal Resolver driver path: the same resolution as `/sidetree/v1/identifiers/{did}`, W3C binding included',
       params: { did: 'the DID (percent-encoded as a whole, or with `%3A` for a port)' },
       query: [
         { name: 'versionId', description: 'the version of a did:node DID to resolve (an operation hash)' },
         { name: 'versionTime', description: 'the version of a did:node DID current at this time (RFC 3339)' },
       ],
       responses: {
-        200: { description: 'the DID resolution result', mediaType: 'application/did+ld+json' },
-        400: 'malformed',
-        404: 'unknown',
+        200: {
+          description: 'the DID resolution result (the binding: the result or the document, as `Accept` asked)',
+          mediaType: 'application/did+ld+json',
+        },
+        400: 'malformed (the binding: `invalidDid`, `invalidOptions`)',
+        404: 'unknown (the binding: `notFound`)',
+        410: 'the binding only: the DID is deactivated',
+        500: 'the binding only: `internalError`',
+        501: 'the binding only: `methodNotSupported`',
         503: 'maintenance mode',
       },
       handler: sidetreeApi.handlers.getIdentifier,
-    },
+    })),
     {
       method: 'GET',
       path: '/scid/:id/did.json',

@@ -4,9 +4,12 @@ import { getLogger } from '@anchor/common/log';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
 import type { OperationStores } from '../operations/operation-stores.js';
+import { resolveWithBinding, VARY } from '../resolution/did-resolution-binding.js';
+import { methodNames } from '../resolution/node-did-resolver.js';
 import type { ResolutionFeature } from '../resolution/resolution-feature.js';
+import { negotiateResolution } from '../resolution/resolution-media-types.js';
 import { OperationIntake, type AcceptedOperationSink } from './operation-intake.js';
-import { IDENTIFIERS_PATH, queryValue, type SidetreeApi } from './sidetree-api.js';
+import { queryValue, type SidetreeAnswer, type SidetreeApi } from './sidetree-api.js';
 
 export interface SidetreeApiFeature extends NodeFeature {
   readonly intake: OperationIntake;
@@ -44,35 +47,56 @@ export function createSidetreeApiFeature(
   const notInMaintenance = (): void => {
     if (ctx.maintenance) throw unavailable('the node is in maintenance mode');
   };
+  const { didNamespace, didAliases } = ctx.config.sidetree;
+  const resolvedMethods = new Set([...methodNames(didNamespace, didAliases ?? []), 'web']);
+
+  /** The original's answer: the resolution result, or the did:web view of a did:node DID. */
+  const resolveSeed = async (
+    did: string,
+    versions: { versionId?: string | undefined; versionTime?: string | undefined },
+  ): Promise<SidetreeAnswer> => {
+    if (deps.resolution.webView.isWebDid(did)) {
+      if (versions.versionId !== undefined || versions.versionTime !== undefined) {
+        throw badRequest('versionId and versionTime apply to did:node identifiers, not to did:web views');
+      }
+      return { contentType: 'application/json', body: JSON.stringify(await deps.resolution.webView.resolve(did)) };
+    }
+    return {
+      contentType: 'application/did+ld+json',
+      body: (await deps.resolution.service.resolve(did, versions)).json,
+    };
+  };
 
   const api: SidetreeApi = {
     async postOperation(body) {
       notInMaintenance();
       return { contentType: 'application/did+ld+json', body: JSON.stringify(await intake.submit(body)) };
     },
-    async getIdentifier(rawDid, versions) {
+    async getIdentifier(rawDid, versions, accept) {
       notInMaintenance();
-      const did = decodeDid(rawDid);
-      if (deps.resolution.webView.isWebDid(did)) {
-        if (versions.versionId !== undefined || versions.versionTime !== undefined) {
-          throw badRequest('versionId and versionTime apply to did:node identifiers, not to did:web views');
-        }
-        return { contentType: 'application/json', body: JSON.stringify(await deps.resolution.webView.resolve(did)) };
+      const representation = negotiateResolution(accept);
+      if (representation.kind === 'seed') return { ...(await resolveSeed(decodeDid(rawDid), versions)), headers: VARY };
+      let did = rawDid;
+      try {
+        did = decodeDid(rawDid);
+      } catch {
+        // Not percent-decodable: the binding reports it as an invalid DID.
       }
-      return {
-        contentType: 'application/did+ld+json',
-        body: (await deps.resolution.service.resolve(did, versions)).json,
-      };
+      return resolveWithBinding(representation, did, resolvedMethods, () => resolveSeed(did, versions));
     },
   };
 
   const handlers = {
     postOperation: (req) => api.postOperation(req.body),
     getIdentifier: (req) =>
-      api.getIdentifier(req.path.slice(IDENTIFIERS_PATH.length + 1), {
-        versionId: queryValue(req.query, 'versionId'),
-        versionTime: queryValue(req.query, 'versionTime'),
-      }),
+      api.getIdentifier(
+        req.path.slice(req.path.indexOf('/identifiers/') + '/identifiers/'.length),
+        {
+          versionId: queryValue(req.query, 'versionId'),
+          versionTime: queryValue(req.query, 'versionTime'),
+        },
+        req.headers.accept,
+      ),
   } satisfies SidetreeApiFeature['handlers'];
 
   return { name: 'sidetree-api', intake, api, handlers };
