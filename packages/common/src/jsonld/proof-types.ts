@@ -47,7 +47,8 @@ export interface DataIntegrityProof {
   previousProof?: string | string[];
   /** DataIntegrityProof: the proof is invalid after this date-time. */
   expires?: string;
-  domain?: string;
+  /** A DataIntegrityProof may list several domains. */
+  domain?: string | string[];
   challenge?: string;
   /** Ed25519Signature2020 and DataIntegrityProof: multibase base58btc signature. */
   proofValue?: string;

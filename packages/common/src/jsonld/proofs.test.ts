@@ -727,6 +727,30 @@ describe('DataIntegrityProof (eddsa-rdfc-2022, eddsa-jcs-2022, ecdsa-rdfc-2019, 
     expect(await check((p) => void (p.previousProof = 'urn:uuid:gone'))).toBe('previous-proof');
   });
 
+  it('signs and accepts a domain list (Data Integrity allows several): each listed domain verifies, no other', async () => {
+    const document = await signDocument(v2Credential(), {
+      key: keys.ed,
+      cryptosuite: 'eddsa-rdfc-2022',
+      verificationMethod: `${did}#ed`,
+      domain: ['https://a.example', 'https://b.example'],
+    });
+    for (const domain of ['https://a.example', 'https://b.example']) {
+      expect(await verifyDocument(document, { resolver: diResolver, domain })).toMatchObject({ verified: true });
+      expect(await verifyDocument(document, { resolver: diResolver, proofs: { domain } })).toMatchObject({
+        verified: true,
+      });
+    }
+    expect(await failedCheck(document, { resolver: diResolver, domain: 'https://c.example' })).toBe('domain');
+    await expect(
+      signDocument(v2Credential(), {
+        key: keys.ed,
+        cryptosuite: 'eddsa-rdfc-2022',
+        verificationMethod: `${did}#ed`,
+        domain: [],
+      }),
+    ).rejects.toThrow(/domain must be a non-empty string or list of them/);
+  });
+
   it('honours expires: valid before, refused after', async () => {
     const document = await signDocument(v2Credential(), {
       key: keys.ed,

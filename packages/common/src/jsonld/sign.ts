@@ -43,7 +43,8 @@ export interface ProofOptions extends ProofCanonicalizeOptions {
   proofPurpose?: ProofPurpose;
   /** Defaults to now, in whole seconds. */
   created?: Date | string;
-  domain?: string;
+  /** A list of domains only in a DataIntegrityProof. */
+  domain?: string | string[];
   challenge?: string;
 }
 
@@ -112,8 +113,11 @@ function proofSkeleton(suite: Suite, options: ProofOptions): DataIntegrityProof 
   if (typeof verificationMethod !== 'string' || verificationMethod.length === 0)
     throw badRequest('verificationMethod must be a non-empty string');
   if (!isProofPurpose(proofPurpose)) throw badRequest(`unsupported proof purpose ${String(proofPurpose)}`);
-  if (domain !== undefined && (typeof domain !== 'string' || domain.length === 0))
-    throw badRequest('domain must be a non-empty string');
+  const domains = Array.isArray(domain) ? domain : [domain];
+  if (domain !== undefined && (domains.length === 0 || !domains.every((d) => typeof d === 'string' && d.length > 0)))
+    throw badRequest('domain must be a non-empty string or list of them');
+  if (Array.isArray(domain) && suite.type !== 'DataIntegrityProof')
+    throw badRequest(`a list of domains is a DataIntegrityProof member, not ${suite.type}`);
   if (challenge !== undefined && (typeof challenge !== 'string' || challenge.length === 0))
     throw badRequest('challenge must be a non-empty string');
   const chained = id !== undefined || previousProof !== undefined || options.expires !== undefined;

@@ -24,7 +24,7 @@ export interface VerifyOptions extends ProofCanonicalizeOptions {
   proofPurpose?: ProofPurpose;
   /** Which proofs to check: all of them (the default), or those whose domain is the given one (at least one). */
   proofs?: 'all' | { domain: string };
-  /** When set, every checked proof must carry exactly this domain. */
+  /** When set, every checked proof must carry this domain (a Data Integrity proof may list several). */
   domain?: string;
   /** When set, every checked proof must carry exactly this challenge. */
   challenge?: string;
@@ -82,7 +82,7 @@ export async function verifyDocument(document: unknown, options: VerifyOptions):
   const selection = options.proofs ?? 'all';
   const selected = proofSet
     .map((proof, index) => ({ proof, index }))
-    .filter(({ proof }) => selection === 'all' || (isObject(proof) && proof.domain === selection.domain));
+    .filter(({ proof }) => selection === 'all' || (isObject(proof) && hasDomain(proof.domain, selection.domain)));
   if (proofSet.length === 0) return { verified: false, proofs: [], error: 'the document carries no proof' };
   if (selected.length === 0) {
     return {
@@ -215,7 +215,7 @@ function checkProofMembers(
       `proofPurpose is ${JSON.stringify(proofPurpose)}, expected ${expectedPurpose}`,
     );
   }
-  if (options.domain !== undefined && domain !== options.domain) {
+  if (options.domain !== undefined && !hasDomain(domain, options.domain)) {
     throw new ProofCheckFailure(
       'domain',
       `domain is ${JSON.stringify(domain)}, expected ${JSON.stringify(options.domain)}`,
@@ -279,6 +279,11 @@ function asSecuredDocument(document: unknown): SecuredDocument {
   if (!isObject(document)) throw badRequest('a document to verify must be a JSON object');
   if (document['@context'] === undefined) throw badRequest('a document to verify needs an @context');
   return document as SecuredDocument;
+}
+
+/** VC Data Integrity allows a proof's `domain` to be a list; the proof is for each domain listed. */
+function hasDomain(domain: unknown, expected: string): boolean {
+  return domain === expected || (Array.isArray(domain) && domain.includes(expected));
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
