@@ -100,6 +100,15 @@ function behavesAsBbs(name: string, open: () => Promise<BbsOperations>): void {
         'signature does not verify for these messages and header',
       );
       expect((await failure(() => bbs.verifyProof(publicKey, signature, [{ index: -1, message: messages[0]! }], nonce))).code).toBe('bad-input');
+      expect((await failure(() => bbs.verifyProof(publicKey, new Uint8Array(272 + 32 * 1024), [{ index: 0, message: messages[0]! }], nonce))).message).toBe(
+        'proof covers 1025 messages, more than 1024',
+      );
+    });
+
+    it('signs an empty list of messages (the header alone)', async () => {
+      const signature = await bbs.sign(key, [], header);
+      expect(await bbs.verify(publicKey, signature, [], header)).toBe(true);
+      expect(await bbs.verify(publicKey, signature, [new Uint8Array()], header)).toBe(false);
     });
   });
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { WorkerPool } from '@anchor/common/workers';
 import { KmsCryptoError, badInput } from '../errors.js';
 import { keyMaterial, rawSecret, requireBytes, requireKind, type KeyMaterial } from '../key-material.js';
-import { keyGen } from './bbs-core.js';
+import { keyGen, undisclosedCount } from './bbs-core.js';
 import { publicKeyOf, runBbsTask, type BbsOutcome, type BbsTask } from './bbs-operations.js';
 import { OCTET_POINT_LENGTH, OCTET_SCALAR_LENGTH, os2ip, r, scalarToOctets } from './ciphersuite.js';
 
@@ -173,6 +173,11 @@ export async function createBbs(options: BbsOptions): Promise<BbsOperations> {
     verifyProof: async (publicKey, proof, revealed, presentationHeader, head) => {
       if (!Array.isArray(revealed)) throw badInput('messages must be a list of revealed messages');
       if (revealed.length > BBS_MAX_MESSAGES) throw badInput(`messages has ${revealed.length} entries, more than ${BBS_MAX_MESSAGES}`);
+      requireBytes(proof, 'proof');
+      // The proof's length says how many messages were signed; bounded like a signature's, since verifying
+      // derives that many generators.
+      const signed = revealed.length + (undisclosedCount(proof.length) ?? 0);
+      if (signed > BBS_MAX_MESSAGES) throw badInput(`proof covers ${signed} messages, more than ${BBS_MAX_MESSAGES}`);
       const entries = ascending(
         revealed.map(({ index, message }, i) => [checkedIndex(index, undefined, `revealedIndexes[${i}]`), requireBytes(message, `messages[${i}]`)] as [number, Uint8Array]),
         'revealedIndexes',
@@ -180,7 +185,7 @@ export async function createBbs(options: BbsOptions): Promise<BbsOperations> {
       return (await outcome({
         op: 'verifyProof',
         publicKey: checkedLength(publicKey, BBS_PUBLIC_KEY_LENGTH, 'publicKey'),
-        proof: requireBytes(proof, 'proof'),
+        proof,
         revealed: entries,
         presentationHeader: header(presentationHeader, 'nonce'),
         header: header(head),
