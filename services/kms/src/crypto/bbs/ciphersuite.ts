@@ -76,9 +76,8 @@ export function scalarToOctets(scalar: bigint): Uint8Array {
 /**
  * Generators are constants of the interface (§4.1.1 allows caching them). Each is kept with a precomputed
  * window table, which turns the multiplications by message scalars, the bulk of signing, into table look-ups:
- * wide tables (8-bit windows, about 0.8 MB each) for Q_1 and the first 15 message generators, where most
- * credentials fall, narrower ones (4-bit, about 0.12 MB) up to 128, none beyond. The wide tables cut the
- * multiplications of a 10-message signature by about 40 % against 4-bit ones (README.md).
+ * wide tables for Q_1 and the first 15 message generators, where most credentials fall, narrower ones up to
+ * 128, none beyond, to bound the memory (sizes and timings: README.md).
  */
 const generatorCache: G1Point[] = [];
 /** Their octets (point_to_octets_E1), for calculate_domain: compressing a point costs an inversion and a subgroup check. */

@@ -79,9 +79,9 @@ function ascending<T>(entries: Array<[number, T]>, field: string): Array<[number
 }
 
 /**
- * The BBS operations. CPU-heavy (a signature over 10 messages is about 10 ms of one core, a verification a
- * pairing product): a service runs them on worker threads (`createBbs({ threads })`); with `threads: 0`
- * they run on the calling thread. Every bad input rejects with a KmsCryptoError; a signature or proof that
+ * The BBS operations. CPU-heavy (multiplications on BLS12-381, a pairing product per verification; figures in
+ * README.md): a service runs them on worker threads (`createBbs({ threads })`); with `threads: 0` they run on
+ * the calling thread. Every bad input rejects with a KmsCryptoError; a signature or proof that
  * does not verify is `false`.
  */
 export interface BbsOperations {
