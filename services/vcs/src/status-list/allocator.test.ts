@@ -36,13 +36,47 @@ describe('status index allocation', () => {
     expect(reserveIndexes(tail!.state, 64)).toBeUndefined();
   });
 
-  it.each([{ next: -1 }, { next: 1.5 }, { next: LIST_SIZE + 1 }, { next: '3' }, {}, null])(
-    'refuses a corrupt state %j rather than restart at an index already handed out',
-    (state) => {
-      expect(() => checkState(state)).toThrow(/allocator state must be/);
-      expect(() => allocateIndex(state as AllocatorState)).toThrow(RangeError);
-    },
-  );
+  it.each([
+    { next: -1 },
+    { next: 1.5 },
+    { next: LIST_SIZE + 1 },
+    { next: '3' },
+    {},
+    null,
+    { next: 0, shuffleKey: 'short' },
+  ])('refuses a corrupt state %j rather than restart at an index already handed out', (state) => {
+    expect(() => checkState(state)).toThrow(/allocator state must be/);
+    expect(() => allocateIndex(state as AllocatorState)).toThrow(RangeError);
+  });
+
+  it('with a shuffle key, hands out every index once in a keyed random order (the spec asks for random assignment)', () => {
+    const size = 4_096;
+    let state = newAllocator({ shuffle: true });
+    expect(state.shuffleKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const order: number[] = [];
+    for (let batch = reserveIndexes(state, 1_000, size); batch; batch = reserveIndexes(state, 1_000, size)) {
+      order.push(...batch.indexes);
+      state = batch.state;
+    }
+    expect(order).toHaveLength(size);
+    expect(new Set(order).size).toBe(size);
+    expect(Math.min(...order)).toBe(0);
+    expect(Math.max(...order)).toBe(size - 1);
+    const inPlace = order.filter((index, position) => index === position).length;
+    expect(inPlace).toBeLessThan(20); // a random permutation fixes about one point
+    // The order is a function of the key alone: the same key (a stored state) gives the same indexes.
+    const again = reserveIndexes({ next: 0, shuffleKey: state.shuffleKey as string }, 10, size);
+    expect(again?.indexes).toEqual(order.slice(0, 10));
+    const other = reserveIndexes(newAllocator({ shuffle: true }), 10, size);
+    expect(other?.indexes).not.toEqual(order.slice(0, 10));
+    expect(state.shuffleKey).toBeDefined();
+  });
+
+  it('shuffles within the full 131,072-entry list, without a repeat in a large sample', () => {
+    const batch = reserveIndexes(newAllocator({ shuffle: true }), 20_000);
+    expect(new Set(batch?.indexes).size).toBe(20_000);
+    expect(batch?.indexes.every((index) => index >= 0 && index < LIST_SIZE)).toBe(true);
+  });
 
   it('refuses a batch size that is not a positive integer', () => {
     expect(() => reserveIndexes(newAllocator(), 0)).toThrow(/count must be a positive integer/);
