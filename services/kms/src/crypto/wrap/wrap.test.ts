@@ -149,7 +149,11 @@ describe('wrap: bad input', () => {
     expect((await failure(() => wrapAnoncrypt(cek, empty, empty, { ...good, curve: 'P-255' }))).code).toBe('bad-input');
     expect((await failure(() => wrapAnoncrypt(cek, empty, empty, { ...good, type: 'OKP' }))).message).toBe('recPubKey.type must be EC for curve P-256');
     expect((await failure(() => wrapAnoncrypt(cek, empty, empty, { ...good, x: new Uint8Array(33) }))).code).toBe('bad-input');
+    const wrapped = wrapAnoncrypt(cek, empty, empty, good);
+    expect((await failure(() => unwrap(p256, { ...wrapped, epk: { ...wrapped.epk, y: offCurve.y } }))).message).toBe('wrappedKey.epk is not a point on P-256');
     const okp = publicShape(x25519);
+    const small = wrapAnoncrypt(cek, empty, empty, okp);
+    expect((await failure(() => unwrap(x25519, { ...small, epk: { ...small.epk, x: new Uint8Array(32) } }))).message).toContain('small order');
     expect((await failure(() => wrapAnoncrypt(cek, empty, empty, { ...okp, y: new Uint8Array(32) }))).message).toBe('recPubKey.y must be empty for curve X25519');
     expect((await failure(() => wrapAnoncrypt(cek, empty, empty, { ...okp, x: new Uint8Array(32) }))).message).toContain('small order');
   });
