@@ -1,6 +1,7 @@
 import { NodeAdminClient } from '@anchor/common/clients';
 import { ConfigError, defineConfig, loadConfig, opt, runMain, type ConfigOf } from '@anchor/common/config';
 import { unavailable } from '@anchor/common/errors';
+import { createHttpClient, peerStatusOf } from '@anchor/common/http-client';
 import { wireFederation } from './federation-wiring.js';
 
 /**
@@ -40,6 +41,16 @@ export const federationInitSpec = defineConfig({
       default: '5m',
       help: 'How long to wait for every node to answer its health check before giving up (exit 1)',
     }),
+    vcsUrl: opt.url({
+      flag: 'vcs-url',
+      protocols: ['http', 'https'],
+      help: 'The credential service: with --demo-profile, the profile is created there once',
+    }),
+    demoProfile: opt.string({
+      flag: 'demo-profile',
+      help: 'Name of an issuer profile to create on the vcs (its DID is created by the vcs on its node)',
+    }),
+    vcsToken: opt.string({ flag: 'vcs-token', secret: true, help: "The vcs's write token, when it has one" }),
     acceptTimeout: opt.duration({
       flag: 'accept-timeout',
       default: '60s',
@@ -84,6 +95,48 @@ export async function initFederation(config: FederationInitConfig, say: (line: s
     },
   });
   say(changes === 0 ? 'the federation was already wired' : `the federation is wired (${changes} changes)`);
+  if (config.vcsUrl !== undefined && config.demoProfile !== undefined) await ensureDemoProfile(config, say);
+}
+
+/** Creates the demo issuer profile on the vcs unless it exists (a DID on the vcs's node, keys in its kms). */
+async function ensureDemoProfile(config: FederationInitConfig, say: (line: string) => void): Promise<void> {
+  const http = createHttpClient({
+    timeoutMs: 120_000,
+    ...(config.vcsToken === undefined ? {} : { bearerToken: () => config.vcsToken }),
+  });
+  const profileUrl = `${config.vcsUrl}/profile/${encodeURIComponent(config.demoProfile!)}`;
+  try {
+    const deadline = Date.now() + config.waitTimeout;
+    for (;;) {
+      const status = await http.get(`${config.vcsUrl}/healthcheck`).then(
+        () => 200,
+        (error: unknown) => peerStatusOf(error) ?? 0,
+      );
+      if (status === 200) break;
+      if (Date.now() > deadline)
+        throw unavailable(`the vcs at ${config.vcsUrl} is not healthy after ${config.waitTimeout} ms`);
+      await new Promise((resolve) => setTimeout(resolve, HEALTH_POLL_MS));
+    }
+    const existing = await http.get<{ did?: string }>(profileUrl).then(
+      (response) => response.data,
+      (error: unknown) => {
+        if (peerStatusOf(error) === 404) return undefined;
+        throw error;
+      },
+    );
+    if (existing !== undefined) {
+      say(`vcs profile ${config.demoProfile} is in place (${existing.did ?? 'no DID'})`);
+      return;
+    }
+    const { data } = await http.post<{ did?: string }>(`${config.vcsUrl}/profile`, {
+      name: config.demoProfile,
+      uri: `https://example.com/${config.demoProfile}`,
+      signatureType: 'Ed25519Signature2020',
+    });
+    say(`vcs profile ${config.demoProfile} created, issuer ${data.did ?? '(no DID)'}`);
+  } finally {
+    http.close();
+  }
 }
 
 export async function runFederationInit(argv: readonly string[] = process.argv.slice(2)): Promise<void> {

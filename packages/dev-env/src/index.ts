@@ -8,5 +8,6 @@ export { planFederation, type FederationLayout, type ServicePlace } from './fede
 export { SERVICES, type ServiceEntry, type ServiceName, type LaunchSettings, type Readiness } from './service-table.js';
 export { serviceBin } from './service-bin.js';
 export { createDemoDid, resolutionUrl, waitUntilPublished, type DemoDid, type PublishedView } from './demo-did.js';
+export { kmsInitSpec, initKeystores, runKmsInit, type KmsInitConfig } from './kms-init.js';
 export { federationInitSpec, initFederation, runFederationInit, type FederationInitConfig } from './federation-init.js';
 export { federationConfigSpec, demoConfigSpec, runFederationCommand, runDemoCommand } from './federation-command.js';

@@ -88,9 +88,14 @@ describe.skipIf(problem !== undefined)('docker-compose.yml as local processes', 
   const plan = (service: string) => plans.find((candidate) => candidate.service === service)!;
   const logAlias = () => `${plan('vct-log').url}/main`;
 
+  /** `docker compose up`: services in dependency order, each one-shot job run to completion where it stands. */
   async function startServices(): Promise<void> {
     for (const service of startOrder(plans)) {
-      if (service.url === undefined) continue; // one-shot jobs run below, not as services
+      if (service.url === undefined) {
+        const job = await runJob(service);
+        expect(job.code, `${service.service}: ${job.output}`).toBe(0);
+        continue;
+      }
       running.set(
         service.service,
         await startProcess(join(ROOT, service.script), {
@@ -105,6 +110,9 @@ describe.skipIf(problem !== undefined)('docker-compose.yml as local processes', 
       );
     }
   }
+
+  const runJob = (service: ProcessPlan) =>
+    runProcess(join(ROOT, service.script), { args: service.args, env: service.env, cwd: ROOT, timeoutMs: 180_000 });
 
   async function stopServices(): Promise<void> {
     // Reverse order: the nodes before the log they use.
@@ -139,14 +147,12 @@ describe.skipIf(problem !== undefined)('docker-compose.yml as local processes', 
     const amqp = new URL(AMQP_URL);
     plans = planProcesses(project, targets, {
       ports,
-      dataDir: (service, target) => join(dir.path, service, target.replace(/^\//, '').replaceAll('/', '_')),
+      volumeDir: (source) => join(dir.path, 'volumes', source.replace(/^[./]+/, '').replaceAll('/', '_')),
       mongoUrl: mongo.url,
       amqpHost: `${amqp.hostname}:${amqp.port || 5672}`,
       infrastructure: INFRASTRUCTURE,
     });
-    for (const service of plans)
-      for (const value of Object.values(service.env))
-        if (value.startsWith(dir.path)) await mkdir(value, { recursive: true });
+    for (const service of plans) for (const volume of service.volumes) await mkdir(volume, { recursive: true });
   }, 300_000);
 
   afterAll(async () => {
@@ -162,30 +168,30 @@ describe.skipIf(problem !== undefined)('docker-compose.yml as local processes', 
       const known = new Set(
         [...help.stdout.matchAll(/env: ([A-Z0-9_, ]+?)(?:;|$)/gm)].flatMap((m) => m[1]!.split(/,\s*/)),
       );
-      const unknown = Object.keys(service.env).filter((name) => name !== 'NODE_ENV' && !known.has(name));
+      // <NAME>_FILE is every service's file form of <NAME> (the config reader's rule).
+      const unknown = Object.keys(service.env).filter(
+        (name) => name !== 'NODE_ENV' && !known.has(name) && !known.has(name.replace(/_FILE$/, '')),
+      );
       expect(unknown, `${service.service}: environment names its --help does not list`).toEqual([]);
     }
   });
 
-  it('starts every service and wires the federation with the federation-init job, twice', async () => {
+  it('starts every service, its one-shot jobs giving keystores and wiring the federation; a second run changes nothing', async () => {
     await startServices();
-    const init = plan('federation-init');
-    const first = await runProcess(join(ROOT, init.script), {
-      args: init.args,
-      env: init.env,
-      cwd: ROOT,
-      timeoutMs: 180_000,
-    });
-    expect(first.code, first.output).toBe(0);
-    expect(first.stdout).toContain('Follow');
-    const again = await runProcess(join(ROOT, init.script), {
-      args: init.args,
-      env: init.env,
-      cwd: ROOT,
-      timeoutMs: 180_000,
-    });
+    const keystores = await runJob(plan('kms-init'));
+    expect(keystores.code, keystores.output).toBe(0);
+    expect(keystores.stdout).toMatch(/node1: keystore \S+ is in place/);
+    const again = await runJob(plan('federation-init'));
     expect(again.code, again.output).toBe(0);
     expect(again.stdout).toContain('already wired');
+    expect(again.stdout).toMatch(/vcs profile demo-issuer is in place \(did:node:/);
+  });
+
+  it('signs through the kms: every service reports a reachable kms', async () => {
+    for (const name of ['vct-log', 'node1', 'node2', 'node3', 'vcs']) {
+      const health = (await (await fetch(`${plan(name).url}/healthcheck`)).json()) as { kmsStatus?: string };
+      expect(health.kmsStatus, name).toBe('success');
+    }
   });
 
   it('publishes a DID created on node1 on all three nodes', async () => {
@@ -194,6 +200,32 @@ describe.skipIf(problem !== undefined)('docker-compose.yml as local processes', 
     const views = await waitUntilPublished(nodeUrls(), did, 120_000);
     expect(views).toHaveLength(3);
     expect(new Set(views.map((view) => view.canonicalId)).size).toBe(1);
+  });
+
+  it('issues a credential from the demo profile, whose issuer DID lives on node1, and verifies it', async () => {
+    const vcs = plan('vcs').url!;
+    const issued = await fetch(`${vcs}/demo-issuer/credentials/issueCredential`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        credential: {
+          '@context': ['https://www.w3.org/2018/credentials/v1'],
+          id: 'urn:uuid:compose-test-credential',
+          type: ['VerifiableCredential'],
+          issuanceDate: '2026-11-26T00:00:00Z',
+          credentialSubject: { id: 'did:example:holder' },
+        },
+      }),
+    });
+    expect(issued.status, await issued.clone().text()).toBe(201);
+    const credential = (await issued.json()) as { issuer: unknown; proof: unknown };
+    expect(JSON.stringify(credential.issuer)).toContain('did:node:');
+    const verified = await fetch(`${vcs}/verifier/credentials`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ verifiableCredential: credential, options: { checks: ['proof'] } }),
+    });
+    expect(verified.status, await verified.clone().text()).toBe(200);
   });
 
   it('keeps every identity across a restart of every service: the DID resolves, the log extends its tree', async () => {

@@ -13,7 +13,7 @@ ENTRYPOINT ["node", "tools/job.js", "--once"]
 
 const inputs = {
   ports: { api: 4001, job: 4002 },
-  dataDir: (service: string, target: string) => `/tmp/x/${service}${target}`,
+  volumeDir: (source: string) => `/tmp/x/${source}`,
   mongoUrl: 'mongodb://127.0.0.1:27999/anchor',
   amqpHost: '127.0.0.1:5672',
   infrastructure: ['mongo', 'rabbitmq'],
@@ -56,11 +56,12 @@ describe('compose plan', () => {
     const api = plans.find((plan) => plan.service === 'api')!;
     expect(api.env).toMatchObject({
       API_HOST_URL: '127.0.0.1:4001',
-      API_DATA_DIR: '/tmp/x/api/data',
+      API_DATA_DIR: '/tmp/x/api-data',
       DATABASE_URL: 'mongodb://127.0.0.1:27999/anchor?w=majority',
       MQ_URL: 'amqp://guest:guest@127.0.0.1:5672/node1',
     });
     expect(api.url).toBe('http://127.0.0.1:4001');
+    expect(api.volumes).toEqual(['/tmp/x/api-data']);
     const job = plans.find((plan) => plan.service === 'job')!;
     expect(job.env['TARGETS']).toBe('http://127.0.0.1:4001,http://127.0.0.1:4001/x');
     expect(job.args).toEqual(['--once']);

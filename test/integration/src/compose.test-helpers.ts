@@ -79,6 +79,8 @@ export async function readDockerfile(path: string): Promise<Map<string, DockerTa
 
 export interface ProcessPlan {
   service: string;
+  /** Directories standing in for its volumes (to create before it starts). */
+  volumes: string[];
   /** Repository-relative script (the image's WORKDIR is the repository root). */
   script: string;
   args: string[];
@@ -91,8 +93,8 @@ export interface ProcessPlan {
 export interface PlanInputs {
   /** A free loopback port for every project service that listens. */
   ports: Record<string, number>;
-  /** A directory for every volume mount target of every service (`<service>:<target>` -> host path). */
-  dataDir: (service: string, target: string) => string;
+  /** The directory standing in for a named volume (or a bind mount's source), shared by every service mounting it. */
+  volumeDir: (source: string) => string;
   /** MongoDB-wire server standing in for the `mongo` service. */
   mongoUrl: string;
   /** The local broker (host:port) standing in for `rabbitmq`. */
@@ -139,9 +141,11 @@ export function planProcesses(
     const [runtime, script, ...entryArgs] = target.entrypoint;
     if (runtime !== 'node' || script === undefined)
       throw new Error(`${name}: entry point ${JSON.stringify(target.entrypoint)} is not "node <script>"`);
-    const mounts = (service.volumes ?? []).map((volume) =>
-      typeof volume === 'string' ? (volume.split(':')[1] ?? volume) : volume.target,
-    );
+    const mounts = (service.volumes ?? []).map((volume) => {
+      if (typeof volume !== 'string') return { source: volume.source ?? volume.target, target: volume.target };
+      const [source, target] = volume.split(':');
+      return { source: source!, target: target ?? source! };
+    });
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(environmentOf(project, targets, name))) {
       env[key] = rewriteValue(name, value, { hostMap, mounts, inputs, names });
@@ -156,6 +160,7 @@ export function planProcesses(
           : service.command.split(/\s+/);
     plans.push({
       service: name,
+      volumes: mounts.map((mount) => inputs.volumeDir(mount.source)),
       script,
       args: [...entryArgs, ...command],
       env,
@@ -181,7 +186,12 @@ function environmentOf(
 function rewriteValue(
   service: string,
   value: string,
-  context: { hostMap: Map<string, string>; mounts: string[]; inputs: PlanInputs; names: string[] },
+  context: {
+    hostMap: Map<string, string>;
+    mounts: Array<{ source: string; target: string }>;
+    inputs: PlanInputs;
+    names: string[];
+  },
 ): string {
   const { hostMap, mounts, inputs, names } = context;
   const listen = LISTEN.exec(value);
@@ -190,9 +200,9 @@ function rewriteValue(
     if (!local) throw new Error(`${service}: listens on ${value} but has no loopback port`);
     return local;
   }
-  for (const mount of mounts) {
-    if (value === mount || value.startsWith(`${mount}/`))
-      return inputs.dataDir(service, mount) + value.slice(mount.length);
+  for (const { source, target } of mounts) {
+    if (value === target || value.startsWith(`${target}/`))
+      return inputs.volumeDir(source) + value.slice(target.length);
   }
   return value
     .split(',')

@@ -1,0 +1,99 @@
+import { existsSync } from 'node:fs';
+import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import { KmsClient } from '@anchor/common/clients';
+import { ConfigError, defineConfig, loadConfig, opt, runMain, type ConfigOf } from '@anchor/common/config';
+import { unavailable } from '@anchor/common/errors';
+
+/**
+ * `kms-init`: the one-shot job that gives each service of a deployed federation its keystore in the kms. For
+ * every name it creates a keystore once and writes `<dir>/<name>.keystore` (the keystore id) and
+ * `<dir>/<name>.capability` (its capability token, mode 0600) into a directory the services mount; they read
+ * them through the `_FILE` form of their env names (`ANCHOR_KMS_KEYSTORE_FILE`, `ANCHOR_KMS_CAPABILITY_FILE`).
+ * A name whose files exist is left alone (and its keystore checked), so the job may run on every start.
+ */
+export const kmsInitSpec = defineConfig({
+  program: 'kms-init',
+  description: 'Creates one kms keystore per service, once, and writes its id and capability token to files.',
+  envPrefix: 'KMS_INIT',
+  options: {
+    kmsUrl: opt.url({ flag: 'kms-url', protocols: ['http', 'https'], required: true, help: 'Base URL of the kms' }),
+    keystores: opt.list({
+      flag: 'keystores',
+      validateItem: (item) =>
+        /^[a-z0-9][a-z0-9-]*(=did:[a-z0-9]+:.+)?$/.test(item) ? undefined : 'each entry is name or name=controller-did',
+      help: 'Keystores to create: name or name=controller DID (default controller did:web:<name>), comma-separated',
+    }),
+    dir: opt.string({ flag: 'dir', default: '/credentials', help: 'Directory the files are written to' }),
+    token: opt.string({
+      flag: 'token',
+      secret: true,
+      help: "The kms's write token for POST /v1/keystores, when it has one",
+    }),
+    waitTimeout: opt.duration({ flag: 'wait-timeout', default: '5m', help: 'How long to wait for the kms to answer' }),
+  },
+});
+
+export type KmsInitConfig = ConfigOf<typeof kmsInitSpec>;
+
+async function writeSecretFile(path: string, content: string): Promise<void> {
+  const temporary = `${path}.tmp`;
+  const handle = await open(temporary, 'w', 0o600);
+  try {
+    await handle.writeFile(`${content}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temporary, path);
+}
+
+export async function initKeystores(config: KmsInitConfig, say: (line: string) => void): Promise<void> {
+  const kms = new KmsClient({ url: config.kmsUrl, ...(config.token === undefined ? {} : { token: config.token }) });
+  try {
+    const deadline = Date.now() + config.waitTimeout;
+    for (;;) {
+      const healthy = await kms.health().then(
+        (health) => health.healthy,
+        () => false,
+      );
+      if (healthy) break;
+      if (Date.now() > deadline)
+        throw unavailable(`the kms at ${config.kmsUrl} is not healthy after ${config.waitTimeout} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+    await mkdir(config.dir, { recursive: true });
+    for (const entry of config.keystores) {
+      const [name, controllerGiven] = entry.split('=') as [string, string | undefined];
+      const idFile = join(config.dir, `${name}.keystore`);
+      const capabilityFile = join(config.dir, `${name}.capability`);
+      if (existsSync(idFile) && existsSync(capabilityFile)) {
+        const id = (await readFile(idFile, 'utf8')).trim();
+        const capability = (await readFile(capabilityFile, 'utf8')).trim();
+        await kms.keystore(id, { capability }).info();
+        say(`${name}: keystore ${id} is in place`);
+        continue;
+      }
+      const created = await kms.createKeystore({ controller: controllerGiven ?? `did:web:${name}` });
+      if (created.capability === undefined)
+        throw unavailable(`the kms created keystore ${created.id} without a capability`);
+      // The capability first: a keystore file without its capability would be a keystore nobody can open.
+      await writeSecretFile(capabilityFile, created.capability);
+      await writeSecretFile(idFile, created.id);
+      say(`${name}: created keystore ${created.id}`);
+    }
+  } finally {
+    kms.close();
+  }
+}
+
+export async function runKmsInit(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+  await runMain(
+    async () => {
+      const config = loadConfig(kmsInitSpec, { argv: [...argv] });
+      if (config.keystores.length === 0) throw new ConfigError('--keystores must name at least one keystore');
+      await initKeystores(config, (line) => void process.stdout.write(`kms-init | ${line}\n`));
+    },
+    { program: kmsInitSpec.program },
+  );
+}
