@@ -769,3 +769,21 @@ describe('DataIntegrityProof (eddsa-rdfc-2022, eddsa-jcs-2022, ecdsa-rdfc-2019, 
     );
   });
 });
+
+describe('a malformed document', () => {
+  it('is a bad_request naming the context before any verification method is resolved', async () => {
+    const resolverCalls: string[] = [];
+    const counting: VerificationMethodResolver = async (id) => {
+      resolverCalls.push(id);
+      return undefined;
+    };
+    const document = {
+      ...(await signed2020()),
+      '@context': [CONTEXT_URLS.credentialsV1, 'https://example.org/not-bundled/v1'],
+    };
+    await expect(verifyDocument(document, { resolver: counting })).rejects.toThrow(
+      /unknown JSON-LD context https:\/\/example.org\/not-bundled\/v1/,
+    );
+    expect(resolverCalls).toEqual([]);
+  });
+});

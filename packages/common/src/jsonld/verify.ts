@@ -93,7 +93,10 @@ export async function verifyDocument(document: unknown, options: VerifyOptions):
   }
 
   // One canonicalisation of the document serves every proof of a set: each covers the document without any proof.
+  // It runs first, before any key is resolved, so that a malformed document is a bad_request whatever its proofs.
   const canonical = new CanonicalDocument(securedDocument, options);
+  if (selected.some(({ proof }) => !isObject(proof) || !String(proof.cryptosuite ?? '').includes('-jcs-')))
+    await canonical.form('rdfc', 'sha256', { previousProofs: [], context: securedDocument['@context'] });
   const proofs = await Promise.all(
     selected.map(({ proof, index }) => verifyOneProof(proof, index, securedDocument, canonical, options)),
   );
