@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { renderOptionsMarkdown, undocumentedOptions } from '@anchor/common/config';
+import { loadConfig, renderOptionsMarkdown, undocumentedOptions } from '@anchor/common/config';
 import { runProcess } from '@anchor/testing/process';
 import { describe, expect, it } from 'vitest';
 import { nodeConfigSpec } from '../src/config.js';
@@ -39,5 +39,23 @@ describe('configuration', () => {
     expect(result.output).toMatch(
       /--witness-store-expiry-period \(5m\) must exceed --max-witness-delay \+ --max-clock-skew \(11m\)/,
     );
+  });
+
+  it('kms flags that cannot work together exit 2 naming them', () => {
+    const problem = (argv: string[]) => {
+      try {
+        loadConfig(nodeConfigSpec, { argv: ['--host-url', '127.0.0.1:1', ...argv], env: {} });
+        return undefined;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    expect(problem(['--kms-url', 'http://kms'])).toMatch(/--kms-url needs --kms-keystore/);
+    expect(problem(['--kms-url', 'http://kms/v1/keystores/ks', '--kms-capability', 'c'])).toBeUndefined();
+    expect(
+      problem(['--kms-url', 'http://kms/v1/keystores/ks', '--kms-capability', 'c', '--vc-sign-key-file', 'k.pem']),
+    ).toMatch(/drop --vc-sign-key-file and --http-sign-key-file/);
+    expect(problem(['--kms-http-key-id', 'k'])).toMatch(/--kms-http-key-id needs --kms-url/);
+    expect(problem(['--kms-capability', 'c'])).toMatch(/--kms-capability needs --kms-url/);
   });
 });

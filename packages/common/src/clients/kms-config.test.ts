@@ -29,7 +29,7 @@ describe('the kms flags', () => {
   });
 
   it('refuses combinations that cannot work, naming the flags', () => {
-    expect(() => load(['--kms-keystore', 'ks1'])).toThrow(/--kms-keystore need --kms-url/);
+    expect(() => load(['--kms-keystore', 'ks1'])).toThrow(/--kms-keystore needs --kms-url/);
     expect(() => load(['--kms-url', 'http://kms'])).toThrow(/--kms-url needs --kms-keystore/);
     expect(() => load(['--kms-url', 'http://kms', '--kms-keystore', 'ks1'])).toThrow(/needs --kms-capability/);
     expect(() =>

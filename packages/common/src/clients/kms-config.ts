@@ -59,7 +59,7 @@ export function kmsOptionsProblem(values: KmsOptionValues): string | undefined {
   if (kmsUrl === undefined) {
     const stray = [kmsKeystore && '--kms-keystore', kmsKeyId && '--kms-key-id', kmsCapability && '--kms-capability'];
     const given = stray.filter(Boolean);
-    return given.length > 0 ? `${given.join(', ')} need --kms-url` : undefined;
+    return given.length > 0 ? `${given.join(', ')} ${given.length === 1 ? 'needs' : 'need'} --kms-url` : undefined;
   }
   const named = KEYSTORE_URL.exec(kmsUrl)?.[2];
   if (named === undefined && kmsKeystore === undefined)
