@@ -94,7 +94,8 @@ async function kmsNodeKeys(
       httpSigner,
       httpKeyId: options.httpSignKeyId,
       health: async () => {
-        const [vc, http] = await Promise.all([vcSigner.health(), httpSigner.health()]);
+        const same = httpSigner.keyRef === vcSigner.keyRef;
+        const [vc, http] = await Promise.all([vcSigner.health(), same ? 'success' : httpSigner.health()]);
         return vc !== 'success' ? vc : http;
       },
       close: () => connection.close(),
