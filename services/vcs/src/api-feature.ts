@@ -1,5 +1,5 @@
 import { notFound } from '@anchor/common/errors';
-import { mountRoutes } from '@anchor/common/http';
+import { mountRoutes, type RouteSpec } from '@anchor/common/http';
 import type { Feature } from '@anchor/common/service';
 import type { Request, RequestHandler, Response } from 'express';
 import type { CoreFeature } from './core-feature.js';
@@ -13,7 +13,8 @@ import { parseStatusUpdate } from './status/status-update.js';
 import type { VcsContext } from './vcs-context.js';
 
 /** The vcs's HTTP API (the routes of its mode, from the route table). */
-export function createApiFeature(ctx: VcsContext, core: CoreFeature): Feature {
+/** `contextRoutes`: the operator's JSON-LD context routes (`@anchor/common/jsonld-contexts`). */
+export function createApiFeature(ctx: VcsContext, core: CoreFeature, contextRoutes: readonly RouteSpec[]): Feature {
   const { config, http } = ctx;
   // Bodies are small and never revalidated; hashing each one for an ETag is wasted work.
   http.app.set('etag', false);
@@ -93,6 +94,6 @@ export function createApiFeature(ctx: VcsContext, core: CoreFeature): Feature {
       res.status(200).end();
     },
   };
-  mountRoutes(http, vcsRoutes(http, config.mode ?? 'combined', handlers));
+  mountRoutes(http, vcsRoutes(http, config.mode ?? 'combined', handlers, contextRoutes));
   return { name: 'api' };
 }

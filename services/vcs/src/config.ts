@@ -1,5 +1,6 @@
 import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
 import { parseByteSize } from '@anchor/common/http';
+import { contextsFileOption } from '@anchor/common/jsonld-contexts';
 import { formatLogSpec, parseLogSpec } from '@anchor/common/log';
 import { PROJECT_VERSION } from '@anchor/common/version';
 import { VCS_MODES, type VcsOptions } from './vcs-options.js';
@@ -145,6 +146,7 @@ export const VCS_CONFIG = defineConfig({
       flag: 'vc-api-profile',
       help: 'issuer profile serving the W3C VC-API routes /credentials/issue and /credentials/status (without it they answer 404)',
     }),
+    contextsFile: contextsFileOption(),
     devMode: opt.bool({
       flag: 'dev-mode',
       help: 'resolve did:web over plain http for every host (otherwise only loopback)',
@@ -275,6 +277,7 @@ export function vcsOptionsFrom(flags: VcsFlags): VcsOptions {
     vctUrl: flags.vctUrl,
     vcApiProfile: flags.vcApiProfile,
     devMode: flags.devMode,
+    contextsFile: flags.contextsFile,
     didCacheTtlMs: flags.didCacheTtl,
     retry: {
       maxRetries: flags.maxRetries,

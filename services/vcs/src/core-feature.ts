@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHttpClient, type HttpClient } from '@anchor/common/http-client';
+import type { DocumentLoader } from '@anchor/common/jsonld';
 import type { Feature } from '@anchor/common/service';
 import { openStorage } from '@anchor/common/service';
 import { VctLog } from './anchoring/vct-log.js';
@@ -34,7 +35,8 @@ export interface CoreFeature extends Feature {
   readonly baseUrl: string;
 }
 
-export async function createCoreFeature(ctx: VcsContext): Promise<CoreFeature> {
+/** `documentLoader`: the bundled and the operator's JSON-LD contexts, for every signature and verification. */
+export async function createCoreFeature(ctx: VcsContext, documentLoader: DocumentLoader): Promise<CoreFeature> {
   const { config, storage, http, vcsMetrics } = ctx;
   const tokens = config.requestTokens ?? {};
   const retry = config.retry ?? DEFAULT_RETRY;
@@ -89,11 +91,11 @@ export async function createCoreFeature(ctx: VcsContext): Promise<CoreFeature> {
   });
   const profiles = await Profiles.open(storage, signingKeys, dids, resolution);
   const statusLists = await StatusLists.open(storage, knownBaseUrl);
-  const log = config.vctUrl ? new VctLog(config.vctUrl.replace(/\/+$/, ''), outbound, tokens.vct) : undefined;
-  const signing = new ProofSigning(signingKeys, resolution);
+  const log = config.vctUrl ? new VctLog(config.vctUrl.replace(/\/+$/, ''), outbound, tokens.vct, documentLoader) : undefined;
+  const signing = new ProofSigning(signingKeys, resolution, documentLoader);
   const mode = config.mode ?? 'combined';
   const issuesHere = mode === 'issuer' || mode === 'combined';
-  const statusSource = new StatusSource(outbound, resolution, issuesHere ? { lists: statusLists, profiles, baseUrl: knownBaseUrl } : undefined);
+  const statusSource = new StatusSource(outbound, resolution, documentLoader, issuesHere ? { lists: statusLists, profiles, baseUrl: knownBaseUrl } : undefined);
 
   http.health.register('kmsStatus', () => signingKeys.status());
   if (config.nodeUrl) http.health.register('nodeStatus', () => serviceHealth(outbound, config.nodeUrl as string, tokens.node));
@@ -108,7 +110,7 @@ export async function createCoreFeature(ctx: VcsContext): Promise<CoreFeature> {
     log,
     signing,
     issuer: new CredentialIssuer(profiles, signing, statusLists, log, vcsMetrics),
-    verifier: new CredentialVerifier(resolution, statusSource, log, vcsMetrics),
+    verifier: new CredentialVerifier(resolution, statusSource, log, vcsMetrics, documentLoader),
     prover: new PresentationProver(profiles, signing, vcsMetrics),
     get baseUrl() {
       return knownBaseUrl();

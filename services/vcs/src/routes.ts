@@ -43,10 +43,16 @@ const NO_PROFILE = '`issuer profile <name> not found`';
 
 /**
  * Every HTTP route of the vcs, per mode: the kit's built-in routes, then the issuer (profiles, issue, compose,
- * status), verifier and holder routes and the W3C VC-API routes of the modes that serve them, and `/openapi.json`.
+ * status), verifier and holder routes and the W3C VC-API routes of the modes that serve them, the operator's
+ * JSON-LD context routes, and `/openapi.json`.
  * The README's tables are rendered from it (`npm run docs`).
  */
-export function vcsRoutes(http: HttpApp, mode: VcsMode, h: VcsHandlers): RouteSpec[] {
+export function vcsRoutes(
+  http: HttpApp,
+  mode: VcsMode,
+  h: VcsHandlers,
+  contextRoutes: readonly RouteSpec[],
+): RouteSpec[] {
   const issuer = mode === 'issuer' || mode === 'combined';
   const verifier = mode === 'verifier' || mode === 'combined';
   const holder = mode === 'holder' || mode === 'combined';
@@ -285,6 +291,7 @@ export function vcsRoutes(http: HttpApp, mode: VcsMode, h: VcsHandlers): RouteSp
         handler: h.provePresentation,
       },
     );
+  routes.push(...contextRoutes);
   routes.push(openApiRoute(VCS_API_INFO, routes));
   return routes;
 }

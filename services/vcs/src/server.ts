@@ -1,4 +1,5 @@
 import type { HttpApp } from '@anchor/common/http';
+import { createJsonLdContextsFeature, JsonLdContexts } from '@anchor/common/jsonld-contexts';
 import { getLogger } from '@anchor/common/log';
 import { createService, type Service, type ServiceDefinition } from '@anchor/common/service';
 import { createApiFeature } from './api-feature.js';
@@ -35,8 +36,12 @@ const vcsService: ServiceDefinition<VcsOptions, VcsContextMembers, VcsParts> = {
   settings: vcsSettings,
   extend: async ({ metrics }) => ({ context: { vcsMetrics: new VcsMetrics(metrics) } }),
   async features(ctx: VcsContext, add) {
-    const core = add(await createCoreFeature(ctx));
-    add(createApiFeature(ctx, core));
+    // First: nothing signs or verifies before the operator's contexts are in.
+    const contexts = add(
+      await createJsonLdContextsFeature(await JsonLdContexts.open(ctx.storage), { contextsFile: ctx.config.contextsFile }),
+    );
+    const core = add(await createCoreFeature(ctx, contexts.contexts.documentLoader));
+    add(createApiFeature(ctx, core, contexts.routes));
     return { core };
   },
   started(ctx, { core }) {

@@ -56,6 +56,8 @@ export interface VcsOptions {
   tls?: { certFile: string; keyFile: string } | undefined;
   metricsHost?: HostPort | undefined;
   requestBodyLimit?: string;
+  /** `--contexts-file`: JSON-LD contexts the operator adds (over the stored ones). */
+  contextsFile?: string | undefined;
   /** Replaces `fetch` for did:web documents (tests). */
   didWebFetch?: FetchLike;
 }

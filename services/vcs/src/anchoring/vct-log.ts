@@ -1,6 +1,7 @@
 import { VctLogClient } from '@anchor/common/clients';
 import { AppError, errorMessage } from '@anchor/common/errors';
 import type { HttpClient } from '@anchor/common/http-client';
+import type { DocumentLoader } from '@anchor/common/jsonld';
 
 /** The log's promise for an issued credential, as the issue answer carries it. */
 export interface VctReceipt {
@@ -20,8 +21,9 @@ export class VctLog {
     readonly url: string,
     httpClient: HttpClient,
     token: string | undefined,
+    documentLoader: DocumentLoader,
   ) {
-    this.client = new VctLogClient({ httpClient, readToken: token, writeToken: token });
+    this.client = new VctLogClient({ httpClient, readToken: token, writeToken: token, documentLoader });
   }
 
   async add(credential: Record<string, unknown>): Promise<VctReceipt> {

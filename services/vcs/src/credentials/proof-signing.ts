@@ -1,5 +1,5 @@
 import { AppError, badRequest, errorMessage } from '@anchor/common/errors';
-import { isProofPurpose, signDocument, type ProofPurpose, type ProofType } from '@anchor/common/jsonld';
+import { isProofPurpose, signDocument, type DocumentLoader, type ProofPurpose, type ProofType } from '@anchor/common/jsonld';
 import type { DidResolution } from '../dids/did-resolution.js';
 import type { SigningKeys } from '../keys/signing-keys.js';
 import type { ProfileRecord } from '../profiles/profile-model.js';
@@ -25,6 +25,7 @@ export class ProofSigning {
   constructor(
     private readonly keys: SigningKeys,
     private readonly resolution: DidResolution,
+    private readonly documentLoader: DocumentLoader,
   ) {}
 
   async sign<T extends object>(document: T, profile: ProfileRecord, request: SigningRequest, defaultPurpose: ProofPurpose): Promise<T> {
@@ -49,6 +50,7 @@ export class ProofSigning {
     const { type, cryptosuite } = proofTypeOf(profile.signatureType);
     return signDocument(document, {
       signer,
+      documentLoader: this.documentLoader,
       ...(cryptosuite ? { cryptosuite } : { type: type as ProofType }),
       verificationMethod,
       proofPurpose,

@@ -1,5 +1,5 @@
 import { AppError, badRequest, errorMessage } from '@anchor/common/errors';
-import { verifyDocument, type ProofPurpose } from '@anchor/common/jsonld';
+import { verifyDocument, type DocumentLoader, type ProofPurpose } from '@anchor/common/jsonld';
 import { defineSchema, validate } from '@anchor/common/schemas';
 import type { VctLog } from '../anchoring/vct-log.js';
 import type { DidResolution } from '../dids/did-resolution.js';
@@ -66,6 +66,7 @@ export class CredentialVerifier {
     private readonly statusSource: StatusSource,
     private readonly log: VctLog | undefined,
     private readonly metrics: VcsMetrics,
+    private readonly documentLoader: DocumentLoader,
   ) {}
 
   async verifyCredential(body: unknown): Promise<Verification> {
@@ -130,6 +131,7 @@ export class CredentialVerifier {
     try {
       verification = await verifyDocument(document, {
         resolver: this.resolution.verificationMethods,
+        documentLoader: this.documentLoader,
         proofPurpose: purpose,
         ...(options.domain !== undefined ? { domain: options.domain } : {}),
         ...(options.challenge !== undefined ? { challenge: options.challenge } : {}),

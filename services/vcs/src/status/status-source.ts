@@ -1,6 +1,6 @@
 import { AppError, badRequest, errorMessage } from '@anchor/common/errors';
 import type { HttpClient } from '@anchor/common/http-client';
-import { verifyDocument } from '@anchor/common/jsonld';
+import { verifyDocument, type DocumentLoader } from '@anchor/common/jsonld';
 import type { DidResolution } from '../dids/did-resolution.js';
 import type { Profiles } from '../profiles/profiles.js';
 import { bitAt, checkStatus, parseStatusEntry, type ParsedStatusEntry } from '../status-list/index.js';
@@ -21,6 +21,7 @@ export class StatusSource {
   constructor(
     private readonly http: HttpClient,
     private readonly resolution: DidResolution,
+    private readonly documentLoader: DocumentLoader,
     private readonly own: { lists: StatusLists; profiles: Profiles; baseUrl: () => string } | undefined,
   ) {}
 
@@ -51,7 +52,7 @@ export class StatusSource {
     const { data } = await this.http.get<unknown>(entry.listCredential, { headers: { accept: 'application/json, application/ld+json' } });
     let verified;
     try {
-      verified = await verifyDocument(data, { resolver: this.resolution.verificationMethods });
+      verified = await verifyDocument(data, { resolver: this.resolution.verificationMethods, documentLoader: this.documentLoader });
     } catch (error) {
       throw badRequest(`the status list credential does not verify: ${errorMessage(error)}`);
     }
