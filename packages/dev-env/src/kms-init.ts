@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { KmsClient } from '@anchor/common/clients';
 import { ConfigError, defineConfig, loadConfig, opt, runMain, type ConfigOf } from '@anchor/common/config';
 import { unavailable } from '@anchor/common/errors';
+import { inClusterApi } from './kubernetes-secrets.js';
 
 /**
  * `kms-init`: the one-shot job that gives each service of a deployed federation its keystore in the kms. For
@@ -24,7 +25,21 @@ export const kmsInitSpec = defineConfig({
         /^[a-z0-9][a-z0-9-]*(=did:[a-z0-9]+:.+)?$/.test(item) ? undefined : 'each entry is name or name=controller-did',
       help: 'Keystores to create: name or name=controller DID (default controller did:web:<name>), comma-separated',
     }),
-    dir: opt.string({ flag: 'dir', default: '/credentials', help: 'Directory the files are written to' }),
+    output: opt.enum(['files', 'kubernetes-secrets'] as const, {
+      flag: 'output',
+      default: 'files',
+      help: 'Where each keystore id and capability go: files in --dir, or a Kubernetes Secret <secret-prefix><name> (keys keystore, capability) created through the in-cluster API',
+    }),
+    dir: opt.string({
+      flag: 'dir',
+      default: '/credentials',
+      help: 'Directory the files are written to (--output files)',
+    }),
+    secretPrefix: opt.string({
+      flag: 'secret-prefix',
+      default: 'kms-',
+      help: 'Name prefix of the Secrets written (--output kubernetes-secrets)',
+    }),
     token: opt.string({
       flag: 'token',
       secret: true,
@@ -48,6 +63,53 @@ async function writeSecretFile(path: string, content: string): Promise<void> {
   await rename(temporary, path);
 }
 
+interface KeystoreAccess {
+  keystore: string;
+  capability: string;
+}
+
+/** Where kms-init keeps what it created: read back on the next run, so each keystore is created once. */
+interface CredentialStore {
+  read(name: string): Promise<KeystoreAccess | undefined>;
+  write(name: string, access: KeystoreAccess): Promise<void>;
+  where(name: string): string;
+}
+
+async function fileStore(dir: string): Promise<CredentialStore> {
+  await mkdir(dir, { recursive: true });
+  const files = (name: string) => ({ id: join(dir, `${name}.keystore`), capability: join(dir, `${name}.capability`) });
+  return {
+    async read(name) {
+      const { id, capability } = files(name);
+      if (!existsSync(id) || !existsSync(capability)) return undefined;
+      return { keystore: (await readFile(id, 'utf8')).trim(), capability: (await readFile(capability, 'utf8')).trim() };
+    },
+    async write(name, access) {
+      const { id, capability } = files(name);
+      // The capability first: a keystore file without its capability would name a keystore nobody can open.
+      await writeSecretFile(capability, access.capability);
+      await writeSecretFile(id, access.keystore);
+    },
+    where: (name) => files(name).id,
+  };
+}
+
+function kubernetesStore(prefix: string): CredentialStore {
+  const api = inClusterApi();
+  return {
+    async read(name) {
+      const data = await api.getSecret(`${prefix}${name}`);
+      if (data === undefined) return undefined;
+      if (!data['keystore'] || !data['capability'])
+        throw unavailable(`secret ${prefix}${name} exists without keystore and capability`);
+      return { keystore: data['keystore'], capability: data['capability'] };
+    },
+    write: (name, access) =>
+      api.createSecret(`${prefix}${name}`, { ...access }, { 'app.kubernetes.io/managed-by': 'kms-init' }),
+    where: (name) => `secret ${api.namespace}/${prefix}${name}`,
+  };
+}
+
 export async function initKeystores(config: KmsInitConfig, say: (line: string) => void): Promise<void> {
   const kms = new KmsClient({ url: config.kmsUrl, ...(config.token === undefined ? {} : { token: config.token }) });
   try {
@@ -62,25 +124,20 @@ export async function initKeystores(config: KmsInitConfig, say: (line: string) =
         throw unavailable(`the kms at ${config.kmsUrl} is not healthy after ${config.waitTimeout} ms`);
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
-    await mkdir(config.dir, { recursive: true });
+    const store = config.output === 'files' ? await fileStore(config.dir) : kubernetesStore(config.secretPrefix);
     for (const entry of config.keystores) {
       const [name, controllerGiven] = entry.split('=') as [string, string | undefined];
-      const idFile = join(config.dir, `${name}.keystore`);
-      const capabilityFile = join(config.dir, `${name}.capability`);
-      if (existsSync(idFile) && existsSync(capabilityFile)) {
-        const id = (await readFile(idFile, 'utf8')).trim();
-        const capability = (await readFile(capabilityFile, 'utf8')).trim();
-        await kms.keystore(id, { capability }).info();
-        say(`${name}: keystore ${id} is in place`);
+      const existing = await store.read(name);
+      if (existing !== undefined) {
+        await kms.keystore(existing.keystore, { capability: existing.capability }).info();
+        say(`${name}: keystore ${existing.keystore} is in place`);
         continue;
       }
       const created = await kms.createKeystore({ controller: controllerGiven ?? `did:web:${name}` });
       if (created.capability === undefined)
         throw unavailable(`the kms created keystore ${created.id} without a capability`);
-      // The capability first: a keystore file without its capability would be a keystore nobody can open.
-      await writeSecretFile(capabilityFile, created.capability);
-      await writeSecretFile(idFile, created.id);
-      say(`${name}: created keystore ${created.id}`);
+      await store.write(name, { keystore: created.id, capability: created.capability });
+      say(`${name}: created keystore ${created.id} (${store.where(name)})`);
     }
   } finally {
     kms.close();
