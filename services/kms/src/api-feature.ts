@@ -62,7 +62,9 @@ function viaExpress(handler: FastHandler): RequestHandler {
       method: req.method,
       path: req.path,
       params: req.params as Record<string, string>,
-      query: new URLSearchParams(req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : ''),
+      query: new URLSearchParams(
+        req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '',
+      ),
       body: req.rawBody,
       headers: req.headers,
       principal: req.principal,

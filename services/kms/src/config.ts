@@ -181,7 +181,10 @@ export function kmsOptionsFrom(flags: KmsFlags): KmsOptions {
     bbsWorkers: flags.bbsWorkers,
     requestBodyLimit: flags.requestBodyLimit,
     metricsHost: flags.metricsHost,
-    tls: flags.tlsServeCert && flags.tlsServeKey ? { certFile: flags.tlsServeCert, keyFile: flags.tlsServeKey } : undefined,
+    tls:
+      flags.tlsServeCert && flags.tlsServeKey
+        ? { certFile: flags.tlsServeCert, keyFile: flags.tlsServeKey }
+        : undefined,
   };
 }
 

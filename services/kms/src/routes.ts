@@ -44,7 +44,8 @@ const REFUSED = {
   401: 'no credentials, not the capability, or a bad signature',
   403: 'signed by another DID than the controller',
 } as const;
-const BAD_BODY = 'a missing field, wrong type or key type, `<field>: not base64url with padding`, a wrong length, or an operation the key type does not allow';
+const BAD_BODY =
+  'a missing field, wrong type or key type, `<field>: not base64url with padding`, a wrong length, or an operation the key type does not allow';
 
 type Scoped = 'keystore' | 'key';
 
@@ -72,13 +73,20 @@ export function kmsRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec[] 
     summary,
     params: scope === 'key' ? KEY : KEYSTORE,
     ...(extra.body
-      ? { body: { mediaTypes: ['application/json'], schema: extra.body, ...(extra.bodyOptional ? { required: false } : {}) } }
+      ? {
+          body: {
+            mediaTypes: ['application/json'],
+            schema: extra.body,
+            ...(extra.bodyOptional ? { required: false } : {}),
+          },
+        }
       : {}),
     responses: {
       [extra.status ?? 200]: json(extra.ok ?? 'the result'),
       ...(extra.body ? { 400: BAD_BODY } : ({} as Record<number, string>)),
       ...REFUSED,
-      404: extra.notFound ?? (scope === 'key' ? 'unknown keystore, or no such key in this keystore' : 'unknown keystore'),
+      404:
+        extra.notFound ?? (scope === 'key' ? 'unknown keystore, or no such key in this keystore' : 'unknown keystore'),
     },
     handler,
   });
@@ -93,7 +101,8 @@ export function kmsRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec[] 
       auth: 'write',
       fast: true,
       tag: 'keystores',
-      summary: 'creates a keystore for a controller DID: 201, `Location`, `{"id","location","controller","capability"}` (the capability is shown once)',
+      summary:
+        'creates a keystore for a controller DID: 201, `Location`, `{"id","location","controller","capability"}` (the capability is shown once)',
       body: { mediaTypes: ['application/json'], schema: schemas.CREATE_KEYSTORE },
       responses: {
         201: json('the keystore and its capability token'),
@@ -121,19 +130,36 @@ export function kmsRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec[] 
       },
       handler: handlers.createDid,
     },
-    scoped('keystore', 'GET', '', 'keystores', 'the keystore: `{"id","controller","createdAt"}`', handlers.getKeystore, { ok: 'the keystore' }),
-    scoped('keystore', 'POST', '/keys', 'keys', 'creates a key: 201, `Location`, `{"location","keyID","keyVersion":1,"publicKey"?}` (`publicKey` with `"export":true`)', handlers.createKey, {
-      body: schemas.CREATE_KEY,
-      status: 201,
-      ok: 'the new key',
-    }),
+    scoped(
+      'keystore',
+      'GET',
+      '',
+      'keystores',
+      'the keystore: `{"id","controller","createdAt"}`',
+      handlers.getKeystore,
+      { ok: 'the keystore' },
+    ),
+    scoped(
+      'keystore',
+      'POST',
+      '/keys',
+      'keys',
+      'creates a key: 201, `Location`, `{"location","keyID","keyVersion":1,"publicKey"?}` (`publicKey` with `"export":true`)',
+      handlers.createKey,
+      {
+        body: schemas.CREATE_KEY,
+        status: 201,
+        ok: 'the new key',
+      },
+    ),
     {
       method: 'PUT',
       path: '/v1/keystores/:keystoreId/keys',
       auth: 'signed',
       access: ACCESS,
       tag: 'keys',
-      summary: 'imports a private key (`keyBytes`: PKCS#8 DER, or the raw key of symmetric types), optionally under a chosen `keyID`: 201 as create',
+      summary:
+        'imports a private key (`keyBytes`: PKCS#8 DER, or the raw key of symmetric types), optionally under a chosen `keyID`: 201 as create',
       params: KEYSTORE,
       body: { mediaTypes: ['application/json'], schema: schemas.IMPORT_KEY },
       responses: {
@@ -157,7 +183,9 @@ export function kmsRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec[] 
         handlers.exportKey,
         { ok: 'the public key', notFound: 'unknown keystore, key or version' },
       ),
-      query: [{ name: 'keyVersion', description: 'a version (default the newest)', schema: { type: 'integer', minimum: 1 } }],
+      query: [
+        { name: 'keyVersion', description: 'a version (default the newest)', schema: { type: 'integer', minimum: 1 } },
+      ],
       responses: {
         200: json('the public key'),
         400: 'a symmetric key (no public key); a keyVersion that is not a positive integer',
@@ -165,38 +193,148 @@ export function kmsRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec[] 
         404: 'unknown keystore, key or version',
       },
     })),
-    scoped('key', 'POST', '/rotate', 'keys', 'adds a new version of the key (the same key id): `{"location","keyID","keyVersion","publicKey"?}`; older versions still verify and decrypt', handlers.rotateKey, {
-      body: schemas.ROTATE_KEY,
-      bodyOptional: true,
-      ok: 'the key with its new version',
-    }),
-    op('/sign', 'signs `message` with the newest version: `{"signature","keyVersion"}`', schemas.SIGN, handlers.sign, 'the signature'),
-    op('/verify', 'verifies `signature` over `message`: `{"verified":true|false}` (a wrong signature is 200 false)', schemas.VERIFY, handlers.verify, 'whether it verifies'),
-    op('/encrypt', 'AEAD-encrypts `message` with optional `aad`: `{"cipherText","nonce","keyVersion"}`', schemas.ENCRYPT, handlers.encrypt, 'the ciphertext and nonce'),
-    op('/decrypt', 'decrypts: `{"plainText"}`; a ciphertext that does not open is 400', schemas.DECRYPT, handlers.decrypt, 'the plaintext'),
-    op('/computemac', 'HMAC-SHA256 of `data`: `{"mac","keyVersion"}`', schemas.COMPUTE_MAC, handlers.computeMac, 'the MAC'),
-    op('/verifymac', 'checks `mac` over `data`: `{"verified":true|false}`', schemas.VERIFY_MAC, handlers.verifyMac, 'whether it verifies'),
-    op('/easy', 'NaCl `crypto_box` of `payload` from this ED25519 key (as X25519) to `theirPub`: `{"cipherText","keyVersion"}`', schemas.EASY, handlers.easy, 'the box'),
-    scoped('keystore', 'POST', '/easyopen', 'crypto', 'opens a NaCl box to the keystore key whose ED25519 public key is `myPub`: `{"plainText"}`', handlers.easyOpen, {
-      body: schemas.EASY_OPEN,
-      ok: 'the plaintext',
-      notFound: 'unknown keystore, or no key of it has `myPub`',
-    }),
-    scoped('keystore', 'POST', '/sealopen', 'crypto', 'opens a NaCl sealed box (`crypto_box_seal`) to the key whose ED25519 public key is `myPub`: `{"plainText"}`', handlers.sealOpen, {
-      body: schemas.SEAL_OPEN,
-      ok: 'the plaintext',
-      notFound: 'unknown keystore, or no key of it has `myPub`',
-    }),
-    scoped('keystore', 'POST', '/wrap', 'crypto', 'wraps `cek` for `recPubKey` (ECDH-ES anoncrypt, JOSE Concat KDF; A256KW, XC20PKW for X25519): `{"wrappedKey"}`', handlers.wrap, {
-      body: schemas.WRAP,
-      ok: 'the wrapped key',
-    }),
-    op('/wrap', 'wraps `cek` for `recPubKey` from this ECDH key (ECDH-1PU authcrypt; `tag` enters the KDF): `{"wrappedKey","keyVersion"}`', schemas.WRAP, handlers.wrapWithSender, 'the wrapped key'),
-    op('/unwrap', 'unwraps a `wrappedKey` addressed to this key (`senderPubKey` for ECDH-1PU): `{"key"}`', schemas.UNWRAP, handlers.unwrap, 'the key'),
-    op('/signmulti', 'BBS signature (IETF draft, BLS12-381-SHA-256) of `messages`: `{"signature","keyVersion"}`', schemas.SIGN_MULTI, handlers.signMulti, 'the signature'),
-    op('/verifymulti', 'verifies a BBS signature of `messages`: `{"verified":true|false}`', schemas.VERIFY_MULTI, handlers.verifyMulti, 'whether it verifies'),
-    op('/deriveproof', 'a BBS proof disclosing `revealedIndexes`, bound to `nonce`: `{"proof"}`', schemas.DERIVE_PROOF, handlers.deriveProof, 'the proof'),
-    op('/verifyproof', 'verifies a BBS proof of the revealed `messages` at `revealedIndexes`: `{"verified":true|false}`', schemas.VERIFY_PROOF, handlers.verifyProof, 'whether it verifies'),
+    scoped(
+      'key',
+      'POST',
+      '/rotate',
+      'keys',
+      'adds a new version of the key (the same key id): `{"location","keyID","keyVersion","publicKey"?}`; older versions still verify and decrypt',
+      handlers.rotateKey,
+      {
+        body: schemas.ROTATE_KEY,
+        bodyOptional: true,
+        ok: 'the key with its new version',
+      },
+    ),
+    op(
+      '/sign',
+      'signs `message` with the newest version: `{"signature","keyVersion"}`',
+      schemas.SIGN,
+      handlers.sign,
+      'the signature',
+    ),
+    op(
+      '/verify',
+      'verifies `signature` over `message`: `{"verified":true|false}` (a wrong signature is 200 false)',
+      schemas.VERIFY,
+      handlers.verify,
+      'whether it verifies',
+    ),
+    op(
+      '/encrypt',
+      'AEAD-encrypts `message` with optional `aad`: `{"cipherText","nonce","keyVersion"}`',
+      schemas.ENCRYPT,
+      handlers.encrypt,
+      'the ciphertext and nonce',
+    ),
+    op(
+      '/decrypt',
+      'decrypts: `{"plainText"}`; a ciphertext that does not open is 400',
+      schemas.DECRYPT,
+      handlers.decrypt,
+      'the plaintext',
+    ),
+    op(
+      '/computemac',
+      'HMAC-SHA256 of `data`: `{"mac","keyVersion"}`',
+      schemas.COMPUTE_MAC,
+      handlers.computeMac,
+      'the MAC',
+    ),
+    op(
+      '/verifymac',
+      'checks `mac` over `data`: `{"verified":true|false}`',
+      schemas.VERIFY_MAC,
+      handlers.verifyMac,
+      'whether it verifies',
+    ),
+    op(
+      '/easy',
+      'NaCl `crypto_box` of `payload` from this ED25519 key (as X25519) to `theirPub`: `{"cipherText","keyVersion"}`',
+      schemas.EASY,
+      handlers.easy,
+      'the box',
+    ),
+    scoped(
+      'keystore',
+      'POST',
+      '/easyopen',
+      'crypto',
+      'opens a NaCl box to the keystore key whose ED25519 public key is `myPub`: `{"plainText"}`',
+      handlers.easyOpen,
+      {
+        body: schemas.EASY_OPEN,
+        ok: 'the plaintext',
+        notFound: 'unknown keystore, or no key of it has `myPub`',
+      },
+    ),
+    scoped(
+      'keystore',
+      'POST',
+      '/sealopen',
+      'crypto',
+      'opens a NaCl sealed box (`crypto_box_seal`) to the key whose ED25519 public key is `myPub`: `{"plainText"}`',
+      handlers.sealOpen,
+      {
+        body: schemas.SEAL_OPEN,
+        ok: 'the plaintext',
+        notFound: 'unknown keystore, or no key of it has `myPub`',
+      },
+    ),
+    scoped(
+      'keystore',
+      'POST',
+      '/wrap',
+      'crypto',
+      'wraps `cek` for `recPubKey` (ECDH-ES anoncrypt, JOSE Concat KDF; A256KW, XC20PKW for X25519): `{"wrappedKey"}`',
+      handlers.wrap,
+      {
+        body: schemas.WRAP,
+        ok: 'the wrapped key',
+      },
+    ),
+    op(
+      '/wrap',
+      'wraps `cek` for `recPubKey` from this ECDH key (ECDH-1PU authcrypt; `tag` enters the KDF): `{"wrappedKey","keyVersion"}`',
+      schemas.WRAP,
+      handlers.wrapWithSender,
+      'the wrapped key',
+    ),
+    op(
+      '/unwrap',
+      'unwraps a `wrappedKey` addressed to this key (`senderPubKey` for ECDH-1PU): `{"key"}`',
+      schemas.UNWRAP,
+      handlers.unwrap,
+      'the key',
+    ),
+    op(
+      '/signmulti',
+      'BBS signature (IETF draft, BLS12-381-SHA-256) of `messages`: `{"signature","keyVersion"}`',
+      schemas.SIGN_MULTI,
+      handlers.signMulti,
+      'the signature',
+    ),
+    op(
+      '/verifymulti',
+      'verifies a BBS signature of `messages`: `{"verified":true|false}`',
+      schemas.VERIFY_MULTI,
+      handlers.verifyMulti,
+      'whether it verifies',
+    ),
+    op(
+      '/deriveproof',
+      'a BBS proof disclosing `revealedIndexes`, bound to `nonce`: `{"proof"}`',
+      schemas.DERIVE_PROOF,
+      handlers.deriveProof,
+      'the proof',
+    ),
+    op(
+      '/verifyproof',
+      'verifies a BBS proof of the revealed `messages` at `revealedIndexes`: `{"verified":true|false}`',
+      schemas.VERIFY_PROOF,
+      handlers.verifyProof,
+      'whether it verifies',
+    ),
   ];
   routes.push(openApiRoute(KMS_API_INFO, routes));
   return routes;

@@ -88,7 +88,8 @@ describe('kms API', () => {
     beforeAll(async () => {
       key = await newKey('ED25519');
     });
-    const sign = (headers: Record<string, string> = {}) => call(`${key.location}/sign`, { json: { message: b64('m') }, headers });
+    const sign = (headers: Record<string, string> = {}) =>
+      call(`${key.location}/sign`, { json: { message: b64('m') }, headers });
 
     it('refuses a request without credentials (401)', async () => {
       const reply = await sign();
@@ -136,7 +137,28 @@ describe('kms API', () => {
 
   describe('keys', () => {
     it('are created for every key type of the original that is sound', async () => {
-      const types = ['ED25519', 'ECDSAP256DER', 'ECDSAP384DER', 'ECDSAP521DER', 'ECDSAP256IEEEP1363', 'ECDSAP384IEEEP1363', 'ECDSAP521IEEEP1363', 'ECDSASecp256k1DER', 'ECDSASecp256k1IEEEP1363', 'AES128GCM', 'AES256GCM', 'AES256GCMNoPrefix', 'ChaCha20Poly1305', 'XChaCha20Poly1305', 'HMACSHA256Tag256', 'NISTP256ECDHKW', 'NISTP384ECDHKW', 'NISTP521ECDHKW', 'X25519ECDHKW', 'BLS12381G2'];
+      const types = [
+        'ED25519',
+        'ECDSAP256DER',
+        'ECDSAP384DER',
+        'ECDSAP521DER',
+        'ECDSAP256IEEEP1363',
+        'ECDSAP384IEEEP1363',
+        'ECDSAP521IEEEP1363',
+        'ECDSASecp256k1DER',
+        'ECDSASecp256k1IEEEP1363',
+        'AES128GCM',
+        'AES256GCM',
+        'AES256GCMNoPrefix',
+        'ChaCha20Poly1305',
+        'XChaCha20Poly1305',
+        'HMACSHA256Tag256',
+        'NISTP256ECDHKW',
+        'NISTP384ECDHKW',
+        'NISTP521ECDHKW',
+        'X25519ECDHKW',
+        'BLS12381G2',
+      ];
       const created = await Promise.all(types.map((keyType) => post<CreatedKey>(`${ks.location}/keys`, { keyType })));
       for (const [i, reply] of created.entries()) {
         expect(reply.status, types[i]).toBe(201);
@@ -158,7 +180,10 @@ describe('kms API', () => {
       const ed = await newKey('ED25519');
       const p256 = await newKey('ECDSAP256IEEEP1363');
       const der = await newKey('ECDSAP256DER');
-      for (const [key, length] of [[ed, 32], [p256, 65]] as const) {
+      for (const [key, length] of [
+        [ed, 32],
+        [p256, 65],
+      ] as const) {
         const exported = await call<{ publicKey: string; keyVersion: number }>(key.location, { token: ks.capability });
         expect(exported.status).toBe(200);
         expect(unb64(exported.body.publicKey)).toHaveLength(length);
@@ -187,14 +212,24 @@ describe('kms API', () => {
       expect(imported.headers.get('location')).toBe(imported.body.location);
       const exported = await call<{ publicKey: string }>(imported.body.location, { token: ks.capability });
       expect(unb64(exported.body.publicKey)).toEqual(publicKey.export({ format: 'der', type: 'spki' }).subarray(-32));
-      const again = await call(`${ks.location}/keys`, { method: 'PUT', json: { keyType: 'ED25519', keyBytes: b64(pkcs8), keyID: 'imported-1' }, token: ks.capability });
+      const again = await call(`${ks.location}/keys`, {
+        method: 'PUT',
+        json: { keyType: 'ED25519', keyBytes: b64(pkcs8), keyID: 'imported-1' },
+        token: ks.capability,
+      });
       expect(again.status).toBe(409);
       const put = (json: unknown) => call(`${ks.location}/keys`, { method: 'PUT', json, token: ks.capability });
-      expect400(await put({ keyType: 'ED25519', keyBytes: b64(pkcs8.subarray(1)).replace(/=+$/, '') }), /keyBytes: not base64url with padding/);
+      expect400(
+        await put({ keyType: 'ED25519', keyBytes: b64(pkcs8.subarray(1)).replace(/=+$/, '') }),
+        /keyBytes: not base64url with padding/,
+      );
       expect400(await put({ keyType: 'ED25519', keyBytes: b64('not a key') }), /not a PKCS#8/);
       expect400(await put({ keyType: 'ED25519', keyBytes: b64(pkcs8), keyID: 'a/b' }), /\/keyID must match/);
       expect400(await put({ keyBytes: b64(pkcs8) }), /\/keyType is required/);
-      expect((await call(`${ks.location}/keys`, { method: 'PUT', json: { keyType: 'ED25519', keyBytes: b64(pkcs8) } })).status).toBe(401);
+      expect(
+        (await call(`${ks.location}/keys`, { method: 'PUT', json: { keyType: 'ED25519', keyBytes: b64(pkcs8) } }))
+          .status,
+      ).toBe(401);
     });
   });
 
@@ -202,9 +237,12 @@ describe('kms API', () => {
     it('answer verified false for a wrong signature and 400 for a malformed body', async () => {
       for (const keyType of ['ED25519', 'ECDSAP256DER', 'ECDSAP384IEEEP1363', 'ECDSASecp256k1IEEEP1363']) {
         const key = await newKey(keyType);
-        const signed = await post<{ signature: string; keyVersion: number }>(`${key.location}/sign`, { message: b64('hello') });
+        const signed = await post<{ signature: string; keyVersion: number }>(`${key.location}/sign`, {
+          message: b64('hello'),
+        });
         expect(signed.status, keyType).toBe(200);
-        const check = (message: string, signature: string) => post(`${key.location}/verify`, { message: b64(message), signature });
+        const check = (message: string, signature: string) =>
+          post(`${key.location}/verify`, { message: b64(message), signature });
         expect((await check('hello', signed.body.signature)).body).toEqual({ verified: true });
         expect((await check('hellO', signed.body.signature)).body).toEqual({ verified: false });
         expect((await check('hello', b64(Buffer.alloc(3)))).body).toEqual({ verified: false });
@@ -214,7 +252,10 @@ describe('kms API', () => {
       expect400(await post(`${key.location}/sign`, { message: 'aGk' }), /message: not base64url with padding/);
       expect400(await post(`${key.location}/sign`, { message: 'a+8=' }), /message: not base64url with padding/);
       expect400(await post(`${key.location}/verify`, { message: b64('m') }), /\/signature is required/);
-      expect400(await post(`${key.location}/verify`, { message: b64('m'), signature: 5 }), /\/signature must be a string/);
+      expect400(
+        await post(`${key.location}/verify`, { message: b64('m'), signature: 5 }),
+        /\/signature must be a string/,
+      );
       const aes = await newKey('AES256GCM');
       expect400(await post(`${aes.location}/sign`, { message: b64('m') }), /./);
     });
@@ -224,28 +265,48 @@ describe('kms API', () => {
     it('round-trip with associated data for every AEAD type, and refuse tampering with 400', async () => {
       for (const keyType of ['AES128GCM', 'AES256GCM', 'AES256GCMNoPrefix', 'ChaCha20Poly1305', 'XChaCha20Poly1305']) {
         const key = await newKey(keyType);
-        const sealed = await post<{ cipherText: string; nonce: string; keyVersion: number }>(`${key.location}/encrypt`, { message: b64('secret'), aad: b64('aad') });
+        const sealed = await post<{ cipherText: string; nonce: string; keyVersion: number }>(
+          `${key.location}/encrypt`,
+          { message: b64('secret'), aad: b64('aad') },
+        );
         expect(sealed.status, keyType).toBe(200);
         expect(unb64(sealed.body.nonce)).toHaveLength(keyType === 'XChaCha20Poly1305' ? 24 : 12);
-        const opened = await post<{ plainText: string }>(`${key.location}/decrypt`, { ...sealed.body, aad: b64('aad') });
+        const opened = await post<{ plainText: string }>(`${key.location}/decrypt`, {
+          ...sealed.body,
+          aad: b64('aad'),
+        });
         expect(opened.status, keyType).toBe(200);
         expect(unb64(opened.body.plainText).toString()).toBe('secret');
         expect400(await post(`${key.location}/decrypt`, { ...sealed.body, aad: b64('other') }), /./);
         const flipped = unb64(sealed.body.cipherText);
         flipped[0] = (flipped[0] as number) ^ 1;
-        expect400(await post(`${key.location}/decrypt`, { ...sealed.body, cipherText: b64(flipped), aad: b64('aad') }), /./);
-        expect400(await post(`${key.location}/decrypt`, { ...sealed.body, nonce: b64(Buffer.alloc(5)), aad: b64('aad') }), /nonce/);
+        expect400(
+          await post(`${key.location}/decrypt`, { ...sealed.body, cipherText: b64(flipped), aad: b64('aad') }),
+          /./,
+        );
+        expect400(
+          await post(`${key.location}/decrypt`, { ...sealed.body, nonce: b64(Buffer.alloc(5)), aad: b64('aad') }),
+          /nonce/,
+        );
       }
     });
 
     it('decrypt what AES-256-GCM made elsewhere with an imported raw key', async () => {
       const raw = randomBytes(32);
-      const imported = await call<CreatedKey>(`${ks.location}/keys`, { method: 'PUT', json: { keyType: 'AES256GCMNoPrefix', keyBytes: b64(raw) }, token: ks.capability });
+      const imported = await call<CreatedKey>(`${ks.location}/keys`, {
+        method: 'PUT',
+        json: { keyType: 'AES256GCMNoPrefix', keyBytes: b64(raw) },
+        token: ks.capability,
+      });
       expect(imported.status, JSON.stringify(imported.body)).toBe(201);
       const nonce = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', raw, nonce).setAAD(Buffer.from('a'));
       const cipherText = Buffer.concat([cipher.update('outside'), cipher.final(), cipher.getAuthTag()]);
-      const opened = await post<{ plainText: string }>(`${imported.body.location}/decrypt`, { cipherText: b64(cipherText), nonce: b64(nonce), aad: b64('a') });
+      const opened = await post<{ plainText: string }>(`${imported.body.location}/decrypt`, {
+        cipherText: b64(cipherText),
+        nonce: b64(nonce),
+        aad: b64('a'),
+      });
       expect(unb64(opened.body.plainText).toString()).toBe('outside');
     });
 
@@ -261,13 +322,21 @@ describe('kms API', () => {
   describe('MACs', () => {
     it('compute and verify HMAC-SHA256, false for a wrong MAC', async () => {
       const raw = randomBytes(32);
-      const key = await call<CreatedKey>(`${ks.location}/keys`, { method: 'PUT', json: { keyType: 'HMACSHA256Tag256', keyBytes: b64(raw) }, token: ks.capability });
+      const key = await call<CreatedKey>(`${ks.location}/keys`, {
+        method: 'PUT',
+        json: { keyType: 'HMACSHA256Tag256', keyBytes: b64(raw) },
+        token: ks.capability,
+      });
       expect(key.status, JSON.stringify(key.body)).toBe(201);
       const computed = await post<{ mac: string }>(`${key.body.location}/computemac`, { data: b64('data') });
       expect(computed.status).toBe(200);
       expect(unb64(computed.body.mac).subarray(-32)).toEqual(createHmac('sha256', raw).update('data').digest());
-      expect((await post(`${key.body.location}/verifymac`, { mac: computed.body.mac, data: b64('data') })).body).toEqual({ verified: true });
-      expect((await post(`${key.body.location}/verifymac`, { mac: computed.body.mac, data: b64('dat4') })).body).toEqual({ verified: false });
+      expect(
+        (await post(`${key.body.location}/verifymac`, { mac: computed.body.mac, data: b64('data') })).body,
+      ).toEqual({ verified: true });
+      expect(
+        (await post(`${key.body.location}/verifymac`, { mac: computed.body.mac, data: b64('dat4') })).body,
+      ).toEqual({ verified: false });
       expect400(await post(`${key.body.location}/computemac`, {}), /\/data is required/);
       expect400(await post(`${key.body.location}/verifymac`, { data: b64('d') }), /\/mac is required/);
     });
@@ -278,35 +347,66 @@ describe('kms API', () => {
       const me = await newKey('ED25519');
       const them = nacl.box.keyPair();
       const nonce = randomBytes(24);
-      const boxed = await post<{ cipherText: string }>(`${me.location}/easy`, { payload: b64('to them'), nonce: b64(nonce), theirPub: b64(them.publicKey) });
+      const boxed = await post<{ cipherText: string }>(`${me.location}/easy`, {
+        payload: b64('to them'),
+        nonce: b64(nonce),
+        theirPub: b64(them.publicKey),
+      });
       expect(boxed.status, JSON.stringify(boxed.body)).toBe(200);
       const myX25519 = ed25519PublicToX25519(unb64(me.publicKey as string));
       const opened = nacl.box.open(unb64(boxed.body.cipherText), nonce, myX25519, them.secretKey);
       expect(Buffer.from(opened as Uint8Array).toString()).toBe('to them');
 
       const reply = nacl.box(Buffer.from('to me'), nonce, myX25519, them.secretKey);
-      const easyOpened = await post<{ plainText: string }>(`${ks.location}/easyopen`, { cipherText: b64(reply), nonce: b64(nonce), theirPub: b64(them.publicKey), myPub: me.publicKey });
+      const easyOpened = await post<{ plainText: string }>(`${ks.location}/easyopen`, {
+        cipherText: b64(reply),
+        nonce: b64(nonce),
+        theirPub: b64(them.publicKey),
+        myPub: me.publicKey,
+      });
       expect(easyOpened.status, JSON.stringify(easyOpened.body)).toBe(200);
       expect(unb64(easyOpened.body.plainText).toString()).toBe('to me');
 
       const sealed = sealTo(myX25519, Buffer.from('sealed'));
-      const sealOpened = await post<{ plainText: string }>(`${ks.location}/sealopen`, { cipherText: b64(sealed), myPub: me.publicKey });
+      const sealOpened = await post<{ plainText: string }>(`${ks.location}/sealopen`, {
+        cipherText: b64(sealed),
+        myPub: me.publicKey,
+      });
       expect(sealOpened.status, JSON.stringify(sealOpened.body)).toBe(200);
       expect(unb64(sealOpened.body.plainText).toString()).toBe('sealed');
 
       const stranger = b64(nacl.sign.keyPair().publicKey);
       expect((await post(`${ks.location}/sealopen`, { cipherText: b64(sealed), myPub: stranger })).status).toBe(404);
-      expect((await post(`${other.location}/sealopen`, { cipherText: b64(sealed), myPub: me.publicKey }, other.capability)).status).toBe(404);
+      expect(
+        (await post(`${other.location}/sealopen`, { cipherText: b64(sealed), myPub: me.publicKey }, other.capability))
+          .status,
+      ).toBe(404);
       expect400(await post(`${ks.location}/sealopen`, { cipherText: b64(Buffer.alloc(10)), myPub: me.publicKey }), /./);
-      expect400(await post(`${me.location}/easy`, { payload: b64('x'), nonce: b64(Buffer.alloc(5)), theirPub: b64(them.publicKey) }), /nonce/);
-      expect400(await post(`${ks.location}/easyopen`, { cipherText: b64(reply), nonce: b64(nonce), myPub: me.publicKey }), /\/theirPub is required/);
+      expect400(
+        await post(`${me.location}/easy`, {
+          payload: b64('x'),
+          nonce: b64(Buffer.alloc(5)),
+          theirPub: b64(them.publicKey),
+        }),
+        /nonce/,
+      );
+      expect400(
+        await post(`${ks.location}/easyopen`, { cipherText: b64(reply), nonce: b64(nonce), myPub: me.publicKey }),
+        /\/theirPub is required/,
+      );
     });
   });
 
   describe('key wrap', () => {
     /** The original's wire form of an exported ECDH key (`{"kid","x","y","curve","type"}`, coordinates in std base64). */
     const recipientOf = (key: CreatedKey) => {
-      const exported = JSON.parse(unb64(key.publicKey as string).toString()) as { kid?: string; x: string; y?: string; curve: string; type: string };
+      const exported = JSON.parse(unb64(key.publicKey as string).toString()) as {
+        kid?: string;
+        x: string;
+        y?: string;
+        curve: string;
+        type: string;
+      };
       return {
         kid: b64(exported.kid ?? key.keyID),
         x: b64(Buffer.from(exported.x, 'base64')),
@@ -317,13 +417,28 @@ describe('kms API', () => {
     };
 
     it('anoncrypt-wraps a CEK for NIST and X25519 keys that unwrap to it (A256KW, XC20PKW)', async () => {
-      for (const [keyType, alg] of [['NISTP256ECDHKW', 'ECDH-ES+A256KW'], ['NISTP384ECDHKW', 'ECDH-ES+A256KW'], ['NISTP521ECDHKW', 'ECDH-ES+A256KW'], ['X25519ECDHKW', 'ECDH-ES+XC20PKW']]) {
+      for (const [keyType, alg] of [
+        ['NISTP256ECDHKW', 'ECDH-ES+A256KW'],
+        ['NISTP384ECDHKW', 'ECDH-ES+A256KW'],
+        ['NISTP521ECDHKW', 'ECDH-ES+A256KW'],
+        ['X25519ECDHKW', 'ECDH-ES+XC20PKW'],
+      ]) {
         const bob = await newKey(keyType as string, other);
         const cek = randomBytes(32);
-        const wrapped = await post<{ wrappedKey: Record<string, unknown> & { alg: string } }>(`${ks.location}/wrap`, { cek: b64(cek), apu: b64('sender'), apv: b64('recipient'), recPubKey: recipientOf(bob), senderKID: 'ignored' });
+        const wrapped = await post<{ wrappedKey: Record<string, unknown> & { alg: string } }>(`${ks.location}/wrap`, {
+          cek: b64(cek),
+          apu: b64('sender'),
+          apv: b64('recipient'),
+          recPubKey: recipientOf(bob),
+          senderKID: 'ignored',
+        });
         expect(wrapped.status, JSON.stringify(wrapped.body)).toBe(200);
         expect(unb64(wrapped.body.wrappedKey.alg).toString()).toBe(alg);
-        const unwrapped = await post<{ key: string }>(`${bob.location}/unwrap`, { wrappedKey: wrapped.body.wrappedKey }, other.capability);
+        const unwrapped = await post<{ key: string }>(
+          `${bob.location}/unwrap`,
+          { wrappedKey: wrapped.body.wrappedKey },
+          other.capability,
+        );
         expect(unwrapped.status, JSON.stringify(unwrapped.body)).toBe(200);
         expect(unb64(unwrapped.body.key)).toEqual(cek);
         const tampered = { ...wrapped.body.wrappedKey, apu: b64('someone else') };
@@ -335,22 +450,58 @@ describe('kms API', () => {
       const alice1 = await newKey('NISTP256ECDHKW');
       const bob = await newKey('NISTP256ECDHKW', other);
       const cek = randomBytes(32);
-      const wrapped = await post<{ wrappedKey: { alg: string } }>(`${alice1.location}/wrap`, { cek: b64(cek), apu: b64('a'), apv: b64('b'), recPubKey: recipientOf(bob), tag: b64('tag') });
+      const wrapped = await post<{ wrappedKey: { alg: string } }>(`${alice1.location}/wrap`, {
+        cek: b64(cek),
+        apu: b64('a'),
+        apv: b64('b'),
+        recPubKey: recipientOf(bob),
+        tag: b64('tag'),
+      });
       expect(wrapped.status, JSON.stringify(wrapped.body)).toBe(200);
       expect(unb64(wrapped.body.wrappedKey.alg).toString()).toBe('ECDH-1PU+A256KW');
-      const unwrapped = await post<{ key: string }>(`${bob.location}/unwrap`, { wrappedKey: wrapped.body.wrappedKey, senderPubKey: recipientOf(alice1), tag: b64('tag') }, other.capability);
+      const unwrapped = await post<{ key: string }>(
+        `${bob.location}/unwrap`,
+        { wrappedKey: wrapped.body.wrappedKey, senderPubKey: recipientOf(alice1), tag: b64('tag') },
+        other.capability,
+      );
       expect(unb64(unwrapped.body.key)).toEqual(cek);
-      expect400(await post(`${bob.location}/unwrap`, { wrappedKey: wrapped.body.wrappedKey, tag: b64('tag') }, other.capability), /senderPubKey/);
-      expect400(await post(`${bob.location}/unwrap`, { wrappedKey: wrapped.body.wrappedKey, senderPubKey: recipientOf(bob), tag: b64('tag') }, other.capability), /./);
+      expect400(
+        await post(
+          `${bob.location}/unwrap`,
+          { wrappedKey: wrapped.body.wrappedKey, tag: b64('tag') },
+          other.capability,
+        ),
+        /senderPubKey/,
+      );
+      expect400(
+        await post(
+          `${bob.location}/unwrap`,
+          { wrappedKey: wrapped.body.wrappedKey, senderPubKey: recipientOf(bob), tag: b64('tag') },
+          other.capability,
+        ),
+        /./,
+      );
     });
 
     it('refuses bad bodies: missing members, bad base64, a curve it does not know, a non-ECDH key', async () => {
       const bob = await newKey('NISTP256ECDHKW');
       const recipient = recipientOf(bob);
       expect400(await post(`${ks.location}/wrap`, { recPubKey: recipient }), /\/cek is required/);
-      expect400(await post(`${ks.location}/wrap`, { cek: b64(randomBytes(32)), recPubKey: { ...recipient, x: 'AA' } }), /recPubKey.x: not base64url with padding/);
-      expect400(await post(`${ks.location}/wrap`, { cek: b64(randomBytes(32)), recPubKey: { ...recipient, curve: b64('P-999') } }), /recPubKey.curve/);
-      expect400(await post(`${ks.location}/wrap`, { cek: b64(randomBytes(32)), recPubKey: { x: recipient.x } }), /\/recPubKey\/curve is required/);
+      expect400(
+        await post(`${ks.location}/wrap`, { cek: b64(randomBytes(32)), recPubKey: { ...recipient, x: 'AA' } }),
+        /recPubKey.x: not base64url with padding/,
+      );
+      expect400(
+        await post(`${ks.location}/wrap`, {
+          cek: b64(randomBytes(32)),
+          recPubKey: { ...recipient, curve: b64('P-999') },
+        }),
+        /recPubKey.curve/,
+      );
+      expect400(
+        await post(`${ks.location}/wrap`, { cek: b64(randomBytes(32)), recPubKey: { x: recipient.x } }),
+        /\/recPubKey\/curve is required/,
+      );
       const ed = await newKey('ED25519');
       expect400(await post(`${ed.location}/wrap`, { cek: b64(randomBytes(32)), recPubKey: recipient }), /./);
       expect400(await post(`${bob.location}/unwrap`, {}), /\/wrappedKey is required/);
@@ -367,19 +518,44 @@ describe('kms API', () => {
       expect(signed.body.keyVersion).toBe(1);
       const verify = (body: unknown) => post(`${key.location}/verifymulti`, body);
       expect((await verify({ signature: signed.body.signature, messages })).body).toEqual({ verified: true });
-      expect((await verify({ signature: signed.body.signature, messages: [...messages.slice(1), messages[0]] })).body).toEqual({ verified: false });
-      const derived = await post<{ proof: string }>(`${key.location}/deriveproof`, { messages, signature: signed.body.signature, nonce: b64('nonce'), revealedIndexes: [0, 3] });
+      expect(
+        (await verify({ signature: signed.body.signature, messages: [...messages.slice(1), messages[0]] })).body,
+      ).toEqual({ verified: false });
+      const derived = await post<{ proof: string }>(`${key.location}/deriveproof`, {
+        messages,
+        signature: signed.body.signature,
+        nonce: b64('nonce'),
+        revealedIndexes: [0, 3],
+      });
       expect(derived.status, JSON.stringify(derived.body)).toBe(200);
       const revealed = [messages[0], messages[3]];
-      const check = (body: Record<string, unknown>) => post(`${key.location}/verifyproof`, { proof: derived.body.proof, messages: revealed, revealedIndexes: [0, 3], nonce: b64('nonce'), ...body });
+      const check = (body: Record<string, unknown>) =>
+        post(`${key.location}/verifyproof`, {
+          proof: derived.body.proof,
+          messages: revealed,
+          revealedIndexes: [0, 3],
+          nonce: b64('nonce'),
+          ...body,
+        });
       expect((await check({})).body).toEqual({ verified: true });
       expect((await check({ nonce: b64('other') })).body).toEqual({ verified: false });
       expect((await check({ revealedIndexes: [0, 4] })).body).toEqual({ verified: false });
       expect400(await check({ revealedIndexes: [0] }), /same length/);
-      expect400(await post(`${key.location}/signmulti`, { messages: ['AA'] }), /messages\[0\]: not base64url with padding/);
+      expect400(
+        await post(`${key.location}/signmulti`, { messages: ['AA'] }),
+        /messages\[0\]: not base64url with padding/,
+      );
       expect400(await post(`${key.location}/signmulti`, {}), /\/messages is required/);
       expect400(await verify({ signature: b64(Buffer.alloc(10)), messages }), /signature/);
-      expect400(await post(`${key.location}/deriveproof`, { messages, signature: signed.body.signature, nonce: b64('n'), revealedIndexes: [10] }), /revealedIndexes/);
+      expect400(
+        await post(`${key.location}/deriveproof`, {
+          messages,
+          signature: signed.body.signature,
+          nonce: b64('n'),
+          revealedIndexes: [10],
+        }),
+        /revealedIndexes/,
+      );
       const ed = await newKey('ED25519');
       expect400(await post(`${ed.location}/signmulti`, { messages }), /./);
       expect400(await post(`${ed.location}/verifymulti`, { signature: signed.body.signature, messages }), /BBS/);
@@ -394,7 +570,9 @@ describe('kms API', () => {
       const rotated = await call<CreatedKey>(`${key.location}/rotate`, { method: 'POST', token: ks.capability });
       expect(rotated.status).toBe(200);
       expect(rotated.body).toMatchObject({ keyID: key.keyID, keyVersion: 2, location: key.location });
-      const fresh = await post<{ signature: string; keyVersion: number }>(`${key.location}/sign`, { message: b64('m') });
+      const fresh = await post<{ signature: string; keyVersion: number }>(`${key.location}/sign`, {
+        message: b64('m'),
+      });
       expect(fresh.body.keyVersion).toBe(2);
       const current = await call<{ publicKey: string; keyVersion: number }>(key.location, { token: ks.capability });
       expect(current.body.keyVersion).toBe(2);
@@ -402,12 +580,22 @@ describe('kms API', () => {
       const first = await call<{ publicKey: string }>(`${key.location}?keyVersion=1`, { token: ks.capability });
       expect(first.body.publicKey).toBe(key.publicKey);
       for (const signature of [old.body.signature, fresh.body.signature])
-        expect((await post(`${key.location}/verify`, { message: b64('m'), signature })).body).toEqual({ verified: true });
-      expect((await post(`${key.location}/verify`, { message: b64('m'), signature: old.body.signature, keyVersion: 2 })).body).toEqual({ verified: false });
-      expect((await post(`${key.location}/verify`, { message: b64('m'), signature: old.body.signature, keyVersion: 1 })).body).toEqual({ verified: true });
+        expect((await post(`${key.location}/verify`, { message: b64('m'), signature })).body).toEqual({
+          verified: true,
+        });
+      expect(
+        (await post(`${key.location}/verify`, { message: b64('m'), signature: old.body.signature, keyVersion: 2 }))
+          .body,
+      ).toEqual({ verified: false });
+      expect(
+        (await post(`${key.location}/verify`, { message: b64('m'), signature: old.body.signature, keyVersion: 1 }))
+          .body,
+      ).toEqual({ verified: true });
 
       const aes = await newKey('AES256GCM');
-      const sealed = await post<{ cipherText: string; nonce: string }>(`${aes.location}/encrypt`, { message: b64('kept') });
+      const sealed = await post<{ cipherText: string; nonce: string }>(`${aes.location}/encrypt`, {
+        message: b64('kept'),
+      });
       const rotatedAes = await post<CreatedKey>(`${aes.location}/rotate`, { export: true });
       expect(rotatedAes.body.keyVersion).toBe(2);
       const opened = await post<{ plainText: string }>(`${aes.location}/decrypt`, sealed.body);
@@ -419,11 +607,16 @@ describe('kms API', () => {
 
   describe('DIDs', () => {
     it('creates a did:key whose key signs in the keystore', async () => {
-      const created = await post<{ did: string; keyID: string; verificationMethod: string }>(`${base}/v1/keystores/did`, { keystoreID: ks.id });
+      const created = await post<{ did: string; keyID: string; verificationMethod: string }>(
+        `${base}/v1/keystores/did`,
+        { keystoreID: ks.id },
+      );
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       expect(created.body.did).toMatch(/^did:key:z6Mk/);
       expect(created.body.verificationMethod.startsWith(`${created.body.did}#`)).toBe(true);
-      const exported = await call<{ publicKey: string }>(`${ks.location}/keys/${created.body.keyID}`, { token: ks.capability });
+      const exported = await call<{ publicKey: string }>(`${ks.location}/keys/${created.body.keyID}`, {
+        token: ks.capability,
+      });
       expect(exported.status).toBe(200);
       expect400(await post(`${base}/v1/keystores/did`, { keystoreID: ks.id, method: 'node' }), /no --node-url/);
       expect400(await post(`${base}/v1/keystores/did`, {}), /\/keystoreID is required/);

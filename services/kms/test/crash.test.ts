@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { freePort, makeTempDir, startProcess, stopAllProcesses, waitFor, type ServiceProcess, type TempDir } from '@anchor/testing/process';
+import {
+  freePort,
+  makeTempDir,
+  startProcess,
+  stopAllProcesses,
+  waitFor,
+  type ServiceProcess,
+  type TempDir,
+} from '@anchor/testing/process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { requireBuiltMain } from './built.js';
 import { b64, call, unb64 } from './kms.test-helpers.js';
@@ -28,12 +36,25 @@ describe('kms killed while creating keys', () => {
     await writeFile(keyFile, randomBytes(32));
     const start = (): Promise<ServiceProcess> =>
       startProcess(main, {
-        args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', join(dir.path, 'data'), '--secret-lock-key-path', keyFile, '--log-level', 'warning'],
+        args: [
+          '--host-url',
+          `127.0.0.1:${port}`,
+          '--data-dir',
+          join(dir.path, 'data'),
+          '--secret-lock-key-path',
+          keyFile,
+          '--log-level',
+          'warning',
+        ],
         readyUrl: `${url}/healthcheck`,
         readyStatus: (status) => status === 200,
       });
     let service = await start();
-    const ks = (await call<{ location: string; capability: string }>(`${url}/v1/keystores`, { json: { controller: 'did:example:crash' } })).body;
+    const ks = (
+      await call<{ location: string; capability: string }>(`${url}/v1/keystores`, {
+        json: { controller: 'did:example:crash' },
+      })
+    ).body;
 
     const acknowledged: Array<{ keyType: string; location: string; keyVersion: number }> = [];
     let killed = false;
@@ -42,12 +63,18 @@ describe('kms killed while creating keys', () => {
       while (!killed) {
         const keyType = KEY_TYPES[n++ % KEY_TYPES.length] as string;
         try {
-          const reply = await call<{ location: string; keyVersion: number }>(`${ks.location}/keys`, { json: { keyType }, token: ks.capability });
+          const reply = await call<{ location: string; keyVersion: number }>(`${ks.location}/keys`, {
+            json: { keyType },
+            token: ks.capability,
+          });
           if (reply.status !== 201) throw new Error(`create answered ${reply.status}`);
           const entry = { keyType, location: reply.body.location, keyVersion: 1 };
           acknowledged.push(entry);
           if (n % 7 === 0) {
-            const rotated = await call<{ keyVersion: number }>(`${entry.location}/rotate`, { method: 'POST', token: ks.capability });
+            const rotated = await call<{ keyVersion: number }>(`${entry.location}/rotate`, {
+              method: 'POST',
+              token: ks.capability,
+            });
             if (rotated.status !== 200) throw new Error(`rotate answered ${rotated.status}`);
             entry.keyVersion = rotated.body.keyVersion;
           }
@@ -67,18 +94,33 @@ describe('kms killed while creating keys', () => {
     expect(rotated).toBeGreaterThan(10);
     for (const entry of acknowledged) {
       if (entry.keyType === 'ED25519' || entry.keyType === 'ECDSAP256IEEEP1363') {
-        const signed = await call<{ signature: string; keyVersion: number }>(`${entry.location}/sign`, { json: { message: b64('after') }, token: ks.capability });
+        const signed = await call<{ signature: string; keyVersion: number }>(`${entry.location}/sign`, {
+          json: { message: b64('after') },
+          token: ks.capability,
+        });
         expect(signed.status, entry.location).toBe(200);
         expect(signed.body.keyVersion).toBeGreaterThanOrEqual(entry.keyVersion);
-        const verified = await call(`${entry.location}/verify`, { json: { message: b64('after'), signature: signed.body.signature }, token: ks.capability });
+        const verified = await call(`${entry.location}/verify`, {
+          json: { message: b64('after'), signature: signed.body.signature },
+          token: ks.capability,
+        });
         expect(verified.body).toEqual({ verified: true });
       } else if (entry.keyType === 'AES256GCM') {
-        const sealed = await call<{ cipherText: string; nonce: string }>(`${entry.location}/encrypt`, { json: { message: b64('after') }, token: ks.capability });
+        const sealed = await call<{ cipherText: string; nonce: string }>(`${entry.location}/encrypt`, {
+          json: { message: b64('after') },
+          token: ks.capability,
+        });
         expect(sealed.status, entry.location).toBe(200);
-        const opened = await call<{ plainText: string }>(`${entry.location}/decrypt`, { json: sealed.body, token: ks.capability });
+        const opened = await call<{ plainText: string }>(`${entry.location}/decrypt`, {
+          json: sealed.body,
+          token: ks.capability,
+        });
         expect(unb64(opened.body.plainText).toString()).toBe('after');
       } else {
-        const mac = await call<{ mac: string }>(`${entry.location}/computemac`, { json: { data: b64('after') }, token: ks.capability });
+        const mac = await call<{ mac: string }>(`${entry.location}/computemac`, {
+          json: { data: b64('after') },
+          token: ks.capability,
+        });
         expect(mac.status, entry.location).toBe(200);
       }
     }

@@ -37,7 +37,11 @@ export class Controller {
   readonly keyId = resolveDidKey(this.did).verificationMethod?.[0]?.id as string;
   private readonly signer = createRequestSigner({ keyId: this.keyId, key: this.key });
 
-  async call<T = Record<string, unknown>>(url: string, json?: unknown, method = json === undefined ? 'GET' : 'POST'): Promise<Reply<T>> {
+  async call<T = Record<string, unknown>>(
+    url: string,
+    json?: unknown,
+    method = json === undefined ? 'GET' : 'POST',
+  ): Promise<Reply<T>> {
     const body = json === undefined ? undefined : Buffer.from(JSON.stringify(json));
     const headers: Record<string, string> = body ? { 'content-type': 'application/json' } : {};
     const signed = await this.signer({ method, url, headers, ...(body ? { body } : {}) });

@@ -3,7 +3,14 @@ import { existsSync, statSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { undocumentedOptions } from '@anchor/common/config';
-import { freePort, makeTempDir, runProcess, startProcess, stopAllProcesses, type TempDir } from '@anchor/testing/process';
+import {
+  freePort,
+  makeTempDir,
+  runProcess,
+  startProcess,
+  stopAllProcesses,
+  type TempDir,
+} from '@anchor/testing/process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { KMS_CONFIG } from '../src/config.js';
 import { requireBuiltMain } from './built.js';
@@ -44,9 +51,15 @@ describe('kms binary', () => {
     expect(health.body).toMatchObject({ status: 'OK', dbStatus: 'success', currentTime: expect.any(String) });
 
     const alice = new Controller();
-    const ks = (await call<{ location: string; capability: string }>(`${url}/v1/keystores`, { json: { controller: alice.did } })).body;
-    const key = (await call<{ location: string }>(`${ks.location}/keys`, { json: { keyType: 'ED25519' }, token: ks.capability })).body;
-    const signature = (await call<{ signature: string }>(`${key.location}/sign`, { json: { message: b64('m') }, token: ks.capability })).body.signature;
+    const ks = (
+      await call<{ location: string; capability: string }>(`${url}/v1/keystores`, { json: { controller: alice.did } })
+    ).body;
+    const key = (
+      await call<{ location: string }>(`${ks.location}/keys`, { json: { keyType: 'ED25519' }, token: ks.capability })
+    ).body;
+    const signature = (
+      await call<{ signature: string }>(`${key.location}/sign`, { json: { message: b64('m') }, token: ks.capability })
+    ).body.signature;
     const masterKey = await readFile(masterKeyFile);
     // The master key never reaches the log (the configuration line masks secrets, the file is only named).
     expect(service.output()).not.toContain(masterKey.toString().trim());
@@ -54,7 +67,10 @@ describe('kms binary', () => {
     expect((await service.stop()).code).toBe(0);
     service = await start();
     expect(service.output()).not.toMatch(/created a master key/);
-    const verified = await call(`${key.location}/verify`, { json: { message: b64('m'), signature }, token: ks.capability });
+    const verified = await call(`${key.location}/verify`, {
+      json: { message: b64('m'), signature },
+      token: ks.capability,
+    });
     expect(verified.body).toEqual({ verified: true });
     expect((await alice.call(`${key.location}/sign`, { message: b64('m') })).status).toBe(200);
     expect((await service.stop()).code).toBe(0);
@@ -65,7 +81,14 @@ describe('kms binary', () => {
     const port = await freePort();
     const keyFile = join(dir.path, 'master.key');
     await writeFile(keyFile, randomBytes(32).toString('base64'));
-    const args = ['--host-url', `127.0.0.1:${port}`, '--data-dir', join(dir.path, 'data'), '--secret-lock-key-path', keyFile];
+    const args = [
+      '--host-url',
+      `127.0.0.1:${port}`,
+      '--data-dir',
+      join(dir.path, 'data'),
+      '--secret-lock-key-path',
+      keyFile,
+    ];
     const first = await startProcess(main, { args, readyUrl: `http://127.0.0.1:${port}/healthcheck` });
     expect((await first.stop()).code).toBe(0);
 
@@ -100,10 +123,21 @@ describe('kms binary', () => {
       expect(result.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
     }
     const port = await freePort();
-    const short = await runProcess(main, { args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', dir.path, '--secret-lock-key-path', badKey] });
+    const short = await runProcess(main, {
+      args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', dir.path, '--secret-lock-key-path', badKey],
+    });
     expect(short.code).toBe(1);
     expect(short.stderr + short.stdout).toMatch(/does not hold a master key: 32 bytes/);
-    const missing = await runProcess(main, { args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', dir.path, '--secret-lock-key-path', join(dir.path, 'nope')] });
+    const missing = await runProcess(main, {
+      args: [
+        '--host-url',
+        `127.0.0.1:${port}`,
+        '--data-dir',
+        dir.path,
+        '--secret-lock-key-path',
+        join(dir.path, 'nope'),
+      ],
+    });
     expect(missing.code).toBe(1);
     expect(missing.stderr + missing.stdout).toMatch(/cannot read the master key file .*ENOENT/);
   });

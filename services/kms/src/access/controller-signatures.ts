@@ -36,9 +36,12 @@ export function controllerSignatureAuthenticator(options: ControllerSignatureOpt
 function didNodeOverHttp(node: { url: string; token?: string | undefined }, http: () => HttpClient): DidMethodResolver {
   return {
     resolve: async (did) => {
-      const response = await http().get<DidResolutionResult>(`${node.url}/sidetree/v1/identifiers/${encodeURIComponent(did)}`, {
-        ...(node.token ? { token: node.token } : {}),
-      });
+      const response = await http().get<DidResolutionResult>(
+        `${node.url}/sidetree/v1/identifiers/${encodeURIComponent(did)}`,
+        {
+          ...(node.token ? { token: node.token } : {}),
+        },
+      );
       return response.data;
     },
   };

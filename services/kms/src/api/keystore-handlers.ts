@@ -17,7 +17,12 @@ export interface KeystoreHandlersOptions {
 }
 
 /** Keystore creation (the kms's write tokens), a keystore's description, and DIDs with keys in a keystore. */
-export function keystoreHandlers({ keystores, metrics, dids, baseUrl }: KeystoreHandlersOptions): Record<string, FastHandler> {
+export function keystoreHandlers({
+  keystores,
+  metrics,
+  dids,
+  baseUrl,
+}: KeystoreHandlersOptions): Record<string, FastHandler> {
   const scope = new KeystoreScope(keystores, baseUrl);
   return {
     createKeystore: (req) =>
@@ -26,7 +31,9 @@ export function keystoreHandlers({ keystores, metrics, dids, baseUrl }: Keystore
         if (!isDid(body.controller)) throw badRequest('controller: a DID expected (did:<method>:<id>)');
         const { record, capability } = await keystores.create(body.controller);
         const location = `${baseUrl()}/v1/keystores/${record.id}`;
-        return json({ id: record.id, location, controller: record.controller, capability }, 201, { Location: location });
+        return json({ id: record.id, location, controller: record.controller, capability }, 201, {
+          Location: location,
+        });
       }),
 
     getKeystore: (req) =>

@@ -46,7 +46,10 @@ export function asAppError(error: unknown): unknown {
 
 /** The pieces every keystore- and key-scoped handler starts from, in this order: keystore (404), credentials (401/403), key (404). */
 export class KeystoreScope {
-  constructor(readonly keystores: Keystores, readonly baseUrl: () => string) {}
+  constructor(
+    readonly keystores: Keystores,
+    readonly baseUrl: () => string,
+  ) {}
 
   async keystore(req: FastRequest): Promise<KeystoreRecord> {
     const keystore = await this.keystores.get(req.params.keystoreId as string);
@@ -97,7 +100,12 @@ export function kmsOperations({ keystores, metrics, baseUrl }: KmsOperationsOpti
         }
       });
 
-  const keyCreated = (keystore: KeystoreRecord, key: KeyRecord, exportKey: boolean | undefined, status: number): FastAnswer => {
+  const keyCreated = (
+    keystore: KeystoreRecord,
+    key: KeyRecord,
+    exportKey: boolean | undefined,
+    status: number,
+  ): FastAnswer => {
     const location = scope.keyLocation(keystore, key.keyId);
     const version = keystores.version(key);
     return json(
@@ -113,12 +121,16 @@ export function kmsOperations({ keystores, metrics, baseUrl }: KmsOperationsOpti
   };
 
   const exportKey = op('export', async (req) => {
-    const { keystore, key } = await scope.key(req);
+    const { key } = await scope.key(req);
     const asked = req.query.get('keyVersion');
     if (asked !== null && !/^[1-9]\d{0,8}$/.test(asked)) throw badRequest('keyVersion: a positive integer expected');
     const version = keystores.version(key, asked === null ? undefined : Number(asked));
     if (!version.publicKey) throw badRequest(`a ${key.keyType} key is symmetric and has no public key`);
-    return json({ publicKey: b64(Buffer.from(version.publicKey, 'base64')), keyType: key.keyType, keyVersion: version.version });
+    return json({
+      publicKey: b64(Buffer.from(version.publicKey, 'base64')),
+      keyType: key.keyType,
+      keyVersion: version.version,
+    });
   });
 
   return {
@@ -181,7 +193,9 @@ export function kmsOperations({ keystores, metrics, baseUrl }: KmsOperationsOpti
       const cipherText = bytesOf(body.cipherText, 'cipherText');
       const nonce = bytesOf(body.nonce, 'nonce');
       const aad = optionalBytesOf(body.aad, 'aad');
-      const plainText = firstThatOpens(scope.candidates(keystore, key, body.keyVersion), (m) => decrypt(m, cipherText, aad, nonce));
+      const plainText = firstThatOpens(scope.candidates(keystore, key, body.keyVersion), (m) =>
+        decrypt(m, cipherText, aad, nonce),
+      );
       return json({ plainText: b64(plainText) });
     }),
 
@@ -205,7 +219,12 @@ export function kmsOperations({ keystores, metrics, baseUrl }: KmsOperationsOpti
       const { keystore, key } = await scope.key(req);
       const body = readJsonBody(schemas.EASY, req.body);
       const { material, version } = scope.current(keystore, key);
-      const box = easy(material, bytesOf(body.payload, 'payload'), bytesOf(body.nonce, 'nonce'), bytesOf(body.theirPub, 'theirPub'));
+      const box = easy(
+        material,
+        bytesOf(body.payload, 'payload'),
+        bytesOf(body.nonce, 'nonce'),
+        bytesOf(body.theirPub, 'theirPub'),
+      );
       return json({ cipherText: b64(box), keyVersion: version.version });
     }),
 
@@ -213,7 +232,12 @@ export function kmsOperations({ keystores, metrics, baseUrl }: KmsOperationsOpti
       const keystore = await scope.keystore(req);
       const body = readJsonBody(schemas.EASY_OPEN, req.body);
       const material = await materialByPublicKey(keystores, keystore, bytesOf(body.myPub, 'myPub'));
-      const plainText = easyOpen(material, bytesOf(body.cipherText, 'cipherText'), bytesOf(body.nonce, 'nonce'), bytesOf(body.theirPub, 'theirPub'));
+      const plainText = easyOpen(
+        material,
+        bytesOf(body.cipherText, 'cipherText'),
+        bytesOf(body.nonce, 'nonce'),
+        bytesOf(body.theirPub, 'theirPub'),
+      );
       return json({ plainText: b64(plainText) });
     }),
 
@@ -226,7 +250,11 @@ export function kmsOperations({ keystores, metrics, baseUrl }: KmsOperationsOpti
   };
 }
 
-async function materialByPublicKey(keystores: Keystores, keystore: KeystoreRecord, publicKey: Uint8Array): Promise<KeyMaterial> {
+async function materialByPublicKey(
+  keystores: Keystores,
+  keystore: KeystoreRecord,
+  publicKey: Uint8Array,
+): Promise<KeyMaterial> {
   const { key, version } = await keystores.keyByPublicKey(keystore, publicKey);
   return keystores.material(keystore, key, version);
 }

@@ -19,7 +19,12 @@ export interface WrapBbsOptions {
 }
 
 /** Key wrap (ECDH-ES anoncrypt, ECDH-1PU authcrypt, unwrap) and BBS (signmulti ... verifyproof) as fast handlers. */
-export function wrapAndBbsOperations({ keystores, metrics, baseUrl, bbs }: WrapBbsOptions): Record<string, FastHandler> {
+export function wrapAndBbsOperations({
+  keystores,
+  metrics,
+  baseUrl,
+  bbs,
+}: WrapBbsOptions): Record<string, FastHandler> {
   const scope = new KeystoreScope(keystores, baseUrl);
   const op =
     (name: string, handler: (req: FastRequest) => Promise<FastAnswer>): FastHandler =>
@@ -32,7 +37,10 @@ export function wrapAndBbsOperations({ keystores, metrics, baseUrl, bbs }: WrapB
         }
       });
   /** A BBS key's public key of a version (the versions a check may use, newest first, when none is named). */
-  const publicKeys = (key: Awaited<ReturnType<KeystoreScope['key']>>['key'], keyVersion: number | undefined): Buffer[] => {
+  const publicKeys = (
+    key: Awaited<ReturnType<KeystoreScope['key']>>['key'],
+    keyVersion: number | undefined,
+  ): Buffer[] => {
     const versions = keyVersion === undefined ? [...key.versions].reverse() : [keystores.version(key, keyVersion)];
     return versions.map((version) => Buffer.from(version.publicKey ?? '', 'base64'));
   };
@@ -71,7 +79,9 @@ export function wrapAndBbsOperations({ keystores, metrics, baseUrl, bbs }: WrapB
       const wrapped = wrappedKeyFromWire(body.wrappedKey);
       const sender = body.senderPubKey === undefined ? undefined : publicKeyFromWire(body.senderPubKey, 'senderPubKey');
       const tag = body.tag === undefined ? undefined : bytesOf(body.tag, 'tag');
-      const cek = firstThatOpens(scope.candidates(keystore, key, body.keyVersion), (m) => unwrap(m, wrapped, sender, tag));
+      const cek = firstThatOpens(scope.candidates(keystore, key, body.keyVersion), (m) =>
+        unwrap(m, wrapped, sender, tag),
+      );
       return json({ key: b64(cek) });
     }),
 
@@ -108,9 +118,13 @@ export function wrapAndBbsOperations({ keystores, metrics, baseUrl, bbs }: WrapB
       // The signature names no version: the first version it verifies under derives the proof.
       for (const publicKey of candidates.slice(0, -1))
         if (await bbs.verify(publicKey, signature, messages, header))
-          return json({ proof: b64(await bbs.deriveProof(publicKey, signature, messages, body.revealedIndexes, nonce, header)) });
+          return json({
+            proof: b64(await bbs.deriveProof(publicKey, signature, messages, body.revealedIndexes, nonce, header)),
+          });
       const last = candidates.at(-1) as Buffer;
-      return json({ proof: b64(await bbs.deriveProof(last, signature, messages, body.revealedIndexes, nonce, header)) });
+      return json({
+        proof: b64(await bbs.deriveProof(last, signature, messages, body.revealedIndexes, nonce, header)),
+      });
     }),
 
     verifyProof: op('verify_proof', async (req) => {
@@ -119,7 +133,9 @@ export function wrapAndBbsOperations({ keystores, metrics, baseUrl, bbs }: WrapB
       const proof = bytesOf(body.proof, 'proof');
       const messages = bytesListOf(body.messages, 'messages');
       if (messages.length !== body.revealedIndexes.length)
-        throw badRequest('messages and revealedIndexes must have the same length (the revealed messages and their indexes)');
+        throw badRequest(
+          'messages and revealedIndexes must have the same length (the revealed messages and their indexes)',
+        );
       const revealed = body.revealedIndexes.map((index, i) => ({ index, message: messages[i] as Buffer }));
       const nonce = bytesOf(body.nonce, 'nonce');
       const header = body.header === undefined ? undefined : bytesOf(body.header, 'header');
@@ -132,5 +148,6 @@ export function wrapAndBbsOperations({ keystores, metrics, baseUrl, bbs }: WrapB
 }
 
 function requireBbs(keyType: string): void {
-  if (keyType !== 'BLS12381G2') throw new KmsCryptoError('wrong-key-kind', `a ${keyType} key cannot make or check BBS signatures`);
+  if (keyType !== 'BLS12381G2')
+    throw new KmsCryptoError('wrong-key-kind', `a ${keyType} key cannot make or check BBS signatures`);
 }

@@ -49,17 +49,26 @@ export class DidCreation {
     if (method === 'key') {
       const signing = await this.newEd25519Key(keystore);
       const did = didKeyFromKeyPair(signing.publicKey);
-      const verificationMethod = resolveDidKey(did).verificationMethod?.[0]?.id ?? `${did}#${did.slice('did:key:'.length)}`;
+      const verificationMethod =
+        resolveDidKey(did).verificationMethod?.[0]?.id ?? `${did}#${did.slice('did:key:'.length)}`;
       return { did, verificationMethod, keyID: signing.keyId, keyIDs: { signing: signing.keyId } };
     }
     const node = this.node;
     if (!node) throw new AppError('bad_request', 'method node: this kms has no --node-url');
-    const [signing, update, recovery] = [await this.newEd25519Key(keystore), await this.newEd25519Key(keystore), await this.newEd25519Key(keystore)];
+    const [signing, update, recovery] = [
+      await this.newEd25519Key(keystore),
+      await this.newEd25519Key(keystore),
+      await this.newEd25519Key(keystore),
+    ];
     const built = createRequest({
       recoveryKey: recovery.publicKey,
       updateKey: update.publicKey,
       anchorOrigin: node.anchorOrigin,
-      patches: [addPublicKeys(documentKey(SIGNING_KEY_FRAGMENT, signing.publicKey, { purposes: ['authentication', 'assertionMethod'] }))],
+      patches: [
+        addPublicKeys(
+          documentKey(SIGNING_KEY_FRAGMENT, signing.publicKey, { purposes: ['authentication', 'assertionMethod'] }),
+        ),
+      ],
     });
     try {
       await this.http().request(`${node.url}/sidetree/v1/operations`, {
@@ -69,7 +78,9 @@ export class DidCreation {
         ...(node.token ? { token: node.token } : {}),
       });
     } catch (error) {
-      throw new AppError('bad_gateway', `creating the did:node on ${node.url} failed: ${errorMessage(error)}`, { cause: error });
+      throw new AppError('bad_gateway', `creating the did:node on ${node.url} failed: ${errorMessage(error)}`, {
+        cause: error,
+      });
     }
     return {
       did: built.did,

@@ -58,7 +58,10 @@ export class Keystores {
    */
   static async open(storage: StoreProvider, masterKey: Buffer): Promise<Keystores> {
     const meta = await storage.open<MasterKeyCheckRecord>(STORES.meta);
-    const fresh: MasterKeyCheckRecord = { check: seal(masterKey, Buffer.from(CHECK_TEXT), MASTER_KEY_CHECK), createdAt: new Date().toISOString() };
+    const fresh: MasterKeyCheckRecord = {
+      check: seal(masterKey, Buffer.from(CHECK_TEXT), MASTER_KEY_CHECK),
+      createdAt: new Date().toISOString(),
+    };
     await meta.insert(MASTER_KEY_CHECK, fresh);
     const stored = await meta.get(MASTER_KEY_CHECK);
     if (!stored || open(masterKey, stored.check, MASTER_KEY_CHECK)?.toString() !== CHECK_TEXT)
@@ -149,7 +152,8 @@ export class Keystores {
     const cached = this.materials.get(aad);
     if (cached) return cached;
     const secret = open(this.dataKey(keystore), version.secret, aad);
-    if (!secret) throw new Error(`key ${key.keyId} version ${version.version} of keystore ${keystore.id} does not open`);
+    if (!secret)
+      throw new Error(`key ${key.keyId} version ${version.version} of keystore ${keystore.id} does not open`);
     const material: KeyMaterial = { type: key.keyType as KmsKeyType, secret };
     this.materials.set(aad, material);
     return material;
@@ -159,17 +163,22 @@ export class Keystores {
   async rotate(keystore: KeystoreRecord, keyId: string, make: (type: KmsKeyType) => NewKeyVersion): Promise<KeyRecord> {
     const id = keyRecordId(keystore.id, keyId);
     const previous = this.rotations.get(id) ?? Promise.resolve();
-    const rotation = previous.catch(() => undefined).then(async () => {
-      const key = await this.key(keystore, keyId);
-      const next = make(key.keyType as KmsKeyType);
-      const number = (key.versions.at(-1)?.version ?? 0) + 1;
-      const updated: KeyRecord = { ...key, versions: [...key.versions, this.sealVersion(keystore, keyId, number, next, new Date().toISOString())] };
-      await this.storage.batch([
-        { store: STORES.keys, op: 'put', key: id, value: updated },
-        ...this.publicKeyIndex(keystore, updated, next, number),
-      ]);
-      return updated;
-    });
+    const rotation = previous
+      .catch(() => undefined)
+      .then(async () => {
+        const key = await this.key(keystore, keyId);
+        const next = make(key.keyType as KmsKeyType);
+        const number = (key.versions.at(-1)?.version ?? 0) + 1;
+        const updated: KeyRecord = {
+          ...key,
+          versions: [...key.versions, this.sealVersion(keystore, keyId, number, next, new Date().toISOString())],
+        };
+        await this.storage.batch([
+          { store: STORES.keys, op: 'put', key: id, value: updated },
+          ...this.publicKeyIndex(keystore, updated, next, number),
+        ]);
+        return updated;
+      });
     this.rotations.set(id, rotation);
     try {
       return await rotation;
@@ -179,14 +188,23 @@ export class Keystores {
   }
 
   /** The key version whose public key this is (easyopen, sealopen find their ED25519 key this way), or 404. */
-  async keyByPublicKey(keystore: KeystoreRecord, publicKey: Uint8Array): Promise<{ key: KeyRecord; version: KeyVersionRecord }> {
+  async keyByPublicKey(
+    keystore: KeystoreRecord,
+    publicKey: Uint8Array,
+  ): Promise<{ key: KeyRecord; version: KeyVersionRecord }> {
     const entry = await this.publicKeys.get(publicKeyIndexId(keystore.id, publicKey));
     if (!entry) throw notFound(`no key of keystore ${keystore.id} has this public key`);
     const key = await this.key(keystore, entry.keyId);
     return { key, version: this.version(key, entry.version) };
   }
 
-  private sealVersion(keystore: KeystoreRecord, keyId: string, version: number, next: NewKeyVersion, createdAt: string): KeyVersionRecord {
+  private sealVersion(
+    keystore: KeystoreRecord,
+    keyId: string,
+    version: number,
+    next: NewKeyVersion,
+    createdAt: string,
+  ): KeyVersionRecord {
     return {
       version,
       createdAt,
@@ -198,7 +216,9 @@ export class Keystores {
   private publicKeyIndex(keystore: KeystoreRecord, key: KeyRecord, next: NewKeyVersion, version: number) {
     if (key.keyType !== 'ED25519' || !next.publicKey) return [];
     const value: PublicKeyIndexRecord = { keyId: key.keyId, version };
-    return [{ store: STORES.publicKeys, op: 'put' as const, key: publicKeyIndexId(keystore.id, next.publicKey), value }];
+    return [
+      { store: STORES.publicKeys, op: 'put' as const, key: publicKeyIndexId(keystore.id, next.publicKey), value },
+    ];
   }
 
   private dataKey(keystore: KeystoreRecord): Buffer {

@@ -37,7 +37,9 @@ async function readKeyFile(file: string): Promise<Buffer> {
   try {
     return await readFile(file);
   } catch (error) {
-    throw new MasterKeyError(`cannot read the master key file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new MasterKeyError(
+      `cannot read the master key file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
   }
 }
 
