@@ -118,7 +118,8 @@ export class StatusLists {
     const listId = randomUUID();
     const list: ListRecord = { profile, listId, format, purpose, bits: Buffer.from(emptyList()).toString('base64'), version: 0 };
     if (!(await this.lists.insert(`${profile}:${listId}`, list))) throw conflict(`status list ${listId} exists`);
-    return { listId, state: newAllocator() };
+    // The Bitstring Status List spec: indexes SHOULD be assigned in random order (the list reveals less about issuance order).
+    return { listId, state: newAllocator({ shuffle: true }) };
   }
 
   /** Sets or clears a credential's status bit for a purpose; resolves once the change is durable. */
