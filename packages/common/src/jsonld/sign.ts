@@ -79,6 +79,8 @@ export async function createProof(document: object, options: ProofOptions): Prom
   const previousProofs = proofsNamedBy(securedDocument, proof.previousProof);
   if (!Array.isArray(previousProofs)) throw badRequest(previousProofs.error);
   const context = withContext['@context'];
+  // The JCS suites put the document's context into the proof, so the proof keeps its meaning in a set or chain.
+  if (suite.canonicalization === 'jcs') proof['@context'] = context;
   const hash = suite.hashFor(signer.type);
   const [proofText, documentText] = await Promise.all([
     canonicalProofOptions(proof, context, suite.canonicalization, hash, options),
