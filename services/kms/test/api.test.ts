@@ -638,6 +638,47 @@ describe('kms API', () => {
   });
 });
 
+describe('kms API with the operator tokens set', () => {
+  let dir: TempDir;
+  let server: KmsServer;
+
+  beforeAll(async () => {
+    dir = await makeTempDir('kms-tokens-');
+    server = createServer({
+      dataDir: dir.path,
+      storage: { type: 'mem' },
+      devMode: true,
+      bbsWorkers: 0,
+      writeTokens: ['operator-write'],
+      readTokens: ['operator-read'],
+    });
+    await server.start();
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await dir?.remove();
+  });
+
+  it('needs a write token to create a keystore, while keystore routes take only the capability', async () => {
+    const body = { controller: new Controller().did };
+    expect((await call(`${server.url}/v1/keystores`, { json: body })).status).toBe(401);
+    expect((await call(`${server.url}/v1/keystores`, { json: body, token: 'wrong' })).status).toBe(401);
+    const ks = await call<Keystore>(`${server.url}/v1/keystores`, { json: body, token: 'operator-write' });
+    expect(ks.status).toBe(201);
+    const created = await call(`${ks.body.location}/keys`, { json: { keyType: 'ED25519' }, token: ks.body.capability });
+    expect(created.status).toBe(201);
+    // The operator's tokens do not open a keystore.
+    expect(
+      (await call(`${ks.body.location}/keys`, { json: { keyType: 'ED25519' }, token: 'operator-write' })).status,
+    ).toBe(401);
+    expect((await call(ks.body.location, { token: 'operator-read' })).status).toBe(401);
+    expect((await call(`${server.url}/metrics`)).status).toBe(401);
+    expect((await call(`${server.url}/metrics`, { token: 'operator-read' })).status).toBe(200);
+    expect((await call(`${server.url}/healthcheck`)).status).toBe(200);
+  });
+});
+
 /** The X25519 key of an Ed25519 public key (birational map, as libsodium's crypto_sign_ed25519_pk_to_curve25519). */
 function ed25519PublicToX25519(publicKey: Uint8Array): Uint8Array {
   const p = 2n ** 255n - 19n;
