@@ -1,5 +1,6 @@
 import { VctLogClient } from '@anchor/common/clients';
 import { ANCHOR_CREDENTIAL_UNDEFINED_TERMS } from '@anchor/common/jsonld';
+import { leafHash, MerkleTree } from '@anchor/common/merkle';
 import type { SignedTreeHead } from '@anchor/common/vct';
 import { makeTempDir, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,6 +64,23 @@ describe('VctLogClient', () => {
     const sth = await client.signedTreeHead(logUrl);
     const forged: SignedTreeHead = { ...sth, tree_size: 1, sha256_root_hash: Buffer.alloc(32, 1).toString('base64') };
     await expect(client.verifyConsistency(logUrl, forged, sth)).rejects.toThrow(/not consistent/);
+  });
+
+  it('reads entries in pages and rebuilds the root of a signed tree head from them', async () => {
+    await client.addCredential(logUrl, anchorCredential('client-5'));
+    await server.integrateNow();
+    const sth = await client.signedTreeHead(logUrl);
+    expect(sth.tree_size).toBeGreaterThanOrEqual(3);
+    const first = await client.entries(logUrl, 0, 1);
+    expect(first).toHaveLength(2);
+    const tree = MerkleTree.empty();
+    await client.appendEntries(logUrl, tree, 1, 2);
+    // Continues from where the tree stands, one entry a page.
+    await client.appendEntries(logUrl, tree, sth.tree_size, 1);
+    expect(tree.size).toBe(sth.tree_size);
+    expect(tree.root().toString('base64')).toBe(sth.sha256_root_hash);
+    expect(tree.leafHash(0)).toEqual(leafHash(first[0]!));
+    await expect(client.entries(logUrl, sth.tree_size, sth.tree_size)).rejects.toThrow();
   });
 
   it('refuses an inclusion proof for a leaf the log does not hold, and a proof against another root', async () => {

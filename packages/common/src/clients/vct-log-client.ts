@@ -1,7 +1,7 @@
 import { AppError, errorMessage, permanent } from '../errors/index.js';
 import { createHttpClient, type HttpClient } from '../http-client/index.js';
 import { canonicalize, type DocumentLoader } from '../jsonld/index.js';
-import { leafHash, verifyConsistency, verifyInclusion } from '../merkle/index.js';
+import { leafHash, verifyConsistency, verifyInclusion, type MerkleTree } from '../merkle/index.js';
 import {
   buildLeafInput,
   envelopeProblem,
@@ -155,6 +155,37 @@ export class VctLogClient {
         `log ${logUrl}: the inclusion proof does not lead to the root of the tree of size ${sth.tree_size}`,
       );
     return { leafIndex: leafIndex as number, treeSize: sth.tree_size, leafHash: Buffer.from(hash), auditPath };
+  }
+
+  /**
+   * The leaf inputs of entries `start`..`end` (inclusive), as get-entries gives them: the log may answer
+   * fewer than asked (it caps a page), never none for a range inside its tree.
+   */
+  async entries(logUrl: string, start: number, end: number): Promise<Buffer[]> {
+    const { data } = await this.http.get<{ entries?: unknown }>(
+      `${logUrl}/v1/get-entries?start=${start}&end=${end}`,
+      this.token('read'),
+    );
+    const entries = data?.entries;
+    if (!Array.isArray(entries) || entries.length === 0 || entries.length > end - start + 1)
+      throw permanent(`log ${logUrl} answered get-entries ${start}..${end} without its entries`);
+    return entries.map((entry: { leaf_input?: unknown } | null, index) => {
+      if (typeof entry?.leaf_input !== 'string')
+        throw permanent(`log ${logUrl}: get-entries entry ${start + index} has no leaf_input`);
+      return Buffer.from(entry.leaf_input, 'base64');
+    });
+  }
+
+  /**
+   * Appends the log's leaves from `tree.size` up to `treeSize` to `tree`, fetched with get-entries in pages
+   * of at most `pageSize`, so the caller can compare `tree.root(treeSize)` with a signed tree head.
+   */
+  async appendEntries(logUrl: string, tree: MerkleTree, treeSize: number, pageSize: number): Promise<MerkleTree> {
+    while (tree.size < treeSize) {
+      const end = Math.min(tree.size + pageSize, treeSize) - 1;
+      for (const leafInput of await this.entries(logUrl, tree.size, end)) tree.append(leafHash(leafInput));
+    }
+    return tree;
   }
 
   /** The log's public key bytes from WebFinger (`https://trustbloc.dev/ns/public-key`), its ledger type checked. */
