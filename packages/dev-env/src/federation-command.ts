@@ -17,7 +17,7 @@ const dataDirOption = () =>
 export const federationConfigSpec = defineConfig({
   program: 'start-federation',
   description:
-    'A local federation on loopback: a vct-log and did:node nodes that follow and witness each other, on embedded defaults (no MongoDB, no RabbitMQ).',
+    'A local federation on loopback: a kms, a vct-log and did:node nodes that follow and witness each other and sign through the kms, on embedded defaults (no MongoDB, no RabbitMQ).',
   options: {
     nodes: opt.int({
       flag: 'nodes',
@@ -42,6 +42,20 @@ export const federationConfigSpec = defineConfig({
       min: 1,
       max: 65535,
       help: 'Port of node1; node N listens on this + N - 1',
+    }),
+    kms: opt.bool({
+      flag: 'kms',
+      env: 'FEDERATION_KMS',
+      default: true,
+      help: 'Run a kms through which the log and every node sign (their keys live in it); --kms=false signs with local keys. A data directory keeps its choice',
+    }),
+    kmsPort: opt.int({
+      flag: 'kms-port',
+      env: 'FEDERATION_KMS_PORT',
+      default: 8075,
+      min: 1,
+      max: 65535,
+      help: 'Port of the kms',
     }),
     dataDir: dataDirOption(),
     witnessPolicy: opt.string({
@@ -82,6 +96,7 @@ export async function runFederationCommand(argv: readonly string[] = process.arg
         nodes: config.nodes,
         logPort: config.logPort,
         firstNodePort: config.firstNodePort,
+        ...(config.kms ? { kmsPort: config.kmsPort } : {}),
         logLevel: config.logLevel,
         ...(config.witnessPolicy === undefined ? {} : { witnessPolicy: config.witnessPolicy }),
         onOutput: (service, line) => print(`${service.padEnd(7)} | ${line}`),
@@ -102,7 +117,7 @@ export async function runFederationCommand(argv: readonly string[] = process.arg
       return {
         async stop() {
           stopping = true;
-          print('federation | stopping the nodes, then the log');
+          print(`federation | stopping the nodes, then the log${federation.layout.kms ? ', then the kms' : ''}`);
           await federation.stop();
           print(`federation | stopped; data kept in ${federation.layout.dataDir}`);
           if (crashed !== undefined) throw unavailable(crashed);
@@ -114,10 +129,11 @@ export async function runFederationCommand(argv: readonly string[] = process.arg
 }
 
 function printTour(federation: LocalFederation): void {
-  const { log, nodes, dataDir } = federation.layout;
+  const { log, nodes, dataDir, kms } = federation.layout;
   const first = nodes[0]?.url ?? '';
   print('');
   print('The local federation is up:');
+  if (kms) print(`  kms      ${kms.url}   (every signature below is made here)`);
   print(`  vct-log  ${log.url}   (log ${log.logUrl})`);
   for (const node of nodes) print(`  ${node.name.padEnd(7)}  ${node.url}   (service ${node.url}/services/node)`);
   print(`  data     ${dataDir}   (delete it to start afresh)`);

@@ -28,6 +28,16 @@ describe('the federation layout', () => {
     expect(() => planFederation({ dataDir: dir.path, nodes: 2, logPort: 8082, firstNodePort: 8081 })).toThrow(
       /must differ/,
     );
+    const withKms = planFederation({ dataDir: dir.path, nodes: 1, logPort: 8070, firstNodePort: 8081, kmsPort: 8075 });
+    expect(withKms.kms).toEqual({
+      name: 'kms',
+      port: 8075,
+      url: 'http://127.0.0.1:8075',
+      dataDir: join(dir.path, 'kms'),
+    });
+    expect(() =>
+      planFederation({ dataDir: dir.path, nodes: 1, logPort: 8070, firstNodePort: 8081, kmsPort: 8081 }),
+    ).toThrow(/the kms, log and node ports must differ/);
   });
 
   it('accepts more nodes on the same ports, names the ones left out, and refuses moved ones', async () => {
@@ -40,9 +50,24 @@ describe('the federation layout', () => {
       log: 'http://127.0.0.1:8070',
       nodes: { node1: 'http://127.0.0.1:8081', node2: 'http://127.0.0.1:8082', node3: 'http://127.0.0.1:8083' },
       lastStarted: ['node1', 'node2'],
+      signing: 'local',
     });
     await expect(keepLayoutStable(plan(2, 9081))).rejects.toThrow(
       /started on other ports \(node1 http:\/\/127.0.0.1:8081 -> http:\/\/127.0.0.1:9081; node2 /,
     );
+  });
+
+  it('refuses to switch a federation between local keys and the kms', async () => {
+    const plan = (kmsPort?: number) =>
+      planFederation({
+        dataDir: dir.path,
+        nodes: 2,
+        logPort: 8070,
+        firstNodePort: 8081,
+        ...(kmsPort ? { kmsPort } : {}),
+      });
+    expect(await keepLayoutStable(plan(8075))).toEqual([]);
+    expect(await keepLayoutStable(plan(8076))).toEqual([]);
+    await expect(keepLayoutStable(plan())).rejects.toThrow(/sign with keys in the kms: start it with the kms/);
   });
 });

@@ -22,6 +22,8 @@ export interface FederationLayout {
   dataDir: string;
   log: ServicePlace & { /** The log alias URL a node is given with `POST /log`. */ logUrl: string };
   nodes: ServicePlace[];
+  /** The kms every service signs through, when the federation runs one. */
+  kms?: ServicePlace;
 }
 
 export interface LayoutOptions {
@@ -30,6 +32,8 @@ export interface LayoutOptions {
   logPort: number;
   /** Node i (1-based) listens on firstNodePort + i - 1. */
   firstNodePort: number;
+  /** Runs a kms on this port, through which every service signs. */
+  kmsPort?: number;
 }
 
 /** Where each service of the federation listens and keeps its data: `<dataDir>/<name>`. */
@@ -43,10 +47,11 @@ export function planFederation(options: LayoutOptions): FederationLayout {
   });
   const log = place('vct-log', options.logPort);
   const nodes = Array.from({ length: options.nodes }, (_, i) => place(`node${i + 1}`, options.firstNodePort + i));
-  const ports = [log, ...nodes].map((service) => service.port);
+  const kms = options.kmsPort === undefined ? undefined : place('kms', options.kmsPort);
+  const ports = [log, ...nodes, ...(kms ? [kms] : [])].map((service) => service.port);
   if (new Set(ports).size !== ports.length)
-    throw new ConfigError(`the log port and the node ports must differ (${ports.join(', ')})`);
-  return { dataDir, log: { ...log, logUrl: `${log.url}/${LOG_ALIAS}` }, nodes };
+    throw new ConfigError(`the kms, log and node ports must differ (${ports.join(', ')})`);
+  return { dataDir, log: { ...log, logUrl: `${log.url}/${LOG_ALIAS}` }, nodes, ...(kms ? { kms } : {}) };
 }
 
 export interface RecordedLayout {
@@ -55,6 +60,8 @@ export interface RecordedLayout {
   nodes: Record<string, string>;
   /** The nodes of the latest start, in order. */
   lastStarted: string[];
+  /** Whether its services sign through a kms (their keys are there) or with local keys. */
+  signing?: 'kms' | 'local';
 }
 
 /**
@@ -70,6 +77,7 @@ export async function keepLayoutStable(layout: FederationLayout): Promise<string
     log: layout.log.url,
     nodes: Object.fromEntries(layout.nodes.map((node) => [node.name, node.url])),
     lastStarted: layout.nodes.map((node) => node.name),
+    signing: layout.kms ? 'kms' : 'local',
   };
   const recorded = await readRecordedLayout(layout.dataDir);
   if (recorded !== undefined) {
@@ -79,6 +87,12 @@ export async function keepLayoutStable(layout: FederationLayout): Promise<string
         .filter(([name, url]) => current.nodes[name] !== undefined && current.nodes[name] !== url)
         .map(([name, url]) => `${name} ${url} -> ${current.nodes[name]}`),
     ];
+    // A service's keys are its identity too: the same data signing with other keys would be another service.
+    const signing = recorded.signing ?? 'local';
+    if (signing !== current.signing)
+      throw new ConfigError(
+        `${layout.dataDir} belongs to a federation whose services sign with ${signing === 'kms' ? 'keys in the kms' : 'local keys'}: start it ${signing === 'kms' ? 'with' : 'without'} the kms, or remove the directory to begin afresh`,
+      );
     if (moved.length > 0) {
       throw new ConfigError(
         `${layout.dataDir} belongs to a federation started on other ports (${moved.join('; ')}): start it on the same ports, or remove the directory to begin afresh`,

@@ -21,10 +21,11 @@ async function freePortRun(count: number): Promise<number> {
   throw new Error(`no ${count} consecutive free ports found`);
 }
 
-describe('the local federation (built binaries as processes)', () => {
+describe('the local federation (built binaries as processes), signing through its kms as npm start does', () => {
   let dir: TempDir;
   let logPort: number;
   let firstNodePort: number;
+  let kmsPort: number;
   let federation: LocalFederation | undefined;
   const start = (overrides: { firstNodePort?: number } = {}) =>
     startLocalFederation({
@@ -32,19 +33,30 @@ describe('the local federation (built binaries as processes)', () => {
       nodes: 2,
       logPort,
       firstNodePort: overrides.firstNodePort ?? firstNodePort,
+      kmsPort,
       logLevel: 'warning',
       nodeArgs: ['--batch-writer-timeout', '200ms'],
     });
 
   beforeAll(async () => {
     dir = await makeTempDir('local-federation-');
-    logPort = await freePortRun(3);
+    logPort = await freePortRun(4);
     firstNodePort = logPort + 1;
+    kmsPort = logPort + 3;
   });
   afterAll(async () => {
     await federation?.stop();
     await dir.remove();
   });
+
+  /** What the node publishes as its anchor-credential key, and what its health says about the kms. */
+  const keysOf = async (url: string) => {
+    const did = (await (await fetch(`${url}/.well-known/did.json`)).json()) as {
+      verificationMethod: Array<{ publicKeyMultibase: string }>;
+    };
+    const health = (await (await fetch(`${url}/healthcheck`)).json()) as { kmsStatus: string };
+    return { key: did.verificationMethod[0]!.publicKeyMultibase, kmsStatus: health.kmsStatus };
+  };
 
   it('starts a log and two nodes that follow, witness and accept-list each other and use the log', async () => {
     federation = await start();
@@ -66,6 +78,11 @@ describe('the local federation (built binaries as processes)', () => {
       ]);
       expect(await node.log()).toBe(`http://127.0.0.1:${logPort}/main`);
     }
+    expect(federation.layout.kms?.url).toBe(`http://127.0.0.1:${kmsPort}`);
+    for (const url of [...federation.layout.nodes.map((node) => node.url), `http://127.0.0.1:${logPort}`]) {
+      const health = (await (await fetch(`${url}/healthcheck`)).json()) as { kmsStatus: string };
+      expect(health.kmsStatus, url).toBe('success');
+    }
   });
 
   it('anchors a DID created on one node and publishes it on both', async () => {
@@ -79,8 +96,11 @@ describe('the local federation (built binaries as processes)', () => {
 
   it('restarts on the same data without posting the follows and invitations again', async () => {
     const before = await Promise.all(federation!.admins.map((admin) => admin.activities('outbox')));
+    const keysBefore = await Promise.all(federation!.layout.nodes.map((node) => keysOf(node.url)));
     await federation!.stop();
     federation = await start();
+    // The same keystores and the same kms keys: the nodes keep their identity.
+    expect(await Promise.all(federation.layout.nodes.map((node) => keysOf(node.url)))).toEqual(keysBefore);
     const after = await Promise.all(federation.admins.map((admin) => admin.activities('outbox')));
     for (const [i, activities] of after.entries()) {
       const relationships = activities.filter((activity) => activity.type === 'Follow' || activity.type === 'Invite');

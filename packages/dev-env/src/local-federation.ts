@@ -1,7 +1,10 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { NodeAdminClient } from '@anchor/common/clients';
 import { startProcess, type ServiceProcess } from '@anchor/testing/process';
 import { keepLayoutStable, planFederation, type FederationLayout, type ServicePlace } from './federation-layout.js';
 import { wireFederation } from './federation-wiring.js';
+import { initKeystores } from './kms-init.js';
 import { LineForwarder } from './line-forwarder.js';
 import { serviceBin } from './service-bin.js';
 import { SERVICES, type LaunchSettings, type ServiceEntry } from './service-table.js';
@@ -15,6 +18,12 @@ export interface LocalFederationOptions {
   logPort?: number;
   /** Node i listens on firstNodePort + i - 1. Default 8081. */
   firstNodePort?: number;
+  /**
+   * Runs a kms on this port (its data in `<dataDir>/kms`) and every service signs through it: each gets a
+   * keystore, created once (`<dataDir>/kms-credentials`), in which it creates its keys on first start.
+   * Default: no kms, local keys.
+   */
+  kmsPort?: number;
   /** Set on every node when given; otherwise each node keeps its own (default 100% batch and system). */
   witnessPolicy?: string;
   /** Level spec passed to every service (`--log-level`). Default info. */
@@ -51,6 +60,7 @@ export async function startLocalFederation(options: LocalFederationOptions): Pro
     nodes: options.nodes ?? 2,
     logPort: options.logPort ?? 8070,
     firstNodePort: options.firstNodePort ?? 8081,
+    ...(options.kmsPort !== undefined ? { kmsPort: options.kmsPort } : {}),
   });
   const progress = options.onProgress ?? (() => undefined);
   const absent = await keepLayoutStable(layout);
@@ -63,20 +73,38 @@ export async function startLocalFederation(options: LocalFederationOptions): Pro
   const running: ServiceProcess[] = [];
   const admins = layout.nodes.map((node) => new NodeAdminClient({ url: node.url }));
 
+  let kms: ServiceProcess | undefined;
+
   const stop = async (): Promise<void> => {
     for (const admin of admins) admin.close();
     const [log, ...nodes] = running;
     await Promise.all(nodes.map((service) => service.stop(30_000)));
     await log?.stop(30_000);
+    // Last: the others sign through it until they stop.
+    await kms?.stop(30_000);
   };
 
   try {
+    let kmsFlags: (name: string) => Promise<string[]> = async () => [];
+    if (layout.kms) {
+      progress(`starting the kms on ${layout.kms.url}`);
+      kms = await startService(SERVICES.kms, layout.kms, settings, [], options);
+      kmsFlags = await keystoresIn(layout.kms.url, layout, progress);
+    }
     // The log first: a node that already uses it reports unhealthy until it answers.
     progress(`starting vct-log on ${layout.log.url}`);
-    running.push(await startService(SERVICES['vct-log'], layout.log, settings, [], options));
+    running.push(await startService(SERVICES['vct-log'], layout.log, settings, await kmsFlags('vct-log'), options));
     progress(`starting ${layout.nodes.length} nodes on ${layout.nodes.map((node) => node.url).join(', ')}`);
     const nodes = await Promise.allSettled(
-      layout.nodes.map((node) => startService(SERVICES.node, node, settings, options.nodeArgs ?? [], options)),
+      layout.nodes.map(async (node) =>
+        startService(
+          SERVICES.node,
+          node,
+          settings,
+          [...(await kmsFlags(node.name)), ...(options.nodeArgs ?? [])],
+          options,
+        ),
+      ),
     );
     for (const node of nodes) if (node.status === 'fulfilled') running.push(node.value);
     const failed = nodes.find((node) => node.status === 'rejected');
@@ -91,8 +119,35 @@ export async function startLocalFederation(options: LocalFederationOptions): Pro
     await stop();
     throw error;
   }
-  const exited = Promise.race(running.map(async (service) => ({ service: service.name, ...(await service.exited) })));
+  const exited = Promise.race(
+    [...(kms ? [kms] : []), ...running].map(async (service) => ({ service: service.name, ...(await service.exited) })),
+  );
   return { layout, admins, exited, stop };
+}
+
+/**
+ * A keystore per service in the kms (`kms-init`'s files under `<dataDir>/kms-credentials`, created once and
+ * reused on every start), and the flags that make a service sign with keys in its keystore.
+ */
+async function keystoresIn(
+  kmsUrl: string,
+  layout: FederationLayout,
+  progress: (message: string) => void,
+): Promise<(name: string) => Promise<string[]>> {
+  const dir = join(layout.dataDir, 'kms-credentials');
+  const names = [layout.log.name, ...layout.nodes.map((node) => node.name)];
+  await initKeystores(
+    { kmsUrl, keystores: names, output: 'files', dir, secretPrefix: 'kms-', token: undefined, waitTimeout: 60_000 },
+    progress,
+  );
+  return async (name) => [
+    '--kms-url',
+    kmsUrl,
+    '--kms-keystore',
+    (await readFile(join(dir, `${name}.keystore`), 'utf8')).trim(),
+    '--kms-capability',
+    (await readFile(join(dir, `${name}.capability`), 'utf8')).trim(),
+  ];
 }
 
 /** One instance of `entry` at `place`, started as its package's bin; resolves once it reports ready. */

@@ -25,9 +25,15 @@ const HEALTHY: Readiness = { path: '/healthcheck', ready: (status) => status ===
 
 /**
  * The services of the local federation by name. Each runs bare (embedded LMDB, in-process queues) with its
- * URL as its external address; a new service (kms, vcs) is one more entry here plus its place in the layout.
+ * URL as its external address; a new service (vcs) is one more entry here plus its place in the layout.
  */
 export const SERVICES = {
+  // Dev mode: the kms makes its own master key in its data directory (and says so in a warning).
+  kms: {
+    packageName: '@anchor/kms',
+    flags: (place, { logLevel }) => ['--base-url', place.url, '--dev-mode', '--log-level', logLevel],
+    readiness: HEALTHY,
+  },
   'vct-log': {
     packageName: '@anchor/vct-log',
     flags: (place, { logLevel }) => ['--base-url', place.url, '--log-level', logLevel, '--log-format', 'text'],
