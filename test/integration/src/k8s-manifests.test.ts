@@ -1,0 +1,183 @@
+/**
+ * The Kubernetes manifests: every base (deploy/k8s/<service>) and overlay (deploy/k8s/overlays/<name>) renders
+ * with kustomize, each rendered object validates against the Kubernetes OpenAPI schema of its kind
+ * (kubernetes-models), and the workloads follow the house rules: health probes on /healthcheck, resource
+ * requests and a memory limit, a non-root security context, a versioned image that is not `latest`.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const K8S = join(ROOT, 'deploy', 'k8s');
+const run = promisify(execFile);
+
+interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  spec?: Record<string, unknown>;
+  [member: string]: unknown;
+}
+
+interface Container {
+  name: string;
+  image: string;
+  imagePullPolicy?: string;
+  readinessProbe?: { httpGet?: { path?: string } };
+  livenessProbe?: unknown;
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  securityContext?: { allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean };
+}
+
+interface PodSpec {
+  securityContext?: { runAsNonRoot?: boolean };
+  containers: Container[];
+  initContainers?: Container[];
+}
+
+const kustomizations = [
+  ...readdirSync(K8S)
+    .filter((name) => name !== 'overlays')
+    .map((name) => join(K8S, name)),
+  ...readdirSync(join(K8S, 'overlays')).map((name) => join(K8S, 'overlays', name)),
+].filter((dir) => existsSync(join(dir, 'kustomization.yaml')));
+
+async function renderer(): Promise<string[]> {
+  const { stdout } = await run('bash', [join(ROOT, 'scripts', 'ensure-deploy-tools.sh')], { timeout: 20 * 60_000 });
+  return stdout.trim().split('\n').pop()!.split(' ');
+}
+
+async function render(dir: string): Promise<K8sObject[]> {
+  const [command, ...args] = await renderer();
+  const { stdout } = await run(command!, [...args, dir], { timeout: 120_000, maxBuffer: 16 * 1024 * 1024 });
+  return parseAllDocuments(stdout).map((document) => document.toJSON() as K8sObject);
+}
+
+async function validate(object: K8sObject): Promise<void> {
+  const models = (await import(`kubernetes-models/${object.apiVersion}`)) as Record<
+    string,
+    new (data: unknown) => { validate(): void }
+  >;
+  const Model = models[object.kind];
+  if (!Model) throw new Error(`no schema for ${object.apiVersion} ${object.kind}`);
+  new Model(object).validate();
+}
+
+function podSpecOf(object: K8sObject): PodSpec | undefined {
+  const spec = object.spec as {
+    template?: { spec?: PodSpec };
+    jobTemplate?: { spec?: { template?: { spec?: PodSpec } } };
+  };
+  return spec?.template?.spec ?? spec?.jobTemplate?.spec?.template?.spec;
+}
+
+/** Env names a binary reads, from its --help (with the config reader's <NAME>_FILE form). */
+async function envNamesOf(script: string): Promise<Set<string>> {
+  const { stdout } = await run(process.execPath, [join(ROOT, script), '--help'], { timeout: 30_000 });
+  return new Set([...stdout.matchAll(/env: ([A-Z0-9_, ]+?)(?:;|$)/gm)].flatMap((m) => m[1]!.split(/,\s*/)));
+}
+
+const SCRIPTS: Record<string, string> = {
+  'anchor-node': 'services/node/dist/main.js',
+  'vct-log': 'services/vct-log/dist/main.js',
+  kms: 'services/kms/dist/main.js',
+  vcs: 'services/vcs/dist/main.js',
+  'kms-init': 'packages/dev-env/dist/kms-init-main.js',
+  'federation-init': 'packages/dev-env/dist/federation-init-main.js',
+};
+
+function knows(names: Set<string>, name: string): boolean {
+  return name === 'NODE_ENV' || names.has(name) || names.has(name.replace(/_FILE$/, ''));
+}
+
+describe('Kubernetes manifests', () => {
+  it('configure each service only with environment variables it reads', async () => {
+    const objects = await render(join(K8S, 'overlays', 'local-federation'));
+    for (const object of objects) {
+      if (object.kind === 'ConfigMap') {
+        const service = Object.keys(SCRIPTS).find((name) => object.metadata.name.startsWith(`${name}-`));
+        if (!service) continue;
+        const names = await envNamesOf(SCRIPTS[service]!);
+        const unknown = Object.keys((object['data'] as Record<string, string>) ?? {}).filter(
+          (name) => !knows(names, name),
+        );
+        expect(unknown, `ConfigMap ${object.metadata.name}`).toEqual([]);
+      }
+      if (object.kind === 'Job') {
+        const pod = podSpecOf(object)!;
+        const names = await envNamesOf(SCRIPTS[object.metadata.name]!);
+        const env = (pod.containers[0] as unknown as { env: Array<{ name: string }> }).env.map((entry) => entry.name);
+        expect(
+          env.filter((name) => !knows(names, name)),
+          `Job ${object.metadata.name}`,
+        ).toEqual([]);
+      }
+    }
+  });
+
+  it('mount into each service the kms Secret that kms-init writes for it', async () => {
+    const objects = await render(join(K8S, 'overlays', 'local-federation'));
+    const job = objects.find((object) => object.kind === 'Job' && object.metadata.name === 'kms-init')!;
+    const env = (podSpecOf(job)!.containers[0] as unknown as { env: Array<{ name: string; value: string }> }).env;
+    const written = env
+      .find((entry) => entry.name === 'KMS_INIT_KEYSTORES')!
+      .value.split(',')
+      .map((name) => `kms-${name}`);
+    const mounted = objects.flatMap((object) =>
+      (
+        (podSpecOf(object) as unknown as { volumes?: Array<{ name: string; secret?: { secretName: string } }> })
+          ?.volumes ?? []
+      )
+        .filter((volume) => volume.name === 'kms-credentials')
+        .map((volume) => volume.secret!.secretName),
+    );
+    expect(mounted.sort()).toEqual(written.sort());
+  });
+
+  it('has a base for every service', () => {
+    const bases = kustomizations.filter((dir) => !dir.includes('/overlays/')).map((dir) => relative(K8S, dir));
+    expect(bases.sort()).toEqual(['kms', 'node', 'vcs', 'vct-log']);
+  });
+
+  for (const dir of kustomizations) {
+    const name = relative(K8S, dir);
+    it(`${name}: renders, and every object validates against its Kubernetes schema`, async () => {
+      const objects = await render(dir);
+      expect(objects.length).toBeGreaterThan(0);
+      for (const object of objects) {
+        await expect(validate(object), `${object.kind}/${object.metadata.name}`).resolves.toBeUndefined();
+      }
+    });
+
+    it(`${name}: workloads have probes, resources, a non-root context and a pinned image`, async () => {
+      for (const object of await render(dir)) {
+        const pod = podSpecOf(object);
+        if (!pod) continue;
+        const where = `${object.kind}/${object.metadata.name}`;
+        expect(pod.securityContext?.runAsNonRoot, `${where}: runAsNonRoot`).toBe(true);
+        for (const container of pod.containers) {
+          expect(container.image, `${where}: image tag`).toMatch(/:[\w.-]+$/);
+          expect(container.image, `${where}: image tag`).not.toMatch(/:latest$/);
+          expect(container.imagePullPolicy, `${where}: pull policy`).toBeDefined();
+          expect(container.resources?.requests?.['cpu'], `${where}: cpu request`).toBeDefined();
+          expect(container.resources?.requests?.['memory'], `${where}: memory request`).toBeDefined();
+          expect(container.resources?.limits?.['memory'], `${where}: memory limit`).toBeDefined();
+          expect(container.securityContext?.allowPrivilegeEscalation, `${where}: privilege escalation`).toBe(false);
+          if (
+            object.kind !== 'Job' &&
+            object.kind !== 'CronJob' &&
+            object.metadata.labels?.['app.kubernetes.io/part-of'] === 'anchor-network'
+          ) {
+            expect(container.readinessProbe?.httpGet?.path, `${where}: readiness probe`).toBe('/healthcheck');
+            expect(container.livenessProbe, `${where}: liveness probe`).toBeDefined();
+          }
+        }
+      }
+    });
+  }
+});
