@@ -152,13 +152,17 @@ describe('the W3C DID Resolution HTTP binding of the resolution endpoint and the
         expect(answer.body.didDocumentMetadata.method.published).toBe(false);
       });
 
-      it('deactivated: 410, no document, deactivated true', async () => {
+      it("deactivated: 410, deactivated true; no document (did-resolution), the original's {@context, id} (ld profile)", async () => {
         const answer = await get(at(path, deactivated.did), RESULT);
         expect(answer.status).toBe(410);
         expect(answer.body.didDocument).toBeNull();
         expect(answer.body.didResolutionMetadata).toEqual({ contentType: 'application/did+ld+json' });
         expect(answer.body.didDocumentMetadata.deactivated).toBe(true);
         expect(numbersIn(answer.body.didDocumentMetadata)).toEqual([]);
+        const ld = await get(at(path, deactivated.did), RESOLUTION_LD_MEDIA_TYPE);
+        expect(ld.status).toBe(410);
+        expect(ld.body.didDocument).toEqual({ '@context': ['https://www.w3.org/ns/did/v1'], id: deactivated.did });
+        expect(ld.body.didDocumentMetadata).toEqual(answer.body.didDocumentMetadata);
         const document = await get(at(path, deactivated.did), 'application/did+ld+json');
         expect(document.status).toBe(410);
       });

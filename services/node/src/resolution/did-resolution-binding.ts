@@ -33,7 +33,8 @@ interface SeedResult {
  * The W3C DID Resolution HTTP(S) binding of the node's resolution endpoints, for a request that asked for
  * it (`negotiateResolution`): the original's resolution, re-shaped. A resolution result carries
  * `didResolutionMetadata` (`contentType`, or `error`), and errors are results too, with the binding's
- * status: 400 `invalidDid` / `invalidOptions`, 404 `notFound`, 410 for a deactivated DID, 501
+ * status: 400 `invalidDid` / `invalidOptions`, 404 `notFound`, 410 for a deactivated DID (no document in
+ * the `did-resolution` form, the original's `{@context, id}` in the DID Core 1.0 `ld` form), 501
  * `methodNotSupported`, 500 `internalError`. The bare document answers the document media types. The
  * DID document metadata holds no numbers (DID Core §7.3): each number the original writes there (the
  * `transactionTime`, `transactionNumber` and `protocolVersion` of `method.publishedOperations`) is written as
@@ -74,7 +75,8 @@ export async function resolveWithBinding(
     return { status: 200, contentType: representation.mediaType, body: JSON.stringify(document), headers: VARY };
   }
   return resultAnswer(representation, deactivated ? 410 : 200, {
-    didDocument: deactivated ? null : (result.didDocument ?? null),
+    // DID Resolution's algorithm answers a deactivated DID without a document; DID Core 1.0 keeps it.
+    didDocument: deactivated && representation.form === 'did-resolution' ? null : (result.didDocument ?? null),
     didResolutionMetadata: { contentType: DOCUMENT_CONTENT_TYPE },
     didDocumentMetadata: metadata,
   });
