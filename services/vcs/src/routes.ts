@@ -1,5 +1,6 @@
 import { openApiRoute, type ApiInfo, type HttpApp, type RouteSpec } from '@anchor/common/http';
 import { PROJECT_VERSION } from '@anchor/common/version';
+import type { FastHandler } from '@anchor/common/http';
 import type { RequestHandler } from 'express';
 import { COMPOSE_REQUEST, ISSUE_REQUEST } from './credentials/issuer.js';
 import { PROVE_REQUEST } from './credentials/holder.js';
@@ -22,16 +23,16 @@ export interface VcsHandlers {
   createHolderProfile: RequestHandler;
   getHolderProfile: RequestHandler;
   deleteHolderProfile: RequestHandler;
-  issueCredential: RequestHandler;
-  composeAndIssueCredential: RequestHandler;
+  issueCredential: FastHandler;
+  composeAndIssueCredential: FastHandler;
   updateStatus: RequestHandler;
   statusList: RequestHandler;
-  verifyCredential: RequestHandler;
-  verifyPresentation: RequestHandler;
-  provePresentation: RequestHandler;
-  vcApiIssue: RequestHandler;
-  vcApiVerifyCredential: RequestHandler;
-  vcApiVerifyPresentation: RequestHandler;
+  verifyCredential: FastHandler;
+  verifyPresentation: FastHandler;
+  provePresentation: FastHandler;
+  vcApiIssue: FastHandler;
+  vcApiVerifyCredential: FastHandler;
+  vcApiVerifyPresentation: FastHandler;
   vcApiStatus: RequestHandler;
 }
 
@@ -110,6 +111,7 @@ export function vcsRoutes(
           409: '`a credential with id <id> was issued already`',
           503: 'the kms, the node or the log is unavailable',
         },
+        fast: true,
         handler: h.issueCredential,
       },
       {
@@ -127,6 +129,7 @@ export function vcsRoutes(
           404: NO_PROFILE,
           503: 'the kms, the node or the log is unavailable',
         },
+        fast: true,
         handler: h.composeAndIssueCredential,
       },
       {
@@ -167,6 +170,7 @@ export function vcsRoutes(
           400: 'as issueCredential',
           404: 'no `--vc-api-profile`, or it names no issuer profile',
         },
+        fast: true,
         handler: h.vcApiIssue,
       },
       {
@@ -195,6 +199,7 @@ export function vcsRoutes(
           200: json('`{"checks":[...]}`: the checks that ran'),
           400: 'the failed checks `{"message","checks":[{"check","error","verificationMethod"?}]}` (`Revoked`, `Suspended`, a proof that does not verify, ...), or a malformed request or credential (`{"message"}` only)',
         },
+        fast: true,
         handler: h.verifyCredential,
       },
       {
@@ -209,6 +214,7 @@ export function vcsRoutes(
           200: json('`{"checks":[...]}`'),
           400: 'the failed checks, or a malformed request or presentation',
         },
+        fast: true,
         handler: h.verifyPresentation,
       },
       {
@@ -222,6 +228,7 @@ export function vcsRoutes(
           200: json('`{"checks":[...],"warnings":[],"errors":[]}`'),
           400: '`{"message","checks":[...],"warnings":[],"errors":[...]}` naming the failed checks',
         },
+        fast: true,
         handler: h.vcApiVerifyCredential,
       },
       {
@@ -235,6 +242,7 @@ export function vcsRoutes(
           200: json('`{"checks":[...],"warnings":[],"errors":[]}`'),
           400: 'the failed checks, as /credentials/verify',
         },
+        fast: true,
         handler: h.vcApiVerifyPresentation,
       },
     );
@@ -288,6 +296,7 @@ export function vcsRoutes(
           400: 'a data model error naming the field, bad options',
           404: '`holder profile <name> not found`',
         },
+        fast: true,
         handler: h.provePresentation,
       },
     );

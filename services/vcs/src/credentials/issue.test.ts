@@ -92,6 +92,15 @@ describe('issue and compose', () => {
     expect(reply.body.message).toMatch(message);
   });
 
+  it('refuses a malformed or missing JSON body with 400', async () => {
+    const malformed = await vcs.call('POST', '/issuer/credentials/issueCredential', '{"credential":', { 'content-type': 'application/json' });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.message).toMatch(/malformed JSON/);
+    const empty = await vcs.call('POST', '/verifier/credentials', '', { 'content-type': 'application/json' });
+    expect(empty.status).toBe(400);
+    expect(empty.body.message).toMatch(/JSON request body is required/);
+  });
+
   it('honours options: verificationMethod (over assertionMethod), purpose, created, challenge, domain', async () => {
     const profile = (await vcs.call('GET', '/profile/issuer')).body;
     const signed = await issue(vcs, 'issuer', credentialV1(), {
