@@ -232,4 +232,48 @@ describe('schemathesis against /openapi.json', () => {
     },
     FUZZ_TIMEOUT_MS,
   );
+
+  it(
+    'the kms answers every generated request without a 5xx, as documented',
+    async () => {
+      const kms = await startService(
+        '@anchor/kms',
+        (port, dataDir) => [
+          '--host-url',
+          `127.0.0.1:${port}`,
+          '--data-dir',
+          dataDir,
+          '--dev-mode',
+          '--bbs-workers',
+          '1',
+        ],
+        { KMS_LOG_LEVEL: 'warning' },
+      );
+      // A keystore whose capability every request carries, with a key of each kind the operations take.
+      const post = async (url: string, json: unknown, token?: string) =>
+        (
+          await call<Record<string, string>>(url, {
+            json,
+            ...(token ? { headers: { Authorization: `Bearer ${token}` } } : {}),
+          })
+        ).body;
+      const keystore = await post(`${kms.url}/v1/keystores`, { controller: 'did:example:fuzz' });
+      const keyIds: string[] = [];
+      for (const keyType of ['ED25519', 'AES256GCM', 'HMACSHA256Tag256', 'NISTP256ECDHKW', 'BLS12381G2'])
+        keyIds.push((await post(`${keystore.location}/keys`, { keyType }, keystore.capability)).keyID as string);
+      const run = await fuzzOpenApi(binary, kms.url, {
+        seed: SEED,
+        maxExamples: MAX_EXAMPLES,
+        headers: { Authorization: `Bearer ${keystore.capability}` },
+        knownValues: {
+          'path.keystoreId': [keystore.id as string],
+          'path.keyId': keyIds,
+          'query.keyVersion': ['1'],
+        },
+      });
+      expect(run.report.operations.total).toBeGreaterThanOrEqual(25);
+      expectClean('kms', run, kms.process);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 });
