@@ -226,6 +226,15 @@ describe('kms API', () => {
       expect400(await put({ keyType: 'ED25519', keyBytes: b64('not a key') }), /not a PKCS#8/);
       expect400(await put({ keyType: 'ED25519', keyBytes: b64(pkcs8), keyID: 'a/b' }), /\/keyID must match/);
       expect400(await put({ keyBytes: b64(pkcs8) }), /\/keyType is required/);
+      expect400(await put({ keyType: 'ED25519' }), /keyBytes .* or jwk/);
+      expect400(await put({ keyType: 'ED25519', keyBytes: b64(pkcs8), jwk: {} }), /keyBytes .* or jwk/);
+      const ecKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      const jwk = ecKey.privateKey.export({ format: 'jwk' });
+      const fromJwk = await put({ keyType: 'ECDSAP256IEEEP1363', jwk });
+      expect(fromJwk.status, JSON.stringify(fromJwk.body)).toBe(201);
+      const point = await call<{ publicKey: string }>(String(fromJwk.body.location), { token: ks.capability });
+      expect(unb64(point.body.publicKey).subarray(1, 33)).toEqual(Buffer.from(jwk.x as string, 'base64url'));
+      expect400(await put({ keyType: 'ECDSAP256IEEEP1363', jwk: { ...jwk, crv: 'P-384' } }), /crv/);
       expect(
         (await call(`${ks.location}/keys`, { method: 'PUT', json: { keyType: 'ED25519', keyBytes: b64(pkcs8) } }))
           .status,

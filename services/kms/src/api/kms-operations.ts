@@ -147,9 +147,12 @@ export function kmsOperations({ keystores, metrics, baseUrl }: KmsOperationsOpti
       const body = readJsonBody(schemas.IMPORT_KEY, req.body);
       const keyId = body.keyID ?? randomKeyId();
       if (!KEY_ID_PATTERN.test(keyId)) throw badRequest('keyID: 1 to 128 of A-Z a-z 0-9 . _ ~ -');
-      const material = importPrivateKey(body.keyType as KmsKeyType, bytesOf(body.keyBytes, 'keyBytes'));
-      const key = await keystores.addKey(keystore, keyId, newVersion(material, keyId));
-      return keyCreated(keystore, key, false, 201);
+      if ((body.keyBytes === undefined) === (body.jwk === undefined))
+        throw badRequest('give the private key once: keyBytes (PKCS#8 DER or raw) or jwk');
+      const key = body.keyBytes === undefined ? (body.jwk as object) : bytesOf(body.keyBytes, 'keyBytes');
+      const material = importPrivateKey(body.keyType as KmsKeyType, key);
+      const stored = await keystores.addKey(keystore, keyId, newVersion(material, keyId));
+      return keyCreated(keystore, stored, false, 201);
     }),
 
     exportKey,

@@ -40,7 +40,8 @@ export const CREATE_KEY = defineSchema<CreateKeyBody>(
 
 export interface ImportKeyBody {
   keyType: string;
-  keyBytes: string;
+  keyBytes?: string;
+  jwk?: Record<string, unknown>;
   keyID?: string;
 }
 export const IMPORT_KEY = defineSchema<ImportKeyBody>(
@@ -48,14 +49,18 @@ export const IMPORT_KEY = defineSchema<ImportKeyBody>(
     'import-key',
     {
       keyType,
-      keyBytes: bytes('the private key: PKCS#8 DER, or the raw form of the key type'),
+      keyBytes: bytes('the private key: PKCS#8 DER, or the raw key of the symmetric and BBS types'),
+      jwk: {
+        type: 'object',
+        description: 'instead of keyBytes: the private key as a JWK (`d` for asymmetric keys, `k` for symmetric ones)',
+      },
       keyID: {
         type: 'string',
         pattern: '^[A-Za-z0-9._~-]{1,128}$',
         description: 'the key id to use (default: a random one)',
       },
     },
-    ['keyType', 'keyBytes'],
+    ['keyType'],
   ),
 );
 
