@@ -159,7 +159,7 @@ export function kmsRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec[] 
       access: ACCESS,
       tag: 'keys',
       summary:
-        'imports a private key (`keyBytes`: PKCS#8 DER, or the raw key of symmetric types), optionally under a chosen `keyID`: 201 as create',
+        'imports a private key (`keyBytes`: PKCS#8 DER, or the raw key of symmetric and BBS types; or `jwk`), optionally under a chosen `keyID`: 201 as create',
       params: KEYSTORE,
       body: { mediaTypes: ['application/json'], schema: schemas.IMPORT_KEY },
       responses: {
