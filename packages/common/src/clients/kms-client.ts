@@ -128,7 +128,7 @@ export interface KmsHealth {
 /**
  * The kms's HTTP API (services/kms/README.md), typed: bytes in and out as Buffers, base64url with padding on
  * the wire. Failures are the common http-client's AppErrors (404 unknown keystore or key, 400 bad input,
- * 401 refused credentials, retryable network errors and 5xx), their message starting with `kms:`.
+ * 401 / 403 refused credentials, retryable network errors and 5xx), their message starting with `kms:`.
  * Operations on keys go through a `KmsKeystore`, opened with the keystore's capability token or with the
  * client's request signer.
  */
