@@ -73,6 +73,21 @@ describe('kms binary', () => {
     });
     expect(verified.body).toEqual({ verified: true });
     expect((await alice.call(`${key.location}/sign`, { message: b64('m') })).status).toBe(200);
+    // BBS runs on the worker threads of the built service.
+    const bls = (
+      await call<{ location: string }>(`${ks.location}/keys`, { json: { keyType: 'BLS12381G2' }, token: ks.capability })
+    ).body;
+    const messages = Array.from({ length: 10 }, (_, i) => b64(`m${i}`));
+    const bbs = await call<{ signature: string }>(`${bls.location}/signmulti`, {
+      json: { messages },
+      token: ks.capability,
+    });
+    expect(bbs.status, JSON.stringify(bbs.body)).toBe(200);
+    const bbsVerified = await call(`${bls.location}/verifymulti`, {
+      json: { messages, signature: bbs.body.signature },
+      token: ks.capability,
+    });
+    expect(bbsVerified.body).toEqual({ verified: true });
     expect((await service.stop()).code).toBe(0);
   });
 
