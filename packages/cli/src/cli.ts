@@ -7,6 +7,8 @@ import { GLOBAL_OPTIONS, MissingOption, type CommandSpec, type GlobalArgs } from
 import { ADMIN_COMMANDS } from './commands/admin.js';
 import { DID_COMMANDS } from './commands/did.js';
 import { FEDERATION_COMMANDS } from './commands/federation.js';
+import { KMS_COMMANDS } from './commands/kms.js';
+import { VC_COMMANDS } from './commands/vc.js';
 import { VCT_COMMANDS } from './commands/vct.js';
 import { renderCliDocs } from './docs.js';
 import { CliError, describeFailure } from './errors.js';
@@ -17,6 +19,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...DID_COMMANDS,
   ...ADMIN_COMMANDS,
   ...VCT_COMMANDS,
+  ...KMS_COMMANDS,
+  ...VC_COMMANDS,
   ...FEDERATION_COMMANDS,
 ];
 
@@ -28,6 +32,10 @@ export const GROUPS: Readonly<Record<string, string>> = {
   policy: 'The witness policy',
   log: 'The transparency log the node uses',
   vct: 'The transparency log: add, tree heads, proofs',
+  kms: 'The key management service: keystores, keys, signatures',
+  'kms keystore': 'Keystores',
+  'kms key': 'Keys of a keystore',
+  vc: 'Credentials through the credential service: issue, verify, revoke',
   federation: 'The federation as a whole',
 };
 
@@ -71,22 +79,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
     .exitProcess(false)
     .help();
 
-  const groups = new Map<string, CommandSpec[]>();
-  for (const spec of COMMANDS) {
-    const [head, ...rest] = spec.name.split(' ');
-    if (rest.length === 0) {
-      addCommand(parser, spec, spec.name, io, (code) => (exitCode = code));
-    } else {
-      groups.set(head!, [...(groups.get(head!) ?? []), spec]);
-    }
-  }
-  for (const [head, specs] of groups) {
-    parser.command(head, GROUPS[head] ?? head, (group: Argv) => {
-      for (const spec of specs)
-        addCommand(group, spec, spec.name.slice(head.length + 1), io, (code) => (exitCode = code));
-      return group.demandCommand(1, `give a ${head} command (anchor ${head} --help lists them)`);
-    });
-  }
+  addCommands(parser, COMMANDS, [], io, (code) => (exitCode = code));
   parser.command('docs', false, {}, (args) => {
     io.stdout(renderCliDocs(COMMANDS, GROUPS, GLOBAL_OPTIONS));
     void args;
@@ -107,6 +100,29 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
     return 2;
   }
   return exitCode;
+}
+
+/** Adds `specs` below the words `prefix`: one level of yargs commands per word (`kms keystore create`). */
+function addCommands(
+  parser: Argv,
+  specs: readonly CommandSpec[],
+  prefix: readonly string[],
+  io: CliIo,
+  setExit: (code: number) => void,
+): void {
+  const groups = new Map<string, CommandSpec[]>();
+  for (const spec of specs) {
+    const words = spec.name.split(' ').slice(prefix.length);
+    if (words.length === 1) addCommand(parser, spec, words[0]!, io, setExit);
+    else groups.set(words[0]!, [...(groups.get(words[0]!) ?? []), spec]);
+  }
+  for (const [word, members] of groups) {
+    const path = [...prefix, word];
+    parser.command(word, GROUPS[path.join(' ')] ?? `${path.join(' ')} commands`, (group: Argv) => {
+      addCommands(group, members, path, io, setExit);
+      return group.demandCommand(1, `give a ${path.join(' ')} command (anchor ${path.join(' ')} --help lists them)`);
+    });
+  }
 }
 
 function addCommand(parser: Argv, spec: CommandSpec, word: string, io: CliIo, setExit: (code: number) => void): void {

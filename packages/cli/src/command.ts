@@ -52,6 +52,8 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
     type: 'string',
     describe: 'Log alias URL of the transparency log, e.g. http://127.0.0.1:8070/main (env ANCHOR_CLI_LOG_URL)',
   },
+  'kms-url': { type: 'string', describe: 'Base URL of the kms (env ANCHOR_CLI_KMS_URL)' },
+  'vcs-url': { type: 'string', describe: 'Base URL of the credential service (env ANCHOR_CLI_VCS_URL)' },
   token: { type: 'string', alias: 't', describe: 'Bearer token for administrative endpoints (env ANCHOR_CLI_TOKEN)' },
   json: { type: 'boolean', default: false, describe: 'Print the result as JSON (for scripts)' },
   config: {

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serviceBin, startLocalFederation, type LocalFederation } from '@anchor/dev-env';
 import { freePort, makeTempDir, runProcess, startProcess, type TempDir } from '@anchor/testing/process';
+import { VcsClient } from '@anchor/common/clients';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS, GROUPS, renderCliDocs } from '../src/index.js';
 import { GLOBAL_OPTIONS } from '../src/command.js';
@@ -55,6 +56,7 @@ describe('anchor (the built binary) against a local federation', () => {
       nodes: 2,
       logPort: await freePort(),
       firstNodePort: await freePort(),
+      kmsPort: await freePort(),
     });
     [node1, node2] = federation.layout.nodes.map((node) => node.url) as [string, string];
     service2 = await federation.admins[1]!.serviceId();
@@ -245,6 +247,117 @@ describe('anchor (the built binary) against a local federation', () => {
       expect(result.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
       expect(result.stderr, args.join(' ')).toMatch(message);
       expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  it('creates a keystore and a key in the kms, signs, and verifies (exit 1 for a wrong message)', async () => {
+    const kmsUrl = federation.layout.kms!.url;
+    const keystore = await json<{ id: string; capability: string }>(
+      'kms',
+      'keystore',
+      'create',
+      '--controller',
+      'did:web:cli.example',
+      '--kms-url',
+      kmsUrl,
+    );
+    expect(keystore.capability).toBeTruthy();
+    const access = ['--keystore', keystore.id, '--capability', keystore.capability, '--kms-url', kmsUrl];
+    const key = await json<{ keyId: string; publicKey: string }>(
+      'kms',
+      'key',
+      'create',
+      '--type',
+      'ED25519',
+      ...access,
+    );
+    const exported = await json<{ publicKey: string }>('kms', 'key', 'export', '--key', key.keyId, ...access);
+    expect(exported.publicKey).toBe(key.publicKey);
+    const { signature } = await json<{ signature: string }>(
+      'kms',
+      'sign',
+      '--key',
+      key.keyId,
+      '--message',
+      'hello',
+      ...access,
+    );
+    expect(
+      (await anchor('kms', 'verify', '--key', key.keyId, '--message', 'hello', '--signature', signature, ...access))
+        .code,
+    ).toBe(0);
+    const wrong = await anchor(
+      'kms',
+      'verify',
+      '--key',
+      key.keyId,
+      '--message',
+      'hullo',
+      '--signature',
+      signature,
+      ...access,
+    );
+    expect(wrong.code).toBe(1);
+    expect(wrong.stdout.trim()).toBe('NOT verified');
+    const otherKeystore = await anchor(
+      'kms',
+      'sign',
+      '--key',
+      key.keyId,
+      '--message',
+      'x',
+      '--keystore',
+      keystore.id,
+      '--capability',
+      'not-the-token',
+      '--kms-url',
+      kmsUrl,
+    );
+    expect(otherKeystore.code).toBe(1);
+    expect(otherKeystore.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('issues, verifies and revokes a credential through the vcs', async () => {
+    const port = await freePort();
+    const vcsUrl = `http://127.0.0.1:${port}`;
+    const vcs = await startProcess(serviceBin('@anchor/vcs'), {
+      args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', join(dir.path, 'vcs'), '--dev-mode', '--node-url', node1],
+      readyUrl: `${vcsUrl}/healthcheck`,
+      readyTimeoutMs: 60_000,
+    });
+    try {
+      const client = new VcsClient({ url: vcsUrl });
+      await client.createProfile({
+        name: 'cli-issuer',
+        uri: 'https://cli.example',
+        signatureType: 'Ed25519Signature2020',
+      });
+      client.close();
+      const unsigned = { ...credential(9), id: 'urn:uuid:cli-vc-1' };
+      delete (unsigned as { issuer?: unknown }).issuer;
+      await writeFile(join(dir.path, 'unsigned.json'), JSON.stringify(unsigned));
+      const issued = await anchor(
+        'vc',
+        'issue',
+        'unsigned.json',
+        '--profile',
+        'cli-issuer',
+        '--vcs-url',
+        vcsUrl,
+        '--json',
+      );
+      expect(issued.code, issued.stderr).toBe(0);
+      await writeFile(join(dir.path, 'signed.json'), issued.stdout);
+      expect((JSON.parse(issued.stdout) as { proof?: unknown }).proof).toBeDefined();
+      expect((await anchor('vc', 'verify', 'signed.json', '--vcs-url', vcsUrl)).code).toBe(0);
+      expect(
+        (await anchor('vc', 'revoke', 'urn:uuid:cli-vc-1', '--profile', 'cli-issuer', '--vcs-url', vcsUrl)).code,
+      ).toBe(0);
+      const revoked = await anchor('vc', 'verify', 'signed.json', '--vcs-url', vcsUrl);
+      expect(revoked.code).toBe(1);
+      expect(revoked.stdout).toMatch(/NOT verified: .*[Rr]evoked/);
+    } finally {
+      await vcs.stop();
     }
   });
 

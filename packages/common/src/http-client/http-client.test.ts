@@ -207,6 +207,19 @@ describe('failure classification against a real peer', () => {
     expect(error.message).toContain(`peer says ${status}`);
   });
 
+  it('answers the statuses a caller names as responses, with the body parsed, and throws the others', async () => {
+    const answered = await client.request<{ message: string }>(`${peer.url}/status/400`, {
+      method: 'POST',
+      json: {},
+      answerStatuses: [400],
+    });
+    expect(answered.status).toBe(400);
+    expect(answered.data).toEqual({ message: 'peer says 400' });
+    expect(peerStatusOf(await failureOf(client.request(`${peer.url}/status/409`, { answerStatuses: [400] })))).toBe(
+      409,
+    );
+  });
+
   it.each([408, 429])('%d asks to retry later', async (status) => {
     expect(isRetryable(await failureOf(client.get(`${peer.url}/status/${status}`)))).toBe(true);
   });

@@ -3,6 +3,7 @@ import https from 'node:https';
 import { AppError, isRetryable, transient } from '../errors/index.js';
 import type { RequestSigner } from '../http/principal.js';
 import { errorCodeForStatus } from '../http/status-codes.js';
+import { withBundledRoots } from './ca-certificates.js';
 
 export interface HttpClientOptions {
   /** Whole-request deadline (connect, send, receive). Default 20 s, the original's `HTTP_TIMEOUT`. */
@@ -27,7 +28,10 @@ export interface HttpClientOptions {
   maxResponseBytes?: number;
   /** Redirects followed for unsigned requests; signed ones never follow (the signature names one target). Default 5. */
   maxRedirects?: number;
-  /** Extra CA certificates (`--tls-cacerts`), and `rejectUnauthorized: false` for development only. */
+  /**
+   * CA certificates trusted besides Node's bundled roots (`--tls-cacerts`, see `readCaCertificates`), and
+   * `rejectUnauthorized: false` for development only.
+   */
   tls?: { ca?: string | Buffer | Array<string | Buffer>; rejectUnauthorized?: boolean };
   userAgent?: string;
   /**
@@ -60,6 +64,8 @@ export interface RequestOptions {
   sign?: boolean;
   /** `false`: one attempt whatever the client's retry policy (for requests that are not safe to repeat). */
   retry?: boolean;
+  /** Statuses >= 300 answered as responses (body parsed) instead of thrown, e.g. a 400 whose body is a result. */
+  answerStatuses?: readonly number[];
   timeoutMs?: number;
   signal?: AbortSignal;
 }
@@ -113,7 +119,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     keepAlive: true,
     maxSockets,
     timeout,
-    ca: options.tls?.ca,
+    ...(options.tls?.ca !== undefined ? { ca: withBundledRoots(options.tls.ca) } : {}),
     rejectUnauthorized: options.tls?.rejectUnauthorized ?? true,
   });
   const maxResponseBytes = options.maxResponseBytes ?? 16 * 1024 * 1024;
@@ -172,7 +178,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       throw failure(what, error, deadline.aborted ? timeoutMs : undefined);
     }
     const { status, data } = response;
-    if (status >= 300) throw statusFailure(what, status, data);
+    if (status >= 300 && !(request.answerStatuses?.includes(status) ?? false)) throw statusFailure(what, status, data);
     return {
       status,
       headers: flattenHeaders(response.headers),

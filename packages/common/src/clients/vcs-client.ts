@@ -1,0 +1,105 @@
+import { createHttpClient, peerStatusOf, type HttpClient } from '../http-client/index.js';
+
+export interface VcsClientOptions {
+  /** The vcs's base URL, e.g. `http://127.0.0.1:8072`. */
+  url: string;
+  /** Bearer token for its write routes (`--api-token` / request tokens of the vcs). */
+  token?: string;
+  /** Per request. Default 60 s: creating a profile may wait for its DID to be published. */
+  timeoutMs?: number;
+}
+
+/** An issuer profile as `GET /profile/{name}` answers it (the original's fields). */
+export interface IssuerProfile extends Record<string, unknown> {
+  name: string;
+  did?: string;
+  signatureType?: string;
+}
+
+/** `POST /verifier/credentials`'s answer: the checks run, and the failed ones with their reasons. */
+export interface Verification {
+  verified: boolean;
+  status: number;
+  checks: string[];
+  /** The failed checks and why, when `verified` is false. */
+  failures: unknown;
+}
+
+/**
+ * The credential service's HTTP API (services/vcs/README.md), for tools and tests: issuer profiles, issue,
+ * verify, and status updates. Verification failures are results (`verified: false`), not exceptions.
+ */
+export class VcsClient {
+  readonly url: string;
+  private readonly http: HttpClient;
+
+  constructor(options: VcsClientOptions) {
+    this.url = options.url.replace(/\/+$/, '');
+    const token = options.token;
+    this.http = createHttpClient({
+      timeoutMs: options.timeoutMs ?? 60_000,
+      ...(token === undefined ? {} : { bearerToken: () => token }),
+    });
+  }
+
+  /** The profile, or undefined when the vcs has none by that name. */
+  async profile(name: string): Promise<IssuerProfile | undefined> {
+    try {
+      return (await this.http.get<IssuerProfile>(`${this.url}/profile/${encodeURIComponent(name)}`)).data;
+    } catch (error) {
+      if (peerStatusOf(error) === 404) return undefined;
+      throw error;
+    }
+  }
+
+  /** Creates an issuer profile; without `did` the vcs creates one (did:node on its node, else did:key). */
+  async createProfile(profile: {
+    name: string;
+    uri: string;
+    signatureType: string;
+    [field: string]: unknown;
+  }): Promise<IssuerProfile> {
+    return (await this.http.post<IssuerProfile>(`${this.url}/profile`, profile)).data;
+  }
+
+  async issue(
+    profile: string,
+    credential: Record<string, unknown>,
+    options: Record<string, unknown> = {},
+  ): Promise<Record<string, unknown>> {
+    const body = Object.keys(options).length === 0 ? { credential } : { credential, options };
+    return (
+      await this.http.post<Record<string, unknown>>(
+        `${this.url}/${encodeURIComponent(profile)}/credentials/issueCredential`,
+        body,
+      )
+    ).data;
+  }
+
+  /** Runs `checks` (default proof and status) on a credential; failed checks are `verified: false` with reasons. */
+  async verify(credential: unknown, checks: readonly string[] = ['proof', 'status']): Promise<Verification> {
+    const { status, data } = await this.http.request<{ checks?: unknown[]; message?: string }>(
+      `${this.url}/verifier/credentials`,
+      { method: 'POST', json: { verifiableCredential: credential, options: { checks } }, answerStatuses: [400] },
+    );
+    if (status === 200) return { verified: true, status, checks: [...checks], failures: undefined };
+    return { verified: false, status, checks: [...checks], failures: data?.checks ?? data?.message ?? data };
+  }
+
+  /** Revokes or suspends (`status` true), or unsuspends (false), a credential the profile issued. */
+  async updateStatus(profile: string, credentialId: string, status: boolean, statusPurpose?: string): Promise<void> {
+    await this.http.post(`${this.url}/${encodeURIComponent(profile)}/credentials/status`, {
+      credentialId,
+      // The original's clients send the status as a string; the vcs takes both.
+      credentialStatus: {
+        type: 'StatusList2021Entry',
+        status: String(status),
+        ...(statusPurpose ? { statusPurpose } : {}),
+      },
+    });
+  }
+
+  close(): void {
+    this.http.close();
+  }
+}
