@@ -18,6 +18,8 @@ import {
 import { MasterKeyError } from './master-key.js';
 
 const MASTER_KEY_CHECK = 'master-key-check';
+/** How long a key record read from the store is used before it is read again (see `Keystores.key`). */
+export const KEY_RECORD_TTL_MS = 1_000;
 const CHECK_TEXT = 'anchor kms master key check';
 const DATA_KEY_BYTES = 32;
 
@@ -38,8 +40,10 @@ export const KEY_ID_PATTERN = /^[A-Za-z0-9._~-]{1,128}$/;
 export class Keystores {
   // Keystores and key versions never change once written, so their records, unwrapped data keys and opened
   // secrets can be kept (the crypto core keeps its parsed keys per KeyMaterial object): the hot path then reads
-  // one key record. Key records themselves are read every time, since a rotation appends to them.
+  // one key record at most once a second. Key records change when a rotation appends a version: this process
+  // updates its copy at once, another replica's rotation is seen within KEY_RECORD_TTL_MS.
   private readonly records = new LRUCache<string, KeystoreRecord>({ max: 10_000 });
+  private readonly keyRecords = new LRUCache<string, KeyRecord>({ max: 10_000, ttl: KEY_RECORD_TTL_MS });
   private readonly dataKeys = new LRUCache<string, Buffer>({ max: 10_000 });
   private readonly materials = new LRUCache<string, KeyMaterial>({ max: 10_000 });
   private readonly rotations = new Map<string, Promise<unknown>>();
@@ -134,8 +138,12 @@ export class Keystores {
 
   /** The key of this keystore, or 404 (also for another keystore's key id). */
   async key(keystore: KeystoreRecord, keyId: string): Promise<KeyRecord> {
-    const record = await this.keys.get(keyRecordId(keystore.id, keyId));
+    const id = keyRecordId(keystore.id, keyId);
+    const cached = this.keyRecords.get(id);
+    if (cached) return cached;
+    const record = await this.keys.get(id);
     if (!record) throw notFound(`key ${keyId} not found in keystore ${keystore.id}`);
+    this.keyRecords.set(id, record);
     return record;
   }
 
@@ -166,6 +174,7 @@ export class Keystores {
     const rotation = previous
       .catch(() => undefined)
       .then(async () => {
+        this.keyRecords.delete(id);
         const key = await this.key(keystore, keyId);
         const next = make(key.keyType as KmsKeyType);
         const number = (key.versions.at(-1)?.version ?? 0) + 1;
@@ -177,6 +186,7 @@ export class Keystores {
           { store: STORES.keys, op: 'put', key: id, value: updated },
           ...this.publicKeyIndex(keystore, updated, next, number),
         ]);
+        this.keyRecords.set(id, updated);
         return updated;
       });
     this.rotations.set(id, rotation);
