@@ -112,7 +112,7 @@ export function mongoAmqpBackend(): FederationBackend {
         return undefined;
       } catch (error) {
         const reason = `rabbitmqctl cannot reach the broker: ${(error as Error).message.split('\n')[0]}`;
-        if (process.env['CI'] === 'true') throw new Error(`CI=true but ${reason}`);
+        if (process.env['CI'] === 'true') throw new Error(`CI=true but ${reason}`, { cause: error });
         return reason;
       }
     },
