@@ -1,4 +1,5 @@
 import { VctLogClient } from '@anchor/common/clients';
+import type { AppError } from '@anchor/common/errors';
 import { ANCHOR_CREDENTIAL_UNDEFINED_TERMS } from '@anchor/common/jsonld';
 import { leafHash, MerkleTree } from '@anchor/common/merkle';
 import type { SignedTreeHead } from '@anchor/common/vct';
@@ -63,7 +64,22 @@ describe('VctLogClient', () => {
   it('refuses a consistency claim between a forged earlier head and the real one', async () => {
     const sth = await client.signedTreeHead(logUrl);
     const forged: SignedTreeHead = { ...sth, tree_size: 1, sha256_root_hash: Buffer.alloc(32, 1).toString('base64') };
-    await expect(client.verifyConsistency(logUrl, forged, sth)).rejects.toThrow(/not consistent/);
+    const refusal = await client.verifyConsistency(logUrl, forged, sth).then(
+      () => undefined,
+      (error: unknown) => error as AppError,
+    );
+    expect(refusal?.message).toMatch(/not consistent/);
+    // The proof the log gave travels with the refusal, for a monitor to keep as evidence.
+    const proof = refusal?.details?.consistency as string[];
+    expect(proof.length).toBeGreaterThan(0);
+    for (const hash of proof) expect(Buffer.from(hash, 'base64')).toHaveLength(32);
+  });
+
+  it('hands a monitor the tree head as sent with what is wrong with it', async () => {
+    const checked = await client.checkedTreeHead(logUrl);
+    expect(checked.problem).toBeUndefined();
+    expect(checked.publicKey).toEqual(await client.publicKey(logUrl));
+    expect((checked.sth as SignedTreeHead).tree_size).toBeGreaterThan(0);
   });
 
   it('reads entries in pages and rebuilds the root of a signed tree head from them', async () => {

@@ -87,13 +87,22 @@ export class VctLogClient {
 
   /** The current signed tree head, its signature checked with the log's WebFinger key. */
   async signedTreeHead(logUrl: string): Promise<SignedTreeHead> {
-    const { data } = await this.http.get<SignedTreeHead>(`${logUrl}/v1/get-sth`, this.token('read'));
-    const problem = sthProblem(data, await this.publicKey(logUrl));
-    if (problem !== undefined) {
-      const retried = sthProblem(data, await this.freshPublicKey(logUrl));
-      if (retried !== undefined) throw permanent(`log ${logUrl}: ${retried}`);
-    }
-    return data;
+    const { sth, problem } = await this.checkedTreeHead(logUrl);
+    if (problem !== undefined) throw permanent(`log ${logUrl}: ${problem}`);
+    return sth as SignedTreeHead;
+  }
+
+  /**
+   * The current tree head as the log sent it and what is wrong with it (undefined when its signature
+   * verifies with the log's WebFinger key, looked up afresh once before a problem is reported), for a
+   * monitor that keeps a bad one as evidence. Network trouble and 5xx are thrown as retryable AppErrors.
+   */
+  async checkedTreeHead(logUrl: string): Promise<{ sth: unknown; problem: string | undefined; publicKey: Buffer }> {
+    const { data } = await this.http.get<unknown>(`${logUrl}/v1/get-sth`, this.token('read'));
+    const publicKey = await this.publicKey(logUrl);
+    if (sthProblem(data, publicKey) === undefined) return { sth: data, problem: undefined, publicKey };
+    const fresh = await this.freshPublicKey(logUrl);
+    return { sth: data, problem: sthProblem(data, fresh), publicKey: fresh };
   }
 
   /** Checks an STH someone holds (e.g. one saved earlier) against the log's key: undefined when it verifies. */
@@ -123,8 +132,11 @@ export class VctLogClient {
       proof,
     );
     if (!ok)
-      throw permanent(
+      // The proof travels with the error: a monitor keeps it as evidence.
+      throw new AppError(
+        'unprocessable',
         `log ${logUrl}: the tree of size ${second.tree_size} is not consistent with the tree of size ${first.tree_size}`,
+        { retryable: false, details: { consistency: proof.map((hash) => hash.toString('base64')) } },
       );
     return proof;
   }
@@ -240,7 +252,8 @@ export class VctLogClient {
   }
 }
 
-function sthProblem(sth: SignedTreeHead | undefined, publicKey: Buffer): string | undefined {
+function sthProblem(value: unknown, publicKey: Buffer): string | undefined {
+  const sth = value as SignedTreeHead | null | undefined;
   if (
     typeof sth !== 'object' ||
     sth === null ||
