@@ -30,7 +30,16 @@ interface ProofFixture {
   disclosedIndexes: number[];
   proof: string;
   result: { valid: boolean };
-  trace: { random_scalars: { r1: string; r2: string; e_tilde: string; r1_tilde: string; r3_tilde: string; m_tilde_scalars: string[] } };
+  trace: {
+    random_scalars: {
+      r1: string;
+      r2: string;
+      e_tilde: string;
+      r1_tilde: string;
+      r3_tilde: string;
+      m_tilde_scalars: string[];
+    };
+  };
 }
 
 const fixtures = <T>(folder: string): Array<[string, T]> =>
@@ -52,14 +61,23 @@ describe('BBS BLS12-381-SHA-256 against the draft fixtures', () => {
     const h2s = json<{ message: string; dst: string; scalar: string }>('h2s.json');
     expect(h2s.dst).toBe(toHex(API_ID) + ascii('H2S_'));
     expect(hashToScalar(hex(h2s.message), hex(h2s.dst)).toString(16).padStart(64, '0')).toBe(h2s.scalar);
-    const map = json<{ dst: string; cases: Array<{ message: string; scalar: string }> }>('MapMessageToScalarAsHash.json');
+    const map = json<{ dst: string; cases: Array<{ message: string; scalar: string }> }>(
+      'MapMessageToScalarAsHash.json',
+    );
     expect(map.dst).toBe(toHex(API_ID) + ascii('MAP_MSG_TO_SCALAR_AS_HASH_'));
     const scalars = messagesToScalars(map.cases.map(({ message }) => hex(message)));
-    expect(scalars.map((scalar) => scalar.toString(16).padStart(64, '0'))).toEqual(map.cases.map(({ scalar }) => scalar));
+    expect(scalars.map((scalar) => scalar.toString(16).padStart(64, '0'))).toEqual(
+      map.cases.map(({ scalar }) => scalar),
+    );
   });
 
   it('generates the key pair from key material and key info', () => {
-    const fixture = json<{ keyMaterial: string; keyInfo: string; keyDst: string; keyPair: { secretKey: string; publicKey: string } }>('keypair.json');
+    const fixture = json<{
+      keyMaterial: string;
+      keyInfo: string;
+      keyDst: string;
+      keyPair: { secretKey: string; publicKey: string };
+    }>('keypair.json');
     // The fixture passes key_dst = api_id || "KEYGEN_DST_"; KeyGen's default is ciphersuite_id || "KEYGEN_DST_".
     expect(fixture.keyDst).toBe(toHex(API_ID) + ascii('KEYGEN_DST_'));
     expect(toHex(KEYGEN_DST)).toBe(ascii('BBS_BLS12381G1_XMD:SHA-256_SSWU_RO_KEYGEN_DST_'));
@@ -85,14 +103,24 @@ describe('BBS BLS12-381-SHA-256 against the draft fixtures', () => {
       const pk = hex(fixture.signerPublicKey);
       const messages = fixture.messages.map(hex);
       const disclosed = fixture.disclosedIndexes.map((index) => [index, messages[index] ?? new Uint8Array()] as const);
-      expect(proofVerify(pk, hex(fixture.proof), hex(fixture.header), hex(fixture.presentationHeader), disclosed)).toBe(fixture.result.valid);
+      expect(proofVerify(pk, hex(fixture.proof), hex(fixture.header), hex(fixture.presentationHeader), disclosed)).toBe(
+        fixture.result.valid,
+      );
       if (fixture.result.valid) {
         const { r1, r2, e_tilde, r1_tilde, r3_tilde, m_tilde_scalars } = fixture.trace.random_scalars;
         const scalars = [r1, r2, e_tilde, r1_tilde, r3_tilde, ...m_tilde_scalars].map((value) => BigInt(`0x${value}`));
-        const proof = proofGen(pk, hex(fixture.signature), hex(fixture.header), hex(fixture.presentationHeader), messages, fixture.disclosedIndexes, (count) => {
-          expect(count).toBe(scalars.length);
-          return scalars;
-        });
+        const proof = proofGen(
+          pk,
+          hex(fixture.signature),
+          hex(fixture.header),
+          hex(fixture.presentationHeader),
+          messages,
+          fixture.disclosedIndexes,
+          (count) => {
+            expect(count).toBe(scalars.length);
+            return scalars;
+          },
+        );
         expect(toHex(proof)).toBe(fixture.proof);
       }
     });
@@ -119,9 +147,35 @@ describe('BBS against an independent implementation (@digitalbazaar/bbs-signatur
     const disclosedMessageIndexes = [1, 3];
     const ours = proofGen(pk, signature, header, ph, messages, disclosedMessageIndexes);
     const disclosedMessages = disclosedMessageIndexes.map((i) => messages[i]!);
-    expect(await digitalbazaar.verifyProof({ publicKey: pk, proof: ours, header, presentationHeader: ph, disclosedMessages, disclosedMessageIndexes, ciphersuite })).toBe(true);
-    const theirs = await digitalbazaar.deriveProof({ publicKey: pk, signature, header, messages, presentationHeader: ph, disclosedMessageIndexes, ciphersuite });
-    expect(proofVerify(pk, theirs, header, ph, disclosedMessageIndexes.map((i) => [i, messages[i]!] as const))).toBe(true);
+    expect(
+      await digitalbazaar.verifyProof({
+        publicKey: pk,
+        proof: ours,
+        header,
+        presentationHeader: ph,
+        disclosedMessages,
+        disclosedMessageIndexes,
+        ciphersuite,
+      }),
+    ).toBe(true);
+    const theirs = await digitalbazaar.deriveProof({
+      publicKey: pk,
+      signature,
+      header,
+      messages,
+      presentationHeader: ph,
+      disclosedMessageIndexes,
+      ciphersuite,
+    });
+    expect(
+      proofVerify(
+        pk,
+        theirs,
+        header,
+        ph,
+        disclosedMessageIndexes.map((i) => [i, messages[i]!] as const),
+      ),
+    ).toBe(true);
     // Unlinkable: two proofs of the same signature differ.
     expect(toHex(proofGen(pk, signature, header, ph, messages, disclosedMessageIndexes))).not.toBe(toHex(ours));
   });

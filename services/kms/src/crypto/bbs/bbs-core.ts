@@ -35,11 +35,14 @@ import {
 /** Draws the proof's blinding scalars; replaced in tests by the draft's fixtures' scalars. */
 export type RandomScalars = (count: number) => bigint[];
 
-const randomScalars: RandomScalars = (count) =>
-  Array.from({ length: count }, () => os2ip(randomBytes(48)) % r);
+const randomScalars: RandomScalars = (count) => Array.from({ length: count }, () => os2ip(randomBytes(48)) % r);
 
 /** KeyGen(key_material, key_info, key_dst); key_dst defaults to ciphersuite_id || "KEYGEN_DST_". */
-export function keyGen(keyMaterial: Uint8Array, keyInfo: Uint8Array = new Uint8Array(), keyDst: Uint8Array = KEYGEN_DST): bigint {
+export function keyGen(
+  keyMaterial: Uint8Array,
+  keyInfo: Uint8Array = new Uint8Array(),
+  keyDst: Uint8Array = KEYGEN_DST,
+): bigint {
   if (keyMaterial.length < 32) throw badInput('BBS key material must be at least 32 bytes');
   return hashToScalar(concat(keyMaterial, i2osp(keyInfo.length, 2), keyInfo), keyDst);
 }
@@ -54,7 +57,11 @@ export function sign(sk: bigint, pk: Uint8Array, header: Uint8Array, messages: r
   const domain = calculateDomain(pk, generators, header);
   const e = hashToScalar(concat(scalarToOctets(sk), ...scalars.map(scalarToOctets), scalarToOctets(domain)), H2S_DST);
   const [q1, ...h] = generators as [G1Point, ...G1Point[]];
-  const b = commitment(domain, q1, h.map((generator, i) => [generator, scalars[i]!] as const));
+  const b = commitment(
+    domain,
+    q1,
+    h.map((generator, i) => [generator, scalars[i]!] as const),
+  );
   const skPlusE = Fr.add(sk, e);
   if (skPlusE === 0n) throw badInput('this key cannot sign these messages (SK + e = 0)');
   const a = mulSecret(b, Fr.inv(skPlusE));
@@ -68,7 +75,12 @@ function signatureFromOctets(signature: Uint8Array): { a: G1Point; e: bigint } |
   return a === undefined || e === 0n || e >= r ? undefined : { a, e };
 }
 
-export function verify(pk: Uint8Array, signature: Uint8Array, header: Uint8Array, messages: readonly Uint8Array[]): boolean {
+export function verify(
+  pk: Uint8Array,
+  signature: Uint8Array,
+  header: Uint8Array,
+  messages: readonly Uint8Array[],
+): boolean {
   const parsed = signatureFromOctets(signature);
   const w = publicKeyFromOctets(pk);
   if (!parsed || !w) return false;
@@ -76,7 +88,11 @@ export function verify(pk: Uint8Array, signature: Uint8Array, header: Uint8Array
   const generators = createGenerators(scalars.length + 1);
   const domain = calculateDomain(pk, generators, header);
   const [q1, ...h] = generators as [G1Point, ...G1Point[]];
-  const b = commitment(domain, q1, h.map((generator, i) => [generator, scalars[i]!] as const));
+  const b = commitment(
+    domain,
+    q1,
+    h.map((generator, i) => [generator, scalars[i]!] as const),
+  );
   // h(A, W) * h(A * e - B, BP2) == Identity_GT
   return pairingProductIsOne([
     { g1: parsed.a, lines: w.lines },
@@ -123,15 +139,27 @@ export function proofGen(
   const parsed = signatureFromOctets(signature);
   if (!parsed) throw badInput('signature is not a BBS signature (BLS12-381-SHA-256)');
   if (!publicKeyFromOctets(pk)) throw badInput('publicKey is not a BLS12-381 G2 public key');
-  if (!verify(pk, signature, header, messages)) throw badInput('signature does not verify for these messages and header');
+  if (!verify(pk, signature, header, messages))
+    throw badInput('signature does not verify for these messages and header');
   const scalars = messagesToScalars(messages);
   const disclosed = new Set(disclosedIndexes);
   const undisclosed = scalars.map((_, i) => i).filter((i) => !disclosed.has(i));
-  const [r1, r2, eTilde, r1Tilde, r3Tilde, ...mTilde] = random(5 + undisclosed.length) as [bigint, bigint, bigint, bigint, bigint, ...bigint[]];
+  const [r1, r2, eTilde, r1Tilde, r3Tilde, ...mTilde] = random(5 + undisclosed.length) as [
+    bigint,
+    bigint,
+    bigint,
+    bigint,
+    bigint,
+    ...bigint[],
+  ];
   const generators = createGenerators(scalars.length + 1);
   const [q1, ...h] = generators as [G1Point, ...G1Point[]];
   const domain = calculateDomain(pk, generators, header);
-  const b = commitment(domain, q1, h.map((generator, i) => [generator, scalars[i]!] as const));
+  const b = commitment(
+    domain,
+    q1,
+    h.map((generator, i) => [generator, scalars[i]!] as const),
+  );
   const d = mulSecret(b, r2);
   const aBar = mulSecret(parsed.a, Fr.mul(r1, r2));
   const bBar = mulSecret(d, r1).subtract(mulSecret(aBar, parsed.e));
@@ -141,7 +169,11 @@ export function proofGen(
     t2 = t2.add(mulSecret(h[j]!, mTilde[k]!));
   });
   const init = { aBar, bBar, d, t1, t2, domain };
-  const c = challengeOf(init, disclosedIndexes.map((i) => [i, scalars[i]!] as const), ph);
+  const c = challengeOf(
+    init,
+    disclosedIndexes.map((i) => [i, scalars[i]!] as const),
+    ph,
+  );
   const r3 = Fr.inv(r2);
   return concat(
     aBar.toBytes(true),
@@ -199,7 +231,11 @@ export function proofVerify(
   const [q1, ...h] = generators as [G1Point, ...G1Point[]];
   const domain = calculateDomain(pk, generators, header);
   const t1 = mulPublic(bBar, c).add(mulPublic(aBar, eHat)).add(mulPublic(d, r1Hat));
-  const bv = commitment(domain, q1, disclosed.map(([index], k) => [h[index]!, disclosedScalars[k]!] as const));
+  const bv = commitment(
+    domain,
+    q1,
+    disclosed.map(([index], k) => [h[index]!, disclosedScalars[k]!] as const),
+  );
   let t2 = mulPublic(bv, c).add(mulPublic(d, r3Hat));
   undisclosed.forEach((j, k) => {
     t2 = t2.add(mulPublic(h[j]!, commitments[k]!));

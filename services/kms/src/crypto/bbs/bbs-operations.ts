@@ -61,7 +61,14 @@ function run(task: BbsTask): Uint8Array | boolean {
     case 'verify':
       return verify(task.publicKey, task.signature, task.header, task.messages);
     case 'deriveProof':
-      return proofGen(task.publicKey, task.signature, task.header, task.presentationHeader, task.messages, task.revealed);
+      return proofGen(
+        task.publicKey,
+        task.signature,
+        task.header,
+        task.presentationHeader,
+        task.messages,
+        task.revealed,
+      );
     case 'verifyProof':
       return proofVerify(task.publicKey, task.proof, task.header, task.presentationHeader, task.revealed);
   }

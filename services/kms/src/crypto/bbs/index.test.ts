@@ -30,13 +30,18 @@ describe('BBS keys', () => {
     expect(key.secret).toHaveLength(33);
     const publicKey = bbsPublicKey(key);
     expect(publicKey).toHaveLength(96);
-    const independent = await digitalbazaar.secretKeyToPublicKey({ secretKey: rawSecret(key), ciphersuite: 'BLS12-381-SHA-256' });
+    const independent = await digitalbazaar.secretKeyToPublicKey({
+      secretKey: rawSecret(key),
+      ciphersuite: 'BLS12-381-SHA-256',
+    });
     expect(Buffer.from(publicKey)).toEqual(Buffer.from(independent));
     expect(Buffer.from(generateBbsKey().secret)).not.toEqual(Buffer.from(key.secret));
   });
 
   it("imports the draft's secret key octets (the fixture key gives the fixture public key)", () => {
-    const fixture = JSON.parse(readFileSync(new URL('./vectors/bls12-381-sha-256/keypair.json', import.meta.url), 'utf8'));
+    const fixture = JSON.parse(
+      readFileSync(new URL('./vectors/bls12-381-sha-256/keypair.json', import.meta.url), 'utf8'),
+    );
     const key = importBbsKey(Buffer.from(fixture.keyPair.secretKey, 'hex'));
     expect(Buffer.from(bbsPublicKey(key)).toString('hex')).toBe(fixture.keyPair.publicKey);
   });
@@ -66,7 +71,15 @@ function behavesAsBbs(name: string, open: () => Promise<BbsOperations>): void {
       const signature = await bbs.sign(key, messages, header);
       expect(signature).toHaveLength(80);
       expect(await bbs.verify(publicKey, signature, messages, header)).toBe(true);
-      expect(await digitalbazaar.verifySignature({ publicKey, signature, header, messages, ciphersuite: 'BLS12-381-SHA-256' })).toBe(true);
+      expect(
+        await digitalbazaar.verifySignature({
+          publicKey,
+          signature,
+          header,
+          messages,
+          ciphersuite: 'BLS12-381-SHA-256',
+        }),
+      ).toBe(true);
       expect(await bbs.verify(publicKey, signature, [...messages.slice(0, 5), utf8('claim 6')], header)).toBe(false);
       expect(await bbs.verify(publicKey, signature, messages)).toBe(false);
       expect(await bbs.verify(bbsPublicKey(generateBbsKey()), signature, messages, header)).toBe(false);
@@ -82,27 +95,66 @@ function behavesAsBbs(name: string, open: () => Promise<BbsOperations>): void {
       ];
       expect(await bbs.verifyProof(publicKey, proof, revealed, nonce, header)).toBe(true);
       expect(await bbs.verifyProof(publicKey, proof, revealed, utf8('another nonce'), header)).toBe(false);
-      expect(await bbs.verifyProof(publicKey, proof, [{ index: 4, message: messages[4]! }, { index: 2, message: messages[1]! }], nonce, header)).toBe(false);
+      expect(
+        await bbs.verifyProof(
+          publicKey,
+          proof,
+          [
+            { index: 4, message: messages[4]! },
+            { index: 2, message: messages[1]! },
+          ],
+          nonce,
+          header,
+        ),
+      ).toBe(false);
       expect(await bbs.verifyProof(publicKey, proof, revealed, nonce)).toBe(false);
-      expect(await bbs.verifyProof(publicKey, proof.subarray(0, proof.length - 32), revealed, nonce, header)).toBe(false);
+      expect(await bbs.verifyProof(publicKey, proof.subarray(0, proof.length - 32), revealed, nonce, header)).toBe(
+        false,
+      );
     });
 
     it('rejects bad input with KmsCryptoError', async () => {
       const signature = await bbs.sign(key, messages);
       expect((await failure(() => bbs.sign(generateKey('ED25519'), messages))).code).toBe('wrong-key-kind');
-      expect((await failure(() => bbs.verify(publicKey.subarray(1), signature, messages))).message).toBe('publicKey must be 96 bytes, got 95');
-      expect((await failure(() => bbs.verify(publicKey, signature.subarray(1), messages))).message).toBe('signature must be 80 bytes, got 79');
-      expect((await failure(() => bbs.sign(key, ['x' as unknown as Uint8Array]))).message).toBe('messages[0] must be bytes');
-      expect((await failure(() => bbs.sign(key, Array.from({ length: 1025 }, () => new Uint8Array())))).message).toContain('more than 1024');
-      expect((await failure(() => bbs.deriveProof(publicKey, signature, messages, [6], nonce))).message).toBe('revealedIndexes[0] must be a whole number from 0 to 5, got 6');
-      expect((await failure(() => bbs.deriveProof(publicKey, signature, messages, [1, 1], nonce))).message).toBe('revealedIndexes names index 1 twice');
+      expect((await failure(() => bbs.verify(publicKey.subarray(1), signature, messages))).message).toBe(
+        'publicKey must be 96 bytes, got 95',
+      );
+      expect((await failure(() => bbs.verify(publicKey, signature.subarray(1), messages))).message).toBe(
+        'signature must be 80 bytes, got 79',
+      );
+      expect((await failure(() => bbs.sign(key, ['x' as unknown as Uint8Array]))).message).toBe(
+        'messages[0] must be bytes',
+      );
+      expect(
+        (
+          await failure(() =>
+            bbs.sign(
+              key,
+              Array.from({ length: 1025 }, () => new Uint8Array()),
+            ),
+          )
+        ).message,
+      ).toContain('more than 1024');
+      expect((await failure(() => bbs.deriveProof(publicKey, signature, messages, [6], nonce))).message).toBe(
+        'revealedIndexes[0] must be a whole number from 0 to 5, got 6',
+      );
+      expect((await failure(() => bbs.deriveProof(publicKey, signature, messages, [1, 1], nonce))).message).toBe(
+        'revealedIndexes names index 1 twice',
+      );
       expect((await failure(() => bbs.deriveProof(publicKey, signature, messages, [0], nonce, header))).message).toBe(
         'signature does not verify for these messages and header',
       );
-      expect((await failure(() => bbs.verifyProof(publicKey, signature, [{ index: -1, message: messages[0]! }], nonce))).code).toBe('bad-input');
-      expect((await failure(() => bbs.verifyProof(publicKey, new Uint8Array(272 + 32 * 1024), [{ index: 0, message: messages[0]! }], nonce))).message).toBe(
-        'proof covers 1025 messages, more than 1024',
-      );
+      expect(
+        (await failure(() => bbs.verifyProof(publicKey, signature, [{ index: -1, message: messages[0]! }], nonce)))
+          .code,
+      ).toBe('bad-input');
+      expect(
+        (
+          await failure(() =>
+            bbs.verifyProof(publicKey, new Uint8Array(272 + 32 * 1024), [{ index: 0, message: messages[0]! }], nonce),
+          )
+        ).message,
+      ).toBe('proof covers 1025 messages, more than 1024');
     });
 
     it('signs an empty list of messages (the header alone)', async () => {
@@ -120,7 +172,8 @@ behavesAsBbs('BBS on the calling thread', () => createBbs({ threads: 0 }));
 describe('BBS on worker threads (built dist/, own process)', () => {
   it('signs, verifies, derives and verifies a proof on two threads; a bad input comes back as KmsCryptoError', () => {
     const built = new URL('../../../dist/crypto/bbs/index.js', import.meta.url);
-    if (!existsSync(built)) throw new Error(`${built.pathname} is missing: build first with \`npx tsc -b services/kms\``);
+    if (!existsSync(built))
+      throw new Error(`${built.pathname} is missing: build first with \`npx tsc -b services/kms\``);
     const script = `
       const { createBbs, generateBbsKey, bbsPublicKey } = await import(${JSON.stringify(built.href)});
       const { threadId } = await import('node:worker_threads');
@@ -157,9 +210,17 @@ describe('BBS on worker threads (built dist/, own process)', () => {
       sameSignatures: true,
       verified: true,
       proofVerified: true,
-      error: { name: 'KmsCryptoError', code: 'bad-input', message: 'revealedIndexes[0] must be a whole number from 0 to 2, got 3' },
+      error: {
+        name: 'KmsCryptoError',
+        code: 'bad-input',
+        message: 'revealedIndexes[0] must be a whole number from 0 to 2, got 3',
+      },
       // Found out on a worker thread (the signature is checked there) and handed back as the same error type.
-      fromWorker: { name: 'KmsCryptoError', code: 'bad-input', message: 'signature does not verify for these messages and header' },
+      fromWorker: {
+        name: 'KmsCryptoError',
+        code: 'bad-input',
+        message: 'signature does not verify for these messages and header',
+      },
     });
   });
 });

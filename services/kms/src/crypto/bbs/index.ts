@@ -31,7 +31,8 @@ export function generateBbsKey(): KeyMaterial {
 /** A key from the draft's secret key octets: a 32-byte big-endian scalar in [1, r-1]. */
 export function importBbsKey(key: Uint8Array): KeyMaterial {
   requireBytes(key, 'key');
-  if (key.length !== BBS_SECRET_KEY_LENGTH) throw badInput(`a BLS12381G2 key is a ${BBS_SECRET_KEY_LENGTH}-byte scalar, got ${key.length} bytes`);
+  if (key.length !== BBS_SECRET_KEY_LENGTH)
+    throw badInput(`a BLS12381G2 key is a ${BBS_SECRET_KEY_LENGTH}-byte scalar, got ${key.length} bytes`);
   const scalar = os2ip(key);
   if (scalar === 0n || scalar >= r) throw badInput('a BLS12381G2 key must be a scalar between 1 and r-1');
   return keyMaterial('BLS12381G2', key);
@@ -46,13 +47,15 @@ function checkedKey(m: KeyMaterial): KeyMaterial {
   requireKind(m, ['bbs'], 'make BBS signatures');
   const secret = rawSecret(m);
   const scalar = os2ip(secret);
-  if (secret.length !== BBS_SECRET_KEY_LENGTH || scalar === 0n || scalar >= r) throw badInput('key material secret is not a BLS12381G2 key');
+  if (secret.length !== BBS_SECRET_KEY_LENGTH || scalar === 0n || scalar >= r)
+    throw badInput('key material secret is not a BLS12381G2 key');
   return m;
 }
 
 function checkedMessages(messages: Uint8Array[], field: string): Uint8Array[] {
   if (!Array.isArray(messages)) throw badInput(`${field} must be a list of byte strings`);
-  if (messages.length > BBS_MAX_MESSAGES) throw badInput(`${field} has ${messages.length} entries, more than ${BBS_MAX_MESSAGES}`);
+  if (messages.length > BBS_MAX_MESSAGES)
+    throw badInput(`${field} has ${messages.length} entries, more than ${BBS_MAX_MESSAGES}`);
   messages.forEach((message, i) => requireBytes(message, `${field}[${i}]`));
   return messages;
 }
@@ -65,7 +68,9 @@ function checkedLength(value: Uint8Array, length: number, field: string): Uint8A
 
 function checkedIndex(index: unknown, count: number | undefined, field: string): number {
   if (!Number.isSafeInteger(index) || (index as number) < 0 || (count !== undefined && (index as number) >= count))
-    throw badInput(`${field} must be a whole number${count === undefined ? ' not below 0' : ` from 0 to ${count - 1}`}, got ${String(index)}`);
+    throw badInput(
+      `${field} must be a whole number${count === undefined ? ' not below 0' : ` from 0 to ${count - 1}`}, got ${String(index)}`,
+    );
   return index as number;
 }
 
@@ -144,7 +149,12 @@ export async function createBbs(options: BbsOptions): Promise<BbsOperations> {
   return {
     threads: Math.max(0, options.threads),
     sign: async (m, messages, head) =>
-      (await outcome({ op: 'sign', key: checkedKey(m), messages: checkedMessages(messages, 'messages'), header: header(head) })) as Uint8Array,
+      (await outcome({
+        op: 'sign',
+        key: checkedKey(m),
+        messages: checkedMessages(messages, 'messages'),
+        header: header(head),
+      })) as Uint8Array,
     verify: async (publicKey, signature, messages, head) =>
       (await outcome({
         op: 'verify',
@@ -157,7 +167,10 @@ export async function createBbs(options: BbsOptions): Promise<BbsOperations> {
       checkedMessages(messages, 'messages');
       if (!Array.isArray(revealed)) throw badInput('revealedIndexes must be a list of indexes');
       const indexes = ascending(
-        revealed.map((index, i) => [checkedIndex(index, messages.length, `revealedIndexes[${i}]`), undefined] as [number, undefined]),
+        revealed.map(
+          (index, i) =>
+            [checkedIndex(index, messages.length, `revealedIndexes[${i}]`), undefined] as [number, undefined],
+        ),
         'revealedIndexes',
       ).map(([index]) => index);
       return (await outcome({
@@ -172,14 +185,21 @@ export async function createBbs(options: BbsOptions): Promise<BbsOperations> {
     },
     verifyProof: async (publicKey, proof, revealed, presentationHeader, head) => {
       if (!Array.isArray(revealed)) throw badInput('messages must be a list of revealed messages');
-      if (revealed.length > BBS_MAX_MESSAGES) throw badInput(`messages has ${revealed.length} entries, more than ${BBS_MAX_MESSAGES}`);
+      if (revealed.length > BBS_MAX_MESSAGES)
+        throw badInput(`messages has ${revealed.length} entries, more than ${BBS_MAX_MESSAGES}`);
       requireBytes(proof, 'proof');
       // The proof's length says how many messages were signed; bounded like a signature's, since verifying
       // derives that many generators.
       const signed = revealed.length + (undisclosedCount(proof.length) ?? 0);
       if (signed > BBS_MAX_MESSAGES) throw badInput(`proof covers ${signed} messages, more than ${BBS_MAX_MESSAGES}`);
       const entries = ascending(
-        revealed.map(({ index, message }, i) => [checkedIndex(index, undefined, `revealedIndexes[${i}]`), requireBytes(message, `messages[${i}]`)] as [number, Uint8Array]),
+        revealed.map(
+          ({ index, message }, i) =>
+            [checkedIndex(index, undefined, `revealedIndexes[${i}]`), requireBytes(message, `messages[${i}]`)] as [
+              number,
+              Uint8Array,
+            ],
+        ),
         'revealedIndexes',
       );
       return (await outcome({

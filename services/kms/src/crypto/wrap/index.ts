@@ -54,7 +54,12 @@ function requireWrapInputs(cek: Uint8Array, apu: Uint8Array, apv: Uint8Array): v
  * Anoncrypt (ECDH-ES, RFC 7518 §4.6): an ephemeral key on the recipient's curve, the Concat KDF over the shared
  * secret, and the CEK wrapped under the derived key.
  */
-export function wrapAnoncrypt(cek: Uint8Array, apu: Uint8Array, apv: Uint8Array, recipient: RecipientPublicKey): RecipientWrappedKey {
+export function wrapAnoncrypt(
+  cek: Uint8Array,
+  apu: Uint8Array,
+  apv: Uint8Array,
+  recipient: RecipientPublicKey,
+): RecipientWrappedKey {
   requireWrapInputs(cek, apu, apv);
   const { curve, key } = wrapPublicKey(recipient, 'recPubKey');
   const keyWrap = keyWrapFor(curve);
@@ -128,13 +133,15 @@ export function unwrap(
   const apv = requireBytes(wrapped.apv, 'wrappedKey.apv');
   const { authcrypt, keyWrap } = parseAlgorithm(wrapped.alg);
   const epk = wrapPublicKey(wrapped.epk, 'wrappedKey.epk');
-  if (epk.curve !== own.curve) throw badInput(`wrappedKey.epk.curve ${epk.curve} differs from the key's curve ${own.curve}`);
+  if (epk.curve !== own.curve)
+    throw badInput(`wrappedKey.epk.curve ${epk.curve} differs from the key's curve ${own.curve}`);
   let z = sharedSecret(own.privateKey, epk.key, 'wrappedKey.epk');
   if (authcrypt) {
     if (senderPublicKey === undefined) throw badInput(`senderPubKey is required to unwrap ${wrapped.alg}`);
     if (tag !== undefined) requireBytes(tag, 'tag');
     const sender = wrapPublicKey(senderPublicKey, 'senderPubKey');
-    if (sender.curve !== own.curve) throw badInput(`senderPubKey.curve ${sender.curve} differs from the key's curve ${own.curve}`);
+    if (sender.curve !== own.curve)
+      throw badInput(`senderPubKey.curve ${sender.curve} differs from the key's curve ${own.curve}`);
     z = Buffer.concat([z, sharedSecret(own.privateKey, sender.key, 'senderPubKey')]);
   }
   const kek = concatKdf(z, KEK_BITS, wrapped.alg, apu, apv, authcrypt ? (tag ?? new Uint8Array()) : undefined);

@@ -47,8 +47,12 @@ export function wrapPublicKey(key: WrapPublicKey, field: string): { curve: WrapC
   if (typeof key !== 'object' || key === null) throw badInput(`${field} is missing`);
   const { type, x, y } = key;
   const curve = wrapCurveOf(key.curve);
-  if (!curve) throw badInput(`${field}.curve must be one of ${WRAP_CURVES.join(', ')} (or ${Object.keys(CURVE_ALIASES).join(', ')})`);
-  if (!(x instanceof Uint8Array) || !(y instanceof Uint8Array)) throw badInput(`${field}.x and ${field}.y must be bytes`);
+  if (!curve)
+    throw badInput(
+      `${field}.curve must be one of ${WRAP_CURVES.join(', ')} (or ${Object.keys(CURVE_ALIASES).join(', ')})`,
+    );
+  if (!(x instanceof Uint8Array) || !(y instanceof Uint8Array))
+    throw badInput(`${field}.x and ${field}.y must be bytes`);
   const ec = ecCurve(curve);
   if (!ec) {
     if (type !== 'OKP') throw badInput(`${field}.type must be OKP for curve X25519`);
@@ -58,7 +62,8 @@ export function wrapPublicKey(key: WrapPublicKey, field: string): { curve: WrapC
   if (type !== 'EC') throw badInput(`${field}.type must be EC for curve ${curve}`);
   // Go's big.Int.Bytes(), which the original used, drops leading zero bytes: shorter coordinates are padded.
   const coordinate = (value: Uint8Array, name: string): string => {
-    if (value.length === 0 || value.length > ec.size) throw badInput(`${field}.${name} must be 1 to ${ec.size} bytes for ${curve}, got ${value.length}`);
+    if (value.length === 0 || value.length > ec.size)
+      throw badInput(`${field}.${name} must be 1 to ${ec.size} bytes for ${curve}, got ${value.length}`);
     return Buffer.concat([Buffer.alloc(ec.size - value.length), value]).toString('base64url');
   };
   const jwk = { kty: 'EC', crv: curve, x: coordinate(x, 'x'), y: coordinate(y, 'y') };

@@ -65,8 +65,12 @@ describe('key wrap building blocks against published vectors', () => {
     const zs = sharedSecret(privateJwk(v.aliceStatic), publicJwk(recipient.key), 'recipient');
     expect([ze.toString('hex'), zs.toString('hex')]).toEqual([recipient.ze, recipient.zs]);
     // The recipient computes the same Z from its own private key.
-    expect(sharedSecret(privateJwk(recipient.key), publicJwk(v.aliceEphemeral), 'epk').toString('hex')).toBe(recipient.ze);
-    expect(sharedSecret(privateJwk(recipient.key), publicJwk(v.aliceStatic), 'sender').toString('hex')).toBe(recipient.zs);
+    expect(sharedSecret(privateJwk(recipient.key), publicJwk(v.aliceEphemeral), 'epk').toString('hex')).toBe(
+      recipient.ze,
+    );
+    expect(sharedSecret(privateJwk(recipient.key), publicJwk(v.aliceStatic), 'sender').toString('hex')).toBe(
+      recipient.zs,
+    );
     const kek = concatKdf(Buffer.concat([ze, zs]), v.keyBits, v.algorithmId, utf8(v.apu), utf8(v.apv), b64u(v.tag));
     expect(kek.toString('hex')).toBe(recipient.kek);
     expect(aesKeyWrap(kek, hex(v.cek)).toString('base64url')).toBe(recipient.encryptedKey);
@@ -104,7 +108,13 @@ describe.each(CURVES)('wrap and unwrap with %s keys', (type, curve) => {
 
   it('anoncrypt (ECDH-ES): the recipient key unwraps the CEK; epk is a fresh key on its curve', () => {
     const wrapped = wrapAnoncrypt(cek, apu, apv, publicShape(recipient, 'bob-key'));
-    expect(wrapped).toMatchObject({ kid: 'bob-key', alg: `ECDH-ES+${keyWrap}`, apu, apv, epk: { curve, type: curve === 'X25519' ? 'OKP' : 'EC' } });
+    expect(wrapped).toMatchObject({
+      kid: 'bob-key',
+      alg: `ECDH-ES+${keyWrap}`,
+      apu,
+      apv,
+      epk: { curve, type: curve === 'X25519' ? 'OKP' : 'EC' },
+    });
     expect(Buffer.from(unwrap(recipient, wrapped))).toEqual(cek);
     const again = wrapAnoncrypt(cek, apu, apv, publicShape(recipient));
     expect(Buffer.from(again.epk.x)).not.toEqual(Buffer.from(wrapped.epk.x));
@@ -116,9 +126,15 @@ describe.each(CURVES)('wrap and unwrap with %s keys', (type, curve) => {
       const wrapped = wrapAuthcrypt(sender, cek, apu, apv, publicShape(recipient), tag);
       expect(wrapped.alg).toBe(`ECDH-1PU+${keyWrap}`);
       expect(Buffer.from(unwrap(recipient, wrapped, publicShape(sender), tag))).toEqual(cek);
-      expect((await failure(() => unwrap(recipient, wrapped, publicShape(generateKey(type)), tag))).code).toBe('decrypt-failed');
-      expect((await failure(() => unwrap(recipient, wrapped, publicShape(sender), randomBytes(16)))).code).toBe('decrypt-failed');
-      expect((await failure(() => unwrap(recipient, wrapped))).message).toBe(`senderPubKey is required to unwrap ECDH-1PU+${keyWrap}`);
+      expect((await failure(() => unwrap(recipient, wrapped, publicShape(generateKey(type)), tag))).code).toBe(
+        'decrypt-failed',
+      );
+      expect((await failure(() => unwrap(recipient, wrapped, publicShape(sender), randomBytes(16)))).code).toBe(
+        'decrypt-failed',
+      );
+      expect((await failure(() => unwrap(recipient, wrapped))).message).toBe(
+        `senderPubKey is required to unwrap ECDH-1PU+${keyWrap}`,
+      );
     }
     // No tag is the empty tag: its zero length enters the KDF either way (as later aries versions derive it).
     const untagged = wrapAuthcrypt(sender, cek, apu, apv, publicShape(recipient));
@@ -129,7 +145,11 @@ describe.each(CURVES)('wrap and unwrap with %s keys', (type, curve) => {
     const wrapped = wrapAnoncrypt(cek, apu, apv, publicShape(recipient));
     const tampered = Buffer.from(wrapped.encryptedKey);
     tampered[tampered.length - 1]! ^= 1;
-    for (const changed of [{ ...wrapped, encryptedKey: tampered }, { ...wrapped, apu: utf8('mallory') }, { ...wrapped, apv: new Uint8Array() }]) {
+    for (const changed of [
+      { ...wrapped, encryptedKey: tampered },
+      { ...wrapped, apu: utf8('mallory') },
+      { ...wrapped, apv: new Uint8Array() },
+    ]) {
       expect((await failure(() => unwrap(recipient, changed))).code).toBe('decrypt-failed');
     }
     expect((await failure(() => unwrap(generateKey(type), wrapped))).code).toBe('decrypt-failed');
@@ -145,17 +165,31 @@ describe('wrap: bad input', () => {
   it('refuses a recipient key that is not a point of its curve, or of the wrong shape', async () => {
     const good = publicShape(p256);
     const offCurve = { ...good, y: Buffer.from(good.y).map((byte, i) => (i === 31 ? byte ^ 1 : byte)) };
-    expect((await failure(() => wrapAnoncrypt(cek, empty, empty, offCurve))).message).toBe('recPubKey is not a point on P-256');
+    expect((await failure(() => wrapAnoncrypt(cek, empty, empty, offCurve))).message).toBe(
+      'recPubKey is not a point on P-256',
+    );
     expect((await failure(() => wrapAnoncrypt(cek, empty, empty, { ...good, curve: 'P-255' }))).code).toBe('bad-input');
-    expect((await failure(() => wrapAnoncrypt(cek, empty, empty, { ...good, type: 'OKP' }))).message).toBe('recPubKey.type must be EC for curve P-256');
-    expect((await failure(() => wrapAnoncrypt(cek, empty, empty, { ...good, x: new Uint8Array(33) }))).code).toBe('bad-input');
+    expect((await failure(() => wrapAnoncrypt(cek, empty, empty, { ...good, type: 'OKP' }))).message).toBe(
+      'recPubKey.type must be EC for curve P-256',
+    );
+    expect((await failure(() => wrapAnoncrypt(cek, empty, empty, { ...good, x: new Uint8Array(33) }))).code).toBe(
+      'bad-input',
+    );
     const wrapped = wrapAnoncrypt(cek, empty, empty, good);
-    expect((await failure(() => unwrap(p256, { ...wrapped, epk: { ...wrapped.epk, y: offCurve.y } }))).message).toBe('wrappedKey.epk is not a point on P-256');
+    expect((await failure(() => unwrap(p256, { ...wrapped, epk: { ...wrapped.epk, y: offCurve.y } }))).message).toBe(
+      'wrappedKey.epk is not a point on P-256',
+    );
     const okp = publicShape(x25519);
     const small = wrapAnoncrypt(cek, empty, empty, okp);
-    expect((await failure(() => unwrap(x25519, { ...small, epk: { ...small.epk, x: new Uint8Array(32) } }))).message).toContain('small order');
-    expect((await failure(() => wrapAnoncrypt(cek, empty, empty, { ...okp, y: new Uint8Array(32) }))).message).toBe('recPubKey.y must be empty for curve X25519');
-    expect((await failure(() => wrapAnoncrypt(cek, empty, empty, { ...okp, x: new Uint8Array(32) }))).message).toContain('small order');
+    expect(
+      (await failure(() => unwrap(x25519, { ...small, epk: { ...small.epk, x: new Uint8Array(32) } }))).message,
+    ).toContain('small order');
+    expect((await failure(() => wrapAnoncrypt(cek, empty, empty, { ...okp, y: new Uint8Array(32) }))).message).toBe(
+      'recPubKey.y must be empty for curve X25519',
+    );
+    expect(
+      (await failure(() => wrapAnoncrypt(cek, empty, empty, { ...okp, x: new Uint8Array(32) }))).message,
+    ).toContain('small order');
   });
 
   it("accepts the original's other curve spellings (Tink's, SEC 2's); the epk always says P-256 etc.", () => {
@@ -175,15 +209,27 @@ describe('wrap: bad input', () => {
   });
 
   it('refuses a CEK AES key wrap cannot take, and a non-ECDH or mismatched key', async () => {
-    expect((await failure(() => wrapAnoncrypt(randomBytes(12), empty, empty, publicShape(p256)))).message).toContain('cek must be at least 16 bytes');
-    expect((await failure(() => wrapAuthcrypt(generateKey('ED25519'), cek, empty, empty, publicShape(p256)))).code).toBe('wrong-key-kind');
-    expect((await failure(() => wrapAuthcrypt(x25519, cek, empty, empty, publicShape(p256)))).message).toBe("recPubKey.curve P-256 differs from the sender key's curve X25519");
+    expect((await failure(() => wrapAnoncrypt(randomBytes(12), empty, empty, publicShape(p256)))).message).toContain(
+      'cek must be at least 16 bytes',
+    );
+    expect(
+      (await failure(() => wrapAuthcrypt(generateKey('ED25519'), cek, empty, empty, publicShape(p256)))).code,
+    ).toBe('wrong-key-kind');
+    expect((await failure(() => wrapAuthcrypt(x25519, cek, empty, empty, publicShape(p256)))).message).toBe(
+      "recPubKey.curve P-256 differs from the sender key's curve X25519",
+    );
     const wrapped = wrapAnoncrypt(cek, empty, empty, publicShape(p256));
-    expect((await failure(() => unwrap(generateKey('NISTP384ECDHKW'), wrapped))).message).toBe("wrappedKey.epk.curve P-256 differs from the key's curve P-384");
+    expect((await failure(() => unwrap(generateKey('NISTP384ECDHKW'), wrapped))).message).toBe(
+      "wrappedKey.epk.curve P-256 differs from the key's curve P-384",
+    );
     expect((await failure(() => unwrap(generateKey('AES256GCM'), wrapped))).code).toBe('wrong-key-kind');
     expect((await failure(() => unwrap(p256, { ...wrapped, alg: 'ECDH-ES+A128KW' }))).code).toBe('unsupported');
-    expect((await failure(() => unwrap(p256, { ...wrapped, encryptedKey: new Uint8Array(20) }))).code).toBe('bad-input');
-    expect((await failure(() => unwrap(p256, { ...wrapped, apu: 'x' as unknown as Uint8Array }))).message).toBe('wrappedKey.apu must be bytes');
+    expect((await failure(() => unwrap(p256, { ...wrapped, encryptedKey: new Uint8Array(20) }))).code).toBe(
+      'bad-input',
+    );
+    expect((await failure(() => unwrap(p256, { ...wrapped, apu: 'x' as unknown as Uint8Array }))).message).toBe(
+      'wrappedKey.apu must be bytes',
+    );
   });
 });
 
@@ -203,7 +249,13 @@ describe('interoperability with the jose library (ECDH-ES+A256KW, JWE compact)',
       .setProtectedHeader({ alg: 'ECDH-ES+A256KW', enc: 'A256GCM' })
       .setKeyManagementParameters({ apu: utf8('Alice'), apv: utf8('Bob') })
       .encrypt(await importJWK(recipientPublicJwk, 'ECDH-ES+A256KW'));
-    const [protectedB64, encryptedKey, iv, ciphertext, tag] = jwe.split('.') as [string, string, string, string, string];
+    const [protectedB64, encryptedKey, iv, ciphertext, tag] = jwe.split('.') as [
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
     const header = JSON.parse(b64u(protectedB64).toString('utf8'));
     const wrapped: RecipientWrappedKey = {
       encryptedKey: b64u(encryptedKey),
@@ -222,7 +274,15 @@ describe('interoperability with the jose library (ECDH-ES+A256KW, JWE compact)',
     const ours = wrapAnoncrypt(ourCek, utf8('Alice'), utf8('Bob'), publicShape(recipient));
     const b = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64url');
     const ourHeader = b(
-      utf8(JSON.stringify({ alg: ours.alg, enc: 'A256GCM', apu: b(ours.apu), apv: b(ours.apv), epk: { kty: 'EC', crv: curve, x: b(ours.epk.x), y: b(ours.epk.y) } })),
+      utf8(
+        JSON.stringify({
+          alg: ours.alg,
+          enc: 'A256GCM',
+          apu: b(ours.apu),
+          apv: b(ours.apv),
+          epk: { kty: 'EC', crv: curve, x: b(ours.epk.x), y: b(ours.epk.y) },
+        }),
+      ),
     );
     const ourIv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', ourCek, ourIv);
