@@ -235,6 +235,52 @@ export const nodeConfigSpec = defineConfig({
         help: 'Report the transparency log in health checks (vctStatus "disabled" when false); witnessing uses the /log setting regardless',
       }),
     },
+    monitoring: {
+      logMonitoringInterval: opt.duration({
+        flag: 'vct-log-monitoring-interval',
+        env: ['VCT_LOG_MONITORING_INTERVAL'],
+        default: '10s',
+        min: '10ms',
+        help: "How often the monitored transparency logs (this node's, followed services', activated ones) are checked",
+      }),
+      logMonitoringMaxTreeSize: opt.int({
+        flag: 'vct-log-monitoring-max-tree-size',
+        env: ['VCT_LOG_MONITORING_MAX_TREE_SIZE'],
+        default: 50_000,
+        min: 0,
+        help: "Up to this tree size a log's root is also rebuilt from its entries (kept in memory: 32 bytes a leaf, twice)",
+      }),
+      logMonitoringGetEntriesRange: opt.int({
+        flag: 'vct-log-monitoring-get-entries-range',
+        env: ['VCT_LOG_MONITORING_GET_ENTRIES_RANGE'],
+        default: 1000,
+        min: 1,
+        max: 1000,
+        help: 'Entries asked for in one get-entries request when a root is rebuilt',
+      }),
+      proofMonitoringInterval: opt.duration({
+        flag: 'vct-proof-monitoring-interval',
+        env: ['VCT_PROOF_MONITORING_INTERVAL'],
+        default: '10s',
+        min: '10ms',
+        help: 'How often logged anchor credentials not yet proven included are checked',
+      }),
+      proofMonitoringMaxRecords: opt.int({
+        flag: 'vct-proof-monitoring-max-records',
+        env: ['VCT_PROOF_MONITORING_MAX_RECORDS'],
+        default: 500,
+        min: 1,
+        max: 10_000,
+        help: 'Logged credentials checked per round at most',
+      }),
+      proofMonitoringExpiryPeriod: opt.duration({
+        flag: 'vct-proof-monitoring-expiry-period',
+        env: ['VCT_PROOF_MONITORING_EXPIRY_PERIOD'],
+        default: '1h',
+        min: '10ms',
+        help: 'A logged credential not proven included this long after it was logged is reported missing and logged again',
+      }),
+    },
     keys: {
       vcSignKeyFile: opt.string({
         flag: 'vc-sign-key-file',

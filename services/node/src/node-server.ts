@@ -5,6 +5,7 @@ import type { CasFeature } from './cas/cas-feature.js';
 import type { NodeContext } from './context.js';
 import type { DiscoveryFeature } from './discovery/discovery-feature.js';
 import type { FederationFeature } from './federation/federation-feature.js';
+import type { LogMonitoringFeature } from './log-monitoring/log-monitoring-feature.js';
 import type { ObserverFeature } from './observer/observer-feature.js';
 import type { OperationStores } from './operations/operation-stores.js';
 import type { ResolutionFeature } from './resolution/resolution-feature.js';
@@ -42,6 +43,7 @@ export interface NodeServices {
   readonly activitypub: ActivityPubFeature;
   readonly witness: WitnessFeature;
   readonly federation: FederationFeature;
+  readonly logMonitoring: LogMonitoringFeature;
 }
 
 export interface NodeServerOptions {

@@ -14,7 +14,13 @@ import type { CasFeature } from './cas/cas-feature.js';
 import type { NodeContext } from './context.js';
 import type { DidWebFeature } from './did-web/did-web-feature.js';
 import type { DiscoveryFeature } from './discovery/discovery-feature.js';
-import { ACCEPT_LIST_UPDATE, ACTIVITY, ALLOWED_ORIGINS_UPDATE, INBOX_ACTIVITY } from './schemas/index.js';
+import {
+  ACCEPT_LIST_UPDATE,
+  ACTIVITY,
+  ALLOWED_ORIGINS_UPDATE,
+  INBOX_ACTIVITY,
+  LOG_MONITOR_UPDATE,
+} from './schemas/index.js';
 import type { SidetreeApiFeature } from './sidetree-api/sidetree-api-feature.js';
 import { DRIVER_IDENTIFIERS_PATH, IDENTIFIERS_PATH, OPERATIONS_PATH } from './sidetree-api/sidetree-api.js';
 import type { SystemFeature } from './system/system-feature.js';
@@ -22,6 +28,7 @@ import type { VcFeature } from './vc/vc-feature.js';
 import type { VctClientFeature } from './vct-client/vct-client-feature.js';
 import type { WitnessFeature } from './witness/witness-feature.js';
 import type { JsonLdContextsFeature } from '@anchor/common/jsonld-contexts';
+import type { LogMonitoringFeature } from './log-monitoring/log-monitoring-feature.js';
 
 /** The features whose handlers the node's routes are. */
 export interface RoutedFeatures {
@@ -30,6 +37,7 @@ export interface RoutedFeatures {
   cas: CasFeature;
   vc: VcFeature;
   vct: VctClientFeature;
+  logMonitoring: LogMonitoringFeature;
   activitypub: ActivityPubFeature;
   witness: WitnessFeature;
   system: SystemFeature;
@@ -64,7 +72,7 @@ export function nodeApiInfo(ctx: NodeContext): ApiInfo {
  * The README's endpoint tables are rendered from it (`npm run docs`).
  */
 export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpec[] {
-  const { sidetreeApi, didWeb, cas, vc, vct, activitypub, witness, system, discovery } = features;
+  const { sidetreeApi, didWeb, cas, vc, vct, logMonitoring, activitypub, witness, system, discovery } = features;
   const ap = activitypub.handlers;
   const base = ctx.urls.servicePath;
   const collection = (name: string, what: string, handler: RequestHandler): ExpressRouteSpec => ({
@@ -204,6 +212,38 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
         400: 'not a text body, or not a log URL',
       },
       handler: vct.handlers.setLog,
+    },
+    {
+      method: 'GET',
+      path: '/log-monitor',
+      auth: 'admin',
+      tag: 'sidetree',
+      summary:
+        'the monitored transparency logs with `?status=active` (default) or `inactive` as `{"active": [...]}` / `{"inactive": [...]}`, or those found misbehaving with `failed`; each `{Log, STH, PubKey, Active, Source, VerifiedAt, CheckedAt, LastError, Failure}`',
+      query: [
+        {
+          name: 'status',
+          description: '`active` (default), `inactive` or `failed`',
+          schema: { enum: ['active', 'inactive', 'failed'] },
+        },
+      ],
+      responses: {
+        200: { description: 'the logs', mediaType: 'application/json' },
+        400: 'another status, or the parameter twice',
+        404: 'no log has that status',
+      },
+      handler: logMonitoring.handlers.get,
+    },
+    {
+      method: 'POST',
+      path: '/log-monitor',
+      auth: 'admin',
+      tag: 'sidetree',
+      summary:
+        '`{"activate"?: [log URL], "deactivate"?: [log URL]}` (any JSON content type): switches monitoring; activating a failed log starts it again from its current tree head (the evidence stays)',
+      body: { mediaTypes: JSON_TYPES, schema: LOG_MONITOR_UPDATE },
+      responses: { 200: 'done', 400: 'bad shape or not a log URL; nothing changes' },
+      handler: logMonitoring.handlers.post,
     },
 
     // Federation: the service actor, its collections, inbox and outbox; the witness policy.

@@ -11,6 +11,7 @@ import { createCasFeature } from './cas/cas-feature.js';
 import { createDidWebFeature } from './did-web/did-web-feature.js';
 import { createDiscoveryFeature } from './discovery/discovery-feature.js';
 import { createFederationFeature } from './federation/federation-feature.js';
+import { createLogMonitoringFeature } from './log-monitoring/log-monitoring-feature.js';
 import { createObserverFeature } from './observer/observer-feature.js';
 import { OperationStores } from './operations/operation-stores.js';
 import { createResolutionFeature } from './resolution/resolution-feature.js';
@@ -67,6 +68,9 @@ const nodeService = (options: NodeServerOptions): ServiceDefinition<NodeConfig, 
     });
     const sidetreeApi = add(createSidetreeApiFeature(ctx, { stores, resolution, sink: anchoring.writer }));
     const federation = add(await createFederationFeature(ctx, { activityPub: activitypub, anchoring, observer, cas }));
+    const logMonitoring = add(
+      await createLogMonitoringFeature(ctx, { vct, activityPub: activitypub, isLeader: () => anchoring.writer.isLeader }),
+    );
     const system = add(createSystemFeature(ctx));
     const discovery = add(
       createDiscoveryFeature(ctx, {
@@ -79,7 +83,19 @@ const nodeService = (options: NodeServerOptions): ServiceDefinition<NodeConfig, 
     );
     mountRoutes(
       ctx.http,
-      nodeRoutes(ctx, { sidetreeApi, didWeb, cas, vc, vct, activitypub, witness, system, discovery, contexts }),
+      nodeRoutes(ctx, {
+        sidetreeApi,
+        didWeb,
+        cas,
+        vc,
+        vct,
+        logMonitoring,
+        activitypub,
+        witness,
+        system,
+        discovery,
+        contexts,
+      }),
     );
     const services: NodeServices = {
       stores,
@@ -94,6 +110,7 @@ const nodeService = (options: NodeServerOptions): ServiceDefinition<NodeConfig, 
       activitypub,
       witness,
       federation,
+      logMonitoring,
     };
     return services;
   },

@@ -50,6 +50,19 @@ export const ALLOWED_ORIGINS_UPDATE = defineSchema<AllowedOriginsUpdate>({
   properties: { add: originList, remove: originList },
 });
 
+export interface LogMonitorUpdate {
+  activate?: string[];
+  deactivate?: string[];
+}
+
+/** POST /log-monitor: `{activate?, deactivate?}`, each a list of log URLs. */
+export const LOG_MONITOR_UPDATE = defineSchema<LogMonitorUpdate>({
+  $id: 'urn:anchor:schema:node:log-monitor-update',
+  type: 'object',
+  additionalProperties: false,
+  properties: { activate: uriList, deactivate: uriList },
+});
+
 export interface Activity {
   '@context'?: unknown;
   id?: string;
