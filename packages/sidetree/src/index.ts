@@ -1,4 +1,5 @@
 export * from './protocol.js';
+export * from './protocol-versions.js';
 export * from './hashing.js';
 export * from './keys/signing-key.js';
 export * from './operations/parse-operation.js';
