@@ -18,7 +18,7 @@ export interface DidKeys {
   /** Private JWKs. */
   updateKey: Jwk;
   recoveryKey: Jwk;
-  /** Document keys by id. */
+  /** Document keys by id: private JWKs, or for a key held in the kms its public JWK with `kid` = the kms key URL. */
   documentKeys: Record<string, Jwk>;
   pending?: { updateKey?: Jwk; recoveryKey?: Jwk; documentKeys?: Record<string, Jwk> };
 }

@@ -1,3 +1,4 @@
+import { KmsClient } from '@anchor/common/clients';
 import { KeyPair, type Jwk } from '@anchor/common/crypto';
 import { isRetryable } from '@anchor/common/errors';
 import { createHttpClient, peerStatusOf } from '@anchor/common/http-client';
@@ -133,6 +134,30 @@ async function currentState(
   return { nodeUrl, resolution };
 }
 
+/**
+ * The DID's document key: generated here (its private JWK goes to the key file), or with --kms-url and
+ * --keystore created in the kms, whose private half never leaves it (the key file records where it is).
+ * The update and recovery keys stay in the key file: they sign Sidetree operations, which are built here.
+ */
+async function documentSigningKey(context: CommandContext): Promise<{ key: KeyPair; record: Jwk }> {
+  const { args } = context;
+  if (typeof args['kmsUrl'] !== 'string') {
+    const key = KeyPair.generate('Ed25519');
+    return { key, record: key.privateJwk() };
+  }
+  const keystoreId = required(args['keystore'], 'keystore');
+  const kms = new KmsClient({ url: args['kmsUrl'] });
+  try {
+    const keystore = kms.keystore(keystoreId, { capability: required(args['capability'], 'capability') });
+    const created = await keystore.createKey('ED25519', { export: true });
+    const publicKey = created.publicKey ?? (await keystore.exportPublicKey(created.keyId)).publicKey;
+    const key = KeyPair.fromPublicKeyBytes('Ed25519', publicKey);
+    return { key, record: { ...key.publicJwk(), kid: keystore.keyUrl(created.keyId) } };
+  } finally {
+    kms.close();
+  }
+}
+
 const create: CommandSpec = {
   name: 'did create',
   describe: 'Create a did:node DID with a fresh Ed25519 document key; its keys go to --key-file',
@@ -140,6 +165,11 @@ const create: CommandSpec = {
     'key-file': { ...keyFileOption, describe: "Where to write the new DID's keys (must not exist; mode 0600)" },
     'add-service': serviceOption,
     'anchor-origin': { type: 'string', describe: 'Anchor origin of the DID (default: the node URL)' },
+    keystore: {
+      type: 'string',
+      describe: 'With --kms-url: create the document key in this kms keystore (its private half never leaves the kms)',
+    },
+    capability: { type: 'string', describe: "The keystore's capability token (env ANCHOR_CLI_CAPABILITY)" },
     ...waitOptions,
   },
   examples: [
@@ -156,7 +186,7 @@ const create: CommandSpec = {
     const { args, out } = context;
     const nodeUrl = required(args.nodeUrl, 'node-url');
     const keyFile = required(args['keyFile'], 'key-file');
-    const signingKey = KeyPair.generate('Ed25519');
+    const { key: signingKey, record: signingRecord } = await documentSigningKey(context);
     const updateKey = KeyPair.generate('Ed25519');
     const recoveryKey = KeyPair.generate('Ed25519');
     const built = createRequest({
@@ -177,7 +207,7 @@ const create: CommandSpec = {
         nodeUrl,
         updateKey: privateJwk(updateKey),
         recoveryKey: privateJwk(recoveryKey),
-        documentKeys: { 'key-1': privateJwk(signingKey) },
+        documentKeys: { 'key-1': signingRecord },
       },
       true,
     );
