@@ -31,6 +31,8 @@ export interface NodeAdminClientOptions {
   servicePath?: string;
   /** Default 10 s: the admin endpoints answer from the node's own store. */
   timeoutMs?: number;
+  /** A node served over https with a private CA: the CA certificates (PEM) to trust besides Node's roots. */
+  ca?: Array<string | Buffer>;
 }
 
 export interface NodeHealth {
@@ -74,6 +76,7 @@ export class NodeAdminClient {
     this.http = createHttpClient({
       timeoutMs: options.timeoutMs ?? 10_000,
       ...(token === undefined ? {} : { bearerToken: () => token }),
+      ...(options.ca === undefined ? {} : { tls: { ca: options.ca } }),
     });
   }
 
@@ -135,7 +138,10 @@ export class NodeAdminClient {
    */
   async undo(type: 'Follow' | 'Invite', service: string): Promise<string> {
     const undone = (await this.activities('outbox'))
-      .filter((activity) => activity.type === type && iriOf(type === 'Follow' ? activity.object : activity['target']) === service)
+      .filter(
+        (activity) =>
+          activity.type === type && iriOf(type === 'Follow' ? activity.object : activity['target']) === service,
+      )
       .at(-1);
     if (undone === undefined) throw notFound(`${this.url} has posted no ${type} of ${service}`);
     return this.postToOutbox({ '@context': ACTIVITY_CONTEXTS, type: 'Undo', to: service, object: undone.id });

@@ -12,3 +12,4 @@ export {
   type HttpResponse,
   type RetryPolicy,
 } from './http-client.js';
+export { readCaCertificates, withBundledRoots } from './ca-certificates.js';

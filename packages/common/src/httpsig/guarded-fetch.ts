@@ -19,6 +19,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { AppError, permanent, transient } from '../errors/index.js';
+import { withBundledRoots } from '../http-client/ca-certificates.js';
 import type { FetchJson } from './fetch-json.js';
 
 export type AddressClass = 'public' | 'loopback' | 'private' | 'link-local' | 'reserved';
@@ -41,6 +42,8 @@ export interface GuardedFetchOptions {
   hostBudget?: { fetches: number; windowMs: number };
   /** How long a host that failed at the network level (refused, unreachable, timed out, refused address) is not tried again. Default 30 s. */
   hostFailureTtlMs?: number;
+  /** CA certificates trusted besides Node's bundled roots (`--tls-cacerts`). */
+  ca?: ReadonlyArray<string | Buffer>;
   /** Tests: the resolver (default `dns.lookup`). */
   lookup?: typeof dnsLookup;
   now?: () => number;
@@ -138,6 +141,7 @@ export function createGuardedFetchJson(options: GuardedFetchOptions = {}): Fetch
   const timeoutMs = options.timeoutMs ?? 5_000;
   const maxRedirects = options.maxRedirects ?? 3;
   const resolve = options.lookup ?? dnsLookup;
+  const ca = options.ca !== undefined && options.ca.length > 0 ? withBundledRoots(options.ca) : undefined;
   const limits = new HostLimits(
     options.hostBudget ?? { fetches: 20, windowMs: 10_000 },
     options.hostFailureTtlMs ?? 30_000,
@@ -191,6 +195,7 @@ export function createGuardedFetchJson(options: GuardedFetchOptions = {}): Fetch
         headers: { accept },
         lookup: guardedLookup(url.protocol === 'http:'),
         signal,
+        ...(ca !== undefined && url.protocol === 'https:' ? { ca } : {}),
       });
       request.once('response', resolveResponse);
       request.once('error', reject);

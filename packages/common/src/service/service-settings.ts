@@ -42,6 +42,8 @@ export interface ServiceSettings {
         readonly timeoutMs?: number | undefined;
         /** Outbound requests are signed (with the extension's signer) only where these rules ask for a token; absent: all. */
         readonly signedPaths?: TokenSettings | undefined;
+        /** CA certificates trusted besides Node's bundled roots (`--tls-cacerts`, read with `readCaCertificates`). */
+        readonly ca?: readonly Buffer[] | undefined;
       }
     | undefined;
 }

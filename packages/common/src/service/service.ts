@@ -137,6 +137,9 @@ export async function createService<Config, Extra extends object, Parts>(
     const httpClient = createHttpClient({
       ...(settings.client?.timeoutMs !== undefined ? { timeoutMs: settings.client.timeoutMs } : {}),
       ...(extension.requestSigner ? { signer: extension.requestSigner } : {}),
+      ...(settings.client?.ca !== undefined && settings.client.ca.length > 0
+        ? { tls: { ca: [...settings.client.ca] } }
+        : {}),
       ...(signedPaths
         ? {
             shouldSign: ({ method, url }: { method: string; url: URL }) =>

@@ -1,0 +1,29 @@
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
+
+/**
+ * The CA certificates of `--tls-cacerts` files (PEM, one or more certificates each), read once at start.
+ * A file that cannot be read or holds no certificate is a start-up error naming it, not a TLS failure on
+ * the first outbound call.
+ */
+export function readCaCertificates(files: readonly string[]): Buffer[] {
+  return files.map((file) => {
+    let pem: Buffer;
+    try {
+      pem = readFileSync(file);
+    } catch (error) {
+      throw new Error(`--tls-cacerts: cannot read ${file}: ${(error as Error).message}`);
+    }
+    if (!pem.includes('-----BEGIN CERTIFICATE-----'))
+      throw new Error(`--tls-cacerts: ${file} holds no PEM certificate`);
+    return pem;
+  });
+}
+
+/**
+ * Node's `ca` option replaces the bundled Mozilla roots; an operator's private CA is meant to be trusted
+ * besides them (as the original's system pool plus `--tls-cacerts`), so the roots are listed again.
+ */
+export function withBundledRoots(extra: string | Buffer | ReadonlyArray<string | Buffer>): Array<string | Buffer> {
+  return [...rootCertificates, ...(Array.isArray(extra) ? extra : [extra as string | Buffer])];
+}
