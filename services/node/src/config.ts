@@ -47,7 +47,10 @@ export const nodeConfigSpec = defineConfig({
         secret: true,
         help: 'PEM private key file for --tls-certificate',
       }),
-      tlsCaCerts: opt.list({ flag: 'tls-cacerts', help: 'Extra CA certificate files trusted for outbound https' }),
+      tlsCaCerts: opt.list({
+        flag: 'tls-cacerts',
+        help: "PEM files of CA certificates trusted for outbound https besides Node's bundled roots: every client of the node (federation, WebFinger, CAS, did:web, key fetches, log, kms)",
+      }),
       httpTimeout: opt.duration({
         flag: 'http-timeout',
         env: ['HTTP_TIMEOUT'],
@@ -81,6 +84,21 @@ export const nodeConfigSpec = defineConfig({
         validateItem: (item: string) =>
           isHttpOrigin(item) ? undefined : 'must be an http(s) origin such as https://shared.example.com',
         help: 'Base URLs of other nodes serving the same DIDs, announced as WebFinger and host-meta alternates (e.g. https://shared.example.com)',
+      }),
+      didDiscovery: opt.bool({
+        flag: 'enable-did-discovery',
+        env: ['ANCHOR_DID_DISCOVERY_ENABLED', 'DID_DISCOVERY_ENABLED'],
+        help: 'Resolve a DID unknown here that carries a hashlink or https hint: its anchors are fetched from the hinted node, checked and processed as the observer does',
+      }),
+      resolveFromAnchorOrigin: opt.bool({
+        flag: 'resolve-from-anchor-origin',
+        env: ['RESOLVE_FROM_ANCHOR_ORIGIN'],
+        help: 'Before answering for a published DID anchored elsewhere, ask its anchor origin for its latest anchor and process any this node lacks',
+      }),
+      verifyLatestFromAnchorOrigin: opt.bool({
+        flag: 'verify-latest-from-anchor-origin',
+        env: ['VERIFY_LATEST_FROM_ANCHOR_ORIGIN'],
+        help: 'Refuse an update, recover or deactivate of a DID anchored elsewhere while its anchor origin has operations this node has not seen (re-submit later)',
       }),
       discoveryMinimumResolvers: opt.int({
         flag: 'discovery-minimum-resolvers',
@@ -509,6 +527,10 @@ export const nodeConfigSpec = defineConfig({
   },
   checks: [
     (c) => kmsOptionsProblem(c.keys),
+    (c) =>
+      (c.server.tlsCertificate === undefined) !== (c.server.tlsKey === undefined)
+        ? 'options --tls-certificate and --tls-key: give both to serve https, or neither'
+        : undefined,
     (c) =>
       c.keys.kmsUrl !== undefined && (c.keys.vcSignKeyFile !== undefined || c.keys.httpSignKeyFile !== undefined)
         ? '--kms-url signs with kms keys: drop --vc-sign-key-file and --http-sign-key-file'

@@ -1,7 +1,14 @@
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { kmsSettingsOf } from '@anchor/common/clients';
-import { createDidResolver, didWebResolver, type DidDocument, type DidResolverRegistry } from '@anchor/common/did';
+import {
+  createDidResolver,
+  didWebFetch,
+  didWebResolver,
+  type DidDocument,
+  type DidResolverRegistry,
+} from '@anchor/common/did';
+import { readCaCertificates } from '@anchor/common/http-client';
 import {
   classifyAddress,
   createGuardedFetchJson,
@@ -88,6 +95,7 @@ export function nodeSettings(config: NodeConfig): ServiceSettings {
     tokens: { definitions: auth.authTokensDef, tokens: auth.authTokens },
     client: {
       timeoutMs: server.httpTimeout,
+      ca: readCaCertificates(server.tlsCaCerts ?? []),
       // Federation peers verify our requests by signature, so every outbound request is signed unless client
       // token rules narrow it down (the original signed only where its client rules required a token).
       signedPaths:
@@ -110,10 +118,17 @@ export async function extendNodeContext(base: BaseContext<NodeConfig>): Promise<
   const configValues = await ConfigValues.open(storage);
   const jsonldContexts = await JsonLdContexts.open(storage);
   const kms = kmsSettingsOf(config.keys);
+  // Every outbound client of the node trusts the operator's CAs: the kit's client, and the ones built here.
+  const ca = readCaCertificates(config.server.tlsCaCerts ?? []);
   const keys = await loadNodeKeys(
     {
       ...config.keys,
-      kms: kms && { ...kms, httpKeyId: config.keys.kmsHttpKeyId, timeoutMs: config.server.httpTimeout },
+      kms: kms && {
+        ...kms,
+        httpKeyId: config.keys.kmsHttpKeyId,
+        timeoutMs: config.server.httpTimeout,
+        ...(ca.length > 0 ? { tls: { ca } } : {}),
+      },
     },
     configValues,
   );
@@ -125,7 +140,14 @@ export async function extendNodeContext(base: BaseContext<NodeConfig>): Promise<
   // and anywhere in dev mode).
   const didResolver = createDidResolver().register(
     'web',
-    localFirstDidWebResolver(ownDidDocument, didWebResolver({ http: config.server.devMode ? 'always' : 'loopback' })),
+    localFirstDidWebResolver(
+      ownDidDocument,
+      didWebResolver({
+        // A node served over https expects https of its loopback peers too (a local federation with a private CA).
+        http: config.server.devMode ? 'always' : urls.externalEndpoint.startsWith('https:') ? 'never' : 'loopback',
+        ...(ca.length > 0 ? { fetch: didWebFetch({ tls: { ca }, timeoutMs: config.server.httpTimeout }) } : {}),
+      }),
+    ),
   );
   const httpKeyId = urls.serviceIsDid
     ? `${urls.serviceId}#${keys.httpKeyId}`
@@ -149,7 +171,7 @@ export async function extendNodeContext(base: BaseContext<NodeConfig>): Promise<
           dateWindowMs: config.auth.signatureDateWindow,
           cacheTtlMs: config.federation.actorCacheExpiration,
           resolveDidKey: async (didUrl) => (await didResolver.resolveVerificationMethod(didUrl)).key,
-          fetchJson: createGuardedFetchJson({ policy: keyFetchPolicy(urls, config.server.devMode) }),
+          fetchJson: createGuardedFetchJson({ policy: keyFetchPolicy(urls, config.server.devMode), ca }),
         })
       : undefined,
     requestSigner: signatures ? createRequestSigner({ keyId: httpKeyId, key: keys.httpSigner }) : undefined,

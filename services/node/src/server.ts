@@ -8,6 +8,7 @@ import { createActivityPubFeature } from './activitypub/activitypub-feature.js';
 import { createAnchoringFeature } from './anchoring/anchoring-feature.js';
 import { ParsedOperationCache } from './anchoring/parsed-operation-cache.js';
 import { createCasFeature } from './cas/cas-feature.js';
+import { createDidDiscoveryFeature } from './did-discovery/did-discovery-feature.js';
 import { createDidWebFeature } from './did-web/did-web-feature.js';
 import { createDiscoveryFeature } from './discovery/discovery-feature.js';
 import { createFederationFeature } from './federation/federation-feature.js';
@@ -66,10 +67,19 @@ const nodeService = (options: NodeServerOptions): ServiceDefinition<NodeConfig, 
     witness.onProof((anchorId) => {
       if (anchoring.writer.isLeader) anchoring.pipeline.advance(anchorId);
     });
-    const sidetreeApi = add(createSidetreeApiFeature(ctx, { stores, resolution, sink: anchoring.writer }));
+    const didDiscovery = add(
+      createDidDiscoveryFeature(ctx, { resolution: resolution.service, observer: observer.observer }),
+    );
+    const sidetreeApi = add(
+      createSidetreeApiFeature(ctx, { stores, resolution, sink: anchoring.writer, discovery: didDiscovery }),
+    );
     const federation = add(await createFederationFeature(ctx, { activityPub: activitypub, anchoring, observer, cas }));
     const logMonitoring = add(
-      await createLogMonitoringFeature(ctx, { vct, activityPub: activitypub, isLeader: () => anchoring.writer.isLeader }),
+      await createLogMonitoringFeature(ctx, {
+        vct,
+        activityPub: activitypub,
+        isLeader: () => anchoring.writer.isLeader,
+      }),
     );
     const system = add(createSystemFeature(ctx));
     const discovery = add(

@@ -25,7 +25,7 @@ export interface NodeKeyOptions {
   httpSignKeyFile?: string | undefined;
   httpSignKeyId: string;
   /** Signing through the kms: the keys are the kms's, none is read or generated here. */
-  kms?: (KmsSettings & { httpKeyId?: string | undefined; timeoutMs?: number }) | undefined;
+  kms?: (KmsSettings & { httpKeyId?: string | undefined; timeoutMs?: number; tls?: { ca: Buffer[] } }) | undefined;
 }
 
 async function loadKey(
@@ -77,7 +77,10 @@ async function kmsNodeKeys(
   kms: NonNullable<NodeKeyOptions['kms']>,
   config: ConfigValues,
 ): Promise<NodeKeys> {
-  const connection = connectKms(kms, kms.timeoutMs !== undefined ? { timeoutMs: kms.timeoutMs } : {});
+  const connection = connectKms(kms, {
+    ...(kms.timeoutMs !== undefined ? { timeoutMs: kms.timeoutMs } : {}),
+    ...(kms.tls !== undefined ? { tls: kms.tls } : {}),
+  });
   try {
     const signerFor = (keyId: string | undefined, settingName: string) =>
       openKmsSigner(connection.keystore, {

@@ -51,6 +51,11 @@ export interface OperationIntakeDeps {
   sink: AcceptedOperationSink;
   metrics: NodeMetrics;
   log: Logger;
+  /**
+   * `--verify-latest-from-anchor-origin`: throws when the DID's anchor origin has operations this node lacks.
+   * Given the state from the DID's published operations here and the state with the pending ones too.
+   */
+  verifyLatest?: ((suffix: string, published: ResolutionModel, current: ResolutionModel) => Promise<void>) | undefined;
 }
 
 /**
@@ -155,6 +160,8 @@ export class OperationIntake {
     }
     if (model.deactivated)
       throw new OperationRejected('deactivated', `DID ${suffix} is deactivated: no ${operation.type} is possible`);
+    if (this.deps.verifyLatest !== undefined && published.length > 0)
+      await this.deps.verifyLatest(suffix, resolveOperations(suffix, { published }), model);
     if (same !== undefined) {
       throw new OperationRejected(
         'commitment',

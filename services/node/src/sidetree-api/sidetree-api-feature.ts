@@ -2,11 +2,13 @@ import { badRequest, unavailable } from '@anchor/common/errors';
 import type { FastHandler } from '@anchor/common/http';
 import { getLogger } from '@anchor/common/log';
 import type { NodeContext } from '../context.js';
+import type { DidDiscoveryFeature } from '../did-discovery/did-discovery-feature.js';
 import type { NodeFeature } from '../feature.js';
 import type { OperationStores } from '../operations/operation-stores.js';
 import { resolveWithBinding, VARY } from '../resolution/did-resolution-binding.js';
 import { methodNames } from '../resolution/node-did-resolver.js';
 import type { ResolutionFeature } from '../resolution/resolution-feature.js';
+import type { VersionOptions } from '../resolution/resolution-service.js';
 import { negotiateResolution } from '../resolution/resolution-media-types.js';
 import { OperationIntake, type AcceptedOperationSink } from './operation-intake.js';
 import { queryValue, type SidetreeAnswer, type SidetreeApi } from './sidetree-api.js';
@@ -26,7 +28,12 @@ export interface SidetreeApiFeature extends NodeFeature {
  */
 export function createSidetreeApiFeature(
   ctx: NodeContext,
-  deps: { stores: OperationStores; resolution: ResolutionFeature; sink: AcceptedOperationSink },
+  deps: {
+    stores: OperationStores;
+    resolution: ResolutionFeature;
+    sink: AcceptedOperationSink;
+    discovery?: DidDiscoveryFeature | undefined;
+  },
 ): SidetreeApiFeature {
   const log = getLogger('sidetree-api');
   const intake = new OperationIntake(
@@ -37,6 +44,7 @@ export function createSidetreeApiFeature(
       sink: deps.sink,
       metrics: ctx.nodeMetrics,
       log,
+      verifyLatest: deps.discovery?.verifyLatest,
     },
     {
       namespace: ctx.config.sidetree.didNamespace,
@@ -49,6 +57,9 @@ export function createSidetreeApiFeature(
   };
   const { didNamespace, didAliases } = ctx.config.sidetree;
   const resolvedMethods = new Set([...methodNames(didNamespace, didAliases ?? []), 'web']);
+  const resolveDid =
+    deps.discovery?.resolve ??
+    ((did: string, versions: VersionOptions) => deps.resolution.service.resolve(did, versions));
 
   /** The original's answer: the resolution result, or the did:web view of a did:node DID. */
   const resolveSeed = async (
@@ -63,7 +74,7 @@ export function createSidetreeApiFeature(
     }
     return {
       contentType: 'application/did+ld+json',
-      body: (await deps.resolution.service.resolve(did, versions)).json,
+      body: (await resolveDid(did, versions)).json,
     };
   };
 
