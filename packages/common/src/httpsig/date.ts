@@ -19,9 +19,21 @@ export function checkDateFreshness(value: string | undefined, now: number, windo
   const time = IMF_FIXDATE.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
   if (Number.isNaN(time))
     throw unauthorized(`the Date header is not an HTTP date (IMF-fixdate): ${JSON.stringify(trimmed.slice(0, 40))}`);
+  checkWithinWindow('Date header', time, now, windowMs);
+}
+
+/**
+ * The same window for an RFC 9421 signature's `created` parameter (Unix seconds), which plays the part the
+ * signed `Date` plays for draft-cavage: one replay bound for both schemes.
+ */
+export function checkCreatedFreshness(createdSeconds: number, now: number, windowMs: number): void {
+  checkWithinWindow('signature created time', createdSeconds * 1000, now, windowMs);
+}
+
+function checkWithinWindow(what: string, time: number, now: number, windowMs: number): void {
   const skewSeconds = Math.round((time - now) / 1000);
   if (time < now - windowMs)
-    throw unauthorized(`stale Date header: ${-skewSeconds}s old, the limit is ${windowMs / 1000}s`);
+    throw unauthorized(`stale ${what}: ${-skewSeconds}s old, the limit is ${windowMs / 1000}s`);
   if (time > now + windowMs)
-    throw unauthorized(`Date header is ${skewSeconds}s in the future, the limit is ${windowMs / 1000}s`);
+    throw unauthorized(`${what} is ${skewSeconds}s in the future, the limit is ${windowMs / 1000}s`);
 }

@@ -1,9 +1,16 @@
 /**
  * HTTP signatures (draft-cavage) in the original's wire format: `algorithm="Sign"`, signed headers
  * `(request-target) Date[ Digest]`, `Digest: SHA-256=<base64>`, keys served as `{id, owner, publicKeyPem}` with
- * the PEM block type naming the key type. See the module files for the details of each part.
+ * the PEM block type naming the key type; and RFC 9421 HTTP Message Signatures beside them, verified always and
+ * written when a signer is configured with `scheme: 'rfc9421'`. See the module files for the details of each part.
  */
-export { createRequestSigner, type RequestSignerOptions, type SigningKey } from './signer.js';
+export {
+  createRequestSigner,
+  SIGNATURE_SCHEMES,
+  type RequestSignerOptions,
+  type SignatureScheme,
+  type SigningKey,
+} from './signer.js';
 export { createSignatureAuthenticator, type SignatureVerifierOptions } from './verifier.js';
 export { signatureMiddleware, type SignatureMiddlewareOptions } from './middleware.js';
 export { axiosSigningInterceptor, createSignedFetch, type SignedFetch } from './outbound.js';
@@ -41,7 +48,19 @@ export {
   type VerificationKey,
 } from './algorithms.js';
 export { digestHeader, verifyDigestHeader, type DigestAlgorithm } from './digest.js';
-export { checkDateFreshness, httpDate } from './date.js';
+export { checkCreatedFreshness, checkDateFreshness, httpDate } from './date.js';
+export { contentDigestHeader, verifyContentDigest, type ContentDigestAlgorithm } from './content-digest.js';
+export {
+  formatMessageSignature,
+  MESSAGE_SIGNATURE_ALGORITHMS,
+  messageSignatureBase,
+  parseMessageSignature,
+  signatureInput,
+  type MessageSignature,
+  type MessageSignatureParameters,
+  type SignedMessage,
+} from './message-signature.js';
+export { signMessage } from './message-signer.js';
 export { TtlCache } from './ttl-cache.js';
 export { formatSignatureHeader, parseSignatureHeader, type SignatureParameters } from './signature-header.js';
 export { buildSigningString } from './signing-string.js';

@@ -7,7 +7,9 @@ import {
   type HttpSigKeyType,
 } from './algorithms.js';
 import { httpDate } from './date.js';
+import type { ContentDigestAlgorithm } from './content-digest.js';
 import { digestHeader, type DigestAlgorithm } from './digest.js';
+import { createMessageSigner } from './message-signer.js';
 import { formatSignatureHeader } from './signature-header.js';
 import { buildSigningString } from './signing-string.js';
 
@@ -20,13 +22,22 @@ export interface SigningKey {
   sign(data: Buffer): Uint8Array | Promise<Uint8Array>;
 }
 
+/** `cavage`: the draft-cavage headers the original reads (default); `rfc9421`: RFC 9421 HTTP Message Signatures. */
+export type SignatureScheme = 'cavage' | 'rfc9421';
+
+export const SIGNATURE_SCHEMES: readonly SignatureScheme[] = ['cavage', 'rfc9421'];
+
 export interface RequestSignerOptions {
   /** `<service>/keys/main-key`, or a DID URL such as `did:web:host:services:node#main-key`. */
   keyId: string;
   key: SigningKey;
-  /** Digest algorithm for bodies. Default SHA-256, as the original's library writes. */
+  /** Default `cavage`: the original speaks nothing else. */
+  scheme?: SignatureScheme;
+  /** Digest algorithm for bodies (draft-cavage `Digest`). Default SHA-256, as the original's library writes. */
   digestAlgorithm?: DigestAlgorithm;
-  /** The `algorithm` parameter. Default `Sign`: the original's verifier accepts no other name. */
+  /** Digest algorithm for bodies (RFC 9421 `Content-Digest`). Default sha-256. */
+  contentDigestAlgorithm?: ContentDigestAlgorithm;
+  /** The draft-cavage `algorithm` parameter. Default `Sign`: the original's verifier accepts no other name. */
   algorithm?: string;
   now?: () => Date;
 }
@@ -36,8 +47,9 @@ const WITHOUT_BODY = ['(request-target)', 'Date'] as const;
 const WITH_BODY = ['(request-target)', 'Date', 'Digest'] as const;
 
 /**
- * The outbound half: a `RequestSigner` returning the `Date`, `Digest` (when there is a body) and `Signature`
- * headers to add. It signs exactly the bytes given as `body`, so callers must send those bytes unchanged.
+ * The outbound half: a `RequestSigner` returning the headers to add, draft-cavage `Date`, `Digest` (when there
+ * is a body) and `Signature`, or RFC 9421 `Content-Digest`, `Signature-Input` and `Signature`
+ * (message-signer.ts). It signs exactly the bytes given as `body`, so callers must send those bytes unchanged.
  */
 export function createRequestSigner(options: RequestSignerOptions): RequestSigner {
   const { keyId, key } = options;
@@ -49,6 +61,10 @@ export function createRequestSigner(options: RequestSignerOptions): RequestSigne
   const now = options.now ?? (() => new Date());
   // Validates keyId and algorithm once, so a bad configuration fails at startup rather than per request.
   formatSignatureHeader({ keyId, algorithm, headers: [], signature: Buffer.alloc(0) });
+  if (options.scheme === 'rfc9421') {
+    const contentDigest = options.contentDigestAlgorithm ?? 'sha-256';
+    return createMessageSigner({ keyId, key, keyType, digestAlgorithm: contentDigest, now });
+  }
 
   return async (request: OutboundRequest) => {
     const url = new URL(request.url);
