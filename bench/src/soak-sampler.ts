@@ -74,3 +74,18 @@ export function boundsAfterWarmUp(warm: ResourceSample, operations: number): Bou
     dataBytesPerOperation: (warm.dataBytes / Math.max(1, operations)) * 1.5,
   };
 }
+
+/** Samples over which memory is judged: one sample may catch the heap just before a collection. */
+export const MEMORY_WINDOW = 3;
+
+/**
+ * The memory a node keeps coming back to over its last `MEMORY_WINDOW` samples (the lowest of each figure):
+ * a leak raises it, garbage waiting for the next collection does not.
+ */
+export function memoryFloor(samples: readonly ResourceSample[]): Pick<ResourceSample, 'rssBytes' | 'heapUsedBytes'> {
+  const recent = samples.slice(-MEMORY_WINDOW);
+  return {
+    rssBytes: Math.min(...recent.map((s) => s.rssBytes)),
+    heapUsedBytes: Math.min(...recent.map((s) => s.heapUsedBytes)),
+  };
+}

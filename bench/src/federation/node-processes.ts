@@ -6,6 +6,8 @@ import { freePort, startProcess, type ServiceProcess } from '@anchor/testing/pro
 
 const MAIN_JS = serviceBin('@anchor/node');
 const CPU_PROFILE_JS = new URL('./cpu-profile.js', import.meta.url).href;
+/** With `BENCH_HEAP_SNAPSHOT_DIR` set, this signal makes a node write a heap snapshot there (`--heapsnapshot-signal`). */
+export const HEAP_SNAPSHOT_SIGNAL = 'SIGUSR2';
 
 export interface BenchNode {
   name: string;
@@ -17,7 +19,8 @@ export interface BenchNode {
 /**
  * A node as deployed bare (LMDB in `<dataRoot>/<name>`, in-process queue) on a free loopback port.
  * With `BENCH_CPU_PROFILE_DIR` set, each node writes a CPU profile there as it exits (`cpu-profile.ts`):
- * `BENCH_CPU_PROFILE_DIR=/tmp/prof npm run bench -- federation`.
+ * `BENCH_CPU_PROFILE_DIR=/tmp/prof npm run bench -- federation`. With `BENCH_HEAP_SNAPSHOT_DIR` set, each node
+ * writes a heap snapshot there on `HEAP_SNAPSHOT_SIGNAL` (the soak sends it at `--heap-snapshots` minutes).
  */
 export async function startNodeProcess(
   name: string,
@@ -26,6 +29,13 @@ export async function startNodeProcess(
 ): Promise<BenchNode> {
   const port = await freePort();
   const profileDir = globalThis.process.env.BENCH_CPU_PROFILE_DIR;
+  const heapSnapshotDir = globalThis.process.env.BENCH_HEAP_SNAPSHOT_DIR;
+  const nodeOptions = [
+    ...(profileDir ? [`--import=${CPU_PROFILE_JS}`] : []),
+    ...(heapSnapshotDir
+      ? [`--heapsnapshot-signal=${HEAP_SNAPSHOT_SIGNAL}`, `--diagnostic-dir=${heapSnapshotDir}`]
+      : []),
+  ];
   const url = `http://127.0.0.1:${port}`;
   const process = await startProcess(MAIN_JS, {
     name,
@@ -43,10 +53,10 @@ export async function startNodeProcess(
     readyUrl: `${url}/healthcheck`,
     readyStatus: (status) => status === 200,
     readyTimeoutMs: 60_000,
-    ...(profileDir
+    ...(nodeOptions.length > 0
       ? {
           env: {
-            NODE_OPTIONS: `--import=${CPU_PROFILE_JS}`,
+            NODE_OPTIONS: nodeOptions.join(' '),
             BENCH_CPU_PROFILE_DIR: profileDir,
             BENCH_PROCESS_NAME: name,
           },

@@ -64,6 +64,15 @@ describe('parseOperation: valid requests', () => {
     expect(ingest(fixture.deactivate({ style: 'dif' })).type).toBe('deactivate');
   });
 
+  it('keeps each canonical request in memory of its own, not in a shared pool chunk', () => {
+    // A cached parsed operation would otherwise keep a whole 8 KiB chunk of Buffer's pool alive.
+    const operations = [fixture.created.request, fixture.update(), fixture.recover(), fixture.deactivate()].map(ingest);
+    for (const { canonicalRequest } of operations) {
+      expect(canonicalRequest.byteOffset).toBe(0);
+      expect(canonicalRequest.buffer.byteLength).toBe(canonicalRequest.byteLength);
+    }
+  });
+
   it('accepts an Ed25519 signing key sent the Go way, with "y":""', () => {
     const key = fixture.keys.update;
     const request = fixture.update();
