@@ -1,4 +1,4 @@
-import { IDENTITY_HEADER, namespaceFor } from '@anchor/common/mq';
+import { IDENTITY_HEADER, MIN_REDELIVERY_JITTER_MS, namespaceFor, quantizeDelay } from '@anchor/common/mq';
 import { AMQP_URL, amqpUnavailable, deleteQueues, publishToQueue } from '@anchor/testing/amqp-broker';
 import { makeTempDir, stopAllProcesses, waitFor, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,8 @@ const unavailable = await amqpUnavailable();
 if (unavailable) console.warn(`shared-broker test skipped: RabbitMQ unreachable at ${AMQP_URL} (${unavailable})`);
 
 const PER_NODE = 40;
+// The wait queues of the nodes' 50 ms redelivery backoff plus its jitter.
+const WAITS = [...new Set(Array.from({ length: MIN_REDELIVERY_JITTER_MS }, (_, ms) => quantizeDelay(50 + ms)))];
 
 describe.skipIf(unavailable !== undefined)('two nodes sharing one broker and vhost', () => {
   const dirs: TempDir[] = [];
@@ -41,14 +43,14 @@ describe.skipIf(unavailable !== undefined)('two nodes sharing one broker and vho
 
   const cleanup = async (): Promise<void> => {
     await stopAllProcesses();
-    // Work, dead-letter and the 50 ms wait queues: nothing of this test may reach a later node on the same port.
-    const names = nodes.flatMap((n) => namespaceQueues(namespaceFor(`${n.url}/services/node`), [50]));
-    await deleteQueues([...names, ...namespaceQueues('shared-ns', [50])]);
+    // Work, dead-letter and wait queues: nothing of this test may reach a later node on the same port.
+    const names = nodes.flatMap((n) => namespaceQueues(namespaceFor(`${n.url}/services/node`), WAITS));
+    await deleteQueues([...names, ...namespaceQueues('shared-ns', WAITS)]);
     nodes.length = 0;
     for (const dir of dirs.splice(0)) await dir.remove();
   };
 
-  beforeAll(() => deleteQueues(namespaceQueues('shared-ns', [50])));
+  beforeAll(() => deleteQueues(namespaceQueues('shared-ns', WAITS)));
   afterAll(cleanup);
 
   async function createOn(node: NodeProcess, count: number): Promise<TestDid[]> {

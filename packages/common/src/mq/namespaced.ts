@@ -5,9 +5,9 @@
  * that reaches a consumer of another identity anyway (two services configured with the same namespace) is
  * refused rather than processed as this service's own.
  *
- * A refused message is not dead-lettered at once: it goes back, after a random pause, with the ordinary
- * retry backoff, so the competing consumer it belongs to (the other service on the shared namespace) still
- * gets it; only a message nobody of its identity takes within the attempts ends in the dead-letter topic.
+ * A refused message is not dead-lettered at once: it goes back with the ordinary (jittered) retry backoff, so
+ * the competing consumer it belongs to (the other service on the shared namespace) still gets it; only a
+ * message nobody of its identity takes within the attempts ends in the dead-letter topic.
  */
 import { createHash } from 'node:crypto';
 import { badRequest, transient } from '../errors/index.js';
@@ -16,9 +16,6 @@ import type { Handler, MessageQueue, PublishOptions, SubscribeOptions, Subscript
 
 /** The header naming the identity of the service that published a message. */
 export const IDENTITY_HEADER = 'anchor-identity';
-
-/** Upper bound of the random pause before a refused message is handed back. */
-export const REFUSAL_JITTER_MS = 100;
 
 const NAMESPACE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 const MAX_DERIVED = 80;
@@ -92,9 +89,6 @@ class NamespacedMessageQueue implements MessageQueue {
         const from = delivery.headers[IDENTITY_HEADER];
         if (from !== identity) {
           onForeignMessage?.(topic, from);
-          // Handed back after a random pause: two services bouncing each other's messages with the same
-          // backoff would otherwise meet them in the same order every time, each always at the wrong one.
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * REFUSAL_JITTER_MS));
           throw transient(
             `message ${delivery.id} on ${topic} was published by ${from === undefined ? 'an unnamed publisher' : JSON.stringify(from)}, not by this service (${identity}): refused`,
           );

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { AppError, permanent, transient } from '../errors/index.js';
 import { quantizeDelay, waitQueue } from './amqp-topology.js';
-import { checkTopic, deadLetterHeaders, HEADERS, prepareMessage, visibleHeaders } from './message.js';
+import { checkTopic, deadLetterHeaders, HEADERS, MAX_DELAY_MS, prepareMessage, visibleHeaders } from './message.js';
 import {
   backoffDelay,
   DEFAULT_QUEUE_DEFAULTS,
   failureOutcome,
+  MIN_REDELIVERY_JITTER_MS,
+  redeliveryDelay,
+  REDELIVERY_JITTER,
   resolveQueueDefaults,
   resolveSubscribeOptions,
 } from './options.js';
@@ -20,12 +23,15 @@ describe('redelivery policy', () => {
 
   it('retries retryable failures until maxAttempts deliveries failed, dead-letters the rest', () => {
     const policy = resolveQueueDefaults({ maxAttempts: 3 });
-    expect(failureOutcome(new Error('x'), 1, policy)).toEqual({ kind: 'retry', delayMs: 2_000, nextAttempt: 2 });
-    expect(failureOutcome(transient('peer down'), 2, policy)).toEqual({
-      kind: 'retry',
-      delayMs: 3_000,
-      nextAttempt: 3,
-    });
+    const retry = (error: unknown, attempt: number) => {
+      const outcome = failureOutcome(error, attempt, policy);
+      if (outcome.kind !== 'retry') throw new Error(`expected a retry, got ${JSON.stringify(outcome)}`);
+      return outcome;
+    };
+    expect(retry(new Error('x'), 1)).toMatchObject({ kind: 'retry', nextAttempt: 2 });
+    expect(retry(new Error('x'), 1).delayMs).toBeGreaterThanOrEqual(2_000);
+    expect(retry(transient('peer down'), 2)).toMatchObject({ kind: 'retry', nextAttempt: 3 });
+    expect(retry(transient('peer down'), 2).delayMs).toBeGreaterThanOrEqual(3_000);
     expect(failureOutcome(transient('peer down'), 3, policy)).toEqual({
       kind: 'dead-letter',
       reason: 'max-attempts',
@@ -37,6 +43,21 @@ describe('redelivery policy', () => {
       error: 'bad anchor',
     });
     expect(failureOutcome('a string', 1, policy)).toMatchObject({ kind: 'retry' });
+  });
+
+  it('waits the backoff plus a random part of a tenth of it (at least 100 ms); no backoff, no wait', () => {
+    for (const backoff of [5, 50, 2_000, 60_000]) {
+      const jitter = Math.max(MIN_REDELIVERY_JITTER_MS, backoff * REDELIVERY_JITTER);
+      const delays = Array.from({ length: 500 }, () => redeliveryDelay(backoff));
+      expect(Math.min(...delays)).toBeGreaterThanOrEqual(backoff);
+      expect(Math.max(...delays)).toBeLessThan(backoff + jitter);
+      // Five hundred messages failing at one moment come back spread out, not in one burst.
+      expect(new Set(delays).size).toBeGreaterThan(50);
+    }
+    expect(redeliveryDelay(2_000, () => 0)).toBe(2_000);
+    expect(redeliveryDelay(2_000, () => 0.999_999)).toBe(2_199);
+    expect(redeliveryDelay(0)).toBe(0);
+    expect(redeliveryDelay(MAX_DELAY_MS)).toBe(MAX_DELAY_MS);
   });
 
   it('lets a subscription override the queue defaults, and refuses nonsense', () => {

@@ -3,6 +3,7 @@
  * and the one redelivery rule both adapters apply when a handler fails.
  */
 import { badRequest, errorMessage, isRetryable } from '../errors/index.js';
+import { MAX_DELAY_MS } from './message.js';
 import type { BackoffPolicy, SubscribeOptions } from './types.js';
 
 export interface QueueDefaults {
@@ -75,9 +76,25 @@ export type FailureOutcome =
   | { kind: 'retry'; delayMs: number; nextAttempt: number }
   | { kind: 'dead-letter'; reason: DeadLetterReason; error: string };
 
+/** A redelivery waits its backoff plus a random part of this share of it, or of `MIN_REDELIVERY_JITTER_MS`. */
+export const REDELIVERY_JITTER = 0.1;
+export const MIN_REDELIVERY_JITTER_MS = 100;
+
+/**
+ * The wait before a redelivery: the backoff plus a random part of the jitter (`REDELIVERY_JITTER` of the
+ * backoff, at least `MIN_REDELIVERY_JITTER_MS`); no backoff means no wait. Messages that failed together (a
+ * peer or a database down, two services handing each other's messages back on a shared namespace) would
+ * otherwise come back together, in the same order, every time.
+ */
+export function redeliveryDelay(backoffMs: number, random: () => number = Math.random): number {
+  if (backoffMs <= 0) return 0;
+  const jitter = Math.max(MIN_REDELIVERY_JITTER_MS, Math.round(backoffMs * REDELIVERY_JITTER));
+  return Math.min(MAX_DELAY_MS, backoffMs + Math.floor(random() * jitter));
+}
+
 /** What happens to a message whose handler threw `error` on delivery number `attempt`. */
 export function failureOutcome(error: unknown, attempt: number, policy: QueueDefaults): FailureOutcome {
   if (!isRetryable(error)) return { kind: 'dead-letter', reason: 'non-retryable', error: errorMessage(error) };
   if (attempt >= policy.maxAttempts) return { kind: 'dead-letter', reason: 'max-attempts', error: errorMessage(error) };
-  return { kind: 'retry', delayMs: backoffDelay(policy.backoff, attempt), nextAttempt: attempt + 1 };
+  return { kind: 'retry', delayMs: redeliveryDelay(backoffDelay(policy.backoff, attempt)), nextAttempt: attempt + 1 };
 }
