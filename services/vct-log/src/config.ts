@@ -69,7 +69,7 @@ export const VCT_LOG_CONFIG = defineConfig({
     databaseTimeout: opt.duration({
       flag: 'database-timeout',
       default: '30s',
-      help: 'how long to keep retrying (once a second) when the database cannot be reached at start-up',
+      help: 'how long start-up keeps retrying, with backoff (0.5 s doubling to 10 s), a database it cannot reach (0: one attempt)',
     }),
     keyFile: opt.string({
       flag: 'key-file',

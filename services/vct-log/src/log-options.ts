@@ -19,7 +19,7 @@ export interface VctLogOptions {
   dataDir?: string;
   /** Default one readable and writable log, `main`. */
   logs?: LogDefinition[];
-  /** Default lmdb; `connectTimeoutMs`: keep retrying (once a second) this long while the database cannot be reached. */
+  /** Default lmdb; `connectTimeoutMs` (MongoDB): how long start-up retries a database it cannot reach (0, the default here: one attempt). */
   storage?: {
     type: StoreKind;
     url?: string | undefined;

@@ -1,31 +1,14 @@
-import { getLogger } from '../log/index.js';
 import { createStoreProvider, type StorageConfig, type StoreProvider } from '../storage/index.js';
 
-export interface StorageSettings extends StorageConfig {
-  /**
-   * Keep retrying (once a second) this long while the database cannot be reached, for a MongoDB container
-   * that starts after the service (the original log's `--timeout`). Absent: one attempt, errors as they are.
-   */
-  connectTimeoutMs?: number | undefined;
-}
+/**
+ * What a service's store is opened from. `connectTimeoutMs` (MongoDB) is how long start-up waits for a
+ * database that cannot be reached yet, e.g. a container starting after the service (the original log's
+ * `--timeout`); the adapter owns that retry (backoff from 0.5 s doubling to 10 s, at once for a malformed
+ * URL or refused credentials; 0 makes one attempt, absent means 30 s). Local stores open at once.
+ */
+export type StorageSettings = StorageConfig;
 
-const log = getLogger('service-storage');
-
-/** Opens the store provider; with `connectTimeoutMs`, pings it and retries until the deadline. */
-export async function openStorage(settings: StorageSettings): Promise<StoreProvider> {
-  const { connectTimeoutMs, ...config } = settings;
-  if (connectTimeoutMs === undefined) return createStoreProvider(config);
-  const deadline = Date.now() + connectTimeoutMs;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const provider = await createStoreProvider(config);
-      await provider.ping();
-      return provider;
-    } catch (error) {
-      if (Date.now() + 1_000 > deadline)
-        throw new Error(`cannot open the ${config.type} database: ${(error as Error).message}`, { cause: error });
-      log.warn('database not reachable yet; retrying', { type: config.type, attempt, err: error as Error });
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-    }
-  }
+/** Opens the store provider the settings name (one place for every service, the retry included). */
+export function openStorage(settings: StorageSettings): Promise<StoreProvider> {
+  return createStoreProvider(settings);
 }
