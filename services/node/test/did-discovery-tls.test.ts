@@ -6,14 +6,19 @@
  * follows A, and a DID of A reaches B over https federation.
  */
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NodeAdminClient } from '@anchor/common/clients';
+import { KmsClient, NodeAdminClient } from '@anchor/common/clients';
+import { KeyPair } from '@anchor/common/crypto';
+import { didKeyFromKeyPair } from '@anchor/common/did';
 import { createHttpClient, peerStatusOf } from '@anchor/common/http-client';
 import { makePrivateCa } from '@anchor/testing/private-ca';
 import { freePort, makeTempDir, startProcess, waitFor, type ServiceProcess } from '@anchor/testing/process';
 import { serializeRequest, type OperationRequest } from '@anchor/sidetree';
 import { TestDid } from '../src/testing/test-node.js';
 import { requireBuilt, requireNodeBuilt, VCT_LOG_MAIN } from './node-process.js';
+
+const KMS_MAIN = fileURLToPath(new URL('../../kms/dist/main.js', import.meta.url));
 
 interface Answer {
   status: number;
@@ -80,7 +85,7 @@ beforeAll(async () => {
   const pki = makePrivateCa(dir.path);
   ca = pki.ca;
   client = createHttpClient({ tls: { ca: [ca] }, timeoutMs: 20_000 });
-  const [logPort, portA, portB] = [await freePort(), await freePort(), await freePort()];
+  const [logPort, kmsPort, portA, portB] = [await freePort(), await freePort(), await freePort(), await freePort()];
   logUrl = `https://127.0.0.1:${logPort}/main`;
   nodeA = `https://127.0.0.1:${portA}`;
   nodeB = `https://127.0.0.1:${portB}`;
@@ -101,6 +106,33 @@ beforeAll(async () => {
     '200ms',
     ...extra,
   ];
+  // Node A signs through a kms served over https: its kms client must trust the CA as well.
+  const kmsUrl = `https://127.0.0.1:${kmsPort}`;
+  const kmsStarted = startHttps(
+    requireBuilt(KMS_MAIN, 'npx tsc -b services/kms'),
+    'kms',
+    kmsPort,
+    [
+      '--host-url',
+      `127.0.0.1:${kmsPort}`,
+      '--data-dir',
+      join(dir.path, 'kms'),
+      '--dev-mode',
+      '--tls-serve-cert',
+      pki.certFile,
+      '--tls-serve-key',
+      pki.keyFile,
+    ],
+    { KMS_LOG_LEVEL: 'warning' },
+  ).then(async () => {
+    const kms = new KmsClient({ url: kmsUrl, tls: { ca: [ca] } });
+    try {
+      const keystore = await kms.createKeystore({ controller: didKeyFromKeyPair(KeyPair.generate('Ed25519')) });
+      return ['--kms-url', kmsUrl, '--kms-keystore', keystore.id, '--kms-capability', keystore.capability as string];
+    } finally {
+      kms.close();
+    }
+  });
   await Promise.all([
     startHttps(
       requireBuilt(VCT_LOG_MAIN, 'npx tsc -b services/vct-log'),
@@ -118,7 +150,9 @@ beforeAll(async () => {
       ],
       { VCT_LOG_LEVEL: 'warning' },
     ),
-    startHttps(requireNodeBuilt(), 'node-a', portA, node(portA, 'a', []), { ANCHOR_LOG_LEVEL: 'warning' }),
+    kmsStarted.then((kmsArgs) =>
+      startHttps(requireNodeBuilt(), 'node-a', portA, node(portA, 'a', kmsArgs), { ANCHOR_LOG_LEVEL: 'warning' }),
+    ),
     startHttps(
       requireNodeBuilt(),
       'node-b',
@@ -150,7 +184,7 @@ describe('https with a private CA, and DID discovery between nodes that do not f
     expect((await call(`${nodeB}/healthcheck`)).status).toBe(200);
   });
 
-  it('node A logs its anchor credentials to the log over https (--tls-cacerts reaches the log client)', async () => {
+  it('node A signs through the kms and logs its anchor credentials to the log, both over https', async () => {
     const admin = new NodeAdminClient({ url: nodeA, ca: [ca] });
     await admin.setLog(logUrl);
     const health = await waitFor(
@@ -161,6 +195,7 @@ describe('https with a private CA, and DID discovery between nodes that do not f
       { timeoutMs: 15_000, intervalMs: 200 },
     );
     expect(health.status).toBe(200);
+    expect(health.body.kmsStatus).toBe('success');
   });
 
   it('B finds a DID of A from its https hint: fetched, checked, processed, resolved', async () => {

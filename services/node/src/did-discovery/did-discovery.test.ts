@@ -74,6 +74,8 @@ describe('DID discovery between two plain-http loopback nodes that do not follow
     const found = await resolveDid(discovering.url, httpsHinted(origin, canonicalId));
     expect(found.status, found.text).toBe(200);
     expect(metadataOf(found).canonicalId).toBe(canonicalId);
+    const metrics = await (await fetch(`${discovering.url}/metrics`)).text();
+    expect(metrics).toMatch(/^node_resolver_request_discovery_seconds_count\{result="found"\} 1$/m);
 
     witnessing.held = true;
     try {

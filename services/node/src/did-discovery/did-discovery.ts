@@ -2,12 +2,14 @@ import { formatHashlink, parseHashlink, UNPUBLISHED_ANCHOR } from '@anchor/commo
 import { AppError, errorMessage, notFound, unavailable } from '@anchor/common/errors';
 import type { HttpClient } from '@anchor/common/http-client';
 import type { Logger } from '@anchor/common/log';
+import { observeDuration } from '@anchor/common/metrics';
 import { findJrdLink, type WebFingerClient } from '@anchor/common/webfinger';
 import { canonicalDid, type ParsedNodeDid, type ResolutionModel } from '@anchor/sidetree';
 import { LRUCache } from 'lru-cache';
 import type { AnchorObserver } from '../observer/anchor-observer.js';
 import type { ResolutionService, ResolvedDid, VersionOptions } from '../resolution/resolution-service.js';
 import { OperationRejected } from '../sidetree-api/operation-intake.js';
+import type { DiscoveryMetrics } from './discovery-metrics.js';
 import { anchorOriginBase, hintedBase } from './peer-base.js';
 
 export interface DidDiscoveryOptions {
@@ -29,6 +31,7 @@ export interface DidDiscoveryDeps {
   webFinger: WebFingerClient;
   httpClient: HttpClient;
   log: Logger;
+  metrics: DiscoveryMetrics;
 }
 
 /** What an anchor origin says about a DID: the parts of its resolution result compared here. */
@@ -93,8 +96,10 @@ export class DidDiscovery {
     if (metadata.canonicalId === undefined) return resolved;
     try {
       const suffix = resolution.parse(did).suffix;
-      if ((await this.catchUp(suffix, metadata.canonicalId, metadata.method?.anchorOrigin)) > 0)
-        resolved = await resolution.resolve(did, versions);
+      const caughtUp = await observeDuration(this.deps.metrics.resolveFromAnchorOriginSeconds, {}, () =>
+        this.catchUp(suffix, metadata.canonicalId as string, metadata.method?.anchorOrigin),
+      );
+      if (caughtUp > 0) resolved = await resolution.resolve(did, versions);
     } catch (error) {
       // The origin being unreachable leaves this node's own (checked) view as the answer, as the original.
       log.warn('could not ask the anchor origin for newer operations', { did, err: errorMessage(error) });
@@ -106,7 +111,19 @@ export class DidDiscovery {
   discover(parsed: ParsedNodeDid): Promise<number> {
     let pending = this.inFlight.get(parsed.suffix);
     if (!pending) {
-      pending = this.discoverOnce(parsed).finally(() => this.inFlight.delete(parsed.suffix));
+      const end = this.deps.metrics.requestDiscoverySeconds.startTimer();
+      pending = this.discoverOnce(parsed)
+        .then(
+          (processed) => {
+            end({ result: processed > 0 ? 'found' : 'none' });
+            return processed;
+          },
+          (error: unknown) => {
+            end({ result: 'failed' });
+            throw error;
+          },
+        )
+        .finally(() => this.inFlight.delete(parsed.suffix));
       this.inFlight.set(parsed.suffix, pending);
     }
     return pending;
@@ -274,7 +291,9 @@ export class DidDiscovery {
   private async resolutionEndpoint(base: string): Promise<string> {
     let endpoint = this.endpoints.get(base);
     if (endpoint === undefined) {
-      const { data } = await this.deps.httpClient.get<{ resolutionEndpoint?: unknown }>(`${base}/.well-known/did-orb`);
+      const { data } = await observeDuration(this.deps.metrics.getAnchorOriginEndpointSeconds, {}, () =>
+        this.deps.httpClient.get<{ resolutionEndpoint?: unknown }>(`${base}/.well-known/did-orb`),
+      );
       const named = data?.resolutionEndpoint;
       if (typeof named !== 'string' || !/^https?:\/\//.test(named))
         throw new AppError('bad_gateway', `${base}/.well-known/did-orb names no resolution endpoint`);
