@@ -1,6 +1,6 @@
 import { createServer as createKms, type KmsServer } from '@anchor/kms';
 import { startTestNode, waitPublished, type TestNode } from '@anchor/node/testing';
-import { makeTempDir, type TempDir } from '@anchor/testing/process';
+import { freePort, makeTempDir, type TempDir } from '@anchor/testing/process';
 import { createServer as createLog, type VctLogServer } from '@anchor/vct-log';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialV1, issue, issuerProfile, startTestVcs, type TestVcs } from './vcs.test-helpers.js';
@@ -57,6 +57,26 @@ describe('the vcs with a kms, a node and a log', () => {
     const signed = await issue(second, 'kms-ed', credentialV1());
     expect((await second.call('POST', '/verifier/credentials', { verifiableCredential: signed })).status).toBe(200);
     await first.dir.remove();
+  });
+
+  it('waits at start-up for a kms that comes up later, and says so when it never does', async () => {
+    const port = await freePort();
+    const dir = await makeTempDir('vcs-late-kms-');
+    const late = createKms({ port, dataDir: dir.path, storage: { type: 'mem' }, devMode: true, bbsWorkers: 0 });
+    const starting = start({ kmsUrl: `http://127.0.0.1:${port}`, retry: { maxRetries: 40, initialBackoffMs: 50, factor: 1 } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await late.start();
+    try {
+      const vcs = await starting;
+      expect((await vcs.call('GET', '/healthcheck')).body.kmsStatus).toBe('success');
+    } finally {
+      await late.stop();
+      await dir.remove();
+    }
+    const nowhere = `http://127.0.0.1:${await freePort()}`;
+    await expect(startTestVcs({ kmsUrl: nowhere, retry: { maxRetries: 2, initialBackoffMs: 10, factor: 1 } })).rejects.toThrow(
+      `kms ${nowhere} cannot be reached`,
+    );
   });
 
   it('creates a did:node issuer on the node (keys in the kms), resolves it there and verifies its credentials', async () => {

@@ -3,6 +3,7 @@ import { parseByteSize } from '@anchor/common/http';
 import { contextsFileOption } from '@anchor/common/jsonld-contexts';
 import { formatLogSpec, parseLogSpec } from '@anchor/common/log';
 import { PROJECT_VERSION } from '@anchor/common/version';
+import { tracingOptions } from '@anchor/common/tracing';
 import { VCS_MODES, type VcsOptions } from './vcs-options.js';
 
 const STORE_TYPES = ['mem', 'lmdb', 'mongodb'] as const;
@@ -163,7 +164,7 @@ export const VCS_CONFIG = defineConfig({
       default: 5,
       min: 0,
       max: 100,
-      help: 'retries of a failed outbound call that may succeed later (kms, node, log, status list fetch, resolver)',
+      help: 'retries of a failed outbound call that may succeed later (node, log, status list fetch, resolver), and of reaching the kms at start-up',
     }),
     initialBackoffMillisec: opt.int({
       flag: 'initial-backoff-millisec',
@@ -202,6 +203,7 @@ export const VCS_CONFIG = defineConfig({
       flag: 'metrics-host',
       help: 'serve /metrics on this separate listener instead of the API listener',
     }),
+    ...tracingOptions(),
     requestBodyLimit: opt.string({
       flag: 'request-body-limit',
       default: '1mb',
@@ -290,6 +292,7 @@ export function vcsOptionsFrom(flags: VcsFlags): VcsOptions {
         ? { certFile: flags.tlsServeCert, keyFile: flags.tlsServeKey }
         : undefined,
     metricsHost: flags.metricsHost,
+    tracingOtlpUrl: flags.tracingOtlpUrl,
     requestBodyLimit: flags.requestBodyLimit,
   };
 }

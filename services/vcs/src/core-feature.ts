@@ -59,6 +59,7 @@ export async function createCoreFeature(ctx: VcsContext, documentLoader: Documen
           keystore: config.kmsKeystore && config.kmsCapability ? { id: config.kmsKeystore, capability: config.kmsCapability } : undefined,
           ...(ca.length > 0 ? { tls: { ca } } : {}),
           keyStorage,
+          retry,
         })
       : await localSigningKeys(keyStorage);
   } catch (error) {

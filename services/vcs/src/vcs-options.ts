@@ -2,6 +2,7 @@ import type { HostPort } from '@anchor/common/config';
 import type { FetchLike } from '@anchor/common/did';
 import type { ServiceSettings } from '@anchor/common/service';
 import type { StoreKind } from '@anchor/common/storage';
+import { tracingSettingsOf } from '@anchor/common/tracing';
 
 export const VCS_MODES = ['issuer', 'verifier', 'holder', 'combined'] as const;
 export type VcsMode = (typeof VCS_MODES)[number];
@@ -55,6 +56,8 @@ export interface VcsOptions {
   tlsCaCertFiles?: readonly string[];
   tls?: { certFile: string; keyFile: string } | undefined;
   metricsHost?: HostPort | undefined;
+  /** OTLP/HTTP endpoint of the span exporter; absent: tracing off. */
+  tracingOtlpUrl?: string | undefined;
   requestBodyLimit?: string;
   /** `--contexts-file`: JSON-LD contexts the operator adds (over the stored ones). */
   contextsFile?: string | undefined;
@@ -74,6 +77,7 @@ export function vcsSettings(options: VcsOptions): ServiceSettings {
     listen: { host: options.host ?? '127.0.0.1', port: options.port ?? 0 },
     tls: options.tls,
     metricsListen: options.metricsHost,
+    tracing: tracingSettingsOf(options),
     storage: {
       ...(options.storage ?? { type: 'lmdb' }),
       dataDir: options.dataDir ?? 'data/vcs',

@@ -22,7 +22,10 @@ export interface TestVcs {
 export async function startTestVcs(options: VcsOptions = {}): Promise<TestVcs> {
   const dir = await makeTempDir('vcs-test-');
   const server = createServer({ dataDir: dir.path, storage: { type: 'mem' }, keyStorage: { type: 'mem' }, ...options });
-  await server.start();
+  await server.start().catch(async (error: unknown) => {
+    await dir.remove();
+    throw error;
+  });
   const call = async <T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> => {
     const response = await fetch(`${server.url}${path}`, {
       method,

@@ -1,8 +1,9 @@
 import { KmsClient, kmsKeyTypeFor, kmsSigner, type KmsKeystore } from '@anchor/common/clients';
 import type { Signer } from '@anchor/common/crypto';
 import { didKeyFromKeyPair } from '@anchor/common/did';
-import { errorMessage, notFound } from '@anchor/common/errors';
+import { errorMessage, isRetryable, notFound } from '@anchor/common/errors';
 import type { StoreProvider } from '@anchor/common/storage';
+import type { RetryPolicy } from '../vcs-options.js';
 import { localSigningKeys } from './local-keys.js';
 import { privateKeyFromBytes, type ProfileKeyType, type SigningKeys } from './signing-keys.js';
 
@@ -13,6 +14,8 @@ export interface KmsKeysOptions {
   tls?: { ca: Buffer[] } | undefined;
   /** The key store: where a created keystore's id and capability are kept. */
   keyStorage: StoreProvider;
+  /** How long start-up waits for a kms that does not answer yet (`--max-retries` and backoff). */
+  retry: RetryPolicy;
 }
 
 interface KeystoreRecord {
@@ -30,6 +33,7 @@ const PREFIX = 'kms:';
 export async function kmsSigningKeys(options: KmsKeysOptions): Promise<SigningKeys> {
   const client = new KmsClient({ url: options.url, ...(options.tls ? { tls: options.tls } : {}) });
   try {
+    await reachable(client, options.retry);
     const keystore = client.keystore(...(await keystoreAccess(client, options)));
     return keysIn(client, keystore, options.keyStorage);
   } catch (error) {
@@ -95,4 +99,18 @@ async function keystoreAccess(client: KmsClient, options: KmsKeysOptions): Promi
   if (!created.capability) throw new Error(`kms ${client.url} created keystore ${created.id} without a capability`);
   await store.put(client.url, { id: created.id, capability: created.capability, controller });
   return [created.id, { capability: created.capability }];
+}
+
+/** A kms started after the vcs (a container starting in any order) is waited for, with the retry policy's backoff. */
+async function reachable(client: KmsClient, retry: RetryPolicy): Promise<void> {
+  for (let attempt = 0, wait = retry.initialBackoffMs; ; attempt++, wait *= retry.factor) {
+    try {
+      await client.health();
+      return;
+    } catch (error) {
+      if (!isRetryable(error) || attempt >= retry.maxRetries)
+        throw new Error(`kms ${client.url} cannot be reached: ${errorMessage(error)}`, { cause: error });
+    }
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
 }
