@@ -24,7 +24,8 @@ export function workspaceTestConfig(
       fileParallelism: overrides.fileParallelism ?? true,
       pool: 'forks',
       passWithNoTests: true,
-      server: { deps: { inline: [/@anchor\//] } },
+      // @opentelemetry's `module` builds use extensionless imports Node cannot load: vite transforms them.
+      server: { deps: { inline: [/@anchor\//, /@opentelemetry\//] } },
     },
   });
 }

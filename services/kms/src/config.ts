@@ -2,6 +2,7 @@ import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
 import { parseByteSize } from '@anchor/common/http';
 import { formatLogSpec, parseLogSpec } from '@anchor/common/log';
 import { PROJECT_VERSION } from '@anchor/common/version';
+import { tracingOptions } from '@anchor/common/tracing';
 import type { KmsOptions } from './server.js';
 
 /**
@@ -116,6 +117,7 @@ export const KMS_CONFIG = defineConfig({
       flag: 'metrics-host',
       help: 'serve /metrics on this separate listener instead of the API listener',
     }),
+    ...tracingOptions(),
     tlsServeCert: opt.string({
       flag: 'tls-serve-cert',
       help: 'PEM certificate file: serve HTTPS (with --tls-serve-key)',
@@ -181,6 +183,7 @@ export function kmsOptionsFrom(flags: KmsFlags): KmsOptions {
     bbsWorkers: flags.bbsWorkers,
     requestBodyLimit: flags.requestBodyLimit,
     metricsHost: flags.metricsHost,
+    tracingOtlpUrl: flags.tracingOtlpUrl,
     tls:
       flags.tlsServeCert && flags.tlsServeKey
         ? { certFile: flags.tlsServeCert, keyFile: flags.tlsServeKey }

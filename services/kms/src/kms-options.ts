@@ -1,6 +1,7 @@
 import type { HostPort } from '@anchor/common/config';
 import type { ServiceSettings } from '@anchor/common/service';
 import type { StoreKind } from '@anchor/common/storage';
+import { tracingSettingsOf } from '@anchor/common/tracing';
 
 /** Where the master key comes from (see `master-key.ts`); exactly one of these, or dev mode. */
 export interface MasterKeySource {
@@ -45,6 +46,8 @@ export interface KmsOptions {
   bbsWorkers?: number | 'auto';
   requestBodyLimit?: string;
   metricsHost?: HostPort | undefined;
+  /** OTLP/HTTP endpoint of the span exporter; absent: tracing off. */
+  tracingOtlpUrl?: string | undefined;
   tls?: { certFile: string; keyFile: string } | undefined;
 }
 
@@ -54,6 +57,7 @@ export function kmsSettings(options: KmsOptions): ServiceSettings {
     listen: { host: options.host ?? '127.0.0.1', port: options.port ?? 0 },
     tls: options.tls,
     metricsListen: options.metricsHost,
+    tracing: tracingSettingsOf(options),
     storage: {
       ...(options.storage ?? { type: 'lmdb' }),
       dataDir: options.dataDir ?? 'data',

@@ -4,6 +4,7 @@ import { parseByteSize } from '@anchor/common/http';
 import { contextsFileOption } from '@anchor/common/jsonld-contexts';
 import { formatLogSpec, parseLogSpec } from '@anchor/common/log';
 import { PROJECT_VERSION } from '@anchor/common/version';
+import { tracingOptions } from '@anchor/common/tracing';
 import { issuerItemProblem, logItemProblem, buildLogDefinitions } from './log-definitions.js';
 import type { VctLogOptions } from './server.js';
 
@@ -167,6 +168,7 @@ export const VCT_LOG_CONFIG = defineConfig({
       short: 'm',
       help: 'serve /metrics on this separate listener (as the original) instead of the API listener',
     }),
+    ...tracingOptions(),
     tlsServeCert: opt.string({
       flag: 'tls-serve-cert',
       help: 'PEM certificate file: serve HTTPS (with --tls-serve-key)',
@@ -244,6 +246,7 @@ export function vctLogOptionsFrom(flags: VctLogFlags): { options: VctLogOptions;
     contextsFile: flags.contextsFile,
     requestBodyLimit: flags.requestBodyLimit,
     metricsHost: flags.metricsHost,
+    tracingOtlpUrl: flags.tracingOtlpUrl,
     tls:
       flags.tlsServeCert && flags.tlsServeKey
         ? { certFile: flags.tlsServeCert, keyFile: flags.tlsServeKey }

@@ -4,6 +4,7 @@ import type { FetchLike } from '@anchor/common/did';
 import type { ServiceSettings } from '@anchor/common/service';
 import type { StoreKind } from '@anchor/common/storage';
 import type { LogKeyType } from '@anchor/common/vct';
+import { tracingSettingsOf } from '@anchor/common/tracing';
 import type { UndefinedTermsPolicy } from './credentials/entry-preparation.js';
 import type { LogDefinition } from './log-definitions.js';
 
@@ -51,6 +52,8 @@ export interface VctLogOptions {
   requestBodyLimit?: string;
   /** Serve /metrics on a separate listener instead of the API listener. */
   metricsHost?: HostPort | undefined;
+  /** OTLP/HTTP endpoint of the span exporter; absent: tracing off. */
+  tracingOtlpUrl?: string | undefined;
   tls?: { certFile: string; keyFile: string } | undefined;
   /** Replaces `fetch` for did:web documents (tests). */
   didWebFetch?: FetchLike;
@@ -62,6 +65,7 @@ export function vctLogSettings(options: VctLogOptions): ServiceSettings {
     listen: { host: options.host ?? '127.0.0.1', port: options.port ?? 0 },
     tls: options.tls,
     metricsListen: options.metricsHost,
+    tracing: tracingSettingsOf(options),
     storage: {
       ...(options.storage ?? { type: 'lmdb' }),
       dataDir: options.dataDir ?? 'data',

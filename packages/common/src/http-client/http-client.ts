@@ -3,6 +3,7 @@ import https from 'node:https';
 import { AppError, isRetryable, transient } from '../errors/index.js';
 import type { RequestSigner } from '../http/principal.js';
 import { errorCodeForStatus } from '../http/status-codes.js';
+import { injectTraceHeaders } from '../tracing/index.js';
 import { withBundledRoots } from './ca-certificates.js';
 
 export interface HttpClientOptions {
@@ -167,6 +168,8 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       const added = await options.signer({ method, url: url.href, headers: { ...headers }, body });
       Object.assign(headers, lowerCaseKeys(added));
     }
+    // After signing: the trace context is never a signed component, so a hop that rewrites it breaks nothing.
+    injectTraceHeaders(headers);
 
     const timeoutMs = request.timeoutMs ?? defaultTimeoutMs;
     const deadline = AbortSignal.timeout(timeoutMs);

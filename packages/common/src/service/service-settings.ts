@@ -35,6 +35,8 @@ export interface ServiceSettings {
   readonly builtins?: BuiltinRoutes | undefined;
   /** Starts (and stays, until changed at runtime) in maintenance: health reports it. */
   readonly maintenance?: boolean | undefined;
+  /** Spans exported over OTLP/HTTP to `otlpUrl` (`--tracing-otlp-url`); absent: tracing off, no-op tracer. */
+  readonly tracing?: { readonly otlpUrl?: string | undefined } | undefined;
   /** Inbound bearer-token rules. */
   readonly tokens: TokenSettings;
   readonly client?:

@@ -4,6 +4,7 @@ import { createHttpClient, type HttpClient } from '../http-client/index.js';
 import { configureLogging, getLogger, type Logger } from '../log/index.js';
 import { createMetrics, type Metrics } from '../metrics/index.js';
 import { createMessageQueue, type MessageQueue } from '../mq/index.js';
+import { startTracing, tracedListener, tracedQueue } from '../tracing/index.js';
 import type { StoreProvider } from '../storage/index.js';
 import type { Feature } from './feature.js';
 import { startMetricsListener } from './metrics-listener.js';
@@ -98,11 +99,13 @@ export async function createService<Config, Extra extends object, Parts>(
   let listening: RunningHttpServer | undefined;
   let metricsListening: RunningHttpServer | undefined;
   try {
+    const tracing = await startTracing({ serviceName: definition.name, otlpUrl: settings.tracing?.otlpUrl });
+    releases.push(() => tracing.shutdown());
     const storage = await openStorage(settings.storage);
     // A store that needs a restart is left as it is: closing an embedded database after a failed commit
     // (lmdb-js on a full disk) can crash the process on its way out instead of exiting cleanly.
     releases.push(() => (storage.restartReason?.() === undefined ? storage.close() : undefined));
-    const queue = settings.queue ? await createMessageQueue(settings.queue) : undefined;
+    const queue = settings.queue ? tracedQueue(await createMessageQueue(settings.queue)) : undefined;
     if (queue) releases.push(() => queue.close());
     const mq = (): MessageQueue => {
       if (!queue) throw new Error(`${definition.name} has no message queue`);
@@ -233,7 +236,7 @@ export async function createService<Config, Extra extends object, Parts>(
         const tls = settings.tls
           ? { cert: await readFile(settings.tls.certFile), key: await readFile(settings.tls.keyFile) }
           : undefined;
-        listening = await startHttpServer(context.http.listener, {
+        listening = await startHttpServer(tracedListener(context.http.listener), {
           host: settings.listen.host,
           port: settings.listen.port,
           ...(tls ? { tls } : {}),
