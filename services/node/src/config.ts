@@ -1,4 +1,5 @@
 import { kmsOptions, kmsOptionsProblem } from '@anchor/common/clients';
+import { tracingOptions } from '@anchor/common/tracing';
 import { defineConfig, formatDuration, opt, type ConfigOf } from '@anchor/common/config';
 import { contextsFileOption } from '@anchor/common/jsonld-contexts';
 import { parseLogSpec } from '@anchor/common/log';
@@ -523,6 +524,7 @@ export const nodeConfigSpec = defineConfig({
         default: 'text',
         help: 'Log line format',
       }),
+      ...tracingOptions(),
     },
   },
   checks: [

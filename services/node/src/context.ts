@@ -20,6 +20,7 @@ import {
 import { JsonLdContexts } from '@anchor/common/jsonld-contexts';
 import { getLogger } from '@anchor/common/log';
 import type { BaseContext, ContextExtension, ServiceContext, ServiceSettings } from '@anchor/common/service';
+import { tracingSettingsOf } from '@anchor/common/tracing';
 import type { NodeConfig } from './config.js';
 import { domainDidDocument, localFirstDidWebResolver } from './identity/domain-did-document.js';
 import { loadNodeKeys, type NodeKeys } from './identity/node-keys.js';
@@ -65,6 +66,7 @@ export function nodeSettings(config: NodeConfig): ServiceSettings {
     tls:
       server.tlsCertificate && server.tlsKey ? { certFile: server.tlsCertificate, keyFile: server.tlsKey } : undefined,
     log: { levels: observability.logLevel, format: observability.logFormat },
+    tracing: tracingSettingsOf(observability),
     storage: {
       type: storage.databaseType,
       dataDir: join(server.dataDir, 'db'),
