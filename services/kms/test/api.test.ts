@@ -72,6 +72,10 @@ describe('kms API', () => {
       expect400(await call(`${base}/v1/keystores`, { json: {} }), /\/controller is required/);
       expect400(await call(`${base}/v1/keystores`, { json: { controller: 'alice' } }), /controller: a DID expected/);
       expect400(await call(`${base}/v1/keystores`, { json: { controller: 7 } }), /\/controller must be a string/);
+      expect400(
+        await call(`${base}/v1/keystores`, { json: { controller: 'did:key:z6Mkxyz' } }),
+        /controller: not a usable did:key/,
+      );
       expect400(await call(`${base}/v1/keystores`, { body: '{"controller":' }), /JSON/);
     });
 
@@ -113,6 +117,22 @@ describe('kms API', () => {
     it("accepts the controller's signature and the capability", async () => {
       expect((await alice.call(`${key.location}/sign`, { message: b64('m') })).status).toBe(200);
       expect((await alice.call(`${key.location}`)).status).toBe(200);
+      const { privateKey } = generateKeyPairSync('ed25519');
+      const importedBySignature = await alice.call(
+        `${ks.location}/keys`,
+        { keyType: 'ED25519', keyBytes: b64(privateKey.export({ format: 'der', type: 'pkcs8' })) },
+        'PUT',
+      );
+      expect(importedBySignature.status, JSON.stringify(importedBySignature.body)).toBe(201);
+      expect(
+        (
+          await mallory.call(
+            `${ks.location}/keys`,
+            { keyType: 'ED25519', keyBytes: b64(privateKey.export({ format: 'der', type: 'pkcs8' })) },
+            'PUT',
+          )
+        ).status,
+      ).toBe(403);
       expect((await sign({ authorization: `Bearer ${ks.capability}` })).status).toBe(200);
     });
 

@@ -1,5 +1,5 @@
-import { isDid } from '@anchor/common/did';
-import { badRequest } from '@anchor/common/errors';
+import { isDid, resolveDidKey } from '@anchor/common/did';
+import { badRequest, errorMessage } from '@anchor/common/errors';
 import type { FastHandler } from '@anchor/common/http';
 import { authorizeKeystore } from '../access/keystore-access.js';
 import type { DidCreation } from '../dids/did-creation.js';
@@ -29,6 +29,14 @@ export function keystoreHandlers({
       metrics.measure('create_keystore', async () => {
         const body = readJsonBody(CREATE_KEYSTORE, req.body);
         if (!isDid(body.controller)) throw badRequest('controller: a DID expected (did:<method>:<id>)');
+        if (body.controller.startsWith('did:key:')) {
+          // A did:key resolves offline: one that cannot would lock its keystore to the capability alone.
+          try {
+            resolveDidKey(body.controller);
+          } catch (error) {
+            throw badRequest(`controller: not a usable did:key (${errorMessage(error)})`);
+          }
+        }
         const { record, capability } = await keystores.create(body.controller);
         const location = `${baseUrl()}/v1/keystores/${record.id}`;
         return json({ id: record.id, location, controller: record.controller, capability }, 201, {
