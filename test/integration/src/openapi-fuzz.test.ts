@@ -276,4 +276,43 @@ describe('schemathesis against /openapi.json', () => {
     },
     FUZZ_TIMEOUT_MS,
   );
+
+  it(
+    'the vcs answers every generated request without a 5xx, as documented',
+    async () => {
+      const vcs = await startService(
+        '@anchor/vcs',
+        (port, dataDir) => ['--host-url', `127.0.0.1:${port}`, '--data-dir', dataDir, '--api-token', TOKEN, '--vc-api-profile', 'fuzz'],
+        { VC_REST_LOG_LEVEL: 'warning' },
+      );
+      // An issuer and a holder profile and one issued credential, so requests can name things that exist.
+      const profile = { name: 'fuzz', uri: 'https://fuzz.example', signatureType: 'Ed25519Signature2020' };
+      const post = (path: string, json: unknown) => call<Record<string, unknown>>(`${vcs.url}${path}`, { json, headers: AUTHORIZATION });
+      expect((await post('/profile', profile)).status).toBe(201);
+      expect((await post('/holder/profile', { name: 'fuzz', signatureType: 'Ed25519Signature2020' })).status).toBe(201);
+      const issued = await post('/fuzz/credentials/issueCredential', {
+        credential: {
+          '@context': ['https://www.w3.org/2018/credentials/v1'],
+          type: ['VerifiableCredential'],
+          issuanceDate: '2024-01-01T00:00:00Z',
+          credentialSubject: { id: 'did:example:fuzz' },
+        },
+      });
+      expect(issued.status).toBe(201);
+      const status = issued.body.credentialStatus as { statusListCredential: string };
+      const run = await fuzzOpenApi(binary, vcs.url, {
+        seed: SEED,
+        maxExamples: MAX_EXAMPLES,
+        headers: AUTHORIZATION,
+        knownValues: {
+          'path.profile': ['fuzz'],
+          'path.id': ['fuzz'],
+          'path.listId': [status.statusListCredential.split('/').at(-1) as string],
+        },
+      });
+      expect(run.report.operations.total).toBeGreaterThanOrEqual(20);
+      expectClean('vcs', run, vcs.process);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 });
