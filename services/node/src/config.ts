@@ -1,6 +1,7 @@
 import { kmsOptions, kmsOptionsProblem } from '@anchor/common/clients';
 import { tracingOptions } from '@anchor/common/tracing';
 import { defineConfig, formatDuration, opt, type ConfigOf } from '@anchor/common/config';
+import { SIGNATURE_SCHEMES } from '@anchor/common/httpsig';
 import { contextsFileOption } from '@anchor/common/jsonld-contexts';
 import { parseLogSpec } from '@anchor/common/log';
 import { checkAmqpUrl, checkNamespace } from '@anchor/common/mq';
@@ -334,6 +335,11 @@ export const nodeConfigSpec = defineConfig({
         env: ['ANCHOR_HTTP_SIGNATURES_ENABLED', 'HTTP_SIGNATURES_ENABLED'],
         default: true,
         help: 'Sign outbound federation requests and verify inbound signatures',
+      }),
+      signatureScheme: opt.enum(SIGNATURE_SCHEMES, {
+        flag: 'http-signature-scheme',
+        default: 'cavage',
+        help: 'How outbound requests are signed: cavage (draft-cavage, the only scheme the original reads) or rfc9421 (HTTP Message Signatures); inbound, both are verified',
       }),
       signatureDateWindow: opt.duration({
         flag: 'http-signature-date-window',

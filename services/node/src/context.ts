@@ -174,9 +174,12 @@ export async function extendNodeContext(base: BaseContext<NodeConfig>): Promise<
           cacheTtlMs: config.federation.actorCacheExpiration,
           resolveDidKey: async (didUrl) => (await didResolver.resolveVerificationMethod(didUrl)).key,
           fetchJson: createGuardedFetchJson({ policy: keyFetchPolicy(urls, config.server.devMode), ca }),
+          targetScheme: new URL(urls.externalEndpoint).protocol === 'http:' ? 'http' : 'https',
         })
       : undefined,
-    requestSigner: signatures ? createRequestSigner({ keyId: httpKeyId, key: keys.httpSigner }) : undefined,
+    requestSigner: signatures
+      ? createRequestSigner({ keyId: httpKeyId, key: keys.httpSigner, scheme: config.auth.signatureScheme })
+      : undefined,
     health: { kmsStatus: () => keys.health() },
   };
 }

@@ -23,9 +23,8 @@ export interface SigningKey {
 }
 
 /** `cavage`: the draft-cavage headers the original reads (default); `rfc9421`: RFC 9421 HTTP Message Signatures. */
-export type SignatureScheme = 'cavage' | 'rfc9421';
-
-export const SIGNATURE_SCHEMES: readonly SignatureScheme[] = ['cavage', 'rfc9421'];
+export const SIGNATURE_SCHEMES = ['cavage', 'rfc9421'] as const;
+export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
 
 export interface RequestSignerOptions {
   /** `<service>/keys/main-key`, or a DID URL such as `did:web:host:services:node#main-key`. */
