@@ -19,10 +19,25 @@ export const DID_NODE_TEST_PROTOCOL: ProtocolParameters = Object.freeze({
   keyCurves: Object.freeze(['Ed25519', 'P-256', 'secp256k1']),
 });
 
-export const PROTOCOL_VERSIONS: Readonly<Record<string, ProtocolParameters>> = Object.freeze({
-  '1.0': DID_NODE_PROTOCOL,
-  test: DID_NODE_TEST_PROTOCOL,
-});
+/** The names `--sidetree-protocol-versions` takes. */
+export const PROTOCOL_VERSION_NAMES = ['1.0', 'test'] as const;
+
+export const PROTOCOL_VERSIONS: Readonly<Record<(typeof PROTOCOL_VERSION_NAMES)[number], ProtocolParameters>> =
+  Object.freeze({
+    '1.0': DID_NODE_PROTOCOL,
+    test: DID_NODE_TEST_PROTOCOL,
+  });
+
+function named(name: string): ProtocolParameters {
+  if (!Object.hasOwn(PROTOCOL_VERSIONS, name))
+    throw badRequest(`unknown protocol version '${name}' (known: ${PROTOCOL_VERSION_NAMES.join(', ')})`);
+  return PROTOCOL_VERSIONS[name as (typeof PROTOCOL_VERSION_NAMES)[number]];
+}
+
+/** The version of that genesis time among all known ones (what a worker thread, which has no registry, looks up). */
+export function protocolOfVersion(protocolVersion: number): ProtocolParameters | undefined {
+  return Object.values(PROTOCOL_VERSIONS).find((protocol) => protocol.protocolVersion === protocolVersion);
+}
 
 const PROFILE_PREFIX = 'https://w3id.org/orb#v';
 
@@ -55,26 +70,21 @@ export class ProtocolRegistry {
     readonly names: readonly string[],
     readonly current: ProtocolParameters,
   ) {
-    this.byGenesis = new Map(names.map((name) => [PROTOCOL_VERSIONS[name]!.protocolVersion, PROTOCOL_VERSIONS[name]!]));
+    this.byGenesis = new Map(names.map((name) => [named(name).protocolVersion, named(name)]));
   }
 
   /** The listed versions (each once), `current` one of them; without `current`, the one of latest genesis time. */
   static of(names: readonly string[], current?: string): ProtocolRegistry {
-    const known = Object.keys(PROTOCOL_VERSIONS);
-    if (names.length === 0) throw badRequest(`at least one protocol version is needed (known: ${known.join(', ')})`);
-    for (const name of names) {
-      if (!Object.hasOwn(PROTOCOL_VERSIONS, name))
-        throw badRequest(`unknown protocol version '${name}' (known: ${known.join(', ')})`);
-    }
+    if (names.length === 0)
+      throw badRequest(`at least one protocol version is needed (known: ${PROTOCOL_VERSION_NAMES.join(', ')})`);
+    for (const name of names) named(name);
     if (new Set(names).size !== names.length) throw badRequest(`protocol versions listed twice: ${names.join(', ')}`);
     const chosen =
       current ??
-      names.reduce((latest, name) =>
-        PROTOCOL_VERSIONS[name]!.protocolVersion > PROTOCOL_VERSIONS[latest]!.protocolVersion ? name : latest,
-      );
+      names.reduce((latest, name) => (named(name).protocolVersion > named(latest).protocolVersion ? name : latest));
     if (!names.includes(chosen))
       throw badRequest(`the current protocol version '${chosen}' is not among the versions run (${names.join(', ')})`);
-    return new ProtocolRegistry([...names], PROTOCOL_VERSIONS[chosen]!);
+    return new ProtocolRegistry([...names], named(chosen));
   }
 
   /** Whether this node reads anchors of that genesis time. */

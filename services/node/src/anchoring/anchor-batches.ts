@@ -41,6 +41,8 @@ export interface AnchorBatch {
   operationKeys: string[];
   /** Failed attempts at the current step (reset on progress). */
   attempts: number;
+  /** The protocol version its operations were accepted under and its anchor is written in (absent: v1.0). */
+  protocolVersion?: number;
   lastError?: string;
   operationCount?: number;
   coreIndexHashlink?: string;

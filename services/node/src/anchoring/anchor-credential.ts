@@ -25,6 +25,8 @@ export function buildAnchorCredential(input: {
   issued: Date;
   anchor: string;
   coreIndexAnchor: string;
+  /** The anchor profile of the batch's protocol version (default v1.0's). */
+  profile?: string;
 }): AnchorCredential {
   return {
     '@context': [CONTEXT_URLS.credentialsV1, CONTEXT_URLS.activityAnchorsV1],
@@ -35,7 +37,7 @@ export function buildAnchorCredential(input: {
     credentialSubject: {
       anchor: input.coreIndexAnchor,
       href: input.anchor,
-      profile: ANCHOR_PROFILE,
+      profile: input.profile ?? ANCHOR_PROFILE,
       rel: 'linkset',
       type: ['AnchorLink'],
     },
@@ -50,7 +52,7 @@ export function buildAnchorCredential(input: {
  */
 export function checkAnchorCredential(
   credential: Record<string, unknown>,
-  expected: { anchor: string; contentAnchor: string },
+  expected: { anchor: string; contentAnchor: string; profile?: string },
 ): { transactionTime: number; issuer: string } {
   const subject = credential.credentialSubject;
   if (typeof subject !== 'object' || subject === null || Array.isArray(subject))
@@ -65,8 +67,9 @@ export function checkAnchorCredential(
       `anchor in the credential subject [${String(anchor)}] does not match the anchor in the anchor linkset [${expected.contentAnchor}]`,
     );
   }
-  if (profile !== undefined && profile !== ANCHOR_PROFILE)
-    throw permanent(`profile in the credential subject [${String(profile)}] is not ${ANCHOR_PROFILE}`);
+  const expectedProfile = expected.profile ?? ANCHOR_PROFILE;
+  if (profile !== undefined && profile !== expectedProfile)
+    throw permanent(`profile in the credential subject [${String(profile)}] is not ${expectedProfile}`);
   const issuer =
     typeof credential.issuer === 'string' ? credential.issuer : (credential.issuer as { id?: unknown } | undefined)?.id;
   if (typeof issuer !== 'string' || issuer.length === 0) throw permanent('anchor credential has no issuer');

@@ -9,6 +9,7 @@ import {
   type DataUriEncoding,
 } from '@anchor/common/encoding';
 import { permanent } from '@anchor/common/errors';
+import { profileVersion } from '@anchor/sidetree';
 
 /**
  * The anchor linkset, byte for byte as the original builds it (orb.md §2.4; the original's `linkset`,
@@ -24,6 +25,7 @@ import { permanent } from '@anchor/common/errors';
  * - the anchor link `{anchor, author, profile, original, related, replies}`, each reference a data URI
  *   (gzip + base64, or form-escaped JSON) with its media type; the anchor linkset is `{"linkset":[link]}`.
  */
+/** The profile of protocol v1.0 anchors; an anchor written under another version names that one (`anchorProfile`). */
 export const ANCHOR_PROFILE = 'https://w3id.org/orb#v0';
 export const LINKSET_MEDIA_TYPE = 'application/linkset+json';
 export const JSONLD_MEDIA_TYPE = 'application/ld+json';
@@ -74,6 +76,8 @@ export function buildContentObject(input: {
   author: string;
   items: readonly SuffixAnchor[];
   namespace: string;
+  /** The anchor profile of the protocol version the batch is written under (default v1.0's). */
+  profile?: string;
 }): ContentObject {
   const { resourceHash } = parseHashlink(input.coreIndexHashlink);
   const item = input.items.map(({ suffix, previous }): ContentItem => {
@@ -85,7 +89,12 @@ export function buildContentObject(input: {
   // the full hashlink goes into "related" (`via`).
   return {
     linkset: [
-      { anchor: `hl:${resourceHash}`, author: [{ href: input.author }], item, profile: [{ href: ANCHOR_PROFILE }] },
+      {
+        anchor: `hl:${resourceHash}`,
+        author: [{ href: input.author }],
+        item,
+        profile: [{ href: input.profile ?? ANCHOR_PROFILE }],
+      },
     ],
   };
 }
@@ -106,10 +115,11 @@ export function buildRelatedLinkset(input: {
   anchor: string;
   coreIndexHashlink: string;
   parents: readonly string[];
+  profile?: string;
 }): RelatedLinkset {
   const link: RelatedLinkset['linkset'][0] = {
     anchor: input.anchor,
-    profile: [{ href: ANCHOR_PROFILE }],
+    profile: [{ href: input.profile ?? ANCHOR_PROFILE }],
     via: [{ href: input.coreIndexHashlink }],
   };
   if (input.parents.length > 0) link.up = input.parents.map((href) => ({ href }));
@@ -125,11 +135,18 @@ export function buildAnchorLink(input: {
   encoding: DataUriEncoding;
 }): AnchorLink {
   const anchor = contentAnchor(input.content);
-  const related = buildRelatedLinkset({ anchor, coreIndexHashlink: input.coreIndexHashlink, parents: input.parents });
+  // Every part names the profile the content object was written under.
+  const profile = input.content.linkset[0].profile[0]?.href ?? ANCHOR_PROFILE;
+  const related = buildRelatedLinkset({
+    anchor,
+    coreIndexHashlink: input.coreIndexHashlink,
+    parents: input.parents,
+    profile,
+  });
   return {
     anchor,
     author: [{ href: input.author }],
-    profile: [{ href: ANCHOR_PROFILE }],
+    profile: [{ href: profile }],
     original: [{ href: encodeDataUri(canonicalBytes(input.content), input.encoding), type: LINKSET_MEDIA_TYPE }],
     related: [{ href: encodeDataUri(canonicalBytes(related), input.encoding), type: LINKSET_MEDIA_TYPE }],
     replies: [{ href: encodeDataUri(canonicalBytes(input.credential), input.encoding), type: JSONLD_MEDIA_TYPE }],
@@ -156,11 +173,15 @@ export interface ReadAnchor {
   parents: string[];
   /** The anchor credential from `replies`. */
   credential: Record<string, unknown>;
+  /** The anchor profile (`https://w3id.org/orb#v<genesis time>`) and the protocol version it names. */
+  profile: string;
+  protocolVersion: number;
 }
 
 /**
  * Reads and validates an anchor linkset (the original's `Link.Validate` plus `GetPayloadFromAnchorLink`,
- * and the `replies` check it skips): one link; hashlink anchor; author and the orb#v0 profile; `original`
+ * and the `replies` check it skips): one link; hashlink anchor; author and an orb#v<genesis time> profile
+ * (which protocol version reads the batch is the observer's business; a witness signs any); `original`
  * hashing to `anchor`; `related` naming the same anchor with a core index `via` that the content's anchor
  * names; items naming DIDs of `namespace`. Every problem is a permanent (non-retryable) error.
  */
@@ -170,8 +191,9 @@ export function readAnchorLinkset(linkset: unknown, namespace: string): ReadAnch
   const link = objectOf(links[0], 'anchor link') as unknown as AnchorLink;
   const anchor = hashlinkOf(link.anchor, 'anchor');
   const author = firstHref(link.author, 'author');
-  if (firstHref(link.profile, 'profile') !== ANCHOR_PROFILE)
-    throw invalid(`unsupported anchor profile '${firstHref(link.profile, 'profile')}'`);
+  const profile = firstHref(link.profile, 'profile');
+  const protocolVersion = profileVersion(profile);
+  if (protocolVersion === undefined) throw invalid(`unsupported anchor profile '${profile}'`);
 
   const originalBytes = referenceContent(link.original, 'original', LINKSET_MEDIA_TYPE);
   if (multibaseMultihash(originalBytes) !== parseHashlink(anchor).resourceHash)
@@ -181,8 +203,8 @@ export function readAnchorLinkset(linkset: unknown, namespace: string): ReadAnch
     Array.isArray(content.linkset) && content.linkset.length === 1 ? content.linkset[0] : undefined,
     'content object link',
   );
-  if (firstHref(contentLink.profile, 'content profile') !== ANCHOR_PROFILE)
-    throw invalid('the content object has an unsupported profile');
+  if (firstHref(contentLink.profile, 'content profile') !== profile)
+    throw invalid(`the content object's profile is not the anchor's (${profile})`);
 
   const related = jsonOf(
     referenceContent(link.related, 'related', LINKSET_MEDIA_TYPE),
@@ -215,7 +237,7 @@ export function readAnchorLinkset(linkset: unknown, namespace: string): ReadAnch
     const [hint, suffix] = parts as [string, string];
     return { suffix, previousHash: hint === UNPUBLISHED_ANCHOR ? undefined : hint };
   });
-  return { link, anchor, author, content, items, coreIndexHashlink, parents, credential };
+  return { link, anchor, author, content, items, coreIndexHashlink, parents, credential, profile, protocolVersion };
 }
 
 function invalid(message: string): Error {

@@ -13,6 +13,7 @@ import {
   documentKey,
   DID_NODE_PROTOCOL,
   parseOperation,
+  ProtocolRegistry,
   serializeRequest,
   type ParsedOperation,
 } from '@anchor/sidetree';
@@ -83,6 +84,7 @@ describe('anchor pipeline', () => {
       getLogger('observer'),
       {
         namespace: 'did:node',
+        protocols: ProtocolRegistry.of(['1.0']),
         discoveryDomain: undefined,
       },
     );
@@ -123,6 +125,7 @@ describe('anchor pipeline', () => {
       serviceId: SERVICE_ID,
       vcBase: `${ORIGIN}/vc`,
       namespace: 'did:node',
+      protocols: ProtocolRegistry.of(['1.0']),
       encoding: dataUriEncodingFor('application/gzip;base64'),
       retry: RETRY,
       metrics,

@@ -4,7 +4,7 @@ import { errorMessage } from '@anchor/common/errors';
 import { attachProof } from '@anchor/common/jsonld';
 import type { Logger } from '@anchor/common/log';
 import { backoffDelay, type BackoffPolicy } from '@anchor/common/mq';
-import { parseOperation, type ParsedOperation } from '@anchor/sidetree';
+import { anchorProfile, parseOperation, type ParsedOperation, type ProtocolRegistry } from '@anchor/sidetree';
 import { CAS_MEDIA, type CasStore } from '../cas/cas-store.js';
 import type { NodeMetrics } from '../observability/node-metrics.js';
 import { decodeRequest, type QueuedOperation } from '../operations/operation-records.js';
@@ -77,6 +77,8 @@ export interface AnchorPipelineDeps {
   parsedOperations: ParsedOperationCache;
   /** Builds the Sidetree batch files (off the event loop where it can). */
   batchFiles: BatchFileBuilder;
+  /** A batch is written under the protocol version its operations were accepted under. */
+  protocols: ProtocolRegistry;
 }
 
 /** How often a published anchor is checked for processing by another instance's observer. */
@@ -268,11 +270,13 @@ export class AnchorPipeline {
       this.release(batchId, batch.operationKeys, false);
       return this.save(batchId, batch, 'completed', { operationCount: 0, expiresAt: Date.now() + 24 * 3_600_000 });
     }
+    // A version this node no longer runs fails the step (retried): its operations wait until it runs it again.
+    const protocol = this.deps.protocols.forAnchor(batch.protocolVersion ?? 0);
     const operations = inBatchOrder(
       present.map(
         ({ key, record }) =>
           this.deps.parsedOperations.takeAccepted(key) ??
-          parseOperation(decodeRequest(record.request), { mode: 'anchored' }),
+          parseOperation(decodeRequest(record.request), { mode: 'anchored', protocol }),
       ),
     );
     const signed = operations
@@ -295,6 +299,7 @@ export class AnchorPipeline {
       {
         requests: operations.map((operation) => operation.canonicalRequest.toString('utf8')),
         suffixes: operations.map((operation) => operation.didSuffix),
+        protocolVersion: protocol.protocolVersion,
       },
       this.deps.cas.casBase,
     );
@@ -306,6 +311,7 @@ export class AnchorPipeline {
       author: this.deps.serviceId,
       items,
       namespace: this.deps.namespace,
+      profile: anchorProfile(protocol),
     });
     const credential = buildAnchorCredential({
       id: `${this.deps.vcBase}/${randomUUID()}`,
@@ -313,6 +319,7 @@ export class AnchorPipeline {
       issued: new Date(),
       anchor: contentAnchor(content),
       coreIndexAnchor: content.linkset[0].anchor,
+      profile: anchorProfile(protocol),
     });
     const batchOrigins = [
       ...new Set(

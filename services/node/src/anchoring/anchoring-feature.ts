@@ -82,6 +82,7 @@ export async function createAnchoringFeature(ctx: NodeContext, deps: AnchoringDe
     log,
     parsedOperations: deps.parsedOperations,
     batchFiles: createBatchFileBuilder(),
+    protocols: ctx.protocols,
   });
   // A restarted instance has the same holder id, so it takes its lease straight back instead of waiting it out.
   const holder = `${hostname()}|${formatHostPort(ctx.config.server.hostUrl)}|${resolve(ctx.config.server.dataDir)}`;

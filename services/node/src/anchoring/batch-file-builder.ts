@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { createHashlink, multibaseMultihash } from '@anchor/common/encoding';
 import { internal } from '@anchor/common/errors';
 import { WorkerPool } from '@anchor/common/workers';
-import { batchMemberOf, buildBatch } from '@anchor/sidetree';
+import { batchMemberOf, buildBatch, protocolOfVersion } from '@anchor/sidetree';
 import { buildAnchorLink, type AnchorLink } from './anchor-linkset.js';
 
 /** A batch's Sidetree files, ready for the CAS: URIs are hashlinks naming this node's `/cas/<hash>`. */
@@ -19,6 +19,8 @@ export type AnchorLinkInput = Parameters<typeof buildAnchorLink>[0];
 export interface BatchFileInput {
   requests: readonly string[];
   suffixes: readonly string[];
+  /** The batch's protocol version (its file limits); absent: v1.0. */
+  protocolVersion?: number;
 }
 
 /**
@@ -37,13 +39,19 @@ export interface BatchFileBuilder {
  * only read back as JSON: parsing them again (hashing the suffix data, checking keys) would more than double
  * the worker's time per anchor, time taken from the event loop's core on a small machine.
  */
-export function buildBatchFiles({ requests, suffixes }: BatchFileInput, casBase: string): BuiltBatchFiles {
+export function buildBatchFiles(
+  { requests, suffixes, protocolVersion = 0 }: BatchFileInput,
+  casBase: string,
+): BuiltBatchFiles {
   if (requests.length !== suffixes.length)
     throw internal(`batch files: ${requests.length} requests but ${suffixes.length} suffixes`);
+  const protocol = protocolOfVersion(protocolVersion);
+  if (protocol === undefined) throw internal(`batch files: unknown protocol version ${protocolVersion}`);
   const members = requests.map((request, index) =>
     batchMemberOf(JSON.parse(request) as Record<string, unknown>, suffixes[index] as string),
   );
   const built = buildBatch(members, {
+    protocol,
     contentUri: (content) => createHashlink(content, [`${casBase}/${multibaseMultihash(content)}`]),
   });
   return {

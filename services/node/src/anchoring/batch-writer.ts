@@ -3,7 +3,7 @@ import { errorMessage } from '@anchor/common/errors';
 import type { Logger } from '@anchor/common/log';
 import type { ParsedOperation } from '@anchor/sidetree';
 import type { NodeMetrics } from '../observability/node-metrics.js';
-import { suffixOfKey } from '../operations/operation-records.js';
+import { queuedProtocolVersion, suffixOfKey } from '../operations/operation-records.js';
 import { OperationStores } from '../operations/operation-stores.js';
 import { IN_FLIGHT, UNFINISHED, type AnchorBatch, type AnchorBatches } from './anchor-batches.js';
 import type { AnchorPipeline } from './anchor-pipeline.js';
@@ -24,12 +24,15 @@ export interface AcceptedOperation {
   acceptedAt: number;
   /** The parsed operation, so the pipeline need not parse it again (optional: a re-sync has none). */
   operation?: ParsedOperation;
+  /** The protocol version it was accepted under. */
+  protocolVersion: number;
 }
 
 /** A queued operation as the writer tracks it in memory. */
 interface Pending {
   suffix: string;
   acceptedAt: number;
+  protocolVersion: number;
 }
 
 /** How often the writer re-counts the stored queue to pick up operations accepted by other instances. */
@@ -44,6 +47,9 @@ const RESYNC_MS = 1_000;
  * - Eligible: the oldest queued operation of its DID, when no operation of that DID is in flight (in a
  *   batch not yet processed by the observer). So a batch holds at most one operation per DID, an update is
  *   never anchored before the operation it follows, and the rest roll over to later batches.
+ * - One protocol version per batch (the original's cutter): the version of the oldest eligible operation;
+ *   operations accepted under another (before a `--current-sidetree-protocol-version` switch) wait for a
+ *   batch of their own, so each is anchored under the rules it was accepted under.
  * - The cut is written ahead: one insert records the batch (`cut`) with the keys of its operations; the
  *   pipeline takes it from there and, after a crash, resumes it. Queued operations are never rewritten:
  *   those listed by an unfinished batch are in flight, the others wait.
@@ -121,7 +127,8 @@ export class BatchWriter {
   accepted(entry: AcceptedOperation | undefined): void {
     this.inTransit--;
     if (!entry || !this.leader) return;
-    if (this.enqueue(entry.key, { suffix: entry.suffix, acceptedAt: entry.acceptedAt }) && entry.operation)
+    const pending = { suffix: entry.suffix, acceptedAt: entry.acceptedAt, protocolVersion: entry.protocolVersion };
+    if (this.enqueue(entry.key, pending) && entry.operation)
       this.parsedOperations.keepAccepted(entry.key, entry.operation);
     if (this.queue.size >= this.options.maxOperations) this.tick(0);
   }
@@ -206,7 +213,11 @@ export class BatchWriter {
     this.outOfOrder = false;
     for (const { key, value } of stored) {
       if (this.batchedKeys.has(key)) continue;
-      this.enqueue(key, { suffix: value.suffix, acceptedAt: value.acceptedAt });
+      this.enqueue(key, {
+        suffix: value.suffix,
+        acceptedAt: value.acceptedAt,
+        protocolVersion: queuedProtocolVersion(value),
+      });
     }
     // Operations that left the store meanwhile (anchored by another node's batch) are no longer needed.
     this.parsedOperations.forgetAccepted(known.filter((key) => !this.queue.has(key)));
@@ -292,18 +303,24 @@ export class BatchWriter {
     return undefined;
   }
 
-  /** The operations the next batch may take, oldest first, at most one per DID, none of a DID in flight. */
+  /**
+   * The operations the next batch may take, oldest first, at most one per DID, none of a DID in flight, all of
+   * the oldest one's protocol version.
+   */
   private eligible(): Array<[string, Pending]> {
     const taken = new Set<string>();
     const picked: Array<[string, Pending]> = [];
+    let version: number | undefined;
     for (const entry of this.ordered()) {
-      const { suffix } = entry[1];
+      const { suffix, protocolVersion } = entry[1];
       if (taken.has(suffix) || this.inFlight.has(suffix)) {
         // Later operations of this DID wait behind the earlier one.
         taken.add(suffix);
         continue;
       }
       taken.add(suffix);
+      version ??= protocolVersion;
+      if (protocolVersion !== version) continue;
       picked.push(entry);
       if (picked.length >= this.options.maxOperations) break;
     }
@@ -322,6 +339,7 @@ export class BatchWriter {
       firstAcceptedAt,
       operationKeys: keys,
       attempts: 0,
+      protocolVersion: picked[0]?.[1].protocolVersion ?? 0,
     };
     await this.batches.insert(batchId, batch);
     for (const [key, pending] of picked) {

@@ -2,7 +2,7 @@ import { canonicalBytes, multibaseMultihash, parseHashlink } from '@anchor/commo
 import { AppError, permanent } from '@anchor/common/errors';
 import type { Logger } from '@anchor/common/log';
 import type { ProviderBatchOp } from '@anchor/common/storage';
-import { DID_NODE_PROTOCOL, type ParsedOperation } from '@anchor/sidetree';
+import type { ParsedOperation, ProtocolParameters, ProtocolRegistry } from '@anchor/sidetree';
 import { checkAnchorCredential } from '../anchoring/anchor-credential.js';
 import { readAnchorLinkset, type ReadAnchor } from '../anchoring/anchor-linkset.js';
 import type { ParsedOperationCache } from '../anchoring/parsed-operation-cache.js';
@@ -26,6 +26,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 
 export interface AnchorObserverOptions {
   namespace: string;
+  /** The protocol versions this node reads anchors under (`--sidetree-protocol-versions`). */
+  protocols: ProtocolRegistry;
   /** Adds `https:<domain>:<hash>` to the equivalent references of processed operations (orb's discovery domain). */
   discoveryDomain: string | undefined;
   /** Deepest chain of unprocessed parents followed before giving up on an anchor. */
@@ -114,7 +116,11 @@ export class AnchorObserver {
     const { transactionTime } = checkAnchorCredential(read.credential, {
       anchor: read.anchor,
       contentAnchor: read.content.linkset[0].anchor,
+      profile: read.profile,
     });
+    // The version the anchor was written under reads its batch, whatever this node writes now; one this node
+    // does not run is a retryable refusal, so the anchor is read once the node runs it.
+    const protocol = this.options.protocols.forAnchor(read.protocolVersion);
     await this.verifier.verify(read.credential);
 
     const maxDepth = this.options.maxParentDepth ?? 100;
@@ -136,9 +142,10 @@ export class AnchorObserver {
         coreIndexHashlink: read.coreIndexHashlink,
         operationCount: read.items.length,
         sources: event.sources ?? [],
+        protocol,
       }));
     checkItemsMatch(read, operations);
-    const outcome = await this.commit(event, anchorHash, read, operations, transactionTime);
+    const outcome = await this.commit(event, anchorHash, read, operations, transactionTime, protocol);
     this.parsedOperations.forgetPublished(read.coreIndexHashlink);
     if (outcome === 'processed') {
       const origin = event.batchId !== undefined ? 'local' : 'remote';
@@ -172,6 +179,7 @@ export class AnchorObserver {
     read: ReadAnchor,
     operations: ParsedOperation[],
     transactionTime: number,
+    protocol: ProtocolParameters,
   ): Promise<'processed' | 'duplicate'> {
     return this.commitLock.run('commit', async () => {
       if (await this.records.anchors.get(anchorHash)) return 'duplicate';
@@ -213,7 +221,7 @@ export class AnchorObserver {
             transactionTime,
             transactionNumber,
             operationIndex,
-            protocolVersion: DID_NODE_PROTOCOL.protocolVersion,
+            protocolVersion: protocol.protocolVersion,
           };
           if (operation.anchorOrigin !== undefined) published.anchorOrigin = operation.anchorOrigin;
           ops.push({ store: STORE.published, op: 'put', key: `${suffix}:${anchorHash}`, value: published });

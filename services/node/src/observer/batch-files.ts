@@ -6,6 +6,7 @@ import {
   parseProvisionalIndexFile,
   parseProvisionalProofFile,
   type ParsedOperation,
+  type ProtocolParameters,
 } from '@anchor/sidetree';
 import { CAS_MEDIA } from '../cas/cas-store.js';
 import type { ContentResolver } from '../cas/content-resolver.js';
@@ -17,32 +18,42 @@ import type { ContentResolver } from '../cas/content-resolver.js';
  */
 export async function readBatchOperations(
   resolver: ContentResolver,
-  input: { coreIndexHashlink: string; operationCount: number; sources: readonly string[] },
+  input: {
+    coreIndexHashlink: string;
+    operationCount: number;
+    sources: readonly string[];
+    /** The protocol version the anchor names: its limits apply to every file and operation. */
+    protocol: ProtocolParameters;
+  },
 ): Promise<ParsedOperation[]> {
   const fetch = (uri: string): Promise<Buffer> =>
     resolver.resolve(uri, { sources: input.sources, mediaType: CAS_MEDIA.batchFile });
-  const coreIndex = parseCoreIndexFile(await fetch(input.coreIndexHashlink));
+  const { protocol } = input;
+  const coreIndex = parseCoreIndexFile(await fetch(input.coreIndexHashlink), protocol);
   const [coreProof, provisionalIndex] = await Promise.all([
     coreIndex.coreProofFileUri === undefined
       ? undefined
-      : fetch(coreIndex.coreProofFileUri).then((bytes) => parseCoreProofFile(bytes)),
+      : fetch(coreIndex.coreProofFileUri).then((bytes) => parseCoreProofFile(bytes, protocol)),
     coreIndex.provisionalIndexFileUri === undefined
       ? undefined
-      : fetch(coreIndex.provisionalIndexFileUri).then((bytes) => parseProvisionalIndexFile(bytes)),
+      : fetch(coreIndex.provisionalIndexFileUri).then((bytes) => parseProvisionalIndexFile(bytes, protocol)),
   ]);
   const chunkUri = provisionalIndex?.chunks[0]?.chunkFileUri;
   const [provisionalProof, chunk] = await Promise.all([
     provisionalIndex?.provisionalProofFileUri === undefined
       ? undefined
-      : fetch(provisionalIndex.provisionalProofFileUri).then((bytes) => parseProvisionalProofFile(bytes)),
-    chunkUri === undefined ? undefined : fetch(chunkUri).then((bytes) => parseChunkFile(bytes)),
+      : fetch(provisionalIndex.provisionalProofFileUri).then((bytes) => parseProvisionalProofFile(bytes, protocol)),
+    chunkUri === undefined ? undefined : fetch(chunkUri).then((bytes) => parseChunkFile(bytes, protocol)),
   ]);
-  return assembleBatch({
-    anchorString: { operationCount: input.operationCount, coreIndexFileUri: input.coreIndexHashlink },
-    coreIndex,
-    ...(coreProof ? { coreProof } : {}),
-    ...(provisionalIndex ? { provisionalIndex } : {}),
-    ...(provisionalProof ? { provisionalProof } : {}),
-    ...(chunk ? { chunk } : {}),
-  });
+  return assembleBatch(
+    {
+      anchorString: { operationCount: input.operationCount, coreIndexFileUri: input.coreIndexHashlink },
+      coreIndex,
+      ...(coreProof ? { coreProof } : {}),
+      ...(provisionalIndex ? { provisionalIndex } : {}),
+      ...(provisionalProof ? { provisionalProof } : {}),
+      ...(chunk ? { chunk } : {}),
+    },
+    { protocol },
+  );
 }

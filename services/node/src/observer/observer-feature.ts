@@ -52,6 +52,7 @@ export async function createObserverFeature(
     log,
     {
       namespace: ctx.config.sidetree.didNamespace,
+      protocols: ctx.protocols,
       discoveryDomain: ctx.config.discovery.discoveryDomain,
     },
   );

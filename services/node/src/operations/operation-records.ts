@@ -1,4 +1,4 @@
-import type { OperationType, ParsedOperation } from '@anchor/sidetree';
+import { DID_NODE_PROTOCOL, type OperationType, type ParsedOperation } from '@anchor/sidetree';
 
 /**
  * The records of an operation's life on this node, from acceptance to publication, and the one key every
@@ -46,6 +46,13 @@ export interface QueuedOperation {
   /** Unix seconds: what the unpublished view reports as the operation's time. */
   receivedTime: number;
   anchorOrigin?: string;
+  /** The protocol version it was accepted under, which its anchor is written in (absent: v1.0). */
+  protocolVersion?: number;
+}
+
+/** The protocol version of a queued operation: records written before versions existed were all v1.0's. */
+export function queuedProtocolVersion(record: Pick<QueuedOperation, 'protocolVersion'>): number {
+  return record.protocolVersion ?? DID_NODE_PROTOCOL.protocolVersion;
 }
 
 /** An operation seen in a processed anchor (store `operation`), keyed `<suffix>:<anchor hash>`. */

@@ -1,5 +1,6 @@
 import {
   parseOperation,
+  type ProtocolRegistry,
   type OperationType,
   type ParsedOperation,
   type PublishedOperationRecord,
@@ -8,6 +9,7 @@ import {
 import {
   decodeRequest,
   encodeRequest,
+  queuedProtocolVersion,
   type PublishedOperation,
   type QueuedOperation,
 } from '../operations/operation-records.js';
@@ -47,6 +49,8 @@ export class DidOperationsLoader {
   constructor(
     private readonly stores: OperationStores,
     private readonly view: UnpublishedView,
+    /** Each operation is read under the protocol version it was anchored in (or accepted under). */
+    private readonly protocols: ProtocolRegistry,
   ) {}
 
   /** The DID's version: the intake's token and the observer's version, read together. */
@@ -77,7 +81,7 @@ export class DidOperationsLoader {
     const unpublished: UnpublishedOperationRecord[] = [];
     let validUntil = Number.POSITIVE_INFINITY;
     for (const { value } of queued) {
-      const record = pendingRecord(value, reuse);
+      const record = pendingRecord(value, reuse, this.protocols);
       pending.push(record);
       const endsAt = value.acceptedAt + this.view.lifetimeMs;
       if (this.view.enabled && this.view.types.includes(value.type) && endsAt > now) {
@@ -88,7 +92,7 @@ export class DidOperationsLoader {
     return {
       suffix,
       token,
-      published: published.map(({ value }) => publishedRecord(value, reuse)),
+      published: published.map(({ value }) => publishedRecord(value, reuse, this.protocols)),
       pending,
       unpublished,
       validUntil,
@@ -104,13 +108,25 @@ function parsedByRequest(view: DidOperations | undefined): Map<string, ParsedOpe
   return parsed;
 }
 
-function parse(request: string, reuse: Map<string, ParsedOperation>): ParsedOperation {
-  return reuse.get(request) ?? parseOperation(decodeRequest(request), { mode: 'anchored' });
+function parse(
+  request: string,
+  reuse: Map<string, ParsedOperation>,
+  protocols: ProtocolRegistry,
+  protocolVersion: number,
+): ParsedOperation {
+  return (
+    reuse.get(request) ??
+    parseOperation(decodeRequest(request), { mode: 'anchored', protocol: protocols.forOperation(protocolVersion) })
+  );
 }
 
-function publishedRecord(record: PublishedOperation, reuse: Map<string, ParsedOperation>): PublishedOperationRecord {
+function publishedRecord(
+  record: PublishedOperation,
+  reuse: Map<string, ParsedOperation>,
+  protocols: ProtocolRegistry,
+): PublishedOperationRecord {
   return {
-    operation: parse(record.request, reuse),
+    operation: parse(record.request, reuse, protocols, record.protocolVersion),
     anchor: {
       canonicalReference: record.canonicalReference,
       equivalentReferences: record.equivalentReferences,
@@ -123,10 +139,16 @@ function publishedRecord(record: PublishedOperation, reuse: Map<string, ParsedOp
   };
 }
 
-function pendingRecord(record: QueuedOperation, reuse: Map<string, ParsedOperation>): UnpublishedOperationRecord {
+function pendingRecord(
+  record: QueuedOperation,
+  reuse: Map<string, ParsedOperation>,
+  protocols: ProtocolRegistry,
+): UnpublishedOperationRecord {
+  const protocolVersion = queuedProtocolVersion(record);
   return {
-    operation: parse(record.request, reuse),
+    operation: parse(record.request, reuse, protocols, protocolVersion),
     receivedTime: record.receivedTime,
+    protocolVersion,
     ...(record.anchorOrigin !== undefined ? { anchorOrigin: record.anchorOrigin } : {}),
   };
 }

@@ -17,11 +17,15 @@ export interface ResolutionFeature extends NodeFeature {
  * did:node method in `ctx.didResolver` (so proofs by did:node keys verify through this node).
  */
 export function createResolutionFeature(ctx: NodeContext, deps: { stores: OperationStores }): ResolutionFeature {
-  const loader = new DidOperationsLoader(deps.stores, {
-    enabled: ctx.config.sidetree.unpublishedOperationStore,
-    types: ctx.config.sidetree.unpublishedOperationTypes,
-    lifetimeMs: ctx.config.sidetree.unpublishedOperationLifetime,
-  });
+  const loader = new DidOperationsLoader(
+    deps.stores,
+    {
+      enabled: ctx.config.sidetree.unpublishedOperationStore,
+      types: ctx.config.sidetree.unpublishedOperationTypes,
+      lifetimeMs: ctx.config.sidetree.unpublishedOperationLifetime,
+    },
+    ctx.protocols,
+  );
   const aliases = ctx.config.sidetree.didAliases ?? [];
   const service = new ResolutionService(loader, {
     namespace: ctx.config.sidetree.didNamespace,

@@ -3,7 +3,6 @@ import type { Logger } from '@anchor/common/log';
 import type { ProviderBatchOp } from '@anchor/common/storage';
 import {
   canonicalDid,
-  DID_NODE_PROTOCOL,
   parseOperation,
   renderNodeResolution,
   resolveOperations,
@@ -11,6 +10,7 @@ import {
   type DidResolutionResult,
   type OperationType,
   type ParsedOperation,
+  type ProtocolParameters,
   type ResolutionModel,
   type UnpublishedOperationRecord,
 } from '@anchor/sidetree';
@@ -34,7 +34,11 @@ export class OperationRejected extends AppError {
 /** Told about every write (the batch writer mirrors the queue). */
 export interface AcceptedOperationSink {
   accepting(): void;
-  accepted(entry: { key: string; suffix: string; acceptedAt: number; operation: ParsedOperation } | undefined): void;
+  accepted(
+    entry:
+      | { key: string; suffix: string; acceptedAt: number; operation: ParsedOperation; protocolVersion: number }
+      | undefined,
+  ): void;
 }
 
 export interface OperationIntakeOptions {
@@ -42,6 +46,8 @@ export interface OperationIntakeOptions {
   /** `host[:port]` for the https-hinted equivalent id. */
   domain: string;
   includePublishedOperations: boolean;
+  /** The current protocol version (`--current-sidetree-protocol-version`): operations are accepted under it. */
+  protocol: ProtocolParameters;
 }
 
 export interface OperationIntakeDeps {
@@ -106,7 +112,7 @@ export class OperationIntake {
 
   private parse(body: Buffer): ParsedOperation {
     try {
-      return parseOperation(body, { protocol: DID_NODE_PROTOCOL });
+      return parseOperation(body, { protocol: this.options.protocol });
     } catch (error) {
       if (error instanceof AppError && error.status < 500) throw new OperationRejected('invalid', error.message);
       throw error;
@@ -130,7 +136,8 @@ export class OperationIntake {
     }
     // Insert-if-absent: a repeated create (here or on another instance) finds its first copy and is answered the same.
     await this.write(operation, operation.anchorOrigin, receivedTime);
-    const model = resolveOperations(suffix, { unpublished: [{ operation, receivedTime }] });
+    const { protocolVersion } = this.options.protocol;
+    const model = resolveOperations(suffix, { unpublished: [{ operation, receivedTime, protocolVersion }] });
     return this.render(model, unpublishedDid(suffix, this.options.namespace));
   }
 
@@ -187,6 +194,7 @@ export class OperationIntake {
     const record: UnpublishedOperationRecord = {
       operation,
       receivedTime,
+      protocolVersion: this.options.protocol.protocolVersion,
       ...(anchorOrigin !== undefined ? { anchorOrigin } : {}),
     };
     const after = resolveOperations(suffix, { published, unpublished: [...pending, record] });
@@ -215,7 +223,15 @@ export class OperationIntake {
     const key = operationKey(operation);
     const acceptedAt = performance.timeOrigin + performance.now();
     const request = encodeRequest(operation.canonicalRequest);
-    const queued: QueuedOperation = { suffix, type: operation.type, request, acceptedAt, receivedTime };
+    const { protocolVersion } = this.options.protocol;
+    const queued: QueuedOperation = {
+      suffix,
+      type: operation.type,
+      request,
+      acceptedAt,
+      receivedTime,
+      protocolVersion,
+    };
     if (anchorOrigin !== undefined) queued.anchorOrigin = anchorOrigin;
     const ops: ProviderBatchOp[] = [{ store: STORE.queued, op: 'insert', key, value: queued }];
     // A create makes a DID nobody has a view of (empty views are never cached): no version to move.
@@ -229,7 +245,7 @@ export class OperationIntake {
     } catch (error) {
       if (!(error instanceof AppError && error.code === 'conflict')) throw error;
     } finally {
-      this.deps.sink.accepted(written ? { key, suffix, acceptedAt, operation } : undefined);
+      this.deps.sink.accepted(written ? { key, suffix, acceptedAt, operation, protocolVersion } : undefined);
       this.deps.resolution.invalidate(suffix);
     }
     return written;

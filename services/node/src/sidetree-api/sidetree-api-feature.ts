@@ -50,6 +50,7 @@ export function createSidetreeApiFeature(
       namespace: ctx.config.sidetree.didNamespace,
       domain: ctx.urls.host,
       includePublishedOperations: ctx.config.sidetree.includePublishedOperations,
+      protocol: ctx.protocols.current,
     },
   );
   const notInMaintenance = (): void => {

@@ -49,7 +49,11 @@ export function offerHandler(deps: WitnessSideDeps) {
     if (now > end) throw badRequest(`the Offer expired at ${String(offer.endTime)}`);
 
     const read = readAnchorLinkset(offer.object, deps.namespace);
-    checkAnchorCredential(read.credential, { anchor: read.anchor, contentAnchor: read.content.linkset[0].anchor });
+    checkAnchorCredential(read.credential, {
+      anchor: read.anchor,
+      contentAnchor: read.content.linkset[0].anchor,
+      profile: read.profile,
+    });
     if (read.credential.issuer !== offer.actor)
       throw badRequest(
         `the offered credential is issued by ${String(read.credential.issuer)}, not by the offering service ${offer.actor}`,
