@@ -5,6 +5,7 @@ import { SIGNATURE_SCHEMES } from '@anchor/common/httpsig';
 import { contextsFileOption } from '@anchor/common/jsonld-contexts';
 import { parseLogSpec } from '@anchor/common/log';
 import { checkAmqpUrl, checkNamespace } from '@anchor/common/mq';
+import { PROTOCOL_VERSION_NAMES, ProtocolRegistry } from '@anchor/sidetree';
 
 /**
  * Every flag of the node, in the original's spirit (orb.md §1.4), grouped by the feature that reads it.
@@ -167,6 +168,17 @@ export const nodeConfigSpec = defineConfig({
         default: 20_000,
         min: 0,
         help: 'DIDs whose parsed operations and rendered results this instance keeps in memory (0 disables the cache)',
+      }),
+      protocolVersions: opt.enumList(PROTOCOL_VERSION_NAMES, {
+        flag: 'sidetree-protocol-versions',
+        env: ['SIDETREE_PROTOCOL_VERSIONS'],
+        default: ['1.0'],
+        help: "did:node protocol versions this node runs, the original's names (test: its smaller operation and delta limits); an anchor is read under the version its profile names",
+      }),
+      currentProtocolVersion: opt.enum(PROTOCOL_VERSION_NAMES, {
+        flag: 'current-sidetree-protocol-version',
+        env: ['CURRENT_SIDETREE_PROTOCOL_VERSION'],
+        help: 'The version operations are accepted under and anchors written in; default the listed version of latest genesis time',
       }),
       includePublishedOperations: opt.bool({
         flag: 'include-published-operations-in-metadata',
@@ -535,6 +547,7 @@ export const nodeConfigSpec = defineConfig({
   },
   checks: [
     (c) => kmsOptionsProblem(c.keys),
+    (c) => protocolVersionsProblem(c.sidetree.protocolVersions, c.sidetree.currentProtocolVersion),
     (c) =>
       (c.server.tlsCertificate === undefined) !== (c.server.tlsKey === undefined)
         ? 'options --tls-certificate and --tls-key: give both to serve https, or neither'
@@ -554,6 +567,15 @@ export const nodeConfigSpec = defineConfig({
 });
 
 export type NodeConfig = ConfigOf<typeof nodeConfigSpec>;
+
+function protocolVersionsProblem(names: readonly string[], current: string | undefined): string | undefined {
+  try {
+    ProtocolRegistry.of(names, current);
+    return undefined;
+  } catch (error) {
+    return `options --sidetree-protocol-versions / --current-sidetree-protocol-version: ${(error as Error).message}`;
+  }
+}
 
 /** `scheme://host[:port]` of http or https, nothing more (alternate links append their own paths). */
 function isHttpOrigin(text: string): boolean {

@@ -21,6 +21,7 @@ import { JsonLdContexts } from '@anchor/common/jsonld-contexts';
 import { getLogger } from '@anchor/common/log';
 import type { BaseContext, ContextExtension, ServiceContext, ServiceSettings } from '@anchor/common/service';
 import { tracingSettingsOf } from '@anchor/common/tracing';
+import { ProtocolRegistry } from '@anchor/sidetree';
 import type { NodeConfig } from './config.js';
 import { domainDidDocument, localFirstDidWebResolver } from './identity/domain-did-document.js';
 import { loadNodeKeys, type NodeKeys } from './identity/node-keys.js';
@@ -47,6 +48,8 @@ export interface NodeContextMembers {
   readonly jsonldContexts: JsonLdContexts;
   /** Whether the node answers 503 on operations, resolution and inbox (health stays 200, reporting maintenance). */
   readonly maintenance: boolean;
+  /** The did:node protocol versions run: the current one accepts operations and writes anchors, each reads its anchors. */
+  readonly protocols: ProtocolRegistry;
 }
 
 /**
@@ -167,6 +170,7 @@ export async function extendNodeContext(base: BaseContext<NodeConfig>): Promise<
       nodeMetrics: createNodeMetrics(base.metrics),
       didResolver,
       maintenance: config.server.maintenanceMode,
+      protocols: ProtocolRegistry.of(config.sidetree.protocolVersions, config.sidetree.currentProtocolVersion),
     },
     signatureAuthenticator: signatures
       ? createSignatureAuthenticator({
