@@ -89,16 +89,20 @@ export class VctLogClient {
   async signedTreeHead(logUrl: string): Promise<SignedTreeHead> {
     const { sth, problem } = await this.checkedTreeHead(logUrl);
     if (problem !== undefined) throw permanent(`log ${logUrl}: ${problem}`);
-    return sth as SignedTreeHead;
+    return sth;
   }
 
   /**
-   * The current tree head as the log sent it and what is wrong with it (undefined when its signature
-   * verifies with the log's WebFinger key, looked up afresh once before a problem is reported), for a
-   * monitor that keeps a bad one as evidence. Network trouble and 5xx are thrown as retryable AppErrors.
+   * The current tree head and what is wrong with its signature (undefined when it verifies with the log's
+   * WebFinger key, looked up afresh once before a problem is reported), for a monitor that keeps a badly
+   * signed head as evidence. Network trouble and 5xx are retryable AppErrors; an answer that is not a tree
+   * head at all (it proves nothing) is a permanent one.
    */
-  async checkedTreeHead(logUrl: string): Promise<{ sth: unknown; problem: string | undefined; publicKey: Buffer }> {
+  async checkedTreeHead(
+    logUrl: string,
+  ): Promise<{ sth: SignedTreeHead; problem: string | undefined; publicKey: Buffer }> {
     const { data } = await this.http.get<unknown>(`${logUrl}/v1/get-sth`, this.token('read'));
+    if (!isTreeHead(data)) throw permanent(`log ${logUrl} answered get-sth with something that is not a signed tree head`);
     const publicKey = await this.publicKey(logUrl);
     if (sthProblem(data, publicKey) === undefined) return { sth: data, problem: undefined, publicKey };
     const fresh = await this.freshPublicKey(logUrl);
@@ -252,17 +256,20 @@ export class VctLogClient {
   }
 }
 
-function sthProblem(value: unknown, publicKey: Buffer): string | undefined {
+function isTreeHead(value: unknown): value is SignedTreeHead {
   const sth = value as SignedTreeHead | null | undefined;
-  if (
-    typeof sth !== 'object' ||
-    sth === null ||
-    !Number.isSafeInteger(sth.tree_size) ||
-    !Number.isSafeInteger(sth.timestamp) ||
-    typeof sth.sha256_root_hash !== 'string' ||
-    typeof sth.tree_head_signature !== 'string'
-  )
-    return 'the signed tree head is malformed';
+  return (
+    typeof sth === 'object' &&
+    sth !== null &&
+    Number.isSafeInteger(sth.tree_size) &&
+    Number.isSafeInteger(sth.timestamp) &&
+    typeof sth.sha256_root_hash === 'string' &&
+    typeof sth.tree_head_signature === 'string'
+  );
+}
+
+function sthProblem(sth: unknown, publicKey: Buffer): string | undefined {
+  if (!isTreeHead(sth)) return 'the signed tree head is malformed';
   const problem = envelopeProblem(
     sth.tree_head_signature,
     treeHeadSignaturePayload(sth.timestamp, sth.tree_size, Buffer.from(sth.sha256_root_hash, 'base64')),

@@ -1,7 +1,6 @@
 import { AppError, errorMessage } from '@anchor/common/errors';
 import type { Logger } from '@anchor/common/log';
 import { MerkleTree } from '@anchor/common/merkle';
-import type { SignedTreeHead } from '@anchor/common/vct';
 import type { VctClient } from '../vct-client/vct-client.js';
 import type { MonitoringMetrics } from './monitoring-metrics.js';
 import type { LogEvidence, LogFailureKind, MonitoredLog, MonitoredLogs } from './monitored-logs.js';
@@ -60,7 +59,7 @@ export class LogConsistencyMonitor {
     const publicKey = fetched.publicKey.toString('base64');
     if (fetched.problem !== undefined)
       return this.fail(record, 'bad-signature', fetched.problem, { offendingSth: fetched.sth, publicKey });
-    const sth = fetched.sth as SignedTreeHead;
+    const sth = fetched.sth;
     const verified = record.sth;
 
     if (verified !== undefined) {
@@ -137,11 +136,6 @@ export class LogConsistencyMonitor {
     return 'verified';
   }
 
-  /** Drops what is kept in memory for a log (deactivated, or re-activated from scratch). */
-  forget(logUrl: string): void {
-    this.trees.delete(logUrl);
-  }
-
   private async rebuiltRoot(record: MonitoredLog, treeSize: number): Promise<Buffer> {
     let tree = this.trees.get(record.logUrl);
     // The kept leaves match the verified head only; anything else starts again from the first entry.
@@ -159,7 +153,9 @@ export class LogConsistencyMonitor {
     message: string,
     outcome: LogCheckOutcome = 'error',
   ): Promise<LogCheckOutcome> {
-    this.log.warn('log monitoring: check inconclusive', { log: record.logUrl, err: message });
+    // Said once per new trouble, not every round while it lasts.
+    if (record.lastError !== message)
+      this.log.warn('log monitoring: check inconclusive', { log: record.logUrl, err: message });
     await this.logs.saveCheck(record, { lastError: message, checkedAt: now });
     return outcome;
   }

@@ -19,8 +19,6 @@ export interface LogMonitoringFeature extends NodeFeature {
   readonly watched: WatchedCredentials;
   readonly consistency: LogConsistencyMonitor;
   readonly proofs: ProofMonitor;
-  /** Runs a round of each monitor at once (the batch-writer instance only, as on schedule). */
-  checkNow(): Promise<void>;
   readonly handlers: { readonly get: RequestHandler; readonly post: RequestHandler };
 }
 
@@ -111,9 +109,6 @@ export async function createLogMonitoringFeature(
     watched,
     consistency,
     proofs,
-    async checkNow() {
-      await Promise.all([logTask.runNow(), proofTask.runNow()]);
-    },
     handlers: logMonitorHandlers(logs),
     async start() {
       logTask.start();

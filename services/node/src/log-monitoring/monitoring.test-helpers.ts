@@ -59,22 +59,25 @@ export async function startLog(
 /**
  * The log's URL as the node sees it: every request is passed on unchanged to whichever real log `target`
  * names — so switching the target makes one log URL serve another history, signed with the same key, as
- * a forking log would. With `tamperTreeHead` the tree head's root is altered on the way; with
- * `entriesTarget` get-entries is answered by another log.
+ * a forking log would. With `tamperTreeHead` the tree head's root is altered on the way, with
+ * `garbageTreeHead` get-sth answers a JSON object that is no tree head; with `entriesTarget` get-entries is
+ * answered by another log.
  */
 export interface SplitViewLog {
   url: string;
   target: string;
   entriesTarget: string | undefined;
   tamperTreeHead: boolean;
+  garbageTreeHead: boolean;
   close(): Promise<void>;
 }
 
 export async function startSplitViewLog(port?: number): Promise<SplitViewLog> {
-  const view: { target: string; entriesTarget: string | undefined; tamperTreeHead: boolean } = {
+  const view = {
     target: '',
-    entriesTarget: undefined,
+    entriesTarget: undefined as string | undefined,
     tamperTreeHead: false,
+    garbageTreeHead: false,
   };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -88,7 +91,8 @@ export async function startSplitViewLog(port?: number): Promise<SplitViewLog> {
         answer.on('data', (chunk: Buffer) => body.push(chunk));
         answer.on('end', () => {
           let bytes = Buffer.concat(body);
-          if (view.tamperTreeHead && target.pathname.endsWith('/v1/get-sth') && answer.statusCode === 200) {
+          if (view.garbageTreeHead && target.pathname.endsWith('/v1/get-sth')) bytes = Buffer.from('{"tree_size":"many"}\n');
+          else if (view.tamperTreeHead && target.pathname.endsWith('/v1/get-sth') && answer.statusCode === 200) {
             const sth = JSON.parse(bytes.toString('utf8')) as { sha256_root_hash: string };
             sth.sha256_root_hash = Buffer.alloc(32, 0x5a).toString('base64');
             bytes = Buffer.from(`${JSON.stringify(sth)}\n`);
@@ -119,6 +123,12 @@ export async function startSplitViewLog(port?: number): Promise<SplitViewLog> {
     },
     set entriesTarget(value: string | undefined) {
       view.entriesTarget = value;
+    },
+    get garbageTreeHead() {
+      return view.garbageTreeHead;
+    },
+    set garbageTreeHead(value: boolean) {
+      view.garbageTreeHead = value;
     },
     get tamperTreeHead() {
       return view.tamperTreeHead;

@@ -3,8 +3,8 @@ import type { Logger } from '@anchor/common/log';
 
 /**
  * Runs `round` every `intervalMs` (measured from the end of one round to the start of the next, so rounds
- * never overlap) while started; a failed round is logged and the next one runs as usual. `runNow` starts a
- * round at once, or joins the one under way. `stop` waits for a round under way.
+ * never overlap) while started; a failed round is logged and the next one runs as usual. `stop` waits for
+ * a round under way.
  */
 export class RepeatingTask {
   private timer: NodeJS.Timeout | undefined;
@@ -23,7 +23,7 @@ export class RepeatingTask {
     this.schedule(this.intervalMs);
   }
 
-  runNow(): Promise<void> {
+  private runNow(): Promise<void> {
     this.running ??= this.round()
       .catch((error: unknown) =>
         this.log.warn(`${this.name} failed; retrying at the next interval`, { err: errorMessage(error) }),
