@@ -1,7 +1,7 @@
 import { getLogger } from '@anchor/common/log';
 import { createWebFingerClient } from '@anchor/common/webfinger';
 import type { ResolutionModel } from '@anchor/sidetree';
-import type { NodeContext } from '../context.js';
+import { keyFetchPolicy, type NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
 import type { AnchorObserver } from '../observer/anchor-observer.js';
 import type { ResolutionService, ResolvedDid, VersionOptions } from '../resolution/resolution-service.js';
@@ -41,6 +41,7 @@ export function createDidDiscoveryFeature(
       ownBase: ctx.urls.externalEndpoint,
       discoveryDomains: (discovery.discoveryDomains ?? []).map((domain) => domain.replace(/\/$/, '')),
       plainHttp: plainHttpPolicy(ctx.urls.externalEndpoint, server.devMode),
+      peerPolicy: keyFetchPolicy(ctx.urls, server.devMode),
       discoverUnknown: discovery.didDiscovery,
       resolveFromAnchorOrigin: discovery.resolveFromAnchorOrigin,
     },

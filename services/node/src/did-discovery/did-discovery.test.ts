@@ -9,7 +9,7 @@ import {
   waitPublished,
   type TestNode,
 } from '../testing/test-node.js';
-import { anchorOriginBase, hintedBase, plainHttpPolicy } from './peer-base.js';
+import { anchorOriginBase, checkPeer, hintedBase, plainHttpPolicy } from './peer-base.js';
 
 describe('where a hint or an anchor origin points', () => {
   it('https, except plain http in dev mode and between plain-http loopback nodes', () => {
@@ -29,6 +29,19 @@ describe('where a hint or an anchor origin points', () => {
     expect(anchorOriginBase('did:web:127.0.0.1%3A9000', 'loopback')).toBe('http://127.0.0.1:9000');
     expect(anchorOriginBase('ipns://k51qzi5uqu5d', 'never')).toBeUndefined();
     expect(anchorOriginBase('not a url', 'never')).toBeUndefined();
+  });
+});
+
+describe('which peers a hint may make the node call', () => {
+  it('public addresses, and the classes the key-fetch policy allows besides', async () => {
+    await expect(checkPeer('https://127.0.0.1:9000', { allowAddresses: ['loopback'] })).resolves.toBeUndefined();
+    await expect(checkPeer('http://localhost:9000', { allowAddresses: ['loopback'] })).resolves.toBeUndefined();
+    await expect(checkPeer('https://127.0.0.1:9000', {})).rejects.toThrow(/a loopback address: not asked/);
+    await expect(checkPeer('https://10.1.2.3', { allowAddresses: ['loopback'] })).rejects.toThrow(/a private address/);
+    await expect(checkPeer('http://169.254.169.254', { allowAddresses: ['loopback'] })).rejects.toThrow(
+      /a link-local address/,
+    );
+    await expect(checkPeer('https://[::1]:9000', {})).rejects.toThrow(/loopback/);
   });
 });
 
@@ -96,6 +109,13 @@ describe('DID discovery between two plain-http loopback nodes that do not follow
     const answer = await resolveDid(discovering.url, hinted);
     expect(answer.status).toBe(404);
     expect(answer.text).toMatch(/discovery from its hint found nothing/);
+  });
+
+  it('does not call an address of its own network for a hint', async () => {
+    const stranger = new TestDid(`${origin.url}/services/node`);
+    const answer = await resolveDid(discovering.url, `did:node:https:169.254.169.254:uAAA:${stranger.suffix}`);
+    expect(answer.status).toBe(404);
+    expect(answer.text).toMatch(/169\.254\.169\.254, a link-local address: not asked/);
   });
 
   it('is off by default: a node without --enable-did-discovery answers 404 for a hinted DID it does not hold', async () => {

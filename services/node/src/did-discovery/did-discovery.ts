@@ -1,6 +1,7 @@
 import { formatHashlink, parseHashlink, UNPUBLISHED_ANCHOR } from '@anchor/common/encoding';
 import { AppError, errorMessage, notFound, unavailable } from '@anchor/common/errors';
 import type { HttpClient } from '@anchor/common/http-client';
+import type { FetchPolicy } from '@anchor/common/httpsig';
 import type { Logger } from '@anchor/common/log';
 import { observeDuration } from '@anchor/common/metrics';
 import { findJrdLink, type WebFingerClient } from '@anchor/common/webfinger';
@@ -10,7 +11,7 @@ import type { AnchorObserver } from '../observer/anchor-observer.js';
 import type { ResolutionService, ResolvedDid, VersionOptions } from '../resolution/resolution-service.js';
 import { OperationRejected } from '../sidetree-api/operation-intake.js';
 import type { DiscoveryMetrics } from './discovery-metrics.js';
-import { anchorOriginBase, hintedBase } from './peer-base.js';
+import { anchorOriginBase, checkPeer, hintedBase } from './peer-base.js';
 
 export interface DidDiscoveryOptions {
   namespace: string;
@@ -19,6 +20,8 @@ export interface DidDiscoveryOptions {
   /** `--discovery-domains`: more places to fetch anchors and batch files from. */
   discoveryDomains: readonly string[];
   plainHttp: 'always' | 'loopback' | 'never';
+  /** Which addresses a hint or an anchor origin may make this node call (the key-fetch policy). */
+  peerPolicy: FetchPolicy;
   /** `--enable-did-discovery`. */
   discoverUnknown: boolean;
   /** `--resolve-from-anchor-origin`. */
@@ -194,13 +197,18 @@ export class DidDiscovery {
   private async hintedAnchor(parsed: ParsedNodeDid): Promise<{ hashlink: string; sources: string[] }> {
     const { hint } = parsed;
     const extra = this.options.discoveryDomains;
-    if (hint.kind === 'hashlink') return { hashlink: hint.hashlink, sources: [...originsOf(hint.links), ...extra] };
+    if (hint.kind === 'hashlink') {
+      await this.checkLinks(hint.links);
+      return { hashlink: hint.hashlink, sources: [...originsOf(hint.links), ...extra] };
+    }
     if (hint.kind !== 'https') throw notFound(`${parsed.did} carries no hint saying where it is anchored`);
     const base = hintedBase(hint.domain, this.options.plainHttp);
+    await checkPeer(base, this.options.peerPolicy);
     const jrd = await this.deps.webFinger.lookup(base, parsed.shortForm);
     const via = findJrdLink(jrd, 'via')?.href;
     if (via === undefined || !via.startsWith('hl:'))
       throw notFound(`${base} names no anchor for ${parsed.shortForm} in its WebFinger answer`);
+    await this.checkLinks(parseHashlink(via).links);
     return { hashlink: via, sources: [base, ...extra] };
   }
 
@@ -219,6 +227,11 @@ export class DidDiscovery {
     return this.ingest(missing.at(-1) as string, [base, ...this.options.discoveryDomains]);
   }
 
+  /** The hosts a hashlink's links name must be ones this node may call (see `checkPeer`). */
+  private async checkLinks(links: readonly string[]): Promise<void> {
+    for (const origin of new Set(originsOf(links))) await checkPeer(origin, this.options.peerPolicy);
+  }
+
   /** One anchor (and its unprocessed parents) through the observer: 1 when it was new here, else 0. */
   private async ingest(hashlink: string, sources: readonly string[]): Promise<number> {
     if (await this.deps.observer.isProcessed(parseHashlink(hashlink).resourceHash)) return 0;
@@ -234,6 +247,7 @@ export class DidDiscovery {
 
   /** The anchor origin's resolution of the DID, through the resolution endpoint its `/.well-known/did-orb` names. */
   private async originView(base: string, canonicalId: string): Promise<OriginView> {
+    await checkPeer(base, this.options.peerPolicy);
     const endpoint = await this.resolutionEndpoint(base);
     const { data: bytes } = await this.deps.httpClient.get<Buffer>(`${endpoint}/${canonicalId}`, {
       // The original's answer, with the metadata compared here (did+ld+json would be the bare document).
@@ -298,6 +312,7 @@ export class DidDiscovery {
       if (typeof named !== 'string' || !/^https?:\/\//.test(named))
         throw new AppError('bad_gateway', `${base}/.well-known/did-orb names no resolution endpoint`);
       endpoint = named.replace(/\/+$/, '');
+      await checkPeer(endpoint, this.options.peerPolicy);
       this.endpoints.set(base, endpoint);
     }
     return endpoint;
