@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- the tests read answer bodies freely */
 import { makeTempDir, type TempDir } from '@anchor/testing/process';
 import { createServer, type VcsOptions, type VcsServer } from './server.js';
 

@@ -6,13 +6,13 @@
  * holds it with a valid inclusion proof.
  */
 import { VctLogClient } from '@anchor/common/clients';
-import { serviceBin } from '@anchor/dev-env';
-import { freePort, makeTempDir, startProcess, stopAllProcesses, waitFor, type TempDir } from '@anchor/testing/process';
+import { makeTempDir, stopAllProcesses, waitFor, type TempDir } from '@anchor/testing/process';
 import { metadataOf, resolveDid } from '@anchor/node/testing';
 import { call as http } from '@anchor/vct-log/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNode, startVctLog, type RunningNode } from './federation.test-helpers.js';
 import { counterValue, startKms, type RunningKms } from './kms.test-helpers.js';
+import { startVcs } from './vcs.test-helpers.js';
 
 const WITNESS_POLICY = 'MinPercent(100,batch) AND MinPercent(100,system)';
 const NODE_FLAGS = [
@@ -25,18 +25,6 @@ const NODE_FLAGS = [
   '--mq-redelivery-max-interval',
   '2s',
 ];
-
-async function startVcs(dir: TempDir, args: readonly string[]): Promise<string> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  await startProcess(serviceBin('@anchor/vcs'), {
-    name: `vcs-${port}`,
-    args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', dir.path, '--log-level', 'warning', ...args],
-    readyUrl: `${url}/healthcheck`,
-    readyStatus: (status) => status === 200,
-  });
-  return url;
-}
 
 describe('the vcs with a kms, two federated nodes and a vct-log', () => {
   const dirs: TempDir[] = [];
@@ -67,10 +55,12 @@ describe('the vcs with a kms, two federated nodes and a vct-log', () => {
       node1.admin.waitUntilIn('followers', node2.service),
       node1.admin.waitUntilIn('witnesses', node2.service),
     ]);
-    [issuer, verifier] = await Promise.all([
-      startVcs(issuerDir!, ['--mode', 'issuer', '--kms-url', kms.url, '--node-url', node1.url, '--vct-url', logUrl]),
-      startVcs(verifierDir!, ['--mode', 'verifier', '--node-url', node2.url, '--vct-url', logUrl]),
-    ]);
+    [issuer, verifier] = (
+      await Promise.all([
+        startVcs(issuerDir!, ['--mode', 'issuer', '--kms-url', kms.url, '--node-url', node1.url, '--vct-url', logUrl]),
+        startVcs(verifierDir!, ['--mode', 'verifier', '--node-url', node2.url, '--vct-url', logUrl]),
+      ])
+    ).map((vcs) => vcs.url) as [string, string];
   });
 
   afterAll(async () => {

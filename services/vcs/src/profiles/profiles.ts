@@ -1,4 +1,4 @@
-import { KeyPair } from '@anchor/common/crypto';
+import type { KeyPair } from '@anchor/common/crypto';
 import { base58Decode } from '@anchor/common/encoding';
 import { AppError, badRequest, conflict, errorMessage, notFound } from '@anchor/common/errors';
 import { formatDateTimeStamp } from '@anchor/common/jsonld';
