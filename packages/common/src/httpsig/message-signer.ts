@@ -31,6 +31,12 @@ export function createMessageSigner(options: {
 }): RequestSigner {
   const { keyId, key, keyType, digestAlgorithm, now } = options;
   const alg = MESSAGE_SIGNATURE_ALGORITHMS[keyType];
+  // keyid is a structured-field string (printable ASCII): a bad configuration fails here, not per request.
+  try {
+    formatMessageSignature(LABEL, signatureInput([], { keyid: keyId }), Buffer.alloc(0));
+  } catch {
+    throw new TypeError(`invalid keyId for an RFC 9421 signature (printable ASCII only): ${JSON.stringify(keyId)}`);
+  }
   return async (request: OutboundRequest) => {
     const hasBody = request.body !== undefined && request.body.length > 0;
     const added: Record<string, string> = {};
@@ -40,7 +46,10 @@ export function createMessageSigner(options: {
       keyid: keyId,
       ...(alg === undefined ? {} : { alg }),
     });
-    const message = { method: request.method, url: request.url, headers: { ...request.headers, ...added } };
+    // The URL as it goes on the wire (Node's request line is pathname + search): no fragment, no lone `?`.
+    const target = new URL(request.url);
+    const url = `${target.protocol}//${target.host}${target.pathname}${target.search}`;
+    const message = { method: request.method, url, headers: { ...request.headers, ...added } };
     return { ...added, ...(await signMessage(message, input, key, keyType, LABEL)) };
   };
 }

@@ -126,7 +126,9 @@ async function verifyMessageSignature(
     throw unauthorized('the signature covers the authority, but the request has no Host');
   let url: string;
   try {
-    url = new URL(request.originalUrl, `${scheme}://${host ?? 'localhost'}`).toString();
+    // Origin-form targets are appended, not resolved: `//x` is a path here, not a network-path reference.
+    const target = request.originalUrl;
+    url = new URL(target.startsWith('/') ? `${scheme}://${host ?? 'localhost'}${target}` : target).toString();
   } catch {
     throw unauthorized(
       `the request target cannot be read as a URL: ${JSON.stringify(request.originalUrl.slice(0, 100))}`,
