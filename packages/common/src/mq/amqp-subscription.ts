@@ -10,7 +10,7 @@ import type { Channel, ConsumeMessage, Options, RecoveringChannelModel } from 'a
 import { errorMessage } from '../errors/index.js';
 import { withDeadline } from './amqp-publisher.js';
 import { waitQueue, workQueue, type QueueSpec } from './amqp-topology.js';
-import { deadLetterHeaders, HEADERS, visibleHeaders } from './message.js';
+import { deadLetterHeaders, HEADERS, visibleHeaders, withFirstFailure } from './message.js';
 import { failureOutcome, type QueueDefaults } from './options.js';
 import { deadLetterTopic, type Delivery, type Handler, type Subscription } from './types.js';
 
@@ -165,7 +165,7 @@ export class AmqpSubscription implements Subscription {
           id,
           attempt: outcome.nextAttempt,
           publishedAt,
-          headers,
+          headers: withFirstFailure(headers),
         });
       } else {
         const dead = deadLetterTopic(this.topic);

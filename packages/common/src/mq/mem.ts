@@ -8,7 +8,7 @@
  * Nothing is durable: queued and delayed messages are lost with the process.
  */
 import { unavailable } from '../errors/index.js';
-import { checkTopic, deadLetterHeaders, prepareMessage, visibleHeaders } from './message.js';
+import { checkTopic, deadLetterHeaders, prepareMessage, visibleHeaders, withFirstFailure } from './message.js';
 import {
   failureOutcome,
   resolveQueueDefaults,
@@ -167,7 +167,8 @@ export class MemMessageQueue implements MessageQueue {
   failed(consumer: Consumer, message: QueuedMessage, error: unknown): void {
     const outcome = failureOutcome(error, message.attempt, consumer.policy);
     if (outcome.kind === 'retry') {
-      this.later(outcome.delayMs, () => this.enqueue(consumer.topic, { ...message, attempt: outcome.nextAttempt }));
+      const next = { ...message, attempt: outcome.nextAttempt, headers: withFirstFailure(message.headers) };
+      this.later(outcome.delayMs, () => this.enqueue(consumer.topic, next));
       return;
     }
     this.enqueue(deadLetterTopic(consumer.topic), {

@@ -21,6 +21,10 @@ export const HEADERS = Object.freeze({
   originalTopic: 'x-original-topic',
   /** On dead letters: how many deliveries failed. */
   failedAttempts: 'x-failed-attempts',
+  /** Epoch ms of the first failed delivery: carried on redeliveries and onto the dead letter. */
+  firstFailedAt: 'x-first-failed-at',
+  /** On dead letters: epoch ms of the last failed delivery (when the message was dead-lettered). */
+  deadLetteredAt: 'x-dead-lettered-at',
 });
 
 /** Longest delay accepted (the largest timer Node can set). */
@@ -96,6 +100,11 @@ export function visibleHeaders(raw: Record<string, unknown> | undefined): Record
   return out;
 }
 
+/** The headers of a failed message going back for redelivery: the time of its first failure kept, or now. */
+export function withFirstFailure(headers: Record<string, string>, now = Date.now()): Record<string, string> {
+  return headers[HEADERS.firstFailedAt] === undefined ? { ...headers, [HEADERS.firstFailedAt]: String(now) } : headers;
+}
+
 export function deadLetterHeaders(
   headers: Record<string, string>,
   topic: string,
@@ -103,8 +112,10 @@ export function deadLetterHeaders(
   error: string,
   failedAttempts: number,
 ): Record<string, string> {
+  const now = Date.now();
   return {
-    ...headers,
+    ...withFirstFailure(headers, now),
+    [HEADERS.deadLetteredAt]: String(now),
     [HEADERS.deadLetterReason]: reason,
     [HEADERS.deadLetterError]: error.length > MAX_ERROR_TEXT ? `${error.slice(0, MAX_ERROR_TEXT)}...` : error,
     [HEADERS.originalTopic]: topic,

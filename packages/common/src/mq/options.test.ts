@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { AppError, permanent, transient } from '../errors/index.js';
 import { quantizeDelay, waitQueue } from './amqp-topology.js';
-import { checkTopic, deadLetterHeaders, HEADERS, MAX_DELAY_MS, prepareMessage, visibleHeaders } from './message.js';
+import {
+  checkTopic,
+  deadLetterHeaders,
+  HEADERS,
+  MAX_DELAY_MS,
+  prepareMessage,
+  visibleHeaders,
+  withFirstFailure,
+} from './message.js';
 import {
   backoffDelay,
   DEFAULT_QUEUE_DEFAULTS,
@@ -104,7 +112,16 @@ describe('messages', () => {
       [HEADERS.deadLetterError]: `${'e'.repeat(1_000)}...`,
       [HEADERS.originalTopic]: 'orb.anchor',
       [HEADERS.failedAttempts]: '30',
+      [HEADERS.firstFailedAt]: expect.stringMatching(/^\d+$/),
+      [HEADERS.deadLetteredAt]: shown[HEADERS.firstFailedAt],
     });
+  });
+
+  it('keeps the first failure time across redeliveries', () => {
+    const first = withFirstFailure({ traceparent: 'tp' }, 1_000);
+    expect(first).toEqual({ traceparent: 'tp', [HEADERS.firstFailedAt]: '1000' });
+    expect(withFirstFailure(first, 2_000)).toBe(first);
+    expect(deadLetterHeaders(first, 't', 'max-attempts', 'e', 3)[HEADERS.firstFailedAt]).toBe('1000');
   });
 });
 

@@ -83,7 +83,15 @@ export function registerFailures(ctx: MqContext): void {
         [HEADERS.deadLetterError]: 'still broken',
         [HEADERS.originalTopic]: topic,
         [HEADERS.failedAttempts]: '3',
+        [HEADERS.firstFailedAt]: expect.stringMatching(/^\d+$/),
+        [HEADERS.deadLetteredAt]: expect.stringMatching(/^\d+$/),
       });
+      // First and last failure: the first delivery's failure, carried across redeliveries, and the third's.
+      const firstFailedAt = Number(d.headers[HEADERS.firstFailedAt]);
+      const deadLetteredAt = Number(d.headers[HEADERS.deadLetteredAt]);
+      expect(firstFailedAt).toBeGreaterThanOrEqual(d.publishedAt);
+      expect(attempts.deliveries[1]!.headers[HEADERS.firstFailedAt]).toBe(String(firstFailedAt));
+      expect(deadLetteredAt).toBeGreaterThan(firstFailedAt);
     });
 
     it('dead-letters at once when the error is not retryable', async () => {
