@@ -219,7 +219,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       auth: 'admin',
       tag: 'sidetree',
       summary:
-        'the monitored transparency logs with `?status=active` (default) or `inactive` as `{"active": [...]}` / `{"inactive": [...]}`, or those found misbehaving with `failed`; each `{Log, STH, PubKey, Active, Source, VerifiedAt, CheckedAt, LastError, Failure}`',
+        'the monitored transparency logs with `?status=active` (default) or `inactive` as `{"active": [...]}` / `{"inactive": [...]}`, or those found misbehaving with `failed` (each with its `Evidence`: both tree heads, the proof, the key); each `{Log, STH, PubKey, Active, Source, VerifiedAt, CheckedAt, LastError, Failure}`',
       query: [
         {
           name: 'status',

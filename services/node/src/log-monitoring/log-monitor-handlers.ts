@@ -13,8 +13,8 @@ type ListedStatus = (typeof STATUSES)[number];
 /**
  * `GET|POST /log-monitor` (orb.md §1.2): GET `?status=active|inactive` (default active) answers
  * `{"active": [...]}` / `{"inactive": [...]}` with each log's state under the original's member names (Log,
- * STH, PubKey, Active) and this node's additions; `?status=failed` lists the logs found misbehaving. 404
- * when none. POST `{"activate": [url], "deactivate": [url]}` switches monitoring (activating a failed log
+ * STH, PubKey, Active) and this node's additions; `?status=failed` lists the logs found misbehaving, each
+ * with its `Evidence`. 404 when none. POST `{"activate": [url], "deactivate": [url]}` switches monitoring (activating a failed log
  * starts it again from its current tree head; its evidence stays).
  */
 export function logMonitorHandlers(logs: MonitoredLogs): { get: RequestHandler; post: RequestHandler } {
@@ -26,7 +26,12 @@ export function logMonitorHandlers(logs: MonitoredLogs): { get: RequestHandler; 
     const records =
       listed === 'failed' ? (await logs.all()).filter((log) => log.failure !== undefined) : await logs.withStatus(listed);
     if (records.length === 0) throw notFound(`no ${listed} logs`);
-    res.json({ [listed]: records.map(view) });
+    const views = records.map(view);
+    // The failed list carries what the log did: both tree heads, the proof, the key.
+    if (listed === 'failed')
+      for (const [index, record] of records.entries())
+        views[index]!.Evidence = (await logs.evidence(record.failure!.evidence)) ?? null;
+    res.json({ [listed]: views });
   };
 
   const post: RequestHandler = async (req, res) => {

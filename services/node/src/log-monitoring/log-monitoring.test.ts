@@ -133,9 +133,11 @@ describe('log monitoring: a log that forks, rewrites or rolls back its history i
     expect(answer.status).toBe(503);
     expect(answer.body.logMonitorStatus).toBe(`failed: ${logUrl} (fork)`);
     const listed = (await (await fetch(`${node.url}/log-monitor?status=failed`)).json()) as {
-      failed: Array<{ Log: string; Failure: { kind: string; evidence: string } }>;
+      failed: Array<{ Log: string; Failure: { kind: string; evidence: string }; Evidence: unknown }>;
     };
-    expect(listed.failed).toEqual([expect.objectContaining({ Log: logUrl, Failure: expect.objectContaining({ kind: 'fork' }) })]);
+    expect(listed.failed).toEqual([
+      expect.objectContaining({ Log: logUrl, Failure: expect.objectContaining({ kind: 'fork' }), Evidence: evidence }),
+    ]);
     const metrics = await (await fetch(`${node.url}/metrics`)).text();
     expect(metrics).toContain(`node_vct_log_monitor_failed{log="${logUrl}"} 1`);
     expect(metrics).toMatch(/node_vct_log_monitor_failures_total\{kind="fork"\} 1/);

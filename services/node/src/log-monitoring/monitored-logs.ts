@@ -59,7 +59,7 @@ export interface LogEvidence {
 export class MonitoredLogs {
   private constructor(
     private readonly logs: Store<MonitoredLog>,
-    private readonly evidence: Store<LogEvidence>,
+    private readonly evidenceStore: Store<LogEvidence>,
   ) {}
 
   static async open(provider: StoreProvider): Promise<MonitoredLogs> {
@@ -139,7 +139,7 @@ export class MonitoredLogs {
   /** Keeps the evidence under a key of its own and marks the log failed, its verified tree head untouched. */
   async recordFailure(record: MonitoredLog, evidence: LogEvidence): Promise<LogFailure> {
     const key = `${evidence.logUrl}|${evidence.detectedAt}|${randomUUID()}`;
-    await this.evidence.insert(key, evidence);
+    await this.evidenceStore.insert(key, evidence);
     const failure: LogFailure = {
       kind: evidence.kind,
       message: evidence.message,
@@ -150,7 +150,11 @@ export class MonitoredLogs {
     return failure;
   }
 
+  evidence(key: string): Promise<LogEvidence | undefined> {
+    return this.evidenceStore.get(key);
+  }
+
   evidenceOf(logUrl: string): Promise<LogEvidence[]> {
-    return this.evidence.query({ keyPrefix: `${logUrl}|`, limit: 1000 }).then((page) => page.items.map((i) => i.value));
+    return this.evidenceStore.query({ keyPrefix: `${logUrl}|`, limit: 1000 }).then((page) => page.items.map((i) => i.value));
   }
 }
