@@ -12,7 +12,7 @@ export function readCaCertificates(files: readonly string[]): Buffer[] {
     try {
       pem = readFileSync(file);
     } catch (error) {
-      throw new Error(`--tls-cacerts: cannot read ${file}: ${(error as Error).message}`);
+      throw new Error(`--tls-cacerts: cannot read ${file}: ${(error as Error).message}`, { cause: error });
     }
     if (!pem.includes('-----BEGIN CERTIFICATE-----'))
       throw new Error(`--tls-cacerts: ${file} holds no PEM certificate`);
