@@ -59,4 +59,24 @@ describe("log monitoring: the logs of followed services", () => {
     };
     expect(listed.inactive).toEqual([expect.objectContaining({ Log: log.logUrl, Source: 'followed' })]);
   });
+
+  it("never undoes an operator's choice: a deactivated own log stays off until activated again", async () => {
+    const switchA = (change: Record<string, string[]>) =>
+      fetch(`${a.url}/log-monitor`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(change),
+      });
+    const ofA = () => a.server.services.logMonitoring.logs.get(log.logUrl);
+    expect((await switchA({ deactivate: [log.logUrl] })).status).toBe(200);
+    // Several discovery rounds (100 ms) later it is still off, although it is still A's own log.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(await ofA()).toMatchObject({ status: 'inactive', source: 'operator' });
+    expect((await switchA({ activate: [log.logUrl] })).status).toBe(200);
+    const checkedBefore = (await ofA())!.checkedAt!;
+    await waitFor(async () => ((await ofA())!.checkedAt! > checkedBefore ? true : undefined), {
+      description: 'checked again',
+    });
+    expect(await ofA()).toMatchObject({ status: 'active', source: 'operator' });
+  });
 });
