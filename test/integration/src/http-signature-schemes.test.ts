@@ -63,16 +63,25 @@ describe('HTTP signature schemes between node processes (A: rfc9421, B: cavage)'
   const dirs: TempDir[] = [];
   let nodeA: RunningNode;
   let nodeB: RunningNode;
+  const keyA = KeyPair.generate('Ed25519');
   const keyB = KeyPair.generate('Ed25519');
 
   beforeAll(async () => {
     const [vctDir, dirA, dirB] = await Promise.all(['sig-vct-', 'sig-nodeA-', 'sig-nodeB-'].map((p) => makeTempDir(p)));
     dirs.push(vctDir!, dirA!, dirB!);
+    const keyFileA = join(dirA!.path, 'http-sign-key.pem');
     const keyFileB = join(dirB!.path, 'http-sign-key.pem');
+    await writeFile(keyFileA, keyA.privateKeyPem());
     await writeFile(keyFileB, keyB.privateKeyPem());
     const { logUrl } = await startVctLog(vctDir!);
     [nodeA, nodeB] = await Promise.all([
-      startNode('nodeA', dirA!, [...NODE_FLAGS, '--http-signature-scheme', 'rfc9421']),
+      startNode('nodeA', dirA!, [
+        ...NODE_FLAGS,
+        '--http-signature-scheme',
+        'rfc9421',
+        '--http-sign-key-file',
+        keyFileA,
+      ]),
       startNode('nodeB', dirB!, [...NODE_FLAGS, '--http-sign-key-file', keyFileB]),
     ]);
     for (const node of [nodeA, nodeB]) expect(await node.admin.setLog(logUrl)).toBe(logUrl);
@@ -164,5 +173,17 @@ describe('HTTP signature schemes between node processes (A: rfc9421, B: cavage)'
       ),
     );
     expect(canonicalIds[1]).toBe(canonicalIds[0]);
+
+    // A follower's signed GET of a collection with a query, in each scheme.
+    for (const scheme of ['rfc9421', 'cavage'] as const) {
+      const asA = createSignedFetch(
+        createRequestSigner({ keyId: `${nodeA.service}/keys/main-key`, key: keyA, scheme }),
+      );
+      const followers = await asA(`${nodeB.service}/followers?page=true`);
+      expect(followers.status, scheme).toBe(200);
+      expect(((await followers.json()) as { orderedItems?: string[]; items?: string[] }).items ?? []).toContain(
+        nodeA.service,
+      );
+    }
   });
 });
