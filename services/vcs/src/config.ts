@@ -94,7 +94,7 @@ export const VCS_CONFIG = defineConfig({
     databaseTimeout: opt.duration({
       flag: 'database-timeout',
       default: '30s',
-      help: 'how long to keep retrying (once a second) when the database cannot be reached at start-up',
+      help: 'how long start-up keeps retrying, with backoff (0.5 s doubling to 10 s), a database it cannot reach (0: one attempt)',
     }),
     kmsSecretsDatabaseType: opt.enum(STORE_TYPES, {
       flag: 'kms-secrets-database-type',
@@ -184,11 +184,11 @@ export const VCS_CONFIG = defineConfig({
     }),
     tlsCacerts: opt.list({
       flag: 'tls-cacerts',
-      help: 'comma-separated CA certificate files trusted for outbound https, besides the system pool',
+      help: 'comma-separated CA certificate files trusted for outbound https (kms, node, log, did:web, status lists), besides the bundled roots',
     }),
     tlsSystemcertpool: opt.bool({
       flag: 'tls-systemcertpool',
-      help: 'accepted for compatibility: Node always trusts its system pool for outbound https, plus --tls-cacerts',
+      help: 'accepted for compatibility and not used: outbound https trusts Node\'s bundled roots plus --tls-cacerts',
     }),
     governanceClaimsFile: opt.string({
       flag: 'governance-claims-file',

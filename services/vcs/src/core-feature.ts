@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createHttpClient, type HttpClient } from '@anchor/common/http-client';
+import { didWebFetch } from '@anchor/common/did';
+import { createHttpClient, readCaCertificates, type HttpClient } from '@anchor/common/http-client';
 import type { DocumentLoader } from '@anchor/common/jsonld';
 import type { Feature } from '@anchor/common/service';
 import { openStorage } from '@anchor/common/service';
@@ -40,7 +40,7 @@ export async function createCoreFeature(ctx: VcsContext, documentLoader: Documen
   const { config, storage, http, vcsMetrics } = ctx;
   const tokens = config.requestTokens ?? {};
   const retry = config.retry ?? DEFAULT_RETRY;
-  const ca = (config.tlsCaCertFiles ?? []).map((file) => readFileSync(file));
+  const ca = readCaCertificates(config.tlsCaCertFiles ?? []);
   const outbound: HttpClient = createHttpClient({
     timeoutMs: 10_000,
     retry: { attempts: retry.maxRetries + 1, initialMs: retry.initialBackoffMs, multiplier: retry.factor, maxMs: 10_000 },
@@ -80,7 +80,11 @@ export async function createCoreFeature(ctx: VcsContext, documentLoader: Documen
     tokens: { node: tokens.node, resolver: tokens.resolver },
     devMode: config.devMode ?? false,
     cacheTtlMs: config.didCacheTtlMs ?? 60_000,
-    ...(config.didWebFetch ? { didWebFetch: config.didWebFetch } : {}),
+    ...(config.didWebFetch
+      ? { didWebFetch: config.didWebFetch }
+      : ca.length > 0
+        ? { didWebFetch: didWebFetch({ tls: { ca }, timeoutMs: 10_000 }) }
+        : {}),
   });
   const dids = new DidCreation({
     keys: signingKeys,

@@ -79,6 +79,10 @@ describe('modes, tokens and the W3C VC-API routes', () => {
     expect((await guarded.call('POST', '/verifier/credentials', { verifiableCredential: signed }, auth)).status).toBe(200);
   });
 
+  it('refuses to start with a --tls-cacerts file it cannot read, naming it', async () => {
+    await expect(startTestVcs({ tlsCaCertFiles: ['/nonexistent/ca.pem'] })).rejects.toThrow(/--tls-cacerts: cannot read \/nonexistent\/ca.pem/);
+  });
+
   it('keeps profiles, keys and lists across a restart on LMDB, and never reuses a status index (random order)', async () => {
     const first = await startTestVcs({ storage: { type: 'lmdb' }, keyStorage: { type: 'lmdb' } });
     const { dir } = first;
