@@ -158,9 +158,12 @@ export class CredentialIssuer {
     if (profile.overwriteIssuer || credential.issuer === undefined)
       credential = { ...credential, issuer: version === 2 ? { id: profile.did, name: profile.name } : profile.did };
     const statusEnabled = !profile.disableVCStatus;
-    if ((statusEnabled || this.log) && credential.id === undefined) credential = { ...credential, id: `urn:uuid:${randomUUID()}` };
+    const indexed = statusEnabled || this.log !== undefined;
+    // An id the service mints is new by construction; a given one is checked before any index or signature is spent.
+    const minted = indexed && credential.id === undefined;
+    if (minted) credential = { ...credential, id: `urn:uuid:${randomUUID()}` };
     const id = credential.id as string | undefined;
-    if (id !== undefined && (statusEnabled || this.log) && (await this.status.issued.get(id)))
+    if (id !== undefined && indexed && !minted && (await this.status.issued.get(id)))
       throw conflict(`a credential with id ${id} was issued already`);
     let refs: Awaited<ReturnType<StatusLists['allocate']>>['refs'] = [];
     if (statusEnabled) {
