@@ -1,10 +1,12 @@
 import type { FastHandler } from '@anchor/common/http';
 import { mountRoutes } from '@anchor/common/http';
 import type { Feature } from '@anchor/common/service';
+import { precompileSchemas } from '@anchor/common/schemas';
 import { PROJECT_VERSION } from '@anchor/common/version';
 import type { RequestHandler } from 'express';
 import { keystoreHandlers } from './api/keystore-handlers.js';
 import { kmsOperations } from './api/kms-operations.js';
+import * as schemas from './api/schemas.js';
 import { wrapAndBbsOperations } from './api/wrap-bbs-operations.js';
 import type { BbsFeature } from './bbs-feature.js';
 import { DidCreation } from './dids/did-creation.js';
@@ -26,6 +28,10 @@ export function createApiFeature(ctx: KmsContext, { keystores }: KeystoresFeatur
     return baseUrl;
   };
   http.app.set('etag', false);
+  // Compiled while starting, not under the first requests.
+  precompileSchemas(
+    ...Object.values(schemas).filter((value) => typeof value === 'object' && value !== null && '$id' in value),
+  );
   http.health.addFields(() => ({ version: PROJECT_VERSION }));
   const nodeUrl = config.nodeUrl?.replace(/\/+$/, '');
   const dids = new DidCreation(
