@@ -1,5 +1,6 @@
 import { constants, createHmac, createPublicKey, verify } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { parseDictionary, type InnerList } from 'structured-headers';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KeyPair } from '../crypto/index.js';
 import { contentDigestHeader, verifyContentDigest } from './content-digest.js';
@@ -118,4 +119,34 @@ describe('RFC 9421 Appendix B test vectors', () => {
     expect(() => verifyContentDigest(published ?? '', Buffer.from(`${body} `, 'utf8'))).toThrow(/mismatch/);
     ran++;
   });
+});
+
+interface ComponentVectors {
+  cases: { section: string; message: SignedMessage; component: string; line: string }[];
+  notApplicable: { section: string; what: string; why: string }[];
+}
+
+const components = JSON.parse(
+  readFileSync(new URL('./vectors/rfc9421/section-2.json', import.meta.url), 'utf8'),
+) as ComponentVectors;
+let componentsRan = 0;
+
+describe('RFC 9421 section 2 component values', () => {
+  afterAll(() => {
+    console.log(
+      `RFC 9421 components: ${componentsRan} of ${components.cases.length} section 2 examples ran; not applicable: ` +
+        components.notApplicable.map((entry) => `${entry.section} ${entry.what} (${entry.why})`).join('; '),
+    );
+  });
+
+  it.each(components.cases.map((vector) => [vector.section, vector.component, vector] as const))(
+    '%s %s',
+    (_section, component, vector) => {
+      const input = parseDictionary(`sig=(${component})`).get('sig') as InnerList;
+      const [line, signatureParams] = messageSignatureBase(vector.message, input).split('\n');
+      expect(line).toBe(vector.line);
+      expect(signatureParams).toBe(`"@signature-params": (${component})`);
+      componentsRan++;
+    },
+  );
 });
