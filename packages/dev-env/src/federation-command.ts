@@ -57,6 +57,20 @@ export const federationConfigSpec = defineConfig({
       max: 65535,
       help: 'Port of the kms',
     }),
+    vcs: opt.bool({
+      flag: 'vcs',
+      env: 'FEDERATION_VCS',
+      default: true,
+      help: 'Run a vcs (credential service) with a demo-issuer profile whose DID is created on node1; --vcs=false runs without',
+    }),
+    vcsPort: opt.int({
+      flag: 'vcs-port',
+      env: 'FEDERATION_VCS_PORT',
+      default: 8072,
+      min: 1,
+      max: 65535,
+      help: 'Port of the vcs',
+    }),
     dataDir: dataDirOption(),
     witnessPolicy: opt.string({
       flag: 'witness-policy',
@@ -97,6 +111,7 @@ export async function runFederationCommand(argv: readonly string[] = process.arg
         logPort: config.logPort,
         firstNodePort: config.firstNodePort,
         ...(config.kms ? { kmsPort: config.kmsPort } : {}),
+        ...(config.vcs ? { vcsPort: config.vcsPort } : {}),
         logLevel: config.logLevel,
         ...(config.witnessPolicy === undefined ? {} : { witnessPolicy: config.witnessPolicy }),
         onOutput: (service, line) => print(`${service.padEnd(7)} | ${line}`),
@@ -117,7 +132,9 @@ export async function runFederationCommand(argv: readonly string[] = process.arg
       return {
         async stop() {
           stopping = true;
-          print(`federation | stopping the nodes, then the log${federation.layout.kms ? ', then the kms' : ''}`);
+          print(
+            `federation | stopping ${federation.layout.vcs ? 'the vcs, ' : ''}the nodes, then the log${federation.layout.kms ? ', then the kms' : ''}`,
+          );
           await federation.stop();
           print(`federation | stopped; data kept in ${federation.layout.dataDir}`);
           if (crashed !== undefined) throw unavailable(crashed);
@@ -129,13 +146,14 @@ export async function runFederationCommand(argv: readonly string[] = process.arg
 }
 
 function printTour(federation: LocalFederation): void {
-  const { log, nodes, dataDir, kms } = federation.layout;
+  const { log, nodes, dataDir, kms, vcs } = federation.layout;
   const first = nodes[0]?.url ?? '';
   print('');
   print('The local federation is up:');
   if (kms) print(`  kms      ${kms.url}   (every signature below is made here)`);
   print(`  vct-log  ${log.url}   (log ${log.logUrl})`);
   for (const node of nodes) print(`  ${node.name.padEnd(7)}  ${node.url}   (service ${node.url}/services/node)`);
+  if (vcs) print(`  vcs      ${vcs.url}   (issuer profile demo-issuer, its DID on ${nodes[0]?.name ?? 'node1'})`);
   print(`  data     ${dataDir}   (delete it to start afresh)`);
   print('');
   print('Try it:');
@@ -143,6 +161,10 @@ function printTour(federation: LocalFederation): void {
   print(`  curl -s ${first}/services/node/following`);
   print(`  curl -s ${first}/sidetree/v1/identifiers/<did>`);
   print(`  curl -s ${log.logUrl}/v1/get-sth`);
+  if (vcs)
+    print(
+      `  npx anchor vc issue vc.json --profile demo-issuer --vcs-url ${vcs.url}   # vc.json: an unsigned credential`,
+    );
   print('Ctrl-C stops everything.');
   print('');
 }

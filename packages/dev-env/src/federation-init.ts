@@ -1,7 +1,6 @@
-import { NodeAdminClient } from '@anchor/common/clients';
+import { NodeAdminClient, VcsClient } from '@anchor/common/clients';
 import { ConfigError, defineConfig, loadConfig, opt, runMain, type ConfigOf } from '@anchor/common/config';
 import { unavailable } from '@anchor/common/errors';
-import { createHttpClient, peerStatusOf } from '@anchor/common/http-client';
 import { wireFederation } from './federation-wiring.js';
 
 /**
@@ -100,42 +99,50 @@ export async function initFederation(config: FederationInitConfig, say: (line: s
 
 /** Creates the demo issuer profile on the vcs unless it exists (a DID on the vcs's node, keys in its kms). */
 async function ensureDemoProfile(config: FederationInitConfig, say: (line: string) => void): Promise<void> {
-  const http = createHttpClient({
+  await ensureIssuerProfile(
+    { url: config.vcsUrl!, ...(config.vcsToken === undefined ? {} : { token: config.vcsToken }) },
+    config.demoProfile!,
+    config.waitTimeout,
+    say,
+  );
+}
+
+/**
+ * Waits for the vcs, then creates the issuer profile `name` unless it exists: its DID is created by the vcs
+ * (did:node on its node when it has one, with keys in its kms). Safe to run on every start.
+ */
+export async function ensureIssuerProfile(
+  vcs: { url: string; token?: string },
+  name: string,
+  waitTimeoutMs: number,
+  say: (line: string) => void,
+): Promise<void> {
+  const client = new VcsClient({
+    url: vcs.url,
     timeoutMs: 120_000,
-    ...(config.vcsToken === undefined ? {} : { bearerToken: () => config.vcsToken }),
+    ...(vcs.token === undefined ? {} : { token: vcs.token }),
   });
-  const profileUrl = `${config.vcsUrl}/profile/${encodeURIComponent(config.demoProfile!)}`;
   try {
-    const deadline = Date.now() + config.waitTimeout;
+    const deadline = Date.now() + waitTimeoutMs;
     for (;;) {
-      const status = await http.get(`${config.vcsUrl}/healthcheck`).then(
-        () => 200,
-        (error: unknown) => peerStatusOf(error) ?? 0,
-      );
-      if (status === 200) break;
-      if (Date.now() > deadline)
-        throw unavailable(`the vcs at ${config.vcsUrl} is not healthy after ${config.waitTimeout} ms`);
+      const healthy = await client.healthy();
+      if (healthy) break;
+      if (Date.now() > deadline) throw unavailable(`the vcs at ${vcs.url} is not healthy after ${waitTimeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, HEALTH_POLL_MS));
     }
-    const existing = await http.get<{ did?: string }>(profileUrl).then(
-      (response) => response.data,
-      (error: unknown) => {
-        if (peerStatusOf(error) === 404) return undefined;
-        throw error;
-      },
-    );
+    const existing = await client.profile(name);
     if (existing !== undefined) {
-      say(`vcs profile ${config.demoProfile} is in place (${existing.did ?? 'no DID'})`);
+      say(`vcs profile ${name} is in place (${existing.did ?? 'no DID'})`);
       return;
     }
-    const { data } = await http.post<{ did?: string }>(`${config.vcsUrl}/profile`, {
-      name: config.demoProfile,
-      uri: `https://example.com/${config.demoProfile}`,
+    const created = await client.createProfile({
+      name,
+      uri: `https://example.com/${name}`,
       signatureType: 'Ed25519Signature2020',
     });
-    say(`vcs profile ${config.demoProfile} created, issuer ${data.did ?? '(no DID)'}`);
+    say(`vcs profile ${name} created, issuer ${created.did ?? '(no DID)'}`);
   } finally {
-    http.close();
+    client.close();
   }
 }
 

@@ -24,6 +24,8 @@ export interface FederationLayout {
   nodes: ServicePlace[];
   /** The kms every service signs through, when the federation runs one. */
   kms?: ServicePlace;
+  /** The credential service, when the federation runs one: its issuers' DIDs live on node1. */
+  vcs?: ServicePlace;
 }
 
 export interface LayoutOptions {
@@ -34,6 +36,8 @@ export interface LayoutOptions {
   firstNodePort: number;
   /** Runs a kms on this port, through which every service signs. */
   kmsPort?: number;
+  /** Runs a vcs on this port. */
+  vcsPort?: number;
 }
 
 /** Where each service of the federation listens and keeps its data: `<dataDir>/<name>`. */
@@ -48,10 +52,17 @@ export function planFederation(options: LayoutOptions): FederationLayout {
   const log = place('vct-log', options.logPort);
   const nodes = Array.from({ length: options.nodes }, (_, i) => place(`node${i + 1}`, options.firstNodePort + i));
   const kms = options.kmsPort === undefined ? undefined : place('kms', options.kmsPort);
-  const ports = [log, ...nodes, ...(kms ? [kms] : [])].map((service) => service.port);
+  const vcs = options.vcsPort === undefined ? undefined : place('vcs', options.vcsPort);
+  const ports = [log, ...nodes, ...(kms ? [kms] : []), ...(vcs ? [vcs] : [])].map((service) => service.port);
   if (new Set(ports).size !== ports.length)
-    throw new ConfigError(`the kms, log and node ports must differ (${ports.join(', ')})`);
-  return { dataDir, log: { ...log, logUrl: `${log.url}/${LOG_ALIAS}` }, nodes, ...(kms ? { kms } : {}) };
+    throw new ConfigError(`the kms, vcs, log and node ports must differ (${ports.join(', ')})`);
+  return {
+    dataDir,
+    log: { ...log, logUrl: `${log.url}/${LOG_ALIAS}` },
+    nodes,
+    ...(kms ? { kms } : {}),
+    ...(vcs ? { vcs } : {}),
+  };
 }
 
 export interface RecordedLayout {

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { makeTempDir, type TempDir } from '@anchor/testing/process';
+import { VcsClient } from '@anchor/common/clients';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDemoDid, waitUntilPublished } from './demo-did.js';
 import { startLocalFederation, type LocalFederation } from './local-federation.js';
@@ -26,6 +27,7 @@ describe('the local federation (built binaries as processes), signing through it
   let logPort: number;
   let firstNodePort: number;
   let kmsPort: number;
+  let vcsPort: number;
   let federation: LocalFederation | undefined;
   const start = (overrides: { firstNodePort?: number } = {}) =>
     startLocalFederation({
@@ -34,15 +36,17 @@ describe('the local federation (built binaries as processes), signing through it
       logPort,
       firstNodePort: overrides.firstNodePort ?? firstNodePort,
       kmsPort,
+      vcsPort,
       logLevel: 'warning',
       nodeArgs: ['--batch-writer-timeout', '200ms'],
     });
 
   beforeAll(async () => {
     dir = await makeTempDir('local-federation-');
-    logPort = await freePortRun(4);
+    logPort = await freePortRun(5);
     firstNodePort = logPort + 1;
     kmsPort = logPort + 3;
+    vcsPort = logPort + 4;
   });
   afterAll(async () => {
     await federation?.stop();
@@ -92,6 +96,26 @@ describe('the local federation (built binaries as processes), signing through it
     expect(views).toHaveLength(2);
     expect(views[0]!.canonicalId).toMatch(new RegExp(`^did:node:uEi[\\w-]+:${demo.didSuffix}$`));
     expect(views[1]!.canonicalId).toBe(views[0]!.canonicalId);
+  });
+
+  it('runs a vcs whose demo issuer lives on node1 and signs through the kms: it issues, and the credential verifies', async () => {
+    const vcs = new VcsClient({ url: `http://127.0.0.1:${vcsPort}` });
+    try {
+      const profile = await vcs.profile('demo-issuer');
+      expect(profile?.did).toMatch(/^did:node:/);
+      const health = (await (await fetch(`${vcs.url}/healthcheck`)).json()) as { kmsStatus?: string };
+      expect(health.kmsStatus).toBe('success');
+      const credential = await vcs.issue('demo-issuer', {
+        '@context': ['https://www.w3.org/2018/credentials/v1'],
+        id: 'urn:uuid:local-federation-1',
+        type: ['VerifiableCredential'],
+        issuanceDate: '2026-11-26T00:00:00Z',
+        credentialSubject: { id: 'did:example:holder' },
+      });
+      expect((await vcs.verify(credential, ['proof'])).verified).toBe(true);
+    } finally {
+      vcs.close();
+    }
   });
 
   it('restarts on the same data without posting the follows and invitations again', async () => {

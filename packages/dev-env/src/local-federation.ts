@@ -4,6 +4,7 @@ import { NodeAdminClient } from '@anchor/common/clients';
 import { startProcess, type ServiceProcess } from '@anchor/testing/process';
 import { keepLayoutStable, planFederation, type FederationLayout, type ServicePlace } from './federation-layout.js';
 import { wireFederation } from './federation-wiring.js';
+import { ensureIssuerProfile } from './federation-init.js';
 import { initKeystores } from './kms-init.js';
 import { LineForwarder } from './line-forwarder.js';
 import { serviceBin } from './service-bin.js';
@@ -24,6 +25,13 @@ export interface LocalFederationOptions {
    * Default: no kms, local keys.
    */
   kmsPort?: number;
+  /**
+   * Runs a vcs on this port (its data in `<dataDir>/vcs`), issuing with DIDs it creates on node1, logging what it
+   * issues in the log, and signing through the kms when there is one; `demoProfile` is created on it once.
+   */
+  vcsPort?: number;
+  /** The issuer profile created on the vcs when absent. Default `demo-issuer`. */
+  demoProfile?: string;
   /** Set on every node when given; otherwise each node keeps its own (default 100% batch and system). */
   witnessPolicy?: string;
   /** Level spec passed to every service (`--log-level`). Default info. */
@@ -61,6 +69,7 @@ export async function startLocalFederation(options: LocalFederationOptions): Pro
     logPort: options.logPort ?? 8070,
     firstNodePort: options.firstNodePort ?? 8081,
     ...(options.kmsPort !== undefined ? { kmsPort: options.kmsPort } : {}),
+    ...(options.vcsPort !== undefined ? { vcsPort: options.vcsPort } : {}),
   });
   const progress = options.onProgress ?? (() => undefined);
   const absent = await keepLayoutStable(layout);
@@ -74,9 +83,12 @@ export async function startLocalFederation(options: LocalFederationOptions): Pro
   const admins = layout.nodes.map((node) => new NodeAdminClient({ url: node.url }));
 
   let kms: ServiceProcess | undefined;
+  let vcs: ServiceProcess | undefined;
 
   const stop = async (): Promise<void> => {
     for (const admin of admins) admin.close();
+    // First: it resolves through node1 and logs through the log until it stops.
+    await vcs?.stop(30_000);
     const [log, ...nodes] = running;
     await Promise.all(nodes.map((service) => service.stop(30_000)));
     await log?.stop(30_000);
@@ -115,12 +127,27 @@ export async function startLocalFederation(options: LocalFederationOptions): Pro
       ...(options.witnessPolicy === undefined ? {} : { witnessPolicy: options.witnessPolicy }),
       onChange: progress,
     });
+    if (layout.vcs) {
+      const node1 = layout.nodes[0]!;
+      progress(`starting the vcs on ${layout.vcs.url} (issuer DIDs on ${node1.name})`);
+      vcs = await startService(
+        SERVICES.vcs,
+        layout.vcs,
+        settings,
+        ['--node-url', node1.url, '--vct-url', layout.log.logUrl, ...(await kmsFlags('vcs'))],
+        options,
+      );
+      await ensureIssuerProfile({ url: layout.vcs.url }, options.demoProfile ?? 'demo-issuer', 60_000, progress);
+    }
   } catch (error) {
     await stop();
     throw error;
   }
   const exited = Promise.race(
-    [...(kms ? [kms] : []), ...running].map(async (service) => ({ service: service.name, ...(await service.exited) })),
+    [...(kms ? [kms] : []), ...(vcs ? [vcs] : []), ...running].map(async (service) => ({
+      service: service.name,
+      ...(await service.exited),
+    })),
   );
   return { layout, admins, exited, stop };
 }
@@ -135,7 +162,7 @@ async function keystoresIn(
   progress: (message: string) => void,
 ): Promise<(name: string) => Promise<string[]>> {
   const dir = join(layout.dataDir, 'kms-credentials');
-  const names = [layout.log.name, ...layout.nodes.map((node) => node.name)];
+  const names = [layout.log.name, ...layout.nodes.map((node) => node.name), ...(layout.vcs ? [layout.vcs.name] : [])];
   await initKeystores(
     { kmsUrl, keystores: names, output: 'files', dir, secretPrefix: 'kms-', token: undefined, waitTimeout: 60_000 },
     progress,

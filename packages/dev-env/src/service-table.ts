@@ -25,7 +25,7 @@ const HEALTHY: Readiness = { path: '/healthcheck', ready: (status) => status ===
 
 /**
  * The services of the local federation by name. Each runs bare (embedded LMDB, in-process queues) with its
- * URL as its external address; a new service (vcs) is one more entry here plus its place in the layout.
+ * URL as its external address; a new service is one more entry here plus its place in the layout.
  */
 export const SERVICES = {
   // Dev mode: the kms makes its own master key in its data directory (and says so in a warning).
@@ -52,6 +52,12 @@ export const SERVICES = {
       '--log-level',
       logLevel,
     ],
+    readiness: HEALTHY,
+  },
+  // Dev mode: did:key controllers and did:web over plain http on loopback; its node and log come as flags.
+  vcs: {
+    packageName: '@anchor/vcs',
+    flags: (place, { logLevel }) => ['--host-url-external', place.url, '--dev-mode', '--log-level', logLevel],
     readiness: HEALTHY,
   },
 } satisfies Record<string, ServiceEntry>;

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { getMetricsFromStream, type PromHistogramData, type PromMetrics } from 'prom2javascript';
@@ -5,6 +6,27 @@ import { makeTempDir, stopAllProcesses, type TempDir } from '@anchor/testing/pro
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postOperation, resolveDid, TestDid, waitPublished } from '../src/testing/test-node.js';
 import { startNodeProcess, type NodeProcess } from './node-process.js';
+
+const DASHBOARD = new URL('../../../deploy/grafana/node-dashboard.json', import.meta.url);
+
+interface GrafanaDashboard {
+  panels: Array<{ targets?: Array<{ expr: string }> }>;
+}
+
+/** PromQL's functions, aggregations and keywords: what is left of an expression's identifiers are its metric names. */
+const PROMQL_WORDS = new Set(['histogram_quantile', 'sum', 'rate', 'by', 'le', 'instance']);
+
+/** The metric names a PromQL expression reads (label matchers and template variables taken out first). */
+function metricNamesIn(expr: string): string[] {
+  const bare = expr
+    .replace(/\{[^}]*\}/g, '')
+    .replace(/\[[^\]]*\]/g, '')
+    .replace(/\$\w+/g, '');
+  const groupings = [...bare.matchAll(/\bby\s*\(([^)]*)\)/g)].flatMap((match) => (match[1] ?? '').split(/\s*,\s*/));
+  return [...bare.matchAll(/[a-zA-Z_:][a-zA-Z0-9_:]*/g)]
+    .map((match) => match[0])
+    .filter((word) => !PROMQL_WORDS.has(word) && !groupings.includes(word) && !/^\d/.test(word));
+}
 
 /**
  * A Prometheus scrape of the built node, read by two published exposition-format parsers rather than by
@@ -110,6 +132,38 @@ describe('GET /metrics scraped and parsed as Prometheus does', () => {
         .sort((a, b) => a - b);
       expect(bounds).toEqual([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, Infinity]);
     }
+  });
+
+  it('the Grafana dashboard (deploy/grafana) is valid JSON and every metric it names is exported here', () => {
+    const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as GrafanaDashboard;
+    const exprs = dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => target.expr));
+    expect(exprs.length).toBeGreaterThan(30);
+    const named = new Set(exprs.flatMap((expr) => metricNamesIn(expr)));
+    const families = new Map(parsePrometheusTextFormat(text).map((family) => [family.name, family.type]));
+    const exported = (name: string): boolean => {
+      if (families.has(name)) return true;
+      const histogram = /^(.*)_(bucket|count|sum)$/.exec(name)?.[1];
+      return histogram !== undefined && families.get(histogram) === 'HISTOGRAM';
+    };
+    expect([...named].filter((name) => !exported(name))).toEqual([]);
+    // The original's families the dashboard shows (orb.md §8.1), under node_.
+    expect([...named]).toEqual(
+      expect.arrayContaining([
+        'node_db_put_seconds_bucket',
+        'node_cas_resolve_seconds_bucket',
+        'node_anchor_step_seconds_bucket',
+        'node_activitypub_outbox_resolve_inboxes_seconds_bucket',
+        'node_vct_witness_add_vc_seconds_bucket',
+        'node_http_client_request_seconds_bucket',
+      ]),
+    );
+  });
+
+  it('the anchor steps, the database and the outbound client were timed by the create', () => {
+    expect(histogramSeries('node_anchor_step_seconds', { status: 'cut' }).count).toBeGreaterThanOrEqual(1);
+    expect(histogramSeries('node_anchor_step_seconds', { status: 'witnessed' }).count).toBeGreaterThanOrEqual(1);
+    expect(histogramSeries('node_db_put_seconds', { type: 'lmdb' }).count).toBeGreaterThanOrEqual(1);
+    expect(histogramSeries('node_db_batch_seconds', { type: 'lmdb' }).count).toBeGreaterThanOrEqual(1);
   });
 
   it('the parsers are strict enough to catch a broken exposition', async () => {

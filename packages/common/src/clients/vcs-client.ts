@@ -42,6 +42,16 @@ export class VcsClient {
     });
   }
 
+  /** Whether `/healthcheck` answers 200 (false while it starts or when a dependency is down). */
+  async healthy(): Promise<boolean> {
+    try {
+      await this.http.get(`${this.url}/healthcheck`, { retry: false, timeoutMs: 5_000 });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** The profile, or undefined when the vcs has none by that name. */
   async profile(name: string): Promise<IssuerProfile | undefined> {
     try {

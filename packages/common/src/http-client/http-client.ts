@@ -3,6 +3,7 @@ import https from 'node:https';
 import { AppError, isRetryable, transient } from '../errors/index.js';
 import type { RequestSigner } from '../http/principal.js';
 import { errorCodeForStatus } from '../http/status-codes.js';
+import type { Metrics } from '../metrics/index.js';
 import { injectTraceHeaders } from '../tracing/index.js';
 import { withBundledRoots } from './ca-certificates.js';
 
@@ -40,6 +41,8 @@ export interface HttpClientOptions {
    * signed afresh. Default: one attempt. Requests that must not repeat (creating something) pass `retry: false`.
    */
   retry?: RetryPolicy;
+  /** Times every exchange into `<prefix>http_client_request_seconds{method, status}` (status `error` when none came). */
+  metrics?: Metrics;
 }
 
 /** Attempts in all, and the wait before attempt n+1: `min(maxMs, initialMs x multiplier^(n-1))`. */
@@ -125,6 +128,11 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   });
   const maxResponseBytes = options.maxResponseBytes ?? 16 * 1024 * 1024;
   const defaultTimeoutMs = options.timeoutMs ?? 20_000;
+  const exchangeSeconds = options.metrics?.histogram({
+    name: 'http_client_request_seconds',
+    help: 'Seconds per outbound HTTP exchange (redirects included)',
+    labelNames: ['method', 'status'],
+  });
 
   async function request<T>(target: string, request: RequestOptions = {}): Promise<HttpResponse<T>> {
     const policy = request.retry === false ? undefined : options.retry;
@@ -174,12 +182,15 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     const timeoutMs = request.timeoutMs ?? defaultTimeoutMs;
     const deadline = AbortSignal.timeout(timeoutMs);
     let response: RawResponse;
+    const exchangeEnd = exchangeSeconds?.startTimer({ method });
     try {
       const signal = request.signal ? AbortSignal.any([deadline, request.signal]) : deadline;
       response = await send({ url, method, headers, body, signal }, signed ? 0 : (options.maxRedirects ?? 5));
     } catch (error) {
+      exchangeEnd?.({ status: 'error' });
       throw failure(what, error, deadline.aborted ? timeoutMs : undefined);
     }
+    exchangeEnd?.({ status: response.status });
     const { status, data } = response;
     if (status >= 300 && !(request.answerStatuses?.includes(status) ?? false)) throw statusFailure(what, status, data);
     return {

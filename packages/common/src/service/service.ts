@@ -7,6 +7,7 @@ import { createMessageQueue, type MessageQueue } from '../mq/index.js';
 import { startTracing, tracedListener, tracedQueue } from '../tracing/index.js';
 import type { StoreProvider } from '../storage/index.js';
 import type { Feature } from './feature.js';
+import { meteredStorage } from './metered-storage.js';
 import { startMetricsListener } from './metrics-listener.js';
 import { openStorage } from './open-storage.js';
 import type { ContextExtension, ServiceSettings } from './service-settings.js';
@@ -101,7 +102,7 @@ export async function createService<Config, Extra extends object, Parts>(
   try {
     const tracing = await startTracing({ serviceName: definition.name, otlpUrl: settings.tracing?.otlpUrl });
     releases.push(() => tracing.shutdown());
-    const storage = await openStorage(settings.storage);
+    const storage = meteredStorage(await openStorage(settings.storage), metrics);
     // A store that needs a restart is left as it is: closing an embedded database after a failed commit
     // (lmdb-js on a full disk) can crash the process on its way out instead of exiting cleanly.
     releases.push(() => (storage.restartReason?.() === undefined ? storage.close() : undefined));
@@ -138,6 +139,7 @@ export async function createService<Config, Extra extends object, Parts>(
       ? new TokenRules(tokenRulesFor(settings.client.signedPaths))
       : undefined;
     const httpClient = createHttpClient({
+      metrics,
       ...(settings.client?.timeoutMs !== undefined ? { timeoutMs: settings.client.timeoutMs } : {}),
       ...(extension.requestSigner ? { signer: extension.requestSigner } : {}),
       ...(settings.client?.ca !== undefined && settings.client.ca.length > 0

@@ -16,6 +16,7 @@ export {
   SpanStatusCode,
   type Attributes,
   type Context,
+  type Link,
   type Span,
   type SpanOptions,
   type TraceCarrier,

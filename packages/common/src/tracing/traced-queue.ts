@@ -26,7 +26,11 @@ export function tracedQueue(queue: MessageQueue): MessageQueue {
             {
               kind: SpanKind.CONSUMER,
               parent: contextFrom(delivery.headers),
-              attributes: { 'messaging.destination.name': topic, 'messaging.message.id': delivery.id, attempt: delivery.attempt },
+              attributes: {
+                'messaging.destination.name': topic,
+                'messaging.message.id': delivery.id,
+                attempt: delivery.attempt,
+              },
             },
             () => handler(delivery),
           ),

@@ -21,7 +21,7 @@ import {
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
 
-export { SpanKind, SpanStatusCode, type Attributes, type Context, type Span };
+export { SpanKind, SpanStatusCode, type Attributes, type Context, type Link, type Span };
 
 /** W3C trace context as carried by a message or a stored record: `traceparent` and, when present, `tracestate`. */
 export type TraceCarrier = Record<string, string>;
@@ -51,7 +51,8 @@ let contextManager: AsyncLocalStorageContextManager | undefined;
  * when two services share a process (tests), the first one's provider records the spans of both.
  */
 export async function startTracing(settings: TracingSettings): Promise<TracingHandle> {
-  const exporter = settings.exporter ?? (settings.otlpUrl === undefined ? undefined : await otlpExporter(settings.otlpUrl));
+  const exporter =
+    settings.exporter ?? (settings.otlpUrl === undefined ? undefined : await otlpExporter(settings.otlpUrl));
   if (exporter === undefined || provider !== undefined) return { shutdown: async () => undefined };
   const registered = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': settings.serviceName }),
@@ -143,11 +144,15 @@ export function withSpan<T>(name: string, options: SpanOptions, work: (span?: Sp
   return context.with(trace.setSpan(parent, span), () => work(span));
 }
 
-/** The active trace context as headers (`traceparent`, `tracestate`): empty when tracing is off or no span is active. */
-export function traceCarrier(): TraceCarrier {
+/**
+ * The active trace context as headers (`traceparent`, `tracestate`) to carry in a message or keep with a
+ * record; undefined when tracing is off or no span is active.
+ */
+export function traceCarrier(): TraceCarrier | undefined {
+  if (provider === undefined) return undefined;
   const carrier: TraceCarrier = {};
-  if (provider !== undefined) propagation.inject(context.active(), carrier);
-  return carrier;
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent === undefined ? undefined : carrier;
 }
 
 /** Adds the active trace context to outgoing headers (after any signature is computed: it is never signed). */

@@ -148,6 +148,7 @@ export class DeliveryService {
     const targets = [...new Set(services)].filter((service) => !exclude.has(service));
 
     const inboxes = new Map<string, string>();
+    const resolved = this.deps.metrics.outboxResolveInboxesSeconds.startTimer();
     await forEachConcurrently(targets, RESOLVE_CONCURRENCY, async (service) => {
       try {
         for (const actor of await this.deps.actors.recipients(service))
@@ -173,6 +174,7 @@ export class DeliveryService {
         }
       }
     });
+    resolved();
 
     const toQueue = await this.recordDeliveries(activityId, inboxes, pending !== undefined);
     await Promise.all(toQueue.map((key) => this.deps.mq.publish<DeliverMessage>(DELIVERY_TOPIC, { key })));

@@ -77,7 +77,7 @@ describe('anchor pipeline', () => {
     observer = new AnchorObserver(
       stores,
       records,
-      new ContentResolver(cas, createHttpClient()),
+      new ContentResolver(cas, createHttpClient(), metrics),
       verifier,
       cache,
       metrics,
@@ -115,7 +115,7 @@ describe('anchor pipeline', () => {
         useLog: false,
         ownOrigins: [],
         logSetting: new LogSetting(configValues),
-        vct: new VctClient({ httpClient: createHttpClient(), webFinger: createWebFingerClient() }),
+        vct: new VctClient({ metrics, httpClient: createHttpClient(), webFinger: createWebFingerClient() }),
       }),
       witnessing,
       submit: async (event) => {

@@ -7,6 +7,7 @@ import { backoffDelay, type BackoffPolicy } from '@anchor/common/mq';
 import { anchorProfile, parseOperation, type ParsedOperation, type ProtocolRegistry } from '@anchor/sidetree';
 import { CAS_MEDIA, type CasStore } from '../cas/cas-store.js';
 import type { NodeMetrics } from '../observability/node-metrics.js';
+import { anchorStep } from '../observability/node-spans.js';
 import { decodeRequest, type QueuedOperation } from '../operations/operation-records.js';
 import type { OperationStores } from '../operations/operation-stores.js';
 import type { AnchorEvent } from '../observer/anchor-event.js';
@@ -178,7 +179,8 @@ export class AnchorPipeline {
     while (batch && !this.stopped) {
       let next: { batch: AnchorBatch } | { waitMs: number } | 'done';
       try {
-        next = await this.run(batchId, batch);
+        const current = batch;
+        next = await anchorStep(this.deps.metrics, current.status, () => this.run(batchId, current));
       } catch (error) {
         const attempts = batch.attempts + 1;
         const delay = backoffDelay(this.deps.retry, attempts);

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage } from '@anchor/common/errors';
 import type { Logger } from '@anchor/common/log';
+import { traceCarrier, type TraceCarrier } from '@anchor/common/tracing';
 import type { ParsedOperation } from '@anchor/sidetree';
 import type { NodeMetrics } from '../observability/node-metrics.js';
+import { batchSpan } from '../observability/node-spans.js';
 import { queuedProtocolVersion, suffixOfKey } from '../operations/operation-records.js';
 import { OperationStores } from '../operations/operation-stores.js';
 import { IN_FLIGHT, UNFINISHED, type AnchorBatch, type AnchorBatches } from './anchor-batches.js';
@@ -33,6 +35,8 @@ interface Pending {
   suffix: string;
   acceptedAt: number;
   protocolVersion: number;
+  /** The trace of the request that accepted it (tracing on): its batch continues that trace. */
+  trace?: TraceCarrier | undefined;
 }
 
 /** How often the writer re-counts the stored queue to pick up operations accepted by other instances. */
@@ -127,7 +131,12 @@ export class BatchWriter {
   accepted(entry: AcceptedOperation | undefined): void {
     this.inTransit--;
     if (!entry || !this.leader) return;
-    const pending = { suffix: entry.suffix, acceptedAt: entry.acceptedAt, protocolVersion: entry.protocolVersion };
+    const pending = {
+      suffix: entry.suffix,
+      acceptedAt: entry.acceptedAt,
+      protocolVersion: entry.protocolVersion,
+      trace: traceCarrier(),
+    };
     if (this.enqueue(entry.key, pending) && entry.operation)
       this.parsedOperations.keepAccepted(entry.key, entry.operation);
     if (this.queue.size >= this.options.maxOperations) this.tick(0);
@@ -351,6 +360,11 @@ export class BatchWriter {
     this.metrics.batchSize.observe(keys.length);
     this.metrics.batchCutSeconds.observe((now - firstAcceptedAt) / 1000);
     this.log.debug('batch cut', () => ({ batchId, operations: keys.length }));
-    this.pipeline.advance(batchId);
+    // The anchor's steps run in the trace of its first operation's request, linked to the others'.
+    void batchSpan(
+      batchId,
+      picked.map(([, pending]) => pending.trace),
+      async () => this.pipeline.advance(batchId),
+    );
   }
 }

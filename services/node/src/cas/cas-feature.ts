@@ -21,5 +21,10 @@ export async function createCasFeature(ctx: NodeContext): Promise<CasFeature> {
     if (!found) throw notFound(`no content at ${hash}`);
     res.type(found.mediaType).send(found.content);
   };
-  return { name: 'cas', store, resolver: new ContentResolver(store, ctx.httpClient), handlers: { getContent } };
+  return {
+    name: 'cas',
+    store,
+    resolver: new ContentResolver(store, ctx.httpClient, ctx.nodeMetrics),
+    handlers: { getContent },
+  };
 }

@@ -2,6 +2,8 @@ import { errorMessage, isRetryable, permanent, transient } from '@anchor/common/
 import { parseHashlink } from '@anchor/common/encoding';
 import type { HttpClient } from '@anchor/common/http-client';
 import { getLogger } from '@anchor/common/log';
+import { observeDuration } from '@anchor/common/metrics';
+import type { NodeMetrics } from '../observability/node-metrics.js';
 import { CAS_MEDIA, CasStore } from './cas-store.js';
 
 const log = getLogger('cas-resolver');
@@ -16,6 +18,7 @@ export class ContentResolver {
   constructor(
     private readonly cas: CasStore,
     private readonly httpClient: HttpClient,
+    private readonly metrics: NodeMetrics,
   ) {}
 
   /** Keeps content that arrived by other means (an embedded linkset) in the local CAS. */
@@ -23,12 +26,21 @@ export class ContentResolver {
     await this.cas.write(content, mediaType);
   }
 
-  async resolve(reference: string, options: { sources?: readonly string[]; mediaType?: string } = {}): Promise<Buffer> {
+  resolve(reference: string, options: { sources?: readonly string[]; mediaType?: string } = {}): Promise<Buffer> {
+    return observeDuration(this.metrics.casResolveSeconds, {}, () => this.find(reference, options));
+  }
+
+  private async find(reference: string, options: { sources?: readonly string[]; mediaType?: string }): Promise<Buffer> {
     const { resourceHash, links } = reference.startsWith('hl:')
       ? parseHashlink(reference)
       : { resourceHash: reference, links: [] };
+    const readLocal = this.metrics.casReadSeconds.startTimer({ type: 'local' });
     const local = await this.cas.read(resourceHash);
-    if (local) return local.content;
+    readLocal();
+    if (local) {
+      this.metrics.casCacheHits.inc();
+      return local.content;
+    }
 
     const candidates = [
       ...new Set([...links, ...(options.sources ?? []).map((source) => casUrl(source, resourceHash))]),
@@ -40,7 +52,9 @@ export class ContentResolver {
     let retryable = false;
     for (const url of candidates) {
       try {
+        const readRemote = this.metrics.casReadSeconds.startTimer({ type: 'remote' });
         const { data } = await this.httpClient.get<Buffer>(url, { responseType: 'buffer', headers: { accept: '*/*' } });
+        readRemote();
         if (CasStore.hashOf(data) !== resourceHash) {
           failures.push(`${url}: content does not hash to ${resourceHash}`);
           continue;

@@ -41,6 +41,18 @@ export interface NodeMetrics {
   deliveries: Counter<'outcome'>;
   /** Anchor steps that failed and wait for a retry, by the anchor's status then (a failing log or store shows here). */
   anchorStepFailures: Counter<'status'>;
+  /** One anchor pipeline step, by the status it runs from: cut = build, built = sign, signed/witnessing = Offers, witnessed = publish. */
+  anchorStepSeconds: Histogram<'status'>;
+  /** Resolving the recipients' inboxes of one posted activity (the fan-out). */
+  outboxResolveInboxesSeconds: Histogram<string>;
+  /** Resolving content by hashlink (local CAS first, then the hashlink's links and sources). */
+  casResolveSeconds: Histogram<string>;
+  /** Reading content, by where it came from: this node's CAS (`local`) or a peer (`remote`). */
+  casReadSeconds: Histogram<'type'>;
+  /** Content found in this node's CAS without a fetch. */
+  casCacheHits: Counter<string>;
+  /** Logging one anchor credential at a transparency log (add-vc). */
+  vctAddVcSeconds: Histogram<string>;
 }
 
 /**
@@ -56,6 +68,7 @@ export const KNOWN_LABELS = Object.freeze({
   resolutionResults: ['found', 'deactivated', 'not_found', 'error'],
   /** The anchor statuses a pipeline step runs from (anchor-batches.ts). */
   anchorStatuses: ['cut', 'built', 'signed', 'witnessing', 'witnessed', 'published', 'processed'],
+  casReadTypes: ['local', 'remote'],
 } as const);
 
 export function createNodeMetrics(metrics: Metrics): NodeMetrics {
@@ -70,7 +83,11 @@ export function createNodeMetrics(metrics: Metrics): NodeMetrics {
     nodeMetrics.observerOperationsApplied.labels({ origin }).inc(0);
   }
   for (const result of KNOWN_LABELS.resolutionResults) nodeMetrics.resolutionSeconds.zero({ result });
-  for (const status of KNOWN_LABELS.anchorStatuses) nodeMetrics.anchorStepFailures.labels({ status }).inc(0);
+  for (const status of KNOWN_LABELS.anchorStatuses) {
+    nodeMetrics.anchorStepFailures.labels({ status }).inc(0);
+    nodeMetrics.anchorStepSeconds.zero({ status });
+  }
+  for (const type of KNOWN_LABELS.casReadTypes) nodeMetrics.casReadSeconds.zero({ type });
   return nodeMetrics;
 }
 
@@ -155,6 +172,32 @@ function declareNodeMetrics(metrics: Metrics): NodeMetrics {
       name: 'anchor_step_failures_total',
       help: 'Anchor steps that failed and wait for a retry, by anchor status',
       labelNames: ['status'],
+    }),
+    anchorStepSeconds: metrics.histogram({
+      name: 'anchor_step_seconds',
+      help: 'Seconds per anchor pipeline step, by the status it runs from',
+      labelNames: ['status'],
+    }),
+    outboxResolveInboxesSeconds: metrics.histogram({
+      name: 'activitypub_outbox_resolve_inboxes_seconds',
+      help: "Seconds to resolve the recipients' inboxes of a posted activity",
+    }),
+    casResolveSeconds: metrics.histogram({
+      name: 'cas_resolve_seconds',
+      help: 'Seconds to resolve content by hashlink',
+    }),
+    casReadSeconds: metrics.histogram({
+      name: 'cas_read_seconds',
+      help: "Seconds to read content from this node's CAS (local) or a peer (remote)",
+      labelNames: ['type'],
+    }),
+    casCacheHits: metrics.counter({
+      name: 'cas_cache_hit_count',
+      help: "Content found in this node's CAS without a fetch",
+    }),
+    vctAddVcSeconds: metrics.histogram({
+      name: 'vct_witness_add_vc_seconds',
+      help: 'Seconds to log an anchor credential at a transparency log (add-vc)',
     }),
   };
 }

@@ -24,6 +24,7 @@ export const LOG_NOT_CONFIGURED = 'log endpoint not configured';
 export async function createVctClientFeature(ctx: NodeContext): Promise<VctClientFeature> {
   const logSetting = new LogSetting(ctx.configValues);
   const client = new VctClient({
+    metrics: ctx.nodeMetrics,
     httpClient: ctx.httpClient,
     webFinger: createWebFingerClient({
       httpClient: ctx.httpClient,

@@ -1,8 +1,10 @@
 import { VctLogClient, type VctLogClientOptions } from '@anchor/common/clients';
 import { ANCHOR_CREDENTIAL_UNDEFINED_TERMS } from '@anchor/common/jsonld';
+import { observeDuration } from '@anchor/common/metrics';
 import type { AddVcResponse } from '@anchor/common/vct';
+import type { NodeMetrics } from '../observability/node-metrics.js';
 
-export type VctClientOptions = Omit<VctLogClientOptions, 'allowUndefinedTerms'>;
+export type VctClientOptions = Omit<VctLogClientOptions, 'allowUndefinedTerms'> & { metrics: NodeMetrics };
 
 /** Told of every credential the node has logged, before the log's promise is used. */
 export type LoggedCredentialListener = (
@@ -19,8 +21,11 @@ export type LoggedCredentialListener = (
 export class VctClient extends VctLogClient {
   private readonly listeners: LoggedCredentialListener[] = [];
 
-  constructor(options: VctClientOptions) {
+  private readonly metrics: NodeMetrics;
+
+  constructor({ metrics, ...options }: VctClientOptions) {
     super({ ...options, allowUndefinedTerms: ANCHOR_CREDENTIAL_UNDEFINED_TERMS });
+    this.metrics = metrics;
   }
 
   onLogged(listener: LoggedCredentialListener): void {
@@ -28,7 +33,9 @@ export class VctClient extends VctLogClient {
   }
 
   override async addCredential(logUrl: string, credential: Record<string, unknown>): Promise<AddVcResponse> {
-    const promise = await super.addCredential(logUrl, credential);
+    const promise = await observeDuration(this.metrics.vctAddVcSeconds, {}, () =>
+      super.addCredential(logUrl, credential),
+    );
     for (const listener of this.listeners) await listener(logUrl, credential, promise);
     return promise;
   }
