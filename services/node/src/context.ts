@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { kmsSettingsOf } from '@anchor/common/clients';
 import {
@@ -10,10 +9,10 @@ import {
 } from '@anchor/common/did';
 import { readCaCertificates } from '@anchor/common/http-client';
 import {
-  classifyAddress,
   createGuardedFetchJson,
   createRequestSigner,
   createSignatureAuthenticator,
+  peerFetchPolicy,
   serviceKeyId,
   type FetchPolicy,
 } from '@anchor/common/httpsig';
@@ -195,8 +194,5 @@ export async function extendNodeContext(base: BaseContext<NodeConfig>): Promise<
  * on loopback too, so loopback over http is allowed there and nowhere else.
  */
 export function keyFetchPolicy(urls: NodeUrls, devMode: boolean): FetchPolicy {
-  if (devMode) return { allowHttp: 'always', allowAddresses: ['loopback', 'private', 'link-local', 'reserved'] };
-  const host = new URL(urls.externalEndpoint).hostname.replace(/^\[|\]$/g, '');
-  const ownIsLoopback = host === 'localhost' || (isIP(host) !== 0 && classifyAddress(host) === 'loopback');
-  return ownIsLoopback ? { allowHttp: 'non-public', allowAddresses: ['loopback'] } : {};
+  return peerFetchPolicy({ devMode, ownEndpoint: urls.externalEndpoint });
 }

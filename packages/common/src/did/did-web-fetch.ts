@@ -1,4 +1,5 @@
 import { createHttpClient, peerStatusOf, type HttpClientOptions } from '../http-client/index.js';
+import { createGuardedFetch, type GuardedFetchOptions } from '../httpsig/guarded-fetch.js';
 import type { FetchLike } from './did-web.js';
 
 /**
@@ -21,5 +22,22 @@ export function didWebFetch(options: Pick<HttpClientOptions, 'tls' | 'timeoutMs'
       if (status === undefined) throw error;
       return { status, text: async () => '' };
     }
+  };
+}
+
+/**
+ * A did:web `fetch` for DIDs a client names (a proof's issuer, a keystore's controller): a did:web is anyone's
+ * to write, so its host gets the SSRF guard of `createGuardedFetch` (policy, usually `peerFetchPolicy`; a refused
+ * address is a 400 from `resolveDidWeb`, with no connection made), and `ca` is trusted besides the bundled roots.
+ */
+export function guardedDidWebFetch(options: Omit<GuardedFetchOptions, 'purpose'>): FetchLike {
+  const fetch = createGuardedFetch({ maxBytes: 1024 * 1024, timeoutMs: 10_000, ...options, purpose: 'did:web documents' });
+  return async (url, init) => {
+    const { status, text } = await fetch(url, {
+      accept: init.headers.accept ?? 'application/did+json, application/json',
+      signal: init.signal,
+      redirects: init.redirect === 'follow' ? 'follow' : 'manual',
+    });
+    return { status, text: async () => text };
   };
 }

@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../errors/index.js';
-import { type FetchLike, didWebToUrl, resolveDidWeb, urlToDidWeb } from './index.js';
+import { peerFetchPolicy } from '../httpsig/index.js';
+import { type FetchLike, didWebToUrl, guardedDidWebFetch, resolveDidWeb, urlToDidWeb } from './index.js';
 
 async function errorOf(promise: Promise<unknown>): Promise<AppError> {
   try {
@@ -175,5 +176,69 @@ describe('resolveDidWeb against a real loopback server (default fetch, plain htt
     expect(await resolveDidWeb(`did:web:127.0.0.1%3A${port}`)).toEqual({ id: `did:web:127.0.0.1%3A${port}` });
     expect((await errorOf(resolveDidWeb(`did:web:127.0.0.1%3A${port}:nobody`))).code).toBe('not_found');
     expect((await errorOf(resolveDidWeb(`did:web:127.0.0.1%3A${port}:moved`))).code).toBe('unavailable');
+  });
+});
+
+describe('resolveDidWeb through the guarded fetch (DIDs a client names)', () => {
+  let server: Server;
+  let port: number;
+  let hits = 0;
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      hits++;
+      if (request.url === '/.well-known/did.json') {
+        response.writeHead(200, { 'content-type': 'application/did+json' });
+        response.end(JSON.stringify({ id: `did:web:127.0.0.1%3A${port}` }));
+      } else if (request.url === '/moved/did.json') {
+        response.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data' });
+        response.end();
+      } else {
+        response.writeHead(404);
+        response.end();
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('refuses link-local, private and (for a public service) loopback hosts with a 400, connecting nowhere', async () => {
+    const strict = guardedDidWebFetch({
+      policy: peerFetchPolicy({ devMode: false, ownEndpoint: 'https://vcs.example.com' }),
+      // Names resolve here: no DNS traffic; a connection to these addresses would hang, not fail fast.
+      lookup: ((host: string, _o: unknown, cb: (e: null, a: Array<{ address: string; family: number }>) => void) =>
+        cb(null, [{ address: host === 'metadata.test' ? '169.254.169.254' : '10.0.0.7', family: 4 }])) as never,
+    });
+    const before = hits;
+    for (const [did, text] of [
+      ['did:web:169.254.169.254', '169.254.169.254, a link-local address: refused'],
+      ['did:web:10.0.0.7%3A8443:issuer', '10.0.0.7, a private address: refused'],
+      ['did:web:metadata.test', 'metadata.test resolves to 169.254.169.254, a link-local address: refused'],
+      ['did:web:intranet.test', 'intranet.test resolves to 10.0.0.7, a private address: refused'],
+      [`did:web:127.0.0.1%3A${port}`, 'http URLs are refused for did:web documents (https only)'],
+    ] as const) {
+      const started = Date.now();
+      const error = await errorOf(resolveDidWeb(did, { fetch: strict }));
+      expect(error.status, did).toBe(400);
+      expect(error.message, did).toContain(`${did}: `);
+      expect(error.message, did).toContain(text);
+      expect(Date.now() - started, did).toBeLessThan(1_000);
+      // Asked again within the failure TTL, still a 400 (not "failed recently", a 503).
+      expect((await errorOf(resolveDidWeb(did, { fetch: strict }))).status, did).toBe(400);
+    }
+    expect(hits).toBe(before);
+  });
+
+  it('fetches a loopback peer of a loopback service, maps a 404 to not_found and does not follow a redirect', async () => {
+    const local = guardedDidWebFetch({ policy: peerFetchPolicy({ devMode: false, ownEndpoint: 'http://127.0.0.1:9' }) });
+    expect(await resolveDidWeb(`did:web:127.0.0.1%3A${port}`, { fetch: local })).toEqual({
+      id: `did:web:127.0.0.1%3A${port}`,
+    });
+    expect((await errorOf(resolveDidWeb(`did:web:127.0.0.1%3A${port}:nobody`, { fetch: local }))).code).toBe(
+      'not_found',
+    );
+    const moved = await errorOf(resolveDidWeb(`did:web:127.0.0.1%3A${port}:moved`, { fetch: local }));
+    expect(moved.code).toBe('bad_gateway');
+    expect(moved.message).toMatch(/answered 302/);
   });
 });

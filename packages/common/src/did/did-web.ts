@@ -79,6 +79,9 @@ export async function resolveDidWeb(did: string, options: DidWebResolveOptions =
     });
     body = await response.text();
   } catch (error) {
+    // A guarded fetch refusing the address (private, link-local, ...): the DID is what is wrong, not the network.
+    if (error instanceof AppError && error.code === 'bad_request')
+      throw badRequest(`${did}: ${error.message}`, { retryable: false, cause: error });
     throw transient(`cannot fetch ${url} for ${did}: ${(error as Error).message}`, error);
   }
   if (response.status === 404 || response.status === 410)

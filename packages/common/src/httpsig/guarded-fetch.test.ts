@@ -2,7 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../errors/index.js';
-import { classifyAddress, createGuardedFetchJson } from './guarded-fetch.js';
+import { classifyAddress, createGuardedFetch, createGuardedFetchJson, peerFetchPolicy } from './guarded-fetch.js';
 
 const ACCEPT = 'application/json';
 const servers: Server[] = [];
@@ -158,5 +158,44 @@ describe('the guarded key fetch', () => {
     const hung = await failure(fetchJson(`${peer.url}/hang`, { accept: ACCEPT, signal: signal() }));
     expect(hung.message).toMatch(/timed out/);
     expect(Date.now() - started).toBeLessThan(3_000);
+  });
+});
+
+describe('peerFetchPolicy', () => {
+  it('opens everything in dev mode, loopback for a loopback service, nothing else otherwise', () => {
+    expect(peerFetchPolicy({ devMode: true })).toEqual({
+      allowHttp: 'always',
+      allowAddresses: ['loopback', 'private', 'link-local', 'reserved'],
+    });
+    const local = { allowHttp: 'non-public', allowAddresses: ['loopback'] };
+    expect(peerFetchPolicy({ devMode: false, ownEndpoint: 'http://127.0.0.1:8080' })).toEqual(local);
+    expect(peerFetchPolicy({ devMode: false, ownEndpoint: 'https://localhost' })).toEqual(local);
+    expect(peerFetchPolicy({ devMode: false, ownEndpoint: 'http://[::1]:80/base' })).toEqual(local);
+    expect(peerFetchPolicy({ devMode: false, ownEndpoint: 'https://vct.example.com' })).toEqual({});
+    expect(peerFetchPolicy({ devMode: false, ownEndpoint: 'http://10.0.0.3:5678' })).toEqual({});
+    // A wildcard listener without an external URL: no endpoint, so not loopback.
+    expect(peerFetchPolicy({ devMode: false })).toEqual({});
+  });
+});
+
+describe('the guarded fetch answering status and text', () => {
+  it('hands back non-2xx statuses, follows checked redirects unless asked not to, and names its purpose', async () => {
+    const peer = await serve((path, res) => {
+      if (path === '/moved') res.writeHead(302, { location: '/here' }).end();
+      else if (path === '/here') res.end('{"ok":true}');
+      else res.writeHead(404).end('nothing');
+    });
+    const fetch = createGuardedFetch({
+      policy: { allowHttp: 'non-public', allowAddresses: ['loopback'] },
+      purpose: 'did:web documents',
+    });
+    const get = (path: string, redirects?: 'follow' | 'manual') =>
+      fetch(`${peer.url}${path}`, { accept: ACCEPT, signal: signal(), ...(redirects ? { redirects } : {}) });
+    expect(await get('/moved')).toEqual({ status: 200, url: `${peer.url}/here`, text: '{"ok":true}' });
+    expect(await get('/moved', 'manual')).toEqual({ status: 302, url: `${peer.url}/moved`, text: '' });
+    expect(await get('/gone')).toEqual({ status: 404, url: `${peer.url}/gone`, text: '' });
+    const error = await failure(fetch('http://8.8.8.8/x', { accept: ACCEPT, signal: signal() }));
+    expect(error.message).toMatch(/refused for did:web documents \(https only\)/);
+    expect(error.status).toBe(400);
   });
 });

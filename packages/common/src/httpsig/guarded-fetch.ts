@@ -1,7 +1,8 @@
 /**
- * The key fetch of a signed request, made safe to perform on behalf of anyone. Any signed POST to an inbox
- * makes the verifier GET the URL its `keyId` names before anything is known about the sender, so without
- * limits a stranger could make a node probe its private network or a cloud metadata address ("blind SSRF").
+ * A GET made on behalf of anyone, made safe: the key fetch of a signed request (any signed POST to an inbox
+ * makes the verifier GET the URL its `keyId` names before anything is known about the sender) and the did:web
+ * documents of DIDs a client names (`guardedDidWebFetch`). Without limits a stranger could make a service
+ * probe its private network or a cloud metadata address ("blind SSRF").
  *
  * The guard (outside development):
  * - https only (plain http only where the policy allows it: in development, or to loopback peers of a node
@@ -18,7 +19,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { AppError, permanent, transient } from '../errors/index.js';
+import { AppError, badRequest, permanent, transient } from '../errors/index.js';
 import { withBundledRoots } from '../http-client/ca-certificates.js';
 import type { FetchJson } from './fetch-json.js';
 
@@ -44,6 +45,8 @@ export interface GuardedFetchOptions {
   hostFailureTtlMs?: number;
   /** CA certificates trusted besides Node's bundled roots (`--tls-cacerts`). */
   ca?: ReadonlyArray<string | Buffer>;
+  /** What is fetched, for refusal messages (default `key fetches`). */
+  purpose?: string;
   /** Tests: the resolver (default `dns.lookup`). */
   lookup?: typeof dnsLookup;
   now?: () => number;
@@ -89,19 +92,28 @@ export function classifyAddress(address: string): AddressClass {
   return 'public';
 }
 
+/**
+ * A refusal by policy: the URL came from the request, so it is the request that is bad (400; never retried,
+ * cached as any permanent failure).
+ */
+const refused = (message: string): AppError => badRequest(message, { retryable: false });
+
 class HostLimits {
   private readonly fetches = new Map<string, number[]>();
-  private readonly failures = new Map<string, { until: number; reason: string }>();
+  private readonly failures = new Map<string, { until: number; reason: string; refusal: boolean }>();
 
   constructor(
     private readonly budget: { fetches: number; windowMs: number },
     private readonly failureTtlMs: number,
     private readonly now: () => number,
+    private readonly purpose: string,
   ) {}
 
   admit(host: string): void {
     const now = this.now();
     const failure = this.failures.get(host);
+    // A host refused by policy stays refused (400), not "failed recently" (503).
+    if (failure && failure.until > now && failure.refusal) throw refused(failure.reason);
     if (failure && failure.until > now)
       throw transient(
         `${host} failed recently (${failure.reason}); not fetched again before ${new Date(failure.until).toISOString()}`,
@@ -111,7 +123,7 @@ class HostLimits {
     if (recent.length >= this.budget.fetches) {
       this.fetches.set(host, recent);
       throw transient(
-        `too many key fetches from ${host}: at most ${this.budget.fetches} per ${this.budget.windowMs} ms`,
+        `too many ${this.purpose} from ${host}: at most ${this.budget.fetches} per ${this.budget.windowMs} ms`,
       );
     }
     recent.push(now);
@@ -119,8 +131,8 @@ class HostLimits {
     if (this.fetches.size > 10_000) this.prune(now);
   }
 
-  failed(host: string, reason: string): void {
-    this.failures.set(host, { until: this.now() + this.failureTtlMs, reason });
+  failed(host: string, reason: string, refusal = false): void {
+    this.failures.set(host, { until: this.now() + this.failureTtlMs, reason, refusal });
   }
 
   private prune(now: number): void {
@@ -130,11 +142,54 @@ class HostLimits {
   }
 }
 
-/** A refusal by policy: never retried, cached as any permanent failure. */
-const refused = (message: string): AppError => permanent(message);
+/**
+ * The peer's answer: 2xx bodies read within the size limit; any other status with an empty text (3xx only
+ * when `redirects: 'manual'`; otherwise redirects are followed, each hop checked like the first).
+ */
+export type GuardedFetch = (
+  url: string,
+  options: { accept: string; signal: AbortSignal; redirects?: 'follow' | 'manual' },
+) => Promise<{ status: number; url: string; text: string }>;
+
+/**
+ * Where a service's own GETs on behalf of its clients (key fetches, did:web documents) may go: anywhere in
+ * dev mode (compose networks are private and plain http); otherwise https to public addresses only, and
+ * loopback (over http too) when the service's own endpoint is loopback: a local federation, whose peers are
+ * on loopback as well. A wildcard listener without an external URL is not loopback.
+ */
+export function peerFetchPolicy(options: { devMode: boolean; ownEndpoint?: string | undefined }): FetchPolicy {
+  if (options.devMode) return { allowHttp: 'always', allowAddresses: ['loopback', 'private', 'link-local', 'reserved'] };
+  if (options.ownEndpoint === undefined) return {};
+  let host: string;
+  try {
+    host = new URL(options.ownEndpoint).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return {};
+  }
+  const ownIsLoopback = host === 'localhost' || (isIP(host) !== 0 && classifyAddress(host) === 'loopback');
+  return ownIsLoopback ? { allowHttp: 'non-public', allowAddresses: ['loopback'] } : {};
+}
 
 /** The `FetchJson` the signature verifier uses in production (see the module comment). */
 export function createGuardedFetchJson(options: GuardedFetchOptions = {}): FetchJson {
+  const fetch = createGuardedFetch(options);
+  return async (raw, { accept, signal }) => {
+    const { status, url, text } = await fetch(raw, { accept, signal });
+    if (status < 200 || status >= 300) {
+      const message = `GET ${url} answered ${status}`;
+      throw status >= 500 || status === 408 || status === 429 ? transient(message) : permanent(message);
+    }
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw permanent(`GET ${url} did not return JSON`);
+    }
+  };
+}
+
+/** The guarded GET (see the module comment), answering the peer's status and text. */
+export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFetch {
+  const purpose = options.purpose ?? 'key fetches';
   const allowed = new Set<AddressClass>(['public', ...(options.policy?.allowAddresses ?? [])]);
   const allowHttp = options.policy?.allowHttp ?? 'never';
   const maxBytes = options.maxBytes ?? 256 * 1024;
@@ -146,13 +201,14 @@ export function createGuardedFetchJson(options: GuardedFetchOptions = {}): Fetch
     options.hostBudget ?? { fetches: 20, windowMs: 10_000 },
     options.hostFailureTtlMs ?? 30_000,
     options.now ?? Date.now,
+    purpose,
   );
 
   const checkAddress = (host: string, address: string, plainHttp: boolean): void => {
     const kind = classifyAddress(address);
     if (!allowed.has(kind)) throw refused(`${host} resolves to ${address}, a ${kind} address: refused`);
     if (plainHttp && kind === 'public' && allowHttp !== 'always')
-      throw refused(`plain http to ${host} (${address}, a public address) is refused for key fetches (https only)`);
+      throw refused(`plain http to ${host} (${address}, a public address) is refused for ${purpose} (https only)`);
   };
 
   // The socket connects to exactly the addresses checked here.
@@ -181,8 +237,8 @@ export function createGuardedFetchJson(options: GuardedFetchOptions = {}): Fetch
       throw refused(`not a URL: ${JSON.stringify(raw.slice(0, 100))}`);
     }
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowHttp !== 'never'))
-      throw refused(`${url.protocol.slice(0, -1)} URLs are refused for key fetches (https only): ${url.origin}`);
-    if (url.username || url.password) throw refused('URLs with credentials are refused for key fetches');
+      throw refused(`${url.protocol.slice(0, -1)} URLs are refused for ${purpose} (https only): ${url.origin}`);
+    if (url.username || url.password) throw refused(`URLs with credentials are refused for ${purpose}`);
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (isIP(host)) checkAddress(host, host, url.protocol === 'http:');
     return url;
@@ -202,7 +258,7 @@ export function createGuardedFetchJson(options: GuardedFetchOptions = {}): Fetch
       request.end();
     });
 
-  return async (raw, { accept, signal }) => {
+  return async (raw, { accept, signal, redirects = 'follow' }) => {
     const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
     let url = checkUrl(raw);
     for (let hop = 0; ; hop++) {
@@ -212,7 +268,7 @@ export function createGuardedFetchJson(options: GuardedFetchOptions = {}): Fetch
         response = await getOnce(url, accept, deadline);
       } catch (error) {
         if (error instanceof AppError) {
-          limits.failed(url.host, error.message);
+          limits.failed(url.host, error.message, error.code === 'bad_request');
           throw error;
         }
         const reason = deadline.aborted ? 'timed out' : (error as Error).message;
@@ -220,7 +276,7 @@ export function createGuardedFetchJson(options: GuardedFetchOptions = {}): Fetch
         throw transient(`GET ${url.href} failed: ${reason}`, error);
       }
       const status = response.statusCode ?? 0;
-      if (status >= 300 && status < 400 && response.headers.location) {
+      if (redirects === 'follow' && status >= 300 && status < 400 && response.headers.location) {
         response.resume();
         if (hop >= maxRedirects) throw refused(`GET ${raw}: more than ${maxRedirects} redirects`);
         url = checkUrl(new URL(response.headers.location, url).href);
@@ -228,15 +284,9 @@ export function createGuardedFetchJson(options: GuardedFetchOptions = {}): Fetch
       }
       if (status < 200 || status >= 300) {
         response.resume();
-        const message = `GET ${url.href} answered ${status}`;
-        throw status >= 500 || status === 408 || status === 429 ? transient(message) : permanent(message);
+        return { status, url: url.href, text: '' };
       }
-      const text = await readLimited(response, maxBytes, url.href, deadline);
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        throw permanent(`GET ${url.href} did not return JSON`);
-      }
+      return { status, url: url.href, text: await readLimited(response, maxBytes, url.href, deadline) };
     }
   };
 }

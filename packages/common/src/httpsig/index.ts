@@ -18,9 +18,12 @@ export { KeyResolver, type DidKeyResolver, type KeyResolverOptions, type Resolve
 export { ACTIVITY_JSON_ACCEPT, createFetchJson, type FetchJson, type FetchJsonOptions } from './fetch-json.js';
 export {
   classifyAddress,
+  createGuardedFetch,
   createGuardedFetchJson,
+  peerFetchPolicy,
   type AddressClass,
   type FetchPolicy,
+  type GuardedFetch,
   type GuardedFetchOptions,
 } from './guarded-fetch.js';
 export {
