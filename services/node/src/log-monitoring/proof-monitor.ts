@@ -84,13 +84,16 @@ export class ProofMonitor {
   }
 
   private async check(record: WatchedCredential, head: Promise<SignedTreeHead>, now: number): Promise<void> {
+    const credential = record.credential;
+    // Only a confirmed record lacks it, and a confirmed record has no check due.
+    if (credential === undefined) return;
     let sth: SignedTreeHead;
     try {
       sth = await head;
     } catch (error) {
       return this.later(record, now, `the log's tree head cannot be read: ${errorMessage(error)}`);
     }
-    const leafHash = record.leafHash ?? (await this.client.leafHashOf(record.credential, record.timestamp)).toString('base64');
+    const leafHash = record.leafHash ?? (await this.client.leafHashOf(credential, record.timestamp)).toString('base64');
     let problem: string;
     // Only a tree head signed after the entry can be expected to hold it.
     if (sth.tree_size === 0 || sth.timestamp < record.timestamp) {
@@ -106,7 +109,7 @@ export class ProofMonitor {
       }
     }
     if (now < record.loggedAt + this.options.deadlineMs) return this.later({ ...record, leafHash }, now, problem);
-    await this.missing({ ...record, leafHash }, now, problem);
+    await this.missing({ ...record, leafHash }, credential, now, problem);
   }
 
   private async confirmed(
@@ -116,7 +119,8 @@ export class ProofMonitor {
     treeSize: number,
     now: number,
   ): Promise<void> {
-    const { nextCheckAt: _next, lastError: _error, ...rest } = record;
+    // Once proven, the credential itself is not needed again (it is in the log and at /vc).
+    const { nextCheckAt: _next, lastError: _error, credential: _credential, ...rest } = record;
     await this.watched.put({
       ...rest,
       leafHash,
@@ -146,7 +150,12 @@ export class ProofMonitor {
   }
 
   /** Reports the broken promise (once per entry), keeps it, and logs the credential again. */
-  private async missing(record: WatchedCredential, now: number, problem: string): Promise<void> {
+  private async missing(
+    record: WatchedCredential,
+    credential: Record<string, unknown>,
+    now: number,
+    problem: string,
+  ): Promise<void> {
     const newlyMissing = record.status !== 'missing';
     const reported: WatchedCredential = {
       ...record,
@@ -169,7 +178,7 @@ export class ProofMonitor {
     }
     try {
       // The listener (watch) records the new entry as `resubmitted`.
-      await this.client.addCredential(record.logUrl, record.credential);
+      await this.client.addCredential(record.logUrl, credential);
       this.metrics.proofsResubmitted.inc();
     } catch (error) {
       await this.watched.put({

@@ -74,6 +74,7 @@ describe('proof monitoring: every logged credential is proven included, a missin
     );
     expect(record).toMatchObject({ timestamp: promise.timestamp, leafIndex: 1, treeSize: 2, resubmissions: 0 });
     expect(record.nextCheckAt).toBeUndefined();
+    expect(record.credential).toBeUndefined();
     expect(await metric('node_vct_proof_monitor_confirmed_total')).toBe(1);
   });
 

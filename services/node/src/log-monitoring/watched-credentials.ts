@@ -13,8 +13,11 @@ export type WatchStatus = 'unconfirmed' | 'confirmed' | 'missing' | 'resubmitted
 export interface WatchedCredential {
   logUrl: string;
   credentialId: string;
-  /** The credential as logged (without proofs): the leaf is rebuilt from it, and it is logged again from it. */
-  credential: Record<string, unknown>;
+  /**
+   * The credential as logged (without proofs): the leaf is rebuilt from it, and it is logged again from it.
+   * Dropped once confirmed.
+   */
+  credential?: Record<string, unknown>;
   /** The log's promise: the entry's timestamp (ms). */
   timestamp: number;
   /** base64 leaf hash of the entry, computed at the first check. */
