@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { KeyPair } from '../crypto/index.js';
 import { contentDigestHeader } from './content-digest.js';
+import { servicePublicKeyDocument } from './key-document.js';
 import {
   startPeer,
   startReceiver,
@@ -265,5 +266,82 @@ describe('RFC 9421 signatures, signed and verified', () => {
     );
     expect(status).toBe(200);
     expect(json.digest).toMatch(/^SHA-256=/);
+  });
+});
+
+describe('RFC 9421 rules on requests built by hand', () => {
+  const key = KeyPair.generate('Ed25519');
+  const serviceId = 'https://a.example/services/node';
+  const keyId = `${serviceId}/keys/main-key`;
+  const keyDocument = servicePublicKeyDocument({ serviceId, key });
+  const documents = new Map<string, unknown>([
+    [keyId, keyDocument],
+    [serviceId, { id: serviceId, type: 'Service', publicKey: keyDocument }],
+  ]);
+  const authenticate = createSignatureAuthenticator({ fetchJson: async (url) => documents.get(url) });
+  const created = () => Math.floor(Date.now() / 1000);
+
+  async function fieldsFor(label: string, components: string[], headers: Record<string, string>, signer = key) {
+    const input = signatureInput(components, { created: created(), keyid: keyId });
+    return signMessage({ method: 'GET', url: 'https://b.example/outbox', headers }, input, signer, 'Ed25519', label);
+  }
+
+  it('reads only the first signature of Signature-Input', async () => {
+    const host = { host: 'b.example' };
+    const good = await fieldsFor('good', ['@method', '@target-uri'], host);
+    const forged = await fieldsFor('forged', ['@method', '@target-uri'], host, KeyPair.generate('Ed25519'));
+    const request = (first: typeof good, second: typeof good) => ({
+      method: 'GET',
+      originalUrl: '/outbox',
+      headers: {
+        ...host,
+        'signature-input': `${first['Signature-Input']}, ${second['Signature-Input']}`,
+        signature: `${first.Signature}, ${second.Signature}`,
+      },
+    });
+    expect(await authenticate(request(good, forged))).toEqual({ actor: serviceId, keyId });
+    await expect(authenticate(request(forged, good))).rejects.toThrow(
+      `invalid signature: it does not verify with key ${keyId}`,
+    );
+  });
+
+  it('refuses a covered content-digest the request lacks, and a covered authority without a Host', async () => {
+    const digest = await fieldsFor('sig1', ['@method', '@target-uri', 'content-digest'], {
+      host: 'b.example',
+      'content-digest': contentDigestHeader(Buffer.alloc(0)),
+    });
+    const withoutDigest = {
+      host: 'b.example',
+      'signature-input': digest['Signature-Input'],
+      signature: digest.Signature,
+    };
+    await expect(authenticate({ method: 'GET', originalUrl: '/outbox', headers: withoutDigest })).rejects.toThrow(
+      'the signature covers content-digest, which the request lacks',
+    );
+    const authority = await fieldsFor('sig1', ['@method', '@path', '@authority'], { host: 'b.example' });
+    const withoutHost = { 'signature-input': authority['Signature-Input'], signature: authority.Signature };
+    await expect(authenticate({ method: 'GET', originalUrl: '/outbox', headers: withoutHost })).rejects.toThrow(
+      'the signature covers the authority, but the request has no Host',
+    );
+  });
+
+  it('answers a component the base cannot be built from with a 401 naming it', async () => {
+    const fields = await fieldsFor('sig1', ['@method', '@target-uri'], { host: 'b.example' });
+    const input = fields['Signature-Input'].replace('"@target-uri"', '"@target-uri" "x-missing"');
+    await expect(
+      authenticate({
+        method: 'GET',
+        originalUrl: '/outbox',
+        headers: { host: 'b.example', 'signature-input': input, signature: fields.Signature },
+      }),
+    ).rejects.toThrow('the signature covers x-missing, which the request lacks');
+    const unknown = fields['Signature-Input'].replace('"@target-uri"', '"@target-uri" "@unheard-of"');
+    await expect(
+      authenticate({
+        method: 'GET',
+        originalUrl: '/outbox',
+        headers: { host: 'b.example', 'signature-input': unknown, signature: fields.Signature },
+      }),
+    ).rejects.toThrow('the signature base cannot be built: Unsupported component "@unheard-of"');
   });
 });

@@ -120,6 +120,10 @@ async function verifyMessageSignature(
     verifyContentDigest(Array.isArray(digest) ? digest.join(', ') : digest, body ?? Buffer.alloc(0));
   }
 
+  for (const name of signature.componentNames) {
+    if (!name.startsWith('@') && request.headers[name] === undefined)
+      throw unauthorized(`the signature covers ${name}, which the request lacks`);
+  }
   const host = request.headers.host;
   const needsHost = signature.componentNames.some((name) => name === '@authority' || name === '@target-uri');
   if (needsHost && host === undefined)
