@@ -1,5 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
+import { opt } from '../config/index.js';
+
+/** `--tls-cacerts`, the same in every service; `clients` names the outbound calls that trust the files. */
+export function tlsCaCertsOption(clients: string) {
+  return opt.list({
+    flag: 'tls-cacerts',
+    help: `PEM files of CA certificates trusted for outbound https besides Node's bundled roots: ${clients}`,
+  });
+}
 
 /**
  * The CA certificates of `--tls-cacerts` files (PEM, one or more certificates each), read once at start.

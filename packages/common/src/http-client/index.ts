@@ -12,4 +12,4 @@ export {
   type HttpResponse,
   type RetryPolicy,
 } from './http-client.js';
-export { readCaCertificates, withBundledRoots } from './ca-certificates.js';
+export { readCaCertificates, tlsCaCertsOption, withBundledRoots } from './ca-certificates.js';

@@ -173,7 +173,12 @@ describe('peerFetchPolicy', () => {
     expect(peerFetchPolicy({ devMode: false, ownEndpoint: 'http://[::1]:80/base' })).toEqual(local);
     expect(peerFetchPolicy({ devMode: false, ownEndpoint: 'https://vct.example.com' })).toEqual({});
     expect(peerFetchPolicy({ devMode: false, ownEndpoint: 'http://10.0.0.3:5678' })).toEqual({});
-    // A wildcard listener without an external URL: no endpoint, so not loopback.
+    // Without an external URL, the listener decides; a wildcard one is not loopback.
+    expect(peerFetchPolicy({ devMode: false, listenHost: '127.0.0.1' })).toEqual(local);
+    expect(peerFetchPolicy({ devMode: false, listenHost: '::1' })).toEqual(local);
+    expect(peerFetchPolicy({ devMode: false, listenHost: '0.0.0.0' })).toEqual({});
+    expect(peerFetchPolicy({ devMode: false, listenHost: '::' })).toEqual({});
+    expect(peerFetchPolicy({ devMode: false, ownEndpoint: 'https://log.example.com', listenHost: '127.0.0.1' })).toEqual({});
     expect(peerFetchPolicy({ devMode: false })).toEqual({});
   });
 });

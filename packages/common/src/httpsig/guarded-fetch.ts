@@ -157,14 +157,21 @@ export type GuardedFetch = (
  * loopback (over http too) when the service's own endpoint is loopback: a local federation, whose peers are
  * on loopback as well. A wildcard listener without an external URL is not loopback.
  */
-export function peerFetchPolicy(options: { devMode: boolean; ownEndpoint?: string | undefined }): FetchPolicy {
+export function peerFetchPolicy(options: {
+  devMode: boolean;
+  /** The service's external URL. */
+  ownEndpoint?: string | undefined;
+  /** Without an external URL: the host the service listens on. */
+  listenHost?: string | undefined;
+}): FetchPolicy {
   if (options.devMode) return { allowHttp: 'always', allowAddresses: ['loopback', 'private', 'link-local', 'reserved'] };
-  if (options.ownEndpoint === undefined) return {};
-  let host: string;
-  try {
-    host = new URL(options.ownEndpoint).hostname.replace(/^\[|\]$/g, '');
-  } catch {
-    return {};
+  let host = options.listenHost?.replace(/^\[|\]$/g, '') ?? '';
+  if (options.ownEndpoint !== undefined) {
+    try {
+      host = new URL(options.ownEndpoint).hostname.replace(/^\[|\]$/g, '');
+    } catch {
+      return {};
+    }
   }
   const ownIsLoopback = host === 'localhost' || (isIP(host) !== 0 && classifyAddress(host) === 'loopback');
   return ownIsLoopback ? { allowHttp: 'non-public', allowAddresses: ['loopback'] } : {};
