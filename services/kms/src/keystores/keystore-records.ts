@@ -45,6 +45,8 @@ export interface MasterKeyCheckRecord {
 export const STORES = {
   keystores: 'kms-keystores',
   keys: 'kms-keys',
+  /** One record per key version (`<keystore>:<key id>:<version>`), inserted with the version: two rotations cannot both make version n. */
+  keyVersions: 'kms-key-versions',
   publicKeys: 'kms-public-keys',
   meta: 'kms-meta',
 } as const;

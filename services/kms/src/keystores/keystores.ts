@@ -18,6 +18,8 @@ import {
 import { MasterKeyError } from './master-key.js';
 
 const MASTER_KEY_CHECK = 'master-key-check';
+/** Rotations that lost the race for a version number to another replica try again this many times in all. */
+const MAX_ROTATION_ATTEMPTS = 5;
 /** How long a key record read from the store is used before it is read again (see `Keystores.key`). */
 export const KEY_RECORD_TTL_MS = 1_000;
 const CHECK_TEXT = 'anchor kms master key check';
@@ -54,6 +56,8 @@ export class Keystores {
     private readonly keystores: Store<KeystoreRecord>,
     private readonly keys: Store<KeyRecord>,
     private readonly publicKeys: Store<PublicKeyIndexRecord & Record<string, unknown>>,
+    // Opened so that batches may write to it; read by nobody.
+    _keyVersions: Store,
   ) {}
 
   /**
@@ -78,6 +82,7 @@ export class Keystores {
       await storage.open<KeystoreRecord>(STORES.keystores),
       await storage.open<KeyRecord>(STORES.keys),
       await storage.open(STORES.publicKeys),
+      await storage.open(STORES.keyVersions),
     );
   }
 
@@ -167,33 +172,57 @@ export class Keystores {
     return material;
   }
 
-  /** Adds a version made by `make` (from the key's type); rotations of one key run one at a time in this process. */
+  /**
+   * Adds a version made by `make` (from the key's type). Rotations of one key run one at a time in this process;
+   * across replicas, the version's own record is inserted in the same batch as the key record, so a rotation
+   * that lost the race for version n reads the key again and becomes n+1.
+   */
   async rotate(keystore: KeystoreRecord, keyId: string, make: (type: KmsKeyType) => NewKeyVersion): Promise<KeyRecord> {
     const id = keyRecordId(keystore.id, keyId);
     const previous = this.rotations.get(id) ?? Promise.resolve();
-    const rotation = previous
-      .catch(() => undefined)
-      .then(async () => {
-        this.keyRecords.delete(id);
-        const key = await this.key(keystore, keyId);
-        const next = make(key.keyType as KmsKeyType);
-        const number = (key.versions.at(-1)?.version ?? 0) + 1;
-        const updated: KeyRecord = {
-          ...key,
-          versions: [...key.versions, this.sealVersion(keystore, keyId, number, next, new Date().toISOString())],
-        };
-        await this.storage.batch([
-          { store: STORES.keys, op: 'put', key: id, value: updated },
-          ...this.publicKeyIndex(keystore, updated, next, number),
-        ]);
-        this.keyRecords.set(id, updated);
-        return updated;
-      });
+    const rotation = previous.catch(() => undefined).then(() => this.addVersion(keystore, keyId, make));
     this.rotations.set(id, rotation);
     try {
       return await rotation;
     } finally {
       if (this.rotations.get(id) === rotation) this.rotations.delete(id);
+    }
+  }
+
+  private async addVersion(
+    keystore: KeystoreRecord,
+    keyId: string,
+    make: (type: KmsKeyType) => NewKeyVersion,
+  ): Promise<KeyRecord> {
+    const id = keyRecordId(keystore.id, keyId);
+    // A version record without its key record (a non-transactional batch cut short) must not block the key:
+    // after a conflict the next attempt takes a higher number even if the key record did not move.
+    let floor = 1;
+    for (let attempt = 1; ; attempt++) {
+      this.keyRecords.delete(id);
+      const key = await this.key(keystore, keyId);
+      const next = make(key.keyType as KmsKeyType);
+      const number = Math.max((key.versions.at(-1)?.version ?? 0) + 1, floor);
+      const createdAt = new Date().toISOString();
+      const updated: KeyRecord = {
+        ...key,
+        versions: [...key.versions, this.sealVersion(keystore, keyId, number, next, createdAt)],
+      };
+      try {
+        await this.storage.batch([
+          { store: STORES.keyVersions, op: 'insert', key: `${id}:${number}`, value: { createdAt } },
+          { store: STORES.keys, op: 'put', key: id, value: updated },
+          ...this.publicKeyIndex(keystore, updated, next, number),
+        ]);
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'conflict' && attempt < MAX_ROTATION_ATTEMPTS) {
+          floor = number + 1;
+          continue;
+        }
+        throw error;
+      }
+      this.keyRecords.set(id, updated);
+      return updated;
     }
   }
 
