@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { badRequest, conflict, notFound } from '@anchor/common/errors';
+import { AppError, badRequest, conflict, notFound } from '@anchor/common/errors';
 import { formatDateTimeStamp } from '@anchor/common/jsonld';
 import type { Store, StoreProvider } from '@anchor/common/storage';
 import type { ProfileRecord, StatusPurpose } from '../profiles/profile-model.js';
@@ -48,6 +48,18 @@ interface AllocatorRecord {
   state: AllocatorState;
 }
 
+/**
+ * A record that says "this version was written": inserted (insert-if-absent) in the same atomic batch as the write
+ * it stands for, so of two processes writing the same version only one succeeds (a compare-and-set over the
+ * common store, which has no conditional put).
+ */
+interface VersionMarker {
+  marker: true;
+}
+
+/** Attempts at a compare-and-set before giving up (each retry re-reads what the other writer wrote). */
+const CAS_ATTEMPTS = 20;
+
 /** Indices handed out per durable allocator write: a crash skips at most this many (never reuses one). */
 const RESERVATION = 64;
 
@@ -61,16 +73,16 @@ export class StatusLists {
   private readonly locks = new Map<string, Promise<unknown>>();
 
   private constructor(
-    private readonly lists: Store<ListRecord>,
-    private readonly allocators: Store<AllocatorRecord>,
+    private readonly lists: Store<ListRecord | VersionMarker>,
+    private readonly allocators: Store<AllocatorRecord | VersionMarker>,
     readonly issued: Store<IssuedRecord>,
     private readonly baseUrl: () => string,
   ) {}
 
   static async open(storage: StoreProvider, baseUrl: () => string): Promise<StatusLists> {
     return new StatusLists(
-      await storage.open<ListRecord>('vcs-status-lists'),
-      await storage.open<AllocatorRecord>('vcs-status-allocators'),
+      await storage.open<ListRecord | VersionMarker>('vcs-status-lists'),
+      await storage.open<AllocatorRecord | VersionMarker>('vcs-status-allocators'),
       await storage.open<IssuedRecord>('vcs-issued-credentials'),
       baseUrl,
     );
@@ -101,17 +113,38 @@ export class StatusLists {
     });
   }
 
-  /** Takes the next indices of the current list durably; a full list is followed by a new one. */
+  /**
+   * Takes the next indices of the current list durably; a full list is followed by a new one. Claimed with a
+   * compare-and-set, so processes sharing a store never take the same indices.
+   */
   private async reserve(profile: string, key: string, format: ListFormat, purpose: StatusPurpose): Promise<{ listId: string; indices: number[] }> {
-    const stored = await this.allocators.get(key);
-    let record = stored ? { listId: stored.listId, state: checkState(stored.state) } : await this.newList(profile, format, purpose);
-    let reserved = reserveIndexes(record.state, RESERVATION);
-    if (reserved === undefined) {
-      record = await this.newList(profile, format, purpose);
-      reserved = reserveIndexes(record.state, RESERVATION) as NonNullable<typeof reserved>;
+    for (let attempt = 1; ; attempt++) {
+      const stored = (await this.allocators.get(key)) as AllocatorRecord | undefined;
+      let record = stored ? { listId: stored.listId, state: checkState(stored.state) } : await this.newList(profile, format, purpose);
+      let reserved = reserveIndexes(record.state, RESERVATION);
+      if (reserved === undefined) {
+        record = await this.newList(profile, format, purpose);
+        reserved = reserveIndexes(record.state, RESERVATION) as NonNullable<typeof reserved>;
+      }
+      const next: AllocatorRecord = { listId: record.listId, state: reserved.state };
+      if (await this.compareAndPut(this.allocators, key, `${record.listId}:${reserved.state.next}`, next))
+        return { listId: record.listId, indices: reserved.indexes };
+      if (attempt >= CAS_ATTEMPTS) throw conflict(`status index allocation for ${key} keeps colliding with another process`, { retryable: true });
     }
-    await this.allocators.put(key, { listId: record.listId, state: reserved.state });
-    return { listId: record.listId, indices: reserved.indexes };
+  }
+
+  /** Writes `value` under `key` unless another writer wrote `version` first (see `VersionMarker`). */
+  private async compareAndPut<T extends object>(store: Store<T | VersionMarker>, key: string, version: string, value: T): Promise<boolean> {
+    try {
+      await store.batch([
+        { op: 'insert', key: `${key}@${version}`, value: { marker: true } },
+        { op: 'put', key, value },
+      ]);
+      return true;
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'conflict') return false;
+      throw error;
+    }
   }
 
   private async newList(profile: string, format: ListFormat, purpose: StatusPurpose): Promise<AllocatorRecord> {
@@ -128,26 +161,27 @@ export class StatusLists {
     if (!record || record.profile !== profile) throw notFound(`credential ${credentialId} was not issued by profile ${profile}`);
     const ref = record.status.find((entry) => entry.purpose === purpose);
     if (!ref) throw badRequest(`credential ${credentialId} has no ${purpose} status entry`);
-    await this.locked(`list:${profile}:${ref.listId}`, async () => {
-      const list = await this.lists.get(`${profile}:${ref.listId}`);
-      if (!list) throw notFound(`status list ${ref.listId} not found`);
-      const bits = Buffer.from(list.bits, 'base64');
-      if (purpose === 'revocation' && !value && bitAt(bits, ref.index))
-        throw badRequest(`credential ${credentialId} is revoked; revocation cannot be undone`);
-      if (bitAt(bits, ref.index) === value) return;
-      const updated = withBit(bits, ref.index, value);
-      await this.lists.put(`${profile}:${ref.listId}`, {
-        ...list,
-        bits: Buffer.from(updated).toString('base64'),
-        version: list.version + 1,
-      });
+    const listKey = `${profile}:${ref.listId}`;
+    await this.locked(`list:${listKey}`, async () => {
+      for (let attempt = 1; ; attempt++) {
+        const list = (await this.lists.get(listKey)) as ListRecord | undefined;
+        if (!list) throw notFound(`status list ${ref.listId} not found`);
+        const bits = Buffer.from(list.bits, 'base64');
+        if (purpose === 'revocation' && !value && bitAt(bits, ref.index))
+          throw badRequest(`credential ${credentialId} is revoked; revocation cannot be undone`);
+        if (bitAt(bits, ref.index) === value) return;
+        const updated = { ...list, bits: Buffer.from(withBit(bits, ref.index, value)).toString('base64'), version: list.version + 1 };
+        // Another process sharing the store may have changed the list since it was read: then read it again.
+        if (await this.compareAndPut(this.lists, listKey, String(updated.version), updated)) return;
+        if (attempt >= CAS_ATTEMPTS) throw conflict(`status list ${ref.listId} keeps changing under another process`, { retryable: true });
+      }
     });
   }
 
   /** The unsigned list credential of a list, and its version (for caching the signed form). */
   async listCredential(profile: ProfileRecord, listId: string): Promise<{ credential: Record<string, unknown>; version: number }> {
-    const list = await this.lists.get(`${profile.name}:${listId}`);
-    if (!list) throw notFound(`status list ${listId} of profile ${profile.name} not found`);
+    const list = (await this.lists.get(`${profile.name}:${listId}`)) as ListRecord | undefined;
+    if (!list || !('bits' in list)) throw notFound(`status list ${listId} of profile ${profile.name} not found`);
     const credential = statusListCredential({
       format: list.format,
       id: this.listUrl(profile.name, listId),
@@ -161,8 +195,8 @@ export class StatusLists {
 
   /** A list's purpose and bits, read from the store (the service's own lists). */
   async readList(profile: string, listId: string): Promise<{ purpose: StatusPurpose; format: ListFormat; bits: Uint8Array } | undefined> {
-    const list = await this.lists.get(`${profile}:${listId}`);
-    return list ? { purpose: list.purpose, format: list.format, bits: Buffer.from(list.bits, 'base64') } : undefined;
+    const list = (await this.lists.get(`${profile}:${listId}`)) as ListRecord | undefined;
+    return list && 'bits' in list ? { purpose: list.purpose, format: list.format, bits: Buffer.from(list.bits, 'base64') } : undefined;
   }
 
   /** One at a time per key, in this process. */
