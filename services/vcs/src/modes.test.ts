@@ -37,6 +37,13 @@ describe('modes, tokens and the W3C VC-API routes', () => {
     expect((await check()).status).toBe(200);
     await issuer.call('POST', '/api/credentials/status', { credentialId: signed.id, credentialStatus: { type: 'StatusList2021Entry', status: 'true' } });
     expect((await check()).body.checks).toEqual([{ check: 'status', error: 'Revoked' }]);
+    // A list of another issuer, read over HTTP: its proof verifies, but it is not the credential issuer's list.
+    await issuerProfile(issuer, 'other-issuer');
+    const other = await issue(issuer, 'other-issuer', credentialV1());
+    const mixed = { ...(await issue(issuer, 'api', credentialV1())), credentialStatus: other.credentialStatus };
+    const foreign = await verifier.call('POST', '/verifier/credentials', { verifiableCredential: mixed, options: { checks: ['status'] } });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.checks[0].error).toMatch(/issued by did:key:.*, not by the credential's issuer/);
   });
 
   it('issues, verifies and revokes through the VC-API routes on --vc-api-profile', async () => {
