@@ -522,6 +522,12 @@ export const nodeConfigSpec = defineConfig({
         default: '1m',
         help: 'Longest redelivery delay',
       }),
+      deadLettersMax: opt.int({
+        flag: 'dead-letters-max',
+        default: 10_000,
+        min: 1,
+        help: 'Dead letters (deliveries and received activities that failed on every attempt) kept for inspection and replay at /dead-letters; beyond it the oldest are dropped',
+      }),
     },
     observability: {
       logLevel: opt.custom({

@@ -3,6 +3,7 @@ import type { AnchorWitnessing } from './anchoring/witnessing.js';
 import type { ActivityPubFeature } from './activitypub/activitypub-feature.js';
 import type { CasFeature } from './cas/cas-feature.js';
 import type { NodeContext } from './context.js';
+import type { DeadLettersFeature } from './dead-letters/dead-letters-feature.js';
 import type { DiscoveryFeature } from './discovery/discovery-feature.js';
 import type { FederationFeature } from './federation/federation-feature.js';
 import type { LogMonitoringFeature } from './log-monitoring/log-monitoring-feature.js';
@@ -44,6 +45,7 @@ export interface NodeServices {
   readonly witness: WitnessFeature;
   readonly federation: FederationFeature;
   readonly logMonitoring: LogMonitoringFeature;
+  readonly deadLetters: DeadLettersFeature;
 }
 
 export interface NodeServerOptions {

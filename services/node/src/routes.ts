@@ -29,6 +29,7 @@ import type { VctClientFeature } from './vct-client/vct-client-feature.js';
 import type { WitnessFeature } from './witness/witness-feature.js';
 import type { JsonLdContextsFeature } from '@anchor/common/jsonld-contexts';
 import type { LogMonitoringFeature } from './log-monitoring/log-monitoring-feature.js';
+import type { DeadLettersFeature } from './dead-letters/dead-letters-feature.js';
 
 /** The features whose handlers the node's routes are. */
 export interface RoutedFeatures {
@@ -43,6 +44,7 @@ export interface RoutedFeatures {
   system: SystemFeature;
   discovery: DiscoveryFeature;
   contexts: JsonLdContextsFeature;
+  deadLetters: DeadLettersFeature;
 }
 
 const JSON_TYPES = ['application/json', 'application/ld+json'];
@@ -72,7 +74,8 @@ export function nodeApiInfo(ctx: NodeContext): ApiInfo {
  * The README's endpoint tables are rendered from it (`npm run docs`).
  */
 export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpec[] {
-  const { sidetreeApi, didWeb, cas, vc, vct, logMonitoring, activitypub, witness, system, discovery } = features;
+  const { sidetreeApi, didWeb, cas, vc, vct, logMonitoring, activitypub, witness, system, discovery, deadLetters } =
+    features;
   const ap = activitypub.handlers;
   const base = ctx.urls.servicePath;
   const collection = (name: string, what: string, handler: RequestHandler): ExpressRouteSpec => ({
@@ -364,6 +367,73 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
         400: 'not a policy (names the bad token)',
       },
       handler: witness.handlers.setPolicy,
+    },
+
+    // Dead letters: deliveries and received activities that failed on every attempt.
+    {
+      method: 'GET',
+      path: '/dead-letters',
+      auth: 'admin',
+      tag: 'federation',
+      summary:
+        'the dead letters kept, newest first: `{"deadLetters": [{id, topic, reason, error, attempts, publishedAt, firstFailedAt, lastFailedAt, subject, body, headers}], "next"?}`; `subject` says what it was (the activity and the inbox of a delivery, the activity and its actor of a received one)',
+      query: [
+        {
+          name: 'topic',
+          description: "`node.activity.delivery` or `node.activity.inbox`: that topic's only",
+          schema: { enum: ['node.activity.delivery', 'node.activity.inbox'] },
+        },
+        {
+          name: 'limit',
+          description: 'at most this many (default 50)',
+          schema: { type: 'integer', minimum: 1, maximum: 500 },
+        },
+        { name: 'after', description: 'the `next` of the previous page' },
+      ],
+      responses: {
+        200: { description: 'the dead letters', mediaType: 'application/json' },
+        400: 'an unknown topic, a limit out of range, or a parameter twice',
+      },
+      handler: deadLetters.handlers.list,
+    },
+    {
+      method: 'GET',
+      path: '/dead-letters/:id',
+      auth: 'admin',
+      tag: 'federation',
+      summary: 'one dead letter, as listed',
+      params: { id: 'the dead letter id (its queue message id)' },
+      responses: { 200: { description: 'the dead letter', mediaType: 'application/json' }, 404: 'no such dead letter' },
+      handler: deadLetters.handlers.get,
+    },
+    {
+      method: 'POST',
+      path: '/dead-letters/:id/replay',
+      auth: 'admin',
+      tag: 'federation',
+      summary:
+        'publishes the message again on its topic, with fresh attempts (a delivery goes back to `queued`, a received activity is handled again), and forgets the dead letter; answers it',
+      params: { id: 'the dead letter id' },
+      responses: {
+        200: { description: 'the dead letter replayed', mediaType: 'application/json' },
+        404: 'no such dead letter',
+        503: 'the queue did not take the message: the dead letter stays',
+      },
+      handler: deadLetters.handlers.replay,
+    },
+    {
+      method: 'DELETE',
+      path: '/dead-letters/:id',
+      auth: 'admin',
+      tag: 'federation',
+      summary:
+        'discards the dead letter (a delivery stays `dead`, a received activity is stored in the inbox unhandled); answers it',
+      params: { id: 'the dead letter id' },
+      responses: {
+        200: { description: 'the dead letter discarded', mediaType: 'application/json' },
+        404: 'no such dead letter',
+      },
+      handler: deadLetters.handlers.discard,
     },
 
     // System: accept lists, allowed origins, NodeInfo.

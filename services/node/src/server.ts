@@ -8,6 +8,7 @@ import { createActivityPubFeature } from './activitypub/activitypub-feature.js';
 import { createAnchoringFeature } from './anchoring/anchoring-feature.js';
 import { ParsedOperationCache } from './anchoring/parsed-operation-cache.js';
 import { createCasFeature } from './cas/cas-feature.js';
+import { createDeadLettersFeature } from './dead-letters/dead-letters-feature.js';
 import { createDidDiscoveryFeature } from './did-discovery/did-discovery-feature.js';
 import { createDidWebFeature } from './did-web/did-web-feature.js';
 import { createDiscoveryFeature } from './discovery/discovery-feature.js';
@@ -81,6 +82,12 @@ const nodeService = (options: NodeServerOptions): ServiceDefinition<NodeConfig, 
         isLeader: () => anchoring.writer.isLeader,
       }),
     );
+    // Deliveries to peers and activities from them that failed on every attempt, kept for the operator.
+    const deadLetters = add(
+      await createDeadLettersFeature(ctx, {
+        sources: [activitypub.delivery.deadLetterSource(), activitypub.inbox.deadLetterSource()],
+      }),
+    );
     const system = add(createSystemFeature(ctx));
     const discovery = add(
       createDiscoveryFeature(ctx, {
@@ -105,6 +112,7 @@ const nodeService = (options: NodeServerOptions): ServiceDefinition<NodeConfig, 
         system,
         discovery,
         contexts,
+        deadLetters,
       }),
     );
     const services: NodeServices = {
@@ -121,6 +129,7 @@ const nodeService = (options: NodeServerOptions): ServiceDefinition<NodeConfig, 
       witness,
       federation,
       logMonitoring,
+      deadLetters,
     };
     return services;
   },

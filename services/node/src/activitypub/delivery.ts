@@ -4,6 +4,7 @@ import type { HttpClient } from '@anchor/common/http-client';
 import type { Logger } from '@anchor/common/log';
 import type { Delivery as QueueDelivery, MessageQueue, Subscription } from '@anchor/common/mq';
 import { queryPages, type Store, type StoreProvider } from '@anchor/common/storage';
+import type { DeadLetterSource } from '../dead-letters/dead-letter-source.js';
 import type { NodeMetrics } from '../observability/node-metrics.js';
 import type { ActivityStore } from './activity-store.js';
 import type { ActorResolver } from './actor-resolver.js';
@@ -122,6 +123,33 @@ export class DeliveryService {
   async stop(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     await Promise.all(this.subscriptions.splice(0).map((subscription) => subscription.close()));
+  }
+
+  /**
+   * Its dead letters: single deliveries that failed on every attempt (the record says `dead`). A replay sets
+   * the record back to `queued`; a discarded one stays `dead`.
+   */
+  deadLetterSource(): DeadLetterSource {
+    const keyOf = (body: unknown): string | undefined => {
+      const key = (body as { key?: unknown } | null)?.key;
+      return typeof key === 'string' ? key : undefined;
+    };
+    return {
+      topic: DELIVERY_TOPIC,
+      describe: async (body) => {
+        const key = keyOf(body);
+        const record = key === undefined ? undefined : await this.deps.deliveries.get(key);
+        if (!record) return undefined;
+        return { activityId: record.activityId, inbox: record.inbox, recipient: record.recipient };
+      },
+      reviving: async (body) => {
+        const key = keyOf(body);
+        const record = key === undefined ? undefined : await this.deps.deliveries.get(key);
+        if (key === undefined || record?.status !== 'dead') return;
+        await this.deps.deliveries.put(key, { ...record, status: 'queued', updatedAt: Date.now() });
+      },
+      discarding: async () => undefined,
+    };
   }
 
   /** Fan-outs posted before a crash or a restart (or whose queue message was lost), queued again. */

@@ -16,9 +16,9 @@ export function deliveryOutcome(error: unknown, attempt: number, maxAttempts: nu
 }
 
 /**
- * What becomes of a received activity whose handler failed: `retry` it, or store it in the inbox as
- * `refused` (permanent: malformed, not allowed) or `failed` (retryable, but this was the last attempt).
- * A received activity is stored either way, so it is never handled twice.
+ * What becomes of a received activity whose handler failed: `retry` it, store it in the inbox as `refused`
+ * (permanent: malformed, not allowed; never handled twice), or, `failed` (retryable, but this was the last
+ * attempt), keep it pending as a dead letter for an operator to replay or discard.
  */
 export type HandlingOutcome = 'handled' | 'retry' | 'refused' | 'failed';
 

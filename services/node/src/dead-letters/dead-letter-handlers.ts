@@ -1,0 +1,71 @@
+import { badRequest, notFound } from '@anchor/common/errors';
+import type { RequestHandler } from 'express';
+import { singleQueryValue } from '../util/query-value.js';
+import type { DeadLetter } from './dead-letter-store.js';
+import type { DeadLetters } from './dead-letters.js';
+
+/** Dead letters listed per page by default, and at most. */
+const DEFAULT_PAGE = 50;
+const MAX_PAGE = 500;
+
+export interface DeadLetterHandlers {
+  list: RequestHandler;
+  get: RequestHandler;
+  replay: RequestHandler;
+  discard: RequestHandler;
+}
+
+/**
+ * `GET /dead-letters` (`?topic=`, `?limit=`, `?after=`: newest first, `next` for the following page),
+ * `GET /dead-letters/:id`, `POST /dead-letters/:id/replay` and `DELETE /dead-letters/:id`; each answers the
+ * dead letter(s) with times as RFC 3339.
+ */
+export function deadLetterHandlers(deadLetters: DeadLetters): DeadLetterHandlers {
+  const list: RequestHandler = async (req, res) => {
+    const topic = singleQueryValue(req.query.topic, 'topic');
+    if (topic !== undefined && !deadLetters.topics.includes(topic))
+      throw badRequest(`topic '${topic}' keeps no dead letters (topics: ${deadLetters.topics.join(', ')})`);
+    const limitText = singleQueryValue(req.query.limit, 'limit');
+    const limit = limitText === undefined ? DEFAULT_PAGE : Number(limitText);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE)
+      throw badRequest(`limit must be an integer from 1 to ${MAX_PAGE}`);
+    const page = await deadLetters.list({ topic, limit, after: singleQueryValue(req.query.after, 'after') });
+    res.json({ deadLetters: page.items.map(({ value }) => view(value)), ...(page.next ? { next: page.next } : {}) });
+  };
+
+  const get: RequestHandler = async (req, res) => {
+    res.json(view(await found(deadLetters, req.params.id)));
+  };
+
+  const replay: RequestHandler = async (req, res) => {
+    res.json(view(await deadLetters.replay(await found(deadLetters, req.params.id))));
+  };
+
+  const discard: RequestHandler = async (req, res) => {
+    res.json(view(await deadLetters.discard(await found(deadLetters, req.params.id))));
+  };
+
+  return { list, get, replay, discard };
+}
+
+async function found(deadLetters: DeadLetters, id: unknown): Promise<DeadLetter> {
+  const record = typeof id === 'string' ? await deadLetters.get(id) : undefined;
+  if (record === undefined) throw notFound(`no dead letter ${String(id)}`);
+  return record;
+}
+
+function view(record: DeadLetter): Record<string, unknown> {
+  return {
+    id: record.id,
+    topic: record.topic,
+    reason: record.reason,
+    error: record.error,
+    attempts: record.attempts,
+    publishedAt: new Date(record.publishedAt).toISOString(),
+    firstFailedAt: new Date(record.firstFailedAt).toISOString(),
+    lastFailedAt: new Date(record.lastFailedAt).toISOString(),
+    ...(record.subject !== undefined ? { subject: record.subject } : {}),
+    body: record.body,
+    headers: record.headers,
+  };
+}
