@@ -100,7 +100,11 @@ export async function createService<Config, Extra extends object, Parts>(
   let listening: RunningHttpServer | undefined;
   let metricsListening: RunningHttpServer | undefined;
   try {
-    const tracing = await startTracing({ serviceName: definition.name, otlpUrl: settings.tracing?.otlpUrl });
+    const tracing = await startTracing({
+      serviceName: definition.name,
+      instance: settings.queue?.identity,
+      otlpUrl: settings.tracing?.otlpUrl,
+    });
     releases.push(() => tracing.shutdown());
     const storage = meteredStorage(await openStorage(settings.storage), metrics);
     // A store that needs a restart is left as it is: closing an embedded database after a failed commit

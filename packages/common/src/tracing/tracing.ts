@@ -29,6 +29,8 @@ export type TraceCarrier = Record<string, string>;
 export interface TracingSettings {
   /** `service.name` of every span this process exports. */
   readonly serviceName: string;
+  /** `service.instance.id`: which deployment of the service (a node's service URL), when it has one. */
+  readonly instance?: string | undefined;
   /** OTLP/HTTP traces endpoint (`http://collector:4318/v1/traces`); absent: no exporter. */
   readonly otlpUrl?: string | undefined;
   /** Another exporter instead (tests); spans are then exported one by one as they end. */
@@ -55,7 +57,10 @@ export async function startTracing(settings: TracingSettings): Promise<TracingHa
     settings.exporter ?? (settings.otlpUrl === undefined ? undefined : await otlpExporter(settings.otlpUrl));
   if (exporter === undefined || provider !== undefined) return { shutdown: async () => undefined };
   const registered = new BasicTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': settings.serviceName }),
+    resource: resourceFromAttributes({
+      'service.name': settings.serviceName,
+      ...(settings.instance === undefined ? {} : { 'service.instance.id': settings.instance }),
+    }),
     spanProcessors: [settings.exporter ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporter)],
   });
   contextManager = new AsyncLocalStorageContextManager().enable();
