@@ -5,6 +5,7 @@ import { validate } from '@anchor/common/schemas';
 import { INBOX_ACTIVITY } from '../schemas/index.js';
 import { queryPages, type Store, type StoreProvider } from '@anchor/common/storage';
 import type { FastAnswer, FastRequest } from '@anchor/common/http';
+import type { DeadLetterSource } from '../dead-letters/dead-letter-source.js';
 import type { NodeMetrics } from '../observability/node-metrics.js';
 import { inSpan } from '@anchor/common/tracing';
 import { jsonBody } from '../util/json-body.js';
@@ -21,6 +22,8 @@ export const INBOX_PENDING_STORE = 'inbox-pending';
 export interface PendingActivity {
   activity: StoredActivity;
   receivedAt: number;
+  /** Set when every attempt failed: it waits in the dead letters for an operator to replay or discard it. */
+  deadLetteredAt?: number;
 }
 
 /** Where an activity came from: posted to the inbox, or read by catch-up from a peer's collection. */
@@ -55,7 +58,9 @@ export interface InboxDeps {
  * before the 200; duplicates (an id already received) are acknowledged and ignored. The queue consumer runs
  * the type's handler and then stores the activity in the inbox collection, with the collection changes the
  * handler returned, in one atomic write — also when the handler refused it for good (then without
- * changes); retryable failures come back with the queue's backoff until the last attempt.
+ * changes); retryable failures come back with the queue's backoff until the last attempt, after which the
+ * activity stays pending, marked, and its message is dead-lettered: an operator replays it (handled again) or
+ * discards it (stored unhandled).
  */
 export class Inbox {
   private readonly handlers = new Map<string, InboxHandler>();
@@ -84,7 +89,8 @@ export class Inbox {
     );
     // Activities acknowledged before a crash or a restart, whose queue messages may be gone.
     for await (const items of queryPages(this.deps.pending, { orderBy: { field: 'receivedAt' } })) {
-      for (const { key } of items) await this.deps.mq.publish(INBOX_TOPIC, { id: key });
+      for (const { key, value } of items)
+        if (value.deadLetteredAt === undefined) await this.deps.mq.publish(INBOX_TOPIC, { id: key });
     }
   }
 
@@ -116,8 +122,8 @@ export class Inbox {
 
   /**
    * Handles an activity and stores it in the inbox collection (catch-up calls this directly for what it
-   * reads). Throws a retryable error to be called again; returns once the activity is stored (handled, or
-   * refused for good).
+   * reads). Throws a retryable error to be called again (on the final attempt, after marking the pending
+   * activity dead-lettered); returns once the activity is stored (handled, or refused for good).
    */
   async handleAndStore(activity: StoredActivity, context: HandlingContext, finalAttempt = false): Promise<void> {
     let failure: unknown;
@@ -131,9 +137,19 @@ export class Inbox {
     if (outcome === 'retry') throw failure;
     if (outcome !== 'handled') {
       const where = { id: activity.id, type: activity.type, actor: activity.actor, err: errorMessage(failure) };
-      if (outcome === 'refused') this.deps.log.warn('activity refused', where);
-      else this.deps.log.error('activity could not be handled on any attempt; stored unhandled', where);
+      if (outcome === 'failed') {
+        this.deps.log.error('activity could not be handled on any attempt; dead-lettered', where);
+        const pending = await this.deps.pending.get(activity.id);
+        if (pending) await this.deps.pending.put(activity.id, { ...pending, deadLetteredAt: Date.now() });
+        throw failure;
+      }
+      this.deps.log.warn('activity refused', where);
     }
+    await this.store(activity, changes);
+  }
+
+  /** The activity into the inbox collection with its collection changes, out of `inbox-pending`: one atomic write. */
+  private async store(activity: StoredActivity, changes: readonly RefChange[]): Promise<void> {
     await this.deps.store.provider.batch([
       ...(await this.deps.store.changeOpsKeepingPlace(changes)),
       this.deps.store.putActivityOp(activity),
@@ -147,9 +163,39 @@ export class Inbox {
     return this.deps.store.hasRef('inbox', this.deps.serviceId, id);
   }
 
+  /** Its dead letters: activities every attempt failed to handle. */
+  deadLetterSource(): DeadLetterSource {
+    const pendingOf = async (body: unknown): Promise<PendingActivity | undefined> => {
+      const id = (body as { id?: unknown } | null)?.id;
+      return typeof id === 'string' ? this.deps.pending.get(id) : undefined;
+    };
+    return {
+      topic: INBOX_TOPIC,
+      describe: async (body) => {
+        const pending = await pendingOf(body);
+        if (!pending) return undefined;
+        const { id, type, actor } = pending.activity;
+        return { activityId: id, type, actor, receivedAt: new Date(pending.receivedAt).toISOString() };
+      },
+      reviving: async (body) => {
+        const pending = await pendingOf(body);
+        if (pending?.deadLetteredAt === undefined) return;
+        const { deadLetteredAt: _deadLetteredAt, ...revived } = pending;
+        await this.deps.pending.put(pending.activity.id, revived);
+      },
+      discarding: async (body) => {
+        const pending = await pendingOf(body);
+        if (!pending) return;
+        this.deps.log.warn('dead-lettered activity discarded: stored unhandled', { id: pending.activity.id });
+        await this.store(pending.activity, []);
+      },
+    };
+  }
+
   private async consume({ body, attempt }: Delivery<{ id: string }>): Promise<void> {
     const pending = await this.deps.pending.get(body.id);
-    if (!pending) return;
+    // A dead-lettered activity is handled again only once an operator replays it.
+    if (!pending || pending.deadLetteredAt !== undefined) return;
     if (await this.received(body.id)) {
       await this.deps.pending.delete(body.id);
       return;
