@@ -48,8 +48,11 @@ export function deadLetterHandlers(deadLetters: DeadLetters): DeadLetterHandlers
   return { list, get, replay, discard };
 }
 
+/** Queue message ids are 1-255 characters: anything else names no dead letter (and is no store key). */
+const MAX_ID_LENGTH = 255;
+
 async function found(deadLetters: DeadLetters, id: unknown): Promise<DeadLetter> {
-  const record = typeof id === 'string' ? await deadLetters.get(id) : undefined;
+  const record = typeof id === 'string' && id.length <= MAX_ID_LENGTH ? await deadLetters.get(id) : undefined;
   if (record === undefined) throw notFound(`no dead letter ${String(id)}`);
   return record;
 }

@@ -157,6 +157,8 @@ describe('dead letters of deliveries', () => {
     }
     expect((await call(`${a.url}/dead-letters?topic=node.anchor`, { headers: ADMIN })).status).toBe(400);
     expect((await call(`${a.url}/dead-letters?limit=0`, { headers: ADMIN })).status).toBe(400);
+    expect((await call(`${a.url}/dead-letters?after=not-a-cursor`, { headers: ADMIN })).status).toBe(400);
+    expect((await call(`${a.url}/dead-letters/${'x'.repeat(2_000)}`, { headers: ADMIN })).status).toBe(404);
 
     expect(await call(path, { method: 'DELETE', headers: ADMIN })).toMatchObject({
       status: 200,
