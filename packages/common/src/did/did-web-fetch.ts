@@ -1,6 +1,6 @@
 import { createHttpClient, peerStatusOf, type HttpClientOptions } from '../http-client/index.js';
-import { createGuardedFetch, type GuardedFetchOptions } from '../httpsig/guarded-fetch.js';
-import type { FetchLike } from './did-web.js';
+import { createGuardedFetch, peerFetchPolicy, type GuardedFetchOptions } from '../httpsig/guarded-fetch.js';
+import type { DidWebResolveOptions, FetchLike } from './did-web.js';
 
 /**
  * A did:web `fetch` over the common outbound client, for a service whose outbound https trusts CAs of its
@@ -39,5 +39,28 @@ export function guardedDidWebFetch(options: Omit<GuardedFetchOptions, 'purpose'>
       redirects: init.redirect === 'follow' ? 'follow' : 'manual',
     });
     return { status, text: async () => text };
+  };
+}
+
+/**
+ * How a service resolves the did:web DIDs its clients name (proof issuers, keystore controllers): through
+ * `guardedDidWebFetch` under `peerFetchPolicy`, trusting `ca`. Plain http: every host in dev mode; loopback
+ * hosts when the service itself is plain http (a local federation); never when it is served over https (its
+ * loopback peers are https too, under a private CA).
+ */
+export function serviceDidWebOptions(service: {
+  devMode: boolean;
+  /** The service's external URL, when it has one. */
+  ownEndpoint?: string | undefined;
+  /** The host it listens on (judged when there is no external URL). */
+  listenHost?: string | undefined;
+  /** Whether it serves https itself (judged when there is no external URL). */
+  servesTls?: boolean | undefined;
+  ca?: readonly Buffer[] | undefined;
+}): DidWebResolveOptions {
+  const secure = service.ownEndpoint !== undefined ? service.ownEndpoint.startsWith('https:') : service.servesTls === true;
+  return {
+    http: service.devMode ? 'always' : secure ? 'never' : 'loopback',
+    fetch: guardedDidWebFetch({ policy: peerFetchPolicy(service), ca: service.ca ?? [] }),
   };
 }

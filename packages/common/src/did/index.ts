@@ -29,7 +29,7 @@ export {
   resolveDidWeb,
   urlToDidWeb,
 } from './did-web.js';
-export { didWebFetch, guardedDidWebFetch } from './did-web-fetch.js';
+export { didWebFetch, guardedDidWebFetch, serviceDidWebOptions } from './did-web-fetch.js';
 export {
   type DidMethodResolver,
   type ResolvedVerificationMethod,
