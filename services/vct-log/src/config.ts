@@ -1,6 +1,7 @@
 import { kmsOptions, kmsOptionsProblem, kmsSettingsOf } from '@anchor/common/clients';
 import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
 import { parseByteSize } from '@anchor/common/http';
+import { readCaCertificates, tlsCaCertsOption } from '@anchor/common/http-client';
 import { contextsFileOption } from '@anchor/common/jsonld-contexts';
 import { formatLogSpec, parseLogSpec } from '@anchor/common/log';
 import { PROJECT_VERSION } from '@anchor/common/version';
@@ -133,7 +134,7 @@ export const VCT_LOG_CONFIG = defineConfig({
     }),
     devMode: opt.bool({
       flag: 'dev-mode',
-      help: 'resolve did:web over plain http for every host (otherwise only localhost and 127.0.0.1)',
+      help: 'resolve did:web over plain http for every host, and at private, link-local and loopback addresses (otherwise https to public addresses only, and loopback when the log itself is on loopback)',
     }),
     allowUndefinedTerms: opt.list({
       flag: 'allow-undefined-terms',
@@ -174,6 +175,7 @@ export const VCT_LOG_CONFIG = defineConfig({
       help: 'PEM certificate file: serve HTTPS (with --tls-serve-key)',
     }),
     tlsServeKey: opt.string({ flag: 'tls-serve-key', help: 'PEM private key file of --tls-serve-cert' }),
+    tlsCaCerts: tlsCaCertsOption('the kms, and the did:web documents of add-vc proofs'),
     logLevel: opt.custom({
       flag: 'log-level',
       env: ['LOG_LEVEL'],
@@ -251,6 +253,7 @@ export function vctLogOptionsFrom(flags: VctLogFlags): { options: VctLogOptions;
       flags.tlsServeCert && flags.tlsServeKey
         ? { certFile: flags.tlsServeCert, keyFile: flags.tlsServeKey }
         : undefined,
+    caCertificates: readCaCertificates(flags.tlsCaCerts ?? []),
   };
   return { options, ignoredEndpoints };
 }

@@ -55,7 +55,9 @@ export interface VctLogOptions {
   /** OTLP/HTTP endpoint of the span exporter; absent: tracing off. */
   tracingOtlpUrl?: string | undefined;
   tls?: { certFile: string; keyFile: string } | undefined;
-  /** Replaces `fetch` for did:web documents (tests). */
+  /** CA certificates trusted besides Node's bundled roots by every outbound call (the kms, did:web): `--tls-cacerts`. */
+  caCertificates?: readonly Buffer[] | undefined;
+  /** Replaces the guarded fetch of did:web documents (tests). */
   didWebFetch?: FetchLike;
 }
 
@@ -72,6 +74,7 @@ export function vctLogSettings(options: VctLogOptions): ServiceSettings {
       connectTimeoutMs: options.storage?.connectTimeoutMs ?? 0,
     },
     bodyLimit: options.requestBodyLimit ?? '1mb',
+    client: { ca: options.caCertificates },
     health: { timeField: 'currentTime', statusField: 'status' },
     builtins: { health: 'open', metrics: 'open' },
     // As the original: /healthcheck, WebFinger and /metrics are open; reads need a read token and writes

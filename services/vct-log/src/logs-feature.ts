@@ -25,7 +25,7 @@ export async function createLogsFeature(ctx: VctLogContext): Promise<LogsFeature
   const options = ctx.config;
   const definitions = options.logs ?? ONE_LOG;
   const signer = options.kms
-    ? await kmsLogSigner(ctx.storage, options.kms, options.keyType)
+    ? await kmsLogSigner(ctx.storage, options.kms, options.keyType, options.caCertificates)
     : await localLogSigner(options);
   try {
     await checkDatabaseKey(ctx.storage, signer);
@@ -55,10 +55,12 @@ async function kmsLogSigner(
   provider: StoreProvider,
   settings: KmsSettings,
   keyType: LogKeyType | undefined,
+  ca: readonly Buffer[] | undefined,
 ): Promise<LogSigner> {
   const store = await provider.open<{ keyId: string }>(LOG_CONFIG_STORE);
   return LogSigner.kms(settings, {
     keyType,
+    ca,
     remembered: async () => (await store.get(KMS_KEY_RECORD))?.keyId,
     remember: async (keyId) => {
       await store.insert(KMS_KEY_RECORD, { keyId });

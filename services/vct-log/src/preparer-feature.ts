@@ -1,3 +1,4 @@
+import { serviceDidWebOptions } from '@anchor/common/did';
 import type { JsonLdContexts } from '@anchor/common/jsonld-contexts';
 import type { Feature } from '@anchor/common/service';
 import { CredentialChecker } from './credentials/credential-checker.js';
@@ -32,9 +33,18 @@ export async function createPreparerFeature(
     allowUndefinedTerms,
     documentLoader: contexts.documentLoader,
     resolver: didVerificationMethodResolver({
-      devMode: options.devMode ?? false,
       cacheTtlMs: options.didCacheTtlMs ?? 5 * 60_000,
-      ...(options.didWebFetch ? { fetch: options.didWebFetch } : {}),
+      // A proof's issuer is anyone's to name: its did:web host gets the SSRF guard.
+      web: {
+        ...serviceDidWebOptions({
+          devMode: options.devMode ?? false,
+          ownEndpoint: options.baseUrl,
+          listenHost: options.host ?? '127.0.0.1',
+          servesTls: options.tls !== undefined,
+          ca: options.caCertificates,
+        }),
+        ...(options.didWebFetch ? { fetch: options.didWebFetch } : {}),
+      },
     }),
   });
   return { name: 'preparer', checker, stop: () => preparer.close() };

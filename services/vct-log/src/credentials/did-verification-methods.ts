@@ -1,4 +1,4 @@
-import { createDidResolver, parseDidUrl, type FetchLike } from '@anchor/common/did';
+import { createDidResolver, parseDidUrl, type DidWebResolveOptions } from '@anchor/common/did';
 import { TtlCache } from '@anchor/common/httpsig';
 import {
   verificationMethodsOf,
@@ -8,12 +8,10 @@ import {
 } from '@anchor/common/jsonld';
 
 export interface DidVerificationMethodOptions {
-  /** did:web over plain http for every host (the original's dev mode); otherwise only for loopback hosts. */
-  devMode: boolean;
+  /** How did:web documents are fetched (`serviceDidWebOptions`: the SSRF guard and `--tls-cacerts`). */
+  web: DidWebResolveOptions;
   /** How long a resolved DID document is reused. */
   cacheTtlMs: number;
-  /** Replaces `fetch` for did:web documents (tests). */
-  fetch?: FetchLike;
 }
 
 /**
@@ -22,9 +20,7 @@ export interface DidVerificationMethodOptions {
  * one did:web fetch. Failures are not cached.
  */
 export function didVerificationMethodResolver(options: DidVerificationMethodOptions): VerificationMethodResolver {
-  const registry = createDidResolver({
-    web: { http: options.devMode ? 'always' : 'loopback', ...(options.fetch ? { fetch: options.fetch } : {}) },
-  });
+  const registry = createDidResolver({ web: options.web });
   const cache = new TtlCache<Promise<ResolvedVerificationMethod[]>>(1_000);
 
   const methodsOf = (did: string): Promise<ResolvedVerificationMethod[]> => {

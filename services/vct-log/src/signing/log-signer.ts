@@ -11,9 +11,9 @@ import {
 
 /**
  * What a worker thread needs to sign as the log: the local key's PKCS#8 PEM, or where the key is in the kms
- * (each worker then signs through the kms itself).
+ * and the CA certificates its https is trusted with (each worker then signs through the kms itself).
  */
-export type LogSignerSetup = { pem: string } | { kms: KmsSettings & { keyId: string } };
+export type LogSignerSetup = { pem: string } | { kms: KmsSettings & { keyId: string }; ca?: string[] };
 
 /**
  * The log's signing key (one per deployment, shared by every alias), local or in the kms: signs the log's
@@ -58,9 +58,13 @@ export class LogSigner {
       keyType?: LogKeyType | undefined;
       remembered: () => Promise<string | undefined>;
       remember: (keyId: string) => Promise<string>;
+      /** Trusted besides Node's bundled roots (`--tls-cacerts`). */
+      ca?: readonly (string | Buffer)[] | undefined;
     },
   ): Promise<LogSigner> {
-    const connection = connectKms(settings);
+    // PEM text crosses to the worker threads as is (a Buffer would arrive as a plain Uint8Array).
+    const ca = options.ca?.map((certificate) => certificate.toString());
+    const connection = connectKms(settings, ca && ca.length > 0 ? { tls: { ca } } : {});
     try {
       const signer = await openKmsSigner(connection.keystore, {
         keyId: settings.keyId,
@@ -71,7 +75,7 @@ export class LogSigner {
       });
       return new LogSigner(
         signer,
-        { kms: { ...settings, keyId: signer.keyId } },
+        { kms: { ...settings, keyId: signer.keyId }, ...(ca && ca.length > 0 ? { ca } : {}) },
         () => signer.health(),
         () => connection.close(),
       );
@@ -87,6 +91,7 @@ export class LogSigner {
     return LogSigner.kms(setup.kms, {
       remembered: async () => setup.kms.keyId,
       remember: async (keyId) => keyId,
+      ca: setup.ca,
     });
   }
 
