@@ -90,6 +90,59 @@ describe('two protocol versions', () => {
   });
 });
 
+/**
+ * Across nodes (the original's versions feature with domain2): an anchor written under the test version is
+ * not read by a node that runs v1.0 only; it waits in that node's pending anchors (a retryable refusal), and
+ * once the node runs the test version too it is read, under the test version, after the restart.
+ */
+describe('an anchor of a version a node does not run', () => {
+  let writer: TestNode | undefined;
+  let reader: TestNode | undefined;
+  let dir: TempDir;
+  let port: number;
+
+  beforeAll(async () => {
+    dir = await makeTempDir('node-versions-reader-');
+    port = await freePort();
+  });
+  afterAll(async () => {
+    await Promise.all([writer?.stop(), reader?.stop()]);
+    await dir.remove();
+  });
+
+  it('waits until the node runs that version, then is read under it', async () => {
+    writer = await startTestNode({
+      args: ['--sidetree-protocol-versions', '1.0,test', '--current-sidetree-protocol-version', 'test'],
+    });
+    reader = await startTestNode({ database: 'lmdb', dir, port });
+    const did = new TestDid(writer.url);
+    expect((await postOperation(writer.url, did.created.request)).status).toBe(200);
+    const published = await waitPublished(writer.url, did.did);
+    const [operation] = metadataOf(published).method.publishedOperations as Array<{
+      protocolVersion: number;
+      equivalentReferences: string[];
+    }>;
+    expect(operation!.protocolVersion).toBe(777);
+    const hashlink = operation!.equivalentReferences[0]!;
+    const event = { hashlink, attributedTo: `${writer.url}/services/node` };
+
+    await expect(reader.server.services.observer.observer.process(event)).rejects.toMatchObject({
+      retryable: true,
+      message: expect.stringMatching(/protocol version 777, which this node does not run \(it runs 1\.0\)/),
+    });
+    await reader.server.services.observer.submit(event);
+    expect((await resolveDid(reader.url, did.did)).status).toBe(404);
+    await reader.stop();
+
+    reader = await startTestNode({ database: 'lmdb', dir, port, args: ['--sidetree-protocol-versions', '1.0,test'] });
+    const read = await waitPublished(reader.url, did.did);
+    expect(read.body.didDocument).toEqual((await resolveDid(writer.url, did.did)).body.didDocument);
+    expect(
+      (metadataOf(read).method.publishedOperations as Array<{ protocolVersion: number }>)[0]!.protocolVersion,
+    ).toBe(777);
+  });
+});
+
 /** A create publishing `keys` Ed25519 keys (about 164 bytes each; 9 make about 1,800). */
 function createWithKeys(keys: number, anchorOrigin: string): BuiltCreate {
   const built = createRequest({
