@@ -16,7 +16,7 @@ describe('tracing off', () => {
     expect(tracingEnabled()).toBe(false);
     expect(await inSpan('work', {}, async (span) => span)).toBeUndefined();
     expect(traceCarrier()).toBeUndefined();
-    const queue = await createMessageQueue({ type: 'mem' });
+    const queue = await createMessageQueue();
     expect(tracedQueue(queue)).toBe(queue);
     const listener = () => undefined;
     expect(tracedListener(listener)).toBe(listener);
@@ -37,7 +37,7 @@ describe('tracing on', () => {
   beforeAll(async () => {
     tracing = await startTracing({ serviceName: 'tracing-test', exporter });
     peer = await startPeer();
-    queue = tracedQueue(await createMessageQueue({ type: 'mem' }));
+    queue = tracedQueue(await createMessageQueue());
     await queue.subscribe('work', async () => {
       await inSpan('handle work', {}, async () => undefined);
       settle();
