@@ -1,6 +1,7 @@
 import { createHttpClient, peerStatusOf, type HttpClientOptions } from '../http-client/index.js';
-import { createGuardedFetch, peerFetchPolicy, type GuardedFetchOptions } from '../httpsig/guarded-fetch.js';
-import type { DidWebResolveOptions, FetchLike } from './did-web.js';
+import { AppError, badRequest } from '../errors/index.js';
+import { checkPeerUrl, createGuardedFetch, peerFetchPolicy, type GuardedFetchOptions } from '../httpsig/guarded-fetch.js';
+import { didWebToUrl, type DidWebHttpPolicy, type DidWebResolveOptions, type FetchLike } from './did-web.js';
 
 /**
  * A did:web `fetch` over the common outbound client, for a service whose outbound https trusts CAs of its
@@ -48,7 +49,28 @@ export function guardedDidWebFetch(options: Omit<GuardedFetchOptions, 'purpose'>
  * hosts when the service itself is plain http (a local federation); never when it is served over https (its
  * loopback peers are https too, under a private CA).
  */
-export function serviceDidWebOptions(service: {
+export function serviceDidWebOptions(service: ServiceEndpoint & { ca?: readonly Buffer[] | undefined }): DidWebResolveOptions {
+  return {
+    http: plainHttpFor(service),
+    fetch: guardedDidWebFetch({ policy: peerFetchPolicy(service), ca: service.ca ?? [] }),
+  };
+}
+
+/**
+ * For a did:web named now and resolved later (a keystore's controller): a 400 when the service's guard would
+ * refuse its host (`checkPeerUrl`); nothing is fetched.
+ */
+export async function checkDidWebHost(did: string, service: ServiceEndpoint): Promise<void> {
+  const url = didWebToUrl(did, { http: plainHttpFor(service) });
+  try {
+    await checkPeerUrl(url, { policy: peerFetchPolicy(service), purpose: 'did:web documents' });
+  } catch (error) {
+    throw error instanceof AppError ? badRequest(`${did}: ${error.message}`, { retryable: false }) : error;
+  }
+}
+
+/** What `serviceDidWebOptions` and `checkDidWebHost` judge a service by. */
+export interface ServiceEndpoint {
   devMode: boolean;
   /** The service's external URL, when it has one. */
   ownEndpoint?: string | undefined;
@@ -56,11 +78,9 @@ export function serviceDidWebOptions(service: {
   listenHost?: string | undefined;
   /** Whether it serves https itself (judged when there is no external URL). */
   servesTls?: boolean | undefined;
-  ca?: readonly Buffer[] | undefined;
-}): DidWebResolveOptions {
+}
+
+function plainHttpFor(service: ServiceEndpoint): DidWebHttpPolicy {
   const secure = service.ownEndpoint !== undefined ? service.ownEndpoint.startsWith('https:') : service.servesTls === true;
-  return {
-    http: service.devMode ? 'always' : secure ? 'never' : 'loopback',
-    fetch: guardedDidWebFetch({ policy: peerFetchPolicy(service), ca: service.ca ?? [] }),
-  };
+  return service.devMode ? 'always' : secure ? 'never' : 'loopback';
 }

@@ -3,7 +3,14 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../errors/index.js';
 import { peerFetchPolicy } from '../httpsig/index.js';
-import { type FetchLike, didWebToUrl, guardedDidWebFetch, resolveDidWeb, urlToDidWeb } from './index.js';
+import {
+  type FetchLike,
+  checkDidWebHost,
+  didWebToUrl,
+  guardedDidWebFetch,
+  resolveDidWeb,
+  urlToDidWeb,
+} from './index.js';
 
 async function errorOf(promise: Promise<unknown>): Promise<AppError> {
   try {
@@ -240,5 +247,25 @@ describe('resolveDidWeb through the guarded fetch (DIDs a client names)', () => 
     const moved = await errorOf(resolveDidWeb(`did:web:127.0.0.1%3A${port}:moved`, { fetch: local }));
     expect(moved.code).toBe('bad_gateway');
     expect(moved.message).toMatch(/answered 302/);
+  });
+});
+
+describe('checkDidWebHost (a did:web named now, resolved later)', () => {
+  it("answers 400 where the service's guard would refuse the host, and nothing where it would not", async () => {
+    const local = { devMode: false, listenHost: '127.0.0.1' };
+    const publicService = { devMode: false, ownEndpoint: 'https://kms.example.com' };
+    for (const [did, service, text] of [
+      ['did:web:169.254.169.254', local, '169.254.169.254, a link-local address: refused'],
+      ['did:web:10.1.2.3%3A8443:users:a', local, '10.1.2.3, a private address: refused'],
+      ['did:web:127.0.0.1%3A1', publicService, '127.0.0.1, a loopback address: refused'],
+      ['did:web:localhost', publicService, 'a loopback address: refused'],
+    ] as const) {
+      const error = await errorOf(checkDidWebHost(did, service));
+      expect(error.status, did).toBe(400);
+      expect(error.message, did).toContain(`${did}: `);
+      expect(error.message, did).toContain(text);
+    }
+    await expect(checkDidWebHost('did:web:127.0.0.1%3A1', local)).resolves.toBeUndefined();
+    await expect(checkDidWebHost('did:web:10.1.2.3', { devMode: true })).resolves.toBeUndefined();
   });
 });

@@ -29,7 +29,13 @@ export {
   resolveDidWeb,
   urlToDidWeb,
 } from './did-web.js';
-export { didWebFetch, guardedDidWebFetch, serviceDidWebOptions } from './did-web-fetch.js';
+export {
+  type ServiceEndpoint,
+  checkDidWebHost,
+  didWebFetch,
+  guardedDidWebFetch,
+  serviceDidWebOptions,
+} from './did-web-fetch.js';
 export {
   type DidMethodResolver,
   type ResolvedVerificationMethod,

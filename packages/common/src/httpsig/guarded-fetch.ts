@@ -194,11 +194,62 @@ export function createGuardedFetchJson(options: GuardedFetchOptions = {}): Fetch
   };
 }
 
+/** The policy's checks of a URL and of each address its host has. */
+function policyChecks(policy: FetchPolicy | undefined, purpose: string) {
+  const allowed = new Set<AddressClass>(['public', ...(policy?.allowAddresses ?? [])]);
+  const allowHttp = policy?.allowHttp ?? 'never';
+
+  const checkAddress = (host: string, address: string, plainHttp: boolean): void => {
+    const kind = classifyAddress(address);
+    if (!allowed.has(kind)) throw refused(`${host} resolves to ${address}, a ${kind} address: refused`);
+    if (plainHttp && kind === 'public' && allowHttp !== 'always')
+      throw refused(`plain http to ${host} (${address}, a public address) is refused for ${purpose} (https only)`);
+  };
+
+  const checkUrl = (raw: string): URL => {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw refused(`not a URL: ${JSON.stringify(raw.slice(0, 100))}`);
+    }
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowHttp !== 'never'))
+      throw refused(`${url.protocol.slice(0, -1)} URLs are refused for ${purpose} (https only): ${url.origin}`);
+    if (url.username || url.password) throw refused(`URLs with credentials are refused for ${purpose}`);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host)) checkAddress(host, host, url.protocol === 'http:');
+    return url;
+  };
+
+  return { checkAddress, checkUrl };
+}
+
+/**
+ * The guard's checks alone, for a peer named now and called later (a keystore's did:web controller): a 400
+ * when the policy refuses the URL or any address its host resolves to now. Nothing is connected to; the
+ * fetch made later checks again at connect time.
+ */
+export async function checkPeerUrl(
+  raw: string,
+  options: Pick<GuardedFetchOptions, 'policy' | 'purpose' | 'lookup'> = {},
+): Promise<void> {
+  const { checkAddress, checkUrl } = policyChecks(options.policy, options.purpose ?? 'key fetches');
+  const url = checkUrl(raw);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host)) return;
+  const resolve = options.lookup ?? dnsLookup;
+  const addresses = await new Promise<LookupAddress[]>((done, fail) =>
+    resolve(host, { all: true }, (error, found: LookupAddress[]) => (error ? fail(error) : done(found))),
+  ).catch((error: Error) => {
+    throw refused(`${host} does not resolve: ${error.message}`);
+  });
+  for (const { address } of addresses) checkAddress(host, address, url.protocol === 'http:');
+}
+
 /** The guarded GET (see the module comment), answering the peer's status and text. */
 export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFetch {
   const purpose = options.purpose ?? 'key fetches';
-  const allowed = new Set<AddressClass>(['public', ...(options.policy?.allowAddresses ?? [])]);
-  const allowHttp = options.policy?.allowHttp ?? 'never';
+  const { checkAddress, checkUrl } = policyChecks(options.policy, purpose);
   const maxBytes = options.maxBytes ?? 256 * 1024;
   const timeoutMs = options.timeoutMs ?? 5_000;
   const maxRedirects = options.maxRedirects ?? 3;
@@ -210,13 +261,6 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     options.now ?? Date.now,
     purpose,
   );
-
-  const checkAddress = (host: string, address: string, plainHttp: boolean): void => {
-    const kind = classifyAddress(address);
-    if (!allowed.has(kind)) throw refused(`${host} resolves to ${address}, a ${kind} address: refused`);
-    if (plainHttp && kind === 'public' && allowHttp !== 'always')
-      throw refused(`plain http to ${host} (${address}, a public address) is refused for ${purpose} (https only)`);
-  };
 
   // The socket connects to exactly the addresses checked here.
   const guardedLookup =
@@ -235,21 +279,6 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
         callback(null, first.address, first.family);
       });
     };
-
-  const checkUrl = (raw: string): URL => {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      throw refused(`not a URL: ${JSON.stringify(raw.slice(0, 100))}`);
-    }
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowHttp !== 'never'))
-      throw refused(`${url.protocol.slice(0, -1)} URLs are refused for ${purpose} (https only): ${url.origin}`);
-    if (url.username || url.password) throw refused(`URLs with credentials are refused for ${purpose}`);
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host)) checkAddress(host, host, url.protocol === 'http:');
-    return url;
-  };
 
   const getOnce = (url: URL, accept: string, signal: AbortSignal): Promise<IncomingMessage> =>
     new Promise((resolveResponse, reject) => {

@@ -17,6 +17,7 @@ export { axiosSigningInterceptor, createSignedFetch, type SignedFetch } from './
 export { KeyResolver, type DidKeyResolver, type KeyResolverOptions, type ResolvedKey } from './key-resolver.js';
 export { ACTIVITY_JSON_ACCEPT, createFetchJson, type FetchJson, type FetchJsonOptions } from './fetch-json.js';
 export {
+  checkPeerUrl,
   classifyAddress,
   createGuardedFetch,
   createGuardedFetchJson,
