@@ -21,7 +21,8 @@ export class SweeperLease {
   private held = false;
 
   constructor(
-    private readonly collection: Collection<LeaseDoc>,
+    /** The lease collection of the provider's current client. */
+    private readonly collection: () => Collection<LeaseDoc>,
     private readonly id: string,
     private readonly owner: string,
     private readonly ttlMs: number,
@@ -37,7 +38,7 @@ export class SweeperLease {
     try {
       // Matches when the lease is ours or has lapsed; when it is someone else's and live, the upsert's insert
       // hits the unique _id and fails.
-      await this.collection.updateOne(
+      await this.collection().updateOne(
         { _id: this.id, $or: [{ owner: this.owner }, { until: { $lte: now } }] },
         { $set: { owner: this.owner, until: now + this.ttlMs } },
         { upsert: true },
@@ -54,6 +55,6 @@ export class SweeperLease {
   async release(): Promise<void> {
     if (!this.held) return;
     this.held = false;
-    await this.collection.deleteOne({ _id: this.id, owner: this.owner });
+    await this.collection().deleteOne({ _id: this.id, owner: this.owner });
   }
 }

@@ -9,7 +9,8 @@
  *
  * Writes are acknowledged by a majority of the replica set and reads use the majority read concern, so an
  * acknowledged write survives a failover and every read sees only what will not be rolled back. Driver
- * errors leave as AppErrors (mongodb-errors.ts). Start-up retries an unreachable server with backoff.
+ * errors leave as AppErrors (mongodb-errors.ts). Start-up retries an unreachable server with backoff. A
+ * client whose server monitor got stuck (mongodb-heartbeat-watch.ts) is replaced by a new one.
  *
  * Batches: on a replica set or sharded cluster a batch runs in a transaction (all or nothing), one bulk write
  * per run of operations on one store. On a server without transactions (a standalone MongoDB, FerretDB) it
@@ -51,6 +52,7 @@ import type {
   StoreProvider,
 } from './types.js';
 import { duplicateKeyIndex, isDuplicateKey, isTransientMongoError, mapMongoError } from './mongodb-errors.js';
+import { HeartbeatWatch } from './mongodb-heartbeat-watch.js';
 import { indexSpecsOf, reconcileIndexes } from './mongodb-indexes.js';
 import { LEASE_COLLECTION, SweeperLease } from './mongodb-sweeper.js';
 
@@ -78,7 +80,12 @@ export interface MongoStoreOptions {
    * 10 s between attempts (default 30 s; 0 makes one attempt).
    */
   connectTimeoutMs?: number;
+  /** The driver's timeout for opening one connection (default 10 s); it also bounds a heartbeat. */
+  socketConnectTimeoutMs?: number;
 }
+
+/** The driver's heartbeat period (its default): how often a server monitor checks its server. */
+const HEARTBEAT_FREQUENCY_MS = 10_000;
 
 type RecordDoc = Document & { _id: string };
 
@@ -108,7 +115,8 @@ interface PreparedDoc {
 class MongoStore<T extends object> implements Store<T> {
   constructor(
     readonly name: string,
-    readonly collection: Collection<RecordDoc>,
+    /** Replaced along with the provider's client. */
+    public collection: Collection<RecordDoc>,
     private readonly provider: MongoStoreProvider,
     public schema: StoreSchema,
   ) {}
@@ -318,17 +326,21 @@ export class MongoStoreProvider implements StoreProvider {
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
   private closed = false;
+  private db!: Db;
+  private watch: HeartbeatWatch | undefined;
+  private retiring: Promise<void> | undefined;
+  private replaced = 0;
 
   private constructor(
-    private readonly client: MongoClient,
-    private readonly db: Db,
+    private client: MongoClient,
     private readonly useTransactions: boolean,
     private readonly options: MongoStoreOptions,
   ) {
+    this.use(client);
     const interval = options.sweepIntervalMs ?? 60_000;
     if (interval > 0) {
       this.lease = new SweeperLease(
-        db.collection(LEASE_COLLECTION),
+        () => this.db.collection(LEASE_COLLECTION),
         `expiry-sweeper:${options.prefix ?? ''}`,
         randomUUID(),
         3 * interval,
@@ -364,12 +376,18 @@ export class MongoStoreProvider implements StoreProvider {
     }
   }
 
-  private static async connectOnce(options: MongoStoreOptions): Promise<MongoStoreProvider> {
-    const client = new MongoClient(options.url, {
+  private static newClient(options: MongoStoreOptions): MongoClient {
+    return new MongoClient(options.url, {
       serverSelectionTimeoutMS: options.serverSelectionTimeoutMs ?? 10_000,
+      connectTimeoutMS: options.socketConnectTimeoutMs ?? 10_000,
+      heartbeatFrequencyMS: HEARTBEAT_FREQUENCY_MS,
       writeConcern: { w: 'majority' },
       readConcern: { level: 'majority' },
     });
+  }
+
+  private static async connectOnce(options: MongoStoreOptions): Promise<MongoStoreProvider> {
+    const client = MongoStoreProvider.newClient(options);
     try {
       await client.connect();
       const db = client.db(databaseOf(options));
@@ -378,11 +396,46 @@ export class MongoStoreProvider implements StoreProvider {
       const mode = options.transactions ?? 'auto';
       if (mode === 'always' && !supported)
         throw badRequest('mongodb transactions requested but the deployment is a standalone server');
-      return new MongoStoreProvider(client, db, mode === 'always' || (mode === 'auto' && supported), options);
+      return new MongoStoreProvider(client, mode === 'always' || (mode === 'auto' && supported), options);
     } catch (error) {
       await client.close().catch(() => undefined);
       throw error;
     }
+  }
+
+  /** Makes `client` the one every store and the lease work through, watching its server monitors. */
+  private use(client: MongoClient): void {
+    this.client = client;
+    this.db = client.db(databaseOf(this.options));
+    for (const store of this.stores.values())
+      store.collection = this.db.collection<RecordDoc>(prefixedName(this.options.prefix, store.name));
+    this.watch = new HeartbeatWatch(client, {
+      connectTimeoutMs: this.options.socketConnectTimeoutMs ?? 10_000,
+      heartbeatFrequencyMs: HEARTBEAT_FREQUENCY_MS,
+      onStuck: (server, pendingMs) => this.replaceClient(server, pendingMs),
+    });
+  }
+
+  /**
+   * A new client in place of one whose server monitor is stuck (it connects at its first operation); the
+   * old one's operations in flight fail as unavailable (503, retried by their callers).
+   */
+  private replaceClient(server: string, pendingMs: number): void {
+    if (this.closed) return;
+    log.warn('mongodb: a server monitor has been stuck in one heartbeat; replacing the client', {
+      server,
+      pendingMs,
+    });
+    const old = this.client;
+    this.use(MongoStoreProvider.newClient(this.options));
+    this.replaced++;
+    const previous = this.retiring ?? Promise.resolve();
+    this.retiring = previous.then(() => old.close()).catch(() => undefined);
+  }
+
+  /** How many times a client with a stuck server monitor was replaced. */
+  get replacedClients(): number {
+    return this.replaced;
   }
 
   /** Whether batches run in transactions (atomic) or as ordered bulk writes (see the module comment). */
@@ -585,10 +638,12 @@ export class MongoStoreProvider implements StoreProvider {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.watch?.stop();
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     await Promise.allSettled([...this.opening.values(), this.sweeping]);
     // Another replica takes over at its next period instead of after the lease lapses.
     await this.lease?.release().catch(() => undefined);
+    await this.retiring;
     await this.client.close();
   }
 }
