@@ -295,10 +295,12 @@ export class BatchWriter {
       if (first === undefined) return;
       const timedOut = Date.now() - first.acceptedAt >= this.options.batchTimeoutMs;
       if (!timedOut && this.queue.size < this.options.maxOperations) return;
-      const eligible = this.eligible();
-      if (!timedOut && eligible.length < this.options.maxOperations) return;
+      const { picked: eligible, otherVersions } = this.eligible();
+      // Operations of an earlier protocol version cannot share a batch with those queued behind them: cut them
+      // as they are rather than hold the later ones until their timeout.
+      if (!timedOut && eligible.length < this.options.maxOperations && !otherVersions) return;
       await this.cut(eligible);
-      if (eligible.length < this.options.maxOperations) return;
+      if (eligible.length < this.options.maxOperations && !otherVersions) return;
     }
   }
 
@@ -314,12 +316,13 @@ export class BatchWriter {
 
   /**
    * The operations the next batch may take, oldest first, at most one per DID, none of a DID in flight, all of
-   * the oldest one's protocol version.
+   * the oldest one's protocol version; `otherVersions` when operations of another version were passed over.
    */
-  private eligible(): Array<[string, Pending]> {
+  private eligible(): { picked: Array<[string, Pending]>; otherVersions: boolean } {
     const taken = new Set<string>();
     const picked: Array<[string, Pending]> = [];
     let version: number | undefined;
+    let otherVersions = false;
     for (const entry of this.ordered()) {
       const { suffix, protocolVersion } = entry[1];
       if (taken.has(suffix) || this.inFlight.has(suffix)) {
@@ -329,11 +332,14 @@ export class BatchWriter {
       }
       taken.add(suffix);
       version ??= protocolVersion;
-      if (protocolVersion !== version) continue;
+      if (protocolVersion !== version) {
+        otherVersions = true;
+        continue;
+      }
       picked.push(entry);
       if (picked.length >= this.options.maxOperations) break;
     }
-    return picked;
+    return { picked, otherVersions };
   }
 
   private async cut(picked: Array<[string, Pending]>): Promise<void> {

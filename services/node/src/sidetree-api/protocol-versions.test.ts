@@ -83,6 +83,30 @@ describe('two protocol versions', () => {
     expect((before.body.didDocument as { verificationMethod?: unknown[] }).verificationMethod).toHaveLength(9);
   });
 
+  it('cuts batches of one version: earlier ones go as they are when later ones queue behind them', async () => {
+    await stop();
+    await dir.remove();
+    dir = await makeTempDir('node-versions-');
+    // Accepted under v1.0; no batch is cut before the switch (nor after it by the timeout).
+    await start(['--batch-writer-timeout', '1h']);
+    const earlier = createWithKeys(9, origin());
+    expect((await postOperation(origin(), earlier.request)).status).toBe(200);
+    await stop();
+
+    await start([
+      ...['--sidetree-protocol-versions', '1.0,test', '--current-sidetree-protocol-version', 'test'],
+      ...['--batch-writer-timeout', '1h', '--max-operations-per-batch', '2'],
+    ]);
+    const later = [new TestDid(origin()), new TestDid(origin())];
+    for (const did of later) expect((await postOperation(origin(), did.created.request)).status).toBe(200);
+    const anchored = await Promise.all(
+      [earlier.did, ...later.map((did) => did.did)].map((did) => waitPublished(origin(), did, 1, 10_000)),
+    );
+    expect(anchored.map(publishedVersions)).toEqual([[0], [777], [777]]);
+    const anchorOf = (answer: (typeof anchored)[number]): string => metadataOf(answer).canonicalId;
+    expect(anchorOf(anchored[1]!).split(':').at(-2)).toBe(anchorOf(anchored[2]!).split(':').at(-2));
+  });
+
   it('refuses a current version it does not run, in one line', async () => {
     await expect(
       startTestNode({ args: ['--current-sidetree-protocol-version', 'test'], port: await freePort() }),
