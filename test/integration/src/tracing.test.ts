@@ -9,8 +9,10 @@ import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
+import { randomBytes } from 'node:crypto';
+import { serviceBin } from '@anchor/dev-env';
 import { AMQP_URL, amqpUnavailable } from '@anchor/testing/amqp-broker';
-import { makeTempDir, stopAllProcesses, waitFor, type TempDir } from '@anchor/testing/process';
+import { freePort, makeTempDir, startProcess, stopAllProcesses, waitFor, type TempDir } from '@anchor/testing/process';
 import { TestDid, metadataOf, postOperation, resolveDid } from '@anchor/node/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNode, startVctLog, type RunningNode } from './federation.test-helpers.js';
@@ -186,3 +188,49 @@ describe.skipIf(brokerUnavailable !== undefined && process.env['CI'] !== 'true')
     });
   },
 );
+
+describe('the kms and the vcs trace too (the service kit)', () => {
+  const dirs: TempDir[] = [];
+  let collector: Awaited<ReturnType<typeof startCollector>>;
+  const started: Array<{ name: string; url: string }> = [];
+
+  beforeAll(async () => {
+    collector = await startCollector();
+    const [kmsDir, vcsDir] = await Promise.all(['trace-kms-', 'trace-vcs-'].map((p) => makeTempDir(p)));
+    dirs.push(kmsDir!, vcsDir!);
+    const start = async (name: string, pkg: string, dir: TempDir, args: string[]) => {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      await startProcess(serviceBin(pkg), {
+        name,
+        args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', dir.path, '--log-level', 'warning', ...args],
+        readyUrl: `${url}/healthcheck`,
+        readyStatus: (status) => status === 200,
+      });
+      started.push({ name, url });
+      return url;
+    };
+    const kms = await start('kms-server', '@anchor/kms', kmsDir!, ['--dev-mode', '--tracing-otlp-url', collector.url]);
+    await start('vcs-server', '@anchor/vcs', vcsDir!, ['--kms-url', kms, '--tracing-otlp-url', collector.url]);
+  });
+
+  afterAll(async () => {
+    await stopAllProcesses();
+    await new Promise((resolve) => collector?.server.close(resolve));
+    await Promise.all(dirs.map((dir) => dir.remove()));
+  });
+
+  it("serves a request carrying traceparent in a server span under the caller's span", async () => {
+    for (const { name, url } of started) {
+      const traceId = randomBytes(16).toString('hex');
+      const parentId = randomBytes(8).toString('hex');
+      const response = await fetch(`${url}/healthcheck`, { headers: { traceparent: `00-${traceId}-${parentId}-01` } });
+      expect(response.status, name).toBe(200);
+      const span = await waitFor(
+        async () => collector.spans.find((candidate) => candidate.traceId === traceId && candidate.service === name),
+        { timeoutMs: 20_000, intervalMs: 250, description: `${name}'s span of the traced request` },
+      );
+      expect(span).toMatchObject({ name: 'GET /healthcheck', parentSpanId: parentId });
+    }
+  });
+});
