@@ -376,12 +376,13 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       auth: 'admin',
       tag: 'federation',
       summary:
-        'the dead letters kept, newest first: `{"deadLetters": [{id, topic, reason, error, attempts, publishedAt, firstFailedAt, lastFailedAt, subject, body, headers}], "next"?}`; `subject` says what it was (the activity and the inbox of a delivery, the activity and its actor of a received one)',
+        'the dead letters kept, newest first: `{"deadLetters": [{id, topic, reason, error, attempts, publishedAt, firstFailedAt, lastFailedAt, subject, body, headers}], "next"?}`; `subject` says what it was (the activity and the recipient of a fan-out, the activity and the inbox of a delivery, the activity and its actor of a received one)',
       query: [
         {
           name: 'topic',
-          description: "`node.activity.delivery` or `node.activity.inbox`: that topic's only",
-          schema: { enum: ['node.activity.delivery', 'node.activity.inbox'] },
+          description:
+            "`node.activity.outbox` (recipients that could not be resolved), `node.activity.delivery` or `node.activity.inbox`: that topic's only",
+          schema: { enum: ['node.activity.outbox', 'node.activity.delivery', 'node.activity.inbox'] },
         },
         {
           name: 'limit',

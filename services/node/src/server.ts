@@ -85,7 +85,11 @@ const nodeService = (options: NodeServerOptions): ServiceDefinition<NodeConfig, 
     // Deliveries to peers and activities from them that failed on every attempt, kept for the operator.
     const deadLetters = add(
       await createDeadLettersFeature(ctx, {
-        sources: [activitypub.delivery.deadLetterSource(), activitypub.inbox.deadLetterSource()],
+        sources: [
+          activitypub.delivery.fanOutDeadLetterSource(),
+          activitypub.delivery.deadLetterSource(),
+          activitypub.inbox.deadLetterSource(),
+        ],
       }),
     );
     const system = add(createSystemFeature(ctx));

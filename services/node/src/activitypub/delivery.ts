@@ -152,6 +152,34 @@ export class DeliveryService {
     };
   }
 
+  /**
+   * Its fan-out dead letters: a recipient that could not be resolved on any attempt (its actor document or
+   * host-meta unreachable: a peer down before this node knew its inbox), or a whole fan-out that kept failing.
+   * A replay resolves and delivers again; discarding a whole fan-out forgets it (the sweep would queue it again).
+   */
+  fanOutDeadLetterSource(): DeadLetterSource {
+    const messageOf = (body: unknown): BroadcastMessage | undefined => {
+      const { activityId, target } = (body ?? {}) as Partial<Record<keyof BroadcastMessage, unknown>>;
+      if (typeof activityId !== 'string') return undefined;
+      return typeof target === 'string' ? { activityId, target } : { activityId };
+    };
+    return {
+      topic: OUTBOX_TOPIC,
+      describe: async (body) => {
+        const message = messageOf(body);
+        if (!message) return undefined;
+        return message.target === undefined
+          ? { activityId: message.activityId, recipients: 'all' }
+          : { activityId: message.activityId, recipient: message.target };
+      },
+      reviving: async () => undefined,
+      discarding: async (body) => {
+        const message = messageOf(body);
+        if (message && message.target === undefined) await this.deps.broadcasts.delete(message.activityId);
+      },
+    };
+  }
+
   /** Fan-outs posted before a crash or a restart (or whose queue message was lost), queued again. */
   private async requeueBroadcasts(olderThanMs: number): Promise<void> {
     const before = Date.now() - olderThanMs;

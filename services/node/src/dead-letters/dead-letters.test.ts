@@ -142,6 +142,46 @@ describe('dead letters of deliveries', () => {
     ]);
   });
 
+  it('keeps a recipient that could not be resolved, and delivers to it on replay once it is up', async () => {
+    const port = await freePort();
+    const unknown = `http://127.0.0.1:${port}/services/node`;
+    const posted = await call(`${serviceA}/outbox`, {
+      json: {
+        '@context': AS,
+        type: 'Like',
+        to: unknown,
+        object: { type: 'AnchorEvent', url: `hl:${multibaseMultihash(Buffer.from('unknown'))}` },
+      },
+    });
+    const activityId = posted.body as unknown as string;
+    const find = async (): Promise<Json | undefined> => {
+      const listed = await call(`${a.url}/dead-letters?topic=node.activity.outbox`, { headers: ADMIN });
+      return (listed.body.deadLetters as Json[]).find((letter) => letter.subject?.activityId === activityId);
+    };
+    const dead = await waitFor(find, { timeoutMs: 15_000, description: 'the fan-out dead letter' });
+    expect(dead).toMatchObject({
+      topic: 'node.activity.outbox',
+      reason: 'max-attempts',
+      attempts: 3,
+      subject: { activityId, recipient: unknown },
+    });
+
+    const c = await startTestNode({ port });
+    try {
+      expect((await call(`${a.url}/dead-letters/${dead!.id}/replay`, { method: 'POST', headers: ADMIN })).status).toBe(
+        200,
+      );
+      await waitFor(() => c.server.services.activitypub.inbox.received(activityId), {
+        timeoutMs: 10_000,
+        description: 'the replayed fan-out delivered',
+      });
+      expect(await find()).toBeUndefined();
+    } finally {
+      await c.stop();
+      await c.dir.remove();
+    }
+  });
+
   it('discards a dead letter for good, and answers only the admin token', async () => {
     await b!.stop();
     b = undefined;
