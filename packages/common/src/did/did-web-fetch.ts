@@ -65,7 +65,9 @@ export async function checkDidWebHost(did: string, service: ServiceEndpoint): Pr
   try {
     await checkPeerUrl(url, { policy: peerFetchPolicy(service), purpose: 'did:web documents' });
   } catch (error) {
-    throw error instanceof AppError ? badRequest(`${did}: ${error.message}`, { retryable: false }) : error;
+    throw error instanceof AppError && error.code === 'bad_request'
+      ? badRequest(`${did}: ${error.message}`, { retryable: false })
+      : error;
   }
 }
 

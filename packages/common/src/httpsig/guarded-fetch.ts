@@ -226,8 +226,8 @@ function policyChecks(policy: FetchPolicy | undefined, purpose: string) {
 
 /**
  * The guard's checks alone, for a peer named now and called later (a keystore's did:web controller): a 400
- * when the policy refuses the URL or any address its host resolves to now. Nothing is connected to; the
- * fetch made later checks again at connect time.
+ * when the policy refuses the URL or any address its host resolves to now (a 503 when it does not resolve).
+ * Nothing is connected to; the fetch made later checks again at connect time.
  */
 export async function checkPeerUrl(
   raw: string,
@@ -241,7 +241,7 @@ export async function checkPeerUrl(
   const addresses = await new Promise<LookupAddress[]>((done, fail) =>
     resolve(host, { all: true }, (error, found: LookupAddress[]) => (error ? fail(error) : done(found))),
   ).catch((error: Error) => {
-    throw refused(`${host} does not resolve: ${error.message}`);
+    throw transient(`${host} does not resolve: ${error.message}`, error);
   });
   for (const { address } of addresses) checkAddress(host, address, url.protocol === 'http:');
 }
