@@ -12,6 +12,7 @@ import type { BbsFeature } from './bbs-feature.js';
 import { DidCreation } from './dids/did-creation.js';
 import type { KeystoresFeature } from './keystores-feature.js';
 import type { KmsContext } from './kms-context.js';
+import { kmsEndpoint } from './kms-options.js';
 import { kmsRoutes } from './routes.js';
 
 /** The kms API from the route table. */
@@ -43,7 +44,7 @@ export function createApiFeature(ctx: KmsContext, { keystores }: KeystoresFeatur
   mountRoutes(
     http,
     kmsRoutes(http, {
-      ...keystoreHandlers({ keystores, metrics, dids, baseUrl: knownBaseUrl }),
+      ...keystoreHandlers({ keystores, metrics, dids, baseUrl: knownBaseUrl, endpoint: kmsEndpoint(config) }),
       ...operations,
       ...wrapAndBbsOperations({ keystores, metrics, baseUrl: knownBaseUrl, bbs }),
       importKey: viaExpress(operations.importKey as FastHandler),

@@ -1,5 +1,6 @@
 import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
 import { parseByteSize } from '@anchor/common/http';
+import { readCaCertificates, tlsCaCertsOption } from '@anchor/common/http-client';
 import { formatLogSpec, parseLogSpec } from '@anchor/common/log';
 import { PROJECT_VERSION } from '@anchor/common/version';
 import { tracingOptions } from '@anchor/common/tracing';
@@ -43,7 +44,7 @@ export const KMS_CONFIG = defineConfig({
     }),
     devMode: opt.bool({
       flag: 'dev-mode',
-      help: 'without a master key, create one in --data-dir on first start (and warn); resolve did:web controllers over plain http',
+      help: 'without a master key, create one in --data-dir on first start (and warn); resolve did:web controllers over plain http, and at private, link-local and loopback addresses (otherwise https to public addresses only, and loopback when the kms itself is on loopback)',
     }),
     databaseType: opt.enum(['mem', 'lmdb', 'mongodb'] as const, {
       flag: 'database-type',
@@ -123,6 +124,7 @@ export const KMS_CONFIG = defineConfig({
       help: 'PEM certificate file: serve HTTPS (with --tls-serve-key)',
     }),
     tlsServeKey: opt.string({ flag: 'tls-serve-key', help: 'PEM private key file of --tls-serve-cert' }),
+    tlsCaCerts: tlsCaCertsOption('the node (--node-url), and the did:web documents of keystore controllers'),
     logLevel: opt.custom({
       flag: 'log-level',
       env: ['LOG_LEVEL'],
@@ -188,6 +190,7 @@ export function kmsOptionsFrom(flags: KmsFlags): KmsOptions {
       flags.tlsServeCert && flags.tlsServeKey
         ? { certFile: flags.tlsServeCert, keyFile: flags.tlsServeKey }
         : undefined,
+    caCertificates: readCaCertificates(flags.tlsCaCerts ?? []),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { HostPort } from '@anchor/common/config';
+import type { ServiceEndpoint } from '@anchor/common/did';
 import type { ServiceSettings } from '@anchor/common/service';
 import type { StoreKind } from '@anchor/common/storage';
 import { tracingSettingsOf } from '@anchor/common/tracing';
@@ -49,6 +50,18 @@ export interface KmsOptions {
   /** OTLP/HTTP endpoint of the span exporter; absent: tracing off. */
   tracingOtlpUrl?: string | undefined;
   tls?: { certFile: string; keyFile: string } | undefined;
+  /** CA certificates trusted besides Node's bundled roots by every outbound call (the node, did:web): `--tls-cacerts`. */
+  caCertificates?: readonly Buffer[] | undefined;
+}
+
+/** What the SSRF guard of controller did:web resolution judges the kms by (`serviceDidWebOptions`, `checkDidWebHost`). */
+export function kmsEndpoint(options: KmsOptions): ServiceEndpoint {
+  return {
+    devMode: options.devMode ?? false,
+    ownEndpoint: options.baseUrl,
+    listenHost: options.host ?? '127.0.0.1',
+    servesTls: options.tls !== undefined,
+  };
 }
 
 /** What the service kit builds for the kms. */
@@ -64,6 +77,7 @@ export function kmsSettings(options: KmsOptions): ServiceSettings {
       connectTimeoutMs: options.storage?.connectTimeoutMs ?? 0,
     },
     bodyLimit: options.requestBodyLimit ?? '1mb',
+    client: { ca: options.caCertificates },
     health: { timeField: 'currentTime', statusField: 'status' },
     builtins: { health: 'open', metrics: true },
     // Keystore routes decide themselves (capability or controller signature): a bearer token there is a

@@ -106,7 +106,7 @@ export function kmsRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec[] 
       body: { mediaTypes: ['application/json'], schema: schemas.CREATE_KEYSTORE },
       responses: {
         201: json('the keystore and its capability token'),
-        400: '`invalid request: /controller is required`; `controller: a DID expected`; `controller: not a usable did:key`',
+        400: '`invalid request: /controller is required`; `controller: a DID expected`; `controller: not a usable did:key`; `controller: did:web:...: <host> resolves to <address>, a private address: refused` (a did:web the kms may not fetch)',
         401: 'write tokens are configured and none was presented',
       },
       handler: handlers.createKeystore,

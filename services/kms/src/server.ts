@@ -1,3 +1,4 @@
+import { serviceDidWebOptions } from '@anchor/common/did';
 import type { HttpApp } from '@anchor/common/http';
 import type { HttpClient } from '@anchor/common/http-client';
 import { getLogger } from '@anchor/common/log';
@@ -6,7 +7,7 @@ import { controllerSignatureAuthenticator } from './access/controller-signatures
 import { createApiFeature, type ApiFeature } from './api-feature.js';
 import { createBbsFeature, type BbsFeature } from './bbs-feature.js';
 import type { KmsContext, KmsContextMembers } from './kms-context.js';
-import { kmsSettings, type KmsOptions } from './kms-options.js';
+import { kmsEndpoint, kmsSettings, type KmsOptions } from './kms-options.js';
 import { createKeystoresFeature, type KeystoresFeature } from './keystores-feature.js';
 import { KmsMetrics } from './metrics.js';
 
@@ -53,7 +54,7 @@ function kmsService(): ServiceDefinition<KmsOptions, KmsContextMembers, KmsParts
         node: config.nodeUrl ? { url: config.nodeUrl.replace(/\/+$/, ''), token: config.nodeToken } : undefined,
         http,
         cacheTtlMs: config.didCacheTtlMs ?? 5 * 60_000,
-        devMode: config.devMode ?? false,
+        web: serviceDidWebOptions({ ...kmsEndpoint(config), ca: config.caCertificates }),
       }),
     }),
     async features(ctx: KmsContext, add) {

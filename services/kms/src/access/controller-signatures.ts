@@ -1,4 +1,9 @@
-import { createDidResolver, type DidMethodResolver, type DidResolutionResult } from '@anchor/common/did';
+import {
+  createDidResolver,
+  type DidMethodResolver,
+  type DidResolutionResult,
+  type DidWebResolveOptions,
+} from '@anchor/common/did';
 import { unauthorized } from '@anchor/common/errors';
 import type { SignatureAuthenticator } from '@anchor/common/http';
 import type { HttpClient } from '@anchor/common/http-client';
@@ -11,17 +16,18 @@ export interface ControllerSignatureOptions {
   http: () => HttpClient;
   /** How long a controller's key is reused. */
   cacheTtlMs: number;
-  devMode: boolean;
+  /** did:web resolution (`serviceDidWebOptions`: the SSRF guard and `--tls-cacerts`). */
+  web: DidWebResolveOptions;
 }
 
 /**
  * Verifies HTTP signatures whose keyId is a DID URL: did:key offline, did:web over https (http on loopback, or
- * anywhere in dev mode), did:node on the configured node. The verified actor is the DID, which the keystore
- * routes compare with the keystore's controller. A keyId that is not a DID URL is refused without fetching it:
- * a controller is a DID, and a keystore request must not make the kms fetch an arbitrary URL.
+ * anywhere in dev mode) through the SSRF guard, did:node on the configured node. The verified actor is the DID,
+ * which the keystore routes compare with the keystore's controller. A keyId that is not a DID URL is refused
+ * without fetching it: a controller is a DID, and a keystore request must not make the kms fetch an arbitrary URL.
  */
 export function controllerSignatureAuthenticator(options: ControllerSignatureOptions): SignatureAuthenticator {
-  const resolver = createDidResolver({ web: { http: options.devMode ? 'always' : 'loopback' } });
+  const resolver = createDidResolver({ web: options.web });
   if (options.node) resolver.register('node', didNodeOverHttp(options.node, options.http));
   return createSignatureAuthenticator({
     cacheTtlMs: options.cacheTtlMs,

@@ -1,5 +1,5 @@
-import { isDid, resolveDidKey } from '@anchor/common/did';
-import { badRequest, errorMessage } from '@anchor/common/errors';
+import { checkDidWebHost, isDid, resolveDidKey, type ServiceEndpoint } from '@anchor/common/did';
+import { AppError, badRequest, errorMessage } from '@anchor/common/errors';
 import type { FastHandler } from '@anchor/common/http';
 import { authorizeKeystore } from '../access/keystore-access.js';
 import type { DidCreation } from '../dids/did-creation.js';
@@ -14,6 +14,8 @@ export interface KeystoreHandlersOptions {
   metrics: KmsMetrics;
   dids: DidCreation;
   baseUrl: () => string;
+  /** What a did:web controller's host is checked against (the SSRF guard of controller resolution). */
+  endpoint: ServiceEndpoint;
 }
 
 /** Keystore creation (the kms's write tokens), a keystore's description, and DIDs with keys in a keystore. */
@@ -22,6 +24,7 @@ export function keystoreHandlers({
   metrics,
   dids,
   baseUrl,
+  endpoint,
 }: KeystoreHandlersOptions): Record<string, FastHandler> {
   const scope = new KeystoreScope(keystores, baseUrl);
   return {
@@ -37,6 +40,11 @@ export function keystoreHandlers({
             throw badRequest(`controller: not a usable did:key (${errorMessage(error)})`);
           }
         }
+        // A did:web the kms may never fetch (a private or link-local host) would likewise lock its keystore.
+        if (body.controller.startsWith('did:web:'))
+          await checkDidWebHost(body.controller, endpoint).catch((error: unknown) => {
+            throw AppError.is(error) && error.code === 'bad_request' ? badRequest(`controller: ${error.message}`) : error;
+          });
         const { record, capability } = await keystores.create(body.controller);
         const location = `${baseUrl()}/v1/keystores/${record.id}`;
         return json({ id: record.id, location, controller: record.controller, capability }, 201, {
