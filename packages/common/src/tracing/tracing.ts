@@ -44,7 +44,6 @@ export interface TracingHandle {
 
 const TRACER_NAME = '@anchor/common';
 let provider: BasicTracerProvider | undefined;
-let contextManager: AsyncLocalStorageContextManager | undefined;
 
 /**
  * Turns tracing on for this process when the settings name an exporter; otherwise nothing is registered
@@ -63,8 +62,7 @@ export async function startTracing(settings: TracingSettings): Promise<TracingHa
     }),
     spanProcessors: [settings.exporter ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporter)],
   });
-  contextManager = new AsyncLocalStorageContextManager().enable();
-  context.setGlobalContextManager(contextManager);
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(registered);
   provider = registered;
@@ -76,7 +74,6 @@ export async function startTracing(settings: TracingSettings): Promise<TracingHa
       trace.disable();
       propagation.disable();
       context.disable();
-      contextManager = undefined;
     },
   };
 }
