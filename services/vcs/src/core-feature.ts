@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { didWebFetch } from '@anchor/common/did';
+import { serviceDidWebOptions } from '@anchor/common/did';
 import { createHttpClient, readCaCertificates, type HttpClient } from '@anchor/common/http-client';
 import type { DocumentLoader } from '@anchor/common/jsonld';
 import type { Feature } from '@anchor/common/service';
@@ -78,13 +78,18 @@ export async function createCoreFeature(ctx: VcsContext, documentLoader: Documen
     nodeUrl: config.nodeUrl?.replace(/\/+$/, ''),
     universalResolverUrl: config.universalResolverUrl?.replace(/\/+$/, ''),
     tokens: { node: tokens.node, resolver: tokens.resolver },
-    devMode: config.devMode ?? false,
     cacheTtlMs: config.didCacheTtlMs ?? 60_000,
-    ...(config.didWebFetch
-      ? { didWebFetch: config.didWebFetch }
-      : ca.length > 0
-        ? { didWebFetch: didWebFetch({ tls: { ca }, timeoutMs: 10_000 }) }
-        : {}),
+    // Issuer, holder and controller DIDs are anyone's to name: their did:web hosts get the SSRF guard.
+    web: {
+      ...serviceDidWebOptions({
+        devMode: config.devMode ?? false,
+        ownEndpoint: config.externalUrl,
+        listenHost: config.host ?? '127.0.0.1',
+        servesTls: config.tls !== undefined,
+        ca,
+      }),
+      ...(config.didWebFetch ? { fetch: config.didWebFetch } : {}),
+    },
   });
   const dids = new DidCreation({
     keys: signingKeys,

@@ -1,4 +1,10 @@
-import { createDidResolver, parseDidUrl, type DidResolutionResult, type DidResolverRegistry, type FetchLike } from '@anchor/common/did';
+import {
+  createDidResolver,
+  parseDidUrl,
+  type DidResolutionResult,
+  type DidResolverRegistry,
+  type DidWebResolveOptions,
+} from '@anchor/common/did';
 import { notFound } from '@anchor/common/errors';
 import type { HttpClient } from '@anchor/common/http-client';
 import { peerStatusOf } from '@anchor/common/http-client';
@@ -17,9 +23,9 @@ export interface DidResolutionOptions {
   /** Every other method except key and web (`<url>/1.0/identifiers/<did>`). */
   universalResolverUrl?: string | undefined;
   tokens: { node?: string | undefined; resolver?: string | undefined };
-  devMode: boolean;
   cacheTtlMs: number;
-  didWebFetch?: FetchLike;
+  /** did:web resolution (`serviceDidWebOptions`: the SSRF guard and `--tls-cacerts`). */
+  web: DidWebResolveOptions;
 }
 
 /** A DID's verification methods and every id its document is also known by (a did:node's canonical and hinted forms). */
@@ -29,7 +35,8 @@ interface ResolvedDid {
 }
 
 /**
- * Resolves DIDs for proof creation and verification: did:key offline, did:web over HTTP, did:node through the
+ * Resolves DIDs for proof creation and verification: did:key offline, did:web over HTTP (a DID a client names:
+ * through the SSRF guard), did:node through the
  * configured node, anything else through the universal resolver. Each DID's methods are kept for the cache TTL;
  * failures are not cached.
  */
@@ -38,9 +45,7 @@ export class DidResolution {
   private readonly cache = new TtlCache<Promise<ResolvedDid>>(10_000);
 
   constructor(private readonly options: DidResolutionOptions) {
-    this.registry = createDidResolver({
-      web: { http: options.devMode ? 'always' : 'loopback', ...(options.didWebFetch ? { fetch: options.didWebFetch } : {}) },
-    });
+    this.registry = createDidResolver({ web: options.web });
     const { nodeUrl } = options;
     if (nodeUrl)
       this.registry.register('node', {
