@@ -150,7 +150,7 @@ export const VCS_CONFIG = defineConfig({
     contextsFile: contextsFileOption(),
     devMode: opt.bool({
       flag: 'dev-mode',
-      help: 'resolve did:web over plain http for every host (otherwise only loopback)',
+      help: 'resolve did:web over plain http for every host, and at private, link-local and loopback addresses (otherwise https to public addresses only, and loopback when the vcs itself is on loopback)',
     }),
     didCacheTtl: opt.duration({
       flag: 'did-cache-ttl',

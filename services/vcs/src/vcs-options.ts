@@ -61,7 +61,7 @@ export interface VcsOptions {
   requestBodyLimit?: string;
   /** `--contexts-file`: JSON-LD contexts the operator adds (over the stored ones). */
   contextsFile?: string | undefined;
-  /** Replaces `fetch` for did:web documents (tests). */
+  /** Replaces the guarded fetch of did:web documents (tests). */
   didWebFetch?: FetchLike;
 }
 
