@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { kmsSettingsOf } from '@anchor/common/clients';
 import {
   createDidResolver,
-  didWebFetch,
   didWebResolver,
+  serviceDidWebOptions,
   type DidDocument,
   type DidResolverRegistry,
 } from '@anchor/common/did';
@@ -146,11 +146,9 @@ export async function extendNodeContext(base: BaseContext<NodeConfig>): Promise<
     'web',
     localFirstDidWebResolver(
       ownDidDocument,
-      didWebResolver({
-        // A node served over https expects https of its loopback peers too (a local federation with a private CA).
-        http: config.server.devMode ? 'always' : urls.externalEndpoint.startsWith('https:') ? 'never' : 'loopback',
-        ...(ca.length > 0 ? { fetch: didWebFetch({ tls: { ca }, timeoutMs: config.server.httpTimeout }) } : {}),
-      }),
+      // A did:web is anyone's to name (a DID keyId, a proof): fetched through the same guard as key fetches. A
+      // node served over https expects https of its loopback peers too (a local federation with a private CA).
+      didWebResolver(serviceDidWebOptions({ devMode: config.server.devMode, ownEndpoint: urls.externalEndpoint, ca })),
     ),
   );
   const httpKeyId = urls.serviceIsDid

@@ -62,7 +62,7 @@ describe('hostile input on a bare node', () => {
     expect(answer.body.message).toMatch(/publicKeyJwk\.x must be 32 bytes for Ed25519, not 1|delta/);
   });
 
-  it('does not fetch a keyId that points at private, link-local or plain-http addresses', async () => {
+  it('does not fetch a keyId (URL or did:web) that points at private, link-local or plain-http addresses', async () => {
     const activity = JSON.stringify({
       '@context': 'https://www.w3.org/ns/activitystreams',
       type: 'Follow',
@@ -74,6 +74,9 @@ describe('hostile input on a bare node', () => {
       ['https://10.0.0.1/key', /10\.0\.0\.1, a private address: refused/],
       // Plain http is allowed to loopback peers of a loopback node, never to public addresses.
       ['http://8.8.8.8/key', /plain http to 8\.8\.8\.8 \(8\.8\.8\.8, a public address\) is refused/],
+      // A DID keyId names its document's host just as well: did:web goes through the same guard.
+      ['did:web:169.254.169.254#key-1', /did:web:169\.254\.169\.254: 169\.254\.169\.254 .*a link-local address: refused/],
+      ['did:web:10.0.0.1%3A8443:users:a#key-1', /10\.0\.0\.1, a private address: refused/],
     ] as const) {
       const answer = await fetch(`${node.url}/services/node/inbox`, {
         method: 'POST',
