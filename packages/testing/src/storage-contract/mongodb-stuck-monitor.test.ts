@@ -1,4 +1,4 @@
-import { EventEmitter } from 'node:events';
+import { type EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMongoStoreProvider, type MongoStoreProvider } from '@anchor/common/storage';
 import { uniqueName } from '../contract-kit/index.js';
