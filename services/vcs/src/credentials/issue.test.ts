@@ -92,6 +92,16 @@ describe('issue and compose', () => {
     expect(reply.body.message).toMatch(message);
   });
 
+  it('counts issued credentials and verifications in /metrics (vcs_ prefix) and serves /loglevels', async () => {
+    await issue(vcs, 'issuer', credentialV1());
+    const metrics = await vcs.call('GET', '/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.body).toMatch(/^vcs_credentials_issued\{profile="issuer"\} [1-9]/m);
+    expect(metrics.body).toMatch(/^vcs_issue_seconds_count [1-9]/m);
+    expect(metrics.body).toMatch(/^vcs_verifications\{subject="credential",outcome="verified"\} [1-9]/m);
+    expect((await vcs.call('GET', '/loglevels')).status).toBe(200);
+  });
+
   it('refuses a malformed or missing JSON body with 400', async () => {
     const malformed = await vcs.call('POST', '/issuer/credentials/issueCredential', '{"credential":', { 'content-type': 'application/json' });
     expect(malformed.status).toBe(400);
