@@ -13,7 +13,6 @@ import {
   makeTempDir,
   startProcess,
   stopAllProcesses,
-  type ServiceProcess,
   type TempDir,
 } from '@anchor/testing/process';
 import { addVcSignatureVerifies, anchorCredential, call } from '@anchor/vct-log/testing';
@@ -24,7 +23,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 let dir: TempDir;
 let pki: PrivateCa;
 let kmsUrl: string;
-let kms: ServiceProcess;
 let keystore: { id: string; capability: string };
 
 beforeAll(async () => {
@@ -32,7 +30,7 @@ beforeAll(async () => {
   pki = makePrivateCa(dir.path);
   const port = await freePort();
   kmsUrl = `https://127.0.0.1:${port}`;
-  kms = await startProcess(serviceBin('@anchor/kms'), {
+  await startProcess(serviceBin('@anchor/kms'), {
     name: 'kms',
     args: [
       '--host-url',
