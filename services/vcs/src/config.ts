@@ -164,7 +164,7 @@ export const VCS_CONFIG = defineConfig({
       default: 5,
       min: 0,
       max: 100,
-      help: 'retries of a failed outbound call that may succeed later (node, log, status list fetch, resolver), and of reaching the kms at start-up',
+      help: "retries of a failed outbound call that may succeed later (node, log, resolver), and of reaching the kms at start-up (another issuer's status list is fetched once: its URL is the request's to name)",
     }),
     initialBackoffMillisec: opt.int({
       flag: 'initial-backoff-millisec',

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
-import { serviceDidWebOptions } from '@anchor/common/did';
+import { serviceDidWebOptions, type ServiceEndpoint } from '@anchor/common/did';
 import { createHttpClient, readCaCertificates, type HttpClient } from '@anchor/common/http-client';
+import { createGuardedFetchJson, peerFetchPolicy } from '@anchor/common/httpsig';
 import type { DocumentLoader } from '@anchor/common/jsonld';
 import type { Feature } from '@anchor/common/service';
 import { openStorage } from '@anchor/common/service';
@@ -73,6 +74,12 @@ export async function createCoreFeature(ctx: VcsContext, documentLoader: Documen
     if (baseUrl === undefined) throw new Error('vcs is not started (no base URL yet)');
     return baseUrl;
   };
+  const endpoint: ServiceEndpoint = {
+    devMode: config.devMode ?? false,
+    ownEndpoint: config.externalUrl,
+    listenHost: config.host ?? '127.0.0.1',
+    servesTls: config.tls !== undefined,
+  };
   const resolution = new DidResolution({
     http: outbound,
     nodeUrl: config.nodeUrl?.replace(/\/+$/, ''),
@@ -80,16 +87,7 @@ export async function createCoreFeature(ctx: VcsContext, documentLoader: Documen
     tokens: { node: tokens.node, resolver: tokens.resolver },
     cacheTtlMs: config.didCacheTtlMs ?? 60_000,
     // Issuer, holder and controller DIDs are anyone's to name: their did:web hosts get the SSRF guard.
-    web: {
-      ...serviceDidWebOptions({
-        devMode: config.devMode ?? false,
-        ownEndpoint: config.externalUrl,
-        listenHost: config.host ?? '127.0.0.1',
-        servesTls: config.tls !== undefined,
-        ca,
-      }),
-      ...(config.didWebFetch ? { fetch: config.didWebFetch } : {}),
-    },
+    web: { ...serviceDidWebOptions({ ...endpoint, ca }), ...(config.didWebFetch ? { fetch: config.didWebFetch } : {}) },
   });
   const dids = new DidCreation({
     keys: signingKeys,
@@ -105,7 +103,15 @@ export async function createCoreFeature(ctx: VcsContext, documentLoader: Documen
   const signing = new ProofSigning(signingKeys, resolution, documentLoader);
   const mode = config.mode ?? 'combined';
   const issuesHere = mode === 'issuer' || mode === 'combined';
-  const statusSource = new StatusSource(outbound, resolution, documentLoader, issuesHere ? { lists: statusLists, profiles, baseUrl: knownBaseUrl } : undefined);
+  // Another issuer's status list is fetched once, through the guard: its URL is the request's to name.
+  const fetchStatusList = createGuardedFetchJson({
+    policy: peerFetchPolicy(endpoint),
+    ca,
+    purpose: 'status list credentials',
+    maxBytes: 1024 * 1024,
+    timeoutMs: 10_000,
+  });
+  const statusSource = new StatusSource(fetchStatusList, resolution, documentLoader, issuesHere ? { lists: statusLists, profiles, baseUrl: knownBaseUrl } : undefined);
 
   http.health.register('kmsStatus', () => signingKeys.status());
   if (config.nodeUrl) http.health.register('nodeStatus', () => serviceHealth(outbound, config.nodeUrl as string, tokens.node));

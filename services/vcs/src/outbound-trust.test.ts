@@ -117,6 +117,36 @@ describe('did:web issuers at addresses the vcs must not reach', () => {
     expect(siteHits).toBe(before);
   });
 
+  it("fetches another issuer's status list through the same guard (400 naming the address, no connection)", async () => {
+    const vcs = await start({});
+    for (const [url, kind] of [
+      ['https://169.254.169.254/latest/status/1', '169.254.169.254, a link-local address'],
+      ['http://10.0.0.7:8080/status/1', '10.0.0.7, a private address'],
+      ['ftp://192.168.1.1/status/1', 'ftp URLs are refused for status list credentials (https only)'],
+      ['https://10.0.0.7/status/1', '10.0.0.7, a private address'],
+    ] as const) {
+      const started = Date.now();
+      const credential = credentialV1({
+        issuer: 'did:web:issuer.example.com',
+        credentialStatus: {
+          id: `${url}#5`,
+          type: 'StatusList2021Entry',
+          statusPurpose: 'revocation',
+          statusListIndex: '5',
+          statusListCredential: url,
+        },
+      });
+      const reply = await vcs.call('POST', '/verifier/credentials', {
+        verifiableCredential: credential,
+        options: { checks: ['status'] },
+      });
+      expect(reply.status, url).toBe(400);
+      expect(reply.body.checks[0].error, url).toContain(`status list ${url}: `);
+      expect(reply.body.checks[0].error, url).toContain(kind);
+      expect(Date.now() - started, url).toBeLessThan(1_000);
+    }
+  });
+
   it('refuses a loopback did:web when the vcs itself is not on loopback; dev mode lifts the limits', async () => {
     const publicVcs = await start({ externalUrl: 'https://vcs.example.com', tlsCaCertFiles: [pki.caFile] });
     const refused = await publicVcs.call('POST', '/verifier/credentials', {

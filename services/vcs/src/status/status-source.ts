@@ -1,5 +1,5 @@
 import { AppError, badRequest, errorMessage } from '@anchor/common/errors';
-import type { HttpClient } from '@anchor/common/http-client';
+import type { FetchJson } from '@anchor/common/httpsig';
 import { verifyDocument, type DocumentLoader } from '@anchor/common/jsonld';
 import type { DidResolution } from '../dids/did-resolution.js';
 import type { Profiles } from '../profiles/profiles.js';
@@ -19,7 +19,8 @@ export interface EntryStatus {
  */
 export class StatusSource {
   constructor(
-    private readonly http: HttpClient,
+    /** Another issuer's list credential: a URL the request names, so fetched through the SSRF guard. */
+    private readonly fetchList: FetchJson,
     private readonly resolution: DidResolution,
     private readonly documentLoader: DocumentLoader,
     private readonly own: { lists: StatusLists; profiles: Profiles; baseUrl: () => string } | undefined,
@@ -49,7 +50,10 @@ export class StatusSource {
   }
 
   private async remoteStatus(entry: ParsedStatusEntry, issuer: string | undefined): Promise<boolean> {
-    const { data } = await this.http.get<unknown>(entry.listCredential, { headers: { accept: 'application/json, application/ld+json' } });
+    const data = await this.fetchList(entry.listCredential, {
+      accept: 'application/json, application/ld+json',
+      signal: AbortSignal.timeout(10_000),
+    });
     let verified;
     try {
       verified = await verifyDocument(data, { resolver: this.resolution.verificationMethods, documentLoader: this.documentLoader });
