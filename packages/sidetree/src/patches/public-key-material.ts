@@ -1,11 +1,11 @@
 import { base58Decode, base64UrlDecode, isCanonicalBase64Url } from '@anchor/common/encoding';
 import { badRequest } from '@anchor/common/errors';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
-import { ed25519 } from '@noble/curves/ed25519.js';
 import { ed448 } from '@noble/curves/ed448.js';
 import { p256, p384, p521 } from '@noble/curves/nist.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import type { JsonObject } from '../json.js';
+import { isEd25519Point } from './ed25519-point.js';
 
 /**
  * At ingest every public key a patch adds must be a usable key: its JWK names a known key type and curve,
@@ -31,7 +31,12 @@ const sec1 =
 
 /** OKP keys: one coordinate `x`. X25519 and X448 accept every u-coordinate of their length. */
 const OKP_CURVES: Readonly<Record<string, Curve>> = {
-  Ed25519: { size: 32, check: (x) => void ed25519.Point.fromBytes(x) },
+  Ed25519: {
+    size: 32,
+    check: (x) => {
+      if (!isEd25519Point(x)) throw new Error('not an Ed25519 point');
+    },
+  },
   Ed448: { size: 57, check: (x) => void ed448.Point.fromBytes(x) },
   X25519: { size: 32 },
   X448: { size: 56 },
