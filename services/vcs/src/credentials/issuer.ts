@@ -176,7 +176,7 @@ export class CredentialIssuer {
     const signed = await this.signing.sign(credential, profile, signing, 'assertionMethod');
     const receipt = this.log ? await this.log.add(signed) : undefined;
     if (id !== undefined && (refs.length > 0 || receipt)) {
-      const stored = await this.status.issued.insert(id, {
+      const stored = await this.status.recordIssued(id, {
         profile: profile.name,
         issued: formatDateTimeStamp(new Date()),
         status: refs,

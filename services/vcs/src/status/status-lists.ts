@@ -3,6 +3,7 @@ import { AppError, badRequest, conflict, notFound } from '@anchor/common/errors'
 import { formatDateTimeStamp } from '@anchor/common/jsonld';
 import type { Store, StoreProvider } from '@anchor/common/storage';
 import type { ProfileRecord, StatusPurpose } from '../profiles/profile-model.js';
+import { GroupedInserts } from './grouped-inserts.js';
 import {
   bitAt,
   checkState,
@@ -70,6 +71,7 @@ const RESERVATION = 64;
  */
 export class StatusLists {
   private readonly reserved = new Map<string, { listId: string; indices: number[] }>();
+  private readonly issuedInserts: GroupedInserts<IssuedRecord>;
   private readonly locks = new Map<string, Promise<unknown>>();
 
   private constructor(
@@ -77,7 +79,14 @@ export class StatusLists {
     private readonly allocators: Store<AllocatorRecord | VersionMarker>,
     readonly issued: Store<IssuedRecord>,
     private readonly baseUrl: () => string,
-  ) {}
+  ) {
+    this.issuedInserts = new GroupedInserts(issued);
+  }
+
+  /** Indexes an issued credential durably (false: the id was issued before); concurrent calls share a commit. */
+  recordIssued(credentialId: string, record: IssuedRecord): Promise<boolean> {
+    return this.issuedInserts.insert(credentialId, record);
+  }
 
   static async open(storage: StoreProvider, baseUrl: () => string): Promise<StatusLists> {
     return new StatusLists(
