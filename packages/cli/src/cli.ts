@@ -31,6 +31,7 @@ export const GROUPS: Readonly<Record<string, string>> = {
   allowedorigins: 'Anchor origins this node accepts',
   policy: 'The witness policy',
   log: 'The transparency log the node uses',
+  logmonitor: 'The transparency logs the node monitors (consistency, signatures, inclusion)',
   vct: 'The transparency log: add, tree heads, proofs',
   kms: 'The key management service: keystores, keys, signatures',
   'kms keystore': 'Keystores',

@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { serviceBin, startLocalFederation, type LocalFederation } from '@anchor/dev-env';
 import { freePort, makeTempDir, runProcess, startProcess, type TempDir } from '@anchor/testing/process';
 import { VcsClient } from '@anchor/common/clients';
+import { KeyPair } from '@anchor/common/crypto';
+import { didKeyFromKeyPair } from '@anchor/common/did';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS, GROUPS, renderCliDocs } from '../src/index.js';
 import { GLOBAL_OPTIONS } from '../src/command.js';
@@ -219,6 +221,32 @@ describe('anchor (the built binary) against a local federation', () => {
     expect(forged.stderr.trim().split('\n')).toHaveLength(1);
   });
 
+  it('lists, stops and restarts the monitoring of the log, and finds no failed log', async () => {
+    await expect
+      .poll(
+        async () =>
+          (await json<{ active: Array<{ Log: string }> }>('logmonitor', 'get', '-n', node1)).active.map((l) => l.Log),
+        {
+          timeout: 30_000,
+        },
+      )
+      .toContain(logUrl);
+    expect((await anchor('logmonitor', 'deactivate', logUrl, '-n', node1)).code).toBe(0);
+    const inactive = await json<{ inactive: Array<{ Log: string }> }>(
+      'logmonitor',
+      'get',
+      '--status',
+      'inactive',
+      '-n',
+      node1,
+    );
+    expect(inactive.inactive.map((l) => l.Log)).toContain(logUrl);
+    expect((await anchor('logmonitor', 'activate', logUrl, '-n', node1)).code).toBe(0);
+    const failed = await anchor('logmonitor', 'get', '--status', 'failed', '-n', node1);
+    expect(failed.code, failed.stdout).toBe(0);
+    expect(failed.stdout.trim()).toBe('no failed log');
+  });
+
   it('shows the federation in one table', async () => {
     const status = await anchor('federation', 'status', '--nodes', node1, node2, '--log-url', logUrl);
     expect(status.code, status.stderr).toBe(0);
@@ -257,7 +285,7 @@ describe('anchor (the built binary) against a local federation', () => {
       'keystore',
       'create',
       '--controller',
-      'did:web:cli.example',
+      didKeyFromKeyPair(KeyPair.generate('Ed25519')),
       '--kms-url',
       kmsUrl,
     );

@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KmsClient } from '@anchor/common/clients';
+import { KeyPair } from '@anchor/common/crypto';
+import { didKeyFromKeyPair } from '@anchor/common/did';
 import { ConfigError, defineConfig, loadConfig, opt, runMain, type ConfigOf } from '@anchor/common/config';
 import { unavailable } from '@anchor/common/errors';
 import { inClusterApi } from './kubernetes-secrets.js';
@@ -23,7 +25,7 @@ export const kmsInitSpec = defineConfig({
       flag: 'keystores',
       validateItem: (item) =>
         /^[a-z0-9][a-z0-9-]*(=did:[a-z0-9]+:.+)?$/.test(item) ? undefined : 'each entry is name or name=controller-did',
-      help: 'Keystores to create: name or name=controller DID (default controller did:web:<name>), comma-separated',
+      help: 'Keystores to create: name or name=controller DID, comma-separated; without a controller, a did:key made for the keystore whose private key is not kept (the capability token is the way in)',
     }),
     output: opt.enum(['files', 'kubernetes-secrets'] as const, {
       flag: 'output',
@@ -133,7 +135,9 @@ export async function initKeystores(config: KmsInitConfig, say: (line: string) =
         say(`${name}: keystore ${existing.keystore} is in place`);
         continue;
       }
-      const created = await kms.createKeystore({ controller: controllerGiven ?? `did:web:${name}` });
+      // The kms resolves a controller when it creates the keystore: a fresh did:key resolves offline.
+      const controller = controllerGiven ?? didKeyFromKeyPair(KeyPair.generate('Ed25519'));
+      const created = await kms.createKeystore({ controller });
       if (created.capability === undefined)
         throw unavailable(`the kms created keystore ${created.id} without a capability`);
       await store.write(name, { keystore: created.id, capability: created.capability });

@@ -132,6 +132,46 @@ function settingCommands(
   ];
 }
 
+const logMonitorGet: CommandSpec = {
+  name: 'logmonitor get',
+  describe: 'Show the transparency logs the node monitors (exit 1 when --status failed lists any)',
+  options: {
+    status: { type: 'string', choices: ['active', 'inactive', 'failed'], default: 'active', describe: 'Which logs' },
+  },
+  examples: [
+    ['anchor logmonitor get --status failed -n http://127.0.0.1:8081', 'logs caught misbehaving, with evidence'],
+  ],
+  async run(context) {
+    const status = String(context.args['status']) as 'active' | 'inactive' | 'failed';
+    const logs = await nodeClient(context).logMonitors(status);
+    context.out.result({ [status]: logs }, () =>
+      logs.length === 0
+        ? `no ${status} log`
+        : logs
+            .map(
+              (log) =>
+                `${String(log['Log'])}  tree size ${String((log['STH'] as { tree_size?: number } | undefined)?.tree_size ?? '-')}${log['LastError'] ? `  last error: ${String(log['LastError'])}` : ''}`,
+            )
+            .join('\n'),
+    );
+    return status === 'failed' && logs.length > 0 ? 1 : 0;
+  },
+};
+
+function logMonitorChange(name: 'activate' | 'deactivate'): CommandSpec {
+  return {
+    name: `logmonitor ${name}`,
+    describe: `${name === 'activate' ? 'Start' : 'Stop'} monitoring transparency logs`,
+    positionals: { logs: { describe: 'Log alias URLs', variadic: true } },
+    examples: [[`anchor logmonitor ${name} http://127.0.0.1:8070/main -n http://127.0.0.1:8081`, `${name} a log`]],
+    async run(context) {
+      const logs = ((context.args['logs'] as string[] | undefined) ?? []).map(String);
+      await nodeClient(context).updateLogMonitors({ [name]: logs });
+      context.out.result({ [name]: logs }, () => `${name}d: ${logs.join(', ')}`);
+    },
+  };
+}
+
 export const ADMIN_COMMANDS: CommandSpec[] = [
   activityCommand('follow', 'Follow another service (Follow to its inbox)', (c, s) => c.follow(s), 'following'),
   activityCommand('unfollow', 'Stop following a service (Undo of the Follow)', (c, s) => c.undo('Follow', s)),
@@ -164,4 +204,7 @@ export const ADMIN_COMMANDS: CommandSpec[] = [
     (c, v) => c.setLog(v),
     'http://127.0.0.1:8070/main',
   ),
+  logMonitorGet,
+  logMonitorChange('activate'),
+  logMonitorChange('deactivate'),
 ];

@@ -147,6 +147,26 @@ export class NodeAdminClient {
     return this.postToOutbox({ '@context': ACTIVITY_CONTEXTS, type: 'Undo', to: service, object: undone.id });
   }
 
+  /**
+   * The transparency logs the node monitors with `status` (`GET /log-monitor`): active (default), inactive, or
+   * failed (each with its evidence). An empty list when none has that status.
+   */
+  async logMonitors(status: 'active' | 'inactive' | 'failed' = 'active'): Promise<Array<Record<string, unknown>>> {
+    try {
+      const { data } = await this.http.get<Record<string, unknown>>(`${this.url}/log-monitor?status=${status}`);
+      const listed = data?.[status];
+      return Array.isArray(listed) ? (listed as Array<Record<string, unknown>>) : [];
+    } catch (error) {
+      if (peerStatusOf(error) === 404) return [];
+      throw error;
+    }
+  }
+
+  /** Starts or stops monitoring logs (`POST /log-monitor`); activating a failed log starts it afresh. */
+  async updateLogMonitors(change: { activate?: string[]; deactivate?: string[] }): Promise<void> {
+    await this.http.post(`${this.url}/log-monitor`, change);
+  }
+
   /** The anchor origins this node accepts anchors from (`GET /allowedorigins`). */
   async allowedOrigins(): Promise<string[]> {
     const { data } = await this.http.get<unknown>(`${this.url}/allowedorigins`);
