@@ -95,6 +95,7 @@ describe('vct-log binary', () => {
       [['--issuers', 'other@did:key:z1'], {}, /names alias "other", which --logs does not define/],
       [['--database-type', 'mongodb'], {}, /--database-url .* required with --database-type mongodb/],
       [['--database-type', 'postgres'], {}, /must be one of mem, lmdb, mongodb/],
+      [['--tls-cacerts', '/nonexistent/ca.pem'], {}, /--tls-cacerts: cannot read \/nonexistent\/ca\.pem/],
       [['--kms-type', 'web'], {}, /--kms-type web needs --kms-url/],
       [['--kms-url', 'http://127.0.0.1:1'], {}, /--kms-url needs --kms-keystore/],
       [['--kms-url', 'http://127.0.0.1:1/v1/keystores/ks1'], {}, /--kms-url needs --kms-capability/],
@@ -109,7 +110,8 @@ describe('vct-log binary', () => {
       expect(result.stderr, args.join(' ')).toMatch(message);
       expect(result.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
     }
-  });
+    // A process start per case, on a machine other tests share.
+  }, 90_000);
 
   it('exits 1 when the key on disk does not match --key-type', async () => {
     const dir = await makeTempDir('vct-keytype-');

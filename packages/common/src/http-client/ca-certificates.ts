@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import { opt } from '../config/index.js';
+import { ConfigError, opt } from '../config/index.js';
 
 /** `--tls-cacerts`, the same in every service; `clients` names the outbound calls that trust the files. */
 export function tlsCaCertsOption(clients: string) {
@@ -12,8 +12,8 @@ export function tlsCaCertsOption(clients: string) {
 
 /**
  * The CA certificates of `--tls-cacerts` files (PEM, one or more certificates each), read once at start.
- * A file that cannot be read or holds no certificate is a start-up error naming it, not a TLS failure on
- * the first outbound call.
+ * A file that cannot be read or holds no certificate is a configuration error naming it (one line, exit 2),
+ * not a TLS failure on the first outbound call.
  */
 export function readCaCertificates(files: readonly string[]): Buffer[] {
   return files.map((file) => {
@@ -21,10 +21,10 @@ export function readCaCertificates(files: readonly string[]): Buffer[] {
     try {
       pem = readFileSync(file);
     } catch (error) {
-      throw new Error(`--tls-cacerts: cannot read ${file}: ${(error as Error).message}`, { cause: error });
+      throw new ConfigError(`--tls-cacerts: cannot read ${file}: ${(error as Error).message}`, { cause: error });
     }
     if (!pem.includes('-----BEGIN CERTIFICATE-----'))
-      throw new Error(`--tls-cacerts: ${file} holds no PEM certificate`);
+      throw new ConfigError(`--tls-cacerts: ${file} holds no PEM certificate`);
     return pem;
   });
 }
