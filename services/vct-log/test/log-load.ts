@@ -79,25 +79,55 @@ export class LogLoad {
     await this.load;
   }
 
-  /** Waits for every acknowledged entry to be integrated; how many are missing and how many heads are inconsistent. */
-  async verify(): Promise<{ lost: number; inconsistent: number; treeSize: number }> {
-    const head = await waitFor(
-      async () => {
-        const reply = await call<SignedTreeHead>(`${this.url}/main/v1/get-sth`);
-        return reply.status === 200 && reply.body.tree_size >= this.acknowledged.size ? reply.body : undefined;
-      },
-      { timeoutMs: 30_000, description: 'every acknowledged entry integrated' },
-    );
+  /**
+   * Waits for every acknowledged entry to be integrated; how many are missing and how many heads are
+   * inconsistent. A submission answered 503 may still have been written (the answer failed, not the write)
+   * and integrated, so a tree as large as the acknowledged count may still lack some of them: an entry is
+   * lost when it is not in the tree by the deadline.
+   */
+  async verify(
+    timeoutMs = 30_000,
+  ): Promise<{ lost: number; inconsistent: number; treeSize: number; missing: string[] }> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const head = await waitFor(
+        async () => {
+          const reply = await call<SignedTreeHead>(`${this.url}/main/v1/get-sth`);
+          return reply.status === 200 && reply.body.tree_size >= this.acknowledged.size ? reply.body : undefined;
+        },
+        { timeoutMs: Math.max(1_000, deadline - Date.now()), description: 'every acknowledged entry integrated' },
+      );
+      const missing = await this.missingFrom(head);
+      if (missing.length === 0 || Date.now() >= deadline)
+        return {
+          lost: missing.length,
+          inconsistent: await this.inconsistentWith(head),
+          treeSize: head.tree_size,
+          missing,
+        };
+      await sleep(500);
+    }
+  }
+
+  /** The acknowledged entries (id and timestamp) not included, at their acknowledged timestamps, in the tree of `head`. */
+  private async missingFrom(head: SignedTreeHead): Promise<string[]> {
     const root = Buffer.from(head.sha256_root_hash, 'base64');
-    let lost = 0;
-    for (const { credential, timestamp } of this.acknowledged.values()) {
+    const missing: string[] = [];
+    for (const [id, { credential, timestamp }] of this.acknowledged) {
       const hash = await leafHashFor(credential, timestamp);
       const reply = await call<{ leaf_index: number; audit_path: string[] | null }>(
         `${this.url}/main/v1/get-proof-by-hash?hash=${encodeURIComponent(hash.toString('base64'))}&tree_size=${head.tree_size}`,
       );
       const path = (reply.body.audit_path ?? []).map((node) => Buffer.from(node, 'base64'));
-      if (reply.status !== 200 || !verifyInclusion(reply.body.leaf_index, head.tree_size, hash, path, root)) lost++;
+      if (reply.status !== 200 || !verifyInclusion(reply.body.leaf_index, head.tree_size, hash, path, root))
+        missing.push(`${id}@${timestamp}`);
     }
+    return missing;
+  }
+
+  /** How many of the heads seen (a sample of them) the tree of `head` is not consistent with. */
+  private async inconsistentWith(head: SignedTreeHead): Promise<number> {
+    const root = Buffer.from(head.sha256_root_hash, 'base64');
     let inconsistent = 0;
     const step = Math.max(1, Math.floor(this.heads.length / 20));
     for (const seen of this.heads.filter((_, i) => i % step === 0 || i === this.heads.length - 1)) {
@@ -109,6 +139,6 @@ export class LogLoad {
       if (!verifyConsistency(seen.tree_size, head.tree_size, Buffer.from(seen.sha256_root_hash, 'base64'), root, proof))
         inconsistent++;
     }
-    return { lost, inconsistent, treeSize: head.tree_size };
+    return inconsistent;
   }
 }
