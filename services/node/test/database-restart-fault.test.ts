@@ -13,12 +13,14 @@ import { startNodeProcess } from './node-process.js';
  */
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-// It passed in earlier runs, then failed once in a clean-clone run (health not back within 60 s of FerretDB's
-// return), as the vct-log's twin did: not yet explained, so both run only when asked for.
+// Health now comes back every time (the driver's stuck server monitor is replaced by the adapter), but the test
+// is not yet reliable enough to run by default: now and then a create answers 500 "internal error" during the
+// outage, and after a client replacement a few acknowledged DIDs may not be published within 90 s. Both are
+// open (see the figures and the node output this test prints), so it runs only when asked for.
 const optIn = process.env['DATABASE_RESTART_FAULT_TESTS'] === '1';
 if (!optIn)
   console.warn(
-    'node database-restart fault test skipped: recovery after a FerretDB restart is not yet reliable (set DATABASE_RESTART_FAULT_TESTS=1 to run it)',
+    'node database-restart fault test skipped: not yet reliable (set DATABASE_RESTART_FAULT_TESTS=1 to run it)',
   );
 
 describe.skipIf(!optIn)('a node through a database restart under load', () => {
@@ -71,10 +73,13 @@ describe.skipIf(!optIn)('a node through a database restart under load', () => {
     await waitFor(
       async () => {
         const answer = await health(node);
-        return answer.status === 200 && answer.body.dbStatus === 'success' ? answer : undefined;
+        if (answer.status === 200 && answer.body.dbStatus === 'success') return answer;
+        throw new Error(`health ${answer.status} ${JSON.stringify(answer.body)}`);
       },
       { timeoutMs: 60_000, intervalMs: 200, description: 'health back to success after the database returned' },
-    );
+    ).catch((error: unknown) => {
+      throw new Error(`${(error as Error).message}; node output:\n${node.process.output().slice(-3_000)}`);
+    });
     const healthBackMs = Date.now() - upAt;
     const writesBackMs = await load.ackAfter(upAt);
     await sleep(2_000);
@@ -84,8 +89,14 @@ describe.skipIf(!optIn)('a node through a database restart under load', () => {
     console.log(
       `database restart under load: acknowledged ${load.acknowledged.length} (${beforeOutage} before the outage), lost ${missing.length}; answers ${load.summary()}; ` +
         `outage ${upAt - downAt} ms, reported by health after ${reportedMs} ms ("${outage.body.dbStatus}"); ` +
-        `health back ${healthBackMs} ms and creates back ${writesBackMs} ms after the database; all published ${Date.now() - upAt} ms after it`,
+        `health back ${healthBackMs} ms and creates back ${writesBackMs} ms after the database; all published ${Date.now() - upAt} ms after it; ` +
+        `refusals: ${[...load.messages].join(' | ') || 'none'}`,
     );
+    if (load.serverErrors() > 0) {
+      const lines = node.process.output().split('\n');
+      const at = lines.findIndex((line) => /unhandled error| status=5(?!03)\d\d/.test(line));
+      console.log(`node output at the first server error:\n${lines.slice(Math.max(0, at), at + 30).join('\n')}`);
+    }
     expect(load.serverErrors()).toBe(0);
     expect(load.acknowledged.length).toBeGreaterThan(beforeOutage);
     expect(missing).toEqual([]);
