@@ -1,4 +1,4 @@
-import { Worker, type ResourceLimits } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 import { internal, unavailable } from '../errors/index.js';
 import { getLogger, type Logger } from '../log/index.js';
 import { errorOf, type ReplyMessage, type TaskMessage } from './messages.js';
@@ -16,8 +16,6 @@ export interface WorkerPoolOptions {
   unref?: boolean;
   /** The log module of the pool's messages (default `workers`). */
   logModule?: string;
-  /** V8 heap limits of each thread (e.g. a larger young generation for allocation-heavy tasks). */
-  resourceLimits?: ResourceLimits;
 }
 
 interface Waiting<Result> {
@@ -86,10 +84,7 @@ export class WorkerPool<Task, Result> {
   }
 
   private spawn(): void {
-    const worker = new Worker(this.options.file, {
-      workerData: this.options.workerData,
-      ...(this.options.resourceLimits ? { resourceLimits: this.options.resourceLimits } : {}),
-    });
+    const worker = new Worker(this.options.file, { workerData: this.options.workerData });
     if (this.options.unref) worker.unref();
     let loaded: () => void = () => undefined;
     const thread: Thread<Result> = { worker, inFlight: new Map(), loaded: Promise.resolve(), wasLoaded: false };

@@ -31,9 +31,6 @@ export function workerCount(setting: number | 'auto'): number {
   return setting === 'auto' ? Math.max(1, availableParallelism()) : setting;
 }
 
-/** Young generation of each entry worker (V8's default is 48 MB on 64-bit; 3 semi-spaces of 16 MB). */
-const ENTRY_WORKER_YOUNG_GENERATION_MB = 96;
-
 export interface EntryPreparerOptions {
   workers: number;
   allowUndefinedTerms: UndefinedTermsPolicy;
@@ -73,9 +70,6 @@ export async function createEntryPreparer(options: EntryPreparerOptions): Promis
       contexts: broadcast.setup(),
     } satisfies WorkerSetup,
     logModule: 'vct-entry-workers',
-    // JSON-LD expansion and canonicalisation allocate heavily and briefly: with V8's default young generation
-    // most of a task's garbage is scavenged several times over (the README's Performance section has the figures).
-    resourceLimits: { maxYoungGenerationSizeMb: ENTRY_WORKER_YOUNG_GENERATION_MB },
   });
   try {
     await pool.ready();
