@@ -117,7 +117,7 @@ export function openApiDocument(info: ApiInfo, routes: readonly RouteSpec[]): Op
       in: 'header',
       name: 'Signature',
       description:
-        'A draft-cavage HTTP signature in the `Signature` header, by a key its signer publishes; the Date must be recent and a body needs its Digest.',
+        'An HTTP signature by a key its signer publishes: draft-cavage (`Signature`; a recent Date, a body with its Digest) or RFC 9421 (`Signature-Input` and `Signature`, covering @method and the target; a recent `created`, a body with its Content-Digest).',
     };
   }
   return {
