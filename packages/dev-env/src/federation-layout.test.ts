@@ -37,7 +37,7 @@ describe('the federation layout', () => {
     });
     expect(() =>
       planFederation({ dataDir: dir.path, nodes: 1, logPort: 8070, firstNodePort: 8081, kmsPort: 8081 }),
-    ).toThrow(/the kms, log and node ports must differ/);
+    ).toThrow(/the kms, vcs, log and node ports must differ/);
   });
 
   it('accepts more nodes on the same ports, names the ones left out, and refuses moved ones', async () => {
