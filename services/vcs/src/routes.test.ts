@@ -1,72 +1,32 @@
-import { readFileSync } from 'node:fs';
-import {
-  documentedRoutes,
-  mountedRoutes,
-  routeTableOf,
-  routeTableTags,
-  withRouteTables,
-  type OpenApiDocument,
-  type RouteSpec,
-} from '@anchor/common/http';
-import { makeTempDir, type TempDir } from '@anchor/testing/process';
-import { Validator } from '@seriousme/openapi-schema-validator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '@anchor/testing/process';
+import { describeRouteTable } from '@anchor/testing/route-table';
 import { VCS_API_INFO } from './routes.js';
-import { createServer, type VcsServer } from './server.js';
-
-const README = new URL('../README.md', import.meta.url);
+import { createServer } from './server.js';
 
 /** A bare combined-mode vcs, in memory. `npm run docs` rewrites openapi.json and the README's tables from it. */
-describe('the route table of a bare vcs', () => {
-  let server: VcsServer;
-  let dir: TempDir;
-  let document: OpenApiDocument;
-
-  beforeAll(async () => {
-    dir = await makeTempDir('vcs-routes-');
-    server = createServer({ dataDir: dir.path, storage: { type: 'mem' }, keyStorage: { type: 'mem' } });
+describeRouteTable({
+  service: 'vcs',
+  readme: new URL('../README.md', import.meta.url),
+  openapi: new URL('../openapi.json', import.meta.url),
+  mustList: [
+    'POST /profile',
+    'POST /:profile/credentials/issueCredential',
+    'POST /verifier/credentials',
+    'POST /:profile/prove/presentations',
+    'POST /credentials/verify',
+  ],
+  async start() {
+    const dir = await makeTempDir('vcs-routes-');
+    const server = createServer({ dataDir: dir.path, storage: { type: 'mem' }, keyStorage: { type: 'mem' } });
     await server.start();
-    const response = await fetch(`${server.url}/openapi.json`);
-    expect(response.status).toBe(200);
-    document = (await response.json()) as OpenApiDocument;
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await dir?.remove();
-  });
-
-  it('is served at /openapi.json as a valid OpenAPI 3.1 document', async () => {
-    const validator = new Validator();
-    const result = await validator.validate(document as unknown as Record<string, unknown>);
-    expect(result.errors).toBeUndefined();
-    expect(result.valid).toBe(true);
-    expect(validator.version).toBe('3.1');
-  });
-
-  it('lists every route the vcs serves, and nothing else', () => {
-    expect(mountedRoutes(server.http).sort()).toEqual(documentedRoutes(document).sort());
-    expect(documentedRoutes(document)).toEqual(
-      expect.arrayContaining([
-        'POST /profile',
-        'POST /:profile/credentials/issueCredential',
-        'POST /verifier/credentials',
-        'POST /:profile/prove/presentations',
-        'POST /credentials/verify',
-        'GET /healthcheck',
-        'GET /openapi.json',
-      ]),
-    );
-  });
-
-  it('matches the committed openapi.json', async () => {
-    await expect(`${JSON.stringify(document, null, 2)}\n`).toMatchFileSnapshot('../openapi.json');
-  });
-
-  it("gives the README's endpoint tables, one per tag", async () => {
-    const readme = readFileSync(README, 'utf8');
-    const table: readonly RouteSpec[] = routeTableOf(server.http);
-    expect(routeTableTags(readme).sort()).toEqual([...new Set(table.map((route) => route.tag))].sort());
-    await expect(withRouteTables(readme, VCS_API_INFO, table)).toMatchFileSnapshot('../README.md');
-  });
+    return {
+      url: server.url,
+      http: server.http,
+      apiInfo: VCS_API_INFO,
+      stop: async () => {
+        await server.stop();
+        await dir.remove();
+      },
+    };
+  },
 });
