@@ -23,7 +23,11 @@ const CONNECTIONS = 8;
 const [kmsDir, vcsDir] = await Promise.all([makeTempDir('vcs-bench-kms-'), makeTempDir('vcs-bench-vcs-')]);
 
 async function postJson<T>(url: string, body: unknown): Promise<T> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (!response.ok) throw new Error(`POST ${url}: ${response.status} ${await response.text()}`);
   return (await response.json()) as T;
 }
@@ -47,7 +51,17 @@ try {
   const kms = `http://127.0.0.1:${kmsPort}`;
   const vcs = `http://127.0.0.1:${vcsPort}`;
   await startProcess(serviceBin('@anchor/kms'), {
-    args: ['--host-url', `127.0.0.1:${kmsPort}`, '--data-dir', kmsDir.path, '--dev-mode', '--log-level', 'error', '--bbs-workers', '0'],
+    args: [
+      '--host-url',
+      `127.0.0.1:${kmsPort}`,
+      '--data-dir',
+      kmsDir.path,
+      '--dev-mode',
+      '--log-level',
+      'error',
+      '--bbs-workers',
+      '0',
+    ],
     readyUrl: `${kms}/healthcheck`,
     readyStatus: (status) => status === 200,
     readyTimeoutMs: 60_000,
@@ -61,7 +75,11 @@ try {
     name: 'vcs',
   });
   console.log(`services: vcs ${vcs} signing through kms ${kms} (LMDB each); load from this process`);
-  await postJson(`${vcs}/profile`, { name: 'bench', uri: 'https://bench.example', signatureType: 'Ed25519Signature2020' });
+  await postJson(`${vcs}/profile`, {
+    name: 'bench',
+    uri: 'https://bench.example',
+    signatureType: 'Ed25519Signature2020',
+  });
   const credential = {
     '@context': ['https://www.w3.org/2018/credentials/v1'],
     type: ['VerifiableCredential'],
@@ -72,7 +90,13 @@ try {
   const issueBody = JSON.stringify({ credential });
   await load(issueUrl, issueBody, 3);
   const issue = await load(issueUrl, issueBody, 15);
-  report(SECTION, `issue, Ed25519Signature2020 by the kms (${CONNECTIONS} conn, 15 s)`, issue.perSecond, 'req/s', atLeast(500));
+  report(
+    SECTION,
+    `issue, Ed25519Signature2020 by the kms (${CONNECTIONS} conn, 15 s)`,
+    issue.perSecond,
+    'req/s',
+    atLeast(500),
+  );
   report(SECTION, 'issue latency p50', issue.p50, 'ms');
   report(SECTION, 'issue latency p99', issue.p99, 'ms', atMost(50));
 

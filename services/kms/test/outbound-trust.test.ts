@@ -57,26 +57,29 @@ beforeAll(async () => {
   dir = await makeTempDir('kms-outbound-');
   pki = makePrivateCa(dir.path);
   // The controller's did:web site, served over https with a certificate only the private CA vouches for.
-  controllerSite = https.createServer({ cert: readFileSync(pki.certFile), key: readFileSync(pki.keyFile) }, (req, res) => {
-    siteHits++;
-    if (req.url !== '/.well-known/did.json') return void res.writeHead(404).end();
-    res.setHeader('content-type', 'application/did+json');
-    res.end(
-      JSON.stringify({
-        '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/suites/ed25519-2020/v1'],
-        id: controllerDid,
-        verificationMethod: [
-          {
-            id: `${controllerDid}#key-1`,
-            type: 'Ed25519VerificationKey2020',
-            controller: controllerDid,
-            publicKeyMultibase: controllerKey.publicKeyMultibase(),
-          },
-        ],
-        authentication: [`${controllerDid}#key-1`],
-      }),
-    );
-  });
+  controllerSite = https.createServer(
+    { cert: readFileSync(pki.certFile), key: readFileSync(pki.keyFile) },
+    (req, res) => {
+      siteHits++;
+      if (req.url !== '/.well-known/did.json') return void res.writeHead(404).end();
+      res.setHeader('content-type', 'application/did+json');
+      res.end(
+        JSON.stringify({
+          '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/suites/ed25519-2020/v1'],
+          id: controllerDid,
+          verificationMethod: [
+            {
+              id: `${controllerDid}#key-1`,
+              type: 'Ed25519VerificationKey2020',
+              controller: controllerDid,
+              publicKeyMultibase: controllerKey.publicKeyMultibase(),
+            },
+          ],
+          authentication: [`${controllerDid}#key-1`],
+        }),
+      );
+    },
+  );
   await new Promise<void>((resolve) => controllerSite.listen(0, '127.0.0.1', resolve));
   controllerDid = `did:web:127.0.0.1%3A${(controllerSite.address() as AddressInfo).port}`;
 });
@@ -137,7 +140,9 @@ describe('did:web controllers at addresses the kms must not reach', () => {
 
   it('refuses a signature whose did:web keyId names such an address (401 naming it), connecting nowhere', async () => {
     const kms = await startKms({});
-    const created = await call<{ location: string }>(`${kms.url}/v1/keystores`, { json: { controller: controllerDid } });
+    const created = await call<{ location: string }>(`${kms.url}/v1/keystores`, {
+      json: { controller: controllerDid },
+    });
     const before = siteHits;
     for (const did of ['did:web:169.254.169.254', 'did:web:10.0.0.7%3A8443']) {
       const client = createHttpClient({ signer: createRequestSigner({ keyId: `${did}#key-1`, key: controllerKey }) });
@@ -156,7 +161,9 @@ describe('did:web controllers at addresses the kms must not reach', () => {
 
   it('refuses a loopback did:web controller when the kms itself is not on loopback; dev mode allows it', async () => {
     const publicKms = await startKms({ baseUrl: 'https://kms.example.com' });
-    const refused = await call<{ message: string }>(`${publicKms.url}/v1/keystores`, { json: { controller: controllerDid } });
+    const refused = await call<{ message: string }>(`${publicKms.url}/v1/keystores`, {
+      json: { controller: controllerDid },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.message).toMatch(/127\.0\.0\.1, a loopback address: refused/);
     const devKms = await startKms({ devMode: true, baseUrl: 'https://kms.example.com' });

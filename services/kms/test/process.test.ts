@@ -130,7 +130,12 @@ describe('kms binary', () => {
       [['--database-type', 'mongodb', '--dev-mode'], {}, /--database-url .* required with --database-type mongodb/, 2],
       [['--host-url', 'nonsense', '--dev-mode'], {}, /--host-url/, 2],
       [['--no-such-flag'], {}, /unknown option --no-such-flag/, 2],
-      [['--dev-mode', '--tls-cacerts', '/nonexistent/ca.pem'], {}, /--tls-cacerts: cannot read \/nonexistent\/ca\.pem/, 2],
+      [
+        ['--dev-mode', '--tls-cacerts', '/nonexistent/ca.pem'],
+        {},
+        /--tls-cacerts: cannot read \/nonexistent\/ca\.pem/,
+        2,
+      ],
     ];
     for (const [args, env, message, code] of cases) {
       const result = await runProcess(main, { args, env });

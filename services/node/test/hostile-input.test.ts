@@ -75,7 +75,10 @@ describe('hostile input on a bare node', () => {
       // Plain http is allowed to loopback peers of a loopback node, never to public addresses.
       ['http://8.8.8.8/key', /plain http to 8\.8\.8\.8 \(8\.8\.8\.8, a public address\) is refused/],
       // A DID keyId names its document's host just as well: did:web goes through the same guard.
-      ['did:web:169.254.169.254#key-1', /did:web:169\.254\.169\.254: 169\.254\.169\.254 .*a link-local address: refused/],
+      [
+        'did:web:169.254.169.254#key-1',
+        /did:web:169\.254\.169\.254: 169\.254\.169\.254 .*a link-local address: refused/,
+      ],
       ['did:web:10.0.0.1%3A8443:users:a#key-1', /10\.0\.0\.1, a private address: refused/],
     ] as const) {
       const answer = await fetch(`${node.url}/services/node/inbox`, {

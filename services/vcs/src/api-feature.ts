@@ -26,7 +26,12 @@ export function createApiFeature(ctx: VcsContext, core: CoreFeature, contextRout
   };
   /** A fast route's JSON answer (the hot routes skip express; see the kit's `FastRoutes`). */
   const fastJson =
-    (work: (req: FastRequest, body: unknown) => Promise<{ status?: number; json: unknown; headers?: Record<string, string> }>): FastHandler =>
+    (
+      work: (
+        req: FastRequest,
+        body: unknown,
+      ) => Promise<{ status?: number; json: unknown; headers?: Record<string, string> }>,
+    ): FastHandler =>
     async (req) => {
       const answer = await work(req, jsonBody(req.body));
       return {
@@ -52,7 +57,9 @@ export function createApiFeature(ctx: VcsContext, core: CoreFeature, contextRout
   const vcApiVerification = (result: Verification) => {
     const errors = result.failed.map((failure) => `${failure.check}: ${failure.error}`);
     if (errors.length > 0)
-      throw badRequest(`verification failed: ${errors.join('; ')}`, { details: { checks: result.failed, warnings: [], errors } });
+      throw badRequest(`verification failed: ${errors.join('; ')}`, {
+        details: { checks: result.failed, warnings: [], errors },
+      });
     return { json: { checks: result.passed, warnings: [], errors: [] } };
   };
   const profileHandlers = (kind: ProfileKind): [RequestHandler, RequestHandler, RequestHandler] => [
@@ -78,7 +85,9 @@ export function createApiFeature(ctx: VcsContext, core: CoreFeature, contextRout
     createHolderProfile,
     getHolderProfile,
     deleteHolderProfile,
-    issueCredential: fastJson(async (req, body) => issuedAnswer(await core.issuer.issue(fastParam(req, 'profile'), body))),
+    issueCredential: fastJson(async (req, body) =>
+      issuedAnswer(await core.issuer.issue(fastParam(req, 'profile'), body)),
+    ),
     composeAndIssueCredential: fastJson(async (req, body) =>
       issuedAnswer(await core.issuer.compose(fastParam(req, 'profile'), body)),
     ),
@@ -89,17 +98,29 @@ export function createApiFeature(ctx: VcsContext, core: CoreFeature, contextRout
     statusList: async (req, res) => {
       res.json(await publisher.signedList(param(req, 'profile'), param(req, 'listId')));
     },
-    verifyCredential: fastJson(async (_req, body) => ({ json: verificationAnswer(await core.verifier.verifyCredential(body)) })),
+    verifyCredential: fastJson(async (_req, body) => ({
+      json: verificationAnswer(await core.verifier.verifyCredential(body)),
+    })),
     verifyPresentation: fastJson(async (_req, body) => ({
       json: verificationAnswer(await core.verifier.verifyPresentation(body)),
     })),
-    provePresentation: fastJson(async (req, body) => ({ status: 201, json: await core.prover.prove(fastParam(req, 'profile'), body) })),
+    provePresentation: fastJson(async (req, body) => ({
+      status: 201,
+      json: await core.prover.prove(fastParam(req, 'profile'), body),
+    })),
     vcApiIssue: fastJson(async (_req, body) => {
       const issued = await core.issuer.issueVcApi(vcApiProfile(), body);
-      return { status: 201, json: { verifiableCredential: issued.credential, ...(issued.receipt ? { vctReceipt: issued.receipt } : {}) } };
+      return {
+        status: 201,
+        json: { verifiableCredential: issued.credential, ...(issued.receipt ? { vctReceipt: issued.receipt } : {}) },
+      };
     }),
-    vcApiVerifyCredential: fastJson(async (_req, body) => vcApiVerification(await core.verifier.verifyCredential(body))),
-    vcApiVerifyPresentation: fastJson(async (_req, body) => vcApiVerification(await core.verifier.verifyPresentation(body))),
+    vcApiVerifyCredential: fastJson(async (_req, body) =>
+      vcApiVerification(await core.verifier.verifyCredential(body)),
+    ),
+    vcApiVerifyPresentation: fastJson(async (_req, body) =>
+      vcApiVerification(await core.verifier.verifyPresentation(body)),
+    ),
     vcApiStatus: async (req, res) => {
       await updateStatus(vcApiProfile(), req.body);
       res.status(200).end();

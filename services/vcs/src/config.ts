@@ -188,7 +188,7 @@ export const VCS_CONFIG = defineConfig({
     }),
     tlsSystemcertpool: opt.bool({
       flag: 'tls-systemcertpool',
-      help: 'accepted for compatibility and not used: outbound https trusts Node\'s bundled roots plus --tls-cacerts',
+      help: "accepted for compatibility and not used: outbound https trusts Node's bundled roots plus --tls-cacerts",
     }),
     governanceClaimsFile: opt.string({
       flag: 'governance-claims-file',

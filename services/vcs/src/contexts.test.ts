@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialV1, issuerProfile, startTestVcs, type TestVcs } from './vcs.test-helpers.js';
 
 const DEGREE_CONTEXT = 'https://university.example/contexts/degree/v1';
-const DEGREE_DOCUMENT = { '@context': { '@version': 1.1, degree: 'https://university.example/vocab#degree', grade: 'https://university.example/vocab#grade' } };
+const DEGREE_DOCUMENT = {
+  '@context': {
+    '@version': 1.1,
+    degree: 'https://university.example/vocab#degree',
+    grade: 'https://university.example/vocab#grade',
+  },
+};
 
 describe("the operator's JSON-LD contexts", () => {
   let vcs: TestVcs;
@@ -14,7 +20,11 @@ describe("the operator's JSON-LD contexts", () => {
   });
   afterAll(async () => vcs?.stop());
 
-  const degree = () => credentialV1({ '@context': ['https://www.w3.org/2018/credentials/v1', DEGREE_CONTEXT], credentialSubject: { id: 'did:example:alice', degree: 'BSc' } });
+  const degree = () =>
+    credentialV1({
+      '@context': ['https://www.w3.org/2018/credentials/v1', DEGREE_CONTEXT],
+      credentialSubject: { id: 'did:example:alice', degree: 'BSc' },
+    });
 
   it('refuses a credential whose context is unknown, then signs and verifies it once the operator adds the context', async () => {
     const refused = await vcs.call('POST', '/uni/credentials/issueCredential', { credential: degree() });
@@ -24,7 +34,10 @@ describe("the operator's JSON-LD contexts", () => {
     expect(added.status).toBeLessThan(300);
     const issued = await vcs.call('POST', '/uni/credentials/issueCredential', { credential: degree() });
     expect(issued.status).toBe(201);
-    const verified = await vcs.call('POST', '/verifier/credentials', { verifiableCredential: issued.body, options: { checks: ['proof', 'status'] } });
+    const verified = await vcs.call('POST', '/verifier/credentials', {
+      verifiableCredential: issued.body,
+      options: { checks: ['proof', 'status'] },
+    });
     expect(verified.status).toBe(200);
   });
 

@@ -44,7 +44,12 @@ export async function createCoreFeature(ctx: VcsContext, documentLoader: Documen
   const ca = readCaCertificates(config.tlsCaCertFiles ?? []);
   const outbound: HttpClient = createHttpClient({
     timeoutMs: 10_000,
-    retry: { attempts: retry.maxRetries + 1, initialMs: retry.initialBackoffMs, multiplier: retry.factor, maxMs: 10_000 },
+    retry: {
+      attempts: retry.maxRetries + 1,
+      initialMs: retry.initialBackoffMs,
+      multiplier: retry.factor,
+      maxMs: 10_000,
+    },
     ...(ca.length > 0 ? { tls: { ca } } : {}),
   });
   let keys: SigningKeys | undefined;
@@ -57,7 +62,10 @@ export async function createCoreFeature(ctx: VcsContext, documentLoader: Documen
     keys = config.kmsUrl
       ? await kmsSigningKeys({
           url: config.kmsUrl,
-          keystore: config.kmsKeystore && config.kmsCapability ? { id: config.kmsKeystore, capability: config.kmsCapability } : undefined,
+          keystore:
+            config.kmsKeystore && config.kmsCapability
+              ? { id: config.kmsKeystore, capability: config.kmsCapability }
+              : undefined,
           ...(ca.length > 0 ? { tls: { ca } } : {}),
           keyStorage,
           retry,
@@ -99,7 +107,9 @@ export async function createCoreFeature(ctx: VcsContext, documentLoader: Documen
   });
   const profiles = await Profiles.open(storage, signingKeys, dids, resolution);
   const statusLists = await StatusLists.open(storage, knownBaseUrl);
-  const log = config.vctUrl ? new VctLog(config.vctUrl.replace(/\/+$/, ''), outbound, tokens.vct, documentLoader) : undefined;
+  const log = config.vctUrl
+    ? new VctLog(config.vctUrl.replace(/\/+$/, ''), outbound, tokens.vct, documentLoader)
+    : undefined;
   const signing = new ProofSigning(signingKeys, resolution, documentLoader);
   const mode = config.mode ?? 'combined';
   const issuesHere = mode === 'issuer' || mode === 'combined';
@@ -111,10 +121,16 @@ export async function createCoreFeature(ctx: VcsContext, documentLoader: Documen
     maxBytes: 1024 * 1024,
     timeoutMs: 10_000,
   });
-  const statusSource = new StatusSource(fetchStatusList, resolution, documentLoader, issuesHere ? { lists: statusLists, profiles, baseUrl: knownBaseUrl } : undefined);
+  const statusSource = new StatusSource(
+    fetchStatusList,
+    resolution,
+    documentLoader,
+    issuesHere ? { lists: statusLists, profiles, baseUrl: knownBaseUrl } : undefined,
+  );
 
   http.health.register('kmsStatus', () => signingKeys.status());
-  if (config.nodeUrl) http.health.register('nodeStatus', () => serviceHealth(outbound, config.nodeUrl as string, tokens.node));
+  if (config.nodeUrl)
+    http.health.register('nodeStatus', () => serviceHealth(outbound, config.nodeUrl as string, tokens.node));
   if (log) http.health.register('vctStatus', () => log.status());
 
   return {
@@ -143,7 +159,11 @@ export async function createCoreFeature(ctx: VcsContext, documentLoader: Documen
 
 async function serviceHealth(http: HttpClient, url: string, token: string | undefined): Promise<string> {
   try {
-    await http.get(`${url.replace(/\/+$/, '')}/healthcheck`, { timeoutMs: 3_000, retry: false, ...(token ? { token } : {}) });
+    await http.get(`${url.replace(/\/+$/, '')}/healthcheck`, {
+      timeoutMs: 3_000,
+      retry: false,
+      ...(token ? { token } : {}),
+    });
     return 'success';
   } catch (error) {
     return `${url}: ${(error as Error).message}`;

@@ -23,7 +23,9 @@ describe('modes, tokens and the W3C VC-API routes', () => {
     const profile = { name: 'p', uri: 'https://x', signatureType: 'Ed25519Signature2020' };
     expect((await verifier.call('POST', '/profile', profile)).status).toBe(404);
     expect((await holder.call('POST', '/profile', profile)).status).toBe(404);
-    expect((await issuer.call('POST', '/verifier/credentials', { verifiableCredential: credentialV1() })).status).toBe(404);
+    expect((await issuer.call('POST', '/verifier/credentials', { verifiableCredential: credentialV1() })).status).toBe(
+      404,
+    );
     expect((await issuer.call('POST', '/holder/profile', profile)).status).toBe(404);
     expect((await verifier.call('POST', '/holder/profile', profile)).status).toBe(404);
     expect((await holder.call('POST', '/holder/profile', profile)).status).toBe(201);
@@ -33,15 +35,25 @@ describe('modes, tokens and the W3C VC-API routes', () => {
   it("lets a verifier-only service check an issuer's credential and status list over HTTP", async () => {
     const verifier = await start({ mode: 'verifier' });
     const signed = await issue(issuer, 'api', credentialV1());
-    const check = () => verifier.call('POST', '/verifier/credentials', { verifiableCredential: signed, options: { checks: ['proof', 'status'] } });
+    const check = () =>
+      verifier.call('POST', '/verifier/credentials', {
+        verifiableCredential: signed,
+        options: { checks: ['proof', 'status'] },
+      });
     expect((await check()).status).toBe(200);
-    await issuer.call('POST', '/api/credentials/status', { credentialId: signed.id, credentialStatus: { type: 'StatusList2021Entry', status: 'true' } });
+    await issuer.call('POST', '/api/credentials/status', {
+      credentialId: signed.id,
+      credentialStatus: { type: 'StatusList2021Entry', status: 'true' },
+    });
     expect((await check()).body.checks).toEqual([{ check: 'status', error: 'Revoked' }]);
     // A list of another issuer, read over HTTP: its proof verifies, but it is not the credential issuer's list.
     await issuerProfile(issuer, 'other-issuer');
     const other = await issue(issuer, 'other-issuer', credentialV1());
     const mixed = { ...(await issue(issuer, 'api', credentialV1())), credentialStatus: other.credentialStatus };
-    const foreign = await verifier.call('POST', '/verifier/credentials', { verifiableCredential: mixed, options: { checks: ['status'] } });
+    const foreign = await verifier.call('POST', '/verifier/credentials', {
+      verifiableCredential: mixed,
+      options: { checks: ['status'] },
+    });
     expect(foreign.status).toBe(400);
     expect(foreign.body.checks[0].error).toMatch(/issued by did:key:.*, not by the credential's issuer/);
   });
@@ -52,13 +64,24 @@ describe('modes, tokens and the W3C VC-API routes', () => {
     expect(issued.status).toBe(201);
     const credential = issued.body.verifiableCredential;
     expect(credential.proof).toBeDefined();
-    const ok = await verifier.call('POST', '/credentials/verify', { verifiableCredential: credential, options: { checks: ['proof', 'status'] } });
+    const ok = await verifier.call('POST', '/credentials/verify', {
+      verifiableCredential: credential,
+      options: { checks: ['proof', 'status'] },
+    });
     expect(ok).toMatchObject({ status: 200, body: { checks: ['proof', 'status'], warnings: [], errors: [] } });
-    const revoke = await issuer.call('POST', '/credentials/status', { credentialId: credential.id, credentialStatus: [{ type: 'StatusList2021Credential', status: 'revoked' }] });
+    const revoke = await issuer.call('POST', '/credentials/status', {
+      credentialId: credential.id,
+      credentialStatus: [{ type: 'StatusList2021Credential', status: 'revoked' }],
+    });
     expect(revoke.status).toBe(200);
-    const failed = await verifier.call('POST', '/credentials/verify', { verifiableCredential: credential, options: { checks: ['status'] } });
+    const failed = await verifier.call('POST', '/credentials/verify', {
+      verifiableCredential: credential,
+      options: { checks: ['status'] },
+    });
     expect(failed).toMatchObject({ status: 400, body: { errors: ['status: Revoked'] } });
-    const presented = await verifier.call('POST', '/presentations/verify', { verifiablePresentation: presentation([credential]) });
+    const presented = await verifier.call('POST', '/presentations/verify', {
+      verifiablePresentation: presentation([credential]),
+    });
     expect(presented.status).toBe(400);
     expect(presented.body.errors[0]).toMatch(/no proof/);
   });
@@ -79,15 +102,20 @@ describe('modes, tokens and the W3C VC-API routes', () => {
     expect((await guarded.call('GET', '/profile/p')).status).toBe(401);
     expect((await guarded.call('GET', '/healthcheck')).status).toBe(200);
     expect((await guarded.call('GET', '/openapi.json')).status).toBe(200);
-    const signed = (await guarded.call('POST', '/p/credentials/issueCredential', { credential: credentialV1() }, auth)).body;
+    const signed = (await guarded.call('POST', '/p/credentials/issueCredential', { credential: credentialV1() }, auth))
+      .body;
     const list = new URL(signed.credentialStatus.statusListCredential).pathname;
     expect((await guarded.call('GET', list)).status).toBe(200);
     expect((await guarded.call('POST', '/verifier/credentials', { verifiableCredential: signed })).status).toBe(401);
-    expect((await guarded.call('POST', '/verifier/credentials', { verifiableCredential: signed }, auth)).status).toBe(200);
+    expect((await guarded.call('POST', '/verifier/credentials', { verifiableCredential: signed }, auth)).status).toBe(
+      200,
+    );
   });
 
   it('refuses to start with a --tls-cacerts file it cannot read, naming it', async () => {
-    await expect(startTestVcs({ tlsCaCertFiles: ['/nonexistent/ca.pem'] })).rejects.toThrow(/--tls-cacerts: cannot read \/nonexistent\/ca.pem/);
+    await expect(startTestVcs({ tlsCaCertFiles: ['/nonexistent/ca.pem'] })).rejects.toThrow(
+      /--tls-cacerts: cannot read \/nonexistent\/ca.pem/,
+    );
   });
 
   it('keeps profiles, keys and lists across a restart on LMDB, and never reuses a status index (random order)', async () => {
@@ -100,15 +128,39 @@ describe('modes, tokens and the W3C VC-API routes', () => {
       for (let i = 0; i < 5; i++) issued.push((await issue(vcs, 'durable', credentialV1())).credentialStatus);
       return issued.map((entry) => `${entry.statusListCredential}#${entry.statusListIndex}`);
     };
-    const firstIndexes = [`${before.credentialStatus.statusListCredential}#${before.credentialStatus.statusListIndex}`, ...(await indexes(first))];
-    await first.call('POST', '/durable/credentials/status', { credentialId: before.id, credentialStatus: { type: 'StatusList2021Entry', status: 'true' } });
+    const firstIndexes = [
+      `${before.credentialStatus.statusListCredential}#${before.credentialStatus.statusListIndex}`,
+      ...(await indexes(first)),
+    ];
+    await first.call('POST', '/durable/credentials/status', {
+      credentialId: before.id,
+      credentialStatus: { type: 'StatusList2021Entry', status: 'true' },
+    });
     await first.server.stop();
-    const second = await start({ dataDir: dir.path, storage: { type: 'lmdb' }, keyStorage: { type: 'lmdb' }, externalUrl: first.url });
+    const second = await start({
+      dataDir: dir.path,
+      storage: { type: 'lmdb' },
+      keyStorage: { type: 'lmdb' },
+      externalUrl: first.url,
+    });
     const after = await issue(second, 'durable', credentialV1());
-    const secondIndexes = [`${after.credentialStatus.statusListCredential}#${after.credentialStatus.statusListIndex}`, ...(await indexes(second))];
+    const secondIndexes = [
+      `${after.credentialStatus.statusListCredential}#${after.credentialStatus.statusListIndex}`,
+      ...(await indexes(second)),
+    ];
     expect(new Set([...firstIndexes, ...secondIndexes]).size).toBe(firstIndexes.length + secondIndexes.length);
-    expect((await second.call('POST', '/verifier/credentials', { verifiableCredential: after, options: { checks: ['proof', 'status'] } })).status).toBe(200);
-    const revoked = await second.call('POST', '/verifier/credentials', { verifiableCredential: before, options: { checks: ['proof', 'status'] } });
+    expect(
+      (
+        await second.call('POST', '/verifier/credentials', {
+          verifiableCredential: after,
+          options: { checks: ['proof', 'status'] },
+        })
+      ).status,
+    ).toBe(200);
+    const revoked = await second.call('POST', '/verifier/credentials', {
+      verifiableCredential: before,
+      options: { checks: ['proof', 'status'] },
+    });
     expect(revoked.body.checks).toEqual([{ check: 'status', error: 'Revoked' }]);
     await dir.remove();
   });

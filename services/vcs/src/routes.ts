@@ -68,7 +68,9 @@ export function vcsRoutes(
         summary: 'creates an issuer profile; without `did` a DID is created (did:node on `--node-url`, else did:key)',
         body: { mediaTypes: JSON_TYPES, schema: ISSUER_PROFILE_REQUEST },
         responses: {
-          201: json('the profile: name, uri, signatureType, signatureRepresentation, did, creator, created, didKeyType, disableVCStatus, overwriteIssuer, credentialStatusPurposes'),
+          201: json(
+            'the profile: name, uri, signatureType, signatureRepresentation, did, creator, created, didKeyType, disableVCStatus, overwriteIssuer, credentialStatusPurposes',
+          ),
           400: 'a missing or bad field (`invalid issuer profile: ...`), a suite the key type cannot sign, a `did` that does not resolve or lacks `didKeyID` under assertionMethod, a `didPrivateKey` that is not its key',
           409: '`profile <name> already exists`',
           503: 'the node, the kms or a DID resolution is unavailable; a new did:node did not resolve within `--did-publish-timeout`',
@@ -181,7 +183,11 @@ export function vcsRoutes(
         summary:
           'W3C VC-API status update on the `--vc-api-profile` profile: `{"credentialId","credentialStatus":[{"type","status"}]}`',
         body: { mediaTypes: JSON_TYPES, schema: STATUS_UPDATE_REQUEST },
-        responses: { 200: 'done (empty body)', 400: 'as /{profile}/credentials/status', 404: 'unknown credential or no `--vc-api-profile`' },
+        responses: {
+          200: 'done (empty body)',
+          400: 'as /{profile}/credentials/status',
+          404: 'unknown credential or no `--vc-api-profile`',
+        },
         handler: h.vcApiStatus,
       },
     );
@@ -253,10 +259,13 @@ export function vcsRoutes(
         path: '/holder/profile',
         auth: 'write',
         tag: 'holder',
-        summary: 'creates a holder profile (DID created or checked as for issuer profiles, relationship authentication)',
+        summary:
+          'creates a holder profile (DID created or checked as for issuer profiles, relationship authentication)',
         body: { mediaTypes: JSON_TYPES, schema: HOLDER_PROFILE_REQUEST },
         responses: {
-          201: json('the profile: name, signatureType, signatureRepresentation, did, creator, created, didKeyType, overwriteHolder'),
+          201: json(
+            'the profile: name, signatureType, signatureRepresentation, did, creator, created, didKeyType, overwriteHolder',
+          ),
           400: 'as POST /profile',
           409: '`profile <name> already exists`',
           503: 'as POST /profile',
@@ -288,7 +297,8 @@ export function vcsRoutes(
         path: '/:profile/prove/presentations',
         auth: 'write',
         tag: 'holder',
-        summary: 'signs a presentation with the holder profile key (purpose authentication by default; holder set by `overwriteHolder` or when absent)',
+        summary:
+          'signs a presentation with the holder profile key (purpose authentication by default; holder set by `overwriteHolder` or when absent)',
         params: PROFILE,
         body: { mediaTypes: JSON_TYPES, schema: PROVE_REQUEST },
         responses: {

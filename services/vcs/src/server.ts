@@ -38,7 +38,9 @@ const vcsService: ServiceDefinition<VcsOptions, VcsContextMembers, VcsParts> = {
   async features(ctx: VcsContext, add) {
     // First: nothing signs or verifies before the operator's contexts are in.
     const contexts = add(
-      await createJsonLdContextsFeature(await JsonLdContexts.open(ctx.storage), { contextsFile: ctx.config.contextsFile }),
+      await createJsonLdContextsFeature(await JsonLdContexts.open(ctx.storage), {
+        contextsFile: ctx.config.contextsFile,
+      }),
     );
     const core = add(await createCoreFeature(ctx, contexts.contexts.documentLoader));
     add(createApiFeature(ctx, core, contexts.routes));

@@ -27,7 +27,12 @@ export async function startTestVcs(options: VcsOptions = {}): Promise<TestVcs> {
     await dir.remove();
     throw error;
   });
-  const call = async <T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> => {
+  const call = async <T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Reply<T>> => {
     const response = await fetch(`${server.url}${path}`, {
       method,
       headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
@@ -82,18 +87,36 @@ export function credentialV2(extra: Record<string, unknown> = {}): Record<string
 }
 
 export function presentation(credentials: unknown[], extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { '@context': [CREDENTIALS_V1], type: ['VerifiablePresentation'], verifiableCredential: credentials, ...extra };
+  return {
+    '@context': [CREDENTIALS_V1],
+    type: ['VerifiablePresentation'],
+    verifiableCredential: credentials,
+    ...extra,
+  };
 }
 
 /** Creates an issuer profile and fails the test when it cannot. */
 export async function issuerProfile(vcs: TestVcs, name: string, fields: Record<string, unknown> = {}): Promise<any> {
-  const reply = await vcs.call('POST', '/profile', { name, uri: 'https://example.com/issuer', signatureType: 'Ed25519Signature2020', ...fields });
+  const reply = await vcs.call('POST', '/profile', {
+    name,
+    uri: 'https://example.com/issuer',
+    signatureType: 'Ed25519Signature2020',
+    ...fields,
+  });
   if (reply.status !== 201) throw new Error(`profile ${name}: ${reply.status} ${JSON.stringify(reply.body)}`);
   return reply.body;
 }
 
-export async function issue(vcs: TestVcs, profile: string, credential: Record<string, unknown>, options?: Record<string, unknown>): Promise<any> {
-  const reply = await vcs.call('POST', `/${profile}/credentials/issueCredential`, { credential, ...(options ? { options } : {}) });
+export async function issue(
+  vcs: TestVcs,
+  profile: string,
+  credential: Record<string, unknown>,
+  options?: Record<string, unknown>,
+): Promise<any> {
+  const reply = await vcs.call('POST', `/${profile}/credentials/issueCredential`, {
+    credential,
+    ...(options ? { options } : {}),
+  });
   if (reply.status !== 201) throw new Error(`issue: ${reply.status} ${JSON.stringify(reply.body)}`);
   return reply.body;
 }

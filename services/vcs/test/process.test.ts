@@ -1,6 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { undocumentedOptions } from '@anchor/common/config';
-import { freePort, makeTempDir, runProcess, startProcess, stopAllProcesses, type TempDir } from '@anchor/testing/process';
+import {
+  freePort,
+  makeTempDir,
+  runProcess,
+  startProcess,
+  stopAllProcesses,
+  type TempDir,
+} from '@anchor/testing/process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { VCS_CONFIG } from '../src/config.js';
 import { requireBuiltMain } from './built.js';
@@ -8,7 +15,11 @@ import { requireBuiltMain } from './built.js';
 const main = requireBuiltMain();
 
 async function post(url: string, body: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, body: await response.json().catch(() => undefined) };
 }
 
@@ -33,7 +44,11 @@ describe('vcs binary', () => {
         readyStatus: (s) => s === 200,
       });
     let service = await start();
-    const profile = await post(`${url}/profile`, { name: 'bare', uri: 'https://example.com', signatureType: 'Ed25519Signature2020' });
+    const profile = await post(`${url}/profile`, {
+      name: 'bare',
+      uri: 'https://example.com',
+      signatureType: 'Ed25519Signature2020',
+    });
     expect(profile.status).toBe(201);
     expect(profile.body.did).toMatch(/^did:key:/);
     const credential = {
@@ -45,13 +60,20 @@ describe('vcs binary', () => {
     };
     const issued = await post(`${url}/bare/credentials/issueCredential`, { credential });
     expect(issued.status).toBe(201);
-    const verify = () => post(`${url}/verifier/credentials`, { verifiableCredential: issued.body, options: { checks: ['proof', 'status'] } });
+    const verify = () =>
+      post(`${url}/verifier/credentials`, {
+        verifiableCredential: issued.body,
+        options: { checks: ['proof', 'status'] },
+      });
     expect((await verify()).status).toBe(200);
     expect((await service.stop()).code).toBe(0);
 
     service = await start();
     expect((await verify()).status).toBe(200);
-    const revoked = await post(`${url}/bare/credentials/status`, { credentialId: credential.id, credentialStatus: { type: 'StatusList2021Entry', status: 'true' } });
+    const revoked = await post(`${url}/bare/credentials/status`, {
+      credentialId: credential.id,
+      credentialStatus: { type: 'StatusList2021Entry', status: 'true' },
+    });
     expect(revoked.status).toBe(200);
     expect((await verify()).body.checks).toEqual([{ check: 'status', error: 'Revoked' }]);
     expect((await service.stop()).code).toBe(0);

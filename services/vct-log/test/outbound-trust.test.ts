@@ -26,7 +26,12 @@ function didDocument(did: string): object {
     '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/suites/ed25519-2020/v1'],
     id: did,
     verificationMethod: [
-      { id: `${did}#key-1`, type: 'Ed25519VerificationKey2020', controller: did, publicKeyMultibase: key.publicKeyMultibase() },
+      {
+        id: `${did}#key-1`,
+        type: 'Ed25519VerificationKey2020',
+        controller: did,
+        publicKeyMultibase: key.publicKeyMultibase(),
+      },
     ],
     assertionMethod: [`${did}#key-1`],
   };

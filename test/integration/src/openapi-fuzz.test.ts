@@ -282,12 +282,22 @@ describe('schemathesis against /openapi.json', () => {
     async () => {
       const vcs = await startService(
         '@anchor/vcs',
-        (port, dataDir) => ['--host-url', `127.0.0.1:${port}`, '--data-dir', dataDir, '--api-token', TOKEN, '--vc-api-profile', 'fuzz'],
+        (port, dataDir) => [
+          '--host-url',
+          `127.0.0.1:${port}`,
+          '--data-dir',
+          dataDir,
+          '--api-token',
+          TOKEN,
+          '--vc-api-profile',
+          'fuzz',
+        ],
         { VC_REST_LOG_LEVEL: 'warning' },
       );
       // An issuer and a holder profile and one issued credential, so requests can name things that exist.
       const profile = { name: 'fuzz', uri: 'https://fuzz.example', signatureType: 'Ed25519Signature2020' };
-      const post = (path: string, json: unknown) => call<Record<string, unknown>>(`${vcs.url}${path}`, { json, headers: AUTHORIZATION });
+      const post = (path: string, json: unknown) =>
+        call<Record<string, unknown>>(`${vcs.url}${path}`, { json, headers: AUTHORIZATION });
       expect((await post('/profile', profile)).status).toBe(201);
       expect((await post('/holder/profile', { name: 'fuzz', signatureType: 'Ed25519Signature2020' })).status).toBe(201);
       const issued = await post('/fuzz/credentials/issueCredential', {

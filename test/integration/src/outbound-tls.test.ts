@@ -8,13 +8,7 @@ import { KeyPair } from '@anchor/common/crypto';
 import { didKeyFromKeyPair } from '@anchor/common/did';
 import { serviceBin } from '@anchor/dev-env';
 import { makePrivateCa, type PrivateCa } from '@anchor/testing/private-ca';
-import {
-  freePort,
-  makeTempDir,
-  startProcess,
-  stopAllProcesses,
-  type TempDir,
-} from '@anchor/testing/process';
+import { freePort, makeTempDir, startProcess, stopAllProcesses, type TempDir } from '@anchor/testing/process';
 import { addVcSignatureVerifies, anchorCredential, call } from '@anchor/vct-log/testing';
 import type { AddVcResponse } from '@anchor/common/vct';
 import { JRD_PROPERTIES } from '@anchor/common/webfinger';

@@ -51,7 +51,10 @@ describe('the vcs with a kms, a node and a log', () => {
       expect((await vcs.post('/profile', { name, uri: 'https://x.example', signatureType })).status).toBe(201);
       const issued = await vcs.post(`/${name}/credentials/issueCredential`, { credential: credential() });
       expect(issued.status).toBe(201);
-      const verified = await vcs.post('/verifier/credentials', { verifiableCredential: issued.body, options: { checks: ['proof', 'status'] } });
+      const verified = await vcs.post('/verifier/credentials', {
+        verifiableCredential: issued.body,
+        options: { checks: ['proof', 'status'] },
+      });
       expect(verified.status).toBe(200);
     }
     expect((await vcs.process.stop()).code).toBe(0);
@@ -64,7 +67,16 @@ describe('the vcs with a kms, a node and a log', () => {
   it('waits at start-up for a kms that is not up yet (--max-retries, --initial-backoff-millisec)', async () => {
     const [kmsDir, data] = await Promise.all([dir('vcs-be-late-kms-'), dir('vcs-be-late-vcs-')]);
     const port = await freePort();
-    const starting = startVcs(data, ['--kms-url', `http://127.0.0.1:${port}`, '--max-retries', '100', '--initial-backoff-millisec', '100', '--backoff-factor', '1']);
+    const starting = startVcs(data, [
+      '--kms-url',
+      `http://127.0.0.1:${port}`,
+      '--max-retries',
+      '100',
+      '--initial-backoff-millisec',
+      '100',
+      '--backoff-factor',
+      '1',
+    ]);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     await startProcess(serviceBin('@anchor/kms'), {
       name: 'late-kms',
@@ -78,16 +90,33 @@ describe('the vcs with a kms, a node and a log', () => {
 
   it('creates did:node issuers on the node with kms keys, resolves them there, and they still verify once anchored', async () => {
     const vcs = await startVcs(await dir('vcs-be-node-vcs-'), ['--kms-url', kms.url, '--node-url', node.url]);
-    const profile = await vcs.post<{ did: string; creator: string }>('/profile', { name: 'on-node', uri: 'https://x.example', signatureType: 'Ed25519Signature2020' });
+    const profile = await vcs.post<{ did: string; creator: string }>('/profile', {
+      name: 'on-node',
+      uri: 'https://x.example',
+      signatureType: 'Ed25519Signature2020',
+    });
     expect(profile.status).toBe(201);
     expect(profile.body.did).toMatch(/^did:node:uAAA:/);
     expect(profile.body.creator).toBe(`${profile.body.did}#key-1`);
-    const holder = await vcs.post<{ did: string }>('/holder/profile', { name: 'holder-on-node', signatureType: 'JsonWebSignature2020' });
+    const holder = await vcs.post<{ did: string }>('/holder/profile', {
+      name: 'holder-on-node',
+      signatureType: 'JsonWebSignature2020',
+    });
     expect(holder.body.did).toMatch(/^did:node:uAAA:/);
     const issued = await vcs.post('/on-node/credentials/issueCredential', { credential: credential() });
     expect(issued.status).toBe(201);
-    expect((await vcs.post('/verifier/credentials', { verifiableCredential: issued.body, options: { checks: ['proof', 'status'] } })).status).toBe(200);
-    expect((await http<Record<string, string>>(`${vcs.url}/healthcheck`)).body).toMatchObject({ nodeStatus: 'success', kmsStatus: 'success' });
+    expect(
+      (
+        await vcs.post('/verifier/credentials', {
+          verifiableCredential: issued.body,
+          options: { checks: ['proof', 'status'] },
+        })
+      ).status,
+    ).toBe(200);
+    expect((await http<Record<string, string>>(`${vcs.url}/healthcheck`)).body).toMatchObject({
+      nodeStatus: 'success',
+      kmsStatus: 'success',
+    });
     await waitPublished(node.url, profile.body.did, 1, 30_000);
     const verifier = await startVcs(await dir('vcs-be-node-verifier-'), ['--mode', 'verifier', '--node-url', node.url]);
     expect((await verifier.post('/verifier/credentials', { verifiableCredential: issued.body })).status).toBe(200);
@@ -95,13 +124,26 @@ describe('the vcs with a kms, a node and a log', () => {
 
   it('adds issued credentials to the log, answers the receipt, and proves inclusion in the logged check', async () => {
     const vcs = await startVcs(await dir('vcs-be-log-vcs-'), ['--vct-url', logUrl]);
-    expect((await vcs.post('/profile', { name: 'logged', uri: 'https://x.example', signatureType: 'Ed25519Signature2020' })).status).toBe(201);
+    expect(
+      (await vcs.post('/profile', { name: 'logged', uri: 'https://x.example', signatureType: 'Ed25519Signature2020' }))
+        .status,
+    ).toBe(201);
     const issued = await vcs.post('/logged/credentials/issueCredential', { credential: credential() });
     expect(issued.status).toBe(201);
-    const receipt = JSON.parse(issued.headers.get('vct-receipt') as string) as { id: string; timestamp: number; signature: string };
-    expect(receipt).toMatchObject({ id: expect.any(String), timestamp: expect.any(Number), signature: expect.any(String) });
+    const receipt = JSON.parse(issued.headers.get('vct-receipt') as string) as {
+      id: string;
+      timestamp: number;
+      signature: string;
+    };
+    expect(receipt).toMatchObject({
+      id: expect.any(String),
+      timestamp: expect.any(Number),
+      signature: expect.any(String),
+    });
     const logged = async (url: string, options: Record<string, unknown>) =>
-      http<{ checks: unknown[] }>(`${url}/verifier/credentials`, { json: { verifiableCredential: issued.body, options: { checks: ['logged'], ...options } } });
+      http<{ checks: unknown[] }>(`${url}/verifier/credentials`, {
+        json: { verifiableCredential: issued.body, options: { checks: ['logged'], ...options } },
+      });
     // The log integrates every 50 ms here.
     let answer = await logged(vcs.url, {});
     for (let i = 0; i < 40 && answer.status !== 200; i++) {

@@ -37,8 +37,8 @@ describe('the vcs with a kms, two federated nodes and a vct-log', () => {
 
   beforeAll(async () => {
     const [kmsDir, vctDir, dir1, dir2, issuerDir, verifierDir] = await Promise.all(
-      ['vcs-fed-kms-', 'vcs-fed-vct-', 'vcs-fed-node1-', 'vcs-fed-node2-', 'vcs-fed-issuer-', 'vcs-fed-verifier-'].map((prefix) =>
-        makeTempDir(prefix),
+      ['vcs-fed-kms-', 'vcs-fed-vct-', 'vcs-fed-node1-', 'vcs-fed-node2-', 'vcs-fed-issuer-', 'vcs-fed-verifier-'].map(
+        (prefix) => makeTempDir(prefix),
       ),
     );
     dirs.push(kmsDir!, vctDir!, dir1!, dir2!, issuerDir!, verifierDir!);

@@ -102,7 +102,8 @@ export class VctLogClient {
     logUrl: string,
   ): Promise<{ sth: SignedTreeHead; problem: string | undefined; publicKey: Buffer }> {
     const { data } = await this.http.get<unknown>(`${logUrl}/v1/get-sth`, this.token('read'));
-    if (!isTreeHead(data)) throw permanent(`log ${logUrl} answered get-sth with something that is not a signed tree head`);
+    if (!isTreeHead(data))
+      throw permanent(`log ${logUrl} answered get-sth with something that is not a signed tree head`);
     const publicKey = await this.publicKey(logUrl);
     if (sthProblem(data, publicKey) === undefined) return { sth: data, problem: undefined, publicKey };
     const fresh = await this.freshPublicKey(logUrl);

@@ -157,7 +157,9 @@ describe('loadConfig', () => {
         /option --name \(env DEMO_NAME\): cannot read DEMO_NAME_FILE ".*missing": ENOENT/,
       );
       writeFileSync(join(dir, 'bad'), 'zero');
-      expect(() => load([], { DEMO_PAGE_SIZE_FILE: join(dir, 'bad') })).toThrow(/from file .*bad \(DEMO_PAGE_SIZE_FILE\)/);
+      expect(() => load([], { DEMO_PAGE_SIZE_FILE: join(dir, 'bad') })).toThrow(
+        /from file .*bad \(DEMO_PAGE_SIZE_FILE\)/,
+      );
     } finally {
       rmSync(dir, { recursive: true });
     }

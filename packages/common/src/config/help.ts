@@ -20,7 +20,9 @@ function flagColumn(def: OptionDef<unknown>): string {
 export function renderHelp(spec: ConfigShape): string {
   const lines = [`Usage: ${spec.program} [options]`, ''];
   if (spec.description) lines.push(spec.description, '');
-  lines.push('Options (a flag beats its environment variables; each variable may be given as <NAME>_FILE, a file holding the value):');
+  lines.push(
+    'Options (a flag beats its environment variables; each variable may be given as <NAME>_FILE, a file holding the value):',
+  );
   for (const { def } of optionEntries(spec)) {
     const valueHint = def.isSwitch ? '' : ` <${def.type}>`;
     lines.push(`  ${flagColumn(def)}${valueHint}`);

@@ -1,6 +1,11 @@
 import { createHttpClient, peerStatusOf, type HttpClientOptions } from '../http-client/index.js';
 import { AppError, badRequest } from '../errors/index.js';
-import { checkPeerUrl, createGuardedFetch, peerFetchPolicy, type GuardedFetchOptions } from '../httpsig/guarded-fetch.js';
+import {
+  checkPeerUrl,
+  createGuardedFetch,
+  peerFetchPolicy,
+  type GuardedFetchOptions,
+} from '../httpsig/guarded-fetch.js';
 import { didWebToUrl, type DidWebHttpPolicy, type DidWebResolveOptions, type FetchLike } from './did-web.js';
 
 /**
@@ -32,7 +37,12 @@ export function didWebFetch(options: Pick<HttpClientOptions, 'tls' | 'timeoutMs'
  * address is a 400 from `resolveDidWeb`, with no connection made), and `ca` is trusted besides the bundled roots.
  */
 export function guardedDidWebFetch(options: Omit<GuardedFetchOptions, 'purpose'>): FetchLike {
-  const fetch = createGuardedFetch({ maxBytes: 1024 * 1024, timeoutMs: 10_000, ...options, purpose: 'did:web documents' });
+  const fetch = createGuardedFetch({
+    maxBytes: 1024 * 1024,
+    timeoutMs: 10_000,
+    ...options,
+    purpose: 'did:web documents',
+  });
   return async (url, init) => {
     const { status, text } = await fetch(url, {
       accept: init.headers.accept ?? 'application/did+json, application/json',
@@ -49,7 +59,9 @@ export function guardedDidWebFetch(options: Omit<GuardedFetchOptions, 'purpose'>
  * hosts when the service itself is plain http (a local federation); never when it is served over https (its
  * loopback peers are https too, under a private CA).
  */
-export function serviceDidWebOptions(service: ServiceEndpoint & { ca?: readonly Buffer[] | undefined }): DidWebResolveOptions {
+export function serviceDidWebOptions(
+  service: ServiceEndpoint & { ca?: readonly Buffer[] | undefined },
+): DidWebResolveOptions {
   return {
     http: plainHttpFor(service),
     fetch: guardedDidWebFetch({ policy: peerFetchPolicy(service), ca: service.ca ?? [] }),
@@ -83,6 +95,7 @@ export interface ServiceEndpoint {
 }
 
 function plainHttpFor(service: ServiceEndpoint): DidWebHttpPolicy {
-  const secure = service.ownEndpoint !== undefined ? service.ownEndpoint.startsWith('https:') : service.servesTls === true;
+  const secure =
+    service.ownEndpoint !== undefined ? service.ownEndpoint.startsWith('https:') : service.servesTls === true;
   return service.devMode ? 'always' : secure ? 'never' : 'loopback';
 }

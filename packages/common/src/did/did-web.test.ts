@@ -237,7 +237,9 @@ describe('resolveDidWeb through the guarded fetch (DIDs a client names)', () => 
   });
 
   it('fetches a loopback peer of a loopback service, maps a 404 to not_found and does not follow a redirect', async () => {
-    const local = guardedDidWebFetch({ policy: peerFetchPolicy({ devMode: false, ownEndpoint: 'http://127.0.0.1:9' }) });
+    const local = guardedDidWebFetch({
+      policy: peerFetchPolicy({ devMode: false, ownEndpoint: 'http://127.0.0.1:9' }),
+    });
     expect(await resolveDidWeb(`did:web:127.0.0.1%3A${port}`, { fetch: local })).toEqual({
       id: `did:web:127.0.0.1%3A${port}`,
     });

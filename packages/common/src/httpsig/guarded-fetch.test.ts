@@ -178,7 +178,9 @@ describe('peerFetchPolicy', () => {
     expect(peerFetchPolicy({ devMode: false, listenHost: '::1' })).toEqual(local);
     expect(peerFetchPolicy({ devMode: false, listenHost: '0.0.0.0' })).toEqual({});
     expect(peerFetchPolicy({ devMode: false, listenHost: '::' })).toEqual({});
-    expect(peerFetchPolicy({ devMode: false, ownEndpoint: 'https://log.example.com', listenHost: '127.0.0.1' })).toEqual({});
+    expect(
+      peerFetchPolicy({ devMode: false, ownEndpoint: 'https://log.example.com', listenHost: '127.0.0.1' }),
+    ).toEqual({});
     expect(peerFetchPolicy({ devMode: false })).toEqual({});
   });
 });

@@ -164,7 +164,8 @@ export function peerFetchPolicy(options: {
   /** Without an external URL: the host the service listens on. */
   listenHost?: string | undefined;
 }): FetchPolicy {
-  if (options.devMode) return { allowHttp: 'always', allowAddresses: ['loopback', 'private', 'link-local', 'reserved'] };
+  if (options.devMode)
+    return { allowHttp: 'always', allowAddresses: ['loopback', 'private', 'link-local', 'reserved'] };
   let host = options.listenHost?.replace(/^\[|\]$/g, '') ?? '';
   if (options.ownEndpoint !== undefined) {
     try {

@@ -53,7 +53,8 @@ describe('isEd25519Point', () => {
       encode(2n),
       encode(2n, true),
     ];
-    for (const bytes of edges) expect(isEd25519Point(bytes), Buffer.from(bytes).toString('hex')).toBe(nobleAccepts(bytes));
+    for (const bytes of edges)
+      expect(isEd25519Point(bytes), Buffer.from(bytes).toString('hex')).toBe(nobleAccepts(bytes));
     expect(isEd25519Point(encode(2n))).toBe(false);
     expect(isEd25519Point(encode(1n, true))).toBe(false);
     expect(isEd25519Point(encode(1n))).toBe(true);

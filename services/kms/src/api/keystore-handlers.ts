@@ -43,7 +43,9 @@ export function keystoreHandlers({
         // A did:web the kms may never fetch (a private or link-local host) would likewise lock its keystore.
         if (body.controller.startsWith('did:web:'))
           await checkDidWebHost(body.controller, endpoint).catch((error: unknown) => {
-            throw AppError.is(error) && error.code === 'bad_request' ? badRequest(`controller: ${error.message}`) : error;
+            throw AppError.is(error) && error.code === 'bad_request'
+              ? badRequest(`controller: ${error.message}`)
+              : error;
           });
         const { record, capability } = await keystores.create(body.controller);
         const location = `${baseUrl()}/v1/keystores/${record.id}`;

@@ -42,7 +42,11 @@ export function serviceActor(urls: NodeUrls, keys: NodeKeys): Record<string, unk
 
 /** `GET <service>/keys/<id>` (URL service ids only): `{id, owner, publicKeyPem}` in the original's PEM form. */
 export function publicKeyDocument(urls: NodeUrls, keys: NodeKeys): PublicKeyDocument {
-  return servicePublicKeyDocument({ serviceId: urls.serviceId, key: keys.httpSigner.publicKey, keyName: keys.httpKeyId });
+  return servicePublicKeyDocument({
+    serviceId: urls.serviceId,
+    key: keys.httpSigner.publicKey,
+    keyName: keys.httpKeyId,
+  });
 }
 
 /**

@@ -65,12 +65,11 @@ export class LogConsistencyMonitor {
     if (verified !== undefined) {
       if (sth.tree_size === verified.tree_size) {
         if (sth.sha256_root_hash !== verified.sha256_root_hash)
-          return this.fail(
-            record,
-            'fork',
-            `two signed tree heads of size ${sth.tree_size} with different roots`,
-            { offendingSth: sth, verifiedSth: verified, publicKey },
-          );
+          return this.fail(record, 'fork', `two signed tree heads of size ${sth.tree_size} with different roots`, {
+            offendingSth: sth,
+            verifiedSth: verified,
+            publicKey,
+          });
         await this.logs.saveCheck(record, { checkedAt: now });
         return 'unchanged';
       }
@@ -125,7 +124,12 @@ export class LogConsistencyMonitor {
           record,
           'root-mismatch',
           `the root rebuilt from the log's ${sth.tree_size} entries is not the signed root`,
-          { offendingSth: sth, ...(verified ? { verifiedSth: verified } : {}), rebuiltRoot: rebuilt.toString('base64'), publicKey },
+          {
+            offendingSth: sth,
+            ...(verified ? { verifiedSth: verified } : {}),
+            rebuiltRoot: rebuilt.toString('base64'),
+            publicKey,
+          },
         );
       }
     } else {

@@ -6,7 +6,7 @@ import { startTestNode, type TestNode } from '../testing/test-node.js';
 import type { MonitoredLog } from './monitored-logs.js';
 
 /** Node B follows node A, whose WebFinger announces a real vct-log: B monitors that log until it unfollows A. */
-describe("log monitoring: the logs of followed services", () => {
+describe('log monitoring: the logs of followed services', () => {
   let dir: TempDir;
   let log: Awaited<ReturnType<typeof startVctLogProcess>>;
   let a: TestNode;
@@ -17,7 +17,11 @@ describe("log monitoring: the logs of followed services", () => {
     log = await startVctLogProcess(dir);
     const args = ['--vct-log-monitoring-interval', '100ms'];
     [a, b] = await Promise.all([startTestNode({ args }), startTestNode({ args })]);
-    const set = await fetch(`${a.url}/log`, { method: 'POST', body: log.logUrl, headers: { 'content-type': 'text/plain' } });
+    const set = await fetch(`${a.url}/log`, {
+      method: 'POST',
+      body: log.logUrl,
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(set.status).toBe(200);
   }, 60_000);
 
@@ -32,7 +36,7 @@ describe("log monitoring: the logs of followed services", () => {
   it('monitors the log a followed service announces, and stops when it is unfollowed', async () => {
     // A monitors its own log; B knows nothing of it yet.
     await waitFor(async () => (await a.server.services.logMonitoring.logs.get(log.logUrl))?.source === 'own', {
-      description: "A monitors its own log",
+      description: 'A monitors its own log',
     });
     expect(await monitoredByB()).toBeUndefined();
 

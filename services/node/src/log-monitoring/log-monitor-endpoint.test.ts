@@ -10,7 +10,12 @@ describe('/log-monitor: activate and deactivate, token rules', () => {
 
   beforeAll(async () => {
     node = await startTestNode({
-      args: ['--auth-tokens-def', '/log-monitor|read&admin|admin', '--auth-tokens', 'admin=ADMIN_TOKEN,read=READ_TOKEN'],
+      args: [
+        '--auth-tokens-def',
+        '/log-monitor|read&admin|admin',
+        '--auth-tokens',
+        'admin=ADMIN_TOKEN,read=READ_TOKEN',
+      ],
     });
   });
   afterAll(async () => {

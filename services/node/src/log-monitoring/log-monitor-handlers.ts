@@ -24,7 +24,9 @@ export function logMonitorHandlers(logs: MonitoredLogs): { get: RequestHandler; 
       throw badRequest(`status '${status}' is not supported: active, inactive or failed`);
     const listed = status as ListedStatus;
     const records =
-      listed === 'failed' ? (await logs.all()).filter((log) => log.failure !== undefined) : await logs.withStatus(listed);
+      listed === 'failed'
+        ? (await logs.all()).filter((log) => log.failure !== undefined)
+        : await logs.withStatus(listed);
     if (records.length === 0) throw notFound(`no ${listed} logs`);
     const views = records.map(view);
     // The failed list carries what the log did: both tree heads, the proof, the key.

@@ -94,14 +94,11 @@ export async function createLogMonitoringFeature(
     log,
   );
 
-  ctx.http.health.register(
-    'logMonitorStatus',
-    async () => {
-      const failed = (await logs.withStatus('active')).filter((record) => record.failure !== undefined);
-      if (failed.length === 0) return NO_FAILED_LOG;
-      return `failed: ${failed.map((record) => `${record.logUrl} (${record.failure!.kind})`).join(', ')}`;
-    },
-  );
+  ctx.http.health.register('logMonitorStatus', async () => {
+    const failed = (await logs.withStatus('active')).filter((record) => record.failure !== undefined);
+    if (failed.length === 0) return NO_FAILED_LOG;
+    return `failed: ${failed.map((record) => `${record.logUrl} (${record.failure!.kind})`).join(', ')}`;
+  });
 
   return {
     name: 'log-monitoring',

@@ -20,8 +20,7 @@ describe('log monitoring: a log that forks, rewrites or rolls back its history i
   let node: TestNode;
   let logUrl: string;
 
-  const state = async (): Promise<MonitoredLog | undefined> =>
-    node.server.services.logMonitoring.logs.get(logUrl);
+  const state = async (): Promise<MonitoredLog | undefined> => node.server.services.logMonitoring.logs.get(logUrl);
   const treeSize = async (): Promise<number> =>
     ((await (await fetch(`${logUrl}/v1/get-sth`)).json()) as SignedTreeHead).tree_size;
   /** Logs credentials through the view's current target and waits for them to be integrated. */
@@ -98,7 +97,11 @@ describe('log monitoring: a log that forks, rewrites or rolls back its history i
   });
 
   it("monitors the node's own log: tree heads verified as it grows, its root rebuilt from its entries", async () => {
-    const set = await fetch(`${node.url}/log`, { method: 'POST', body: logUrl, headers: { 'content-type': 'text/plain' } });
+    const set = await fetch(`${node.url}/log`, {
+      method: 'POST',
+      body: logUrl,
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(set.status).toBe(200);
     const first = await verifiedSize(2);
     expect(first.source).toBe('own');
@@ -158,7 +161,9 @@ describe('log monitoring: a log that forks, rewrites or rolls back its history i
     view.target = logs.c.url;
     await failed('inconsistent');
     view.target = logs.a.url;
-    const evidence = (await node.server.services.logMonitoring.logs.evidenceOf(logUrl)).find((e) => e.kind === 'inconsistent');
+    const evidence = (await node.server.services.logMonitoring.logs.evidenceOf(logUrl)).find(
+      (e) => e.kind === 'inconsistent',
+    );
     expect(evidence?.verifiedSth?.tree_size).toBe(5);
     expect((evidence?.offendingSth as SignedTreeHead).tree_size).toBe(7);
     expect(evidence?.consistencyProof?.length).toBeGreaterThan(0);

@@ -155,6 +155,8 @@ export class MonitoredLogs {
   }
 
   evidenceOf(logUrl: string): Promise<LogEvidence[]> {
-    return this.evidenceStore.query({ keyPrefix: `${logUrl}|`, limit: 1000 }).then((page) => page.items.map((i) => i.value));
+    return this.evidenceStore
+      .query({ keyPrefix: `${logUrl}|`, limit: 1000 })
+      .then((page) => page.items.map((i) => i.value));
   }
 }

@@ -84,14 +84,18 @@ export async function startSplitViewLog(port?: number): Promise<SplitViewLog> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const path = req.url ?? '/';
-      const target = new URL(path, path.includes('/v1/get-entries') ? (view.entriesTarget ?? view.target) : view.target);
+      const target = new URL(
+        path,
+        path.includes('/v1/get-entries') ? (view.entriesTarget ?? view.target) : view.target,
+      );
       const headers = { ...req.headers, host: target.host };
       const upstream = request(target, { method: req.method, headers }, (answer: IncomingMessage) => {
         const body: Buffer[] = [];
         answer.on('data', (chunk: Buffer) => body.push(chunk));
         answer.on('end', () => {
           let bytes = Buffer.concat(body);
-          if (view.garbageTreeHead && target.pathname.endsWith('/v1/get-sth')) bytes = Buffer.from('{"tree_size":"many"}\n');
+          if (view.garbageTreeHead && target.pathname.endsWith('/v1/get-sth'))
+            bytes = Buffer.from('{"tree_size":"many"}\n');
           else if (view.tamperTreeHead && target.pathname.endsWith('/v1/get-sth') && answer.statusCode === 200) {
             const sth = JSON.parse(bytes.toString('utf8')) as { sha256_root_hash: string };
             sth.sha256_root_hash = Buffer.alloc(32, 0x5a).toString('base64');

@@ -115,7 +115,11 @@ describe('proof monitoring: every logged credential is proven included, a missin
   });
 
   it("watches the anchor credentials the node's local witness logs", async () => {
-    const set = await fetch(`${node.url}/log`, { method: 'POST', body: logUrl, headers: { 'content-type': 'text/plain' } });
+    const set = await fetch(`${node.url}/log`, {
+      method: 'POST',
+      body: logUrl,
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(set.status).toBe(200);
     const did = new TestDid(node.url);
     expect((await postOperation(node.url, did.created.request)).status).toBe(200);

@@ -9,7 +9,11 @@ export type Credential = Record<string, unknown> & { '@context': unknown[] };
  * failure is one 400 naming the field, e.g. `credential.issuanceDate must be an ISO 8601 date-time with a zone`.
  * `issuerOptional`: the profile fills in the issuer.
  */
-export function checkCredential(value: unknown, where = 'credential', issuerOptional = false): { credential: Credential; version: VcVersion } {
+export function checkCredential(
+  value: unknown,
+  where = 'credential',
+  issuerOptional = false,
+): { credential: Credential; version: VcVersion } {
   const credential = objectAt(value, where);
   const contexts = credential['@context'];
   if (contexts === undefined) throw badRequest(`${where}.@context is required`);
@@ -18,7 +22,9 @@ export function checkCredential(value: unknown, where = 'credential', issuerOpti
   const version: VcVersion | undefined =
     first === CONTEXT_URLS.credentialsV1 ? 1 : first === CONTEXT_URLS.credentialsV2 ? 2 : undefined;
   if (version === undefined)
-    throw badRequest(`${where}.@context must begin with ${CONTEXT_URLS.credentialsV1} or ${CONTEXT_URLS.credentialsV2}`);
+    throw badRequest(
+      `${where}.@context must begin with ${CONTEXT_URLS.credentialsV1} or ${CONTEXT_URLS.credentialsV2}`,
+    );
   list.forEach((entry, index) => {
     if (typeof entry !== 'string' && (typeof entry !== 'object' || entry === null || Array.isArray(entry)))
       throw badRequest(`${where}.@context[${index}] must be a URL or an object`);
@@ -40,9 +46,13 @@ export function checkCredential(value: unknown, where = 'credential', issuerOpti
   });
   const [from, until] = version === 1 ? ['issuanceDate', 'expirationDate'] : ['validFrom', 'validUntil'];
   if (version === 1 && credential.issuanceDate === undefined) throw badRequest(`${where}.issuanceDate is required`);
-  for (const field of version === 1 ? ['issuanceDate', 'expirationDate'] : ['validFrom', 'validUntil', 'issuanceDate', 'expirationDate']) {
+  for (const field of version === 1
+    ? ['issuanceDate', 'expirationDate']
+    : ['validFrom', 'validUntil', 'issuanceDate', 'expirationDate']) {
     if (credential[field] !== undefined && !isDateTimeStamp(credential[field]))
-      throw badRequest(`${where}.${field} must be an ISO 8601 date-time with a zone, not ${JSON.stringify(credential[field])}`);
+      throw badRequest(
+        `${where}.${field} must be an ISO 8601 date-time with a zone, not ${JSON.stringify(credential[field])}`,
+      );
   }
   const start = credential[from as string];
   const end = credential[until as string];
@@ -68,7 +78,9 @@ export function checkPresentation(value: unknown, where = 'presentation'): Crede
   if (contexts === undefined) throw badRequest(`${where}.@context is required`);
   const list = Array.isArray(contexts) ? contexts : [contexts];
   if (list[0] !== CONTEXT_URLS.credentialsV1 && list[0] !== CONTEXT_URLS.credentialsV2)
-    throw badRequest(`${where}.@context must begin with ${CONTEXT_URLS.credentialsV1} or ${CONTEXT_URLS.credentialsV2}`);
+    throw badRequest(
+      `${where}.@context must begin with ${CONTEXT_URLS.credentialsV1} or ${CONTEXT_URLS.credentialsV2}`,
+    );
   checkTypes(presentation.type, `${where}.type`, 'VerifiablePresentation');
   if (presentation.id !== undefined) checkUri(presentation.id, `${where}.id`);
   if (presentation.holder !== undefined) {
@@ -90,19 +102,22 @@ export function issuerIdOf(credential: Record<string, unknown>): string | undefi
 }
 
 export function objectAt(value: unknown, where: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest(`${where} must be a JSON object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw badRequest(`${where} must be a JSON object`);
   return value as Record<string, unknown>;
 }
 
 function checkTypes(value: unknown, where: string, required: string): void {
   const types = Array.isArray(value) ? value : [value];
   if (value === undefined) throw badRequest(`${where} is required`);
-  if (!types.every((type) => typeof type === 'string' && type.length > 0)) throw badRequest(`${where} must be a string or an array of strings`);
+  if (!types.every((type) => typeof type === 'string' && type.length > 0))
+    throw badRequest(`${where} must be a string or an array of strings`);
   if (!types.includes(required)) throw badRequest(`${where} must include ${required}`);
 }
 
 const URI = /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/;
 
 function checkUri(value: unknown, where: string): void {
-  if (typeof value !== 'string' || !URI.test(value)) throw badRequest(`${where} must be a URI, not ${JSON.stringify(value)}`);
+  if (typeof value !== 'string' || !URI.test(value))
+    throw badRequest(`${where} must be a URI, not ${JSON.stringify(value)}`);
 }

@@ -37,7 +37,8 @@ export class PresentationProver {
     const profile = await this.profiles.get('holder', profileName);
     const request = validate(PROVE_REQUEST, body, { what: 'prove request' });
     let presentation = checkPresentation(request.presentation);
-    if (profile.overwriteHolder || presentation.holder === undefined) presentation = { ...presentation, holder: profile.did };
+    if (profile.overwriteHolder || presentation.holder === undefined)
+      presentation = { ...presentation, holder: profile.did };
     const options = request.options ?? {};
     const signed = await this.signing.sign(
       presentation,

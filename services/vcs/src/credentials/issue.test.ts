@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CREDENTIALS_V1, credentialV1, credentialV2, issue, issuerProfile, startTestVcs, type TestVcs } from '../vcs.test-helpers.js';
+import {
+  CREDENTIALS_V1,
+  credentialV1,
+  credentialV2,
+  issue,
+  issuerProfile,
+  startTestVcs,
+  type TestVcs,
+} from '../vcs.test-helpers.js';
 
 const SUITES = [
   ['Ed25519Signature2018', {}, 'jws'],
@@ -18,27 +26,37 @@ describe('issue and compose', () => {
   });
   afterAll(async () => vcs?.stop());
 
-  it.each(SUITES)('issues with %s %j: 201, proof in %s, status entry, and the credential verifies', async (suite, fields, member) => {
-    const name = `suite-${suite}-${Object.keys(fields).length}`;
-    const profile = await issuerProfile(vcs, name, { signatureType: suite, ...fields });
-    const reply = await vcs.call('POST', `/${name}/credentials/issueCredential`, { credential: credentialV1() });
-    expect(reply.status).toBe(201);
-    const signed = reply.body;
-    expect(signed.issuer).toBe(profile.did);
-    expect(signed.proof).toMatchObject({ verificationMethod: profile.creator, proofPurpose: 'assertionMethod' });
-    expect(typeof signed.proof[member]).toBe('string');
-    if (suite.includes('rdfc')) expect(signed.proof).toMatchObject({ type: 'DataIntegrityProof', cryptosuite: suite });
-    else expect(signed.proof.type).toBe(suite);
-    expect(signed.credentialStatus).toMatchObject({ type: 'StatusList2021Entry', statusPurpose: 'revocation' });
-    const verified = await vcs.call('POST', '/verifier/credentials', { verifiableCredential: signed, options: { checks: ['proof', 'status'] } });
-    expect(verified).toMatchObject({ status: 200, body: { checks: ['proof', 'status'] } });
-  });
+  it.each(SUITES)(
+    'issues with %s %j: 201, proof in %s, status entry, and the credential verifies',
+    async (suite, fields, member) => {
+      const name = `suite-${suite}-${Object.keys(fields).length}`;
+      const profile = await issuerProfile(vcs, name, { signatureType: suite, ...fields });
+      const reply = await vcs.call('POST', `/${name}/credentials/issueCredential`, { credential: credentialV1() });
+      expect(reply.status).toBe(201);
+      const signed = reply.body;
+      expect(signed.issuer).toBe(profile.did);
+      expect(signed.proof).toMatchObject({ verificationMethod: profile.creator, proofPurpose: 'assertionMethod' });
+      expect(typeof signed.proof[member]).toBe('string');
+      if (suite.includes('rdfc'))
+        expect(signed.proof).toMatchObject({ type: 'DataIntegrityProof', cryptosuite: suite });
+      else expect(signed.proof.type).toBe(suite);
+      expect(signed.credentialStatus).toMatchObject({ type: 'StatusList2021Entry', statusPurpose: 'revocation' });
+      const verified = await vcs.call('POST', '/verifier/credentials', {
+        verifiableCredential: signed,
+        options: { checks: ['proof', 'status'] },
+      });
+      expect(verified).toMatchObject({ status: 200, body: { checks: ['proof', 'status'] } });
+    },
+  );
 
   it('gives a VC 2.0 credential a Bitstring Status List entry and the issuer as {id, name}', async () => {
     const signed = await issue(vcs, 'issuer', credentialV2());
     expect(signed.credentialStatus).toMatchObject({ type: 'BitstringStatusListEntry', statusPurpose: 'revocation' });
     expect(signed.issuer).toMatchObject({ name: 'issuer' });
-    const verified = await vcs.call('POST', '/verifier/credentials', { verifiableCredential: signed, options: { checks: ['proof', 'status'] } });
+    const verified = await vcs.call('POST', '/verifier/credentials', {
+      verifiableCredential: signed,
+      options: { checks: ['proof', 'status'] },
+    });
     expect(verified.status).toBe(200);
   });
 
@@ -62,7 +80,9 @@ describe('issue and compose', () => {
   });
 
   it('answers 404 for an unknown profile and 409 for a credential id issued before', async () => {
-    expect((await vcs.call('POST', '/nobody/credentials/issueCredential', { credential: credentialV1() })).status).toBe(404);
+    expect((await vcs.call('POST', '/nobody/credentials/issueCredential', { credential: credentialV1() })).status).toBe(
+      404,
+    );
     const credential = credentialV1();
     await issue(vcs, 'issuer', credential);
     const again = await vcs.call('POST', '/issuer/credentials/issueCredential', { credential });
@@ -77,14 +97,35 @@ describe('issue and compose', () => {
     [{ credential: { ...credentialV1(), type: ['Degree'] } }, /credential.type must include VerifiableCredential/],
     [{ credential: { ...credentialV1(), credentialSubject: undefined } }, /credential.credentialSubject is required/],
     [{ credential: { ...credentialV1(), issuanceDate: undefined } }, /credential.issuanceDate is required/],
-    [{ credential: { ...credentialV1(), issuanceDate: '2024-13-01' } }, /credential.issuanceDate must be an ISO 8601 date-time/],
-    [{ credential: { ...credentialV1(), expirationDate: '2020-01-01T00:00:00Z' } }, /credential.expirationDate is before credential.issuanceDate/],
+    [
+      { credential: { ...credentialV1(), issuanceDate: '2024-13-01' } },
+      /credential.issuanceDate must be an ISO 8601 date-time/,
+    ],
+    [
+      { credential: { ...credentialV1(), expirationDate: '2020-01-01T00:00:00Z' } },
+      /credential.expirationDate is before credential.issuanceDate/,
+    ],
     [{ credential: { ...credentialV1(), issuer: 'not a uri' } }, /credential.issuer must be a URI/],
     [{ credential: { ...credentialV1(), id: 'no' } }, /credential.id must be a URI/],
-    [{ credential: { ...credentialV1(), credentialSubject: { id: 'did:example:a', undefinedTerm: 1 } } }, /undefinedTerm/],
-    [{ credential: credentialV1(), options: { proofPurpose: 'keyAgreement' } }, /proofPurpose "keyAgreement" is not one of/],
+    [
+      { credential: { ...credentialV1(), credentialSubject: { id: 'did:example:a', undefinedTerm: 1 } } },
+      /undefinedTerm/,
+    ],
+    [
+      { credential: credentialV1(), options: { proofPurpose: 'keyAgreement' } },
+      /proofPurpose "keyAgreement" is not one of/,
+    ],
     [{ credential: credentialV1(), options: { verificationMethod: 'nothash' } }, /verificationMethod/],
-    [{ credential: credentialV1(), options: { verificationMethod: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK#z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK' } }, /is not the key of profile issuer/],
+    [
+      {
+        credential: credentialV1(),
+        options: {
+          verificationMethod:
+            'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK#z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK',
+        },
+      },
+      /is not the key of profile issuer/,
+    ],
     [{ credential: credentialV1(), options: { created: 'yesterday' } }, /created/],
   ])('refuses a bad issue request %# with 400 naming the field', async (body, message) => {
     const reply = await vcs.call('POST', '/issuer/credentials/issueCredential', body);
@@ -103,7 +144,9 @@ describe('issue and compose', () => {
   });
 
   it('refuses a malformed or missing JSON body with 400', async () => {
-    const malformed = await vcs.call('POST', '/issuer/credentials/issueCredential', '{"credential":', { 'content-type': 'application/json' });
+    const malformed = await vcs.call('POST', '/issuer/credentials/issueCredential', '{"credential":', {
+      'content-type': 'application/json',
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.body.message).toMatch(/malformed JSON/);
     const empty = await vcs.call('POST', '/verifier/credentials', '', { 'content-type': 'application/json' });
@@ -121,7 +164,12 @@ describe('issue and compose', () => {
       challenge: 'c-1',
       domain: 'example.org',
     });
-    expect(signed.proof).toMatchObject({ proofPurpose: 'authentication', created: '2024-02-02T02:02:02Z', challenge: 'c-1', domain: 'example.org' });
+    expect(signed.proof).toMatchObject({
+      proofPurpose: 'authentication',
+      created: '2024-02-02T02:02:02Z',
+      challenge: 'c-1',
+      domain: 'example.org',
+    });
   });
 
   it('composes a credential from its parts: VerifiableCredential first, subject id, claims, evidence, termsOfUse', async () => {
@@ -149,7 +197,9 @@ describe('issue and compose', () => {
       credentialFormatOptions: { '@context': ['https://www.w3.org/2018/credentials/examples/v1'] },
     });
     expect(unknownContext.status).toBe(400);
-    expect(unknownContext.body.message).toMatch(/unknown JSON-LD context https:\/\/www.w3.org\/2018\/credentials\/examples\/v1/);
+    expect(unknownContext.body.message).toMatch(
+      /unknown JSON-LD context https:\/\/www.w3.org\/2018\/credentials\/examples\/v1/,
+    );
   });
 
   it('composes with the default proofFormat jws on a JWS suite, the suite form otherwise, and refuses a form the suite lacks', async () => {
@@ -162,13 +212,22 @@ describe('issue and compose', () => {
     const value = await vcs.call('POST', '/issuer/credentials/composeAndIssueCredential', minimal);
     expect(value.status).toBe(201);
     expect(value.body.proof.proofValue).toBeDefined();
-    const wrong = await vcs.call('POST', '/issuer/credentials/composeAndIssueCredential', { ...minimal, proofFormat: 'jws' });
+    const wrong = await vcs.call('POST', '/issuer/credentials/composeAndIssueCredential', {
+      ...minimal,
+      proofFormat: 'jws',
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body.message).toMatch(/proofFormat jws is not available with Ed25519Signature2020/);
-    const bad = await vcs.call('POST', '/issuer/credentials/composeAndIssueCredential', { ...minimal, proofFormat: 'cbor' });
+    const bad = await vcs.call('POST', '/issuer/credentials/composeAndIssueCredential', {
+      ...minimal,
+      proofFormat: 'cbor',
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/proofFormat/);
-    const badDate = await vcs.call('POST', '/issuer/credentials/composeAndIssueCredential', { ...minimal, expirationDate: 'soon' });
+    const badDate = await vcs.call('POST', '/issuer/credentials/composeAndIssueCredential', {
+      ...minimal,
+      expirationDate: 'soon',
+    });
     expect(badDate.status).toBe(400);
     expect(badDate.body.message).toMatch(/expirationDate/);
     expect((await vcs.call('POST', '/nobody/credentials/composeAndIssueCredential', minimal)).status).toBe(404);

@@ -131,7 +131,10 @@ export class CredentialIssuer {
       ...(request.issuer !== undefined ? { issuer: { id: request.issuer } } : {}),
       issuanceDate: request.issuanceDate ?? formatDateTimeStamp(new Date()),
       ...(request.expirationDate !== undefined ? { expirationDate: request.expirationDate } : {}),
-      credentialSubject: { ...(request.claims ?? {}), ...(request.subject !== undefined ? { id: request.subject } : {}) },
+      credentialSubject: {
+        ...(request.claims ?? {}),
+        ...(request.subject !== undefined ? { id: request.subject } : {}),
+      },
       ...(request.evidence !== undefined ? { evidence: request.evidence } : {}),
       ...(request.termsOfUse !== undefined ? { termsOfUse: request.termsOfUse } : {}),
     };
@@ -147,10 +150,17 @@ export class CredentialIssuer {
   async issueVcApi(profileName: string, body: unknown): Promise<Issued> {
     const request = objectAt(body, 'request');
     const options = request.options === undefined ? {} : objectAt(request.options, 'options');
-    return this.issue(profileName, { credential: request.credential, ...(Object.keys(options).length ? { options: pickIssueOptions(options) } : {}) });
+    return this.issue(profileName, {
+      credential: request.credential,
+      ...(Object.keys(options).length ? { options: pickIssueOptions(options) } : {}),
+    });
   }
 
-  private async issueChecked(profile: ProfileRecord, input: Record<string, unknown>, signing: SigningRequest): Promise<Issued> {
+  private async issueChecked(
+    profile: ProfileRecord,
+    input: Record<string, unknown>,
+    signing: SigningRequest,
+  ): Promise<Issued> {
     const started = process.hrtime.bigint();
     const { credential: checked, version } = checkCredential(input, 'credential', true);
     let credential: Credential = checked;
@@ -170,8 +180,15 @@ export class CredentialIssuer {
       const format = version === 1 ? 'StatusList2021' : 'BitstringStatusList';
       const allocated = await this.status.allocate(profile, format);
       refs = allocated.refs;
-      const contexts = version === 1 && !credential['@context'].includes(CONTEXT_URLS.statusList2021V1) ? [CONTEXT_URLS.statusList2021V1] : [];
-      credential = { ...credential, '@context': [...credential['@context'], ...contexts], credentialStatus: allocated.credentialStatus };
+      const contexts =
+        version === 1 && !credential['@context'].includes(CONTEXT_URLS.statusList2021V1)
+          ? [CONTEXT_URLS.statusList2021V1]
+          : [];
+      credential = {
+        ...credential,
+        '@context': [...credential['@context'], ...contexts],
+        credentialStatus: allocated.credentialStatus,
+      };
     }
     const signed = await this.signing.sign(credential, profile, signing, 'assertionMethod');
     const receipt = this.log ? await this.log.add(signed) : undefined;
@@ -191,7 +208,10 @@ export class CredentialIssuer {
 }
 
 /** compose's proofFormat: absent means jws, as the original, where the profile's suite writes JWS; else the suite's one form. */
-function composedRepresentation(profile: ProfileRecord, proofFormat: 'jws' | 'proofValue' | undefined): SignatureRepresentation {
+function composedRepresentation(
+  profile: ProfileRecord,
+  proofFormat: 'jws' | 'proofValue' | undefined,
+): SignatureRepresentation {
   if (proofFormat === 'jws') return JWS;
   if (proofFormat === 'proofValue') return PROOF_VALUE;
   return profile.signatureRepresentation;
@@ -199,6 +219,7 @@ function composedRepresentation(profile: ProfileRecord, proofFormat: 'jws' | 'pr
 
 function pickIssueOptions(options: Record<string, unknown>): Record<string, unknown> {
   const picked: Record<string, unknown> = {};
-  for (const name of ['verificationMethod', 'proofPurpose', 'created', 'challenge', 'domain']) if (options[name] !== undefined) picked[name] = options[name];
+  for (const name of ['verificationMethod', 'proofPurpose', 'created', 'challenge', 'domain'])
+    if (options[name] !== undefined) picked[name] = options[name];
   return picked;
 }

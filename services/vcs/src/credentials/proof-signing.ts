@@ -1,5 +1,11 @@
 import { AppError, badRequest, errorMessage } from '@anchor/common/errors';
-import { isProofPurpose, signDocument, type DocumentLoader, type ProofPurpose, type ProofType } from '@anchor/common/jsonld';
+import {
+  isProofPurpose,
+  signDocument,
+  type DocumentLoader,
+  type ProofPurpose,
+  type ProofType,
+} from '@anchor/common/jsonld';
 import type { DidResolution } from '../dids/did-resolution.js';
 import type { SigningKeys } from '../keys/signing-keys.js';
 import type { ProfileRecord } from '../profiles/profile-model.js';
@@ -14,7 +20,12 @@ export interface SigningRequest {
   challenge?: string | undefined;
 }
 
-const SIGNING_PURPOSES: readonly ProofPurpose[] = ['assertionMethod', 'authentication', 'capabilityDelegation', 'capabilityInvocation'];
+const SIGNING_PURPOSES: readonly ProofPurpose[] = [
+  'assertionMethod',
+  'authentication',
+  'capabilityDelegation',
+  'capabilityInvocation',
+];
 
 /**
  * Signs documents with a profile's key: the verification method must be the profile's key (under any form of its
@@ -28,7 +39,12 @@ export class ProofSigning {
     private readonly documentLoader: DocumentLoader,
   ) {}
 
-  async sign<T extends object>(document: T, profile: ProfileRecord, request: SigningRequest, defaultPurpose: ProofPurpose): Promise<T> {
+  async sign<T extends object>(
+    document: T,
+    profile: ProfileRecord,
+    request: SigningRequest,
+    defaultPurpose: ProofPurpose,
+  ): Promise<T> {
     const proofPurpose = request.proofPurpose ?? defaultPurpose;
     if (!isProofPurpose(proofPurpose) || !SIGNING_PURPOSES.includes(proofPurpose))
       throw badRequest(`proofPurpose ${JSON.stringify(proofPurpose)} is not one of ${SIGNING_PURPOSES.join(', ')}`);
@@ -44,7 +60,9 @@ export class ProofSigning {
       throw badRequest(`verification method ${verificationMethod} does not resolve: ${errorMessage(error)}`);
     }
     if (!method || !method.key.publicKeyBytes().equals(signer.publicKey.publicKeyBytes()))
-      throw badRequest(`verification method ${verificationMethod} is not the key of profile ${profile.name} (${profile.creator})`);
+      throw badRequest(
+        `verification method ${verificationMethod} is not the key of profile ${profile.name} (${profile.creator})`,
+      );
     if (!method.purposes.includes(proofPurpose))
       throw badRequest(`${verificationMethod} is not listed under ${proofPurpose} in its DID document`);
     const { type, cryptosuite } = proofTypeOf(profile.signatureType);

@@ -28,14 +28,20 @@ const OPTIONS = {
   },
 } as const;
 
-export const VERIFY_CREDENTIAL_REQUEST = defineSchema<{ verifiableCredential: unknown; options?: VerifyRequestOptions }>({
+export const VERIFY_CREDENTIAL_REQUEST = defineSchema<{
+  verifiableCredential: unknown;
+  options?: VerifyRequestOptions;
+}>({
   $id: 'urn:anchor:schema:vcs:verify-credential',
   type: 'object',
   required: ['verifiableCredential'],
   properties: { verifiableCredential: { type: 'object' }, options: OPTIONS },
 });
 
-export const VERIFY_PRESENTATION_REQUEST = defineSchema<{ verifiablePresentation: unknown; options?: VerifyRequestOptions }>({
+export const VERIFY_PRESENTATION_REQUEST = defineSchema<{
+  verifiablePresentation: unknown;
+  options?: VerifyRequestOptions;
+}>({
   $id: 'urn:anchor:schema:vcs:verify-presentation',
   type: 'object',
   required: ['verifiablePresentation'],
@@ -92,7 +98,8 @@ export class CredentialVerifier {
     const presentation = checkPresentation(request.verifiablePresentation, 'verifiablePresentation');
     const embedded = presentation.verifiableCredential;
     const credentials = (embedded === undefined ? [] : Array.isArray(embedded) ? embedded : [embedded]).map(
-      (credential, index) => checkCredential(credential, `verifiablePresentation.verifiableCredential[${index}]`).credential,
+      (credential, index) =>
+        checkCredential(credential, `verifiablePresentation.verifiableCredential[${index}]`).credential,
     );
     const options = request.options ?? {};
     return this.timed('presentation', async () => {
@@ -152,9 +159,13 @@ export class CredentialVerifier {
     for (const [index, proof] of proofs.entries()) {
       const { challenge, domain } = proof as { challenge?: unknown; domain?: unknown };
       if (options.challenge === undefined && challenge !== undefined)
-        return { error: `proof ${index} (challenge): invalid challenge in the proof: expected none, got ${JSON.stringify(challenge)}` };
+        return {
+          error: `proof ${index} (challenge): invalid challenge in the proof: expected none, got ${JSON.stringify(challenge)}`,
+        };
       if (options.domain === undefined && domain !== undefined)
-        return { error: `proof ${index} (domain): invalid domain in the proof: expected none, got ${JSON.stringify(domain)}` };
+        return {
+          error: `proof ${index} (domain): invalid domain in the proof: expected none, got ${JSON.stringify(domain)}`,
+        };
     }
     return undefined;
   }
@@ -171,15 +182,23 @@ export class CredentialVerifier {
     return undefined;
   }
 
-  private async loggedProblem(credential: Record<string, unknown>, timestamp: number | undefined): Promise<Omit<FailedCheck, 'check'> | undefined> {
+  private async loggedProblem(
+    credential: Record<string, unknown>,
+    timestamp: number | undefined,
+  ): Promise<Omit<FailedCheck, 'check'> | undefined> {
     if (!this.log) return { error: 'check not supported: the service has no transparency log (--vct-url)' };
-    const when = timestamp ?? (typeof credential.id === 'string' ? await this.statusSource.receiptTimestamp(credential.id) : undefined);
+    const when =
+      timestamp ??
+      (typeof credential.id === 'string' ? await this.statusSource.receiptTimestamp(credential.id) : undefined);
     if (when === undefined) return { error: 'no log receipt is known for this credential (give options.vctTimestamp)' };
     const problem = await this.log.inclusionProblem(credential, when);
     return problem === undefined ? undefined : { error: problem };
   }
 
-  private async timed(subject: 'credential' | 'presentation', work: () => Promise<Verification>): Promise<Verification> {
+  private async timed(
+    subject: 'credential' | 'presentation',
+    work: () => Promise<Verification>,
+  ): Promise<Verification> {
     const end = this.metrics.verifySeconds.startTimer({ subject });
     try {
       const result = await work();
@@ -199,8 +218,11 @@ function record(result: Verification, check: string, failure: Omit<FailedCheck, 
 /** The original's answer: 200 `{"checks":[...]}`, or 400 with the failed checks. */
 export function verificationAnswer(result: Verification): { checks: string[] } {
   if (result.failed.length > 0)
-    throw badRequest(`verification failed: ${result.failed.map((failure) => `${failure.check}: ${failure.error}`).join('; ')}`, {
-      details: { checks: result.failed },
-    });
+    throw badRequest(
+      `verification failed: ${result.failed.map((failure) => `${failure.check}: ${failure.error}`).join('; ')}`,
+      {
+        details: { checks: result.failed },
+      },
+    );
   return { checks: result.passed };
 }

@@ -1,7 +1,15 @@
 import { controllerDocumentResolver, verifyDocument, type ControllerDocument } from '@anchor/common/jsonld';
 import { resolveDidKey } from '@anchor/common/did';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { credentialV1, credentialV2, issue, issuerProfile, presentation, startTestVcs, type TestVcs } from '../vcs.test-helpers.js';
+import {
+  credentialV1,
+  credentialV2,
+  issue,
+  issuerProfile,
+  presentation,
+  startTestVcs,
+  type TestVcs,
+} from '../vcs.test-helpers.js';
 
 describe('verification, status and presentations', () => {
   let vcs: TestVcs;
@@ -27,7 +35,11 @@ describe('verification, status and presentations', () => {
     const reply = await verify({ ...signed, credentialSubject: { id: 'did:example:mallory' } });
     expect(reply.status).toBe(400);
     expect(reply.body.checks).toEqual([
-      { check: 'proof', error: expect.stringMatching(/proof 0 \(signature\): the proofValue does not verify/), verificationMethod: profile.creator },
+      {
+        check: 'proof',
+        error: expect.stringMatching(/proof 0 \(signature\): the proofValue does not verify/),
+        verificationMethod: profile.creator,
+      },
     ]);
   });
 
@@ -43,7 +55,9 @@ describe('verification, status and presentations', () => {
     const signed = await issue(vcs, 'issuer', credentialV1(), { proofPurpose: 'authentication' });
     const reply = await verify(signed);
     expect(reply.status).toBe(400);
-    expect(reply.body.checks[0].error).toMatch(/\(purpose\): proofPurpose is "authentication", expected assertionMethod/);
+    expect(reply.body.checks[0].error).toMatch(
+      /\(purpose\): proofPurpose is "authentication", expected assertionMethod/,
+    );
   });
 
   it('compares challenge and domain exactly, both ways', async () => {
@@ -69,12 +83,24 @@ describe('verification, status and presentations', () => {
     });
     expect(suspend.status).toBe(200);
     const suspended = await verify(signed, { checks: ['proof', 'credentialStatus'] });
-    expect(suspended).toMatchObject({ status: 400, body: { checks: [{ check: 'credentialStatus', error: 'Suspended' }] } });
-    await vcs.call('POST', '/issuer/credentials/status', { credentialId: signed.id, credentialStatus: { type: 'StatusList2021Entry', status: 'unsuspended' } });
+    expect(suspended).toMatchObject({
+      status: 400,
+      body: { checks: [{ check: 'credentialStatus', error: 'Suspended' }] },
+    });
+    await vcs.call('POST', '/issuer/credentials/status', {
+      credentialId: signed.id,
+      credentialStatus: { type: 'StatusList2021Entry', status: 'unsuspended' },
+    });
     expect((await verify(signed, { checks: ['status'] })).status).toBe(200);
-    await vcs.call('POST', '/issuer/credentials/status', { credentialId: signed.id, credentialStatus: { type: 'StatusList2021Entry', status: 'true' } });
+    await vcs.call('POST', '/issuer/credentials/status', {
+      credentialId: signed.id,
+      credentialStatus: { type: 'StatusList2021Entry', status: 'true' },
+    });
     expect((await verify(signed, { checks: ['status'] })).body.checks).toEqual([{ check: 'status', error: 'Revoked' }]);
-    const undo = await vcs.call('POST', '/issuer/credentials/status', { credentialId: signed.id, credentialStatus: { type: 'StatusList2021Entry', status: 'false' } });
+    const undo = await vcs.call('POST', '/issuer/credentials/status', {
+      credentialId: signed.id,
+      credentialStatus: { type: 'StatusList2021Entry', status: 'false' },
+    });
     expect(undo.status).toBe(400);
     expect(undo.body.message).toMatch(/revocation cannot be undone/);
   });
@@ -82,13 +108,39 @@ describe('verification, status and presentations', () => {
   it('refuses status updates for unknown credentials, other profiles, missing purposes and bad bodies', async () => {
     const signed = await issue(vcs, 'other', credentialV1());
     const change = { type: 'StatusList2021Entry', status: 'true' };
-    expect((await vcs.call('POST', '/issuer/credentials/status', { credentialId: 'urn:uuid:none', credentialStatus: change })).status).toBe(404);
-    expect((await vcs.call('POST', '/issuer/credentials/status', { credentialId: signed.id, credentialStatus: change })).status).toBe(404);
-    expect((await vcs.call('POST', '/nobody/credentials/status', { credentialId: signed.id, credentialStatus: change })).status).toBe(404);
-    const suspension = await vcs.call('POST', '/other/credentials/status', { credentialId: signed.id, credentialStatus: { ...change, statusPurpose: 'suspension' } });
-    expect(suspension).toMatchObject({ status: 400, body: { message: expect.stringMatching(/has no suspension status entry/) } });
+    expect(
+      (
+        await vcs.call('POST', '/issuer/credentials/status', {
+          credentialId: 'urn:uuid:none',
+          credentialStatus: change,
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await vcs.call('POST', '/issuer/credentials/status', { credentialId: signed.id, credentialStatus: change }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await vcs.call('POST', '/nobody/credentials/status', { credentialId: signed.id, credentialStatus: change }))
+        .status,
+    ).toBe(404);
+    const suspension = await vcs.call('POST', '/other/credentials/status', {
+      credentialId: signed.id,
+      credentialStatus: { ...change, statusPurpose: 'suspension' },
+    });
+    expect(suspension).toMatchObject({
+      status: 400,
+      body: { message: expect.stringMatching(/has no suspension status entry/) },
+    });
     expect((await vcs.call('POST', '/other/credentials/status', { credentialId: signed.id })).status).toBe(400);
-    expect((await vcs.call('POST', '/other/credentials/status', { credentialId: signed.id, credentialStatus: { type: 'X', status: 'true' } })).status).toBe(400);
+    expect(
+      (
+        await vcs.call('POST', '/other/credentials/status', {
+          credentialId: signed.id,
+          credentialStatus: { type: 'X', status: 'true' },
+        })
+      ).status,
+    ).toBe(400);
   });
 
   it('fails the status check when the list credential is issued by someone else', async () => {
@@ -105,7 +157,10 @@ describe('verification, status and presentations', () => {
     const url = new URL(signed.credentialStatus[0].statusListCredential);
     const list = await vcs.call('GET', url.pathname);
     expect(list.status).toBe(200);
-    expect(list.body).toMatchObject({ type: ['VerifiableCredential', 'BitstringStatusListCredential'], issuer: profile.did });
+    expect(list.body).toMatchObject({
+      type: ['VerifiableCredential', 'BitstringStatusListCredential'],
+      issuer: profile.did,
+    });
     expect(list.body.credentialSubject.encodedList).toMatch(/^u/);
     const resolver = controllerDocumentResolver([resolveDidKey(profile.did) as unknown as ControllerDocument]);
     expect((await verifyDocument(list.body, { resolver })).verified).toBe(true);
@@ -125,27 +180,62 @@ describe('verification, status and presentations', () => {
 
   it('refuses malformed verify requests with 400 and a message', async () => {
     expect((await vcs.call('POST', '/verifier/credentials', {})).status).toBe(400);
-    const badCredential = await vcs.call('POST', '/verifier/credentials', { verifiableCredential: { type: 'VerifiableCredential' } });
-    expect(badCredential).toMatchObject({ status: 400, body: { message: 'verifiableCredential.@context is required' } });
+    const badCredential = await vcs.call('POST', '/verifier/credentials', {
+      verifiableCredential: { type: 'VerifiableCredential' },
+    });
+    expect(badCredential).toMatchObject({
+      status: 400,
+      body: { message: 'verifiableCredential.@context is required' },
+    });
     const noProof = await verify(credentialV1({ issuer: 'did:example:x' }));
     expect(noProof.body.checks[0].error).toMatch(/no proof/);
   });
 
   it('signs presentations for holders and verifies them with challenge, domain and the embedded credentials', async () => {
     const credential = await issue(vcs, 'issuer', credentialV1());
-    const proved = await vcs.call('POST', '/wallet/prove/presentations', { presentation: presentation([credential]), options: { challenge: 'n-1', domain: 'verifier.example' } });
+    const proved = await vcs.call('POST', '/wallet/prove/presentations', {
+      presentation: presentation([credential]),
+      options: { challenge: 'n-1', domain: 'verifier.example' },
+    });
     expect(proved.status).toBe(201);
     const wallet = (await vcs.call('GET', '/holder/profile/wallet')).body;
-    expect(proved.body).toMatchObject({ holder: wallet.did, proof: { proofPurpose: 'authentication', challenge: 'n-1' } });
-    const ok = await vcs.call('POST', '/verifier/presentations', { verifiablePresentation: proved.body, options: { challenge: 'n-1', domain: 'verifier.example', checks: ['proof', 'status'] } });
+    expect(proved.body).toMatchObject({
+      holder: wallet.did,
+      proof: { proofPurpose: 'authentication', challenge: 'n-1' },
+    });
+    const ok = await vcs.call('POST', '/verifier/presentations', {
+      verifiablePresentation: proved.body,
+      options: { challenge: 'n-1', domain: 'verifier.example', checks: ['proof', 'status'] },
+    });
     expect(ok).toMatchObject({ status: 200, body: { checks: ['proof', 'status'] } });
-    const wrong = await vcs.call('POST', '/verifier/presentations', { verifiablePresentation: proved.body, options: { challenge: 'n-2', domain: 'verifier.example' } });
+    const wrong = await vcs.call('POST', '/verifier/presentations', {
+      verifiablePresentation: proved.body,
+      options: { challenge: 'n-2', domain: 'verifier.example' },
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body.checks[0].error).toMatch(/challenge/);
-    const tampered = { ...proved.body, verifiableCredential: [{ ...credential, credentialSubject: { id: 'did:example:x' } }] };
-    expect((await vcs.call('POST', '/verifier/presentations', { verifiablePresentation: tampered, options: { challenge: 'n-1', domain: 'verifier.example' } })).status).toBe(400);
-    expect((await vcs.call('POST', '/nobody/prove/presentations', { presentation: presentation([]) })).status).toBe(404);
-    expect((await vcs.call('POST', '/wallet/prove/presentations', { presentation: { type: 'VerifiablePresentation' } })).status).toBe(400);
-    expect((await vcs.call('POST', '/wallet/prove/presentations', { presentation: presentation([], { type: ['X'] }) })).body.message).toMatch(/must include VerifiablePresentation/);
+    const tampered = {
+      ...proved.body,
+      verifiableCredential: [{ ...credential, credentialSubject: { id: 'did:example:x' } }],
+    };
+    expect(
+      (
+        await vcs.call('POST', '/verifier/presentations', {
+          verifiablePresentation: tampered,
+          options: { challenge: 'n-1', domain: 'verifier.example' },
+        })
+      ).status,
+    ).toBe(400);
+    expect((await vcs.call('POST', '/nobody/prove/presentations', { presentation: presentation([]) })).status).toBe(
+      404,
+    );
+    expect(
+      (await vcs.call('POST', '/wallet/prove/presentations', { presentation: { type: 'VerifiablePresentation' } }))
+        .status,
+    ).toBe(400);
+    expect(
+      (await vcs.call('POST', '/wallet/prove/presentations', { presentation: presentation([], { type: ['X'] }) })).body
+        .message,
+    ).toMatch(/must include VerifiablePresentation/);
   });
 });

@@ -61,7 +61,9 @@ export class DidCreation {
       updateKey: update.publicKey,
       anchorOrigin: nodeUrl,
       patches: [
-        addPublicKeys(documentKey(SIGNING_KEY_ID, signer.publicKey, { purposes: ['authentication', 'assertionMethod'] })),
+        addPublicKeys(
+          documentKey(SIGNING_KEY_ID, signer.publicKey, { purposes: ['authentication', 'assertionMethod'] }),
+        ),
       ],
     });
     const token = this.options.nodeToken;
@@ -73,7 +75,11 @@ export class DidCreation {
         ...(token ? { token } : {}),
       });
     } catch (error) {
-      throw new AppError(error instanceof AppError && error.status < 500 ? 'bad_gateway' : 'unavailable', `creating a did:node on ${nodeUrl} failed: ${errorMessage(error)}`, { cause: error });
+      throw new AppError(
+        error instanceof AppError && error.status < 500 ? 'bad_gateway' : 'unavailable',
+        `creating a did:node on ${nodeUrl} failed: ${errorMessage(error)}`,
+        { cause: error },
+      );
     }
     await this.waitResolvable(built.did);
     return {
@@ -98,7 +104,9 @@ export class DidCreation {
         last = error;
       }
       if (Date.now() + wait > deadline)
-        throw unavailable(`${did} did not resolve on ${this.options.nodeUrl} within ${this.options.publishTimeoutMs} ms: ${errorMessage(last)}`);
+        throw unavailable(
+          `${did} did not resolve on ${this.options.nodeUrl} within ${this.options.publishTimeoutMs} ms: ${errorMessage(last)}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }

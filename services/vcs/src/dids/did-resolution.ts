@@ -98,7 +98,12 @@ export class DidResolution {
   private async fetchResolution(url: string, did: string, token: string | undefined): Promise<DidResolutionResult> {
     try {
       const { data } = await this.options.http.get<DidResolutionResult>(url, token ? { token } : {});
-      if (typeof data !== 'object' || data === null || typeof data.didDocument !== 'object' || data.didDocument === null)
+      if (
+        typeof data !== 'object' ||
+        data === null ||
+        typeof data.didDocument !== 'object' ||
+        data.didDocument === null
+      )
         throw notFound(`resolving ${did} gave no DID document`);
       return data;
     } catch (error) {

@@ -13,7 +13,10 @@ interface LocalKeyRecord {
 const PREFIX = 'local:';
 
 /** Keys held in this process, persisted in the key store; for development and single-host deployments. */
-export async function localSigningKeys(provider: StoreProvider, options: { closeProvider?: boolean } = {}): Promise<SigningKeys> {
+export async function localSigningKeys(
+  provider: StoreProvider,
+  options: { closeProvider?: boolean } = {},
+): Promise<SigningKeys> {
   const store: Store<LocalKeyRecord> = await provider.open<LocalKeyRecord>('vcs-local-keys');
   const signers = new Map<string, Signer>();
   const signerOf = (keyRef: string, key: KeyPair): Signer => {
@@ -49,4 +52,3 @@ export async function localSigningKeys(provider: StoreProvider, options: { close
     },
   };
 }
-

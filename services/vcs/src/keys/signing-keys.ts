@@ -40,7 +40,13 @@ export function privateKeyFromBytes(type: ProfileKeyType, bytes: Uint8Array): Ke
     ecdh.setPrivateKey(bytes);
     const point = ecdh.getPublicKey();
     const b64 = (part: Uint8Array): string => Buffer.from(part).toString('base64url');
-    return KeyPair.fromJwk({ kty: 'EC', crv: 'P-256', d: b64(bytes), x: b64(point.subarray(1, 33)), y: b64(point.subarray(33)) });
+    return KeyPair.fromJwk({
+      kty: 'EC',
+      crv: 'P-256',
+      d: b64(bytes),
+      x: b64(point.subarray(1, 33)),
+      y: b64(point.subarray(33)),
+    });
   } catch (error) {
     throw badRequest(`didPrivateKey is not a ${type} private key: ${(error as Error).message}`);
   }

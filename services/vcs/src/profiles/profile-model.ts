@@ -36,7 +36,11 @@ const common = {
   signatureType: { enum: [...SIGNATURE_TYPES], description: `one of ${SIGNATURE_TYPES.join(', ')}` },
   signatureRepresentation: { enum: [0, 1], description: '0 = proofValue, 1 = jws' },
   did: { type: 'string', pattern: '^did:[a-z0-9]+:.+', description: 'an existing DID to sign as' },
-  didPrivateKey: { type: 'string', minLength: 1, description: 'base58 private key of didKeyID, imported into the key store' },
+  didPrivateKey: {
+    type: 'string',
+    minLength: 1,
+    description: 'base58 private key of didKeyID, imported into the key store',
+  },
   didKeyType: { enum: ['Ed25519', 'P256', 'P-256'] },
   didKeyID: { type: 'string', pattern: '^did:[a-z0-9]+:[^#]+#.+', description: 'a DID URL: did#fragment' },
   creator: { type: 'string', pattern: '^did:[a-z0-9]+:[^#]+#.+', description: 'a DID URL: did#fragment' },
@@ -92,5 +96,9 @@ export interface ProfileRecord {
 export function publicProfile(record: ProfileRecord): Record<string, unknown> {
   const { keyRef: _k, updateKeyRef: _u, recoveryKeyRef: _r, kind, ...shown } = record;
   if (kind === 'holder') return shown;
-  return { ...shown, disableVCStatus: record.disableVCStatus ?? false, overwriteIssuer: record.overwriteIssuer ?? false };
+  return {
+    ...shown,
+    disableVCStatus: record.disableVCStatus ?? false,
+    overwriteIssuer: record.overwriteIssuer ?? false,
+  };
 }

@@ -101,7 +101,8 @@ export class Profiles {
     const keyId = request.didKeyID ?? request.creator;
     if (!keyId) throw badRequest('didKeyID is required with did (the verification method to sign with)');
     if (!keyId.startsWith(`${did}#`)) throw badRequest(`didKeyID ${keyId} is not a key of ${did}`);
-    if (!request.didPrivateKey) throw badRequest('didPrivateKey is required with did (the key of didKeyID to sign with)');
+    if (!request.didPrivateKey)
+      throw badRequest('didPrivateKey is required with did (the key of didKeyID to sign with)');
     let methods;
     try {
       this.resolution.forget(did);
@@ -121,7 +122,8 @@ export class Profiles {
       throw badRequest('didPrivateKey is not base58');
     }
     const signer = await this.keys.importKey(keyType, privateKey);
-    if (!samePublicKey(signer.publicKey, method.key)) throw badRequest(`didPrivateKey is not the private key of ${keyId}`);
+    if (!samePublicKey(signer.publicKey, method.key))
+      throw badRequest(`didPrivateKey is not the private key of ${keyId}`);
     return { did, creator: keyId, keyRef: signer.keyRef };
   }
 }
@@ -135,7 +137,9 @@ function keyTypeOf(request: ProfileRequest, allowed: readonly ProfileKeyType[]):
     request.didKeyType === undefined ? undefined : request.didKeyType === 'Ed25519' ? 'Ed25519' : 'P-256';
   const type = wanted ?? (allowed[0] as ProfileKeyType);
   if (!allowed.includes(type))
-    throw badRequest(`didKeyType ${request.didKeyType} cannot sign ${request.signatureType} (it takes ${allowed.join(', ')})`);
+    throw badRequest(
+      `didKeyType ${request.didKeyType} cannot sign ${request.signatureType} (it takes ${allowed.join(', ')})`,
+    );
   return type;
 }
 

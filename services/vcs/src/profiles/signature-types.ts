@@ -43,7 +43,9 @@ export function suiteFacts(type: SignatureType): SuiteFacts {
 
 /** The JSON-LD proof options for a suite: the proof type, and the cryptosuite of a Data Integrity proof. */
 export function proofTypeOf(type: SignatureType): { type: string; cryptosuite?: Cryptosuite } {
-  return type === 'eddsa-rdfc-2022' || type === 'ecdsa-rdfc-2019' ? { type: 'DataIntegrityProof', cryptosuite: type } : { type };
+  return type === 'eddsa-rdfc-2022' || type === 'ecdsa-rdfc-2019'
+    ? { type: 'DataIntegrityProof', cryptosuite: type }
+    : { type };
 }
 
 export function representationName(value: SignatureRepresentation): 'proofValue' | 'jws' {

@@ -24,7 +24,11 @@ describe('grouped inserts', () => {
   it('answers false only to the caller whose key exists, the others in its group still written', async () => {
     await store.put('taken', { n: -1 });
     const grouped = new GroupedInserts(store);
-    const results = await Promise.all([grouped.insert('a', { n: 1 }), grouped.insert('taken', { n: 2 }), grouped.insert('b', { n: 3 })]);
+    const results = await Promise.all([
+      grouped.insert('a', { n: 1 }),
+      grouped.insert('taken', { n: 2 }),
+      grouped.insert('b', { n: 3 }),
+    ]);
     expect(results).toEqual([true, false, true]);
     expect(await store.get('taken')).toEqual({ n: -1 });
     expect(await store.get('b')).toEqual({ n: 3 });

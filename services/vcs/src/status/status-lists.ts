@@ -102,11 +102,16 @@ export class StatusLists {
   }
 
   /** Allocates one entry per purpose and returns the credentialStatus value (one object, or an array for several). */
-  async allocate(profile: ProfileRecord, format: ListFormat): Promise<{ refs: StatusEntryRef[]; credentialStatus: unknown }> {
+  async allocate(
+    profile: ProfileRecord,
+    format: ListFormat,
+  ): Promise<{ refs: StatusEntryRef[]; credentialStatus: unknown }> {
     const purposes = profile.credentialStatusPurposes ?? ['revocation'];
     const refs: StatusEntryRef[] = [];
     for (const purpose of purposes) refs.push(await this.nextEntry(profile.name, format, purpose));
-    const entries = refs.map((ref) => statusEntry(ref.format, this.listUrl(profile.name, ref.listId), ref.index, ref.purpose));
+    const entries = refs.map((ref) =>
+      statusEntry(ref.format, this.listUrl(profile.name, ref.listId), ref.index, ref.purpose),
+    );
     return { refs, credentialStatus: entries.length === 1 ? entries[0] : entries };
   }
 
@@ -126,10 +131,17 @@ export class StatusLists {
    * Takes the next indices of the current list durably; a full list is followed by a new one. Claimed with a
    * compare-and-set, so processes sharing a store never take the same indices.
    */
-  private async reserve(profile: string, key: string, format: ListFormat, purpose: StatusPurpose): Promise<{ listId: string; indices: number[] }> {
+  private async reserve(
+    profile: string,
+    key: string,
+    format: ListFormat,
+    purpose: StatusPurpose,
+  ): Promise<{ listId: string; indices: number[] }> {
     for (let attempt = 1; ; attempt++) {
       const stored = (await this.allocators.get(key)) as AllocatorRecord | undefined;
-      let record = stored ? { listId: stored.listId, state: checkState(stored.state) } : await this.newList(profile, format, purpose);
+      let record = stored
+        ? { listId: stored.listId, state: checkState(stored.state) }
+        : await this.newList(profile, format, purpose);
       let reserved = reserveIndexes(record.state, RESERVATION);
       if (reserved === undefined) {
         record = await this.newList(profile, format, purpose);
@@ -138,12 +150,18 @@ export class StatusLists {
       const next: AllocatorRecord = { listId: record.listId, state: reserved.state };
       if (await this.compareAndPut(this.allocators, key, `${record.listId}:${reserved.state.next}`, next))
         return { listId: record.listId, indices: reserved.indexes };
-      if (attempt >= CAS_ATTEMPTS) throw conflict(`status index allocation for ${key} keeps colliding with another process`, { retryable: true });
+      if (attempt >= CAS_ATTEMPTS)
+        throw conflict(`status index allocation for ${key} keeps colliding with another process`, { retryable: true });
     }
   }
 
   /** Writes `value` under `key` unless another writer wrote `version` first (see `VersionMarker`). */
-  private async compareAndPut<T extends object>(store: Store<T | VersionMarker>, key: string, version: string, value: T): Promise<boolean> {
+  private async compareAndPut<T extends object>(
+    store: Store<T | VersionMarker>,
+    key: string,
+    version: string,
+    value: T,
+  ): Promise<boolean> {
     try {
       await store.batch([
         { op: 'insert', key: `${key}@${version}`, value: { marker: true } },
@@ -158,7 +176,14 @@ export class StatusLists {
 
   private async newList(profile: string, format: ListFormat, purpose: StatusPurpose): Promise<AllocatorRecord> {
     const listId = randomUUID();
-    const list: ListRecord = { profile, listId, format, purpose, bits: Buffer.from(emptyList()).toString('base64'), version: 0 };
+    const list: ListRecord = {
+      profile,
+      listId,
+      format,
+      purpose,
+      bits: Buffer.from(emptyList()).toString('base64'),
+      version: 0,
+    };
     if (!(await this.lists.insert(`${profile}:${listId}`, list))) throw conflict(`status list ${listId} exists`);
     // The Bitstring Status List spec: indexes SHOULD be assigned in random order (the list reveals less about issuance order).
     return { listId, state: newAllocator({ shuffle: true }) };
@@ -167,7 +192,8 @@ export class StatusLists {
   /** Sets or clears a credential's status bit for a purpose; resolves once the change is durable. */
   async update(profile: string, credentialId: string, purpose: StatusPurpose, value: boolean): Promise<void> {
     const record = await this.issued.get(credentialId);
-    if (!record || record.profile !== profile) throw notFound(`credential ${credentialId} was not issued by profile ${profile}`);
+    if (!record || record.profile !== profile)
+      throw notFound(`credential ${credentialId} was not issued by profile ${profile}`);
     const ref = record.status.find((entry) => entry.purpose === purpose);
     if (!ref) throw badRequest(`credential ${credentialId} has no ${purpose} status entry`);
     const listKey = `${profile}:${ref.listId}`;
@@ -179,16 +205,24 @@ export class StatusLists {
         if (purpose === 'revocation' && !value && bitAt(bits, ref.index))
           throw badRequest(`credential ${credentialId} is revoked; revocation cannot be undone`);
         if (bitAt(bits, ref.index) === value) return;
-        const updated = { ...list, bits: Buffer.from(withBit(bits, ref.index, value)).toString('base64'), version: list.version + 1 };
+        const updated = {
+          ...list,
+          bits: Buffer.from(withBit(bits, ref.index, value)).toString('base64'),
+          version: list.version + 1,
+        };
         // Another process sharing the store may have changed the list since it was read: then read it again.
         if (await this.compareAndPut(this.lists, listKey, String(updated.version), updated)) return;
-        if (attempt >= CAS_ATTEMPTS) throw conflict(`status list ${ref.listId} keeps changing under another process`, { retryable: true });
+        if (attempt >= CAS_ATTEMPTS)
+          throw conflict(`status list ${ref.listId} keeps changing under another process`, { retryable: true });
       }
     });
   }
 
   /** The unsigned list credential of a list, and its version (for caching the signed form). */
-  async listCredential(profile: ProfileRecord, listId: string): Promise<{ credential: Record<string, unknown>; version: number }> {
+  async listCredential(
+    profile: ProfileRecord,
+    listId: string,
+  ): Promise<{ credential: Record<string, unknown>; version: number }> {
     const list = (await this.lists.get(`${profile.name}:${listId}`)) as ListRecord | undefined;
     if (!list || !('bits' in list)) throw notFound(`status list ${listId} of profile ${profile.name} not found`);
     const credential = statusListCredential({
@@ -203,9 +237,14 @@ export class StatusLists {
   }
 
   /** A list's purpose and bits, read from the store (the service's own lists). */
-  async readList(profile: string, listId: string): Promise<{ purpose: StatusPurpose; format: ListFormat; bits: Uint8Array } | undefined> {
+  async readList(
+    profile: string,
+    listId: string,
+  ): Promise<{ purpose: StatusPurpose; format: ListFormat; bits: Uint8Array } | undefined> {
     const list = (await this.lists.get(`${profile}:${listId}`)) as ListRecord | undefined;
-    return list && 'bits' in list ? { purpose: list.purpose, format: list.format, bits: Buffer.from(list.bits, 'base64') } : undefined;
+    return list && 'bits' in list
+      ? { purpose: list.purpose, format: list.format, bits: Buffer.from(list.bits, 'base64') }
+      : undefined;
   }
 
   /** One at a time per key, in this process. */
@@ -220,4 +259,3 @@ export class StatusLists {
     return next;
   }
 }
-

@@ -37,7 +37,11 @@ export class StatusSource {
       const own = await this.ownStatus(parsed, credentialIssuer);
       const set = own ?? (await this.remoteStatus(parsed, credentialIssuer));
       if (!set) return undefined;
-      return parsed.purpose === 'revocation' ? 'Revoked' : parsed.purpose === 'suspension' ? 'Suspended' : `status ${parsed.purpose} is set`;
+      return parsed.purpose === 'revocation'
+        ? 'Revoked'
+        : parsed.purpose === 'suspension'
+          ? 'Suspended'
+          : `status ${parsed.purpose} is set`;
     } catch (error) {
       if (error instanceof AppError && error.retryable) throw error;
       return `status list ${parsed.listCredential}: ${errorMessage(error)}`;
@@ -56,13 +60,18 @@ export class StatusSource {
     });
     let verified;
     try {
-      verified = await verifyDocument(data, { resolver: this.resolution.verificationMethods, documentLoader: this.documentLoader });
+      verified = await verifyDocument(data, {
+        resolver: this.resolution.verificationMethods,
+        documentLoader: this.documentLoader,
+      });
     } catch (error) {
       throw badRequest(`the status list credential does not verify: ${errorMessage(error)}`);
     }
     if (!verified.verified) {
       const failed = verified.proofs.find((proof) => !proof.verified);
-      throw badRequest(`the status list credential does not verify: ${failed?.failure?.message ?? verified.error ?? 'no proof'}`);
+      throw badRequest(
+        `the status list credential does not verify: ${failed?.failure?.message ?? verified.error ?? 'no proof'}`,
+      );
     }
     return !checkStatus(entry, data, issuer === undefined ? {} : { expectedIssuer: issuer }).valid;
   }
@@ -79,11 +88,16 @@ export class StatusSource {
     const list = profile && (await this.own.lists.readList(profileName, listId));
     if (!profile || !list) return undefined;
     if (issuer !== profile.did)
-      throw badRequest(`the status list credential is issued by ${profile.did}, not by the credential's issuer ${String(issuer)}`);
+      throw badRequest(
+        `the status list credential is issued by ${profile.did}, not by the credential's issuer ${String(issuer)}`,
+      );
     if (list.purpose !== entry.purpose)
-      throw badRequest(`the status list's purpose ${JSON.stringify(list.purpose)} is not the entry's ${JSON.stringify(entry.purpose)}`);
+      throw badRequest(
+        `the status list's purpose ${JSON.stringify(list.purpose)} is not the entry's ${JSON.stringify(entry.purpose)}`,
+      );
     if (list.format !== entry.format) throw badRequest(`the status list is not a ${entry.format}Credential`);
-    if (entry.index >= list.bits.length * 8) throw badRequest(`statusListIndex ${entry.index} is beyond the list's ${list.bits.length * 8} entries`);
+    if (entry.index >= list.bits.length * 8)
+      throw badRequest(`statusListIndex ${entry.index} is beyond the list's ${list.bits.length * 8} entries`);
     return bitAt(list.bits, entry.index);
   }
 }
