@@ -1,3 +1,4 @@
+import { databaseUrlRequired, storageOptions } from '@anchor/common/service';
 import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
 import { parseByteSize } from '@anchor/common/http';
 import { readCaCertificates, tlsCaCertsOption } from '@anchor/common/http-client';
@@ -46,28 +47,7 @@ export const KMS_CONFIG = defineConfig({
       flag: 'dev-mode',
       help: 'without a master key, create one in --data-dir on first start (and warn); resolve did:web controllers over plain http, and at private, link-local and loopback addresses (otherwise https to public addresses only, and loopback when the kms itself is on loopback)',
     }),
-    databaseType: opt.enum(['mem', 'lmdb', 'mongodb'] as const, {
-      flag: 'database-type',
-      env: ['DATABASE_TYPE'],
-      default: 'lmdb',
-      help: 'storage: lmdb (embedded, durable, in --data-dir), mongodb (--database-url; use a replica set), or mem (nothing survives a restart)',
-    }),
-    databaseUrl: opt.string({
-      flag: 'database-url',
-      env: ['DATABASE_URL'],
-      secret: true,
-      help: 'MongoDB connection string (mongodb://...)',
-    }),
-    databasePrefix: opt.string({
-      flag: 'database-prefix',
-      env: ['DATABASE_PREFIX'],
-      help: 'prefix of the store (collection) names',
-    }),
-    databaseTimeout: opt.duration({
-      flag: 'database-timeout',
-      default: '30s',
-      help: 'how long to keep retrying (once a second) when the database cannot be reached at start-up',
-    }),
+    ...storageOptions(),
     nodeUrl: opt.url({
       flag: 'node-url',
       protocols: ['http', 'https'],
@@ -144,10 +124,7 @@ export const KMS_CONFIG = defineConfig({
       (c.tlsServeCert === undefined) !== (c.tlsServeKey === undefined)
         ? 'options --tls-serve-cert and --tls-serve-key: give both to serve HTTPS, or neither'
         : undefined,
-    (c) =>
-      c.databaseType === 'mongodb' && !c.databaseUrl
-        ? 'option --database-url (env KMS_DATABASE_URL or DATABASE_URL): required with --database-type mongodb'
-        : undefined,
+    databaseUrlRequired('KMS'),
     (c) =>
       c.secretLockKeyPath !== undefined && c.secretLockKey !== undefined
         ? 'options --secret-lock-key-path and --secret-lock-key (env KMS_SECRET_LOCK_KEY): give the master key once'

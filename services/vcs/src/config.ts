@@ -1,3 +1,4 @@
+import { databaseUrlRequired, storageOptions } from '@anchor/common/service';
 import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
 import { parseByteSize } from '@anchor/common/http';
 import { contextsFileOption } from '@anchor/common/jsonld-contexts';
@@ -72,30 +73,7 @@ export const VCS_CONFIG = defineConfig({
       protocols: ['http', 'https'],
       help: 'DID resolver for methods other than key, web and node: GET <url>/1.0/identifiers/<did>',
     }),
-    databaseType: opt.enum(STORE_TYPES, {
-      flag: 'database-type',
-      short: 't',
-      env: ['DATABASE_TYPE'],
-      default: 'lmdb',
-      help: 'storage: lmdb (embedded, durable, in --data-dir), mongodb (--database-url), or mem (nothing survives a restart)',
-    }),
-    databaseUrl: opt.string({
-      flag: 'database-url',
-      short: 'v',
-      env: ['DATABASE_URL'],
-      secret: true,
-      help: 'MongoDB connection string (mongodb://...); not needed for mem and lmdb',
-    }),
-    databasePrefix: opt.string({
-      flag: 'database-prefix',
-      env: ['DATABASE_PREFIX'],
-      help: 'prefix of the store (collection) names',
-    }),
-    databaseTimeout: opt.duration({
-      flag: 'database-timeout',
-      default: '30s',
-      help: 'how long start-up keeps retrying, with backoff (0.5 s doubling to 10 s), a database it cannot reach (0: one attempt)',
-    }),
+    ...storageOptions({ type: 't', url: 'v' }),
     kmsSecretsDatabaseType: opt.enum(STORE_TYPES, {
       flag: 'kms-secrets-database-type',
       short: 'k',
@@ -230,10 +208,7 @@ export const VCS_CONFIG = defineConfig({
       (c.tlsServeCert === undefined) !== (c.tlsServeKey === undefined)
         ? 'options --tls-serve-cert and --tls-serve-key: give both to serve HTTPS, or neither'
         : undefined,
-    (c) =>
-      c.databaseType === 'mongodb' && !c.databaseUrl
-        ? 'option --database-url (env VC_REST_DATABASE_URL or DATABASE_URL): required with --database-type mongodb'
-        : undefined,
+    databaseUrlRequired('VC_REST'),
     (c) =>
       (c.kmsSecretsDatabaseType ?? c.databaseType) === 'mongodb' && !(c.kmsSecretsDatabaseUrl ?? c.databaseUrl)
         ? 'option --kms-secrets-database-url (env KMSSECRETS_DATABASE_URL): required with a mongodb key store'

@@ -1,3 +1,4 @@
+import { databaseUrlRequired, storageOptions } from '@anchor/common/service';
 import { kmsOptions, kmsOptionsProblem, kmsSettingsOf } from '@anchor/common/clients';
 import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
 import { parseByteSize } from '@anchor/common/http';
@@ -51,28 +52,7 @@ export const VCT_LOG_CONFIG = defineConfig({
       validateItem: issuerItemProblem,
       help: 'issuer allow-list entries alias@did; add-vc on an alias with a list rejects other issuers with 400',
     }),
-    databaseType: opt.enum(['mem', 'lmdb', 'mongodb'] as const, {
-      flag: 'database-type',
-      env: ['DATABASE_TYPE'],
-      default: 'lmdb',
-      help: 'storage: lmdb (embedded, durable, in --data-dir), mongodb (--database-url; use a replica set), or mem (nothing survives a restart)',
-    }),
-    databaseUrl: opt.string({
-      flag: 'database-url',
-      env: ['DATABASE_URL'],
-      secret: true,
-      help: 'MongoDB connection string (mongodb://...)',
-    }),
-    databasePrefix: opt.string({
-      flag: 'database-prefix',
-      env: ['DATABASE_PREFIX'],
-      help: 'prefix of the store (collection) names',
-    }),
-    databaseTimeout: opt.duration({
-      flag: 'database-timeout',
-      default: '30s',
-      help: 'how long start-up keeps retrying, with backoff (0.5 s doubling to 10 s), a database it cannot reach (0: one attempt)',
-    }),
+    ...storageOptions(),
     keyFile: opt.string({
       flag: 'key-file',
       help: 'PKCS#8 PEM file of the log signing key; created with a new key on first start when missing (default <data-dir>/vct-log-key.pem); replicas sharing a database must share this file',
@@ -204,10 +184,7 @@ export const VCT_LOG_CONFIG = defineConfig({
       (c.tlsServeCert === undefined) !== (c.tlsServeKey === undefined)
         ? 'options --tls-serve-cert and --tls-serve-key: give both to serve HTTPS, or neither'
         : undefined,
-    (c) =>
-      c.databaseType === 'mongodb' && !c.databaseUrl
-        ? 'option --database-url (env VCT_DATABASE_URL or DATABASE_URL): required with --database-type mongodb'
-        : undefined,
+    databaseUrlRequired('VCT'),
   ],
 });
 

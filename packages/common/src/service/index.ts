@@ -15,6 +15,7 @@ export {
 } from './service.js';
 export type { ContextExtension, ServiceSettings } from './service-settings.js';
 export { openStorage, type StorageSettings } from './open-storage.js';
+export { databaseUrlRequired, storageOptions } from './storage-options.js';
 export { tokenRulesFor, type TokenSettings } from './token-settings.js';
 export { startMetricsListener } from './metrics-listener.js';
 export { runService, type Runnable, type RunServiceOptions } from './run-service.js';

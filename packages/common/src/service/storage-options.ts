@@ -1,0 +1,43 @@
+import { opt } from '../config/index.js';
+
+/**
+ * The storage flags every service takes, with one help text each: `--database-type|url|prefix|timeout`, env
+ * `<PREFIX>_DATABASE_*` by the config rule plus the generic `DATABASE_*` the original's deployments use.
+ * `shorts` keeps a service's historical one-letter aliases (the vcs's `-t` and `-v`).
+ */
+export function storageOptions(shorts: { type?: string; url?: string } = {}) {
+  return {
+    databaseType: opt.enum(['mem', 'lmdb', 'mongodb'] as const, {
+      flag: 'database-type',
+      ...(shorts.type === undefined ? {} : { short: shorts.type }),
+      env: ['DATABASE_TYPE'],
+      default: 'lmdb',
+      help: 'storage: lmdb (embedded, durable, in --data-dir), mongodb (--database-url; use a replica set), or mem (nothing survives a restart)',
+    }),
+    databaseUrl: opt.string({
+      flag: 'database-url',
+      ...(shorts.url === undefined ? {} : { short: shorts.url }),
+      env: ['DATABASE_URL'],
+      secret: true,
+      help: 'MongoDB connection string (mongodb://...)',
+    }),
+    databasePrefix: opt.string({
+      flag: 'database-prefix',
+      env: ['DATABASE_PREFIX'],
+      help: 'prefix of the store (collection) names',
+    }),
+    databaseTimeout: opt.duration({
+      flag: 'database-timeout',
+      default: '30s',
+      help: 'how long start-up keeps retrying, with backoff (0.5 s doubling to 10 s), a database it cannot reach (0: one attempt)',
+    }),
+  };
+}
+
+/** The spec check that goes with `storageOptions`: a MongoDB store needs its URL (the line names the env names). */
+export function databaseUrlRequired(envPrefix: string) {
+  return (c: { databaseType: string; databaseUrl?: string | undefined }): string | undefined =>
+    c.databaseType === 'mongodb' && !c.databaseUrl
+      ? `option --database-url (env ${envPrefix}_DATABASE_URL or DATABASE_URL): required with --database-type mongodb`
+      : undefined;
+}
