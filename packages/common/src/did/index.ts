@@ -44,3 +44,4 @@ export {
   didKeyResolver,
   didWebResolver,
 } from './resolver.js';
+export { didNodeOverHttp, fetchDidResolution } from './resolution-over-http.js';

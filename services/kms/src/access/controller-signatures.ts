@@ -1,9 +1,4 @@
-import {
-  createDidResolver,
-  type DidMethodResolver,
-  type DidResolutionResult,
-  type DidWebResolveOptions,
-} from '@anchor/common/did';
+import { createDidResolver, didNodeOverHttp, type DidWebResolveOptions } from '@anchor/common/did';
 import { unauthorized } from '@anchor/common/errors';
 import type { SignatureAuthenticator } from '@anchor/common/http';
 import type { HttpClient } from '@anchor/common/http-client';
@@ -36,19 +31,4 @@ export function controllerSignatureAuthenticator(options: ControllerSignatureOpt
       throw unauthorized(`keyId ${url.slice(0, 100)} is not a DID URL: keystores are controlled by DIDs`);
     },
   });
-}
-
-/** did:node documents from the node's resolution endpoint. */
-function didNodeOverHttp(node: { url: string; token?: string | undefined }, http: () => HttpClient): DidMethodResolver {
-  return {
-    resolve: async (did) => {
-      const response = await http().get<DidResolutionResult>(
-        `${node.url}/sidetree/v1/identifiers/${encodeURIComponent(did)}`,
-        {
-          ...(node.token ? { token: node.token } : {}),
-        },
-      );
-      return response.data;
-    },
-  };
 }

@@ -1,5 +1,7 @@
 import {
   createDidResolver,
+  didNodeOverHttp,
+  fetchDidResolution,
   parseDidUrl,
   type DidResolutionResult,
   type DidResolverRegistry,
@@ -7,7 +9,6 @@ import {
 } from '@anchor/common/did';
 import { notFound } from '@anchor/common/errors';
 import type { HttpClient } from '@anchor/common/http-client';
-import { peerStatusOf } from '@anchor/common/http-client';
 import { TtlCache } from '@anchor/common/httpsig';
 import {
   verificationMethodsOf,
@@ -48,9 +49,7 @@ export class DidResolution {
     this.registry = createDidResolver({ web: options.web });
     const { nodeUrl } = options;
     if (nodeUrl)
-      this.registry.register('node', {
-        resolve: (did) => this.fetchResolution(`${nodeUrl}/sidetree/v1/identifiers/${did}`, did, options.tokens.node),
-      });
+      this.registry.register('node', didNodeOverHttp({ url: nodeUrl, token: options.tokens.node }, options.http));
   }
 
   /** A DID's resolution: its method's resolver, else the universal resolver when one is configured. */
@@ -58,7 +57,12 @@ export class DidResolution {
     const { universalResolverUrl } = this.options;
     const method = /^did:([a-z0-9]+):/.exec(did)?.[1];
     if (universalResolverUrl && method && !this.registry.methods().includes(method))
-      return this.fetchResolution(`${universalResolverUrl}/1.0/identifiers/${did}`, did, this.options.tokens.resolver);
+      return fetchDidResolution(
+        this.options.http,
+        `${universalResolverUrl}/1.0/identifiers/${did}`,
+        did,
+        this.options.tokens.resolver,
+      );
     return this.registry.resolve(did);
   }
 
@@ -93,23 +97,6 @@ export class DidResolution {
   /** Forgets a DID (a profile's DID was just created and must be read afresh). */
   forget(did: string): void {
     this.cache.delete(did);
-  }
-
-  private async fetchResolution(url: string, did: string, token: string | undefined): Promise<DidResolutionResult> {
-    try {
-      const { data } = await this.options.http.get<DidResolutionResult>(url, token ? { token } : {});
-      if (
-        typeof data !== 'object' ||
-        data === null ||
-        typeof data.didDocument !== 'object' ||
-        data.didDocument === null
-      )
-        throw notFound(`resolving ${did} gave no DID document`);
-      return data;
-    } catch (error) {
-      if (peerStatusOf(error) === 404 || peerStatusOf(error) === 410) throw notFound(`${did} not found`);
-      throw error;
-    }
   }
 }
 
