@@ -290,7 +290,8 @@ describe('anchor (the built binary) against a local federation', () => {
       kmsUrl,
     );
     expect(keystore.capability).toBeTruthy();
-    const access = ['--keystore', keystore.id, '--capability', keystore.capability, '--kms-url', kmsUrl];
+    // `=`: a capability is base64url and may begin with '-'.
+    const access = ['--keystore', keystore.id, `--capability=${keystore.capability}`, '--kms-url', kmsUrl];
     const key = await json<{ keyId: string; publicKey: string }>(
       'kms',
       'key',

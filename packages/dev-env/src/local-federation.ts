@@ -167,13 +167,11 @@ async function keystoresIn(
     { kmsUrl, keystores: names, output: 'files', dir, secretPrefix: 'kms-', token: undefined, waitTimeout: 60_000 },
     progress,
   );
+  // `--flag=value`: a capability is base64url and may begin with '-', which would read as a flag of its own.
   return async (name) => [
-    '--kms-url',
-    kmsUrl,
-    '--kms-keystore',
-    (await readFile(join(dir, `${name}.keystore`), 'utf8')).trim(),
-    '--kms-capability',
-    (await readFile(join(dir, `${name}.capability`), 'utf8')).trim(),
+    `--kms-url=${kmsUrl}`,
+    `--kms-keystore=${(await readFile(join(dir, `${name}.keystore`), 'utf8')).trim()}`,
+    `--kms-capability=${(await readFile(join(dir, `${name}.capability`), 'utf8')).trim()}`,
   ];
 }
 

@@ -128,7 +128,7 @@ beforeAll(async () => {
     const kms = new KmsClient({ url: kmsUrl, tls: { ca: [ca] } });
     try {
       const keystore = await kms.createKeystore({ controller: didKeyFromKeyPair(KeyPair.generate('Ed25519')) });
-      return ['--kms-url', kmsUrl, '--kms-keystore', keystore.id, '--kms-capability', keystore.capability as string];
+      return ['--kms-url', kmsUrl, '--kms-keystore', keystore.id, `--kms-capability=${keystore.capability as string}`];
     } finally {
       kms.close();
     }

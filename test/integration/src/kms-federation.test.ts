@@ -71,7 +71,7 @@ describe('a federation signing through one kms', () => {
     const created = await createKeystore(kms);
     keystore = kms.client.keystore(created.id, { capability: created.capability });
     node1Key = (await keystore.createKey('ED25519')).keyId;
-    const kmsFlags = ['--kms-url', kms.url, '--kms-keystore', created.id, '--kms-capability', created.capability];
+    const kmsFlags = ['--kms-url', kms.url, '--kms-keystore', created.id, `--kms-capability=${created.capability}`];
 
     const log = await startVctLog(vctDir!, ['--kms-type', 'web', ...kmsFlags]);
     logUrl = log.logUrl;

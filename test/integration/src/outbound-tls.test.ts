@@ -62,8 +62,8 @@ const logArgs = (port: number, name: string): string[] => [
   kmsUrl,
   '--kms-keystore',
   keystore.id,
-  '--kms-capability',
-  keystore.capability,
+  // `=`: a capability is base64url and may begin with '-'.
+  `--kms-capability=${keystore.capability}`,
   '--canonicalize-workers',
   '1',
 ];
