@@ -1,6 +1,7 @@
 import { kmsOptions, kmsOptionsProblem } from '@anchor/common/clients';
 import { tracingOptions } from '@anchor/common/tracing';
 import { defineConfig, formatDuration, opt, type ConfigOf } from '@anchor/common/config';
+import { formatByteSize, parseByteSize } from '@anchor/common/http';
 import { SIGNATURE_SCHEMES } from '@anchor/common/httpsig';
 import { contextsFileOption } from '@anchor/common/jsonld-contexts';
 import { parseLogSpec } from '@anchor/common/log';
@@ -163,11 +164,19 @@ export const nodeConfigSpec = defineConfig({
         default: '1h',
         help: 'How long an unpublished operation stays resolvable if it is never anchored',
       }),
+      resolutionCacheMaxBytes: opt.custom({
+        flag: 'resolution-cache-max-bytes',
+        type: 'size',
+        default: '64mb',
+        parse: parseByteSize,
+        format: formatByteSize,
+        help: 'Estimated heap the resolution cache may take (parsed operations and rendered results per DID, least recently used out first; 0 disables the cache)',
+      }),
       resolutionCacheSize: opt.int({
         flag: 'resolution-cache-size',
         default: 20_000,
         min: 0,
-        help: 'DIDs whose parsed operations and rendered results this instance keeps in memory (0 disables the cache)',
+        help: 'DIDs the resolution cache holds at most, whatever their size (0 disables the cache); --resolution-cache-max-bytes binds first unless DIDs are small',
       }),
       protocolVersions: opt.enumList(PROTOCOL_VERSION_NAMES, {
         flag: 'sidetree-protocol-versions',

@@ -52,6 +52,15 @@ export function parseByteSize(size: string | number): number {
   return Math.floor(Number(match[1]) * (UNITS[(match[2] ?? 'b').toLowerCase()] ?? 1));
 }
 
+/** A byte count the way `parseByteSize` reads it back: the largest unit that divides it (`64mb`, `1536kb`, `100`). */
+export function formatByteSize(bytes: number): string {
+  for (const unit of ['tb', 'gb', 'mb', 'kb'] as const) {
+    const size = UNITS[unit] as number;
+    if (bytes >= size && bytes % size === 0) return `${bytes / size}${unit}`;
+  }
+  return String(bytes);
+}
+
 /** The 413 every body over the limit gets (the connection is closed rather than read to its end). */
 export function payloadTooLarge(limit: number): AppError {
   return new AppError('payload_too_large', `request body exceeds the limit of ${limit} bytes`, {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { badRequest, unauthorized } from '../errors/index.js';
 import { createMetrics } from '../metrics/index.js';
 import { bearer, call, serve, type Reply } from './http.test-helpers.js';
-import { createHttpApp, parseByteSize, type HttpAppOptions } from './index.js';
+import { createHttpApp, formatByteSize, parseByteSize, type HttpAppOptions } from './index.js';
 import type { FastRequest } from './fast-routes.js';
 import type { SignatureAuthenticator } from './principal.js';
 
@@ -199,5 +199,9 @@ describe('fast routes', () => {
     expect(parseByteSize('1.5KB')).toBe(1536);
     expect(parseByteSize('512')).toBe(512);
     expect(() => parseByteSize('lots')).toThrow(/not a size/);
+    for (const [bytes, text] of [[64 * 1024 ** 2, '64mb'], [1536, '1536'], [1536 * 1024, '1536kb'], [0, '0']] as const) {
+      expect(formatByteSize(bytes)).toBe(text);
+      expect(parseByteSize(formatByteSize(bytes))).toBe(bytes);
+    }
   });
 });

@@ -29,6 +29,10 @@ export interface NodeMetrics {
   observerOperationsApplied: Counter<'origin'>;
   /** Resolving one DID at the identifiers endpoint. */
   resolutionSeconds: Histogram<'result'>;
+  /** Estimated heap bytes of the resolution cache (`--resolution-cache-max-bytes` bounds it). */
+  resolutionCacheBytes: Gauge<string>;
+  /** DIDs in the resolution cache (`--resolution-cache-size` bounds it). */
+  resolutionCacheEntries: Gauge<string>;
   /** Operations accepted but not yet anchored. */
   pendingOperations: Gauge<string>;
   /** Handling one received activity, by activity type (spec: node_activitypub_inbox_handler_seconds). */
@@ -147,6 +151,11 @@ function declareNodeMetrics(metrics: Metrics): NodeMetrics {
       help: 'Seconds to resolve a DID',
       labelNames: ['result'],
     }),
+    resolutionCacheBytes: metrics.gauge({
+      name: 'resolution_cache_bytes',
+      help: 'Estimated heap bytes of the resolution cache',
+    }),
+    resolutionCacheEntries: metrics.gauge({ name: 'resolution_cache_entries', help: 'DIDs in the resolution cache' }),
     pendingOperations: metrics.gauge({ name: 'pending_operations', help: 'Operations accepted but not yet anchored' }),
     inboxHandlerSeconds: metrics.histogram({
       name: 'activitypub_inbox_handler_seconds',

@@ -33,6 +33,7 @@ export function createResolutionFeature(ctx: NodeContext, deps: { stores: Operat
     domain: ctx.urls.host,
     includePublishedOperations: ctx.config.sidetree.includePublishedOperations,
     cacheSize: ctx.config.sidetree.resolutionCacheSize,
+    cacheMaxBytes: ctx.config.sidetree.resolutionCacheMaxBytes,
     metrics: ctx.nodeMetrics,
   });
   const resolver = nodeDidResolver(service);

@@ -2,22 +2,17 @@ import {
   parseNodeDid,
   renderNodeResolution,
   resolveNodeDid,
-  type DidResolutionResult,
   type ParsedNodeDid,
 } from '@anchor/sidetree';
-import { LRUCache } from 'lru-cache';
 import type { NodeMetrics } from '../observability/node-metrics.js';
 import type { DidOperations, DidOperationsLoader } from './did-operations.js';
+import { ResolutionCache, type CachedDid, type ResolvedDid } from './resolution-cache.js';
+
+export type { ResolvedDid } from './resolution-cache.js';
 
 export interface VersionOptions {
   versionId?: string | undefined;
   versionTime?: string | undefined;
-}
-
-/** A resolution result and its JSON text (what the identifiers endpoint sends, cached as text). */
-export interface ResolvedDid {
-  result: DidResolutionResult;
-  json: string;
 }
 
 export interface ResolutionServiceOptions {
@@ -26,18 +21,15 @@ export interface ResolutionServiceOptions {
   /** `host[:port]` of this node: the https-hinted equivalent ids. */
   domain: string;
   includePublishedOperations: boolean;
-  /** DIDs kept in memory; 0 disables caching. */
+  /** DIDs kept in memory at most; 0 disables caching. */
   cacheSize: number;
+  /** Estimated bytes the cached DIDs may take; 0 disables caching. */
+  cacheMaxBytes: number;
   metrics: NodeMetrics;
 }
 
 /** Rendered results kept per DID: one per requested form and version (a DID is rarely asked under many). */
 const RESULTS_PER_DID = 16;
-
-interface CachedDid {
-  operations: DidOperations;
-  results: Map<string, ResolvedDid>;
-}
 
 /**
  * did:node resolution on this node (orb.md §2.10): every identifier form (`uAAA`, canonical, `hl:` and
@@ -47,16 +39,26 @@ interface CachedDid {
  * DID's version (two keyed reads: the intake's token and the observer's version; every change to a DID's
  * operations rewrites one of them in the same atomic batch), so the cache is right on every instance
  * sharing the database, not only this one. DIDs without operations are not cached (a create moves no
- * version). An entry also expires when its earliest unpublished operation does.
+ * version). An entry also expires when its earliest unpublished operation does. The cache is bounded by the
+ * estimated bytes of its entries and by their number (`ResolutionCache`).
  */
 export class ResolutionService {
-  private readonly cache: LRUCache<string, CachedDid> | undefined;
+  private readonly cache: ResolutionCache;
 
   constructor(
     private readonly loader: DidOperationsLoader,
     private readonly options: ResolutionServiceOptions,
   ) {
-    this.cache = options.cacheSize > 0 ? new LRUCache({ max: options.cacheSize }) : undefined;
+    this.cache = new ResolutionCache({
+      maxEntries: options.cacheSize,
+      maxBytes: options.cacheMaxBytes,
+      gauges: { bytes: options.metrics.resolutionCacheBytes, entries: options.metrics.resolutionCacheEntries },
+    });
+  }
+
+  /** Estimated bytes and number of the cached DIDs. */
+  get cacheUsage(): { bytes: number; entries: number } {
+    return { bytes: this.cache.bytes, entries: this.cache.entries };
   }
 
   get namespace(): string {
@@ -90,6 +92,7 @@ export class ResolutionService {
         resolved = { result, json: JSON.stringify(result) };
         if (entry.results.size >= RESULTS_PER_DID) entry.results.clear();
         entry.results.set(key, resolved);
+        this.cache.resized(parsed.suffix, entry);
       }
       outcome = resolved.result.didDocumentMetadata.deactivated === true ? 'deactivated' : 'found';
       return resolved;
@@ -108,19 +111,19 @@ export class ResolutionService {
 
   /** Forgets what this instance cached about a DID (after its operations changed here). */
   invalidate(suffix: string): void {
-    this.cache?.delete(suffix);
+    this.cache.delete(suffix);
   }
 
   private async entry(suffix: string): Promise<CachedDid> {
-    const cached = this.cache?.get(suffix);
+    const cached = this.cache.get(suffix);
     if (cached) {
       const token = await this.loader.token(suffix);
       if (token === cached.operations.token && Date.now() < cached.operations.validUntil) return cached;
     }
     const entry: CachedDid = { operations: await this.loader.load(suffix, cached?.operations), results: new Map() };
     // A DID with no operation is never cached: its create is accepted without a version change (see the intake).
-    if (entry.operations.published.length > 0 || entry.operations.pending.length > 0) this.cache?.set(suffix, entry);
-    else this.cache?.delete(suffix);
+    if (entry.operations.published.length > 0 || entry.operations.pending.length > 0) this.cache.set(suffix, entry);
+    else this.cache.delete(suffix);
     return entry;
   }
 }
