@@ -55,7 +55,7 @@ async function published(
   lastOperation: string,
   timeoutMs = 45_000,
 ): Promise<PublishedState> {
-  return waitFor(
+  const state = waitFor(
     async () => {
       const result = await resolveDid(node.url, did);
       if (result.status !== 200) return undefined;
@@ -69,6 +69,10 @@ async function published(
     },
     { timeoutMs, intervalMs: 250, description: `${did} published with its ${lastOperation} on ${node.name}` },
   );
+  // A node that does not get there says why in its own log (warnings and errors at the test's log level).
+  return state.catch((error: unknown) => {
+    throw new Error(node.process.describe((error as Error).message), { cause: error });
+  });
 }
 
 /** The anchor credential of an anchor linkset served by a node's CAS, and the hosts of its proofs' keys. */

@@ -27,6 +27,11 @@ export interface ActivitySyncOptions {
 
 type Collection = 'outbox' | 'inbox';
 
+/** What catch-up needs of the inbox: whether an activity is in, and handling one as if delivered. */
+export type SyncInbox = Pick<Inbox, 'received' | 'handleAndStore'>;
+/** What catch-up needs of the actor resolver: a peer's actor, and signed GETs of its collections. */
+export type SyncReader = Pick<ActorResolver, 'actor' | 'getJson'>;
+
 /**
  * Catch-up (orb.md §3.4 "Activity sync"): a node that was down or joined late reads what it missed —
  * the Create and Announce activities in the outboxes of the services it follows, and its own Creates in
@@ -34,15 +39,15 @@ type Collection = 'outbox' | 'inbox';
  * node's inbox is handled as if it had been delivered (without re-announcing) and stored in the inbox.
  * Collections are read in the order items were added, page by page (signed GETs), from a position
  * remembered per (service, collection); reading stops at the first activity younger than the minimum age
- * and at the first retryable failure, to resume there next time.
+ * (whatever its type) and at the first retryable failure, to resume there next time.
  */
 export class ActivitySync {
   private constructor(
     private readonly deps: {
       store: ActivityStore;
       positions: Store<SyncPosition>;
-      inbox: Inbox;
-      actors: ActorResolver;
+      inbox: SyncInbox;
+      actors: SyncReader;
       log: Logger;
       options: ActivitySyncOptions;
     },
@@ -50,7 +55,7 @@ export class ActivitySync {
 
   static async open(
     provider: StoreProvider,
-    deps: { store: ActivityStore; inbox: Inbox; actors: ActorResolver; log: Logger; options: ActivitySyncOptions },
+    deps: { store: ActivityStore; inbox: SyncInbox; actors: SyncReader; log: Logger; options: ActivitySyncOptions },
   ): Promise<ActivitySync> {
     return new ActivitySync({ ...deps, positions: await provider.open<SyncPosition>(SYNC_STORE) });
   }
@@ -151,9 +156,12 @@ export class ActivitySync {
     } catch {
       return 'skipped';
     }
-    if (!wanted(activity)) return 'skipped';
+    // Every young item stops the read, not only a wanted one: a collection's order is the time an item was
+    // added, taken before its write commits, so two concurrent writes can land out of order. Reading past a
+    // young item (a Like, say) could save a position beyond an older Create whose write lands just after.
     const published = typeof activity.published === 'string' ? Date.parse(activity.published) : Number.NaN;
     if (Number.isFinite(published) && Date.now() - published < this.deps.options.minActivityAgeMs) return 'too-young';
+    if (!wanted(activity)) return 'skipped';
     if (await this.deps.inbox.received(activity.id)) return 'skipped';
     try {
       await this.deps.inbox.handleAndStore(activity, { source: 'sync' });
