@@ -13,6 +13,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export class LogLoad {
   readonly acknowledged = new Map<string, { credential: Record<string, unknown>; timestamp: number }>();
   readonly heads: SignedTreeHead[] = [];
+  /** Distinct refusal messages (digits as N), for the printed figures. */
+  readonly messages = new Set<string>();
+  /** 503 answers without a Retry-After header. */
+  unavailableWithoutRetryAfter = 0;
   private readonly statuses = new Map<number, number>();
   lastAckAt = 0;
   private next = 0;
@@ -36,6 +40,10 @@ export class LogLoad {
         if (reply.status === 200) {
           this.acknowledged.set(id, { credential, timestamp: reply.body.timestamp });
           this.lastAckAt = Date.now();
+        } else {
+          const message = String((reply.body as { message?: unknown } | null)?.message ?? reply.text);
+          this.messages.add(`${reply.status} ${message.replace(/\d+/g, 'N').slice(0, 160)}`);
+          if (reply.status === 503 && reply.headers.get('retry-after') === null) this.unavailableWithoutRetryAfter++;
         }
       } catch {
         this.statuses.set(0, this.count(0) + 1);

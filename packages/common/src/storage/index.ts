@@ -6,5 +6,6 @@ export type { MongoStoreProvider, MongoStoreOptions } from './mongodb.js';
 export { KvStoreProvider, type KvProviderOptions } from './kv-provider.js';
 export { checkIntegrity, type IntegrityReport } from './integrity.js';
 export { queryAll, queryPages, type QueryToEnd } from './query-pages.js';
+export { storeUnavailable, STORE_RETRY_AFTER_SECONDS } from './unavailable.js';
 export { DEFAULT_LIMIT, MAX_LIMIT, MAX_IN_COMBINATIONS } from './query-plan.js';
 export { MAX_KEY_BYTES, MAX_RECORD_BYTES, RESERVED_FIELD } from './records.js';

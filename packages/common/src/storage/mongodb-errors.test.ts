@@ -1,21 +1,63 @@
+import { once } from 'node:events';
+import { createRequire } from 'node:module';
+import { createConnection, createServer, type AddressInfo } from 'node:net';
 import {
   MongoBulkWriteError,
+  MongoClientClosedError,
+  MongoExpiredSessionError,
   MongoNetworkError,
+  MongoServerClosedError,
   MongoServerError,
   MongoServerSelectionError,
   MongoWriteConcernError,
 } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors/index.js';
-import { duplicateKeyIndex, isDuplicateKey, mapMongoError } from './mongodb-errors.js';
+import { duplicateKeyIndex, isDuplicateKey, isTransientMongoError, mapMongoError } from './mongodb-errors.js';
+import { STORE_RETRY_AFTER_SECONDS } from './unavailable.js';
 
 const serverError = (code: number, codeName: string, labels: string[] = []): MongoServerError =>
   new MongoServerError({ ok: 0, code, codeName, errmsg: `${codeName} happened`, errorLabels: labels });
+
+// The driver's pool errors are not among its exports (the adapter knows them by name): taken from its module.
+const { PoolClosedError, WaitQueueTimeoutError } = createRequire(import.meta.url)('mongodb/lib/cmap/errors.js') as {
+  PoolClosedError: new (pool: { address: string }) => Error;
+  WaitQueueTimeoutError: new (message: string, address: string) => Error;
+};
 
 function mapped(error: unknown): AppError {
   const result = mapMongoError(error, 'store s: get');
   expect(result).toBeInstanceOf(AppError);
   return result as AppError;
+}
+
+function expectUnavailable(error: unknown): void {
+  const e = mapped(error);
+  expect([e.code, e.status, e.retryable], String(error)).toEqual(['unavailable', 503, true]);
+  expect(e.headers).toEqual({ 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) });
+  expect(e.message).toMatch(/^mongodb unavailable \(store s: get\)/);
+  expect(isTransientMongoError(error)).toBe(true);
+}
+
+/**
+ * What Node gives a write to a socket whose peer has ended it (a database shutting down): the error the
+ * driver awaits its drain with and lets out unwrapped.
+ */
+async function writeAfterPeerEnded(): Promise<Error> {
+  const server = createServer((socket) => socket.end());
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    const socket = createConnection((server.address() as AddressInfo).port, '127.0.0.1');
+    await once(socket, 'end');
+    const failed = once(socket, 'error');
+    socket.write(Buffer.from('hello'));
+    const [error] = (await failed) as [Error];
+    socket.destroy();
+    return error;
+  } finally {
+    server.close();
+  }
 }
 
 describe('MongoDB errors as AppErrors', () => {
@@ -45,11 +87,28 @@ describe('MongoDB errors as AppErrors', () => {
         ok: 1,
         writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' },
       } as never),
-    ]) {
-      const e = mapped(error);
-      expect([e.code, e.status, e.retryable], error.message).toEqual(['unavailable', 503, true]);
-      expect(e.message).toMatch(/^mongodb unavailable \(store s: get\)/);
-    }
+    ])
+      expectUnavailable(error);
+  });
+
+  it('maps the socket error the driver lets out unwrapped when the server has ended the connection to a retryable 503', async () => {
+    const error = await writeAfterPeerEnded();
+    expect((error as NodeJS.ErrnoException).code).toBe('EPIPE');
+    expectUnavailable(error);
+    for (const code of ['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT'])
+      expectUnavailable(Object.assign(new Error(`connect ${code} 127.0.0.1:27017`), { code }));
+  });
+
+  it('maps the errors of a client, pool or session closed under an operation (a replaced client) to a retryable 503', () => {
+    const pool = { address: '127.0.0.1:27017' };
+    for (const error of [
+      new MongoClientClosedError(),
+      new MongoServerClosedError(),
+      new MongoExpiredSessionError(),
+      new PoolClosedError(pool),
+      new WaitQueueTimeoutError('Timed out while checking out a connection from connection pool', '127.0.0.1:27017'),
+    ])
+      expectUnavailable(error);
   });
 
   it('maps a duplicate key to a 409 and finds the bulk operation that hit it', () => {

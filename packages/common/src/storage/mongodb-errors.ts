@@ -1,22 +1,26 @@
 /**
  * MongoDB driver errors as the project's AppErrors, so no driver error leaves the adapter as a bare 500:
- * a lost connection, a replica-set election, a timeout or a write conflict is `unavailable` (503, retried by
- * the queue); a duplicate key is `conflict` (409); a document over the server's limit is 413; anything else
- * the server refuses is an `internal` error that names the operation and the server's code.
+ * a lost connection, a replica-set election, a timeout or a write conflict is `unavailable` (503 with
+ * Retry-After, retried by the queue); a duplicate key is `conflict` (409); a document over the server's limit
+ * is 413; anything else the server refuses is an `internal` error that names the operation and the server's code.
  */
 import {
   MongoBulkWriteError,
+  MongoClientClosedError,
   MongoError,
+  MongoExpiredSessionError,
   MongoErrorLabel,
   MongoNetworkError,
   MongoNotConnectedError,
   MongoOperationTimeoutError,
+  MongoServerClosedError,
   MongoServerError,
   MongoServerSelectionError,
   MongoTopologyClosedError,
   MongoWriteConcernError,
 } from 'mongodb';
-import { AppError, conflict, transient } from '../errors/index.js';
+import { AppError, conflict } from '../errors/index.js';
+import { storeUnavailable } from './unavailable.js';
 
 export const DUPLICATE_KEY = 11000;
 
@@ -54,6 +58,36 @@ const TRANSIENT_LABELS = [
   MongoErrorLabel.PoolRequestedRetry,
   MongoErrorLabel.SystemOverloadedError,
 ];
+/**
+ * Errors of a client, pool or server the adapter closed under operations in flight (it replaces a client whose
+ * monitor is stuck), and of a pool with no connection to lend in time; the pool's classes are not exported.
+ */
+const CLOSED_UNDER_OPERATION = [MongoClientClosedError, MongoServerClosedError, MongoExpiredSessionError];
+const CLOSED_UNDER_OPERATION_NAMES = new Set(['MongoPoolClosedError', 'MongoWaitQueueTimeoutError']);
+
+/**
+ * Node's socket errors, which the driver (7.9) lets out unwrapped when a write meets a socket the server has
+ * already ended (`EPIPE`, "This socket has been ended by the other party", from the drain it awaits).
+ */
+const SOCKET_ERROR_CODES = new Set([
+  'EPIPE',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTCONN',
+  'ERR_SOCKET_CLOSED',
+  'ERR_STREAM_DESTROYED',
+  'ERR_STREAM_WRITE_AFTER_END',
+]);
+
+function isSocketError(error: unknown): boolean {
+  return error instanceof Error && SOCKET_ERROR_CODES.has(String((error as NodeJS.ErrnoException).code));
+}
+
 const TOO_LARGE_CODES = new Set([10334 /* BSONObjectTooLarge */, 17280 /* KeyTooLong */]);
 
 type WriteErrors = ReadonlyArray<{ code?: number; index?: number }>;
@@ -76,10 +110,16 @@ export function duplicateKeyIndex(error: unknown): number | undefined {
   return writeErrorsOf(error).find((w) => w.code === DUPLICATE_KEY)?.index;
 }
 
-/** Whether the failure is the deployment's state (connection, election, timeout), not the request. */
+/**
+ * Whether a failure of a driver call is the deployment's state (connection, election, timeout, a client
+ * replaced), not the request.
+ */
 export function isTransientMongoError(error: unknown): boolean {
+  if (isSocketError(error)) return true;
   if (!(error instanceof MongoError)) return false;
   if (
+    CLOSED_UNDER_OPERATION.some((type) => error instanceof type) ||
+    CLOSED_UNDER_OPERATION_NAMES.has(error.name) ||
     error instanceof MongoNetworkError ||
     error instanceof MongoServerSelectionError ||
     error instanceof MongoNotConnectedError ||
@@ -100,11 +140,16 @@ export function isTransientMongoError(error: unknown): boolean {
   );
 }
 
-/** The AppError for a failure of `what` ("store x: get"); AppErrors and non-driver errors pass through. */
+/**
+ * The AppError for a failure of a driver call (`what`: "store x: get"); AppErrors and errors that are neither
+ * the driver's nor a socket's (a bug) pass through.
+ */
 export function mapMongoError(error: unknown, what: string): unknown {
-  if (error instanceof AppError || !(error instanceof MongoError)) return error;
+  if (error instanceof AppError) return error;
+  if (isSocketError(error)) return storeUnavailable(`mongodb unavailable (${what}): ${(error as Error).message}`, error);
+  if (!(error instanceof MongoError)) return error;
   if (isDuplicateKey(error)) return conflict(`${what}: the key already exists`, { cause: error });
-  if (isTransientMongoError(error)) return transient(`mongodb unavailable (${what}): ${error.message}`, error);
+  if (isTransientMongoError(error)) return storeUnavailable(`mongodb unavailable (${what}): ${error.message}`, error);
   const code = typeof error.code === 'number' ? error.code : undefined;
   if (code !== undefined && TOO_LARGE_CODES.has(code))
     return new AppError('payload_too_large', `${what}: ${error.message}`, { cause: error });

@@ -33,7 +33,7 @@ import {
   type Filter,
   type Sort,
 } from 'mongodb';
-import { badRequest, conflict, errorMessage, unavailable } from '../errors/index.js';
+import { badRequest, conflict, errorMessage } from '../errors/index.js';
 import { getLogger } from '../log/index.js';
 import { entriesOf } from './kv-layout.js';
 import { checkStoreName, prefixedName } from './kv-provider.js';
@@ -55,6 +55,7 @@ import { duplicateKeyIndex, isDuplicateKey, isTransientMongoError, mapMongoError
 import { HeartbeatWatch } from './mongodb-heartbeat-watch.js';
 import { indexSpecsOf, reconcileIndexes } from './mongodb-indexes.js';
 import { LEASE_COLLECTION, SweeperLease } from './mongodb-sweeper.js';
+import { storeUnavailable } from './unavailable.js';
 
 const log = getLogger('mongodb-storage');
 
@@ -449,7 +450,7 @@ export class MongoStoreProvider implements StoreProvider {
   }
 
   assertOpen(): void {
-    if (this.closed) throw unavailable('mongodb storage provider is closed');
+    if (this.closed) throw storeUnavailable('mongodb storage provider is closed');
   }
 
   async open<T extends object>(name: string, options: StoreOptions = {}): Promise<Store<T>> {
