@@ -15,7 +15,19 @@ export {
 } from './service.js';
 export type { ContextExtension, ServiceSettings } from './service-settings.js';
 export { openStorage, type StorageSettings } from './open-storage.js';
-export { databaseUrlRequired, storageOptions } from './storage-options.js';
+export { databaseUrlRequired, storageOptions, storageSettingsOf } from './storage-options.js';
+export {
+  logOptions,
+  metricsHostOption,
+  requestBodyLimitOption,
+  serviceSettingsOf,
+  tlsServeOptions,
+  tlsServePairCheck,
+  tlsSettingsOf,
+  type ServiceOptions,
+  type StorageOptions,
+} from './service-options.js';
+export { serviceHandle, type Running, type ServiceHandle } from './service-handle.js';
 export { tokenRulesFor, type TokenSettings } from './token-settings.js';
 export { startMetricsListener } from './metrics-listener.js';
 export { runService, type Runnable, type RunServiceOptions } from './run-service.js';

@@ -1,4 +1,6 @@
 import { opt } from '../config/index.js';
+import type { StoreKind } from '../storage/index.js';
+import type { StorageOptions } from './service-options.js';
 
 /**
  * The storage flags every service takes, with one help text each: `--database-type|url|prefix|timeout`, env
@@ -40,4 +42,19 @@ export function databaseUrlRequired(envPrefix: string) {
     c.databaseType === 'mongodb' && !c.databaseUrl
       ? `option --database-url (env ${envPrefix}_DATABASE_URL or DATABASE_URL): required with --database-type mongodb`
       : undefined;
+}
+
+/** The `storage` option (`ServiceOptions`) from the values of `storageOptions`. */
+export function storageSettingsOf(values: {
+  databaseType: StoreKind;
+  databaseUrl?: string | undefined;
+  databasePrefix?: string | undefined;
+  databaseTimeout: number;
+}): StorageOptions {
+  return {
+    type: values.databaseType,
+    url: values.databaseUrl,
+    prefix: values.databasePrefix,
+    connectTimeoutMs: values.databaseTimeout,
+  };
 }

@@ -1,0 +1,134 @@
+import { opt, type HostPort } from '../config/index.js';
+import { parseByteSize } from '../http/index.js';
+import { formatLogSpec, parseLogSpec } from '../log/index.js';
+import { tracingSettingsOf } from '../tracing/index.js';
+import type { StorageSettings } from './open-storage.js';
+import type { ServiceSettings } from './service-settings.js';
+
+/** A service's store as its options name it; the data directory is the service's own option. */
+export type StorageOptions = Pick<StorageSettings, 'type' | 'url' | 'prefix' | 'connectTimeoutMs'>;
+
+/** What every service's `createServer` takes for the parts the kit builds; a service's options extend it. */
+export interface ServiceOptions {
+  /** Listen address. Default 127.0.0.1 (main.ts defaults to all interfaces). */
+  host?: string;
+  /** Default 0: a free port (see `url`). */
+  port?: number;
+  /** The embedded store's directory (and whatever else the service keeps on disk). */
+  dataDir?: string;
+  /** Default lmdb; `connectTimeoutMs` (MongoDB): how long start-up retries a database it cannot reach (0, the default here: one attempt). */
+  storage?: StorageOptions;
+  /** Largest accepted request body. Default 1mb. */
+  requestBodyLimit?: string;
+  /** Serve /metrics on a separate listener instead of the API listener. */
+  metricsHost?: HostPort | undefined;
+  /** OTLP/HTTP endpoint of the span exporter; absent: tracing off. */
+  tracingOtlpUrl?: string | undefined;
+  tls?: { certFile: string; keyFile: string } | undefined;
+  /** CA certificates trusted besides Node's bundled roots by the kit's outbound client and the service's own: `--tls-cacerts`. */
+  caCertificates?: readonly Buffer[] | undefined;
+}
+
+/**
+ * The kit's settings every service builds the same way from its `ServiceOptions`; the service adds its token
+ * rules and built-in routes (and whatever else differs). `dataDir` is the default data directory.
+ */
+export function serviceSettingsOf(
+  options: ServiceOptions,
+  defaults: { dataDir: string } = { dataDir: 'data' },
+): Omit<ServiceSettings, 'tokens'> {
+  return {
+    listen: { host: options.host ?? '127.0.0.1', port: options.port ?? 0 },
+    tls: options.tls,
+    metricsListen: options.metricsHost,
+    tracing: tracingSettingsOf(options),
+    storage: {
+      ...(options.storage ?? { type: 'lmdb' }),
+      dataDir: options.dataDir ?? defaults.dataDir,
+      connectTimeoutMs: options.storage?.connectTimeoutMs ?? 0,
+    },
+    bodyLimit: options.requestBodyLimit ?? '1mb',
+    client: { ca: options.caCertificates },
+  };
+}
+
+/** `--tls-serve-cert` and `--tls-serve-key`: the API listener serves HTTPS with both (`tlsServePairCheck`). */
+export function tlsServeOptions() {
+  return {
+    tlsServeCert: opt.string({
+      flag: 'tls-serve-cert',
+      help: 'PEM certificate file: serve HTTPS (with --tls-serve-key)',
+    }),
+    tlsServeKey: opt.string({ flag: 'tls-serve-key', help: 'PEM private key file of --tls-serve-cert' }),
+  };
+}
+
+interface TlsServeValues {
+  tlsServeCert?: string | undefined;
+  tlsServeKey?: string | undefined;
+}
+
+/** The spec check that goes with `tlsServeOptions`: both files or neither. */
+export function tlsServePairCheck(c: TlsServeValues): string | undefined {
+  return (c.tlsServeCert === undefined) !== (c.tlsServeKey === undefined)
+    ? 'options --tls-serve-cert and --tls-serve-key: give both to serve HTTPS, or neither'
+    : undefined;
+}
+
+/** The `tls` option from those values. */
+export function tlsSettingsOf(values: TlsServeValues): { certFile: string; keyFile: string } | undefined {
+  return values.tlsServeCert && values.tlsServeKey
+    ? { certFile: values.tlsServeCert, keyFile: values.tlsServeKey }
+    : undefined;
+}
+
+/** `--request-body-limit`, checked at start-up (a size `parseByteSize` reads). */
+export function requestBodyLimitOption() {
+  return opt.string({
+    flag: 'request-body-limit',
+    default: '1mb',
+    validate: (value) => (isByteSize(value) ? undefined : 'must be a size such as 512kb or 1mb'),
+    help: 'largest request body accepted; larger ones get 413',
+  });
+}
+
+function isByteSize(value: string): boolean {
+  try {
+    parseByteSize(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `--metrics-host`; `short` and `help` keep a service's historical alias and wording. */
+export function metricsHostOption(overrides: { short?: string; help?: string } = {}) {
+  return opt.hostPort({
+    flag: 'metrics-host',
+    ...(overrides.short === undefined ? {} : { short: overrides.short }),
+    help: overrides.help ?? 'serve /metrics on this separate listener instead of the API listener',
+  });
+}
+
+/**
+ * `--log-level` (env `LOG_LEVEL` besides the prefixed name) and `--log-format`. `example` is a per-module
+ * spec naming one of the service's modules; `levels` and `short` keep a service's historical wording and alias.
+ */
+export function logOptions(level: { example: string; levels?: string; short?: string }) {
+  return {
+    logLevel: opt.custom({
+      flag: 'log-level',
+      ...(level.short === undefined ? {} : { short: level.short }),
+      env: ['LOG_LEVEL'],
+      type: 'level spec',
+      default: 'info',
+      parse: parseLogSpec,
+      format: formatLogSpec,
+      help: `log levels: ${level.levels ?? 'error, warning, info or debug'}, optionally per module (${level.example})`,
+    }),
+    logFormat: opt.enum(['json', 'text'] as const, {
+      flag: 'log-format',
+      help: 'log line format (default: text on a terminal, json otherwise)',
+    }),
+  };
+}
