@@ -1,8 +1,16 @@
-import { databaseUrlRequired, storageOptions } from '@anchor/common/service';
+import {
+  databaseUrlRequired,
+  logOptions,
+  metricsHostOption,
+  requestBodyLimitOption,
+  storageOptions,
+  storageSettingsOf,
+  tlsServeOptions,
+  tlsServePairCheck,
+  tlsSettingsOf,
+} from '@anchor/common/service';
 import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
-import { parseByteSize } from '@anchor/common/http';
 import { readCaCertificates, tlsCaCertsOption } from '@anchor/common/http-client';
-import { formatLogSpec, parseLogSpec } from '@anchor/common/log';
 import { PROJECT_VERSION } from '@anchor/common/version';
 import { tracingOptions } from '@anchor/common/tracing';
 import type { KmsOptions } from './server.js';
@@ -88,42 +96,15 @@ export const KMS_CONFIG = defineConfig({
       },
       help: 'worker threads for BBS signatures and proofs; auto = one per core; 0 runs them on the HTTP thread',
     }),
-    requestBodyLimit: opt.string({
-      flag: 'request-body-limit',
-      default: '1mb',
-      validate: (value) => (isByteSize(value) ? undefined : 'must be a size such as 512kb or 1mb'),
-      help: 'largest request body accepted; larger ones get 413',
-    }),
-    metricsHost: opt.hostPort({
-      flag: 'metrics-host',
-      help: 'serve /metrics on this separate listener instead of the API listener',
-    }),
+    requestBodyLimit: requestBodyLimitOption(),
+    metricsHost: metricsHostOption(),
     ...tracingOptions(),
-    tlsServeCert: opt.string({
-      flag: 'tls-serve-cert',
-      help: 'PEM certificate file: serve HTTPS (with --tls-serve-key)',
-    }),
-    tlsServeKey: opt.string({ flag: 'tls-serve-key', help: 'PEM private key file of --tls-serve-cert' }),
+    ...tlsServeOptions(),
     tlsCaCerts: tlsCaCertsOption('the node (--node-url), and the did:web documents of keystore controllers'),
-    logLevel: opt.custom({
-      flag: 'log-level',
-      env: ['LOG_LEVEL'],
-      type: 'level spec',
-      default: 'info',
-      parse: parseLogSpec,
-      format: formatLogSpec,
-      help: 'log levels: error, warning, info or debug, optionally per module (kms-server=debug:info)',
-    }),
-    logFormat: opt.enum(['json', 'text'] as const, {
-      flag: 'log-format',
-      help: 'log line format (default: text on a terminal, json otherwise)',
-    }),
+    ...logOptions({ example: 'kms-server=debug:info' }),
   },
   checks: [
-    (c) =>
-      (c.tlsServeCert === undefined) !== (c.tlsServeKey === undefined)
-        ? 'options --tls-serve-cert and --tls-serve-key: give both to serve HTTPS, or neither'
-        : undefined,
+    tlsServePairCheck,
     databaseUrlRequired('KMS'),
     (c) =>
       c.secretLockKeyPath !== undefined && c.secretLockKey !== undefined
@@ -145,12 +126,7 @@ export function kmsOptionsFrom(flags: KmsFlags): KmsOptions {
     port: flags.hostUrl.port,
     baseUrl: flags.baseUrl,
     dataDir: flags.dataDir,
-    storage: {
-      type: flags.databaseType,
-      url: flags.databaseUrl,
-      prefix: flags.databasePrefix,
-      connectTimeoutMs: flags.databaseTimeout,
-    },
+    storage: storageSettingsOf(flags),
     masterKey: { file: flags.secretLockKeyPath, base64: flags.secretLockKey },
     devMode: flags.devMode,
     readTokens: flags.readTokens,
@@ -163,19 +139,7 @@ export function kmsOptionsFrom(flags: KmsFlags): KmsOptions {
     requestBodyLimit: flags.requestBodyLimit,
     metricsHost: flags.metricsHost,
     tracingOtlpUrl: flags.tracingOtlpUrl,
-    tls:
-      flags.tlsServeCert && flags.tlsServeKey
-        ? { certFile: flags.tlsServeCert, keyFile: flags.tlsServeKey }
-        : undefined,
+    tls: tlsSettingsOf(flags),
     caCertificates: readCaCertificates(flags.tlsCaCerts ?? []),
   };
-}
-
-function isByteSize(value: string): boolean {
-  try {
-    parseByteSize(value);
-    return true;
-  } catch {
-    return false;
-  }
 }

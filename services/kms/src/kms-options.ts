@@ -1,8 +1,5 @@
-import type { HostPort } from '@anchor/common/config';
 import type { ServiceEndpoint } from '@anchor/common/did';
-import type { ServiceSettings } from '@anchor/common/service';
-import type { StoreKind } from '@anchor/common/storage';
-import { tracingSettingsOf } from '@anchor/common/tracing';
+import { serviceSettingsOf, type ServiceOptions, type ServiceSettings } from '@anchor/common/service';
 
 /** Where the master key comes from (see `master-key.ts`); exactly one of these, or dev mode. */
 export interface MasterKeySource {
@@ -13,21 +10,11 @@ export interface MasterKeySource {
 }
 
 /** Everything `createServer` takes; every field has a default, so tests give only what they care about. */
-export interface KmsOptions {
-  /** Listen address. Default 127.0.0.1 (main.ts defaults to all interfaces). */
-  host?: string;
-  /** Default 0: a free port (see `url`). */
-  port?: number;
+export interface KmsOptions extends ServiceOptions {
   /** External URL for `Location` headers; default http://<host>:<port> (a wildcard host shown as localhost). */
   baseUrl?: string | undefined;
   /** LMDB database and the dev-mode master key file. Default `data`. */
   dataDir?: string;
-  storage?: {
-    type: StoreKind;
-    url?: string | undefined;
-    prefix?: string | undefined;
-    connectTimeoutMs?: number | undefined;
-  };
   masterKey?: MasterKeySource;
   /** Without a master key, create one in the data dir (and warn). */
   devMode?: boolean;
@@ -45,13 +32,6 @@ export interface KmsOptions {
   didCacheTtlMs?: number;
   /** Worker threads for BBS; 0 runs BBS on the HTTP thread (tests). Default auto: one per core. */
   bbsWorkers?: number | 'auto';
-  requestBodyLimit?: string;
-  metricsHost?: HostPort | undefined;
-  /** OTLP/HTTP endpoint of the span exporter; absent: tracing off. */
-  tracingOtlpUrl?: string | undefined;
-  tls?: { certFile: string; keyFile: string } | undefined;
-  /** CA certificates trusted besides Node's bundled roots by every outbound call (the node, did:web): `--tls-cacerts`. */
-  caCertificates?: readonly Buffer[] | undefined;
 }
 
 /** What the SSRF guard of controller did:web resolution judges the kms by (`serviceDidWebOptions`, `checkDidWebHost`). */
@@ -67,18 +47,7 @@ export function kmsEndpoint(options: KmsOptions): ServiceEndpoint {
 /** What the service kit builds for the kms. */
 export function kmsSettings(options: KmsOptions): ServiceSettings {
   return {
-    listen: { host: options.host ?? '127.0.0.1', port: options.port ?? 0 },
-    tls: options.tls,
-    metricsListen: options.metricsHost,
-    tracing: tracingSettingsOf(options),
-    storage: {
-      ...(options.storage ?? { type: 'lmdb' }),
-      dataDir: options.dataDir ?? 'data',
-      connectTimeoutMs: options.storage?.connectTimeoutMs ?? 0,
-    },
-    bodyLimit: options.requestBodyLimit ?? '1mb',
-    client: { ca: options.caCertificates },
-    health: { timeField: 'currentTime', statusField: 'status' },
+    ...serviceSettingsOf(options),
     builtins: { health: 'open', metrics: true },
     // Keystore routes decide themselves (capability or controller signature): a bearer token there is a
     // capability, which the token rules must not refuse. Everything else follows the read/write tokens.

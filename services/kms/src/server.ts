@@ -1,8 +1,7 @@
 import { serviceDidWebOptions } from '@anchor/common/did';
-import type { HttpApp } from '@anchor/common/http';
 import type { HttpClient } from '@anchor/common/http-client';
 import { getLogger } from '@anchor/common/log';
-import { createService, type Service, type ServiceDefinition } from '@anchor/common/service';
+import { serviceHandle, type ServiceDefinition, type ServiceHandle } from '@anchor/common/service';
 import { controllerSignatureAuthenticator } from './access/controller-signatures.js';
 import { createApiFeature, type ApiFeature } from './api-feature.js';
 import { createBbsFeature, type BbsFeature } from './bbs-feature.js';
@@ -13,19 +12,9 @@ import { KmsMetrics } from './metrics.js';
 
 export type { KmsOptions } from './kms-options.js';
 
-export interface KmsServer {
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  /** The API's URL once started (`http://127.0.0.1:<port>`). */
-  readonly url: string;
-  /** The separate metrics listener's URL, when `metricsHost` is set. */
-  readonly metricsUrl: string | undefined;
+export interface KmsServer extends ServiceHandle {
   /** The external base URL (`Location` headers). */
   readonly baseUrl: string;
-  /** The HTTP kit once started: its route table (`routeTableOf`) and what express routes, for tests and tools. */
-  readonly http: HttpApp;
-  /** Told when the kms cannot go on in this process (its store needs a restart); `main` then exits 1. */
-  onFatal(listener: (reason: string) => void): void;
 }
 
 interface KmsParts {
@@ -80,37 +69,9 @@ function kmsService(): ServiceDefinition<KmsOptions, KmsContextMembers, KmsParts
  * its database was sealed under; `stop()` lets in-flight requests finish, then closes the store.
  */
 export function createServer(options: KmsOptions = {}): KmsServer {
-  let service: Service<KmsContext, KmsParts> | undefined;
-  let starting = false;
-  const fatalListeners: Array<(reason: string) => void> = [];
-  const running = (what: string): Service<KmsContext, KmsParts> => {
-    if (!service) throw new Error(`kms is not started (no ${what} yet)`);
-    return service;
-  };
-  return {
-    async start() {
-      if (starting) throw new Error('kms is already started');
-      starting = true;
-      service = await createService(kmsService(), options);
-      for (const listener of fatalListeners) service.onFatal(listener);
-      await service.start();
-    },
-    stop: async () => service?.stop(),
-    get url() {
-      return running('listener').url;
-    },
-    get metricsUrl() {
-      return service?.metricsUrl;
-    },
+  return serviceHandle('kms', kmsService(), options, (running) => ({
     get baseUrl() {
       return running('base URL').parts.api.baseUrl;
     },
-    get http() {
-      return running('HTTP app').context.http;
-    },
-    onFatal(listener) {
-      if (service) service.onFatal(listener);
-      else fatalListeners.push(listener);
-    },
-  };
+  }));
 }

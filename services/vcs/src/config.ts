@@ -1,8 +1,16 @@
-import { databaseUrlRequired, storageOptions } from '@anchor/common/service';
+import {
+  databaseUrlRequired,
+  logOptions,
+  metricsHostOption,
+  requestBodyLimitOption,
+  storageOptions,
+  storageSettingsOf,
+  tlsServeOptions,
+  tlsServePairCheck,
+  tlsSettingsOf,
+} from '@anchor/common/service';
 import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
-import { parseByteSize } from '@anchor/common/http';
 import { contextsFileOption } from '@anchor/common/jsonld-contexts';
-import { formatLogSpec, parseLogSpec } from '@anchor/common/log';
 import { PROJECT_VERSION } from '@anchor/common/version';
 import { tracingOptions } from '@anchor/common/tracing';
 import { VCS_MODES, type VcsOptions } from './vcs-options.js';
@@ -172,42 +180,18 @@ export const VCS_CONFIG = defineConfig({
       flag: 'governance-claims-file',
       help: 'accepted for compatibility and not used: there is no governance mode',
     }),
-    tlsServeCert: opt.string({
-      flag: 'tls-serve-cert',
-      help: 'PEM certificate file: serve HTTPS (with --tls-serve-key)',
-    }),
-    tlsServeKey: opt.string({ flag: 'tls-serve-key', help: 'PEM private key file of --tls-serve-cert' }),
-    metricsHost: opt.hostPort({
-      flag: 'metrics-host',
-      help: 'serve /metrics on this separate listener instead of the API listener',
-    }),
+    ...tlsServeOptions(),
+    metricsHost: metricsHostOption(),
     ...tracingOptions(),
-    requestBodyLimit: opt.string({
-      flag: 'request-body-limit',
-      default: '1mb',
-      validate: (value) => (isByteSize(value) ? undefined : 'must be a size such as 512kb or 1mb'),
-      help: 'largest request body accepted; larger ones get 413',
-    }),
-    logLevel: opt.custom({
-      flag: 'log-level',
+    requestBodyLimit: requestBodyLimitOption(),
+    ...logOptions({
+      example: 'vcs-issuer=debug:info',
+      levels: 'CRITICAL, ERROR, WARNING, INFO or DEBUG (any case)',
       short: 'l',
-      env: ['LOG_LEVEL'],
-      type: 'level spec',
-      default: 'info',
-      parse: parseLogSpec,
-      format: formatLogSpec,
-      help: 'log levels: CRITICAL, ERROR, WARNING, INFO or DEBUG (any case), optionally per module (vcs-issuer=debug:info)',
-    }),
-    logFormat: opt.enum(['json', 'text'] as const, {
-      flag: 'log-format',
-      help: 'log line format (default: text on a terminal, json otherwise)',
     }),
   },
   checks: [
-    (c) =>
-      (c.tlsServeCert === undefined) !== (c.tlsServeKey === undefined)
-        ? 'options --tls-serve-cert and --tls-serve-key: give both to serve HTTPS, or neither'
-        : undefined,
+    tlsServePairCheck,
     databaseUrlRequired('VC_REST'),
     (c) =>
       (c.kmsSecretsDatabaseType ?? c.databaseType) === 'mongodb' && !(c.kmsSecretsDatabaseUrl ?? c.databaseUrl)
@@ -225,24 +209,19 @@ export type VcsFlags = ConfigOf<typeof VCS_CONFIG>;
 
 /** The server's options from the parsed flags. */
 export function vcsOptionsFrom(flags: VcsFlags): VcsOptions {
-  const storage = (type: (typeof STORE_TYPES)[number], url: string | undefined, prefix: string | undefined) => ({
-    type,
-    url,
-    prefix,
-    connectTimeoutMs: flags.databaseTimeout,
-  });
   return {
     host: flags.hostUrl.host,
     port: flags.hostUrl.port,
     externalUrl: flags.hostUrlExternal,
     mode: flags.mode,
     dataDir: flags.dataDir,
-    storage: storage(flags.databaseType, flags.databaseUrl, flags.databasePrefix),
-    keyStorage: storage(
-      flags.kmsSecretsDatabaseType ?? flags.databaseType,
-      flags.kmsSecretsDatabaseUrl ?? flags.databaseUrl,
-      flags.kmsSecretsDatabasePrefix ?? flags.databasePrefix,
-    ),
+    storage: storageSettingsOf(flags),
+    keyStorage: storageSettingsOf({
+      databaseType: flags.kmsSecretsDatabaseType ?? flags.databaseType,
+      databaseUrl: flags.kmsSecretsDatabaseUrl ?? flags.databaseUrl,
+      databasePrefix: flags.kmsSecretsDatabasePrefix ?? flags.databasePrefix,
+      databaseTimeout: flags.databaseTimeout,
+    }),
     apiToken: flags.apiToken,
     requestTokens: flags.requestTokens,
     universalResolverUrl: flags.universalResolverUrl,
@@ -262,21 +241,9 @@ export function vcsOptionsFrom(flags: VcsFlags): VcsOptions {
       factor: flags.backoffFactor,
     },
     tlsCaCertFiles: flags.tlsCacerts,
-    tls:
-      flags.tlsServeCert && flags.tlsServeKey
-        ? { certFile: flags.tlsServeCert, keyFile: flags.tlsServeKey }
-        : undefined,
+    tls: tlsSettingsOf(flags),
     metricsHost: flags.metricsHost,
     tracingOtlpUrl: flags.tracingOtlpUrl,
     requestBodyLimit: flags.requestBodyLimit,
   };
-}
-
-function isByteSize(value: string): boolean {
-  try {
-    parseByteSize(value);
-    return true;
-  } catch {
-    return false;
-  }
 }

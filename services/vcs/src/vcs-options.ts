@@ -1,18 +1,13 @@
-import type { HostPort } from '@anchor/common/config';
 import type { FetchLike } from '@anchor/common/did';
-import type { ServiceSettings } from '@anchor/common/service';
-import type { StoreKind } from '@anchor/common/storage';
-import { tracingSettingsOf } from '@anchor/common/tracing';
+import {
+  serviceSettingsOf,
+  type ServiceOptions,
+  type ServiceSettings,
+  type StorageOptions,
+} from '@anchor/common/service';
 
 export const VCS_MODES = ['issuer', 'verifier', 'holder', 'combined'] as const;
 export type VcsMode = (typeof VCS_MODES)[number];
-
-export interface StorageOptions {
-  type: StoreKind;
-  url?: string | undefined;
-  prefix?: string | undefined;
-  connectTimeoutMs?: number | undefined;
-}
 
 /** How outbound calls that may succeed later (5xx, network) are retried. */
 export interface RetryPolicy {
@@ -21,12 +16,11 @@ export interface RetryPolicy {
   factor: number;
 }
 
-/** Everything `createServer` takes; every field has a default, so tests give only what they care about. */
-export interface VcsOptions {
-  /** Listen address. Default 127.0.0.1. */
-  host?: string;
-  /** Default 0: a free port. */
-  port?: number;
+/**
+ * Everything `createServer` takes; every field has a default, so tests give only what they care about. The
+ * `--tls-cacerts` files are read at start (`tlsCaCertFiles`), by the service's own outbound clients.
+ */
+export interface VcsOptions extends Omit<ServiceOptions, 'caCertificates'> {
   /** External base URL (status list URLs); default http://<host>:<port> (a wildcard host shown as localhost). */
   externalUrl?: string | undefined;
   /** Default combined. */
@@ -54,11 +48,6 @@ export interface VcsOptions {
   didCacheTtlMs?: number;
   retry?: RetryPolicy;
   tlsCaCertFiles?: readonly string[];
-  tls?: { certFile: string; keyFile: string } | undefined;
-  metricsHost?: HostPort | undefined;
-  /** OTLP/HTTP endpoint of the span exporter; absent: tracing off. */
-  tracingOtlpUrl?: string | undefined;
-  requestBodyLimit?: string;
   /** `--contexts-file`: JSON-LD contexts the operator adds (over the stored ones). */
   contextsFile?: string | undefined;
   /** Replaces the guarded fetch of did:web documents (tests). */
@@ -74,17 +63,7 @@ const OPEN_PATHS = ['/healthcheck', '/openapi.json', '/[^/]+/status/[^/]+'];
 export function vcsSettings(options: VcsOptions): ServiceSettings {
   const token = options.apiToken ? [options.apiToken] : [];
   return {
-    listen: { host: options.host ?? '127.0.0.1', port: options.port ?? 0 },
-    tls: options.tls,
-    metricsListen: options.metricsHost,
-    tracing: tracingSettingsOf(options),
-    storage: {
-      ...(options.storage ?? { type: 'lmdb' }),
-      dataDir: options.dataDir ?? 'data/vcs',
-      connectTimeoutMs: options.storage?.connectTimeoutMs ?? 0,
-    },
-    bodyLimit: options.requestBodyLimit ?? '1mb',
-    health: { timeField: 'currentTime', statusField: 'status' },
+    ...serviceSettingsOf(options, { dataDir: 'data/vcs' }),
     builtins: { health: 'open', metrics: true },
     tokens: { open: OPEN_PATHS, read: token, write: token },
   };

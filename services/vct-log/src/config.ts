@@ -1,10 +1,18 @@
-import { databaseUrlRequired, storageOptions } from '@anchor/common/service';
+import {
+  databaseUrlRequired,
+  logOptions,
+  metricsHostOption,
+  requestBodyLimitOption,
+  storageOptions,
+  storageSettingsOf,
+  tlsServeOptions,
+  tlsServePairCheck,
+  tlsSettingsOf,
+} from '@anchor/common/service';
 import { kmsOptions, kmsOptionsProblem, kmsSettingsOf } from '@anchor/common/clients';
 import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
-import { parseByteSize } from '@anchor/common/http';
 import { readCaCertificates, tlsCaCertsOption } from '@anchor/common/http-client';
 import { contextsFileOption } from '@anchor/common/jsonld-contexts';
-import { formatLogSpec, parseLogSpec } from '@anchor/common/log';
 import { PROJECT_VERSION } from '@anchor/common/version';
 import { tracingOptions } from '@anchor/common/tracing';
 import { issuerItemProblem, logItemProblem, buildLogDefinitions } from './log-definitions.js';
@@ -138,37 +146,15 @@ export const VCT_LOG_CONFIG = defineConfig({
       default: '5m',
       help: 'how long resolved DID documents (proof verification keys) are reused',
     }),
-    requestBodyLimit: opt.string({
-      flag: 'request-body-limit',
-      default: '1mb',
-      validate: (value) => (isByteSize(value) ? undefined : 'must be a size such as 512kb or 1mb'),
-      help: 'largest request body accepted; larger ones get 413',
-    }),
-    metricsHost: opt.hostPort({
-      flag: 'metrics-host',
+    requestBodyLimit: requestBodyLimitOption(),
+    metricsHost: metricsHostOption({
       short: 'm',
       help: 'serve /metrics on this separate listener (as the original) instead of the API listener',
     }),
     ...tracingOptions(),
-    tlsServeCert: opt.string({
-      flag: 'tls-serve-cert',
-      help: 'PEM certificate file: serve HTTPS (with --tls-serve-key)',
-    }),
-    tlsServeKey: opt.string({ flag: 'tls-serve-key', help: 'PEM private key file of --tls-serve-cert' }),
+    ...tlsServeOptions(),
     tlsCaCerts: tlsCaCertsOption('the kms, and the did:web documents of add-vc proofs'),
-    logLevel: opt.custom({
-      flag: 'log-level',
-      env: ['LOG_LEVEL'],
-      type: 'level spec',
-      default: 'info',
-      parse: parseLogSpec,
-      format: formatLogSpec,
-      help: 'log levels: error, warning, info or debug, optionally per module (vct-sequencer=debug:info)',
-    }),
-    logFormat: opt.enum(['json', 'text'] as const, {
-      flag: 'log-format',
-      help: 'log line format (default: text on a terminal, json otherwise)',
-    }),
+    ...logOptions({ example: 'vct-sequencer=debug:info' }),
   },
   checks: [
     (c) => kmsOptionsProblem(c),
@@ -180,10 +166,7 @@ export const VCT_LOG_CONFIG = defineConfig({
           : c.kmsUrl !== undefined && c.keyFile !== undefined
             ? '--kms-url signs with a kms key: drop --key-file'
             : undefined,
-    (c) =>
-      (c.tlsServeCert === undefined) !== (c.tlsServeKey === undefined)
-        ? 'options --tls-serve-cert and --tls-serve-key: give both to serve HTTPS, or neither'
-        : undefined,
+    tlsServePairCheck,
     databaseUrlRequired('VCT'),
   ],
 });
@@ -202,12 +185,7 @@ export function vctLogOptionsFrom(flags: VctLogFlags): { options: VctLogOptions;
     baseUrl: flags.baseUrl,
     dataDir: flags.dataDir,
     logs,
-    storage: {
-      type: flags.databaseType,
-      url: flags.databaseUrl,
-      prefix: flags.databasePrefix,
-      connectTimeoutMs: flags.databaseTimeout,
-    },
+    storage: storageSettingsOf(flags),
     keyFile: flags.keyFile,
     keyType: flags.keyType,
     kms: kmsSettingsOf(flags),
@@ -226,20 +204,8 @@ export function vctLogOptionsFrom(flags: VctLogFlags): { options: VctLogOptions;
     requestBodyLimit: flags.requestBodyLimit,
     metricsHost: flags.metricsHost,
     tracingOtlpUrl: flags.tracingOtlpUrl,
-    tls:
-      flags.tlsServeCert && flags.tlsServeKey
-        ? { certFile: flags.tlsServeCert, keyFile: flags.tlsServeKey }
-        : undefined,
+    tls: tlsSettingsOf(flags),
     caCertificates: readCaCertificates(flags.tlsCaCerts ?? []),
   };
   return { options, ignoredEndpoints };
-}
-
-function isByteSize(value: string): boolean {
-  try {
-    parseByteSize(value);
-    return true;
-  } catch {
-    return false;
-  }
 }

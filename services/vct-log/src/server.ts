@@ -1,7 +1,6 @@
-import type { HttpApp } from '@anchor/common/http';
 import { createJsonLdContextsFeature, JsonLdContexts } from '@anchor/common/jsonld-contexts';
 import { getLogger } from '@anchor/common/log';
-import { createService, type Service, type ServiceDefinition } from '@anchor/common/service';
+import { serviceHandle, type ServiceDefinition, type ServiceHandle } from '@anchor/common/service';
 import { createApiFeature, type ApiFeature } from './api-feature.js';
 import type { VctLogContext, VctLogContextMembers } from './log-context.js';
 import { createLogsFeature, type LogsFeature } from './logs-feature.js';
@@ -12,13 +11,7 @@ import { createSequencerFeature, type SequencerFeature } from './sequencer-featu
 
 export type { VctLogOptions } from './log-options.js';
 
-export interface VctLogServer {
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  /** The API's URL once started (`http://127.0.0.1:<port>`). */
-  readonly url: string;
-  /** The separate metrics listener's URL, when `metricsHost` is set. */
-  readonly metricsUrl: string | undefined;
+export interface VctLogServer extends ServiceHandle {
   /** The external base URL (WebFinger subjects are `<baseUrl>/<alias>`). */
   readonly baseUrl: string;
   /** base64 of the log id, SHA-256 of the public key. */
@@ -26,10 +19,6 @@ export interface VctLogServer {
   readonly publicKey: Buffer;
   /** Runs one integration round now instead of waiting for the interval (tests, tools). */
   integrateNow(): Promise<void>;
-  /** The HTTP kit once started: its route table (`routeTableOf`) and what express routes, for tests and tools. */
-  readonly http: HttpApp;
-  /** Told when the log cannot go on in this process (its store needs a restart); `main` then exits 1. */
-  onFatal(listener: (reason: string) => void): void;
 }
 
 interface VctLogParts {
@@ -76,28 +65,7 @@ const vctLogService: ServiceDefinition<VctLogOptions, VctLogContextMembers, VctL
  * in-flight requests and the integration round in progress finish, then closes the workers and the store.
  */
 export function createServer(options: VctLogOptions = {}): VctLogServer {
-  let service: Service<VctLogContext, VctLogParts> | undefined;
-  let starting = false;
-  const fatalListeners: Array<(reason: string) => void> = [];
-  const running = (what: string): Service<VctLogContext, VctLogParts> => {
-    if (!service) throw new Error(`vct-log is not started (no ${what} yet)`);
-    return service;
-  };
-  return {
-    async start() {
-      if (starting) throw new Error('vct-log is already started');
-      starting = true;
-      service = await createService(vctLogService, options);
-      for (const listener of fatalListeners) service.onFatal(listener);
-      await service.start();
-    },
-    stop: async () => service?.stop(),
-    get url() {
-      return running('listener').url;
-    },
-    get metricsUrl() {
-      return service?.metricsUrl;
-    },
+  return serviceHandle('vct-log', vctLogService, options, (running) => ({
     get baseUrl() {
       return running('base URL').parts.api.baseUrl;
     },
@@ -108,12 +76,5 @@ export function createServer(options: VctLogOptions = {}): VctLogServer {
       return Buffer.from(running('key').parts.logs.signer.publicKeyBytes);
     },
     integrateNow: () => running('sequencer').parts.sequencer.runRound(),
-    get http() {
-      return running('HTTP app').context.http;
-    },
-    onFatal(listener) {
-      if (service) service.onFatal(listener);
-      else fatalListeners.push(listener);
-    },
-  };
+  }));
 }
