@@ -12,6 +12,7 @@ import {
 import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
 import { readCaCertificates, tlsCaCertsOption } from '@anchor/common/http-client';
 import { PROJECT_VERSION } from '@anchor/common/version';
+import { allowedPeerNetworksOption } from '@anchor/common/httpsig';
 import { tracingOptions } from '@anchor/common/tracing';
 import type { KmsOptions } from './server.js';
 
@@ -55,6 +56,7 @@ export const KMS_CONFIG = defineConfig({
       flag: 'dev-mode',
       help: 'without a master key, create one in --data-dir on first start (and warn); resolve did:web controllers over plain http, and at private, link-local and loopback addresses (otherwise https to public addresses only, and loopback when the kms itself is on loopback)',
     }),
+    ...allowedPeerNetworksOption(),
     ...storageOptions(),
     nodeUrl: opt.url({
       flag: 'node-url',
@@ -129,6 +131,7 @@ export function kmsOptionsFrom(flags: KmsFlags): KmsOptions {
     storage: storageSettingsOf(flags),
     masterKey: { file: flags.secretLockKeyPath, base64: flags.secretLockKey },
     devMode: flags.devMode,
+    allowedPeerNetworks: flags.allowedPeerNetworks,
     readTokens: flags.readTokens,
     writeTokens: flags.writeTokens,
     nodeUrl: flags.nodeUrl,

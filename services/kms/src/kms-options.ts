@@ -18,6 +18,8 @@ export interface KmsOptions extends ServiceOptions {
   masterKey?: MasterKeySource;
   /** Without a master key, create one in the data dir (and warn). */
   devMode?: boolean;
+  /** `--allowed-peer-networks`: private networks whose peers did:web resolution may reach without dev mode. */
+  allowedPeerNetworks?: readonly string[];
   /** Tokens for reads of the service's own routes (/metrics, GET /loglevels). */
   readTokens?: readonly string[];
   /** Tokens for keystore creation and POST /loglevels. */
@@ -39,6 +41,7 @@ export function kmsEndpoint(options: KmsOptions): ServiceEndpoint {
   return {
     devMode: options.devMode ?? false,
     ownEndpoint: options.baseUrl,
+    allowedPeerNetworks: options.allowedPeerNetworks,
     listenHost: options.host ?? '127.0.0.1',
     servesTls: options.tls !== undefined,
   };

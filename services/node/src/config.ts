@@ -2,7 +2,7 @@ import { kmsOptions, kmsOptionsProblem } from '@anchor/common/clients';
 import { tracingOptions } from '@anchor/common/tracing';
 import { defineConfig, formatDuration, opt, type ConfigOf } from '@anchor/common/config';
 import { formatByteSize, parseByteSize } from '@anchor/common/http';
-import { SIGNATURE_SCHEMES } from '@anchor/common/httpsig';
+import { allowedPeerNetworksOption, SIGNATURE_SCHEMES } from '@anchor/common/httpsig';
 import { contextsFileOption } from '@anchor/common/jsonld-contexts';
 import { parseLogSpec } from '@anchor/common/log';
 import { checkAmqpUrl, checkNamespace } from '@anchor/common/mq';
@@ -71,6 +71,7 @@ export const nodeConfigSpec = defineConfig({
         env: ['ANCHOR_MAINTENANCE_MODE', 'MAINTENANCE_MODE_ENABLED'],
         help: 'Answer 503 on operations, resolution and inbox while health reports maintenance',
       }),
+      ...allowedPeerNetworksOption(),
       devMode: opt.bool({
         flag: 'enable-dev-mode',
         env: ['ANCHOR_DEV_MODE', 'DEV_MODE_ENABLED'],

@@ -148,7 +148,14 @@ export async function extendNodeContext(base: BaseContext<NodeConfig>): Promise<
       ownDidDocument,
       // A did:web is anyone's to name (a DID keyId, a proof): fetched through the same guard as key fetches. A
       // node served over https expects https of its loopback peers too (a local federation with a private CA).
-      didWebResolver(serviceDidWebOptions({ devMode: config.server.devMode, ownEndpoint: urls.externalEndpoint, ca })),
+      didWebResolver(
+        serviceDidWebOptions({
+          devMode: config.server.devMode,
+          ownEndpoint: urls.externalEndpoint,
+          allowedPeerNetworks: config.server.allowedPeerNetworks,
+          ca,
+        }),
+      ),
     ),
   );
   const httpKeyId = urls.serviceIsDid
@@ -174,7 +181,7 @@ export async function extendNodeContext(base: BaseContext<NodeConfig>): Promise<
           dateWindowMs: config.auth.signatureDateWindow,
           cacheTtlMs: config.federation.actorCacheExpiration,
           resolveDidKey: async (didUrl) => (await didResolver.resolveVerificationMethod(didUrl)).key,
-          fetchJson: createGuardedFetchJson({ policy: keyFetchPolicy(urls, config.server.devMode), ca }),
+          fetchJson: createGuardedFetchJson({ policy: keyFetchPolicy(urls, config.server), ca }),
           targetScheme: new URL(urls.externalEndpoint).protocol === 'http:' ? 'http' : 'https',
         })
       : undefined,
@@ -189,8 +196,16 @@ export async function extendNodeContext(base: BaseContext<NodeConfig>): Promise<
  * Where the keyId of a signed request may send this node (every signed inbox POST makes it GET that URL
  * before it knows the sender): https to public addresses only. Dev mode lifts the limits (compose networks
  * are private and plain http); a node whose own endpoint is loopback is a local federation, whose peers are
- * on loopback too, so loopback over http is allowed there and nowhere else.
+ * on loopback too, so loopback over http is allowed there and nowhere else; `--allowed-peer-networks` adds
+ * the operator's private networks.
  */
-export function keyFetchPolicy(urls: NodeUrls, devMode: boolean): FetchPolicy {
-  return peerFetchPolicy({ devMode, ownEndpoint: urls.externalEndpoint });
+export function keyFetchPolicy(
+  urls: NodeUrls,
+  server: { devMode: boolean; allowedPeerNetworks: readonly string[] },
+): FetchPolicy {
+  return peerFetchPolicy({
+    devMode: server.devMode,
+    ownEndpoint: urls.externalEndpoint,
+    allowedPeerNetworks: server.allowedPeerNetworks,
+  });
 }

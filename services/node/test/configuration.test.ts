@@ -58,4 +58,20 @@ describe('configuration', () => {
     expect(problem(['--kms-http-key-id', 'k'])).toMatch(/--kms-http-key-id needs --kms-url/);
     expect(problem(['--kms-capability', 'c'])).toMatch(/--kms-capability needs --kms-url/);
   });
+
+  it('--allowed-peer-networks takes CIDRs (flag or env) and names a bad one', () => {
+    const load = (argv: string[], env: Record<string, string> = {}) =>
+      loadConfig(nodeConfigSpec, { argv: ['--host-url', '127.0.0.1:1', ...argv], env });
+    expect(load([]).server.allowedPeerNetworks).toEqual([]);
+    expect(load(['--allowed-peer-networks', '10.0.0.0/8,fd00::/8']).server.allowedPeerNetworks).toEqual([
+      '10.0.0.0/8',
+      'fd00::/8',
+    ]);
+    expect(load([], { ANCHOR_ALLOWED_PEER_NETWORKS: '172.16.0.0/12' }).server.allowedPeerNetworks).toEqual([
+      '172.16.0.0/12',
+    ]);
+    expect(() => load(['--allowed-peer-networks', 'cluster.local'])).toThrow(
+      /--allowed-peer-networks.*must be a CIDR such as 10\.0\.0\.0\/8/,
+    );
+  });
 });

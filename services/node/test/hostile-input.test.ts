@@ -95,4 +95,48 @@ describe('hostile input on a bare node', () => {
       expect(((await answer.json()) as { message: string }).message, keyId).toMatch(reason);
     }
   });
+
+  it(
+    'fetches keyIds on --allowed-peer-networks, and still refuses other private and link-local addresses',
+    { timeout: 30_000 },
+    async () => {
+      const federated = await startTestNode({ args: ['--allowed-peer-networks', '10.0.0.0/8'] });
+      try {
+        const activity = JSON.stringify({
+          '@context': 'https://www.w3.org/ns/activitystreams',
+          type: 'Follow',
+          actor: 'https://peer.example/services/node',
+          object: `${federated.url}/services/node`,
+        });
+        const signedPost = async (keyId: string) => {
+          const answer = await fetch(`${federated.url}/services/node/inbox`, {
+            method: 'POST',
+            body: activity,
+            headers: {
+              'content-type': 'application/activity+json',
+              date: new Date().toUTCString(),
+              digest: `SHA-512=${createHash('sha512').update(activity).digest('base64')}`,
+              signature: `keyId="${keyId}",algorithm="Ed25519",headers="(request-target) date digest",signature="AAAA"`,
+            },
+          });
+          return { status: answer.status, message: ((await answer.json()) as { message: string }).message };
+        };
+        // Listed: the node tries to connect (nothing is there, so the fetch fails, but not by refusal).
+        const listed = await signedPost('https://10.0.0.1/key');
+        expect(listed.status).toBe(503);
+        expect(listed.message).toMatch(/GET https:\/\/10\.0\.0\.1\/key failed/);
+        expect(listed.message).not.toMatch(/refused/);
+        expect(await signedPost('https://192.168.1.1/key')).toMatchObject({
+          status: 401,
+          message: expect.stringMatching(/192\.168\.1\.1, a private address: refused/),
+        });
+        expect(await signedPost('https://169.254.169.254/latest/meta-data')).toMatchObject({
+          status: 401,
+          message: expect.stringMatching(/169\.254\.169\.254, a link-local address: refused/),
+        });
+      } finally {
+        await federated.stop();
+      }
+    },
+  );
 });

@@ -12,6 +12,7 @@ import {
 import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
 import { contextsFileOption } from '@anchor/common/jsonld-contexts';
 import { PROJECT_VERSION } from '@anchor/common/version';
+import { allowedPeerNetworksOption } from '@anchor/common/httpsig';
 import { tracingOptions } from '@anchor/common/tracing';
 import { VCS_MODES, type VcsOptions } from './vcs-options.js';
 
@@ -138,6 +139,7 @@ export const VCS_CONFIG = defineConfig({
       flag: 'dev-mode',
       help: 'resolve did:web over plain http for every host, and at private, link-local and loopback addresses (otherwise https to public addresses only, and loopback when the vcs itself is on loopback)',
     }),
+    ...allowedPeerNetworksOption(),
     didCacheTtl: opt.duration({
       flag: 'did-cache-ttl',
       default: '1m',
@@ -233,6 +235,7 @@ export function vcsOptionsFrom(flags: VcsFlags): VcsOptions {
     vctUrl: flags.vctUrl,
     vcApiProfile: flags.vcApiProfile,
     devMode: flags.devMode,
+    allowedPeerNetworks: flags.allowedPeerNetworks,
     contextsFile: flags.contextsFile,
     didCacheTtlMs: flags.didCacheTtl,
     retry: {

@@ -85,6 +85,7 @@ export async function createCoreFeature(ctx: VcsContext, documentLoader: Documen
   const endpoint: ServiceEndpoint = {
     devMode: config.devMode ?? false,
     ownEndpoint: config.externalUrl,
+    allowedPeerNetworks: config.allowedPeerNetworks,
     listenHost: config.host ?? '127.0.0.1',
     servesTls: config.tls !== undefined,
   };

@@ -162,4 +162,30 @@ describe('did:web issuers at addresses the vcs must not reach', () => {
     });
     expect(JSON.stringify(dev.body)).toMatch(/ECONNREFUSED/);
   });
+
+  it('reaches peers on --allowed-peer-networks without dev mode, and nothing else non-public', async () => {
+    // Loopback stands in for the federation's private network: this vcs is not on loopback, so only the listed
+    // network lets it reach the issuer's site.
+    const vcs = await start({
+      externalUrl: 'https://vcs.example.com',
+      tlsCaCertFiles: [pki.caFile],
+      allowedPeerNetworks: ['127.0.0.0/8'],
+    });
+    const allowed = await vcs.call('POST', '/verifier/credentials', {
+      verifiableCredential: await signedBy(issuerDid),
+      options: { checks: ['proof'] },
+    });
+    expect(allowed.status, JSON.stringify(allowed.body)).toBe(200);
+    for (const [did, kind] of [
+      ['did:web:10.0.0.7', '10.0.0.7, a private address: refused'],
+      ['did:web:169.254.169.254', '169.254.169.254, a link-local address: refused'],
+    ] as const) {
+      const reply = await vcs.call('POST', '/verifier/credentials', {
+        verifiableCredential: await signedBy(did),
+        options: { checks: ['proof'] },
+      });
+      expect(reply.status, did).toBe(400);
+      expect(JSON.stringify(reply.body), did).toContain(kind);
+    }
+  });
 });

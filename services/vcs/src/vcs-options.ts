@@ -45,6 +45,8 @@ export interface VcsOptions extends Omit<ServiceOptions, 'caCertificates'> {
   vctUrl?: string | undefined;
   vcApiProfile?: string | undefined;
   devMode?: boolean;
+  /** `--allowed-peer-networks`: private networks whose peers (did:web documents, status lists) may be fetched from without dev mode. */
+  allowedPeerNetworks?: readonly string[];
   didCacheTtlMs?: number;
   retry?: RetryPolicy;
   tlsCaCertFiles?: readonly string[];

@@ -14,6 +14,7 @@ import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
 import { readCaCertificates, tlsCaCertsOption } from '@anchor/common/http-client';
 import { contextsFileOption } from '@anchor/common/jsonld-contexts';
 import { PROJECT_VERSION } from '@anchor/common/version';
+import { allowedPeerNetworksOption } from '@anchor/common/httpsig';
 import { tracingOptions } from '@anchor/common/tracing';
 import { issuerItemProblem, logItemProblem, buildLogDefinitions } from './log-definitions.js';
 import type { VctLogOptions } from './server.js';
@@ -124,6 +125,7 @@ export const VCT_LOG_CONFIG = defineConfig({
       flag: 'dev-mode',
       help: 'resolve did:web over plain http for every host, and at private, link-local and loopback addresses (otherwise https to public addresses only, and loopback when the log itself is on loopback)',
     }),
+    ...allowedPeerNetworksOption(),
     allowUndefinedTerms: opt.list({
       flag: 'allow-undefined-terms',
       default: ['href', 'rel', 'AnchorLink'],
@@ -197,6 +199,7 @@ export function vctLogOptionsFrom(flags: VctLogFlags): { options: VctLogOptions;
     maxGetEntries: flags.maxGetEntries,
     sequencerLeaseMs: flags.sequencerLease,
     devMode: flags.devMode,
+    allowedPeerNetworks: flags.allowedPeerNetworks,
     allowUndefinedTerms: undefinedTerms,
     canonicalizeWorkers: flags.canonicalizeWorkers,
     didCacheTtlMs: flags.didCacheTtl,

@@ -30,6 +30,8 @@ export interface VctLogOptions extends ServiceOptions {
   /** Integrate only while holding the sequencer lease. Default: with mongodb. */
   useSequencerLease?: boolean;
   devMode?: boolean;
+  /** `--allowed-peer-networks`: private networks whose peers did:web resolution may reach without dev mode. */
+  allowedPeerNetworks?: readonly string[];
   allowUndefinedTerms?: UndefinedTermsPolicy;
   canonicalizeWorkers?: number | 'auto';
   didCacheTtlMs?: number;

@@ -39,6 +39,7 @@ export async function createPreparerFeature(
         ...serviceDidWebOptions({
           devMode: options.devMode ?? false,
           ownEndpoint: options.baseUrl,
+          allowedPeerNetworks: options.allowedPeerNetworks,
           listenHost: options.host ?? '127.0.0.1',
           servesTls: options.tls !== undefined,
           ca: options.caCertificates,

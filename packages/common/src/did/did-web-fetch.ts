@@ -92,6 +92,8 @@ export interface ServiceEndpoint {
   listenHost?: string | undefined;
   /** Whether it serves https itself (judged when there is no external URL). */
   servesTls?: boolean | undefined;
+  /** `--allowed-peer-networks`: private networks its peers are on (see `peerFetchPolicy`). */
+  allowedPeerNetworks?: readonly string[] | undefined;
 }
 
 function plainHttpFor(service: ServiceEndpoint): DidWebHttpPolicy {

@@ -199,7 +199,12 @@ describe('fast routes', () => {
     expect(parseByteSize('1.5KB')).toBe(1536);
     expect(parseByteSize('512')).toBe(512);
     expect(() => parseByteSize('lots')).toThrow(/not a size/);
-    for (const [bytes, text] of [[64 * 1024 ** 2, '64mb'], [1536, '1536'], [1536 * 1024, '1536kb'], [0, '0']] as const) {
+    for (const [bytes, text] of [
+      [64 * 1024 ** 2, '64mb'],
+      [1536, '1536'],
+      [1536 * 1024, '1536kb'],
+      [0, '0'],
+    ] as const) {
       expect(formatByteSize(bytes)).toBe(text);
       expect(parseByteSize(formatByteSize(bytes))).toBe(bytes);
     }

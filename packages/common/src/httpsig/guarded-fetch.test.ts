@@ -2,7 +2,16 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../errors/index.js';
-import { classifyAddress, createGuardedFetch, createGuardedFetchJson, peerFetchPolicy } from './guarded-fetch.js';
+import {
+  addressRefusal,
+  checkPeerUrl,
+  classifyAddress,
+  createGuardedFetch,
+  createGuardedFetchJson,
+  peerFetchPolicy,
+  type GuardedFetchOptions,
+} from './guarded-fetch.js';
+import { parsePeerNetwork } from './peer-networks.js';
 
 const ACCEPT = 'application/json';
 const servers: Server[] = [];
@@ -182,6 +191,115 @@ describe('peerFetchPolicy', () => {
       peerFetchPolicy({ devMode: false, ownEndpoint: 'https://log.example.com', listenHost: '127.0.0.1' }),
     ).toEqual({});
     expect(peerFetchPolicy({ devMode: false })).toEqual({});
+  });
+});
+
+describe('allowed peer networks (--allowed-peer-networks)', () => {
+  const cluster = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fd00::/8'];
+
+  /** A resolver naming each host's address as a cluster DNS would. */
+  const lookupOf = (table: Record<string, string>): NonNullable<GuardedFetchOptions['lookup']> =>
+    ((host: string, _options: unknown, callback: (e: Error | null, a: unknown) => void) => {
+      const address = table[host];
+      if (address === undefined)
+        callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }), []);
+      else callback(null, [{ address, family: address.includes(':') ? 6 : 4 }]);
+    }) as unknown as NonNullable<GuardedFetchOptions['lookup']>;
+
+  it('allows the listed networks only: other private, link-local (the metadata address) and loopback stay refused', () => {
+    const policy = peerFetchPolicy({
+      devMode: false,
+      ownEndpoint: 'https://node.example.com',
+      allowedPeerNetworks: ['10.0.0.0/8', 'fd00::/8'],
+    });
+    expect(policy).toEqual({ allowNetworks: ['10.0.0.0/8', 'fd00::/8'] });
+    expect(addressRefusal(policy, '10.1.2.3')).toBeUndefined();
+    expect(addressRefusal(policy, '::ffff:10.1.2.3')).toBeUndefined();
+    expect(addressRefusal(policy, 'fd12:3456::1')).toBeUndefined();
+    expect(addressRefusal(policy, '8.8.8.8')).toBeUndefined();
+    expect(addressRefusal(policy, '192.168.1.5')).toBe('a private address');
+    expect(addressRefusal(policy, 'fc00::1')).toBe('a private address');
+    expect(addressRefusal(policy, '169.254.169.254')).toBe('a link-local address');
+    expect(addressRefusal(policy, '127.0.0.1')).toBe('a loopback address');
+    // Listed explicitly, even the link-local range is allowed: the operator said so.
+    expect(addressRefusal({ allowNetworks: ['169.254.0.0/16'] }, '169.254.169.254')).toBeUndefined();
+    // Without the option nothing changes, and dev mode still opens everything.
+    expect(
+      peerFetchPolicy({ devMode: false, ownEndpoint: 'https://node.example.com', allowedPeerNetworks: [] }),
+    ).toEqual({});
+    expect(
+      peerFetchPolicy({ devMode: false, ownEndpoint: 'http://127.0.0.1:8080', allowedPeerNetworks: cluster }),
+    ).toEqual({
+      allowHttp: 'non-public',
+      allowAddresses: ['loopback'],
+      allowNetworks: cluster,
+    });
+  });
+
+  it('reads CIDRs and single addresses, and says why anything else is none', () => {
+    expect(parsePeerNetwork('10.0.0.0/8')).toEqual({ network: '10.0.0.0', prefix: 8, family: 'ipv4' });
+    expect(parsePeerNetwork(' fd00::/8 ')).toEqual({ network: 'fd00::', prefix: 8, family: 'ipv6' });
+    expect(parsePeerNetwork('10.1.2.3')).toEqual({ network: '10.1.2.3', prefix: 32, family: 'ipv4' });
+    expect(() => parsePeerNetwork('10.0.0.0/33')).toThrow('prefix length must be 1 to 32');
+    expect(() => parsePeerNetwork('0.0.0.0/0')).toThrow('prefix length must be 1 to 32');
+    expect(() => parsePeerNetwork('10.0.0.0/8x')).toThrow('prefix length');
+    expect(() => parsePeerNetwork('cluster.local')).toThrow(/must be a CIDR/);
+    expect(() => parsePeerNetwork('10.0.0.0/8/8')).toThrow(/must be a CIDR/);
+  });
+
+  it('fetches from a listed network over http, the address checked at connect time', async () => {
+    const peer = await serve((_p, res) => res.end('{"id":"k"}'));
+    const port = new URL(peer.url).port;
+    // Loopback stands in for the cluster network here: not an allowed class, only a listed network.
+    const fetchJson = createGuardedFetchJson({
+      policy: peerFetchPolicy({
+        devMode: false,
+        ownEndpoint: 'https://node.example.com',
+        allowedPeerNetworks: ['127.0.0.0/8'],
+      }),
+      lookup: lookupOf({ 'peer.cluster.internal': '127.0.0.1', 'other.cluster.internal': '192.168.7.7' }),
+    });
+    expect(await fetchJson(`http://peer.cluster.internal:${port}/key`, { accept: ACCEPT, signal: signal() })).toEqual({
+      id: 'k',
+    });
+    expect(peer.hits()).toBe(1);
+    // An unlisted private address is refused before any connection, http or https.
+    for (const scheme of ['http', 'https']) {
+      const refused = await failure(
+        fetchJson(`${scheme}://other.cluster.internal:${port}/key`, { accept: ACCEPT, signal: signal() }),
+      );
+      expect(refused.status).toBe(400);
+      expect(refused.message).toContain('other.cluster.internal resolves to 192.168.7.7, a private address: refused');
+    }
+    // Plain http elsewhere stays refused: public hosts need https.
+    const publicHttp = await failure(fetchJson('http://8.8.8.8/key', { accept: ACCEPT, signal: signal() }));
+    expect(publicHttp.message).toMatch(/plain http to 8\.8\.8\.8 \(8\.8\.8\.8, a public address\) is refused/);
+    expect(peer.hits()).toBe(1);
+  });
+
+  it('lets a listed private address through to the connection, and refuses the metadata address by name or literally', async () => {
+    const lookup = lookupOf({ 'peer.cluster.internal': '10.255.255.1', 'metadata.internal': '169.254.169.254' });
+    const policy = peerFetchPolicy({
+      devMode: false,
+      ownEndpoint: 'https://node.example.com',
+      allowedPeerNetworks: cluster,
+    });
+    const fetchJson = createGuardedFetchJson({ policy, lookup, timeoutMs: 300 });
+    // Nothing listens there: the guard let it through, so the failure is the network's (retryable), not a 400.
+    const unreachable = await failure(
+      fetchJson('https://peer.cluster.internal/key', { accept: ACCEPT, signal: signal() }),
+    );
+    expect(unreachable.status).not.toBe(400);
+    expect(unreachable.retryable).toBe(true);
+    for (const url of ['https://metadata.internal/latest/meta-data', 'http://169.254.169.254/latest/meta-data']) {
+      const refused = await failure(fetchJson(url, { accept: ACCEPT, signal: signal() }));
+      expect(refused.status).toBe(400);
+      expect(refused.message).toMatch(/169\.254\.169\.254, a link-local address: refused/);
+    }
+    await expect(checkPeerUrl('https://peer.cluster.internal/key', { policy, lookup })).resolves.toBeUndefined();
+    await expect(checkPeerUrl('https://metadata.internal/', { policy, lookup })).rejects.toThrow(
+      /a link-local address: refused/,
+    );
   });
 });
 

@@ -9,7 +9,8 @@
  *   whose own endpoint is loopback);
  * - the host's addresses are checked after DNS resolution, at connect time (the lookup the socket uses is the
  *   checked one, so a second resolution cannot swap in another address): loopback, private, link-local,
- *   CGNAT, multicast, unspecified and reserved ranges are refused unless the policy allows the class;
+ *   CGNAT, multicast, unspecified and reserved ranges are refused unless the policy allows the class or lists
+ *   the address's network (`--allowed-peer-networks`);
  * - redirects are followed by hand, at most `maxRedirects`, each hop checked like the first;
  * - a per-host budget of fetches per window, and a per-host negative cache after a network-level failure:
  *   a flood of forged requests costs a bounded number of outbound connections;
@@ -22,6 +23,7 @@ import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { AppError, badRequest, permanent, transient } from '../errors/index.js';
 import { withBundledRoots } from '../http-client/ca-certificates.js';
 import type { FetchJson } from './fetch-json.js';
+import { peerNetworkList } from './peer-networks.js';
 
 export type AddressClass = 'public' | 'loopback' | 'private' | 'link-local' | 'reserved';
 
@@ -30,6 +32,11 @@ export interface FetchPolicy {
   allowHttp?: 'never' | 'non-public' | 'always';
   /** Address classes allowed besides public ones (default none). */
   allowAddresses?: readonly Exclude<AddressClass, 'public'>[];
+  /**
+   * Networks (CIDRs or addresses) whose addresses are allowed whatever their class, plain http included: the
+   * operator's own federation network (`--allowed-peer-networks`, `parsePeerNetwork`).
+   */
+  allowNetworks?: readonly string[];
 }
 
 export interface GuardedFetchOptions {
@@ -155,7 +162,8 @@ export type GuardedFetch = (
  * Where a service's own GETs on behalf of its clients (key fetches, did:web documents) may go: anywhere in
  * dev mode (compose networks are private and plain http); otherwise https to public addresses only, and
  * loopback (over http too) when the service's own endpoint is loopback: a local federation, whose peers are
- * on loopback as well. A wildcard listener without an external URL is not loopback.
+ * on loopback as well. A wildcard listener without an external URL is not loopback. Outside dev mode the
+ * operator's `--allowed-peer-networks` are allowed besides (a federation on a private network).
  */
 export function peerFetchPolicy(options: {
   devMode: boolean;
@@ -163,19 +171,33 @@ export function peerFetchPolicy(options: {
   ownEndpoint?: string | undefined;
   /** Without an external URL: the host the service listens on. */
   listenHost?: string | undefined;
+  /** `--allowed-peer-networks`. */
+  allowedPeerNetworks?: readonly string[] | undefined;
 }): FetchPolicy {
   if (options.devMode)
     return { allowHttp: 'always', allowAddresses: ['loopback', 'private', 'link-local', 'reserved'] };
+  const networks: FetchPolicy =
+    options.allowedPeerNetworks !== undefined && options.allowedPeerNetworks.length > 0
+      ? { allowNetworks: [...options.allowedPeerNetworks] }
+      : {};
   let host = options.listenHost?.replace(/^\[|\]$/g, '') ?? '';
   if (options.ownEndpoint !== undefined) {
     try {
       host = new URL(options.ownEndpoint).hostname.replace(/^\[|\]$/g, '');
     } catch {
-      return {};
+      return networks;
     }
   }
   const ownIsLoopback = host === 'localhost' || (isIP(host) !== 0 && classifyAddress(host) === 'loopback');
-  return ownIsLoopback ? { allowHttp: 'non-public', allowAddresses: ['loopback'] } : {};
+  return ownIsLoopback ? { allowHttp: 'non-public', allowAddresses: ['loopback'], ...networks } : networks;
+}
+
+/**
+ * Why the policy refuses an address (`undefined`: allowed), for checks made before connecting (a DID hint's
+ * host); the guarded fetch applies the same rule at connect time.
+ */
+export function addressRefusal(policy: FetchPolicy, address: string): string | undefined {
+  return policyChecks(policy, '').addressRefusal(address);
 }
 
 /** The `FetchJson` the signature verifier uses in production (see the module comment). */
@@ -199,12 +221,23 @@ export function createGuardedFetchJson(options: GuardedFetchOptions = {}): Fetch
 function policyChecks(policy: FetchPolicy | undefined, purpose: string) {
   const allowed = new Set<AddressClass>(['public', ...(policy?.allowAddresses ?? [])]);
   const allowHttp = policy?.allowHttp ?? 'never';
+  const listed = peerNetworkList(policy?.allowNetworks ?? []);
+  const anyListed = (policy?.allowNetworks?.length ?? 0) > 0;
+
+  const addressRefusal = (address: string): string | undefined => {
+    if (listed(address)) return undefined;
+    const kind = classifyAddress(address);
+    if (allowed.has(kind)) return undefined;
+    return `a ${kind} address`;
+  };
 
   const checkAddress = (host: string, address: string, plainHttp: boolean): void => {
+    const refusal = addressRefusal(address);
+    if (refusal !== undefined) throw refused(`${host} resolves to ${address}, ${refusal}: refused`);
+    if (!plainHttp || listed(address)) return;
     const kind = classifyAddress(address);
-    if (!allowed.has(kind)) throw refused(`${host} resolves to ${address}, a ${kind} address: refused`);
-    if (plainHttp && kind === 'public' && allowHttp !== 'always')
-      throw refused(`plain http to ${host} (${address}, a public address) is refused for ${purpose} (https only)`);
+    if (allowHttp === 'never' || (kind === 'public' && allowHttp !== 'always'))
+      throw refused(`plain http to ${host} (${address}, a ${kind} address) is refused for ${purpose} (https only)`);
   };
 
   const checkUrl = (raw: string): URL => {
@@ -214,7 +247,8 @@ function policyChecks(policy: FetchPolicy | undefined, purpose: string) {
     } catch {
       throw refused(`not a URL: ${JSON.stringify(raw.slice(0, 100))}`);
     }
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowHttp !== 'never'))
+    // With listed networks an http URL goes on to the address check, which allows it only to those networks.
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && (allowHttp !== 'never' || anyListed)))
       throw refused(`${url.protocol.slice(0, -1)} URLs are refused for ${purpose} (https only): ${url.origin}`);
     if (url.username || url.password) throw refused(`URLs with credentials are refused for ${purpose}`);
     const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -222,7 +256,7 @@ function policyChecks(policy: FetchPolicy | undefined, purpose: string) {
     return url;
   };
 
-  return { checkAddress, checkUrl };
+  return { addressRefusal, checkAddress, checkUrl };
 }
 
 /**

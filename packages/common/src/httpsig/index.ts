@@ -17,6 +17,7 @@ export { axiosSigningInterceptor, createSignedFetch, type SignedFetch } from './
 export { KeyResolver, type DidKeyResolver, type KeyResolverOptions, type ResolvedKey } from './key-resolver.js';
 export { ACTIVITY_JSON_ACCEPT, createFetchJson, type FetchJson, type FetchJsonOptions } from './fetch-json.js';
 export {
+  addressRefusal,
   checkPeerUrl,
   classifyAddress,
   createGuardedFetch,
@@ -27,6 +28,7 @@ export {
   type GuardedFetch,
   type GuardedFetchOptions,
 } from './guarded-fetch.js';
+export { allowedPeerNetworksOption, parsePeerNetwork, peerNetworkList, type PeerNetwork } from './peer-networks.js';
 export {
   actorPublicKeyIds,
   MAIN_KEY,

@@ -41,7 +41,7 @@ export function createDidDiscoveryFeature(
       ownBase: ctx.urls.externalEndpoint,
       discoveryDomains: (discovery.discoveryDomains ?? []).map((domain) => domain.replace(/\/$/, '')),
       plainHttp: plainHttpPolicy(ctx.urls.externalEndpoint, server.devMode),
-      peerPolicy: keyFetchPolicy(ctx.urls, server.devMode),
+      peerPolicy: keyFetchPolicy(ctx.urls, server),
       discoverUnknown: discovery.didDiscovery,
       resolveFromAnchorOrigin: discovery.resolveFromAnchorOrigin,
     },

@@ -42,6 +42,11 @@ describe('which peers a hint may make the node call', () => {
       /a link-local address/,
     );
     await expect(checkPeer('https://[::1]:9000', {})).rejects.toThrow(/loopback/);
+    // --allowed-peer-networks: the listed private network is asked; other private and link-local addresses are not.
+    const cluster = { allowNetworks: ['10.0.0.0/8'] };
+    await expect(checkPeer('https://10.1.2.3', cluster)).resolves.toBeUndefined();
+    await expect(checkPeer('https://192.168.1.2', cluster)).rejects.toThrow(/a private address: not asked/);
+    await expect(checkPeer('http://169.254.169.254', cluster)).rejects.toThrow(/a link-local address: not asked/);
   });
 });
 

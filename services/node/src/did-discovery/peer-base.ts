@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { permanent } from '@anchor/common/errors';
-import { classifyAddress, type FetchPolicy } from '@anchor/common/httpsig';
+import { addressRefusal, classifyAddress, type FetchPolicy } from '@anchor/common/httpsig';
 
 /**
  * The base URL of the node a DID's https hint or anchor origin names. The hint says https; plain http is
@@ -45,13 +45,12 @@ function isLoopback(host: string): boolean {
 /**
  * A hint is anyone's to write, and resolution is open: without this check any client could make the node
  * call addresses of its own network. The peer's host must resolve to addresses the node's key-fetch policy
- * allows (public ones; loopback for a local federation; anything in dev mode), as for the keyId of a
+ * allows (public ones; loopback for a local federation; `--allowed-peer-networks`; anything in dev mode), as for the keyId of a
  * signed request. The check is made before the node connects (a host rebinding its name in between is
  * not caught here; the key fetch's guard checks at connect time).
  */
 export async function checkPeer(url: string, policy: FetchPolicy): Promise<void> {
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  const allowed = new Set(['public', ...(policy.allowAddresses ?? [])]);
   let addresses: string[];
   try {
     addresses = isIP(host) !== 0 ? [host] : (await lookup(host, { all: true })).map(({ address }) => address);
@@ -59,7 +58,7 @@ export async function checkPeer(url: string, policy: FetchPolicy): Promise<void>
     throw permanent(`${host} does not resolve: ${(error as Error).message}`);
   }
   for (const address of addresses) {
-    const kind = classifyAddress(address);
-    if (!allowed.has(kind)) throw permanent(`${host} resolves to ${address}, a ${kind} address: not asked`);
+    const refusal = addressRefusal(policy, address);
+    if (refusal !== undefined) throw permanent(`${host} resolves to ${address}, ${refusal}: not asked`);
   }
 }

@@ -85,7 +85,9 @@ class PublishedDids {
             didSuffix: created.didSuffix,
             updateKey,
             nextUpdateKey: KeyPair.generate('Ed25519'),
-            patches: [addPublicKeys(documentKey('key-3', KeyPair.generate('Ed25519'), { purposes: ['authentication'] }))],
+            patches: [
+              addPublicKeys(documentKey('key-3', KeyPair.generate('Ed25519'), { purposes: ['authentication'] })),
+            ],
           }),
         );
       let anchorHash = '';

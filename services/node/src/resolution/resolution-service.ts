@@ -1,9 +1,4 @@
-import {
-  parseNodeDid,
-  renderNodeResolution,
-  resolveNodeDid,
-  type ParsedNodeDid,
-} from '@anchor/sidetree';
+import { parseNodeDid, renderNodeResolution, resolveNodeDid, type ParsedNodeDid } from '@anchor/sidetree';
 import type { NodeMetrics } from '../observability/node-metrics.js';
 import type { DidOperations, DidOperationsLoader } from './did-operations.js';
 import { ResolutionCache, type CachedDid, type ResolvedDid } from './resolution-cache.js';
