@@ -1,5 +1,5 @@
-import { availableParallelism } from 'node:os';
 import type { Feature } from '@anchor/common/service';
+import { workerThreads } from '@anchor/common/workers';
 import { createBbs, type BbsOperations } from './crypto/bbs/index.js';
 import type { KmsContext } from './kms-context.js';
 
@@ -9,7 +9,6 @@ export interface BbsFeature extends Feature {
 
 /** The BBS worker threads: signatures and proofs are milliseconds of CPU each, kept off the HTTP thread. */
 export async function createBbsFeature(ctx: KmsContext): Promise<BbsFeature> {
-  const configured = ctx.config.bbsWorkers ?? 'auto';
-  const bbs = await createBbs({ threads: configured === 'auto' ? availableParallelism() : configured });
+  const bbs = await createBbs({ threads: workerThreads(ctx.config.bbsWorkers ?? 'auto') });
   return { name: 'bbs', bbs, stop: () => bbs.close() };
 }

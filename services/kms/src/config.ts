@@ -14,6 +14,7 @@ import { readCaCertificates, tlsCaCertsOption } from '@anchor/common/http-client
 import { PROJECT_VERSION } from '@anchor/common/version';
 import { allowedPeerNetworksOption } from '@anchor/common/httpsig';
 import { tracingOptions } from '@anchor/common/tracing';
+import { workerThreadsOption } from '@anchor/common/workers';
 import type { KmsOptions } from './server.js';
 
 /**
@@ -87,17 +88,10 @@ export const KMS_CONFIG = defineConfig({
       default: '5m',
       help: "how long a controller DID's keys are reused for HTTP signature checks",
     }),
-    bbsWorkers: opt.custom({
-      flag: 'bbs-workers',
-      type: 'int|auto',
-      default: 'auto',
-      parse: (raw: string): number | 'auto' => {
-        if (raw.trim().toLowerCase() === 'auto') return 'auto';
-        if (!/^\d{1,2}$/.test(raw.trim())) throw new Error('must be auto or a number of worker threads from 0 to 99');
-        return Number(raw.trim());
-      },
-      help: 'worker threads for BBS signatures and proofs; auto = one per core; 0 runs them on the HTTP thread',
-    }),
+    bbsWorkers: workerThreadsOption(
+      'bbs-workers',
+      'worker threads for BBS signatures and proofs; auto = one per core; 0 runs them on the HTTP thread',
+    ),
     requestBodyLimit: requestBodyLimitOption(),
     metricsHost: metricsHostOption(),
     ...tracingOptions(),

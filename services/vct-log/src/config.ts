@@ -16,6 +16,7 @@ import { contextsFileOption } from '@anchor/common/jsonld-contexts';
 import { PROJECT_VERSION } from '@anchor/common/version';
 import { allowedPeerNetworksOption } from '@anchor/common/httpsig';
 import { tracingOptions } from '@anchor/common/tracing';
+import { workerThreadsOption } from '@anchor/common/workers';
 import { issuerItemProblem, logItemProblem, buildLogDefinitions } from './log-definitions.js';
 import type { VctLogOptions } from './server.js';
 
@@ -131,17 +132,10 @@ export const VCT_LOG_CONFIG = defineConfig({
       default: ['href', 'rel', 'AnchorLink'],
       help: 'JSON-LD terms a credential may use without its contexts defining them (dropped from the entry, as the original does); "any" accepts every undefined term',
     }),
-    canonicalizeWorkers: opt.custom({
-      flag: 'canonicalize-workers',
-      type: 'int|auto',
-      default: 'auto',
-      parse: (raw: string): number | 'auto' => {
-        if (raw.trim().toLowerCase() === 'auto') return 'auto';
-        if (!/^\d{1,2}$/.test(raw.trim())) throw new Error('must be auto or a number of worker threads from 0 to 99');
-        return Number(raw.trim());
-      },
-      help: 'worker threads that parse, canonicalise (JSON-LD) and sign add-vc credentials; auto = one per core; 0 does it on the HTTP thread',
-    }),
+    canonicalizeWorkers: workerThreadsOption(
+      'canonicalize-workers',
+      'worker threads that parse, canonicalise (JSON-LD) and sign add-vc credentials; auto = one per core; 0 does it on the HTTP thread',
+    ),
     contextsFile: contextsFileOption(),
     didCacheTtl: opt.duration({
       flag: 'did-cache-ttl',

@@ -1,9 +1,10 @@
 import { serviceDidWebOptions } from '@anchor/common/did';
 import type { JsonLdContexts } from '@anchor/common/jsonld-contexts';
 import type { Feature } from '@anchor/common/service';
+import { workerThreads } from '@anchor/common/workers';
 import { CredentialChecker } from './credentials/credential-checker.js';
 import { didVerificationMethodResolver } from './credentials/did-verification-methods.js';
-import { createEntryPreparer, workerCount } from './credentials/entry-preparer.js';
+import { createEntryPreparer } from './credentials/entry-preparer.js';
 import type { VctLogContext } from './log-context.js';
 import type { LogsFeature } from './logs-feature.js';
 
@@ -23,7 +24,7 @@ export async function createPreparerFeature(
   const options = ctx.config;
   const allowUndefinedTerms = options.allowUndefinedTerms ?? DEFAULT_UNDEFINED_TERMS;
   const preparer = await createEntryPreparer({
-    workers: workerCount(options.canonicalizeWorkers ?? 'auto'),
+    workers: workerThreads(options.canonicalizeWorkers ?? 'auto'),
     allowUndefinedTerms,
     signer: logs.signer,
     contexts,

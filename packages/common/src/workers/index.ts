@@ -1,2 +1,3 @@
 export { WorkerPool, type WorkerPoolOptions } from './worker-pool.js';
 export { serveTasks } from './serve-tasks.js';
+export { workerThreads, workerThreadsOption, type WorkerThreads } from './worker-threads.js';

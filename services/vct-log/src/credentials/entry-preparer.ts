@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { ContextBroadcast, type JsonLdContexts } from '@anchor/common/jsonld-contexts';
 import { WorkerPool } from '@anchor/common/workers';
 import type { LogSigner } from '../signing/log-signer.js';
@@ -21,14 +20,6 @@ export interface EntryPreparer {
   /** Worker threads in use (0: entries are prepared on the calling thread). */
   readonly workers: number;
   close(): Promise<void>;
-}
-
-/**
- * 'auto' → one worker per core. The HTTP thread mostly waits (for workers, for fsyncs), so on two cores
- * two workers beside it keep both cores busy (the README's Performance section has the figures).
- */
-export function workerCount(setting: number | 'auto'): number {
-  return setting === 'auto' ? Math.max(1, availableParallelism()) : setting;
 }
 
 export interface EntryPreparerOptions {
