@@ -52,15 +52,10 @@ function readSuffixData(value: unknown, context: ParseContext): SuffixData {
   if (mode === 'ingest') rejectUnknownMembers(object, SUFFIX_DATA_MEMBERS, 'suffixData');
   checkEncodedMultihash(object.deltaHash, 'suffixData.deltaHash', protocol);
   checkEncodedMultihash(object.recoveryCommitment, 'suffixData.recoveryCommitment', protocol);
-  const suffixData: SuffixData = {
-    deltaHash: object.deltaHash as string,
-    recoveryCommitment: object.recoveryCommitment as string,
-  };
 
   const type = optionalString(object.type, 'suffixData.type');
   if (mode === 'ingest' && type !== undefined && !SUFFIX_TYPE.test(type))
     throw badRequest('suffixData.type must be 1 to 4 base64url characters');
-  if (type !== undefined && type !== '') suffixData.type = type;
 
   const { anchorOrigin } = object;
   if (
@@ -70,7 +65,12 @@ function readSuffixData(value: unknown, context: ParseContext): SuffixData {
   ) {
     throw badRequest('suffixData.anchorOrigin must be a non-empty string');
   }
+  // Members in JCS order, so that canonicalising it is a plain JSON.stringify (see `canonicalize`).
+  const suffixData = {} as SuffixData;
   // Go holds anchorOrigin as interface{} with omitempty: any non-null value is hashed as given.
   if (anchorOrigin !== undefined && anchorOrigin !== null) suffixData.anchorOrigin = anchorOrigin;
+  suffixData.deltaHash = object.deltaHash as string;
+  suffixData.recoveryCommitment = object.recoveryCommitment as string;
+  if (type !== undefined && type !== '') suffixData.type = type;
   return suffixData;
 }
