@@ -18,6 +18,12 @@ async function startBoth(options: HttpAppOptions = {}) {
       contentType: 'application/json',
       body: JSON.stringify({ alias: req.params.alias, id: req.params.id, path: req.path, q: req.query.getAll('q') }),
     }))
+    // Headers of its own: one new, one replacing a security header, one the kit always sets itself.
+    .get('/:alias/v1/varied', () => ({
+      contentType: 'application/json',
+      body: '{}',
+      headers: { Vary: 'Accept', 'x-frame-options': 'DENY', 'Content-Type': 'text/plain' },
+    }))
     .post('/:alias/v1/add', (req) => {
       if (req.body === undefined) throw badRequest('a body is required');
       let parsed: unknown;
@@ -46,6 +52,7 @@ describe('fast routes', () => {
     const { fast, viaExpress } = await startBoth();
     const requests: Array<[string, RequestInit]> = [
       ['/main/v1/items/a%3Ab?q=1&q=2', {}],
+      ['/main/v1/varied', {}],
       ['/main/v1/items/x/', {}],
       ['/main/v1/add', { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } }],
       ['/main/v1/add', { method: 'POST', body: '{"a":', headers: { 'content-type': 'application/json' } }],
@@ -65,6 +72,12 @@ describe('fast routes', () => {
     const item = await call(`${fast}/main/v1/items/a%3Ab?q=1&q=2`);
     expect(item.json).toEqual({ alias: 'main', id: 'a:b', path: '/main/v1/items/a%3Ab', q: ['1', '2'] });
     expect(item.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+    const varied = await call(`${fast}/main/v1/varied`);
+    expect([...varied.headers].filter(([name]) => name === 'x-frame-options' || name === 'vary')).toEqual([
+      ['vary', 'Accept'],
+      ['x-frame-options', 'DENY'],
+    ]);
+    expect(varied.headers.get('content-type')).toBe('application/json; charset=utf-8');
     const malformed = await call(`${fast}/main/v1/add`, {
       method: 'POST',
       body: '{"a":',
