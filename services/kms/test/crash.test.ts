@@ -1,20 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  freePort,
-  makeTempDir,
-  startProcess,
-  stopAllProcesses,
-  waitFor,
-  type ServiceProcess,
-  type TempDir,
-} from '@anchor/testing/process';
-import { afterAll, describe, expect, it } from 'vitest';
-import { requireBuiltMain } from './built.js';
+import { builtServiceMain, loopbackService, waitFor } from '@anchor/testing/process';
+import { processTestScope } from '@anchor/testing/process-scope';
+import { describe, expect, it } from 'vitest';
 import { b64, call, unb64 } from './kms.test-helpers.js';
 
-const main = requireBuiltMain();
+const main = builtServiceMain('kms');
 const KEY_TYPES = ['ED25519', 'ECDSAP256IEEEP1363', 'AES256GCM', 'HMACSHA256Tag256'] as const;
 
 /**
@@ -22,33 +14,20 @@ const KEY_TYPES = ['ED25519', 'ECDSAP256IEEEP1363', 'AES256GCM', 'HMACSHA256Tag2
  * directory and master key, every key acknowledged with 201 (and every acknowledged rotation) is there and works.
  */
 describe('kms killed while creating keys', () => {
-  let dir: TempDir;
-  afterAll(async () => {
-    await stopAllProcesses();
-    await dir?.remove();
-  });
+  const { tempDir } = processTestScope();
 
   it('loses no acknowledged key or key version', async () => {
-    dir = await makeTempDir('kms-crash-');
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
+    const dir = await tempDir('kms-crash-');
     const keyFile = join(dir.path, 'master.key');
     await writeFile(keyFile, randomBytes(32));
-    const start = (): Promise<ServiceProcess> =>
-      startProcess(main, {
-        args: [
-          '--host-url',
-          `127.0.0.1:${port}`,
-          '--data-dir',
-          join(dir.path, 'data'),
-          '--secret-lock-key-path',
-          keyFile,
-          '--log-level',
-          'warning',
-        ],
-        readyUrl: `${url}/healthcheck`,
-        readyStatus: (status) => status === 200,
-      });
+    const { url, start } = await loopbackService(main, [
+      '--data-dir',
+      join(dir.path, 'data'),
+      '--secret-lock-key-path',
+      keyFile,
+      '--log-level',
+      'warning',
+    ]);
     let service = await start();
     const ks = (
       await call<{ location: string; capability: string }>(`${url}/v1/keystores`, {

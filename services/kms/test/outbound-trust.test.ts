@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { KeyPair } from '@anchor/common/crypto';
 import { createHttpClient, peerStatusOf, type HttpClient } from '@anchor/common/http-client';
 import { createRequestSigner } from '@anchor/common/httpsig';
+import { startDidWebSite, type DidWebSite } from '@anchor/testing/did-web-site';
 import { makePrivateCa, type PrivateCa } from '@anchor/testing/private-ca';
 import { makeTempDir, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,9 +17,8 @@ const controllerKey = KeyPair.generate('Ed25519');
 
 let dir: TempDir;
 let pki: PrivateCa;
-let controllerSite: https.Server;
+let controllerSite: DidWebSite;
 let controllerDid: string;
-let siteHits = 0;
 const servers: KmsServer[] = [];
 
 async function startKms(options: KmsOptions): Promise<KmsServer> {
@@ -56,37 +53,13 @@ async function statusOf(run: () => Promise<{ status: number }>): Promise<{ statu
 beforeAll(async () => {
   dir = await makeTempDir('kms-outbound-');
   pki = makePrivateCa(dir.path);
-  // The controller's did:web site, served over https with a certificate only the private CA vouches for.
-  controllerSite = https.createServer(
-    { cert: readFileSync(pki.certFile), key: readFileSync(pki.keyFile) },
-    (req, res) => {
-      siteHits++;
-      if (req.url !== '/.well-known/did.json') return void res.writeHead(404).end();
-      res.setHeader('content-type', 'application/did+json');
-      res.end(
-        JSON.stringify({
-          '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/suites/ed25519-2020/v1'],
-          id: controllerDid,
-          verificationMethod: [
-            {
-              id: `${controllerDid}#key-1`,
-              type: 'Ed25519VerificationKey2020',
-              controller: controllerDid,
-              publicKeyMultibase: controllerKey.publicKeyMultibase(),
-            },
-          ],
-          authentication: [`${controllerDid}#key-1`],
-        }),
-      );
-    },
-  );
-  await new Promise<void>((resolve) => controllerSite.listen(0, '127.0.0.1', resolve));
-  controllerDid = `did:web:127.0.0.1%3A${(controllerSite.address() as AddressInfo).port}`;
+  controllerSite = await startDidWebSite(pki, controllerKey, 'authentication');
+  controllerDid = controllerSite.did;
 });
 
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.stop()));
-  await new Promise((resolve) => controllerSite.close(resolve));
+  await controllerSite.close();
   await dir.remove();
 });
 
@@ -143,7 +116,7 @@ describe('did:web controllers at addresses the kms must not reach', () => {
     const created = await call<{ location: string }>(`${kms.url}/v1/keystores`, {
       json: { controller: controllerDid },
     });
-    const before = siteHits;
+    const before = controllerSite.hits;
     for (const did of ['did:web:169.254.169.254', 'did:web:10.0.0.7%3A8443']) {
       const client = createHttpClient({ signer: createRequestSigner({ keyId: `${did}#key-1`, key: controllerKey }) });
       try {
@@ -156,7 +129,7 @@ describe('did:web controllers at addresses the kms must not reach', () => {
         client.close();
       }
     }
-    expect(siteHits).toBe(before);
+    expect(controllerSite.hits).toBe(before);
   });
 
   it('refuses a loopback did:web controller when the kms itself is not on loopback; dev mode allows it', async () => {

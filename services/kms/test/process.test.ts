@@ -3,45 +3,20 @@ import { existsSync, statSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { undocumentedOptions } from '@anchor/common/config';
-import {
-  freePort,
-  makeTempDir,
-  runProcess,
-  startProcess,
-  stopAllProcesses,
-  type TempDir,
-} from '@anchor/testing/process';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { builtServiceMain, freePort, loopbackService, runProcess, startProcess } from '@anchor/testing/process';
+import { processTestScope } from '@anchor/testing/process-scope';
+import { describe, expect, it } from 'vitest';
 import { KMS_CONFIG } from '../src/config.js';
-import { requireBuiltMain } from './built.js';
 import { b64, call, Controller } from './kms.test-helpers.js';
 
-const main = requireBuiltMain();
+const main = builtServiceMain('kms');
 
 describe('kms binary', () => {
-  const dirs: TempDir[] = [];
-  const tempDir = async (prefix: string): Promise<TempDir> => {
-    const dir = await makeTempDir(prefix);
-    dirs.push(dir);
-    return dir;
-  };
-  afterEach(async () => {
-    await stopAllProcesses();
-  });
-  afterAll(async () => {
-    for (const dir of dirs) await dir.remove();
-  });
+  const { tempDir } = processTestScope();
 
   it('with --host-url, --data-dir and --dev-mode serves a kms whose keys survive a restart, under a master key it made', async () => {
     const dir = await tempDir('kms-bare-');
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const start = () =>
-      startProcess(main, {
-        args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', dir.path, '--dev-mode'],
-        readyUrl: `${url}/healthcheck`,
-        readyStatus: (s) => s === 200,
-      });
+    const { url, start } = await loopbackService(main, ['--data-dir', dir.path, '--dev-mode']);
     let service = await start();
     const masterKeyFile = join(dir.path, 'kms-master-key');
     expect(existsSync(masterKeyFile)).toBe(true);

@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { KeyPair } from '@anchor/common/crypto';
 import { createHttpClient, type HttpClient } from '@anchor/common/http-client';
 import { signDocument } from '@anchor/common/jsonld';
+import { startDidWebSite, type DidWebSite } from '@anchor/testing/did-web-site';
 import { makePrivateCa, type PrivateCa } from '@anchor/testing/private-ca';
 import { makeTempDir, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,9 +19,8 @@ const signedBy = (did: string) =>
 
 let dir: TempDir;
 let pki: PrivateCa;
-let issuerSite: https.Server;
+let issuerSite: DidWebSite;
 let issuerDid: string;
-let siteHits = 0;
 const services: TestVcs[] = [];
 
 async function start(options: Parameters<typeof startTestVcs>[0]): Promise<TestVcs> {
@@ -35,34 +32,13 @@ async function start(options: Parameters<typeof startTestVcs>[0]): Promise<TestV
 beforeAll(async () => {
   dir = await makeTempDir('vcs-outbound-');
   pki = makePrivateCa(dir.path);
-  // The issuer's did:web site, served over https with a certificate only the private CA vouches for.
-  issuerSite = https.createServer({ cert: readFileSync(pki.certFile), key: readFileSync(pki.keyFile) }, (req, res) => {
-    siteHits++;
-    if (req.url !== '/.well-known/did.json') return void res.writeHead(404).end();
-    res.setHeader('content-type', 'application/did+json');
-    res.end(
-      JSON.stringify({
-        '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/suites/ed25519-2020/v1'],
-        id: issuerDid,
-        verificationMethod: [
-          {
-            id: `${issuerDid}#key-1`,
-            type: 'Ed25519VerificationKey2020',
-            controller: issuerDid,
-            publicKeyMultibase: issuerKey.publicKeyMultibase(),
-          },
-        ],
-        assertionMethod: [`${issuerDid}#key-1`],
-      }),
-    );
-  });
-  await new Promise<void>((resolve) => issuerSite.listen(0, '127.0.0.1', resolve));
-  issuerDid = `did:web:127.0.0.1%3A${(issuerSite.address() as AddressInfo).port}`;
+  issuerSite = await startDidWebSite(pki, issuerKey, 'assertionMethod');
+  issuerDid = issuerSite.did;
 });
 
 afterAll(async () => {
   for (const vcs of services) await vcs.stop();
-  await new Promise((resolve) => issuerSite.close(resolve));
+  await issuerSite.close();
   await dir.remove();
 });
 
@@ -97,7 +73,7 @@ describe('did:web issuers at addresses the vcs must not reach', () => {
   it('refuses link-local, private and reserved hosts with a 400 naming the address, connecting nowhere', async () => {
     // A vcs on loopback (its own endpoint is loopback: loopback peers are allowed, nothing else non-public).
     const vcs = await start({});
-    const before = siteHits;
+    const before = issuerSite.hits;
     for (const [did, kind] of [
       ['did:web:169.254.169.254', '169.254.169.254, a link-local address'],
       ['did:web:10.0.0.7%3A8443:issuers:a', '10.0.0.7, a private address'],
@@ -114,7 +90,7 @@ describe('did:web issuers at addresses the vcs must not reach', () => {
       // A connection attempt to these addresses would hang until the fetch timeout, not answer at once.
       expect(Date.now() - started, did).toBeLessThan(1_000);
     }
-    expect(siteHits).toBe(before);
+    expect(issuerSite.hits).toBe(before);
   });
 
   it("fetches another issuer's status list through the same guard (400 naming the address, no connection)", async () => {

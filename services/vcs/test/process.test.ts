@@ -1,18 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { undocumentedOptions } from '@anchor/common/config';
-import {
-  freePort,
-  makeTempDir,
-  runProcess,
-  startProcess,
-  stopAllProcesses,
-  type TempDir,
-} from '@anchor/testing/process';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { builtServiceMain, loopbackService, runProcess } from '@anchor/testing/process';
+import { processTestScope } from '@anchor/testing/process-scope';
+import { describe, expect, it } from 'vitest';
 import { VCS_CONFIG } from '../src/config.js';
-import { requireBuiltMain } from './built.js';
 
-const main = requireBuiltMain();
+const main = builtServiceMain('vcs');
 
 async function post(url: string, body: unknown): Promise<{ status: number; body: any }> {
   const response = await fetch(url, {
@@ -24,25 +17,11 @@ async function post(url: string, body: unknown): Promise<{ status: number; body:
 }
 
 describe('vcs binary', () => {
-  const dirs: TempDir[] = [];
-  afterEach(async () => {
-    await stopAllProcesses();
-  });
-  afterAll(async () => {
-    for (const dir of dirs) await dir.remove();
-  });
+  const { tempDir } = processTestScope();
 
   it('with --host-url, --data-dir and --dev-mode serves a combined vcs that issues, verifies and revokes, and keeps it all across restarts', async () => {
-    const dir = await makeTempDir('vcs-bare-');
-    dirs.push(dir);
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const start = () =>
-      startProcess(main, {
-        args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', dir.path, '--dev-mode'],
-        readyUrl: `${url}/healthcheck`,
-        readyStatus: (s) => s === 200,
-      });
+    const dir = await tempDir('vcs-bare-');
+    const { url, start } = await loopbackService(main, ['--data-dir', dir.path, '--dev-mode']);
     let service = await start();
     const profile = await post(`${url}/profile`, {
       name: 'bare',

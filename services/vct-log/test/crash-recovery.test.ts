@@ -1,16 +1,8 @@
 import { verifyConsistency, verifyInclusion } from '@anchor/common/merkle';
 import { parseLeafInput, type AddVcResponse, type SignedTreeHead } from '@anchor/common/vct';
-import {
-  freePort,
-  makeTempDir,
-  startProcess,
-  stopAllProcesses,
-  waitFor,
-  type ServiceProcess,
-  type TempDir,
-} from '@anchor/testing/process';
-import { afterAll, describe, expect, it } from 'vitest';
-import { requireBuiltMain } from './built.js';
+import { builtServiceMain, loopbackService, waitFor } from '@anchor/testing/process';
+import { processTestScope } from '@anchor/testing/process-scope';
+import { describe, expect, it } from 'vitest';
 import {
   addVcSignatureVerifies,
   anchorCredential,
@@ -19,7 +11,7 @@ import {
   sthSignatureVerifies,
 } from '../src/testing/index.js';
 
-const main = requireBuiltMain();
+const main = builtServiceMain('vct-log');
 
 /**
  * SIGKILL under load: clients keep submitting distinct credentials (some of them twice) while the log
@@ -28,33 +20,20 @@ const main = requireBuiltMain();
  * head a client saw before the crash.
  */
 describe('vct-log killed under load', () => {
-  let dir: TempDir;
-  afterAll(async () => {
-    await stopAllProcesses();
-    await dir?.remove();
-  });
+  const { tempDir } = processTestScope();
 
   it('loses no acknowledged entry, logs none twice, and its next head is consistent with the last one', async () => {
-    dir = await makeTempDir('vct-crash-');
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const start = (): Promise<ServiceProcess> =>
-      startProcess(main, {
-        args: [
-          '--host-url',
-          `127.0.0.1:${port}`,
-          '--data-dir',
-          dir.path,
-          '--integration-interval',
-          '50ms',
-          '--canonicalize-workers',
-          '1',
-          '--log-level',
-          'warning',
-        ],
-        readyUrl: `${url}/healthcheck`,
-        readyStatus: (status) => status === 200,
-      });
+    const dir = await tempDir('vct-crash-');
+    const { url, start } = await loopbackService(main, [
+      '--data-dir',
+      dir.path,
+      '--integration-interval',
+      '50ms',
+      '--canonicalize-workers',
+      '1',
+      '--log-level',
+      'warning',
+    ]);
     let service = await start();
     const publicKey = Buffer.from(
       (

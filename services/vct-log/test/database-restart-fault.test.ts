@@ -1,8 +1,15 @@
 import { join } from 'node:path';
 import { FerretDbNode } from '@anchor/testing/ferretdb-node';
-import { freePort, makeTempDir, startProcess, stopAllProcesses, waitFor, type TempDir } from '@anchor/testing/process';
+import {
+  builtServiceMain,
+  freePort,
+  makeTempDir,
+  startProcess,
+  stopAllProcesses,
+  waitFor,
+  type TempDir,
+} from '@anchor/testing/process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { requireBuiltMain } from './built.js';
 import { LogLoad } from './log-load.js';
 
 /**
@@ -19,7 +26,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // its client (common/src/storage/mongodb-heartbeat-watch.ts), and health comes back about 15 s after the database.
 // Every submission the outage touches answers 503 with Retry-After, never 500: the adapter maps every connectivity
 // failure, the driver's bare socket errors and a replaced client's included (common/src/storage/mongodb-errors.ts).
-const main = requireBuiltMain();
+const main = builtServiceMain('vct-log');
 
 describe('a vct-log through a database restart under load', () => {
   let dir: TempDir | undefined;

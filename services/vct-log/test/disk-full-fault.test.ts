@@ -1,8 +1,7 @@
 import { join } from 'node:path';
-import { freePort, startProcess, stopAllProcesses, waitFor, type ServiceProcess } from '@anchor/testing/process';
+import { builtServiceMain, loopbackService, stopAllProcesses, waitFor } from '@anchor/testing/process';
 import { SmallDisk, tmpfsUnavailable } from '@anchor/testing/tmpfs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { requireBuiltMain } from './built.js';
 import { LogLoad } from './log-load.js';
 import { anchorCredential, call } from '../src/testing/index.js';
 
@@ -17,7 +16,7 @@ import { anchorCredential, call } from '../src/testing/index.js';
 const unavailable = tmpfsUnavailable();
 if (unavailable) console.warn(`vct-log disk-full fault test skipped: ${unavailable}`);
 
-const main = unavailable ? '' : requireBuiltMain();
+const main = unavailable ? '' : builtServiceMain('vct-log');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(unavailable !== undefined)('a vct-log whose disk fills under load', () => {
@@ -33,25 +32,16 @@ describe.skipIf(unavailable !== undefined)('a vct-log whose disk fills under loa
     async () => {
       disk = await SmallDisk.mount(64 * 1024 * 1024);
       const dataDir = join(disk.path, 'data');
-      const port = await freePort();
-      const url = `http://127.0.0.1:${port}`;
-      const start = (): Promise<ServiceProcess> =>
-        startProcess(main, {
-          args: [
-            '--host-url',
-            `127.0.0.1:${port}`,
-            '--data-dir',
-            dataDir,
-            '--integration-interval',
-            '50ms',
-            '--canonicalize-workers',
-            '1',
-            '--log-level',
-            'error',
-          ],
-          readyUrl: `${url}/healthcheck`,
-          readyStatus: (status) => status === 200,
-        });
+      const { url, start } = await loopbackService(main, [
+        '--data-dir',
+        dataDir,
+        '--integration-interval',
+        '50ms',
+        '--canonicalize-workers',
+        '1',
+        '--log-level',
+        'error',
+      ]);
       let service = await start();
       const load = new LogLoad(url);
 

@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { KeyPair } from '@anchor/common/crypto';
 import { createHttpClient, peerStatusOf, type HttpClient } from '@anchor/common/http-client';
 import { signDocument } from '@anchor/common/jsonld';
+import { startDidWebSite, type DidWebSite } from '@anchor/testing/did-web-site';
 import { makePrivateCa, type PrivateCa } from '@anchor/testing/private-ca';
 import { makeTempDir, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,27 +19,10 @@ const TERMS = ['href', 'rel', 'AnchorLink'];
 const signedBy = (did: string, n: string) =>
   signDocument(anchorCredential(n, did), { key, verificationMethod: `${did}#key-1`, allowUndefinedTerms: TERMS });
 
-function didDocument(did: string): object {
-  return {
-    '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/suites/ed25519-2020/v1'],
-    id: did,
-    verificationMethod: [
-      {
-        id: `${did}#key-1`,
-        type: 'Ed25519VerificationKey2020',
-        controller: did,
-        publicKeyMultibase: key.publicKeyMultibase(),
-      },
-    ],
-    assertionMethod: [`${did}#key-1`],
-  };
-}
-
 let dir: TempDir;
 let pki: PrivateCa;
-let issuerSite: https.Server;
+let issuerSite: DidWebSite;
 let issuerDid: string;
-let issuerHits = 0;
 const logs: VctLogServer[] = [];
 
 async function startLog(options: VctLogOptions): Promise<VctLogServer> {
@@ -60,20 +41,13 @@ async function startLog(options: VctLogOptions): Promise<VctLogServer> {
 beforeAll(async () => {
   dir = await makeTempDir('vct-outbound-');
   pki = makePrivateCa(dir.path);
-  // The issuer's did:web site, served over https with a certificate only the private CA vouches for.
-  issuerSite = https.createServer({ cert: readFileSync(pki.certFile), key: readFileSync(pki.keyFile) }, (req, res) => {
-    issuerHits++;
-    if (req.url !== '/.well-known/did.json') return void res.writeHead(404).end();
-    res.setHeader('content-type', 'application/did+json');
-    res.end(JSON.stringify(didDocument(issuerDid)));
-  });
-  await new Promise<void>((resolve) => issuerSite.listen(0, '127.0.0.1', resolve));
-  issuerDid = `did:web:127.0.0.1%3A${(issuerSite.address() as AddressInfo).port}`;
+  issuerSite = await startDidWebSite(pki, key, 'assertionMethod');
+  issuerDid = issuerSite.did;
 });
 
 afterAll(async () => {
   await Promise.all(logs.map((log) => log.stop()));
-  await new Promise((resolve) => issuerSite.close(resolve));
+  await issuerSite.close();
   await dir.remove();
 });
 
@@ -111,7 +85,7 @@ describe('did:web issuers at addresses the log must not reach', () => {
   it('refuses link-local, private and reserved hosts with a 400 naming the address, connecting nowhere', async () => {
     // A log on loopback (its own endpoint is loopback: loopback peers are allowed, nothing else non-public).
     const log = await startLog({});
-    const before = issuerHits;
+    const before = issuerSite.hits;
     for (const [did, kind] of [
       ['did:web:169.254.169.254', '169.254.169.254, a link-local address'],
       ['did:web:10.0.0.7%3A8443:issuers:a', '10.0.0.7, a private address'],
@@ -125,7 +99,7 @@ describe('did:web issuers at addresses the log must not reach', () => {
       // A connection attempt to these addresses would hang until the fetch timeout, not answer at once.
       expect(Date.now() - started, did).toBeLessThan(1_000);
     }
-    expect(issuerHits).toBe(before);
+    expect(issuerSite.hits).toBe(before);
   });
 
   it('refuses a loopback did:web when the log itself is not on loopback, and allows it in dev mode', async () => {

@@ -3,43 +3,29 @@ import { existsSync } from 'node:fs';
 import https from 'node:https';
 import { join } from 'node:path';
 import {
+  builtServiceMain,
   freePort,
+  loopbackService,
   makeTempDir,
   runProcess,
   startProcess,
-  stopAllProcesses,
-  type TempDir,
 } from '@anchor/testing/process';
+import { processTestScope } from '@anchor/testing/process-scope';
 import { undocumentedOptions } from '@anchor/common/config';
 import type { AddVcResponse, SignedTreeHead } from '@anchor/common/vct';
 import { readFile, writeFile } from 'node:fs/promises';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { VCT_LOG_CONFIG } from '../src/config.js';
-import { requireBuiltMain } from './built.js';
 import { addVcSignatureVerifies, anchorCredential, call, sthSignatureVerifies } from '../src/testing/index.js';
 
-const main = requireBuiltMain();
+const main = builtServiceMain('vct-log');
 
 describe('vct-log binary', () => {
-  const dirs: TempDir[] = [];
-  afterEach(async () => {
-    await stopAllProcesses();
-  });
-  afterAll(async () => {
-    for (const dir of dirs) await dir.remove();
-  });
+  const { tempDir } = processTestScope();
 
   it('with only --host-url and --data-dir serves a readable, writable "main" log without tokens, keeping its key and tree across restarts', async () => {
-    const dir = await makeTempDir('vct-bare-');
-    dirs.push(dir);
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const start = () =>
-      startProcess(main, {
-        args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', dir.path],
-        readyUrl: `${url}/healthcheck`,
-        readyStatus: (s) => s === 200,
-      });
+    const dir = await tempDir('vct-bare-');
+    const { url, start } = await loopbackService(main, ['--data-dir', dir.path]);
 
     let service = await start();
     expect(existsSync(join(dir.path, 'vct-log-key.pem'))).toBe(true);
@@ -114,14 +100,9 @@ describe('vct-log binary', () => {
   }, 90_000);
 
   it('exits 1 when the key on disk does not match --key-type', async () => {
-    const dir = await makeTempDir('vct-keytype-');
-    dirs.push(dir);
-    const port = await freePort();
-    const first = await startProcess(main, {
-      args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', dir.path],
-      readyUrl: `http://127.0.0.1:${port}/healthcheck`,
-    });
-    await first.stop();
+    const dir = await tempDir('vct-keytype-');
+    const { port, start } = await loopbackService(main, ['--data-dir', dir.path]);
+    await (await start()).stop();
     const result = await runProcess(main, {
       args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', dir.path, '--key-type', 'P-256'],
     });
@@ -130,20 +111,15 @@ describe('vct-log binary', () => {
   });
 
   it("takes --contexts-file and POST /ld/context on its worker threads: the original's BDD credential is refused, naming the missing context, until the operator adds it", async () => {
-    const dir = await makeTempDir('vct-contexts-');
-    dirs.push(dir);
+    const dir = await tempDir('vct-contexts-');
     const fixture = (name: string) => readFile(new URL(`./fixtures/original-bdd/${name}`, import.meta.url), 'utf8');
     const file = join(dir.path, 'contexts.json');
     await writeFile(file, JSON.stringify({ documents: [JSON.parse(await fixture('ld-example-contexts.json'))] }));
     const credential = JSON.parse(await fixture('verifiable_credentials_no_proof.json')) as object;
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    await startProcess(main, {
-      args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', dir.path, '--contexts-file', file],
+    const { url, start } = await loopbackService(main, ['--data-dir', dir.path, '--contexts-file', file], {
       env: { VCT_CANONICALIZE_WORKERS: '2' },
-      readyUrl: `${url}/healthcheck`,
-      readyStatus: (status) => status === 200,
     });
+    await start();
     // Both worker threads must have every change: several requests in flight reach both.
     const addMany = (count: number) =>
       Promise.all(
@@ -193,9 +169,7 @@ describe('vct-log binary', () => {
 });
 
 describe('vct-log binary configured through the environment, serving HTTPS with a P-256 key', () => {
-  afterAll(async () => {
-    await stopAllProcesses();
-  });
+  processTestScope();
 
   const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
 

@@ -16,5 +16,6 @@ export {
   type WaitForHttpOptions,
 } from './service-process.js';
 export { freePort } from './free-port.js';
+export { builtServiceMain, loopbackService, type LoopbackService } from './service-binary.js';
 export { makeTempDir, type TempDir } from './temp-dir.js';
 export { waitFor, type WaitOptions } from './wait-for.js';
