@@ -9,8 +9,9 @@
  *
  * Writes are acknowledged by a majority of the replica set and reads use the majority read concern, so an
  * acknowledged write survives a failover and every read sees only what will not be rolled back. Driver
- * errors leave as AppErrors (mongodb-errors.ts). Start-up retries an unreachable server with backoff. A
- * client whose server monitor got stuck (mongodb-heartbeat-watch.ts) is replaced by a new one.
+ * errors leave as AppErrors (mongodb-errors.ts). Start-up retries an unreachable server with backoff. Every
+ * driver call has a deadline (mongodb-deadline.ts): past it the caller gets a 503. A client whose server monitor
+ * got stuck (mongodb-heartbeat-watch.ts), or one of whose operations outlived the deadline, is replaced by a new one.
  *
  * Batches: on a replica set or sharded cluster a batch runs in a transaction (all or nothing), one bulk write
  * per run of operations on one store. On a server without transactions (a standalone MongoDB, FerretDB) it
@@ -52,6 +53,7 @@ import type {
   StoreProvider,
 } from './types.js';
 import { duplicateKeyIndex, isDuplicateKey, isTransientMongoError, mapMongoError } from './mongodb-errors.js';
+import { withDeadline } from './mongodb-deadline.js';
 import { HeartbeatWatch } from './mongodb-heartbeat-watch.js';
 import { indexSpecsOf, reconcileIndexes } from './mongodb-indexes.js';
 import { LEASE_COLLECTION, SweeperLease } from './mongodb-sweeper.js';
@@ -83,10 +85,16 @@ export interface MongoStoreOptions {
   connectTimeoutMs?: number;
   /** The driver's timeout for opening one connection (default 10 s); it also bounds a heartbeat. */
   socketConnectTimeoutMs?: number;
+  /**
+   * How long a call may wait for the server before its caller gets a 503 and the client is replaced (default
+   * 30 s: three server selection timeouts; a 2,000-operation batch takes about a second).
+   */
+  operationTimeoutMs?: number;
 }
 
 /** The driver's heartbeat period (its default): how often a server monitor checks its server. */
 const HEARTBEAT_FREQUENCY_MS = 10_000;
+const OPERATION_TIMEOUT_MS = 30_000;
 
 type RecordDoc = Document & { _id: string };
 
@@ -134,12 +142,13 @@ class MongoStore<T extends object> implements Store<T> {
     return field === undefined ? {} : ({ [field]: { $not: { $lte: now } } } as Filter<RecordDoc>);
   }
 
-  /** Runs a driver call, its failure mapped to an AppError naming the store and the operation. */
+  /** Runs a driver call under the deadline, its failure mapped to an AppError naming the store and the operation. */
   private async guard<R>(operation: string, call: () => Promise<R>): Promise<R> {
+    const what = `store ${this.name}: ${operation}`;
     try {
-      return await call();
+      return await this.provider.bounded(what, call);
     } catch (error) {
-      throw mapMongoError(error, `store ${this.name}: ${operation}`);
+      throw mapMongoError(error, what);
     }
   }
 
@@ -184,8 +193,10 @@ class MongoStore<T extends object> implements Store<T> {
     const { doc } = this.prepare(key, value);
     this.provider.assertOpen();
     try {
-      if (this.schema.expiryField === undefined) await this.collection.insertOne(doc);
-      else await this.collection.replaceOne(this.insertFilter(key, Date.now()), doc, { upsert: true });
+      await this.provider.bounded(`store ${this.name}: insert`, async () => {
+        if (this.schema.expiryField === undefined) await this.collection.insertOne(doc);
+        else await this.collection.replaceOne(this.insertFilter(key, Date.now()), doc, { upsert: true });
+      });
       return true;
     } catch (error) {
       if (isDuplicateKey(error)) return false;
@@ -413,28 +424,47 @@ export class MongoStoreProvider implements StoreProvider {
     this.watch = new HeartbeatWatch(client, {
       connectTimeoutMs: this.options.socketConnectTimeoutMs ?? 10_000,
       heartbeatFrequencyMs: HEARTBEAT_FREQUENCY_MS,
-      onStuck: (server, pendingMs) => this.replaceClient(server, pendingMs),
+      onStuck: (server, pendingMs) =>
+        this.replaceClient(client, 'a server monitor has been stuck in one heartbeat', { server, pendingMs }),
+    });
+  }
+
+  private get operationTimeoutMs(): number {
+    return this.options.operationTimeoutMs ?? OPERATION_TIMEOUT_MS;
+  }
+
+  /**
+   * Runs a driver call under the deadline (mongodb-deadline.ts). Past it the caller gets a 503, and the client
+   * the call was made on is replaced: one of its connections may be stuck for good, holding a pool slot.
+   */
+  bounded<R>(what: string, call: () => Promise<R>): Promise<R> {
+    const client = this.client;
+    const timeoutMs = this.operationTimeoutMs;
+    return withDeadline(call, timeoutMs, () => {
+      this.replaceClient(client, 'an operation has had no answer within the deadline', { operation: what, timeoutMs });
+      return storeUnavailable(`mongodb unavailable (${what}): no answer within ${timeoutMs} ms`);
     });
   }
 
   /**
-   * A new client in place of one whose server monitor is stuck (it connects at its first operation); the
-   * old one's operations in flight fail as unavailable (503, retried by their callers).
+   * A new client in place of `client` (it connects at its first operation), unless that one was replaced
+   * already; the old one's operations in flight fail as unavailable (503, retried by their callers).
    */
-  private replaceClient(server: string, pendingMs: number): void {
-    if (this.closed) return;
-    log.warn('mongodb: a server monitor has been stuck in one heartbeat; replacing the client', {
-      server,
-      pendingMs,
-    });
+  private replaceClient(client: MongoClient, why: string, details: Record<string, unknown>): void {
+    if (this.closed || client !== this.client) return;
+    log.warn(`mongodb: ${why}; replacing the client`, details);
     const old = this.client;
     this.use(MongoStoreProvider.newClient(this.options));
     this.replaced++;
     const previous = this.retiring ?? Promise.resolve();
-    this.retiring = previous.then(() => old.close()).catch(() => undefined);
+    // Its close may never end either (a stuck operation's connection): bounded, as every call.
+    const close = (): Promise<void> => old.close();
+    this.retiring = previous
+      .then(() => withDeadline(close, this.operationTimeoutMs, () => new Error('closing the old client')))
+      .catch(() => undefined);
   }
 
-  /** How many times a client with a stuck server monitor was replaced. */
+  /** How many times the client was replaced (a server monitor stuck, an operation past the deadline). */
   get replacedClients(): number {
     return this.replaced;
   }
@@ -471,7 +501,9 @@ export class MongoStoreProvider implements StoreProvider {
     const schema = buildSchema(name, options, existing?.schema);
     const collection = existing?.collection ?? this.db.collection<RecordDoc>(prefixedName(this.options.prefix, name));
     try {
-      await reconcileIndexes(collection as unknown as Collection<never>, name, indexSpecsOf(schema));
+      await this.bounded(`store ${name}: open (indexes)`, () =>
+        reconcileIndexes(collection as unknown as Collection<never>, name, indexSpecsOf(schema)),
+      );
     } catch (error) {
       throw mapMongoError(error, `store ${name}: open (indexes)`);
     }
@@ -502,8 +534,9 @@ export class MongoStoreProvider implements StoreProvider {
     const planned = this.plan(ops);
     if (planned.length === 0) return;
     try {
-      if (this.useTransactions) await this.batchInTransaction(planned);
-      else await this.batchWithoutTransaction(planned);
+      await this.bounded('batch', () =>
+        this.useTransactions ? this.batchInTransaction(planned) : this.batchWithoutTransaction(planned),
+      );
     } catch (error) {
       throw mapMongoError(error, 'batch');
     }
@@ -596,7 +629,7 @@ export class MongoStoreProvider implements StoreProvider {
   async ping(): Promise<void> {
     this.assertOpen();
     try {
-      await this.db.admin().command({ ping: 1 });
+      await this.bounded('ping', () => this.db.admin().command({ ping: 1 }));
     } catch (error) {
       throw mapMongoError(error, 'ping');
     }
@@ -608,7 +641,7 @@ export class MongoStoreProvider implements StoreProvider {
     const lease = this.lease;
     this.sweeping = (async () => {
       try {
-        if (await lease.acquire()) await this.sweepAll();
+        if (await this.bounded('expiry sweeper lease', () => lease.acquire())) await this.sweepAll();
       } catch (error) {
         if (!this.closed) this.reportSweepError(error, LEASE_COLLECTION);
       }
@@ -643,9 +676,10 @@ export class MongoStoreProvider implements StoreProvider {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     await Promise.allSettled([...this.opening.values(), this.sweeping]);
     // Another replica takes over at its next period instead of after the lease lapses.
-    await this.lease?.release().catch(() => undefined);
+    const lease = this.lease;
+    if (lease) await this.bounded('expiry sweeper lease', () => lease.release()).catch(() => undefined);
     await this.retiring;
-    await this.client.close();
+    await this.bounded('close', () => this.client.close());
   }
 }
 

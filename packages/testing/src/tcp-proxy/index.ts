@@ -1,12 +1,15 @@
 /**
  * A loopback TCP proxy that tests put between a client and a server to simulate network failures:
- * `cut()` drops every open connection, `refuse()` makes new ones fail until `accept()`.
+ * `cut()` drops every open connection, `refuse()` makes new ones fail until `accept()`, `blackhole()` makes
+ * every connection carry nothing (open ones and new ones, which are accepted) until `restore()`.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 export class TcpProxy {
   private readonly sockets = new Set<Socket>();
   private refusing = false;
+  private silent = false;
+  private readonly pairs = new Set<{ client: Socket; upstream: Socket }>();
 
   private constructor(private readonly server: Server) {}
 
@@ -27,15 +30,19 @@ export class TcpProxy {
       return;
     }
     const upstream = connect(target.port, target.host);
+    const pair = { client, upstream };
     for (const s of [client, upstream]) {
       this.sockets.add(s);
       s.on('error', () => undefined);
       s.on('close', () => {
         this.sockets.delete(s);
+        this.pairs.delete(pair);
         client.destroy();
         upstream.destroy();
       });
     }
+    this.pairs.add(pair);
+    if (this.silent) return;
     client.pipe(upstream);
     upstream.pipe(client);
   }
@@ -57,6 +64,25 @@ export class TcpProxy {
   /** Drops every open connection (both directions), as a network failure would. */
   cut(): void {
     for (const s of this.sockets) s.destroy();
+  }
+
+  /**
+   * Open connections stay open but carry nothing more, and new ones are accepted and carry nothing: a network
+   * that drops every packet, where a request's answer never comes and nothing says so.
+   */
+  blackhole(): void {
+    this.silent = true;
+    for (const { client, upstream } of this.pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
+  }
+
+  /** New connections carry data again; those the blackhole silenced stay silent until `cut()`. */
+  restore(): void {
+    this.silent = false;
   }
 
   refuse(): void {

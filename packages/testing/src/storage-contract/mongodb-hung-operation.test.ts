@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createMongoStoreProvider,
+  STORE_RETRY_AFTER_SECONDS,
+  type MongoStoreProvider,
+} from '@anchor/common/storage';
+import { expectAppError, uniqueName } from '../contract-kit/index.js';
+import { mongoServerForTests, mongoThroughProxy, type MongoTestServer } from '../ferretdb/index.js';
+import { waitFor } from '../process/wait-for.js';
+import { TcpProxy } from '../tcp-proxy/index.js';
+
+// The driver can leave an operation waiting forever (mongodb-deadline.ts has the two ways): here the network
+// drops everything, so the server's answer never comes and nothing says so.
+
+let server: MongoTestServer;
+const providers: MongoStoreProvider[] = [];
+
+beforeAll(async () => {
+  server = await mongoServerForTests();
+}, 20 * 60_000);
+
+afterAll(async () => {
+  await Promise.all(providers.map((p) => p.close()));
+  await server?.stop();
+});
+
+describe('mongodb adapter: an operation the server never answers', () => {
+  it('fails as a 503 at the deadline, the client is replaced once, and the stores go on through the new one', async () => {
+    const mongo = mongoThroughProxy(server.url);
+    const proxy = await TcpProxy.start(mongo.target);
+    try {
+      const provider = (await createMongoStoreProvider({
+        url: mongo.urlVia(proxy.port),
+        prefix: uniqueName('hung').replaceAll('-', ''),
+        sweepIntervalMs: 0,
+        operationTimeoutMs: 1_000,
+      })) as MongoStoreProvider;
+      providers.push(provider);
+      const store = await provider.open<{ v: number }>('things');
+      await store.put('a', { v: 1 });
+
+      proxy.blackhole();
+      const started = Date.now();
+      const failures = await Promise.all([
+        expectAppError(store.get('a'), 'unavailable', /mongodb unavailable \(store things: get\): no answer within 1000 ms/),
+        expectAppError(store.put('b', { v: 2 }), 'unavailable', /no answer within 1000 ms/),
+        expectAppError(provider.batch([{ store: 'things', op: 'put', key: 'c', value: { v: 3 } }]), 'unavailable'),
+        expectAppError(provider.ping(), 'unavailable'),
+      ]);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      for (const failure of failures) {
+        expect(failure.retryable).toBe(true);
+        expect(failure.headers).toEqual({ 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) });
+      }
+      // Four calls past the deadline on one client: it is replaced once.
+      expect(provider.replacedClients).toBe(1);
+
+      proxy.restore();
+      proxy.cut();
+      await waitFor(async () => (await store.get('a').catch(() => undefined))?.v === 1, {
+        timeoutMs: 15_000,
+        description: 'reads through the new client',
+      });
+      await store.put('b', { v: 2 });
+      expect(await store.getMany(['a', 'b'])).toEqual([{ v: 1 }, { v: 2 }]);
+      expect(provider.replacedClients).toBe(1);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
