@@ -2,6 +2,29 @@ import { createMemStoreProvider, type ProviderBatchOp, type StoreProvider } from
 import { describe, expect, it } from 'vitest';
 import { AnchorBatches, BATCH_BODY_STORE, BATCH_STORE, type AnchorBatch } from './anchor-batches.js';
 
+/**
+ * A provider whose next batch, when `cut` is set, applies only its first `cut` writes one by one and fails: what
+ * a lost connection leaves of a batch on a store without transactions (FerretDB, a standalone MongoDB).
+ */
+function cuttableProvider(): StoreProvider & { cut: number | undefined } {
+  const inner = createMemStoreProvider();
+  const provider = {
+    cut: undefined as number | undefined,
+    kind: inner.kind,
+    open: inner.open.bind(inner),
+    ping: () => inner.ping(),
+    close: () => inner.close(),
+    batch: async (ops: readonly ProviderBatchOp[]) => {
+      const cut = provider.cut;
+      if (cut === undefined) return inner.batch(ops);
+      provider.cut = undefined;
+      for (const op of ops.slice(0, cut)) await inner.batch([op]);
+      throw new Error('connection lost half-way through the batch');
+    },
+  };
+  return provider;
+}
+
 /** The provider, with every cross-store batch it is given recorded. */
 function recordingProvider(): { provider: StoreProvider; batches: ProviderBatchOp[][] } {
   const inner = createMemStoreProvider();
@@ -74,7 +97,7 @@ describe('anchor batches: a status record plus a body written only when it chang
       coreIndexHashlink: 'hl:core',
     };
     await store.save('b1', built, cut);
-    expect(written(batches.at(-1)!)).toEqual([`put ${BATCH_STORE}`, `put ${BATCH_BODY_STORE}`]);
+    expect(written(batches.at(-1)!)).toEqual([`put ${BATCH_BODY_STORE}`, `put ${BATCH_STORE}`]);
 
     const signed: AnchorBatch = { ...built, status: 'signed' };
     await store.save('b1', signed, built);
@@ -129,5 +152,41 @@ describe('anchor batches: a status record plus a body written only when it chang
     const record = await (await provider.open<Record<string, unknown>>(BATCH_STORE)).get('old');
     expect(record).not.toHaveProperty('operationKeys');
     expect(await store.get('old')).toEqual({ ...legacy, status: 'signed' });
+  });
+
+  it('never stores a status without the body parts it needs when a save is cut short (no transactions)', async () => {
+    const items = KEYS.map((key) => ({ suffix: key.split(':')[0]! }));
+    const content = { linkset: [] } as unknown as NonNullable<AnchorBatch['content']>;
+    const cut = cutBatch();
+    const built: AnchorBatch = { ...cut, status: 'built', operationCount: KEYS.length, items, content };
+    const processed: AnchorBatch = { ...built, status: 'processed', processedAt: 2_000 };
+    const completed: AnchorBatch = { ...processed, status: 'completed', expiresAt: Date.now() + 60_000 };
+    const legacy: AnchorBatch = { ...built, status: 'signed' };
+    // Every save whose batch writes two stores: the build brings the body parts, the completion drops them, a
+    // record from before the split moves its body out.
+    const saves: Array<{ from: AnchorBatch; to: AnchorBatch; inline?: boolean }> = [
+      { from: cut, to: built },
+      { from: processed, to: completed },
+      { from: legacy, to: { ...legacy, status: 'witnessed' }, inline: true },
+    ];
+    for (const { from, to, inline } of saves) {
+      for (const at of [0, 1]) {
+        const provider = cuttableProvider();
+        const store = await AnchorBatches.open(provider);
+        if (inline) await (await provider.open<AnchorBatch>(BATCH_STORE)).put('b1', from);
+        else {
+          await store.insert('b1', cut);
+          if (from !== cut) await store.save('b1', from, cut);
+        }
+        const previous = (await store.get('b1'))!;
+        provider.cut = at;
+        await expect(store.save('b1', to, previous)).rejects.toThrow(/half-way/);
+        const read = (await store.get('b1'))!;
+        const what = `${from.status} -> ${to.status}, cut after ${at} writes: read ${read.status}`;
+        expect([from.status, to.status], what).toContain(read.status);
+        expect(read.operationKeys, what).toEqual(KEYS);
+        if (read.status !== 'cut') expect([read.items, read.content], what).toEqual([items, content]);
+      }
+    }
   });
 });

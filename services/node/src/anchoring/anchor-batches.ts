@@ -96,7 +96,11 @@ export class AnchorBatches {
     return new AnchorBatches(provider, records, await provider.open<AnchorBatchBody>(BATCH_BODY_STORE));
   }
 
-  /** Writes a new batch (the cut); a `conflict` AppError if the id is taken. */
+  /**
+   * Writes a new batch (the cut); a `conflict` AppError if the id is taken. The status record goes first: its
+   * insert refuses a taken id before the body is touched, and a cut stopped after it (no transactions) leaves
+   * a batch without operations, which the writer does not count as cut and the pipeline completes as empty.
+   */
   async insert(batchId: string, batch: AnchorBatch): Promise<void> {
     const [record, body] = split(batch);
     await this.provider.batch([
@@ -113,12 +117,19 @@ export class AnchorBatches {
   /**
    * Writes `next`, which `previous` (the batch as last read or saved) became; the body only when one of its
    * parts is a new value, and its deletion when the batch completes.
+   *
+   * A store without transactions (FerretDB, a standalone MongoDB) can stop a batch after any of its writes
+   * (a lost connection): the new body goes before the status that needs it, and is deleted only after the
+   * status that no longer does, so what such a write leaves is the old status (whose step runs again) and never
+   * a status without its body (a built batch without its content could never be published).
    */
   async save(batchId: string, next: AnchorBatch, previous: AnchorBatch): Promise<void> {
     const [record, body] = split(next);
-    const ops: ProviderBatchOp[] = [{ store: BATCH_STORE, op: 'put', key: batchId, value: record }];
+    const ops: ProviderBatchOp[] = [];
+    if (next.status !== 'completed' && bodyChanged(next, previous))
+      ops.push({ store: BATCH_BODY_STORE, op: 'put', key: batchId, value: body });
+    ops.push({ store: BATCH_STORE, op: 'put', key: batchId, value: record });
     if (next.status === 'completed') ops.push({ store: BATCH_BODY_STORE, op: 'delete', key: batchId });
-    else if (bodyChanged(next, previous)) ops.push({ store: BATCH_BODY_STORE, op: 'put', key: batchId, value: body });
     await this.provider.batch(ops);
   }
 
