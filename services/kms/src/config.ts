@@ -3,11 +3,10 @@ import {
   logOptions,
   metricsHostOption,
   requestBodyLimitOption,
+  serviceOptionsOf,
   storageOptions,
-  storageSettingsOf,
   tlsServeOptions,
   tlsServePairCheck,
-  tlsSettingsOf,
 } from '@anchor/common/service';
 import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
 import { readCaCertificates, tlsCaCertsOption } from '@anchor/common/http-client';
@@ -118,11 +117,8 @@ export type KmsFlags = ConfigOf<typeof KMS_CONFIG>;
 /** The server's options from the parsed flags. */
 export function kmsOptionsFrom(flags: KmsFlags): KmsOptions {
   return {
-    host: flags.hostUrl.host,
-    port: flags.hostUrl.port,
+    ...serviceOptionsOf(flags),
     baseUrl: flags.baseUrl,
-    dataDir: flags.dataDir,
-    storage: storageSettingsOf(flags),
     masterKey: { file: flags.secretLockKeyPath, base64: flags.secretLockKey },
     devMode: flags.devMode,
     allowedPeerNetworks: flags.allowedPeerNetworks,
@@ -133,10 +129,6 @@ export function kmsOptionsFrom(flags: KmsFlags): KmsOptions {
     nodeAnchorOrigin: flags.nodeAnchorOrigin,
     didCacheTtlMs: flags.didCacheTtl,
     bbsWorkers: flags.bbsWorkers,
-    requestBodyLimit: flags.requestBodyLimit,
-    metricsHost: flags.metricsHost,
-    tracingOtlpUrl: flags.tracingOtlpUrl,
-    tls: tlsSettingsOf(flags),
     caCertificates: readCaCertificates(flags.tlsCaCerts ?? []),
   };
 }

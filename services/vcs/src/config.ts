@@ -3,11 +3,11 @@ import {
   logOptions,
   metricsHostOption,
   requestBodyLimitOption,
+  serviceOptionsOf,
   storageOptions,
   storageSettingsOf,
   tlsServeOptions,
   tlsServePairCheck,
-  tlsSettingsOf,
 } from '@anchor/common/service';
 import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
 import { contextsFileOption } from '@anchor/common/jsonld-contexts';
@@ -212,12 +212,9 @@ export type VcsFlags = ConfigOf<typeof VCS_CONFIG>;
 /** The server's options from the parsed flags. */
 export function vcsOptionsFrom(flags: VcsFlags): VcsOptions {
   return {
-    host: flags.hostUrl.host,
-    port: flags.hostUrl.port,
+    ...serviceOptionsOf(flags),
     externalUrl: flags.hostUrlExternal,
     mode: flags.mode,
-    dataDir: flags.dataDir,
-    storage: storageSettingsOf(flags),
     keyStorage: storageSettingsOf({
       databaseType: flags.kmsSecretsDatabaseType ?? flags.databaseType,
       databaseUrl: flags.kmsSecretsDatabaseUrl ?? flags.databaseUrl,
@@ -244,9 +241,5 @@ export function vcsOptionsFrom(flags: VcsFlags): VcsOptions {
       factor: flags.backoffFactor,
     },
     tlsCaCertFiles: flags.tlsCacerts,
-    tls: tlsSettingsOf(flags),
-    metricsHost: flags.metricsHost,
-    tracingOtlpUrl: flags.tracingOtlpUrl,
-    requestBodyLimit: flags.requestBodyLimit,
   };
 }

@@ -3,11 +3,10 @@ import {
   logOptions,
   metricsHostOption,
   requestBodyLimitOption,
+  serviceOptionsOf,
   storageOptions,
-  storageSettingsOf,
   tlsServeOptions,
   tlsServePairCheck,
-  tlsSettingsOf,
 } from '@anchor/common/service';
 import { kmsOptions, kmsOptionsProblem, kmsSettingsOf } from '@anchor/common/clients';
 import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
@@ -176,12 +175,9 @@ export function vctLogOptionsFrom(flags: VctLogFlags): { options: VctLogOptions;
     ? 'any'
     : flags.allowUndefinedTerms;
   const options: VctLogOptions = {
-    host: flags.hostUrl.host,
-    port: flags.hostUrl.port,
+    ...serviceOptionsOf(flags),
     baseUrl: flags.baseUrl,
-    dataDir: flags.dataDir,
     logs,
-    storage: storageSettingsOf(flags),
     keyFile: flags.keyFile,
     keyType: flags.keyType,
     kms: kmsSettingsOf(flags),
@@ -198,10 +194,6 @@ export function vctLogOptionsFrom(flags: VctLogFlags): { options: VctLogOptions;
     canonicalizeWorkers: flags.canonicalizeWorkers,
     didCacheTtlMs: flags.didCacheTtl,
     contextsFile: flags.contextsFile,
-    requestBodyLimit: flags.requestBodyLimit,
-    metricsHost: flags.metricsHost,
-    tracingOtlpUrl: flags.tracingOtlpUrl,
-    tls: tlsSettingsOf(flags),
     caCertificates: readCaCertificates(flags.tlsCaCerts ?? []),
   };
   return { options, ignoredEndpoints };

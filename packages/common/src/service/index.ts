@@ -20,6 +20,7 @@ export {
   logOptions,
   metricsHostOption,
   requestBodyLimitOption,
+  serviceOptionsOf,
   serviceSettingsOf,
   tlsServeOptions,
   tlsServePairCheck,

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, defineConfig, loadConfig } from '../config/index.js';
+import { ConfigError, defineConfig, loadConfig, opt } from '../config/index.js';
+import { tracingOptions } from '../tracing/index.js';
 import {
   logOptions,
   metricsHostOption,
   requestBodyLimitOption,
+  serviceOptionsOf,
   serviceSettingsOf,
   storageOptions,
   storageSettingsOf,
@@ -16,6 +18,9 @@ const spec = defineConfig({
   program: 'kit-options-test',
   envPrefix: 'KOT',
   options: {
+    hostUrl: opt.hostPort({ flag: 'host-url', default: '0.0.0.0:8080', help: 'listen address' }),
+    dataDir: opt.string({ flag: 'data-dir', default: 'data', help: 'data directory' }),
+    ...tracingOptions(),
     ...storageOptions(),
     ...tlsServeOptions(),
     metricsHost: metricsHostOption({ short: 'm' }),
@@ -50,6 +55,25 @@ describe('the option groups every service takes', () => {
     expect(() => load(['--tls-serve-cert', 'c.pem'])).toThrow(
       'options --tls-serve-cert and --tls-serve-key: give both to serve HTTPS, or neither',
     );
+  });
+});
+
+describe('serviceOptionsOf', () => {
+  it('maps those flags onto the options createServer takes', () => {
+    const flags = load(
+      ['--host-url', '127.0.0.1:9000', '--data-dir', 'var', '--database-type', 'mem', '--tls-serve-cert', 'c.pem'],
+      { KOT_TLS_SERVE_KEY: 'k.pem', KOT_TRACING_OTLP_URL: 'http://collector:4318/v1/traces', KOT_DATABASE_PREFIX: 'p_' },
+    );
+    expect(serviceOptionsOf(flags)).toEqual({
+      host: '127.0.0.1',
+      port: 9000,
+      dataDir: 'var',
+      storage: { type: 'mem', url: undefined, prefix: 'p_', connectTimeoutMs: 30_000 },
+      requestBodyLimit: '1mb',
+      metricsHost: undefined,
+      tracingOtlpUrl: 'http://collector:4318/v1/traces',
+      tls: { certFile: 'c.pem', keyFile: 'k.pem' },
+    });
   });
 });
 

@@ -2,8 +2,10 @@ import { opt, type HostPort } from '../config/index.js';
 import { parseByteSize } from '../http/index.js';
 import { formatLogSpec, parseLogSpec } from '../log/index.js';
 import { tracingSettingsOf } from '../tracing/index.js';
+import type { StoreKind } from '../storage/index.js';
 import type { StorageSettings } from './open-storage.js';
 import type { ServiceSettings } from './service-settings.js';
+import { storageSettingsOf } from './storage-options.js';
 
 /** A service's store as its options name it; the data directory is the service's own option. */
 export type StorageOptions = Pick<StorageSettings, 'type' | 'url' | 'prefix' | 'connectTimeoutMs'>;
@@ -49,6 +51,36 @@ export function serviceSettingsOf(
     },
     bodyLimit: options.requestBodyLimit ?? '1mb',
     client: { ca: options.caCertificates },
+  };
+}
+
+/**
+ * The `ServiceOptions` from the values of the flags every service declares: `--host-url`, `--data-dir`, the
+ * `storageOptions`, `--request-body-limit`, `--metrics-host`, the `tracingOptions` and the `tlsServeOptions`. The
+ * CA certificates are left to the service, whose `--tls-cacerts` help names what it trusts them for.
+ */
+export function serviceOptionsOf(flags: {
+  hostUrl: HostPort;
+  dataDir: string;
+  databaseType: StoreKind;
+  databaseUrl?: string | undefined;
+  databasePrefix?: string | undefined;
+  databaseTimeout: number;
+  requestBodyLimit: string;
+  metricsHost?: HostPort | undefined;
+  tracingOtlpUrl?: string | undefined;
+  tlsServeCert?: string | undefined;
+  tlsServeKey?: string | undefined;
+}): Omit<ServiceOptions, 'caCertificates'> {
+  return {
+    host: flags.hostUrl.host,
+    port: flags.hostUrl.port,
+    dataDir: flags.dataDir,
+    storage: storageSettingsOf(flags),
+    requestBodyLimit: flags.requestBodyLimit,
+    metricsHost: flags.metricsHost,
+    tracingOtlpUrl: flags.tracingOtlpUrl,
+    tls: tlsSettingsOf(flags),
   };
 }
 
