@@ -1,7 +1,7 @@
 import { KeyPair } from '@anchor/common/crypto';
 import { createHttpClient, peerStatusOf, type HttpClient } from '@anchor/common/http-client';
 import { createRequestSigner } from '@anchor/common/httpsig';
-import { startDidWebSite, type DidWebSite } from '@anchor/testing/did-web-site';
+import { REFUSED_DID_WEBS, startDidWebSite, type DidWebSite } from '@anchor/testing/did-web-site';
 import { makePrivateCa, type PrivateCa } from '@anchor/testing/private-ca';
 import { makeTempDir, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,12 +95,7 @@ describe('--tls-cacerts', () => {
 describe('did:web controllers at addresses the kms must not reach', () => {
   it('refuses to create a keystore for a link-local, private or reserved did:web with a 400, connecting nowhere', async () => {
     const kms = await startKms({});
-    for (const [did, kind] of [
-      ['did:web:169.254.169.254', '169.254.169.254, a link-local address'],
-      ['did:web:10.0.0.7%3A8443:users:alice', '10.0.0.7, a private address'],
-      ['did:web:192.168.1.20', '192.168.1.20, a private address'],
-      ['did:web:100.64.0.1', '100.64.0.1, a reserved address'],
-    ] as const) {
+    for (const [did, kind] of REFUSED_DID_WEBS) {
       const started = Date.now();
       const reply = await call<{ message: string }>(`${kms.url}/v1/keystores`, { json: { controller: did } });
       expect(reply.status, did).toBe(400);

@@ -4,6 +4,7 @@ import { didKeyFromKeyPair } from '@anchor/common/did';
 import { signDocument } from '@anchor/common/jsonld';
 import { leafHash, rootOfLeafHashes, verifyConsistency, verifyInclusion } from '@anchor/common/merkle';
 import { parseLeafInput, type AddVcResponse, type SignedTreeHead } from '@anchor/common/vct';
+import { ed25519DidDocument } from '@anchor/testing/did-web-site';
 import { makeTempDir, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type VctLogServer } from '../src/server.js';
@@ -614,19 +615,7 @@ describe('vct-log bearer tokens', () => {
 describe('vct-log with did:web issuers, a lenient JSON-LD policy and a base URL with a path', () => {
   const key = KeyPair.generate('Ed25519');
   const did = 'did:web:issuer.example.com';
-  const didDocument = {
-    '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/suites/ed25519-2020/v1'],
-    id: did,
-    verificationMethod: [
-      {
-        id: `${did}#key-1`,
-        type: 'Ed25519VerificationKey2020',
-        controller: did,
-        publicKeyMultibase: key.publicKeyMultibase(),
-      },
-    ],
-    assertionMethod: [`${did}#key-1`],
-  };
+  const didDocument = ed25519DidDocument(did, key, 'assertionMethod');
   const fetched: string[] = [];
   let dir: TempDir;
   let server: VctLogServer;

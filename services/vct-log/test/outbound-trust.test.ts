@@ -1,7 +1,7 @@
 import { KeyPair } from '@anchor/common/crypto';
 import { createHttpClient, peerStatusOf, type HttpClient } from '@anchor/common/http-client';
 import { signDocument } from '@anchor/common/jsonld';
-import { startDidWebSite, type DidWebSite } from '@anchor/testing/did-web-site';
+import { REFUSED_DID_WEBS, startDidWebSite, type DidWebSite } from '@anchor/testing/did-web-site';
 import { makePrivateCa, type PrivateCa } from '@anchor/testing/private-ca';
 import { makeTempDir, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,12 +86,7 @@ describe('did:web issuers at addresses the log must not reach', () => {
     // A log on loopback (its own endpoint is loopback: loopback peers are allowed, nothing else non-public).
     const log = await startLog({});
     const before = issuerSite.hits;
-    for (const [did, kind] of [
-      ['did:web:169.254.169.254', '169.254.169.254, a link-local address'],
-      ['did:web:10.0.0.7%3A8443:issuers:a', '10.0.0.7, a private address'],
-      ['did:web:192.168.1.20', '192.168.1.20, a private address'],
-      ['did:web:100.64.0.1', '100.64.0.1, a reserved address'],
-    ] as const) {
+    for (const [did, kind] of REFUSED_DID_WEBS) {
       const started = Date.now();
       const reply = await call<{ message: string }>(`${log.url}/main/v1/add-vc`, { json: await signedBy(did, did) });
       expect(reply.status, did).toBe(400);
