@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, renderOptionsMarkdown, undocumentedOptions } from '@anchor/common/config';
-import { runProcess } from '@anchor/testing/process';
+import { builtServiceMain, runProcess } from '@anchor/testing/process';
 import { describe, expect, it } from 'vitest';
 import { nodeConfigSpec } from '../src/config.js';
-import { requireNodeBuilt } from './node-process.js';
 
 const README = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
 
@@ -18,13 +17,13 @@ describe('configuration', () => {
   });
 
   it('--help lists every flag and exits 0', async () => {
-    const result = await runProcess(requireNodeBuilt(), { args: ['--help'] });
+    const result = await runProcess(builtServiceMain('node'), { args: ['--help'] });
     expect(result.code).toBe(0);
     expect(undocumentedOptions(nodeConfigSpec, result.output)).toEqual([]);
   });
 
   it('a bad value exits non-zero with a clear message', async () => {
-    const result = await runProcess(requireNodeBuilt(), {
+    const result = await runProcess(builtServiceMain('node'), {
       args: ['--host-url', '127.0.0.1:1', '--batch-writer-timeout', 'soon'],
     });
     expect(result.code).not.toBe(0);
@@ -32,7 +31,7 @@ describe('configuration', () => {
   });
 
   it('options that contradict each other exit 2 with one line naming them', async () => {
-    const result = await runProcess(requireNodeBuilt(), {
+    const result = await runProcess(builtServiceMain('node'), {
       args: ['--host-url', '127.0.0.1:1', '--witness-store-expiry-period', '5m'],
     });
     expect(result.code).toBe(2);

@@ -6,19 +6,23 @@
  * follows A, and a DID of A reaches B over https federation.
  */
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KmsClient, NodeAdminClient } from '@anchor/common/clients';
 import { KeyPair } from '@anchor/common/crypto';
 import { didKeyFromKeyPair } from '@anchor/common/did';
 import { createHttpClient, peerStatusOf } from '@anchor/common/http-client';
 import { makePrivateCa } from '@anchor/testing/private-ca';
-import { freePort, makeTempDir, startProcess, waitFor, type ServiceProcess } from '@anchor/testing/process';
+import {
+  builtServiceMain,
+  freePort,
+  makeTempDir,
+  startProcess,
+  waitFor,
+  type ServiceProcess,
+} from '@anchor/testing/process';
 import { serializeRequest, type OperationRequest } from '@anchor/sidetree';
 import { TestDid } from '../src/testing/test-node.js';
-import { requireBuilt, requireNodeBuilt, VCT_LOG_MAIN } from './node-process.js';
 
-const KMS_MAIN = fileURLToPath(new URL('../../kms/dist/main.js', import.meta.url));
 
 interface Answer {
   status: number;
@@ -109,7 +113,7 @@ beforeAll(async () => {
   // Node A signs through a kms served over https: its kms client must trust the CA as well.
   const kmsUrl = `https://127.0.0.1:${kmsPort}`;
   const kmsStarted = startHttps(
-    requireBuilt(KMS_MAIN, 'npx tsc -b services/kms'),
+    builtServiceMain('kms'),
     'kms',
     kmsPort,
     [
@@ -135,7 +139,7 @@ beforeAll(async () => {
   });
   await Promise.all([
     startHttps(
-      requireBuilt(VCT_LOG_MAIN, 'npx tsc -b services/vct-log'),
+      builtServiceMain('vct-log'),
       'vct-log',
       logPort,
       [
@@ -151,10 +155,10 @@ beforeAll(async () => {
       { VCT_LOG_LEVEL: 'warning' },
     ),
     kmsStarted.then((kmsArgs) =>
-      startHttps(requireNodeBuilt(), 'node-a', portA, node(portA, 'a', kmsArgs), { ANCHOR_LOG_LEVEL: 'warning' }),
+      startHttps(builtServiceMain('node'), 'node-a', portA, node(portA, 'a', kmsArgs), { ANCHOR_LOG_LEVEL: 'warning' }),
     ),
     startHttps(
-      requireNodeBuilt(),
+      builtServiceMain('node'),
       'node-b',
       portB,
       node(portB, 'b', [

@@ -1,7 +1,6 @@
 import { AMQP_URL, amqpUnavailable } from '@anchor/testing/amqp-broker';
-import { makeTempDir, runProcess, type TempDir } from '@anchor/testing/process';
+import { builtServiceMain, makeTempDir, runProcess, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireNodeBuilt } from './node-process.js';
 
 /**
  * A broker misconfiguration is one plain line at start-up: a URL malformed on its face exits 2 at once
@@ -19,7 +18,7 @@ describe('the node on a misconfigured broker', () => {
 
   it('exits 2 at once on a malformed --mq-url, naming the option and not the password', async () => {
     const started = Date.now();
-    const result = await runProcess(requireNodeBuilt(), {
+    const result = await runProcess(builtServiceMain('node'), {
       args: ['--host-url', '127.0.0.1:0', '--data-dir', dir.path, '--mq-url', 'amqp://guest:s3cret@127.0.0.1:notaport'],
     });
     expect(result.code).toBe(2);
@@ -37,7 +36,7 @@ describe('the node on a misconfigured broker', () => {
     const url = new URL(AMQP_URL);
     url.pathname = '/no-such-vhost';
     const started = Date.now();
-    const result = await runProcess(requireNodeBuilt(), {
+    const result = await runProcess(builtServiceMain('node'), {
       args: ['--host-url', '127.0.0.1:0', '--data-dir', dir.path, '--mq-url', url.toString()],
     });
     expect(result.code).not.toBe(0);

@@ -1,24 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { freePort, startProcess, type ServiceProcess, type TempDir } from '@anchor/testing/process';
-
-/** The built entry points: process tests run them exactly as production does. */
-export const NODE_MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
-export const VCT_LOG_MAIN = fileURLToPath(new URL('../../vct-log/dist/main.js', import.meta.url));
-
-export function requireBuilt(main: string, build: string): string {
-  if (!existsSync(main)) throw new Error(`${main} is missing: build first with \`${build}\` from the repository root`);
-  return main;
-}
-
-export function requireNodeBuilt(): string {
-  const main = requireBuilt(NODE_MAIN, 'npx tsc -b services/node');
-  const source = fileURLToPath(new URL('../src/server.ts', import.meta.url));
-  if (statSync(source).mtimeMs > statSync(main).mtimeMs)
-    console.warn('node: dist/ may be older than src/; rebuild before trusting process tests');
-  return main;
-}
+import {
+  builtServiceMain,
+  freePort,
+  startProcess,
+  type ServiceProcess,
+  type TempDir,
+} from '@anchor/testing/process';
 
 export interface NodeProcess {
   process: ServiceProcess;
@@ -36,7 +23,7 @@ export async function startNodeProcess(
 ): Promise<NodeProcess> {
   const port = options.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
-  const process = await startProcess(requireNodeBuilt(), {
+  const process = await startProcess(builtServiceMain('node'), {
     name: `node:${port}`,
     args: [
       '--host-url',
@@ -57,7 +44,7 @@ export async function startNodeProcess(
 export async function startVctLogProcess(
   dir: TempDir,
 ): Promise<{ process: ServiceProcess; url: string; logUrl: string }> {
-  const main = requireBuilt(VCT_LOG_MAIN, 'npx tsc -b services/vct-log');
+  const main = builtServiceMain('vct-log');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const process = await startProcess(main, {

@@ -2,8 +2,7 @@ import { createServer, request, type IncomingMessage, type Server } from 'node:h
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { CONTEXT_URLS } from '@anchor/common/jsonld';
-import { freePort, startProcess, type ServiceProcess, type TempDir } from '@anchor/testing/process';
-import { requireBuilt, VCT_LOG_MAIN } from '../../test/node-process.js';
+import { builtServiceMain, freePort, startProcess, type ServiceProcess, type TempDir } from '@anchor/testing/process';
 
 /** An anchor credential as the node logs it (no proofs), numbered so each is a distinct entry. */
 export function anchorCredential(n: number | string, issuer = 'did:web:node.example.com'): Record<string, unknown> {
@@ -32,7 +31,7 @@ export async function startLog(
   name: string,
   options: { keyFile: string; baseUrl: string },
 ): Promise<{ process: ServiceProcess; url: string }> {
-  const main = requireBuilt(VCT_LOG_MAIN, 'npx tsc -b services/vct-log');
+  const main = builtServiceMain('vct-log');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const process = await startProcess(main, {
