@@ -421,6 +421,7 @@ export class MongoStoreProvider implements StoreProvider {
     this.db = client.db(databaseOf(this.options));
     for (const store of this.stores.values())
       store.collection = this.db.collection<RecordDoc>(prefixedName(this.options.prefix, store.name));
+    this.watch?.stop();
     this.watch = new HeartbeatWatch(client, {
       connectTimeoutMs: this.options.socketConnectTimeoutMs ?? 10_000,
       heartbeatFrequencyMs: HEARTBEAT_FREQUENCY_MS,
