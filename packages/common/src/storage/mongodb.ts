@@ -341,6 +341,8 @@ export class MongoStoreProvider implements StoreProvider {
   private db!: Db;
   private watch: HeartbeatWatch | undefined;
   private retiring: Promise<void> | undefined;
+  /** Calls in flight, by the client they were made on: a replaced client's are abandoned (see `replaceClient`). */
+  private readonly calls = new Set<{ client: MongoClient; what: string; abandon: (error: unknown) => void }>();
   private replaced = 0;
 
   private constructor(
@@ -441,15 +443,28 @@ export class MongoStoreProvider implements StoreProvider {
   bounded<R>(what: string, call: () => Promise<R>): Promise<R> {
     const client = this.client;
     const timeoutMs = this.operationTimeoutMs;
-    return withDeadline(call, timeoutMs, () => {
-      this.replaceClient(client, 'an operation has had no answer within the deadline', { operation: what, timeoutMs });
-      return storeUnavailable(`mongodb unavailable (${what}): no answer within ${timeoutMs} ms`);
-    });
+    let abandon: (error: unknown) => void = () => undefined;
+    const abandoned = new Promise<never>((_, reject) => (abandon = reject));
+    abandoned.catch(() => undefined); // the race below reports it; a call that threw at once never raced it
+    const entry = { client, what, abandon };
+    this.calls.add(entry);
+    return withDeadline(
+      () => Promise.race([call(), abandoned]),
+      timeoutMs,
+      () => {
+        this.replaceClient(client, 'an operation has had no answer within the deadline', {
+          operation: what,
+          timeoutMs,
+        });
+        return storeUnavailable(`mongodb unavailable (${what}): no answer within ${timeoutMs} ms`);
+      },
+    ).finally(() => this.calls.delete(entry));
   }
 
   /**
    * A new client in place of `client` (it connects at its first operation), unless that one was replaced
-   * already; the old one's operations in flight fail as unavailable (503, retried by their callers).
+   * already. The old one's calls in flight fail at once as unavailable (503, retried by their callers): closing
+   * it fails most of them anyway, but not one stuck in a write, which would keep its caller until the deadline.
    */
   private replaceClient(client: MongoClient, why: string, details: Record<string, unknown>): void {
     if (this.closed || client !== this.client) return;
@@ -457,6 +472,9 @@ export class MongoStoreProvider implements StoreProvider {
     const old = this.client;
     this.use(MongoStoreProvider.newClient(this.options));
     this.replaced++;
+    for (const call of this.calls)
+      if (call.client === old)
+        call.abandon(storeUnavailable(`mongodb unavailable (${call.what}): the client was replaced (${why})`));
     const previous = this.retiring ?? Promise.resolve();
     // Its close may never end either (a stuck operation's connection): bounded, as every call.
     const close = (): Promise<void> => old.close();

@@ -1,9 +1,6 @@
+import { type EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createMongoStoreProvider,
-  STORE_RETRY_AFTER_SECONDS,
-  type MongoStoreProvider,
-} from '@anchor/common/storage';
+import { createMongoStoreProvider, STORE_RETRY_AFTER_SECONDS, type MongoStoreProvider } from '@anchor/common/storage';
 import { expectAppError, uniqueName } from '../contract-kit/index.js';
 import { mongoServerForTests, mongoThroughProxy, type MongoTestServer } from '../ferretdb/index.js';
 import { waitFor } from '../process/wait-for.js';
@@ -41,13 +38,23 @@ describe('mongodb adapter: an operation the server never answers', () => {
 
       proxy.blackhole();
       const started = Date.now();
+      // The first call past the deadline has the client replaced, which fails the others on it at once.
+      const overdue =
+        /^mongodb unavailable \((store things: get|store things: put|batch|ping)\): (no answer within 1000 ms|the client was replaced \(an operation has had no answer within the deadline\))$/;
       const failures = await Promise.all([
-        expectAppError(store.get('a'), 'unavailable', /mongodb unavailable \(store things: get\): no answer within 1000 ms/),
-        expectAppError(store.put('b', { v: 2 }), 'unavailable', /no answer within 1000 ms/),
-        expectAppError(provider.batch([{ store: 'things', op: 'put', key: 'c', value: { v: 3 } }]), 'unavailable'),
-        expectAppError(provider.ping(), 'unavailable'),
+        expectAppError(store.get('a'), 'unavailable', overdue),
+        expectAppError(store.put('b', { v: 2 }), 'unavailable', overdue),
+        expectAppError(
+          provider.batch([{ store: 'things', op: 'put', key: 'c', value: { v: 3 } }]),
+          'unavailable',
+          overdue,
+        ),
+        expectAppError(provider.ping(), 'unavailable', overdue),
       ]);
       expect(Date.now() - started).toBeLessThan(5_000);
+      expect(failures.filter((failure) => failure.message.endsWith('no answer within 1000 ms')).length).toBeGreaterThan(
+        0,
+      );
       for (const failure of failures) {
         expect(failure.retryable).toBe(true);
         expect(failure.headers).toEqual({ 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) });
@@ -63,6 +70,38 @@ describe('mongodb adapter: an operation the server never answers', () => {
       });
       await store.put('b', { v: 2 });
       expect(await store.getMany(['a', 'b'])).toEqual([{ v: 1 }, { v: 2 }]);
+      expect(provider.replacedClients).toBe(1);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('fails the calls in flight on a client replaced for another reason at once, not at their deadline', async () => {
+    const mongo = mongoThroughProxy(server.url);
+    const proxy = await TcpProxy.start(mongo.target);
+    try {
+      const provider = (await createMongoStoreProvider({
+        url: mongo.urlVia(proxy.port),
+        prefix: uniqueName('abandoned').replaceAll('-', ''),
+        sweepIntervalMs: 0,
+        operationTimeoutMs: 20_000,
+        // A polled heartbeat may take two connect timeouts: stuck after 2 x 200 ms + 1 s.
+        socketConnectTimeoutMs: 200,
+      })) as MongoStoreProvider;
+      providers.push(provider);
+      const store = await provider.open<{ v: number }>('things');
+      await store.put('a', { v: 1 });
+
+      proxy.blackhole();
+      const started = Date.now();
+      const hung = expectAppError(store.get('a'), 'unavailable', /store things: get\): the client was replaced/);
+      // The client's server monitor stuck as well (mongodb-stuck-monitor.test.ts): the client is replaced.
+      (provider as unknown as { client: EventEmitter }).client.emit('serverHeartbeatStarted', {
+        connectionId: '127.0.0.1:1',
+        awaited: false,
+      });
+      await hung;
+      expect(Date.now() - started).toBeLessThan(10_000);
       expect(provider.replacedClients).toBe(1);
     } finally {
       await proxy.close();
