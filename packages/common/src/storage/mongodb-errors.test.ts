@@ -91,6 +91,20 @@ describe('MongoDB errors as AppErrors', () => {
       expectUnavailable(error);
   });
 
+  it("maps FerretDB's answer to a command its shutdown interrupted to a retryable 503, and no other InternalError", () => {
+    // As a FerretDB (v1.24, SQLite) being stopped answered a find of a batch's insert check.
+    const interrupted = new MongoServerError({
+      ok: 0,
+      code: 1,
+      codeName: 'InternalError',
+      errmsg:
+        '[msg_find.go:344 handler.handleMaxTimeMSError] [values.go:74 iterator.ConsumeValuesN[...]] [projection_iterator.go:60 common.(*projectionIterator).Next] [filter_iterator.go:52 common.(*filterIterator).Next] [query_iterator.go:79 sqlite.(*queryIterator).Next] context canceled after delay',
+    });
+    expectUnavailable(interrupted);
+    const other = mapped(serverError(1, 'InternalError'));
+    expect([other.code, other.status]).toEqual(['internal', 500]);
+  });
+
   it('maps the socket error the driver lets out unwrapped when the server has ended the connection to a retryable 503', async () => {
     const error = await writeAfterPeerEnded();
     expect((error as NodeJS.ErrnoException).code).toBe('EPIPE');

@@ -84,6 +84,14 @@ const SOCKET_ERROR_CODES = new Set([
   'ERR_STREAM_WRITE_AFTER_END',
 ]);
 
+/**
+ * FerretDB answers a command its shutdown interrupts with InternalError (code 1) "... context canceled", where
+ * MongoDB says InterruptedAtShutdown; any other InternalError stays one.
+ */
+function isInterruptedFerretDbCommand(error: MongoError): boolean {
+  return error.code === 1 && /\bcontext canceled\b/.test(error.message);
+}
+
 function isSocketError(error: unknown): boolean {
   return error instanceof Error && SOCKET_ERROR_CODES.has(String((error as NodeJS.ErrnoException).code));
 }
@@ -131,6 +139,7 @@ export function isTransientMongoError(error: unknown): boolean {
   }
   if (TRANSIENT_LABELS.some((label) => error.hasErrorLabel(label))) return true;
   if (typeof error.code === 'number' && TRANSIENT_CODES.has(error.code)) return true;
+  if (isInterruptedFerretDbCommand(error)) return true;
   if (!(error instanceof MongoBulkWriteError)) return false;
   // A bulk write that failed as a whole (no server reached) keeps the error that failed it.
   const cause: unknown = error.errorResponse;
