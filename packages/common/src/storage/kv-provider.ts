@@ -3,7 +3,8 @@
  * entries when the declared indexes or expiry field changed since the data was written), runs cross-store
  * batches in one backend write, and sweeps expired records periodically.
  */
-import { badRequest, unavailable } from '../errors/index.js';
+import { badRequest } from '../errors/index.js';
+import { storeUnavailable } from './unavailable.js';
 import { planAndWrite, prepareBatch, KvStore, runBatch, type KvStoreHost } from './kv-store.js';
 import { KvWriter } from './kv-writer.js';
 import type { KvBackend } from './ordered-kv.js';
@@ -56,7 +57,7 @@ export class KvStoreProvider implements StoreProvider, KvStoreHost {
   }
 
   assertOpen(): void {
-    if (this.closed) throw unavailable(`${this.kind} storage provider is closed`);
+    if (this.closed) throw storeUnavailable(`${this.kind} storage provider is closed`);
   }
 
   async open<T extends object>(name: string, options: StoreOptions = {}): Promise<Store<T>> {

@@ -9,7 +9,8 @@
  */
 import { mkdirSync, statfsSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
-import { badRequest, transient, unavailable } from '../errors/index.js';
+import { badRequest, transient } from '../errors/index.js';
+import { storeUnavailable } from './unavailable.js';
 import { KvStoreProvider, type KvProviderOptions } from './kv-provider.js';
 import type { KvBackend, KvEntry, KvMutation, KvRange, KvSpace } from './ordered-kv.js';
 import type { StoreProvider } from './types.js';
@@ -208,7 +209,7 @@ class LmdbBackend implements KvBackend {
   }
 
   write<R>(fn: () => R): Promise<R> {
-    if (this.closed) return Promise.reject(unavailable('lmdb storage is closed'));
+    if (this.closed) return Promise.reject(storeUnavailable('lmdb storage is closed'));
     // Inside an lmdb transaction callback, put/remove apply synchronously to the open write transaction
     // and get/getRange read it; the promise settles after the synchronous commit (fsync).
     const written = this.env.transaction(fn);
@@ -219,7 +220,7 @@ class LmdbBackend implements KvBackend {
   }
 
   async writeQueued(mutations: readonly KvMutation[]): Promise<void> {
-    if (this.closed) throw unavailable('lmdb storage is closed');
+    if (this.closed) throw storeUnavailable('lmdb storage is closed');
     // Queued as write instructions grouped into one transaction; the write thread applies them in order
     // with the other queued writes, with no JavaScript callback in between.
     const written = this.env.batch(() => {
@@ -238,7 +239,7 @@ class LmdbBackend implements KvBackend {
   }
 
   ping(): void {
-    if (this.closed) throw unavailable('lmdb storage is closed');
+    if (this.closed) throw storeUnavailable('lmdb storage is closed');
     this.env.getStats();
   }
 

@@ -3,7 +3,7 @@
  * unit tests see exactly the production semantics (indexes, expiry, paging, batch atomicity, rejections).
  * Nothing survives the process.
  */
-import { unavailable } from '../errors/index.js';
+import { storeUnavailable } from './unavailable.js';
 import { KvStoreProvider, type KvProviderOptions } from './kv-provider.js';
 import type { KvBackend, KvEntry, KvMutation, KvRange, KvSpace } from './ordered-kv.js';
 import type { StoreProvider } from './types.js';
@@ -171,7 +171,7 @@ class MemBackend implements KvBackend {
   }
 
   async write<R>(fn: () => R): Promise<R> {
-    if (this.closed) throw unavailable('mem storage is closed');
+    if (this.closed) throw storeUnavailable('mem storage is closed');
     // Like an LMDB commit, the write happens asynchronously to the caller (never within its own turn).
     await Promise.resolve();
     this.writing = true;
@@ -196,7 +196,7 @@ class MemBackend implements KvBackend {
   }
 
   ping(): void {
-    if (this.closed) throw unavailable('mem storage is closed');
+    if (this.closed) throw storeUnavailable('mem storage is closed');
   }
 
   async close(): Promise<void> {

@@ -21,6 +21,9 @@ export function registerLifecycle(ctx: ContractContext): void {
       await expectAppError(s.put('k', { kind: 'b' }), 'unavailable', /closed/);
       await expectAppError(s.query(), 'unavailable', /closed/);
       await expectAppError(ctx.provider.open('another'), 'unavailable', /closed/);
+      // Every adapter's "cannot serve now" is the one store error: a 503 that tells HTTP clients when to retry.
+      const refused = (await s.get('k').catch((error: unknown) => error)) as { headers?: Record<string, string> };
+      expect(refused.headers?.['Retry-After']).toMatch(/^\d+$/);
     });
 
     if (!ctx.durable) return;
