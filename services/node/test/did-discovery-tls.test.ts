@@ -23,7 +23,6 @@ import {
 import { serializeRequest, type OperationRequest } from '@anchor/sidetree';
 import { TestDid } from '../src/testing/test-node.js';
 
-
 interface Answer {
   status: number;
   body: Record<string, any>;

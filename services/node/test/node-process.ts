@@ -1,11 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  builtServiceMain,
-  freePort,
-  startProcess,
-  type ServiceProcess,
-  type TempDir,
-} from '@anchor/testing/process';
+import { builtServiceMain, freePort, startProcess, type ServiceProcess, type TempDir } from '@anchor/testing/process';
 
 export interface NodeProcess {
   process: ServiceProcess;

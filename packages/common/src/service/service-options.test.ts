@@ -62,7 +62,11 @@ describe('serviceOptionsOf', () => {
   it('maps those flags onto the options createServer takes', () => {
     const flags = load(
       ['--host-url', '127.0.0.1:9000', '--data-dir', 'var', '--database-type', 'mem', '--tls-serve-cert', 'c.pem'],
-      { KOT_TLS_SERVE_KEY: 'k.pem', KOT_TRACING_OTLP_URL: 'http://collector:4318/v1/traces', KOT_DATABASE_PREFIX: 'p_' },
+      {
+        KOT_TLS_SERVE_KEY: 'k.pem',
+        KOT_TRACING_OTLP_URL: 'http://collector:4318/v1/traces',
+        KOT_DATABASE_PREFIX: 'p_',
+      },
     );
     expect(serviceOptionsOf(flags)).toEqual({
       host: '127.0.0.1',

@@ -155,7 +155,8 @@ export function isTransientMongoError(error: unknown): boolean {
  */
 export function mapMongoError(error: unknown, what: string): unknown {
   if (error instanceof AppError) return error;
-  if (isSocketError(error)) return storeUnavailable(`mongodb unavailable (${what}): ${(error as Error).message}`, error);
+  if (isSocketError(error))
+    return storeUnavailable(`mongodb unavailable (${what}): ${(error as Error).message}`, error);
   if (!(error instanceof MongoError)) return error;
   if (isDuplicateKey(error)) return conflict(`${what}: the key already exists`, { cause: error });
   if (isTransientMongoError(error)) return storeUnavailable(`mongodb unavailable (${what}): ${error.message}`, error);

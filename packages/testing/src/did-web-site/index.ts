@@ -56,12 +56,15 @@ export async function startDidWebSite(
 ): Promise<DidWebSite> {
   let did = '';
   let hits = 0;
-  const server = https.createServer({ cert: readFileSync(pki.certFile), key: readFileSync(pki.keyFile) }, (req, res) => {
-    hits++;
-    if (req.url !== '/.well-known/did.json') return void res.writeHead(404).end();
-    res.setHeader('content-type', 'application/did+json');
-    res.end(JSON.stringify(ed25519DidDocument(did, key, relationship)));
-  });
+  const server = https.createServer(
+    { cert: readFileSync(pki.certFile), key: readFileSync(pki.keyFile) },
+    (req, res) => {
+      hits++;
+      if (req.url !== '/.well-known/did.json') return void res.writeHead(404).end();
+      res.setHeader('content-type', 'application/did+json');
+      res.end(JSON.stringify(ed25519DidDocument(did, key, relationship)));
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   did = `did:web:127.0.0.1%3A${(server.address() as AddressInfo).port}`;
   return {
