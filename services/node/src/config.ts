@@ -168,7 +168,7 @@ export const nodeConfigSpec = defineConfig({
       resolutionCacheMaxBytes: opt.custom({
         flag: 'resolution-cache-max-bytes',
         type: 'size',
-        default: '64mb',
+        default: '128mb',
         parse: parseByteSize,
         format: formatByteSize,
         help: 'Estimated heap the resolution cache may take (parsed operations and rendered results per DID, least recently used out first; 0 disables the cache)',

@@ -69,7 +69,7 @@ export class ResolutionService {
     let outcome = 'error';
     try {
       const parsed = this.parse(did);
-      const entry = await this.entry(parsed.suffix);
+      const { entry, fresh } = await this.entry(parsed.suffix);
       const key = `${did}\n${versions.versionId ?? ''}\n${versions.versionTime ?? ''}`;
       let resolved = entry.results.get(key);
       if (!resolved) {
@@ -87,8 +87,11 @@ export class ResolutionService {
         resolved = { result, json: JSON.stringify(result) };
         if (entry.results.size >= RESULTS_PER_DID) entry.results.clear();
         entry.results.set(key, resolved);
-        this.cache.resized(parsed.suffix, entry);
-      }
+        // A fresh entry is cached once, with its first result (one size count); a cached one that gains
+        // another form or version (rare) is counted again.
+        if (fresh) this.keep(parsed.suffix, entry);
+        else this.cache.resized(parsed.suffix, entry);
+      } else if (fresh) this.keep(parsed.suffix, entry);
       outcome = resolved.result.didDocumentMetadata.deactivated === true ? 'deactivated' : 'found';
       return resolved;
     } catch (error) {
@@ -101,7 +104,9 @@ export class ResolutionService {
 
   /** The DID's operations as this instance knows them now (cached, token-checked). */
   async didOperations(suffix: string): Promise<DidOperations> {
-    return (await this.entry(suffix)).operations;
+    const { entry, fresh } = await this.entry(suffix);
+    if (fresh) this.keep(suffix, entry);
+    return entry.operations;
   }
 
   /** Forgets what this instance cached about a DID (after its operations changed here). */
@@ -109,16 +114,21 @@ export class ResolutionService {
     this.cache.delete(suffix);
   }
 
-  private async entry(suffix: string): Promise<CachedDid> {
+  /** The cached entry if it is still current, else a fresh one loaded from the store (not cached yet: see `keep`). */
+  private async entry(suffix: string): Promise<{ entry: CachedDid; fresh: boolean }> {
     const cached = this.cache.get(suffix);
     if (cached) {
       const token = await this.loader.token(suffix);
-      if (token === cached.operations.token && Date.now() < cached.operations.validUntil) return cached;
+      if (token === cached.operations.token && Date.now() < cached.operations.validUntil)
+        return { entry: cached, fresh: false };
     }
     const entry: CachedDid = { operations: await this.loader.load(suffix, cached?.operations), results: new Map() };
+    return { entry, fresh: true };
+  }
+
+  private keep(suffix: string, entry: CachedDid): void {
     // A DID with no operation is never cached: its create is accepted without a version change (see the intake).
     if (entry.operations.published.length > 0 || entry.operations.pending.length > 0) this.cache.set(suffix, entry);
     else this.cache.delete(suffix);
-    return entry;
   }
 }
