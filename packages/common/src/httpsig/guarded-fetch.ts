@@ -221,8 +221,8 @@ export function createGuardedFetchJson(options: GuardedFetchOptions = {}): Fetch
 function policyChecks(policy: FetchPolicy | undefined, purpose: string) {
   const allowed = new Set<AddressClass>(['public', ...(policy?.allowAddresses ?? [])]);
   const allowHttp = policy?.allowHttp ?? 'never';
-  const listed = peerNetworkList(policy?.allowNetworks ?? []);
-  const anyListed = (policy?.allowNetworks?.length ?? 0) > 0;
+  const networks = policy?.allowNetworks ?? [];
+  const listed = peerNetworkList(networks);
 
   const addressRefusal = (address: string): string | undefined => {
     if (listed(address)) return undefined;
@@ -248,7 +248,7 @@ function policyChecks(policy: FetchPolicy | undefined, purpose: string) {
       throw refused(`not a URL: ${JSON.stringify(raw.slice(0, 100))}`);
     }
     // With listed networks an http URL goes on to the address check, which allows it only to those networks.
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && (allowHttp !== 'never' || anyListed)))
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && (allowHttp !== 'never' || networks.length > 0)))
       throw refused(`${url.protocol.slice(0, -1)} URLs are refused for ${purpose} (https only): ${url.origin}`);
     if (url.username || url.password) throw refused(`URLs with credentials are refused for ${purpose}`);
     const host = url.hostname.replace(/^\[|\]$/g, '');

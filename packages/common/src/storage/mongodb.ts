@@ -143,13 +143,8 @@ class MongoStore<T extends object> implements Store<T> {
   }
 
   /** Runs a driver call under the deadline, its failure mapped to an AppError naming the store and the operation. */
-  private async guard<R>(operation: string, call: () => Promise<R>): Promise<R> {
-    const what = `store ${this.name}: ${operation}`;
-    try {
-      return await this.provider.bounded(what, call);
-    } catch (error) {
-      throw mapMongoError(error, what);
-    }
+  private guard<R>(operation: string, call: () => Promise<R>): Promise<R> {
+    return this.provider.guarded(`store ${this.name}: ${operation}`, call);
   }
 
   async get(key: string): Promise<T | undefined> {
@@ -461,6 +456,15 @@ export class MongoStoreProvider implements StoreProvider {
     ).finally(() => this.calls.delete(entry));
   }
 
+  /** `bounded`, its failure mapped to an AppError naming `what` (mongodb-errors.ts). */
+  async guarded<R>(what: string, call: () => Promise<R>): Promise<R> {
+    try {
+      return await this.bounded(what, call);
+    } catch (error) {
+      throw mapMongoError(error, what);
+    }
+  }
+
   /**
    * A new client in place of `client` (it connects at its first operation), unless that one was replaced
    * already. The old one's calls in flight fail at once as unavailable (503, retried by their callers): closing
@@ -519,13 +523,9 @@ export class MongoStoreProvider implements StoreProvider {
     const existing = this.stores.get(name);
     const schema = buildSchema(name, options, existing?.schema);
     const collection = existing?.collection ?? this.db.collection<RecordDoc>(prefixedName(this.options.prefix, name));
-    try {
-      await this.bounded(`store ${name}: open (indexes)`, () =>
-        reconcileIndexes(collection as unknown as Collection<never>, name, indexSpecsOf(schema)),
-      );
-    } catch (error) {
-      throw mapMongoError(error, `store ${name}: open (indexes)`);
-    }
+    await this.guarded(`store ${name}: open (indexes)`, () =>
+      reconcileIndexes(collection as unknown as Collection<never>, name, indexSpecsOf(schema)),
+    );
     const store = existing ?? new MongoStore<object>(name, collection, this, schema);
     store.schema = schema;
     this.stores.set(name, store);
@@ -552,13 +552,9 @@ export class MongoStoreProvider implements StoreProvider {
     this.assertOpen();
     const planned = this.plan(ops);
     if (planned.length === 0) return;
-    try {
-      await this.bounded('batch', () =>
-        this.useTransactions ? this.batchInTransaction(planned) : this.batchWithoutTransaction(planned),
-      );
-    } catch (error) {
-      throw mapMongoError(error, 'batch');
-    }
+    await this.guarded('batch', () =>
+      this.useTransactions ? this.batchInTransaction(planned) : this.batchWithoutTransaction(planned),
+    );
   }
 
   private async batchInTransaction(planned: readonly PlannedWrite[]): Promise<void> {
@@ -647,11 +643,7 @@ export class MongoStoreProvider implements StoreProvider {
 
   async ping(): Promise<void> {
     this.assertOpen();
-    try {
-      await this.bounded('ping', () => this.db.admin().command({ ping: 1 }));
-    } catch (error) {
-      throw mapMongoError(error, 'ping');
-    }
+    await this.guarded('ping', () => this.db.admin().command({ ping: 1 }));
   }
 
   /** One sweep period: sweeps when this provider holds (or takes) the sweeper lease. */

@@ -91,7 +91,7 @@ export class ResolutionService {
         // another form or version (rare) is counted again.
         if (fresh) this.keep(parsed.suffix, entry);
         else this.cache.resized(parsed.suffix, entry);
-      } else if (fresh) this.keep(parsed.suffix, entry);
+      }
       outcome = resolved.result.didDocumentMetadata.deactivated === true ? 'deactivated' : 'found';
       return resolved;
     } catch (error) {
