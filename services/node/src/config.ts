@@ -1,4 +1,5 @@
 import { kmsOptions, kmsOptionsProblem } from '@anchor/common/clients';
+import { lmdbCommitIntervalOption } from '@anchor/common/service';
 import { tracingOptions } from '@anchor/common/tracing';
 import { defineConfig, formatDuration, opt, type ConfigOf } from '@anchor/common/config';
 import { formatByteSize, parseByteSize } from '@anchor/common/http';
@@ -467,6 +468,7 @@ export const nodeConfigSpec = defineConfig({
         env: ['DATABASE_PREFIX'],
         help: 'Prefix of store names (several nodes may share one database)',
       }),
+      lmdbCommitInterval: lmdbCommitIntervalOption(),
     },
     queue: {
       mqUrl: opt.string({

@@ -74,6 +74,7 @@ export function nodeSettings(config: NodeConfig): ServiceSettings {
       dataDir: join(server.dataDir, 'db'),
       url: storage.databaseUrl,
       prefix: storage.databasePrefix,
+      commitIntervalMs: storage.lmdbCommitInterval,
     },
     queue: {
       ...(queue.mqUrl !== undefined ? { url: queue.mqUrl } : {}),

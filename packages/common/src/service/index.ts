@@ -15,7 +15,7 @@ export {
 } from './service.js';
 export type { ContextExtension, ServiceSettings } from './service-settings.js';
 export { openStorage, type StorageSettings } from './open-storage.js';
-export { databaseUrlRequired, storageOptions, storageSettingsOf } from './storage-options.js';
+export { databaseUrlRequired, lmdbCommitIntervalOption, storageOptions, storageSettingsOf } from './storage-options.js';
 export {
   logOptions,
   metricsHostOption,

@@ -63,6 +63,7 @@ describe('serviceOptionsOf', () => {
     const flags = load(
       ['--host-url', '127.0.0.1:9000', '--data-dir', 'var', '--database-type', 'mem', '--tls-serve-cert', 'c.pem'],
       {
+        KOT_LMDB_COMMIT_INTERVAL: '10ms',
         KOT_TLS_SERVE_KEY: 'k.pem',
         KOT_TRACING_OTLP_URL: 'http://collector:4318/v1/traces',
         KOT_DATABASE_PREFIX: 'p_',
@@ -72,7 +73,7 @@ describe('serviceOptionsOf', () => {
       host: '127.0.0.1',
       port: 9000,
       dataDir: 'var',
-      storage: { type: 'mem', url: undefined, prefix: 'p_', connectTimeoutMs: 30_000 },
+      storage: { type: 'mem', url: undefined, prefix: 'p_', connectTimeoutMs: 30_000, commitIntervalMs: 10 },
       requestBodyLimit: '1mb',
       metricsHost: undefined,
       tracingOtlpUrl: 'http://collector:4318/v1/traces',

@@ -8,7 +8,7 @@ import type { ServiceSettings } from './service-settings.js';
 import { storageSettingsOf } from './storage-options.js';
 
 /** A service's store as its options name it; the data directory is the service's own option. */
-export type StorageOptions = Pick<StorageSettings, 'type' | 'url' | 'prefix' | 'connectTimeoutMs'>;
+export type StorageOptions = Pick<StorageSettings, 'type' | 'url' | 'prefix' | 'connectTimeoutMs' | 'commitIntervalMs'>;
 
 /** What every service's `createServer` takes for the parts the kit builds; a service's options extend it. */
 export interface ServiceOptions {
@@ -66,6 +66,7 @@ export function serviceOptionsOf(flags: {
   databaseUrl?: string | undefined;
   databasePrefix?: string | undefined;
   databaseTimeout: number;
+  databaseCommitInterval: number;
   requestBodyLimit: string;
   metricsHost?: HostPort | undefined;
   tracingOtlpUrl?: string | undefined;

@@ -28,12 +28,24 @@ export function storageOptions(shorts: { type?: string; url?: string } = {}) {
       env: ['DATABASE_PREFIX'],
       help: 'prefix of the store (collection) names',
     }),
+    databaseCommitInterval: lmdbCommitIntervalOption(),
     databaseTimeout: opt.duration({
       flag: 'database-timeout',
       default: '30s',
       help: 'how long start-up keeps retrying, with backoff (0.5 s doubling to 10 s), a database it cannot reach (0: one attempt)',
     }),
   };
+}
+
+/** `--lmdb-commit-interval`: the embedded store's group commit (`LmdbStoreOptions.commitIntervalMs`). */
+export function lmdbCommitIntervalOption() {
+  return opt.duration({
+    flag: 'lmdb-commit-interval',
+    env: ['LMDB_COMMIT_INTERVAL'],
+    default: '4ms',
+    max: '1s',
+    help: 'lmdb group commit: shortest time between the starts of two commits; writes arriving sooner wait and are committed together (one fsync). A write after a quieter spell is committed at once. 0: each event turn commits its own writes',
+  });
 }
 
 /** The spec check that goes with `storageOptions`: a MongoDB store needs its URL (the line names the env names). */
@@ -50,11 +62,13 @@ export function storageSettingsOf(values: {
   databaseUrl?: string | undefined;
   databasePrefix?: string | undefined;
   databaseTimeout: number;
+  databaseCommitInterval: number;
 }): StorageOptions {
   return {
     type: values.databaseType,
     url: values.databaseUrl,
     prefix: values.databasePrefix,
     connectTimeoutMs: values.databaseTimeout,
+    commitIntervalMs: values.databaseCommitInterval,
   };
 }

@@ -29,6 +29,8 @@ export interface StorageConfig {
   sweepIntervalMs?: number;
   /** MongoDB: how long start-up keeps retrying an unreachable server, with backoff (default 30 s). */
   connectTimeoutMs?: number;
+  /** LMDB: the group-commit interval in ms (`LmdbStoreOptions.commitIntervalMs`). */
+  commitIntervalMs?: number;
 }
 
 export const STORE_KINDS: readonly StoreKind[] = ['mem', 'lmdb', 'mongodb'];
@@ -43,7 +45,11 @@ export async function createStoreProvider(config: StorageConfig): Promise<StoreP
       return createMemStoreProvider(common);
     case 'lmdb':
       if (!config.dataDir) throw badRequest('database type lmdb needs a data directory (--data-dir)');
-      return createLmdbStoreProvider({ ...common, dataDir: config.dataDir });
+      return createLmdbStoreProvider({
+        ...common,
+        dataDir: config.dataDir,
+        ...(config.commitIntervalMs !== undefined ? { commitIntervalMs: config.commitIntervalMs } : {}),
+      });
     case 'mongodb':
       if (!config.url) throw badRequest('database type mongodb needs a connection string (--database-url)');
       return createMongoStoreProvider({

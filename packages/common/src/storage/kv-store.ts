@@ -76,15 +76,19 @@ export class WritePlan {
   }
 
   private isLive(store: KvStore<object>, json: string | undefined): json is string {
-    return json !== undefined && !isExpired(expiryOf(decodeRecord<object>(json), store.schema.expiryField), this.now);
+    if (json === undefined) return false;
+    const { expiryField } = store.schema;
+    return expiryField === undefined || !isExpired(expiryOf(decodeRecord<object>(json), expiryField), this.now);
   }
 
   private oldEntries(store: KvStore<object>, key: string, json: string | undefined): DerivedEntry[] {
-    return json === undefined ? [] : entriesOf(store.name, store.schema, key, decodeRecord<object>(json));
+    if (json === undefined || !derivesEntries(store.schema)) return [];
+    return entriesOf(store.name, store.schema, key, decodeRecord<object>(json));
   }
 
   put(store: KvStore<object>, key: string, value: PreparedValue): void {
-    const old = this.current(store, key);
+    // A store with no index and no expiry keeps nothing derived from the old record: it need not be read.
+    const old = derivesEntries(store.schema) ? this.current(store, key) : undefined;
     const entries =
       value.schema === store.schema ? value.entries : entriesOf(store.name, store.schema, key, value.record);
     if (old !== undefined) {
@@ -134,6 +138,11 @@ export class WritePlan {
   get planned(): PlannedWrite {
     return { mutations: this.mutations, records: this.overlay };
   }
+}
+
+/** Whether a record of the schema has index or expiry entries besides itself. */
+function derivesEntries(schema: StoreSchema): boolean {
+  return schema.indexes.size > 0 || schema.expiryField !== undefined;
 }
 
 /** Plans a write and applies it: queued when no transaction callback is pending, else inside a transaction. */

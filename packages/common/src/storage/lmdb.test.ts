@@ -74,6 +74,100 @@ describe('lmdb adapter', () => {
   });
 });
 
+describe('lmdb group commit', () => {
+  const INTERVAL = 300;
+
+  it('commits writes that arrive within the commit interval together, in order, and durably', async () => {
+    const dir = freshDir();
+    const provider = createLmdbStoreProvider({ dataDir: dir, sweepIntervalMs: 0, commitIntervalMs: INTERVAL });
+    const s = await provider.open<{ kind: string }>('docs', { indexes: ['kind'] });
+    await s.put('a', { kind: 'x' });
+    const started = performance.now();
+    // Held for the next commit: each is planned on the records of the writes held before it.
+    const writes = [s.put('b', { kind: 'y' }), s.put('b', { kind: 'z' }), s.delete('a'), s.insert('c', { kind: 'z' })];
+    expect(await s.insert('c', { kind: 'other' })).toBe(false);
+    await Promise.all(writes);
+    // Timers may fire a millisecond early; the commit waited for the interval, not for a fixed event-loop turn.
+    expect(performance.now() - started).toBeGreaterThan(INTERVAL - 60);
+    await provider.close();
+
+    const reopened = createLmdbStoreProvider({ dataDir: dir, sweepIntervalMs: 0 });
+    try {
+      const again = await reopened.open<{ kind: string }>('docs', { indexes: ['kind'] });
+      expect(await again.get('a')).toBeUndefined();
+      expect(await again.get('b')).toEqual({ kind: 'z' });
+      expect((await again.query({ where: { kind: 'z' } })).items.map((e) => e.key)).toEqual(['b', 'c']);
+      expect((await checkIntegrity(reopened)).problems).toEqual([]);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it('commits held writes before a transaction callback, which therefore sees them', async () => {
+    const provider = createLmdbStoreProvider({ dataDir: freshDir(), sweepIntervalMs: 0, commitIntervalMs: INTERVAL });
+    try {
+      const s = await provider.open<{ kind: string; owner?: string }>('docs', { indexes: ['kind'] });
+      await s.put('a', { kind: 'x', owner: 'p' });
+      const held = s.put('b', { kind: 'y', owner: 'q' });
+      // A new index is built inside a transaction callback, over the records committed before it.
+      const reopened = await provider.open<{ kind: string; owner?: string }>('docs', { indexes: ['kind', 'owner'] });
+      await held;
+      expect((await reopened.query({ where: { owner: 'q' } })).items.map((e) => e.key)).toEqual(['b']);
+      expect((await checkIntegrity(provider)).problems).toEqual([]);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it('commits held writes when the provider closes', async () => {
+    const dir = freshDir();
+    const provider = createLmdbStoreProvider({ dataDir: dir, sweepIntervalMs: 0, commitIntervalMs: 1000 });
+    const s = await provider.open<{ n: number }>('docs');
+    await s.put('a', { n: 1 });
+    const held = s.put('b', { n: 2 });
+    const started = performance.now();
+    await provider.close();
+    await held;
+    expect(performance.now() - started).toBeLessThan(900);
+    await expect(s.put('c', { n: 3 })).rejects.toThrow(/closed/);
+
+    const reopened = createLmdbStoreProvider({ dataDir: dir, sweepIntervalMs: 0 });
+    try {
+      const again = await reopened.open<{ n: number }>('docs');
+      expect(await again.get('b')).toEqual({ n: 2 });
+      expect(await again.get('c')).toBeUndefined();
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it('commits at once after a quiet spell, and on every event turn with an interval of 0', async () => {
+    for (const commitIntervalMs of [0, INTERVAL]) {
+      const provider = createLmdbStoreProvider({ dataDir: freshDir(), sweepIntervalMs: 0, commitIntervalMs });
+      try {
+        const s = await provider.open<{ n: number }>('docs');
+        if (commitIntervalMs > 0) await new Promise((resolve) => setTimeout(resolve, commitIntervalMs + 20));
+        const started = performance.now();
+        await s.put('a', { n: 1 });
+        expect(performance.now() - started).toBeLessThan(commitIntervalMs === 0 ? 1000 : INTERVAL - 60);
+        if (commitIntervalMs === 0) {
+          await s.put('b', { n: 2 });
+          expect(performance.now() - started).toBeLessThan(1000);
+        }
+      } finally {
+        await provider.close();
+      }
+    }
+  });
+
+  it('refuses a commit interval that is not 0 to 1,000 ms', () => {
+    for (const commitIntervalMs of [-1, 1001, Number.NaN])
+      expect(() => createLmdbStoreProvider({ dataDir: freshDir(), commitIntervalMs })).toThrow(
+        /commit interval must be a number of milliseconds from 0 to 1000/,
+      );
+  });
+});
+
 describe('integrity check', () => {
   it('reports stray and missing derived entries', async () => {
     const provider = createMemStoreProvider({ sweepIntervalMs: 0 });
