@@ -38,7 +38,7 @@ const LIKES_PER_S = 2;
 /**
  * The nodes' resolution cache, in DIDs: small enough to be full before the warm-up ends (the load resolves
  * about 10 new DIDs a second per node), so memory that climbs after it is a leak, not the cache filling to
- * its cap (the default cap takes about half an hour to fill at this load).
+ * its cap (the default count cap, 20,000 DIDs, takes about half an hour to fill at this load).
  */
 const RESOLUTION_CACHE_DIDS = 1_500;
 

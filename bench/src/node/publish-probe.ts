@@ -73,12 +73,18 @@ export class PublishProbe {
  * The q-quantile of a Prometheus histogram (linear within the bucket), from the /metrics text; with a
  * `baseline` text, of the observations made since it was taken.
  */
-export function histogramQuantile(metricsText: string, name: string, q: number, baseline?: string): number {
-  const since = bucketsOf(metricsText, name);
+export function histogramQuantile(
+  metricsText: string,
+  name: string,
+  q: number,
+  baseline?: string,
+  series?: string,
+): number {
+  const since = bucketsOf(metricsText, name, series);
   const before =
     baseline === undefined
       ? new Map<number, number>()
-      : new Map(bucketsOf(baseline, name).map((bucket) => [bucket.le, bucket.count]));
+      : new Map(bucketsOf(baseline, name, series).map((bucket) => [bucket.le, bucket.count]));
   const buckets = since.map((bucket) => ({ le: bucket.le, count: bucket.count - (before.get(bucket.le) ?? 0) }));
   const total = buckets.at(-1)?.count ?? 0;
   if (total === 0) return Number.NaN;
@@ -95,10 +101,16 @@ export function histogramQuantile(metricsText: string, name: string, q: number, 
   return previous.le;
 }
 
-function bucketsOf(metricsText: string, name: string): Array<{ le: number; count: number }> {
+/** The buckets of a histogram; with `series` (a label pair such as `type="create"`), of the series that has it. */
+function bucketsOf(metricsText: string, name: string, series?: string): Array<{ le: number; count: number }> {
   const buckets: Array<{ le: number; count: number }> = [];
-  const pattern = new RegExp(`^${name}_bucket\\{[^}]*le="([^"]+)"[^}]*\\} (\\d+(?:\\.\\d+)?)$`, 'gm');
-  for (const match of metricsText.matchAll(pattern))
-    buckets.push({ le: match[1] === '+Inf' ? Number.POSITIVE_INFINITY : Number(match[1]), count: Number(match[2]) });
+  const pattern = new RegExp(`^${name}_bucket\\{([^}]*)\\} (\\d+(?:\\.\\d+)?)$`, 'gm');
+  for (const match of metricsText.matchAll(pattern)) {
+    const labels = match[1] as string;
+    if (series !== undefined && !labels.split(',').includes(series)) continue;
+    const le = /(?:^|,)le="([^"]+)"/.exec(labels)?.[1];
+    if (le === undefined) continue;
+    buckets.push({ le: le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le), count: Number(match[2]) });
+  }
   return buckets.sort((a, b) => a.le - b.le);
 }
