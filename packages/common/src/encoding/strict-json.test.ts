@@ -19,7 +19,18 @@ describe('findJsonDefect', () => {
     expect(findJsonDefect('{"k":["ok","\\udc00x"]}')).toEqual({ path: 'k[1]', problem: 'lone-surrogate' });
     expect(findJsonDefect('{"\\ud800":1}')).toEqual({ path: '\ud800', problem: 'lone-surrogate' });
     expect(findJsonDefect('"\\ud83d\\ude00"')).toBeUndefined();
+    // Unescaped lone surrogates (text that did not come from UTF-8), in a value and in a name.
+    expect(findJsonDefect('{"a":"ok","b":["x", "y\ud800"]}')).toEqual({ path: 'b[1]', problem: 'lone-surrogate' });
+    expect(findJsonDefect('{"a":{"\udc00":1}}')).toEqual({ path: 'a.\udc00', problem: 'lone-surrogate' });
     expect(findJsonDefect('{"emoji":"😀","q":"a\\"b\\\\"}')).toBeUndefined();
+  });
+
+  it('finds a duplicate among many members', () => {
+    const names = Array.from({ length: 40 }, (_, i) => `m${i}`);
+    const text = (extra: string) => `{"o":{${names.map((n) => `"${n}":1`).join(',')}${extra}}}`;
+    expect(findJsonDefect(text(''))).toBeUndefined();
+    expect(findJsonDefect(text(',"m3":2'))).toEqual({ path: 'o.m3', problem: 'duplicate-member' });
+    expect(findJsonDefect(text(',"m39":2'))).toEqual({ path: 'o.m39', problem: 'duplicate-member' });
   });
 
   it('refuses nesting beyond the bound instead of overflowing the stack', () => {

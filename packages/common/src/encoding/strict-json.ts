@@ -16,11 +16,32 @@ export interface JsonDefect {
 /** Deeper nesting is refused rather than checked (no request this project takes nests this deep). */
 export const MAX_JSON_DEPTH = 256;
 
+/** Objects with more members than this check names with a Set; smaller ones (nearly all) with a list. */
+const LINEAR_NAMES = 16;
+
+function wellFormed(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
+}
+
+/**
+ * One pass over the text. The path to the current value is kept as a stack of member names and array
+ * indexes and written out only for a defect; a string without escapes needs no check of its own when the
+ * whole text is well formed (one native check), so only escaped strings and member names are cut out.
+ */
 class Scan {
   i = 0;
-  constructor(readonly text: string) {}
+  /** Where the last string token's content starts and ends (exclusive), and whether it has escapes. */
+  private start = 0;
+  private end = 0;
+  private escaped = false;
+  private readonly path: Array<string | number> = [];
+  private readonly textWellFormed: boolean;
 
-  skipSpace(): void {
+  constructor(readonly text: string) {
+    this.textWellFormed = wellFormed(text);
+  }
+
+  private skipSpace(): void {
     const t = this.text;
     while (this.i < t.length) {
       const c = t.charCodeAt(this.i);
@@ -29,11 +50,10 @@ class Scan {
     }
   }
 
-  /** The string token at `i` (which is a quote), decoded; `i` moves past it. */
-  string(): string {
+  /** Moves past the string token at `i` (a quote), noting where its content is. */
+  private skipString(): void {
     const t = this.text;
-    const start = this.i;
-    let j = start + 1;
+    let j = this.i + 1;
     let escaped = false;
     for (;;) {
       const c = t.charCodeAt(j);
@@ -43,12 +63,21 @@ class Scan {
       } else if (c === 0x22 || Number.isNaN(c)) break;
       else j++;
     }
+    this.start = this.i + 1;
+    this.end = j;
+    this.escaped = escaped;
     this.i = j + 1;
-    return escaped ? (JSON.parse(t.slice(start, j + 1)) as string) : t.slice(start + 1, j);
+  }
+
+  /** The last string token, decoded. */
+  private decoded(): string {
+    return this.escaped
+      ? (JSON.parse(this.text.slice(this.start - 1, this.end + 1)) as string)
+      : this.text.slice(this.start, this.end);
   }
 
   /** Skips a number, true, false or null. */
-  scalar(): void {
+  private scalar(): void {
     const t = this.text;
     while (this.i < t.length) {
       const c = t.charCodeAt(this.i);
@@ -56,72 +85,84 @@ class Scan {
       this.i++;
     }
   }
-}
 
-const member = (path: string, name: string): string => (path === '' ? name : `${path}.${name}`);
-
-function wellFormed(text: string): boolean {
-  return (text as string & { isWellFormed(): boolean }).isWellFormed();
-}
-
-function value(scan: Scan, path: string, depth: number): JsonDefect | undefined {
-  if (depth > MAX_JSON_DEPTH) return { path, problem: 'too-deep' };
-  scan.skipSpace();
-  const c = scan.text.charCodeAt(scan.i);
-  if (c === 0x22) return wellFormed(scan.string()) ? undefined : { path, problem: 'lone-surrogate' };
-  if (c === 0x7b) return object(scan, path, depth);
-  if (c === 0x5b) return array(scan, path, depth);
-  scan.scalar();
-  return undefined;
-}
-
-function object(scan: Scan, path: string, depth: number): JsonDefect | undefined {
-  scan.i++;
-  const names = new Set<string>();
-  for (;;) {
-    scan.skipSpace();
-    const c = scan.text.charCodeAt(scan.i);
-    if (c === 0x7d || Number.isNaN(c)) {
-      scan.i++;
-      return undefined;
-    }
-    if (c === 0x2c) {
-      scan.i++;
-      continue;
-    }
-    const name = scan.string();
-    const at = member(path, name);
-    if (!wellFormed(name)) return { path: at, problem: 'lone-surrogate' };
-    if (names.has(name)) return { path: at, problem: 'duplicate-member' };
-    names.add(name);
-    scan.skipSpace();
-    scan.i++; // the colon
-    const defect = value(scan, at, depth + 1);
-    if (defect) return defect;
+  private defect(problem: JsonDefect['problem']): JsonDefect {
+    let path = '';
+    for (const segment of this.path)
+      path = typeof segment === 'number' ? `${path}[${segment}]` : path === '' ? segment : `${path}.${segment}`;
+    return { path, problem };
   }
-}
 
-function array(scan: Scan, path: string, depth: number): JsonDefect | undefined {
-  scan.i++;
-  let index = 0;
-  for (;;) {
-    scan.skipSpace();
-    const c = scan.text.charCodeAt(scan.i);
-    if (c === 0x5d || Number.isNaN(c)) {
-      scan.i++;
-      return undefined;
+  value(depth: number): JsonDefect | undefined {
+    if (depth > MAX_JSON_DEPTH) return this.defect('too-deep');
+    this.skipSpace();
+    const c = this.text.charCodeAt(this.i);
+    if (c === 0x22) {
+      this.skipString();
+      if (this.textWellFormed && !this.escaped) return undefined;
+      return wellFormed(this.decoded()) ? undefined : this.defect('lone-surrogate');
     }
-    if (c === 0x2c) {
-      scan.i++;
-      continue;
+    if (c === 0x7b) return this.object(depth);
+    if (c === 0x5b) return this.array(depth);
+    this.scalar();
+    return undefined;
+  }
+
+  private object(depth: number): JsonDefect | undefined {
+    this.i++;
+    const names: string[] = [];
+    let large: Set<string> | undefined;
+    for (;;) {
+      this.skipSpace();
+      const c = this.text.charCodeAt(this.i);
+      if (c === 0x7d || Number.isNaN(c)) {
+        this.i++;
+        return undefined;
+      }
+      if (c === 0x2c) {
+        this.i++;
+        continue;
+      }
+      this.skipString();
+      const name = this.decoded();
+      this.path.push(name);
+      if (!wellFormed(name)) return this.defect('lone-surrogate');
+      if (large === undefined && names.length >= LINEAR_NAMES) large = new Set(names);
+      if (large === undefined ? names.includes(name) : large.has(name)) return this.defect('duplicate-member');
+      if (large === undefined) names.push(name);
+      else large.add(name);
+      this.skipSpace();
+      this.i++; // the colon
+      const defect = this.value(depth + 1);
+      if (defect) return defect;
+      this.path.pop();
     }
-    const defect = value(scan, `${path}[${index++}]`, depth + 1);
-    if (defect) return defect;
+  }
+
+  private array(depth: number): JsonDefect | undefined {
+    this.i++;
+    let index = 0;
+    for (;;) {
+      this.skipSpace();
+      const c = this.text.charCodeAt(this.i);
+      if (c === 0x5d || Number.isNaN(c)) {
+        this.i++;
+        return undefined;
+      }
+      if (c === 0x2c) {
+        this.i++;
+        continue;
+      }
+      this.path.push(index++);
+      const defect = this.value(depth + 1);
+      if (defect) return defect;
+      this.path.pop();
+    }
   }
 }
 
 export function findJsonDefect(text: string): JsonDefect | undefined {
-  return value(new Scan(text), '', 0);
+  return new Scan(text).value(0);
 }
 
 /** The defect as a client-facing sentence about `what` (e.g. "operation request"). */
