@@ -220,7 +220,7 @@ export function vcsOptionsFrom(flags: VcsFlags): VcsOptions {
       databaseUrl: flags.kmsSecretsDatabaseUrl ?? flags.databaseUrl,
       databasePrefix: flags.kmsSecretsDatabasePrefix ?? flags.databasePrefix,
       databaseTimeout: flags.databaseTimeout,
-      databaseCommitInterval: flags.databaseCommitInterval,
+      lmdbCommitInterval: flags.lmdbCommitInterval,
     }),
     apiToken: flags.apiToken,
     requestTokens: flags.requestTokens,

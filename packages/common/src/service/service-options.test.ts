@@ -102,6 +102,7 @@ describe('serviceSettingsOf', () => {
       databaseUrl: 'mongodb://db',
       databasePrefix: 'p_',
       databaseTimeout: 5_000,
+      lmdbCommitInterval: 2,
     });
     const settings = serviceSettingsOf(
       {
@@ -122,7 +123,14 @@ describe('serviceSettingsOf', () => {
       tls: { certFile: 'c.pem', keyFile: 'k.pem' },
       metricsListen: { host: '127.0.0.1', port: 9100 },
       tracing: { otlpUrl: 'http://collector:4318/v1/traces' },
-      storage: { type: 'mongodb', url: 'mongodb://db', prefix: 'p_', connectTimeoutMs: 5_000, dataDir: 'var' },
+      storage: {
+        type: 'mongodb',
+        url: 'mongodb://db',
+        prefix: 'p_',
+        connectTimeoutMs: 5_000,
+        commitIntervalMs: 2,
+        dataDir: 'var',
+      },
       bodyLimit: '2mb',
       client: { ca },
     });

@@ -66,7 +66,7 @@ export function serviceOptionsOf(flags: {
   databaseUrl?: string | undefined;
   databasePrefix?: string | undefined;
   databaseTimeout: number;
-  databaseCommitInterval: number;
+  lmdbCommitInterval: number;
   requestBodyLimit: string;
   metricsHost?: HostPort | undefined;
   tracingOtlpUrl?: string | undefined;

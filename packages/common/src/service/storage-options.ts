@@ -28,7 +28,7 @@ export function storageOptions(shorts: { type?: string; url?: string } = {}) {
       env: ['DATABASE_PREFIX'],
       help: 'prefix of the store (collection) names',
     }),
-    databaseCommitInterval: lmdbCommitIntervalOption(),
+    lmdbCommitInterval: lmdbCommitIntervalOption(),
     databaseTimeout: opt.duration({
       flag: 'database-timeout',
       default: '30s',
@@ -62,13 +62,13 @@ export function storageSettingsOf(values: {
   databaseUrl?: string | undefined;
   databasePrefix?: string | undefined;
   databaseTimeout: number;
-  databaseCommitInterval: number;
+  lmdbCommitInterval: number;
 }): StorageOptions {
   return {
     type: values.databaseType,
     url: values.databaseUrl,
     prefix: values.databasePrefix,
     connectTimeoutMs: values.databaseTimeout,
-    commitIntervalMs: values.databaseCommitInterval,
+    commitIntervalMs: values.lmdbCommitInterval,
   };
 }
