@@ -95,6 +95,8 @@ export interface MongoStoreOptions {
 /** The driver's heartbeat period (its default): how often a server monitor checks its server. */
 const HEARTBEAT_FREQUENCY_MS = 10_000;
 const OPERATION_TIMEOUT_MS = 30_000;
+/** Upserts of one key that lose an insert race are repeated (see `MongoStore.put`); one retry settles it. */
+const PUT_RACE_ATTEMPTS = 3;
 
 type RecordDoc = Document & { _id: string };
 
@@ -175,7 +177,18 @@ class MongoStore<T extends object> implements Store<T> {
   async put(key: string, value: T): Promise<void> {
     const { doc } = this.prepare(key, value);
     this.provider.assertOpen();
-    await this.guard('put', () => this.collection.replaceOne({ _id: key }, doc, { upsert: true }));
+    // Two upserts of one new key can both miss and both insert: the loser meets the unique _id. The record
+    // exists by then, so the same upsert again replaces it (servers retry this themselves since 4.2,
+    // FerretDB does not). A put never reports a key as taken.
+    await this.guard('put', async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.collection.replaceOne({ _id: key }, doc, { upsert: true });
+        } catch (error) {
+          if (!isDuplicateKey(error) || attempt >= PUT_RACE_ATTEMPTS) throw error;
+        }
+      }
+    });
   }
 
   /** Replaces an expired record or creates one; a live record makes the upsert's insert hit the unique _id. */
@@ -587,6 +600,7 @@ export class MongoStoreProvider implements StoreProvider {
     now: number,
     session: ClientSession | undefined,
     onConflict: string,
+    attempt = 1,
   ): Promise<void> {
     const store = run[0]!.store;
     try {
@@ -597,6 +611,10 @@ export class MongoStoreProvider implements StoreProvider {
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
       const at = duplicateKeyIndex(error);
+      // A put that lost an upsert race (see MongoStore.put): without a transaction the ordered run stopped
+      // there with the writes before it applied, so the run goes on from that put.
+      if (session === undefined && at !== undefined && run[at]?.op === 'put' && attempt < PUT_RACE_ATTEMPTS)
+        return this.writeRun(run.slice(at), now, session, onConflict, attempt + 1);
       const key = at === undefined ? undefined : run[at]?.key;
       throw conflict(
         `store ${store.name}: ${key === undefined ? 'a key inserted by the batch' : `key "${key}"`} already exists (${onConflict})`,

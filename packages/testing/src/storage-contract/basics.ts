@@ -73,6 +73,24 @@ export function registerBasics(ctx: ContractContext): void {
       expect(await s.get('permit')).toEqual({ name: `holder-${winner}` });
     });
 
+    it('takes many concurrent puts of one new key, alone and in batches, leaving one of them', async () => {
+      // Upserts that race to create a key must not report it taken: a put is never refused for a key.
+      const s = await ctx.openStore<Doc>();
+      const values = Array.from({ length: 20 }, (_, i) => `v${i}`);
+      await Promise.all(values.map((name) => s.put('fresh', { name })));
+      expect(values).toContain((await s.get('fresh'))?.name);
+      await Promise.all(
+        values.map((name, i) =>
+          s.batch([
+            { op: 'put', key: `other-${i}`, value: { name } },
+            { op: 'put', key: 'fresh-in-batch', value: { name } },
+          ]),
+        ),
+      );
+      expect(values).toContain((await s.get('fresh-in-batch'))?.name);
+      expect((await s.getMany(values.map((_, i) => `other-${i}`))).map((v) => v?.name)).toEqual(values);
+    });
+
     it('deletes, telling whether there was a record', async () => {
       const s = await ctx.openStore<Doc>();
       await s.put('a', { name: 'a' });

@@ -51,21 +51,30 @@ export class ContentResolver {
     const failures: string[] = [];
     let retryable = false;
     for (const url of candidates) {
+      let data: Buffer;
       try {
         const readRemote = this.metrics.casReadSeconds.startTimer({ type: 'remote' });
-        const { data } = await this.httpClient.get<Buffer>(url, { responseType: 'buffer', headers: { accept: '*/*' } });
+        ({ data } = await this.httpClient.get<Buffer>(url, { responseType: 'buffer', headers: { accept: '*/*' } }));
         readRemote();
-        if (CasStore.hashOf(data) !== resourceHash) {
-          failures.push(`${url}: content does not hash to ${resourceHash}`);
-          continue;
-        }
-        await this.cas.write(data, options.mediaType ?? CAS_MEDIA.unknown);
-        return data;
       } catch (error) {
         retryable ||= isRetryable(error);
         failures.push(`${url}: ${errorMessage(error)}`);
         log.debug('content fetch failed', { url, err: errorMessage(error) });
+        continue;
       }
+      if (CasStore.hashOf(data) !== resourceHash) {
+        failures.push(`${url}: content does not hash to ${resourceHash}`);
+        continue;
+      }
+      // Outside the fetch's error handling: keeping verified content is this node's own write, and its failure
+      // says nothing about the content, so whatever the store answered, the anchor that needs it is retried.
+      try {
+        await this.cas.write(data, options.mediaType ?? CAS_MEDIA.unknown);
+      } catch (error) {
+        if (isRetryable(error)) throw error;
+        throw transient(`content ${resourceHash} was fetched but not kept: ${errorMessage(error)}`, error);
+      }
+      return data;
     }
     const message = `content ${resourceHash} could not be fetched (${failures.join('; ')})`;
     // A peer that is down may come back; a peer that answered with other bytes or a 4xx will not.
