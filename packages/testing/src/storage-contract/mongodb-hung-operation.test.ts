@@ -1,38 +1,22 @@
-import { type EventEmitter } from 'node:events';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMongoStoreProvider, STORE_RETRY_AFTER_SECONDS, type MongoStoreProvider } from '@anchor/common/storage';
-import { expectAppError, uniqueName } from '../contract-kit/index.js';
-import { mongoServerForTests, mongoThroughProxy, type MongoTestServer } from '../ferretdb/index.js';
+import { describe, expect, it } from 'vitest';
+import { STORE_RETRY_AFTER_SECONDS } from '@anchor/common/storage';
+import { expectAppError } from '../contract-kit/index.js';
+import { mongoThroughProxy } from '../ferretdb/index.js';
 import { waitFor } from '../process/wait-for.js';
 import { TcpProxy } from '../tcp-proxy/index.js';
+import { clientOf, mongoFaultScaffold } from './mongodb-fault-scaffold.js';
 
 // The driver can leave an operation waiting forever (mongodb-deadline.ts has the two ways): here the network
 // drops everything, so the server's answer never comes and nothing says so.
 
-let server: MongoTestServer;
-const providers: MongoStoreProvider[] = [];
-
-beforeAll(async () => {
-  server = await mongoServerForTests();
-}, 20 * 60_000);
-
-afterAll(async () => {
-  await Promise.all(providers.map((p) => p.close()));
-  await server?.stop();
-});
+const mongo = mongoFaultScaffold();
 
 describe('mongodb adapter: an operation the server never answers', () => {
   it('fails as a 503 at the deadline, the client is replaced once, and the stores go on through the new one', async () => {
-    const mongo = mongoThroughProxy(server.url);
-    const proxy = await TcpProxy.start(mongo.target);
+    const proxied = mongoThroughProxy(mongo.server().url);
+    const proxy = await TcpProxy.start(proxied.target);
     try {
-      const provider = (await createMongoStoreProvider({
-        url: mongo.urlVia(proxy.port),
-        prefix: uniqueName('hung').replaceAll('-', ''),
-        sweepIntervalMs: 0,
-        operationTimeoutMs: 1_000,
-      })) as MongoStoreProvider;
-      providers.push(provider);
+      const provider = await mongo.open('hung', { url: proxied.urlVia(proxy.port), operationTimeoutMs: 1_000 });
       const store = await provider.open<{ v: number }>('things');
       await store.put('a', { v: 1 });
 
@@ -77,18 +61,15 @@ describe('mongodb adapter: an operation the server never answers', () => {
   });
 
   it('fails the calls in flight on a client replaced for another reason at once, not at their deadline', async () => {
-    const mongo = mongoThroughProxy(server.url);
-    const proxy = await TcpProxy.start(mongo.target);
+    const proxied = mongoThroughProxy(mongo.server().url);
+    const proxy = await TcpProxy.start(proxied.target);
     try {
-      const provider = (await createMongoStoreProvider({
-        url: mongo.urlVia(proxy.port),
-        prefix: uniqueName('abandoned').replaceAll('-', ''),
-        sweepIntervalMs: 0,
+      const provider = await mongo.open('abandoned', {
+        url: proxied.urlVia(proxy.port),
         operationTimeoutMs: 20_000,
         // A polled heartbeat may take two connect timeouts: stuck after 2 x 200 ms + 1 s.
         socketConnectTimeoutMs: 200,
-      })) as MongoStoreProvider;
-      providers.push(provider);
+      });
       const store = await provider.open<{ v: number }>('things');
       await store.put('a', { v: 1 });
 
@@ -96,7 +77,7 @@ describe('mongodb adapter: an operation the server never answers', () => {
       const started = Date.now();
       const hung = expectAppError(store.get('a'), 'unavailable', /store things: get\): the client was replaced/);
       // The client's server monitor stuck as well (mongodb-stuck-monitor.test.ts): the client is replaced.
-      (provider as unknown as { client: EventEmitter }).client.emit('serverHeartbeatStarted', {
+      clientOf(provider).emit('serverHeartbeatStarted', {
         connectionId: '127.0.0.1:1',
         awaited: false,
       });

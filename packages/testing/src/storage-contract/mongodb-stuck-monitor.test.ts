@@ -1,41 +1,17 @@
-import { type EventEmitter } from 'node:events';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMongoStoreProvider, type MongoStoreProvider } from '@anchor/common/storage';
-import { uniqueName } from '../contract-kit/index.js';
-import { mongoServerForTests, type MongoTestServer } from '../ferretdb/index.js';
+import { describe, expect, it } from 'vitest';
 import { waitFor } from '../process/wait-for.js';
+import { clientOf, mongoFaultScaffold } from './mongodb-fault-scaffold.js';
 
 // The driver can leave a server monitor in one heartbeat forever (mongodb-heartbeat-watch.ts has the race); the
 // process-level database-restart fault tests of the node and the log hit it about one run in two. Here the
 // stuck heartbeat is the event the driver emits when that heartbeat starts, with no end after it.
 
-let server: MongoTestServer;
-const providers: MongoStoreProvider[] = [];
-
-beforeAll(async () => {
-  server = await mongoServerForTests();
-}, 20 * 60_000);
-
-afterAll(async () => {
-  await Promise.all(providers.map((p) => p.close()));
-  await server?.stop();
-});
-
-/** The driver's client inside the provider: the events its server monitors emit come from there. */
-function clientOf(provider: MongoStoreProvider): EventEmitter {
-  return (provider as unknown as { client: EventEmitter }).client;
-}
+const mongo = mongoFaultScaffold();
 
 describe('mongodb adapter: a server monitor stuck in one heartbeat', () => {
   it('replaces the client, and the stores work through the new one', async () => {
-    const provider = (await createMongoStoreProvider({
-      url: server.url,
-      prefix: uniqueName('stuck').replaceAll('-', ''),
-      sweepIntervalMs: 0,
-      // A polled heartbeat may take two connect timeouts: stuck after 2 x 200 ms + 1 s.
-      socketConnectTimeoutMs: 200,
-    })) as MongoStoreProvider;
-    providers.push(provider);
+    // A polled heartbeat may take two connect timeouts: stuck after 2 x 200 ms + 1 s.
+    const provider = await mongo.open('stuck', { socketConnectTimeoutMs: 200 });
     const store = await provider.open<{ v: number }>('things');
     await store.put('a', { v: 1 });
     const stuck = clientOf(provider);
@@ -52,13 +28,7 @@ describe('mongodb adapter: a server monitor stuck in one heartbeat', () => {
   });
 
   it('leaves a client alone whose heartbeats end, however many there are', async () => {
-    const provider = (await createMongoStoreProvider({
-      url: server.url,
-      prefix: uniqueName('unstuck').replaceAll('-', ''),
-      sweepIntervalMs: 0,
-      socketConnectTimeoutMs: 200,
-    })) as MongoStoreProvider;
-    providers.push(provider);
+    const provider = await mongo.open('unstuck', { socketConnectTimeoutMs: 200 });
     const client = clientOf(provider);
     for (let i = 0; i < 20; i++) {
       client.emit('serverHeartbeatStarted', { connectionId: '127.0.0.1:1', awaited: false });

@@ -1,29 +1,7 @@
 import { createMemStoreProvider, type ProviderBatchOp, type StoreProvider } from '@anchor/common/storage';
+import { cuttableProvider } from '@anchor/testing/storage-faults';
 import { describe, expect, it } from 'vitest';
 import { AnchorBatches, BATCH_BODY_STORE, BATCH_STORE, type AnchorBatch } from './anchor-batches.js';
-
-/**
- * A provider whose next batch, when `cut` is set, applies only its first `cut` writes one by one and fails: what
- * a lost connection leaves of a batch on a store without transactions (FerretDB, a standalone MongoDB).
- */
-function cuttableProvider(): StoreProvider & { cut: number | undefined } {
-  const inner = createMemStoreProvider();
-  const provider = {
-    cut: undefined as number | undefined,
-    kind: inner.kind,
-    open: inner.open.bind(inner),
-    ping: () => inner.ping(),
-    close: () => inner.close(),
-    batch: async (ops: readonly ProviderBatchOp[]) => {
-      const cut = provider.cut;
-      if (cut === undefined) return inner.batch(ops);
-      provider.cut = undefined;
-      for (const op of ops.slice(0, cut)) await inner.batch([op]);
-      throw new Error('connection lost half-way through the batch');
-    },
-  };
-  return provider;
-}
 
 /** The provider, with every cross-store batch it is given recorded. */
 function recordingProvider(): { provider: StoreProvider; batches: ProviderBatchOp[][] } {
@@ -171,7 +149,7 @@ describe('anchor batches: a status record plus a body written only when it chang
     ];
     for (const { from, to, inline } of saves) {
       for (const at of [0, 1]) {
-        const provider = cuttableProvider();
+        const provider = cuttableProvider(createMemStoreProvider());
         const store = await AnchorBatches.open(provider);
         if (inline) await (await provider.open<AnchorBatch>(BATCH_STORE)).put('b1', from);
         else {

@@ -31,17 +31,15 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 /** The mem provider, with the CAS store's writes refused as `refusal` says. */
 function refusingCasWrites(refusal: () => Error): StoreProvider {
   const provider = createMemStoreProvider();
-  return {
-    ...provider,
-    kind: provider.kind,
-    open: async <T extends object>(name: string, options?: Parameters<StoreProvider['open']>[1]) => {
-      const store = await provider.open<T>(name, options);
-      if (name !== 'cas') return store;
-      const refusing: Store<T> = Object.create(store) as Store<T>;
-      refusing.put = () => Promise.reject(refusal());
-      return refusing;
-    },
+  const refusing: StoreProvider = Object.create(provider) as StoreProvider;
+  refusing.open = async <T extends object>(name: string, options?: Parameters<StoreProvider['open']>[1]) => {
+    const store = await provider.open<T>(name, options);
+    if (name !== 'cas') return store;
+    const refused: Store<T> = Object.create(store) as Store<T>;
+    refused.put = () => Promise.reject(refusal());
+    return refused;
   };
+  return refusing;
 }
 
 async function resolverOver(provider: StoreProvider): Promise<{ resolver: ContentResolver; cas: CasStore }> {

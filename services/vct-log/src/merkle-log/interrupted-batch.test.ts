@@ -1,5 +1,6 @@
 import { rootOfLeafHashes } from '@anchor/common/merkle';
-import { createMemStoreProvider, type ProviderBatchOp, type StoreProvider } from '@anchor/common/storage';
+import { createMemStoreProvider } from '@anchor/common/storage';
+import { cuttableProvider } from '@anchor/testing/storage-faults';
 import { describe, expect, it } from 'vitest';
 import { entryFor } from './entries.test-helpers.js';
 import { openLogStores, queueKey } from './log-records.js';
@@ -12,25 +13,6 @@ import { TransparencyLog } from './transparency-log.js';
  * a leaf without its queue record: the resubmission was answered "logged" and it never was.
  */
 const FOREVER = Number.MAX_SAFE_INTEGER;
-
-/** A provider whose next batch, when `cut` is set, applies only its first `cut` writes one by one and fails. */
-function cuttableProvider(inner: StoreProvider): StoreProvider & { cut: number | undefined } {
-  const provider = {
-    cut: undefined as number | undefined,
-    kind: inner.kind,
-    open: inner.open.bind(inner),
-    ping: () => inner.ping(),
-    close: () => inner.close(),
-    batch: async (ops: readonly ProviderBatchOp[]) => {
-      const cut = provider.cut;
-      if (cut === undefined) return inner.batch(ops);
-      provider.cut = undefined;
-      for (const op of ops.slice(0, cut)) await inner.batch([op]);
-      throw new Error('connection lost half-way through the batch');
-    },
-  };
-  return provider;
-}
 
 const entries = (from: number, count: number) =>
   Array.from({ length: count }, (_, i) => entryFor(`quad ${from + i}`, 1_000_000 + from + i));
