@@ -29,7 +29,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { serviceBin } from '@anchor/dev-env';
 import { freePort, makeTempDir, startProcess, stopAllProcesses, waitFor } from '@anchor/testing/process';
-import { ed25519VerifiesPerSecond, loadAverage, syncedAppendMs } from './lib/machine.js';
+import { deviceBytesWritten, ed25519VerifiesPerSecond, loadAverage, syncedAppendMs } from './lib/machine.js';
 import { atLeast, atMost, percentile, report, summary } from './lib/report.js';
 import type { LoadPhase, LoadSummary } from './node/load-process.js';
 import { histogramQuantile, PublishProbe } from './node/publish-probe.js';
@@ -128,6 +128,7 @@ try {
   // 2. Held rate with publish sampling.
   const metricsBefore = await metricsText();
   const loadBeforeHeld = loadAverage();
+  const diskBefore = deviceBytesWritten(dir.path);
   const probe = new PublishProbe(origin, 50);
   probe.start();
   const held = await runLoad(
@@ -199,6 +200,16 @@ try {
     'ms',
     atMost(0.35),
   );
+  const diskAfter = deviceBytesWritten(dir.path);
+  if (diskBefore !== undefined && diskAfter !== undefined) {
+    // Pages the B-trees rewrite per create (accept and anchoring): what the LMDB threads' system time follows.
+    report(
+      SECTION,
+      '  disk KB written per accepted create (data device)',
+      (diskAfter - diskBefore) / 1024 / (creates(metricsAfter) - creates(metricsBefore)),
+      'KB',
+    );
+  }
   report(SECTION, '  machine load average (1 min) as the phase started', loadBeforeHeld, '');
   report(SECTION, '  machine load average (1 min) as it ended', loadAverage(), '');
   await drained();

@@ -4,7 +4,7 @@
  * disks whose flush time differs from one machine to the next (every accepted create waits for one).
  */
 import { generateKeyPairSync, sign, verify } from 'node:crypto';
-import { closeSync, fdatasyncSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { percentile } from './report.js';
@@ -48,4 +48,27 @@ export function syncedAppendMs(dir: string, count = 200): { p50: number; p99: nu
     rmSync(path, { force: true });
   }
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+/**
+ * Bytes written so far to the block device holding `dir` (its line of /proc/diskstats; sectors are 512 bytes),
+ * or undefined where the directory is not on a listed device (tmpfs, overlay, not Linux). The whole device
+ * counts, so a difference is this process's writes only on an otherwise quiet machine: the figure shows
+ * how many pages a write path costs the disk, which the CPU of fsyncing them follows.
+ */
+export function deviceBytesWritten(dir: string): number | undefined {
+  const dev = statSync(dir).dev;
+  const major = Math.floor(dev / 256) & 0xfff;
+  const minor = (dev & 0xff) | (Math.floor(dev / 4096) & ~0xff);
+  let stats: string;
+  try {
+    stats = readFileSync('/proc/diskstats', 'utf8');
+  } catch {
+    return undefined;
+  }
+  for (const line of stats.split('\n')) {
+    const fields = line.trim().split(/\s+/);
+    if (Number(fields[0]) === major && Number(fields[1]) === minor) return Number(fields[9]) * 512;
+  }
+  return undefined;
 }

@@ -74,7 +74,7 @@ export interface PublishedOperation {
   anchorOrigin?: string;
 }
 
-/** The latest processed anchor carrying an operation of a DID (store `did-anchor`, keyed by suffix). */
+/** The latest processed anchor carrying an operation of a DID (store `operation`, keyed by the bare suffix). */
 export interface DidAnchor {
   /** `hl:<anchor hash>:<links>`: the parent link the next anchor of this DID names. */
   anchor: string;

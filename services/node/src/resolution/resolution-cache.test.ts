@@ -119,7 +119,7 @@ class PublishedDids {
     return [
       { store: STORE.published, op: 'put' as const, key: `${suffix}:${anchorHash}`, value: record },
       {
-        store: STORE.didAnchor,
+        store: STORE.published,
         op: 'put' as const,
         key: suffix,
         value: { anchor: `hl:${anchorHash}:uoQ`, transactionNumber, version: transactionNumber },
