@@ -228,6 +228,7 @@ try {
     sequential: true,
   });
   const loadBeforeResolving = loadAverage();
+  const metricsBeforeResolving = await metricsText();
   const resolved = await runLoad({
     kind: 'resolutions',
     durationS: 15,
@@ -244,6 +245,17 @@ try {
   );
   report(SECTION, '  resolution latency p50', resolved.p50, 'ms');
   report(SECTION, '  resolution latency p99', resolved.p99, 'ms', atMost(10));
+  // The held phase's CPU figure includes the publish probe's resolutions: what they cost, at this phase's
+  // CPU per resolution, so the create path's own share can be read off (the target stays on the total).
+  const cpuPerResolution =
+    ((cpuSeconds(await metricsText()) - cpuSeconds(metricsBeforeResolving)) * 1000) / resolved.ok;
+  report(SECTION, '  node CPU per resolution (all threads)', cpuPerResolution, 'ms');
+  report(
+    SECTION,
+    `  of the held phase's CPU per create: the publish probe's ${probe.polls.toLocaleString('en-US')} resolutions`,
+    (probe.polls * cpuPerResolution) / (creates(metricsAfter) - creates(metricsBefore)),
+    'ms',
+  );
   report(SECTION, '  machine load average (1 min) as the phase started', loadBeforeResolving, '');
   report(SECTION, '  machine load average (1 min) as it ended', loadAverage(), '');
 } finally {

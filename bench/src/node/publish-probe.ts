@@ -11,6 +11,8 @@ export class PublishProbe {
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   private readonly waiting = new Map<string, number>();
   readonly latenciesMs: number[] = [];
+  /** Resolutions requested so far: the load the probe itself puts on the node. */
+  polls = 0;
   private timer: NodeJS.Timeout | undefined;
   private polling = false;
 
@@ -41,6 +43,7 @@ export class PublishProbe {
   }
 
   private published(did: string): Promise<boolean> {
+    this.polls++;
     return new Promise((resolve) => {
       const request = http.get(`${this.origin}/sidetree/v1/identifiers/${did}`, { agent: this.agent }, (response) => {
         let text = '';
