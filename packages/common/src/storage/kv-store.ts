@@ -119,6 +119,19 @@ export class WritePlan {
     return this.isLive(store, old);
   }
 
+  /**
+   * A batch's delete, whose outcome nobody is told: where the store derives nothing from its records, the
+   * record is removed without being read (removing an absent key changes nothing).
+   */
+  remove(store: KvStore<object>, key: string): void {
+    if (derivesEntries(store.schema)) {
+      this.delete(store, key);
+      return;
+    }
+    this.mutations.push({ space: store.space, key: recordKey(key) });
+    this.remember(store, key, null);
+  }
+
   /** Removes the record if it is expired at the plan's time (it may have been replaced since a scan found it). */
   deleteIfExpired(store: KvStore<object>, key: string): boolean {
     const old = this.current(store, key);
@@ -497,7 +510,7 @@ export function prepareBatch<O extends { op: string; key: string; value?: unknow
 
 export function runBatch(p: WritePlan, ops: readonly PlannedOp[]): void {
   for (const o of ops) {
-    if (o.op === 'delete') p.delete(o.store, o.key);
+    if (o.op === 'delete') p.remove(o.store, o.key);
     else if (o.op === 'put') p.put(o.store, o.key, o.value!);
     else if (!p.insert(o.store, o.key, o.value!)) {
       throw conflict(`store ${o.store.name}: key "${o.key}" already exists (batch aborted, nothing written)`);

@@ -44,6 +44,32 @@ export function registerBatches(ctx: ContractContext): void {
       expect(await s.count({ status: 'c' })).toBe(1);
     });
 
+    it('deletes from a store without indexes, present or absent keys, in order with the other operations', async () => {
+      const s = await ctx.openStore<Op>();
+      await s.put('gone', { name: 'gone' });
+      await s.put('kept', { name: 'kept' });
+      await s.batch([
+        { op: 'delete', key: 'gone' },
+        { op: 'delete', key: 'never' },
+        { op: 'insert', key: 'gone', value: { name: 'again' } },
+        { op: 'put', key: 'brief', value: { name: 'brief' } },
+        { op: 'delete', key: 'brief' },
+        { op: 'delete', key: 'kept' },
+        { op: 'insert', key: 'kept', value: { name: 'replaced' } },
+      ]);
+      expect(await s.getMany(['gone', 'never', 'brief', 'kept'])).toEqual([
+        { name: 'again' },
+        undefined,
+        undefined,
+        { name: 'replaced' },
+      ]);
+      expect(await s.count()).toBe(2);
+      // An insert after the batch still finds a deleted key free and a live one taken.
+      await s.batch([{ op: 'delete', key: 'gone' }]);
+      expect(await s.insert('gone', { name: 'third' })).toBe(true);
+      expect(await s.insert('kept', { name: 'no' })).toBe(false);
+    });
+
     it('writes nothing when an insert finds its key taken', async () => {
       const s = await ctx.openStore<Op>({ indexes: ['status'] });
       await s.put('taken', { name: 'original', status: 'kept' });
