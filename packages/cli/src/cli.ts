@@ -10,6 +10,7 @@ import { FEDERATION_COMMANDS } from './commands/federation.js';
 import { KMS_COMMANDS } from './commands/kms.js';
 import { VC_COMMANDS } from './commands/vc.js';
 import { VCT_COMMANDS } from './commands/vct.js';
+import { joinDashValues } from './dash-values.js';
 import { renderCliDocs } from './docs.js';
 import { CliError, describeFailure } from './errors.js';
 import { Output, processIo, type CliIo } from './output.js';
@@ -61,7 +62,7 @@ function readConfig(path: string): Record<string, unknown> {
 export async function runCli(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   let exitCode = 0;
   let usageError: string | undefined;
-  const parser = yargs([...argv])
+  const parser = yargs(joinDashValues(argv, COMMANDS, GLOBAL_OPTIONS))
     .scriptName('anchor')
     .version(PROJECT_VERSION)
     .env('ANCHOR_CLI')

@@ -344,6 +344,21 @@ describe('anchor (the built binary) against a local federation', () => {
     );
     expect(otherKeystore.code).toBe(1);
     expect(otherKeystore.stderr.trim().split('\n')).toHaveLength(1);
+    // An id that starts with a dash reaches the kms as the id (not as short flags and an empty --keystore).
+    const dashId = await anchor(
+      'kms',
+      'key',
+      'export',
+      '--key',
+      '-k9',
+      '--keystore',
+      '-Xq3',
+      '--capability',
+      'c',
+      '--kms-url',
+      kmsUrl,
+    );
+    expect([dashId.code, dashId.stderr]).toEqual([1, expect.stringMatching(/not found/i)]);
   });
 
   it('issues, verifies and revokes a credential through the vcs', async () => {

@@ -115,6 +115,12 @@ describe('config types', () => {
 });
 
 describe('loadConfig', () => {
+  it('takes a value that starts with a dash (a random id, a negative number) unless it is one of the short options', () => {
+    // Random base64url ids start with '-' one time in 64: `--name -Xq3` must not read as a missing value.
+    for (const value of ['-Xq3vZ_a9', '-5', '-', '-zed']) expect(load(['--name', value]).name).toBe(value);
+    expect(load(['--name=-P']).name).toBe('-P');
+  });
+
   it('applies defaults when nothing is set', () => {
     const config = load([]);
     expect(config).toEqual({
@@ -252,7 +258,14 @@ describe('loadConfig errors: one line naming the option (flag and env) and why',
     ['unknown short flag', [...base, '-z'], {}, /^unknown option -z;/],
     ['positional argument', [...base, 'start'], {}, /^unexpected argument "start"/],
     ['missing value', [...base, '--name'], {}, /^option --name \(env DEMO_NAME\): --name needs a value$/],
-    ['value that looks like a flag', [...base, '--name', '--page-size', '3'], {}, /--name needs a value/],
+    [
+      'the next option where the value belongs',
+      [...base, '--name', '--page-size', '3'],
+      {},
+      /--name needs a value \(found the option --page-size instead; write --name=<value> for a value that starts with a dash\)$/,
+    ],
+    ['an unknown long option where the value belongs', [...base, '--name', '--nmae'], {}, /--name needs a value/],
+    ['a short option where the value belongs', [...base, '--name', '-P', '3'], {}, /--name needs a value/],
     ['missing required', [], {}, /^option --host-url \(env DEMO_HOST_URL\): required but not set$/],
     [
       'bad host:port',

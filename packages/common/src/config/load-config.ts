@@ -253,8 +253,11 @@ function collectFlags(spec: ConfigShape, argv: readonly string[]): Map<string, O
     else if (inline !== undefined) raw = inline;
     else {
       const next = flagPart[i + 1];
-      if (next === undefined || looksLikeFlag(next))
-        throw new ConfigError(`${describeOption(def)}: ${via} needs a value`);
+      if (next === undefined) throw new ConfigError(`${describeOption(def)}: ${via} needs a value`);
+      if (isOptionHere(next, byShort))
+        throw new ConfigError(
+          `${describeOption(def)}: ${via} needs a value (found the option ${next} instead; write ${via}=<value> for a value that starts with a dash)`,
+        );
       raw = next;
       i++;
     }
@@ -265,9 +268,14 @@ function collectFlags(spec: ConfigShape, argv: readonly string[]): Map<string, O
   return found;
 }
 
-/** A value may start with a dash (`-5`), but not look like the next flag (a forgotten value). */
-function looksLikeFlag(arg: string): boolean {
-  return arg.startsWith('--') || /^-[A-Za-z]/.test(arg);
+/**
+ * Whether the argument after a valued flag is the next option (a forgotten value) rather than the value.
+ * A value may start with a dash (`-5`, or a random id such as `-Xq3…`): only a `--` argument, or a dash
+ * and a letter that is one of this program's short options, reads as an option.
+ */
+function isOptionHere(arg: string, byShort: ReadonlyMap<string, OptionDef<unknown>>): boolean {
+  if (arg.startsWith('--')) return true;
+  return arg.length > 1 && arg.startsWith('-') && byShort.has(arg.charAt(1));
 }
 
 function resolveOption(

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 /**
  * Base64 in the two alphabets the protocols use. Decoding is strict: Node's Buffer decoder silently skips
  * invalid characters, which would let two different strings name the same bytes, so inputs are checked
@@ -47,4 +49,15 @@ export function base64Encode(data: Uint8Array | string): string {
 export function base64Decode(text: string): Buffer {
   if (!BASE64STD.test(text)) throw new TypeError('invalid base64 encoding');
   return Buffer.from(text, 'base64');
+}
+
+/**
+ * `bytes` random bytes as unpadded base64url, never starting with `-`: such ids and tokens are passed as
+ * command-line values (`--kms-keystore <id>`), where a leading dash reads as an option in most parsers.
+ */
+export function randomBase64UrlId(bytes: number): string {
+  for (;;) {
+    const id = randomBytes(bytes).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
 }

@@ -20,6 +20,7 @@ import {
   multibaseEncode,
   multibaseMultihash,
   parseHashlink,
+  randomBase64UrlId,
   UNPUBLISHED_ANCHOR,
 } from './index.js';
 
@@ -112,6 +113,13 @@ describe('base64', () => {
     expect(base64UrlPaddedDecode('')).toEqual(Buffer.alloc(0));
     for (const bad of ['aA', 'aA=', '+/8=', 'aA===', 'aB==', 'a', 'aGk_=', ' aA=='])
       expect(() => base64UrlPaddedDecode(bad), bad).toThrow(TypeError);
+  });
+
+  it('makes random ids that never start with a dash (one in 64 would, and read as an option on a command line)', () => {
+    const ids = Array.from({ length: 2_000 }, () => randomBase64UrlId(15));
+    expect(ids.filter((id) => id.startsWith('-'))).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids.slice(0, 50)) expect(base64UrlDecode(id)).toHaveLength(15);
   });
 });
 

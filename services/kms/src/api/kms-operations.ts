@@ -1,4 +1,4 @@
-import { base64UrlPaddedEncode as b64 } from '@anchor/common/encoding';
+import { base64UrlPaddedEncode as b64, randomBase64UrlId } from '@anchor/common/encoding';
 import { AppError, badRequest } from '@anchor/common/errors';
 import type { FastAnswer, FastHandler, FastRequest } from '@anchor/common/http';
 import {
@@ -277,5 +277,5 @@ export function firstThatOpens<T>(materials: readonly KeyMaterial[], open: (m: K
 }
 
 export function randomKeyId(): string {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64url');
+  return randomBase64UrlId(16);
 }

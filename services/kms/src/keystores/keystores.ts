@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBase64UrlId } from '@anchor/common/encoding';
 import { AppError, conflict, notFound } from '@anchor/common/errors';
 import type { Store, StoreProvider } from '@anchor/common/storage';
 import { LRUCache } from 'lru-cache';
@@ -88,8 +89,8 @@ export class Keystores {
 
   /** A new keystore and its capability token (returned once; only its digest is kept). */
   async create(controller: string): Promise<{ record: KeystoreRecord; capability: string }> {
-    const id = randomBytes(15).toString('base64url');
-    const capability = randomBytes(32).toString('base64url');
+    const id = randomBase64UrlId(15);
+    const capability = randomBase64UrlId(32);
     const dataKey = randomBytes(DATA_KEY_BYTES);
     const record: KeystoreRecord = {
       id,
