@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Feature } from '@anchor/common/service';
 import type { VctLogContext } from './log-context.js';
 import type { LogsFeature } from './logs-feature.js';
-import { Sequencer } from './merkle-log/sequencer.js';
-import { SequencerLease } from './merkle-log/sequencer-lease.js';
+import { openSequencerLease, Sequencer } from './merkle-log/sequencer.js';
 
 /** Integrates accepted entries every interval; on stop, lets the round in flight finish. */
 export interface SequencerFeature extends Feature {
@@ -21,7 +20,7 @@ export async function createSequencerFeature(ctx: VctLogContext, { logs }: LogsF
     batchSize: options.integrationBatchSize ?? 2000,
     maxRootAgeMs: options.maxRootAgeMs ?? 60 * 60_000,
     ...(useLease
-      ? { lease: await SequencerLease.open(ctx.storage, randomUUID(), options.sequencerLeaseMs ?? 10_000) }
+      ? { lease: await openSequencerLease(ctx.storage, randomUUID(), options.sequencerLeaseMs ?? 10_000) }
       : {}),
     onIntegrated: (integratedLog, result, seconds) => {
       vctMetrics.integratedEntries.inc({ alias: integratedLog.alias }, result.integrated);

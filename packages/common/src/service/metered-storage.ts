@@ -1,7 +1,7 @@
 import type { Metrics } from '../metrics/index.js';
 import type { Store, StoreProvider } from '../storage/index.js';
 
-/** The original's `db` families; `insert` counts as a put, `getMany` as a bulk get, `count` as a query. */
+/** The original's `db` families; `insert` and `replaceIf` count as a put, `getMany` as a bulk get, `count` as a query. */
 const OPERATIONS = ['put', 'get', 'get_bulk', 'query', 'delete', 'batch'] as const;
 type Operation = (typeof OPERATIONS)[number];
 
@@ -37,6 +37,7 @@ export function meteredStorage(provider: StoreProvider, metrics: Metrics): Store
       getMany: (keys) => timed('get_bulk', () => store.getMany(keys)),
       put: (key, value) => timed('put', () => store.put(key, value)),
       insert: (key, value) => timed('put', () => store.insert(key, value)),
+      replaceIf: (key, where, value) => timed('put', () => store.replaceIf(key, where, value)),
       delete: (key) => timed('delete', () => store.delete(key)),
       batch: (ops) => timed('batch', () => store.batch(ops)),
       query: (query) => timed('query', () => store.query(query)),

@@ -27,7 +27,7 @@ import {
 import type { KvEntry, KvMutation, KvRange, KvSpace } from './ordered-kv.js';
 import type { KvWriter, PlannedWrite, QueuedRecords } from './kv-writer.js';
 import { encodeCursor, planQuery, planScan, type Cursor, type QueryPlan, type ScanPlan } from './query-plan.js';
-import { checkKey, decodeRecord, encodeRecord, expiryOf, isExpired } from './records.js';
+import { checkKey, checkWhere, decodeRecord, encodeRecord, expiryOf, isExpired } from './records.js';
 import { indexId, type StoreSchema } from './schema.js';
 import type { BatchOp, Entry, IndexValue, Page, Query, Store } from './types.js';
 
@@ -105,6 +105,21 @@ export class WritePlan {
   /** Insert-if-absent: false (and nothing planned) when a live record holds the key. */
   insert(store: KvStore<object>, key: string, value: PreparedValue): boolean {
     if (this.isLive(store, this.current(store, key))) return false;
+    this.put(store, key, value);
+    return true;
+  }
+
+  /** Compare-and-set: false (and nothing planned) unless a live record holds every `where` field's value. */
+  replaceIf(
+    store: KvStore<object>,
+    key: string,
+    where: Readonly<Record<string, IndexValue>>,
+    value: PreparedValue,
+  ): boolean {
+    const old = this.current(store, key);
+    if (!this.isLive(store, old)) return false;
+    const record = decodeRecord<Record<string, unknown>>(old);
+    for (const [field, expected] of Object.entries(where)) if (record[field] !== expected) return false;
     this.put(store, key, value);
     return true;
   }
@@ -240,6 +255,12 @@ export class KvStore<T extends object> implements Store<T> {
   async insert(key: string, value: T): Promise<boolean> {
     const prepared = this.prepare(key, value);
     return this.write((p) => p.insert(this as KvStore<object>, key, prepared));
+  }
+
+  async replaceIf(key: string, where: Readonly<Record<string, IndexValue>>, value: T): Promise<boolean> {
+    const prepared = this.prepare(key, value);
+    checkWhere(where, this.name);
+    return this.write((p) => p.replaceIf(this as KvStore<object>, key, where, prepared));
   }
 
   async delete(key: string): Promise<boolean> {

@@ -39,7 +39,7 @@ import { getLogger } from '../log/index.js';
 import { entriesOf } from './kv-layout.js';
 import { checkStoreName, prefixedName } from './kv-provider.js';
 import { encodeCursor, planQuery, planScan, type ScanPlan } from './query-plan.js';
-import { checkKey, encodeRecord, expiryOf, isExpired } from './records.js';
+import { checkKey, checkWhere, encodeRecord, expiryOf, isExpired } from './records.js';
 import { buildSchema, type StoreSchema } from './schema.js';
 import type {
   BatchOp,
@@ -210,6 +210,25 @@ class MongoStore<T extends object> implements Store<T> {
       if (isDuplicateKey(error)) return false;
       throw mapMongoError(error, `store ${this.name}: insert`);
     }
+  }
+
+  async replaceIf(key: string, where: Readonly<Record<string, IndexValue>>, value: T): Promise<boolean> {
+    const { doc } = this.prepare(key, value);
+    checkWhere(where, this.name);
+    this.provider.assertOpen();
+    // One conditional replace: the server compares and writes atomically. `$eq` matches a string only as a
+    // string, a number only as a number; an array field is excluded, since `$eq` would match its elements.
+    const filter = {
+      _id: key,
+      $and: [
+        this.liveFilter(Date.now()),
+        ...Object.entries(where).map(([field, expected]) => ({
+          [field]: { $eq: expected, $not: { $type: 'array' } },
+        })),
+      ],
+    } as Filter<RecordDoc>;
+    const result = await this.guard('replaceIf', () => this.collection.replaceOne(filter, doc));
+    return result.matchedCount === 1;
   }
 
   async delete(key: string): Promise<boolean> {

@@ -25,6 +25,19 @@ export function checkKey(key: unknown, store: string): asserts key is string {
   }
 }
 
+/** A compare-and-set condition: at least one top-level field, each with a string, finite number or boolean. */
+export function checkWhere(where: unknown, store: string): asserts where is Readonly<Record<string, IndexValue>> {
+  if (typeof where !== 'object' || where === null || Array.isArray(where))
+    throw badRequest(`store ${store}: replaceIf takes an object of field values`);
+  const fields = Object.entries(where);
+  if (fields.length === 0) throw badRequest(`store ${store}: replaceIf needs at least one field to compare`);
+  for (const [field, value] of fields) {
+    if (field === RESERVED_FIELD) throw badRequest(`store ${store}: replaceIf cannot compare ${RESERVED_FIELD}`);
+    if (!isIndexValue(value))
+      throw badRequest(`store ${store}: replaceIf compares '${field}' with a string, finite number or boolean only`);
+  }
+}
+
 export function isIndexValue(v: unknown): v is IndexValue {
   return typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
 }

@@ -99,6 +99,12 @@ export interface Store<T extends object = Record<string, unknown>> {
   put(key: string, value: T): Promise<void>;
   /** Insert-if-absent. Resolves `false`, writing nothing, when the key already holds a live record. */
   insert(key: string, value: T): Promise<boolean>;
+  /**
+   * Compare-and-set: replaces the live record under `key` with `value` when each top-level field named in
+   * `where` holds exactly the value given. Resolves `false`, writing nothing, when the key holds no live
+   * record or a field differs. For state several instances change at once, such as a lease's holder.
+   */
+  replaceIf(key: string, where: Readonly<Record<string, IndexValue>>, value: T): Promise<boolean>;
   /** Resolves whether a record was deleted. */
   delete(key: string): Promise<boolean>;
   /** All-or-nothing. */

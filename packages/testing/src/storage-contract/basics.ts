@@ -63,6 +63,50 @@ export function registerBasics(ctx: ContractContext): void {
       expect(await s.get('lease')).toEqual({ name: 'first' });
     });
 
+    it('replaces a record only when its fields hold the values compared (compare-and-set)', async () => {
+      const s = await ctx.openStore<Doc>({ indexes: ['name'] });
+      expect(await s.replaceIf('lease', { name: 'first' }, { name: 'second' })).toBe(false);
+      expect(await s.get('lease')).toBeUndefined();
+      await s.put('lease', { name: 'first', n: 1, tags: ['first'] });
+      expect(await s.replaceIf('lease', { name: 'other' }, { name: 'second' })).toBe(false);
+      expect(await s.replaceIf('lease', { name: 'first', n: 2 }, { name: 'second' })).toBe(false);
+      // A string never equals a number, nor an array its element.
+      expect(await s.replaceIf('lease', { n: '1' }, { name: 'second' })).toBe(false);
+      expect(await s.replaceIf('lease', { tags: 'first' }, { name: 'second' })).toBe(false);
+      expect(await s.replaceIf('lease', { missing: false }, { name: 'second' })).toBe(false);
+      expect(await s.get('lease')).toEqual({ name: 'first', n: 1, tags: ['first'] });
+      expect(await s.replaceIf('lease', { name: 'first', n: 1 }, { name: 'second', n: 2 })).toBe(true);
+      expect(await s.get('lease')).toEqual({ name: 'second', n: 2 });
+      // The index follows the replacement.
+      expect((await s.query({ where: { name: 'second' } })).items.map((e) => e.key)).toEqual(['lease']);
+      expect((await s.query({ where: { name: 'first' } })).items).toEqual([]);
+    });
+
+    it('lets exactly one of many concurrent compare-and-sets from one state win', async () => {
+      const s = await ctx.openStore<Doc>();
+      await s.put('lease', { name: 'start' });
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => s.replaceIf('lease', { name: 'start' }, { name: `holder-${i}` })),
+      );
+      const winners = results.flatMap((won, i) => (won ? [`holder-${i}`] : []));
+      if (ctx.atomicConditionalWrites) expect(winners).toHaveLength(1);
+      else expect(winners.length).toBeGreaterThanOrEqual(1);
+      expect(winners).toContain((await s.get('lease'))?.name);
+    });
+
+    it('refuses a compare-and-set with no field, a reserved field or a value that is not a scalar', async () => {
+      const s = await ctx.openStore<Doc>();
+      await s.put('k', { name: 'v' });
+      const bad: unknown[] = [{}, { _id: 'k' }, { name: { $ne: 'x' } }, { name: ['v'] }, { n: Number.NaN }, null];
+      for (const where of bad)
+        await expectAppError(
+          s.replaceIf('k', where as Record<string, string>, { name: 'w' }),
+          'bad_request',
+          /replaceIf/,
+        );
+      expect(await s.get('k')).toEqual({ name: 'v' });
+    });
+
     it('lets exactly one of many concurrent inserts of a key win', async () => {
       const s = await ctx.openStore<Doc>();
       const results = await Promise.all(

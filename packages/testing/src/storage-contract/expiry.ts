@@ -51,6 +51,23 @@ export function registerExpiry(ctx: ContractContext): void {
       expect(await s.get('b')).toEqual({ owner: 'batched' });
     });
 
+    it('does not compare-and-set an expired record, whatever its fields hold', async () => {
+      const s = await ctx.openStore<Lease>({ expiryField: 'expiresAt' });
+      const expiredAt = Date.now() - 1;
+      await s.put('lease', { owner: 'old', expiresAt: expiredAt });
+      expect(await s.replaceIf('lease', { owner: 'old' }, { owner: 'old', expiresAt: Date.now() + HOUR })).toBe(false);
+      expect(await s.replaceIf('lease', { expiresAt: expiredAt }, { owner: 'x', expiresAt: Date.now() + HOUR })).toBe(
+        false,
+      );
+      expect(await s.get('lease')).toBeUndefined();
+      const until = Date.now() + HOUR;
+      await s.put('live', { owner: 'me', expiresAt: until });
+      expect(await s.replaceIf('live', { owner: 'me', expiresAt: until }, { owner: 'me', expiresAt: until + 1 })).toBe(
+        true,
+      );
+      expect(await s.get('live')).toEqual({ owner: 'me', expiresAt: until + 1 });
+    });
+
     it('lets a record expire while stored', async () => {
       const s = await ctx.openStore<Lease>({ indexes: ['status'], expiryField: 'expiresAt' });
       await s.put('short', { status: 'x', expiresAt: Date.now() + 300 });

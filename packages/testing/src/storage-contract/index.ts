@@ -20,6 +20,11 @@ export interface StoreHarness {
   reopen?(closed: StoreProvider): Promise<StoreProvider>;
   /** Removes what the run created (temporary directories, test collections). */
   dispose?(): Promise<void>;
+  /**
+   * False where the server does not make a conditional single-record write atomic (FerretDB v1 reads, then
+   * writes): racing compare-and-sets may then all win. Default true (mem, LMDB, MongoDB).
+   */
+  atomicConditionalWrites?: boolean;
 }
 
 export interface ContractContext {
@@ -29,6 +34,7 @@ export interface ContractContext {
   /** Closes the provider and opens a new one over the same data (only when the harness can). */
   reopen(): Promise<StoreProvider>;
   readonly durable: boolean;
+  readonly atomicConditionalWrites: boolean;
 }
 
 export function testStoreProvider(label: string, harness: StoreHarness): void {
@@ -49,6 +55,7 @@ export function testStoreProvider(label: string, harness: StoreHarness): void {
         return current;
       },
       durable: harness.reopen !== undefined,
+      atomicConditionalWrites: harness.atomicConditionalWrites ?? true,
     };
     beforeEach(async () => {
       current = await harness.create();

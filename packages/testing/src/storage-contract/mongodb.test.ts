@@ -8,7 +8,8 @@ import { testStoreProvider } from './index.js';
 // The whole contract, twice: collections named `<prefix>_<store>`, and unprefixed in a database of their own.
 // The server is MONGODB_URL's when set, else FerretDB (test/ferretdb), which has no multi-document
 // transactions: there the adapter's non-transactional batches run (ordered bulk writes); the transactional
-// path runs only against a replica set given by MONGODB_URL.
+// path runs only against a replica set given by MONGODB_URL. FerretDB's conditional replace is not atomic
+// either, so racing compare-and-sets are held to one winner only against MONGODB_URL.
 let server: MongoTestServer;
 beforeAll(async () => {
   server = await mongoServerForTests();
@@ -28,6 +29,8 @@ function harness(options: Omit<MongoStoreOptions, 'url'>) {
   return {
     create: open,
     reopen: open,
+    // FerretDB (used unless MONGODB_URL names a server) reads, then writes, for a conditional replace.
+    atomicConditionalWrites: Boolean(process.env['MONGODB_URL']),
     dispose: async () => {
       const client = await MongoClient.connect(server.url);
       try {

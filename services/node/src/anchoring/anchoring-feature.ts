@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { formatHostPort } from '@anchor/common/config';
 import { getLogger } from '@anchor/common/log';
+import { StoreLease } from '@anchor/common/storage';
 import type { CasFeature } from '../cas/cas-feature.js';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
@@ -18,7 +19,6 @@ import { BatchWriter } from './batch-writer.js';
 import { LocalWitness } from './local-witness.js';
 import type { ParsedOperationCache } from './parsed-operation-cache.js';
 import { selfWitnessing, type AnchorWitnessing } from './witnessing.js';
-import { Lease } from './writer-lease.js';
 
 export interface AnchoringFeature extends NodeFeature {
   readonly writer: BatchWriter;
@@ -86,7 +86,12 @@ export async function createAnchoringFeature(ctx: NodeContext, deps: AnchoringDe
   });
   // A restarted instance has the same holder id, so it takes its lease straight back instead of waiting it out.
   const holder = `${hostname()}|${formatHostPort(ctx.config.server.hostUrl)}|${resolve(ctx.config.server.dataDir)}`;
-  const lease = await Lease.open(ctx.storage, 'batch-writer', holder, ctx.config.anchoring.batchWriterLease);
+  const lease = await StoreLease.open(ctx.storage, {
+    store: 'lease',
+    name: 'batch-writer',
+    holder,
+    durationMs: ctx.config.anchoring.batchWriterLease,
+  });
   const batchWriter = new BatchWriter(
     deps.stores,
     batches,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage } from '@anchor/common/errors';
 import type { Logger } from '@anchor/common/log';
+import type { StoreLease } from '@anchor/common/storage';
 import { traceCarrier, type TraceCarrier } from '@anchor/common/tracing';
 import type { ParsedOperation } from '@anchor/sidetree';
 import type { NodeMetrics } from '../observability/node-metrics.js';
@@ -10,7 +11,6 @@ import { OperationStores } from '../operations/operation-stores.js';
 import { IN_FLIGHT, UNFINISHED, type AnchorBatch, type AnchorBatches } from './anchor-batches.js';
 import type { AnchorPipeline } from './anchor-pipeline.js';
 import type { ParsedOperationCache } from './parsed-operation-cache.js';
-import type { Lease } from './writer-lease.js';
 
 export interface BatchWriterOptions {
   /** Longest wait of an eligible operation before its batch is cut (`--batch-writer-timeout`). */
@@ -88,7 +88,7 @@ export class BatchWriter {
     private readonly batches: AnchorBatches,
     private readonly pipeline: AnchorPipeline,
     private readonly parsedOperations: ParsedOperationCache,
-    private readonly lease: Lease,
+    private readonly lease: StoreLease,
     private readonly metrics: NodeMetrics,
     private readonly log: Logger,
     private readonly options: BatchWriterOptions,

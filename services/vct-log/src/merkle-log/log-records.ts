@@ -55,11 +55,6 @@ export interface SigningKeyRecord {
   publicKey: string;
 }
 
-export interface LeaseRecord {
-  holder: string;
-  expires: number;
-}
-
 /** Leaf hashes per chunk record: 32 KiB of hashes, small enough to rewrite the last chunk every batch. */
 export const LEAF_HASH_CHUNK = 1024;
 

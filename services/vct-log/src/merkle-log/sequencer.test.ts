@@ -2,11 +2,10 @@ import { createMemStoreProvider, type StoreProvider } from '@anchor/common/stora
 import { waitFor } from '@anchor/testing/process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { entryFor, flakyProvider } from './entries.test-helpers.js';
-import { Sequencer } from './sequencer.js';
-import { SequencerLease } from './sequencer-lease.js';
+import { openSequencerLease, Sequencer } from './sequencer.js';
 import { TransparencyLog } from './transparency-log.js';
 
-describe('SequencerLease', () => {
+describe('the sequencer lease', () => {
   let provider: StoreProvider;
   beforeEach(() => {
     provider = createMemStoreProvider({ sweepIntervalMs: 0 });
@@ -14,8 +13,8 @@ describe('SequencerLease', () => {
 
   it('is held by one replica at a time, renewed by its holder, and taken over once expired or released', async () => {
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    const a = await SequencerLease.open(provider, 'a', 300);
-    const b = await SequencerLease.open(provider, 'b', 300);
+    const a = await openSequencerLease(provider, 'a', 300);
+    const b = await openSequencerLease(provider, 'b', 300);
     expect(await a.acquire()).toBe(true);
     expect(await b.acquire()).toBe(false);
     await sleep(200);
@@ -107,7 +106,7 @@ describe('Sequencer', () => {
           intervalMs: 60_000,
           batchSize: 100,
           maxRootAgeMs: 3_600_000,
-          lease: await SequencerLease.open(provider, name, 60_000),
+          lease: await openSequencerLease(provider, name, 60_000),
           onIntegrated: (_log, result) => integrated.push(result.integrated),
         });
         return { log, sequencer, integrated };

@@ -1,8 +1,25 @@
 import { getLogger } from '@anchor/common/log';
-import type { SequencerLease } from './sequencer-lease.js';
+import { StoreLease, type StoreProvider } from '@anchor/common/storage';
+import { SEQUENCER_LEASE_STORE } from './log-records.js';
 import type { IntegrationResult, TransparencyLog } from './transparency-log.js';
 
 const log = getLogger('vct-sequencer');
+
+/**
+ * Which replica integrates, when several share one MongoDB. It only saves wasted work: correctness never
+ * depends on it, because an integration batch inserts its entries if absent and fails as a whole when
+ * another sequencer got there first.
+ */
+export function openSequencerLease(provider: StoreProvider, holder: string, durationMs: number): Promise<StoreLease> {
+  return StoreLease.open(provider, {
+    store: SEQUENCER_LEASE_STORE,
+    name: 'sequencer',
+    holder,
+    durationMs,
+    // The field name lease records of earlier versions carry, so that they still expire.
+    expiryField: 'expires',
+  });
+}
 
 export interface SequencerOptions {
   /** Time between integration rounds (ms). */
@@ -11,7 +28,7 @@ export interface SequencerOptions {
   batchSize: number;
   maxRootAgeMs: number;
   /** When set, only the lease holder integrates; the other replicas follow the stored heads. */
-  lease?: SequencerLease;
+  lease?: StoreLease;
   onIntegrated?: (log: TransparencyLog, result: IntegrationResult, seconds: number) => void;
   onRoundFailed?: (log: TransparencyLog, error: unknown) => void;
   /** After every round (e.g. to publish tree sizes). */
@@ -75,7 +92,7 @@ export class Sequencer {
     let leader = true;
     if (lease) {
       try {
-        leader = await lease.acquire();
+        leader = await (this.leader ? lease.renew() : lease.acquire());
       } catch (error) {
         leader = false;
         log.warn('cannot reach the sequencer lease; following the stored heads this round', { err: error as Error });
