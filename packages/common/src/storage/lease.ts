@@ -33,10 +33,6 @@ export class StoreLease {
     return new StoreLease(records, { ...options, expiryField });
   }
 
-  get name(): string {
-    return this.options.name;
-  }
-
   get holder(): string {
     return this.options.holder;
   }

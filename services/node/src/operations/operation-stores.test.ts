@@ -29,7 +29,7 @@ afterEach(async () => {
   await Promise.all(dirs.splice(0).map((dir) => dir.remove()));
 });
 
-async function lmdb(dir: TempDir): Promise<StoreProvider> {
+function lmdb(dir: TempDir): StoreProvider {
   const provider = createLmdbStoreProvider({ dataDir: dir.path });
   open.push(provider);
   return provider;
@@ -56,7 +56,7 @@ describe('OperationStores', () => {
   it('moves the anchors of the old did-anchor store beside their operations at open, a page at a time', async () => {
     const dir = await makeTempDir('operation-stores-');
     dirs.push(dir);
-    const before = await lmdb(dir);
+    const before = lmdb(dir);
     const legacy = await before.open<DidAnchor>(LEGACY_DID_ANCHOR_STORE);
     const count = 1_201;
     for (let n = 0; n < count; n += 400)
@@ -76,7 +76,7 @@ describe('OperationStores', () => {
     await before.close();
     open.splice(open.indexOf(before), 1);
 
-    const provider = await lmdb(dir);
+    const provider = lmdb(dir);
     const stores = await OperationStores.open(provider);
     expect(await (await provider.open(LEGACY_DID_ANCHOR_STORE)).count()).toBe(0);
     expect(await stores.didAnchors.get(suffixOf(0))).toEqual(anchorOf(0, 9));
