@@ -10,7 +10,7 @@ const ANY = '*';
  * the stored list after `cacheExpirationMs` to pick up other instances' updates.
  */
 export class AllowedOrigins {
-  private cached: { origins: string[]; readAt: number } | undefined;
+  private cached: { origins: readonly string[]; lookup: ReadonlySet<string>; readAt: number } | undefined;
 
   constructor(
     private readonly config: ConfigValues,
@@ -26,20 +26,18 @@ export class AllowedOrigins {
     const base = stored ?? (fromFlags.length > 0 ? [] : [...defaults]);
     const merged = [...new Set([...base, ...fromFlags])];
     if (stored === undefined || merged.length !== stored.length) await this.config.set(SETTING, merged);
-    this.cached = { origins: merged, readAt: Date.now() };
+    this.remember(merged);
     getLogger('allowed-origins').info('allowed anchor origins', { origins: merged });
   }
 
   async list(): Promise<string[]> {
-    if (this.cached && Date.now() - this.cached.readAt < this.cacheExpirationMs) return [...this.cached.origins];
-    const origins = (await this.config.get<string[]>(SETTING)) ?? [];
-    this.cached = { origins, readAt: Date.now() };
-    return [...origins];
+    return [...(await this.current()).origins];
   }
 
+  /** Asked on every create and recover: answered from the cached set, without copying the list. */
   async isAllowed(origin: string): Promise<boolean> {
-    const origins = await this.list();
-    return origins.includes(ANY) || origins.includes(origin);
+    const { lookup } = await this.current();
+    return lookup.has(ANY) || lookup.has(origin);
   }
 
   /** Adds then removes (idempotent); returns the new list. */
@@ -48,7 +46,17 @@ export class AllowedOrigins {
     const removed = new Set(change.remove ?? []);
     const next = [...new Set([...current, ...(change.add ?? [])])].filter((origin) => !removed.has(origin));
     await this.config.set(SETTING, next);
-    this.cached = { origins: next, readAt: Date.now() };
+    this.remember(next);
     return [...next];
+  }
+
+  private async current(): Promise<{ origins: readonly string[]; lookup: ReadonlySet<string> }> {
+    if (this.cached && Date.now() - this.cached.readAt < this.cacheExpirationMs) return this.cached;
+    return this.remember((await this.config.get<string[]>(SETTING)) ?? []);
+  }
+
+  private remember(origins: readonly string[]): { origins: readonly string[]; lookup: ReadonlySet<string> } {
+    this.cached = { origins: [...origins], lookup: new Set(origins), readAt: Date.now() };
+    return this.cached;
   }
 }
