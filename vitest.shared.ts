@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defaultServerConditions } from 'vite';
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
 
@@ -23,6 +24,7 @@ export function workspaceTestConfig(
       hookTimeout: overrides.hookTimeout ?? 60_000,
       fileParallelism: overrides.fileParallelism ?? true,
       pool: 'forks',
+      globalSetup: [fileURLToPath(new URL('./vitest.global-setup.ts', import.meta.url))],
       passWithNoTests: true,
       // @opentelemetry's `module` builds use extensionless imports Node cannot load: vite transforms them.
       server: { deps: { inline: [/@anchor\//, /@opentelemetry\//] } },
