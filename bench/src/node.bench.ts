@@ -16,6 +16,9 @@
  * silence, and the anchoring the node does every second lands in the silence: the paced figure is the one
  * users meet (the node README compares the two).
  *
+ * Beside the figures it prints what the machine had to give (node README, Performance): an Ed25519 loop, a
+ * durable append, the load average, the disk's writes, and a JS reference workload before and after phase 2.
+ *
  * Targets (2 cores, the load generator included): >= 2,000 accepted creates/s with p99 <= 50 ms and node CPU
  * per accepted create <= 0.35 ms (all threads); accept → published p99 <= 2 s; resolution p99 <= 10 ms at
  * >= 3,000 requests/s over 10,000 DIDs.
@@ -29,7 +32,13 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { serviceBin } from '@anchor/dev-env';
 import { freePort, makeTempDir, startProcess, stopAllProcesses, waitFor } from '@anchor/testing/process';
-import { deviceBytesWritten, ed25519VerifiesPerSecond, loadAverage, syncedAppendMs } from './lib/machine.js';
+import {
+  deviceBytesWritten,
+  ed25519VerifiesPerSecond,
+  jsReferenceMicros,
+  loadAverage,
+  syncedAppendMs,
+} from './lib/machine.js';
 import { atLeast, atMost, percentile, report, summary } from './lib/report.js';
 import type { LoadPhase, LoadSummary } from './node/load-process.js';
 import { histogramQuantile, PublishProbe } from './node/publish-probe.js';
@@ -124,6 +133,8 @@ try {
   report(SECTION, `creates accepted, as fast as possible (${CREATE_CONNECTIONS} connections)`, capacity.rate, 'ops/s');
   report(SECTION, '  latency p99 at that rate', capacity.p99, 'ms');
   await drained();
+  // The machine's state as the held phase starts and as it ends (its CPU figure is read against these).
+  const referenceBefore = jsReferenceMicros();
 
   // 2. Held rate with publish sampling.
   const metricsBefore = await metricsText();
@@ -213,6 +224,9 @@ try {
   report(SECTION, '  machine load average (1 min) as the phase started', loadBeforeHeld, '');
   report(SECTION, '  machine load average (1 min) as it ended', loadAverage(), '');
   await drained();
+  const referenceAfter = jsReferenceMicros();
+  report(SECTION, '  machine: JS reference workload, CPU per op, before the held phase', referenceBefore, 'µs');
+  report(SECTION, '  machine: JS reference workload, CPU per op, after it', referenceAfter, 'µs');
 
   // 3. Resolution over 10,000 published DIDs (the last ones created).
   const dids = readFileSync(didsFile, 'utf8')

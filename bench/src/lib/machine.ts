@@ -3,10 +3,12 @@
  * shared cores, where the same build has measured a create p99 of 179 ms and of 1.6 s an hour apart, and on
  * disks whose flush time differs from one machine to the next (every accepted create waits for one).
  */
+import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync, sign, verify } from 'node:crypto';
 import { closeSync, fdatasyncSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { percentile } from './report.js';
 
 /** Ed25519 verifications one core completes in a second (the loop runs for `ms`). */
@@ -21,6 +23,21 @@ export function ed25519VerifiesPerSecond(ms = 1_000): number {
     count++;
   }
   return (count * 1_000) / (performance.now() - started);
+}
+
+/**
+ * CPU microseconds per operation of a fixed JavaScript workload shaped like the node's (js-reference-process.ts:
+ * parse, hash, serialise, over a large live heap), in a process of its own; about 2 s. The Ed25519 loop fits in
+ * a core's cache and has been seen steady while the node's CPU per create moved by a fifth; this figure moves
+ * with the memory system the node depends on, so a CPU figure can be read against the machine's state.
+ */
+export function jsReferenceMicros(): number {
+  const script = fileURLToPath(new URL('./js-reference-process.js', import.meta.url));
+  const run = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 60_000 });
+  const micros = Number(run.stdout.trim());
+  if (run.status !== 0 || !Number.isFinite(micros))
+    throw new Error(`the JS reference workload failed (${run.status}): ${run.stderr.trim()}`);
+  return micros;
 }
 
 /** The one-minute load average. */
