@@ -49,6 +49,7 @@ export function meteredStorage(provider: StoreProvider, metrics: Metrics): Store
   return {
     kind: provider.kind,
     open: async (name, options) => meteredStore(await provider.open(name, options)),
+    exists: (name) => provider.exists(name),
     batch: (ops) => timed('batch', () => provider.batch(ops)),
     ping: () => provider.ping(),
     ...(provider.restartReason ? { restartReason: () => provider.restartReason?.() } : {}),

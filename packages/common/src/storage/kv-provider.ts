@@ -99,6 +99,12 @@ export class KvStoreProvider implements StoreProvider, KvStoreHost {
     return store;
   }
 
+  async exists(name: string): Promise<boolean> {
+    this.assertOpen();
+    checkStoreName(name);
+    return this.stores.has(name) || this.backend.hasSpace(prefixedName(this.options.prefix, name));
+  }
+
   async batch(ops: readonly ProviderBatchOp[]): Promise<void> {
     this.assertOpen();
     const planned = prepareBatch('provider batch', ops, (o) => {

@@ -230,6 +230,14 @@ class LmdbBackend implements KvBackend {
     );
   }
 
+  hasSpace(name: string): boolean {
+    if (this.closed) throw storeUnavailable('lmdb storage is closed');
+    // LMDB files each named database under its name in the unnamed root database; opening one to find out
+    // would create it (or, with lmdb-js's create: false, fails differently on an environment with none yet).
+    for (const key of this.env.getKeys()) if (key === name) return true;
+    return false;
+  }
+
   write<R>(fn: () => R): Promise<R> {
     if (this.closed) return Promise.reject(storeUnavailable('lmdb storage is closed'));
     this.flushHeld();

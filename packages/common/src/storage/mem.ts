@@ -170,6 +170,10 @@ class MemBackend implements KvBackend {
     return s;
   }
 
+  hasSpace(name: string): boolean {
+    return this.spaces.has(name);
+  }
+
   async write<R>(fn: () => R): Promise<R> {
     if (this.closed) throw storeUnavailable('mem storage is closed');
     // Like an LMDB commit, the write happens asynchronously to the caller (never within its own turn).

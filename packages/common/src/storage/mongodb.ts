@@ -551,6 +551,16 @@ export class MongoStoreProvider implements StoreProvider {
     }
   }
 
+  async exists(name: string): Promise<boolean> {
+    this.assertOpen();
+    checkStoreName(name);
+    if (this.stores.has(name)) return true;
+    const collections = await this.guarded(`store ${name}: exists`, () =>
+      this.db.listCollections({ name: prefixedName(this.options.prefix, name) }, { nameOnly: true }).toArray(),
+    );
+    return collections.length > 0;
+  }
+
   private async openNow(name: string, options: StoreOptions): Promise<MongoStore<object>> {
     const existing = this.stores.get(name);
     const schema = buildSchema(name, options, existing?.schema);

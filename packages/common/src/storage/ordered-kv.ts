@@ -40,6 +40,8 @@ export interface KvMutation {
 export interface KvBackend {
   /** Opens (creating if needed) a named key space. */
   space(name: string): KvSpace;
+  /** Whether a named key space exists, without creating it. */
+  hasSpace(name: string): boolean;
   /**
    * Runs `fn` in one write transaction across all spaces and resolves once it is durable. `fn` must be
    * synchronous and must not throw after its first put or remove: callers plan (read and validate)

@@ -121,6 +121,11 @@ export interface StoreProvider {
   readonly kind: StoreKind;
   /** Opens (creating if needed, with its indexes) a named store. Opening twice returns an equivalent store. */
   open<T extends object>(name: string, options?: StoreOptions): Promise<Store<T>>;
+  /**
+   * Whether a store of this name exists here (has been opened by this or an earlier process), without
+   * creating it: a migration asks before opening a store that only an earlier version made.
+   */
+  exists(name: string): Promise<boolean>;
   /** All-or-nothing across stores already opened on this provider. (MongoDB: atomic on replica sets only.) */
   batch(ops: readonly ProviderBatchOp[]): Promise<void>;
   /** Throws when the backing database cannot be reached (feeds health checks). */

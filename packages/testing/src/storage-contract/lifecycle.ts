@@ -26,7 +26,29 @@ export function registerLifecycle(ctx: ContractContext): void {
       expect(refused.headers?.['Retry-After']).toMatch(/^\d+$/);
     });
 
+    it('says whether a store exists without creating it', async () => {
+      const name = uniqueName('exists');
+      expect(await ctx.provider.exists(name)).toBe(false);
+      // Asking creates nothing.
+      expect(await ctx.provider.exists(name)).toBe(false);
+      const s = await ctx.provider.open<Item>(name);
+      expect(await ctx.provider.exists(name)).toBe(true);
+      await s.put('k', { kind: 'a' });
+      expect(await ctx.provider.exists(name)).toBe(true);
+      await expectAppError(ctx.provider.exists(''), 'bad_request');
+    });
+
     if (!ctx.durable) return;
+
+    it('knows a store that holds records after a restart, and still not one never opened', async () => {
+      const name = uniqueName('exists-durable');
+      const never = uniqueName('exists-never');
+      await (await ctx.provider.open<Item>(name)).put('k', { kind: 'a' });
+      const reopened = await ctx.reopen();
+      expect(await reopened.exists(name)).toBe(true);
+      expect(await reopened.exists(never)).toBe(false);
+      expect(await (await reopened.open<Item>(name)).get('k')).toEqual({ kind: 'a' });
+    });
 
     it('keeps records, indexes and expiry across a restart', async () => {
       const name = uniqueName('durable');

@@ -9,6 +9,7 @@ export function cuttableProvider(inner: StoreProvider): StoreProvider & { cut: n
     cut: undefined as number | undefined,
     kind: inner.kind,
     open: inner.open.bind(inner),
+    exists: (name: string) => inner.exists(name),
     ping: () => inner.ping(),
     close: () => inner.close(),
     batch: async (ops: readonly ProviderBatchOp[]) => {

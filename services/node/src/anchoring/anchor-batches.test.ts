@@ -10,6 +10,7 @@ function recordingProvider(): { provider: StoreProvider; batches: ProviderBatchO
   const provider: StoreProvider = {
     kind: inner.kind,
     open: (name, options) => inner.open(name, options),
+    exists: (name) => inner.exists(name),
     batch: (ops) => {
       batches.push([...ops]);
       return inner.batch(ops);

@@ -93,4 +93,19 @@ describe('OperationStores', () => {
     await OperationStores.open(provider);
     expect(await stores.published.count()).toBe(count + 1);
   });
+
+  it('creates no did-anchor store on a deployment that never had one, across restarts', async () => {
+    const dir = await makeTempDir('operation-stores-');
+    dirs.push(dir);
+    const first = lmdb(dir);
+    await OperationStores.open(first);
+    expect(await first.exists(STORE.published)).toBe(true);
+    expect(await first.exists(LEGACY_DID_ANCHOR_STORE)).toBe(false);
+    await first.close();
+    open.splice(open.indexOf(first), 1);
+
+    const again = lmdb(dir);
+    await OperationStores.open(again);
+    expect(await again.exists(LEGACY_DID_ANCHOR_STORE)).toBe(false);
+  });
 });

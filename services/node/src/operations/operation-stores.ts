@@ -64,6 +64,8 @@ export class OperationStores {
    * kept writing the old store), the one with the later version wins.
    */
   private async moveLegacyDidAnchors(): Promise<void> {
+    // A deployment that never ran the previous version has no such store: asking creates none.
+    if (!(await this.provider.exists(LEGACY_DID_ANCHOR_STORE))) return;
     const legacy = await this.provider.open<DidAnchor>(LEGACY_DID_ANCHOR_STORE);
     for (;;) {
       const { items } = await legacy.query({ limit: MIGRATION_PAGE });

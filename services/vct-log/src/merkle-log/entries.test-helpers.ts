@@ -26,6 +26,7 @@ export function flakyProvider(
   return {
     kind: inner.kind,
     open: <T extends object>(name: string, options?: StoreOptions): Promise<Store<T>> => inner.open<T>(name, options),
+    exists: (name) => inner.exists(name),
     batch: async (ops) => {
       if (failing(ops)) throw new Error('injected storage failure');
       return inner.batch(ops);
