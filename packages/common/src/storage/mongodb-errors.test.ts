@@ -12,8 +12,15 @@ import {
   MongoWriteConcernError,
 } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../errors/index.js';
-import { duplicateKeyIndex, isDuplicateKey, isTransientMongoError, mapMongoError } from './mongodb-errors.js';
+import { AppError, conflict } from '../errors/index.js';
+import {
+  duplicateKeyIndex,
+  isDuplicateKey,
+  isTransientMongoError,
+  LostPutRace,
+  mapMongoError,
+  retryLostPutRaces,
+} from './mongodb-errors.js';
 import { STORE_RETRY_AFTER_SECONDS } from './unavailable.js';
 
 const serverError = (code: number, codeName: string, labels: string[] = []): MongoServerError =>
@@ -148,5 +155,45 @@ describe('MongoDB errors as AppErrors', () => {
     expect(mapped(serverError(10334, 'BSONObjectTooLarge')).status).toBe(413);
     const bug = new TypeError('x is undefined');
     expect(mapMongoError(bug, 'w')).toBe(bug);
+  });
+});
+
+describe('retryLostPutRaces (a transaction whose put lost an upsert race)', () => {
+  const lost = (): LostPutRace =>
+    new LostPutRace(conflict('store s: key "k" already exists (batch aborted, nothing written)'));
+
+  it('runs the transaction again until it no longer loses, and answers what the last run answers', async () => {
+    let runs = 0;
+    const answer = await retryLostPutRaces(3, async () => {
+      runs++;
+      if (runs < 3) throw lost();
+      return 'committed';
+    });
+    expect(answer).toBe('committed');
+    expect(runs).toBe(3);
+  });
+
+  it('answers 409 conflict, naming the key, when every run loses', async () => {
+    let runs = 0;
+    const error = await retryLostPutRaces(3, async () => {
+      runs++;
+      throw lost();
+    }).catch((e: unknown) => e);
+    expect(runs).toBe(3);
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).status).toBe(409);
+    expect((error as AppError).message).toContain('key "k"');
+  });
+
+  it('runs nothing again for any other failure', async () => {
+    let runs = 0;
+    const refusal = new Error('disk on fire');
+    await expect(
+      retryLostPutRaces(3, async () => {
+        runs++;
+        throw refusal;
+      }),
+    ).rejects.toBe(refusal);
+    expect(runs).toBe(1);
   });
 });

@@ -170,3 +170,29 @@ export function mapMongoError(error: unknown, what: string): unknown {
     { cause: error },
   );
 }
+
+/**
+ * A put of a transaction lost an upsert race: another writer inserted the key after the transaction's
+ * snapshot, and the server answered duplicate key rather than a write conflict. The transaction is aborted
+ * and, unlike a write conflict, not retried by the driver; run again, its upsert finds the record and
+ * replaces it (as `MongoStore.put` does outside transactions). `conflict` is what the caller gets when the
+ * race is lost every time.
+ */
+export class LostPutRace extends Error {
+  constructor(readonly conflict: AppError) {
+    super(conflict.message, { cause: conflict });
+    this.name = 'LostPutRace';
+  }
+}
+
+/** Runs `run` (a whole transaction) up to `attempts` times while it loses put races; anything else is thrown at once. */
+export async function retryLostPutRaces<T>(attempts: number, run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if (!(error instanceof LostPutRace)) throw error;
+      if (attempt >= attempts) throw error.conflict;
+    }
+  }
+}

@@ -52,7 +52,14 @@ import type {
   StoreOptions,
   StoreProvider,
 } from './types.js';
-import { duplicateKeyIndex, isDuplicateKey, isTransientMongoError, mapMongoError } from './mongodb-errors.js';
+import {
+  duplicateKeyIndex,
+  isDuplicateKey,
+  isTransientMongoError,
+  LostPutRace,
+  mapMongoError,
+  retryLostPutRaces,
+} from './mongodb-errors.js';
 import { withDeadline } from './mongodb-deadline.js';
 import { HeartbeatWatch } from './mongodb-heartbeat-watch.js';
 import { indexSpecsOf, reconcileIndexes } from './mongodb-indexes.js';
@@ -600,16 +607,19 @@ export class MongoStoreProvider implements StoreProvider {
   }
 
   private async batchInTransaction(planned: readonly PlannedWrite[]): Promise<void> {
-    const session = this.client.startSession();
-    try {
-      // withTransaction retries the whole callback on a TransientTransactionError, so `now` is read inside it.
-      await session.withTransaction(async () => {
-        const now = Date.now();
-        for (const run of runsOf(planned)) await this.writeRun(run, now, session, 'batch aborted, nothing written');
-      });
-    } finally {
-      await session.endSession();
-    }
+    // A put that lost an upsert race aborts the transaction without a TransientTransactionError: run it again.
+    await retryLostPutRaces(PUT_RACE_ATTEMPTS, async () => {
+      const session = this.client.startSession();
+      try {
+        // withTransaction retries the whole callback on a TransientTransactionError, so `now` is read inside it.
+        await session.withTransaction(async () => {
+          const now = Date.now();
+          for (const run of runsOf(planned)) await this.writeRun(run, now, session, 'batch aborted, nothing written');
+        });
+      } finally {
+        await session.endSession();
+      }
+    });
   }
 
   private async batchWithoutTransaction(planned: readonly PlannedWrite[]): Promise<void> {
@@ -640,15 +650,18 @@ export class MongoStoreProvider implements StoreProvider {
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
       const at = duplicateKeyIndex(error);
+      const lostPutRace = at !== undefined && run[at]?.op === 'put';
       // A put that lost an upsert race (see MongoStore.put): without a transaction the ordered run stopped
       // there with the writes before it applied, so the run goes on from that put.
-      if (session === undefined && at !== undefined && run[at]?.op === 'put' && attempt < PUT_RACE_ATTEMPTS)
+      if (session === undefined && lostPutRace && attempt < PUT_RACE_ATTEMPTS)
         return this.writeRun(run.slice(at), now, session, onConflict, attempt + 1);
       const key = at === undefined ? undefined : run[at]?.key;
-      throw conflict(
+      const taken = conflict(
         `store ${store.name}: ${key === undefined ? 'a key inserted by the batch' : `key "${key}"`} already exists (${onConflict})`,
         { cause: error },
       );
+      // In a transaction the whole transaction is run again (batchInTransaction).
+      throw session !== undefined && lostPutRace ? new LostPutRace(taken) : taken;
     }
   }
 
