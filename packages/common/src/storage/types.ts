@@ -122,8 +122,9 @@ export interface StoreProvider {
   /** Opens (creating if needed, with its indexes) a named store. Opening twice returns an equivalent store. */
   open<T extends object>(name: string, options?: StoreOptions): Promise<Store<T>>;
   /**
-   * Whether a store of this name exists here (has been opened by this or an earlier process), without
-   * creating it: a migration asks before opening a store that only an earlier version made.
+   * Whether a store of this name exists here, without creating it: opened by this provider, or holding
+   * records an earlier process wrote (MongoDB: a collection of that name). A migration asks before opening
+   * a store that only an earlier version made.
    */
   exists(name: string): Promise<boolean>;
   /** All-or-nothing across stores already opened on this provider. (MongoDB: atomic on replica sets only.) */
