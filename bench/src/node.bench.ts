@@ -17,7 +17,9 @@
  * users meet (the node README compares the two).
  *
  * Beside the figures it prints what the machine had to give (node README, Performance): an Ed25519 loop, a
- * durable append, the load average, the disk's writes, and a JS reference workload before and after phase 2.
+ * durable append, the HTTP floor (a bare node:http server's CPU per request under phase 2's load,
+ * node/http-floor-server.ts), the load average, the disk's writes, and a JS reference workload before and
+ * after phase 2.
  *
  * Targets (2 cores, the load generator included): >= 2,000 accepted creates/s with p99 <= 50 ms and node CPU
  * per accepted create <= 0.35 ms (all threads); accept → published p99 <= 2 s; resolution p99 <= 10 ms at
@@ -46,6 +48,7 @@ import { histogramQuantile, PublishProbe } from './node/publish-probe.js';
 const SECTION = 'node';
 const MAIN_JS = serviceBin('@anchor/node');
 const LOAD_JS = fileURLToPath(new URL('./node/load-process.js', import.meta.url));
+const FLOOR_JS = fileURLToPath(new URL('./node/http-floor-server.js', import.meta.url));
 const CREATE_RATE = 2_000;
 /** Offered a little above the target, so that what is accepted shows whether the target rate is sustained. */
 const CREATE_OFFERED = 2_050;
@@ -68,17 +71,19 @@ const origin = `http://127.0.0.1:${port}`;
 const didsFile = join(dir.path, 'dids.txt');
 writeFileSync(didsFile, '');
 
-/** Runs one load phase in its own process; `onAccepted` sees the sampled creates as they are accepted. */
+/**
+ * Runs one load phase in its own process against the node (or `target`); `onAccepted` sees the sampled creates
+ * as they are accepted.
+ */
 function runLoad(
   phase: Omit<LoadPhase, 'origin' | 'didsFile'>,
   onAccepted?: (did: string, at: number) => void,
+  target: Pick<LoadPhase, 'origin' | 'didsFile'> = { origin, didsFile },
 ): Promise<LoadSummary> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [LOAD_JS, JSON.stringify({ ...phase, origin, didsFile } satisfies LoadPhase)],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
+    const child = spawn(process.execPath, [LOAD_JS, JSON.stringify({ ...phase, ...target } satisfies LoadPhase)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let result: LoadSummary | undefined;
     createInterface({ input: child.stdout }).on('line', (line) => {
       const [kind, ...rest] = line.split(' ');
@@ -90,6 +95,34 @@ function runLoad(
       result && code === 0 ? resolve(result) : reject(new Error(`load phase ${phase.kind} exited with ${code}`)),
     );
   });
+}
+
+/**
+ * CPU microseconds per request of a bare node:http server (node/http-floor-server.ts) under the held phase's
+ * load: 1 s of warm-up, then 5 s at the offered rate over as many connections.
+ */
+async function httpFloorMicros(): Promise<number> {
+  const floorPort = await freePort();
+  const floor = { origin: `http://127.0.0.1:${floorPort}`, didsFile: join(dir.path, 'http-floor-dids.txt') };
+  const cpuMicros = async (): Promise<number> => Number(await (await fetch(`${floor.origin}/cpu`)).text());
+  const server = await startProcess(FLOOR_JS, {
+    name: 'http-floor',
+    args: [String(floorPort)],
+    readyUrl: `${floor.origin}/cpu`,
+    readyStatus: (status) => status === 200,
+    readyTimeoutMs: 30_000,
+  });
+  try {
+    const phase = { kind: 'creates', connections: CREATE_CONNECTIONS, ratePerSecond: CREATE_OFFERED } as const;
+    await runLoad({ ...phase, durationS: 1, prepare: 2_500 }, undefined, floor);
+    const before = await cpuMicros();
+    const held = await runLoad({ ...phase, durationS: 5, prepare: 11_000 }, undefined, floor);
+    const after = await cpuMicros();
+    if (held.failures > 0) throw new Error(`the HTTP floor server failed ${held.failures} requests`);
+    return (after - before) / held.ok;
+  } finally {
+    await server.stop();
+  }
 }
 
 const metricsText = async (): Promise<string> => (await fetch(`${origin}/metrics`)).text();
@@ -124,6 +157,12 @@ try {
   const sync = syncedAppendMs(dir.path);
   report(SECTION, 'machine: 4 KB append + fdatasync in the data directory, p50', sync.p50, 'ms');
   report(SECTION, 'machine: 4 KB append + fdatasync in the data directory, p99', sync.p99, 'ms');
+  report(
+    SECTION,
+    `machine: HTTP floor, a bare node:http server's CPU per request at ${CREATE_OFFERED.toLocaleString('en-US')}/s`,
+    (await httpFloorMicros()) / 1000,
+    'ms',
+  );
 
   // Warm-up: JIT, JSON-LD contexts, LMDB pages.
   await runLoad({ kind: 'creates', durationS: 2, connections: 16, prepare: 8_000 });

@@ -69,7 +69,9 @@ export async function pacedLoad(options: {
     };
     const send = (index: number): void => {
       const due: Due = { at: start + index * intervalMs, request: options.next() };
-      const connection = idle.pop() ?? (all.size < options.connections ? open() : undefined);
+      // The connection idle longest goes first, so requests spread over every connection as they would from
+      // independent clients rather than reusing the few most recently freed.
+      const connection = idle.shift() ?? (all.size < options.connections ? open() : undefined);
       if (connection) connection.send(due);
       else waiting.push(due);
     };

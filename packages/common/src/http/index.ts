@@ -28,6 +28,7 @@ export {
   type HealthReport,
 } from './health.js';
 export { JSON_MEDIA_TYPES, formatByteSize, parseByteSize } from './body-parsing.js';
+export { securityHeaders } from './security-headers.js';
 export { FastRoutes, type FastAnswer, type FastHandler, type FastRequest } from './fast-routes.js';
 export { errorCodeForStatus } from './status-codes.js';
 export type { BuiltinRoutes } from './builtin-routes.js';
