@@ -18,8 +18,8 @@ import { securityHeaders } from '@anchor/common/http';
 const ANSWER_BYTES = 1_030;
 const COMMIT_WAIT_MS = 4;
 
-const answer = JSON.stringify({ didDocument: { id: 'x' }, padding: '' }).length;
-const body = JSON.stringify({ didDocument: { id: 'x' }, padding: 'p'.repeat(ANSWER_BYTES - answer) });
+const unpadded = JSON.stringify({ didDocument: { id: 'x' }, padding: '' }).length;
+const body = JSON.stringify({ didDocument: { id: 'x' }, padding: 'p'.repeat(ANSWER_BYTES - unpadded) });
 const fields = securityHeaders().flatMap(([name, value]) => [name, value]);
 fields.push('Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(body)));
 
