@@ -1,6 +1,7 @@
 import http, { type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { InFlightResponses } from './in-flight-responses.js';
 
 export interface TlsOptions {
   /** PEM certificate chain (contents, not a path). */
@@ -53,16 +54,16 @@ export async function startHttpServer(
   if (options.headersTimeoutMs !== undefined) server.headersTimeout = options.headersTimeoutMs;
 
   let closing: Promise<void> | undefined;
-  const inFlight = new Set<ServerResponse>();
+  const inFlight = new InFlightResponses<ServerResponse>();
   const closeIdleSoon = (): void => {
     setImmediate(() => server.closeIdleConnections());
   };
   // Registered before the app so the connection policy is set before any handler can respond.
   server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
-    inFlight.add(res);
+    const slot = inFlight.add(res);
     if (closing) res.setHeader('Connection', 'close');
     res.once('close', () => {
-      inFlight.delete(res);
+      inFlight.delete(slot);
       if (closing) closeIdleSoon();
     });
   });
