@@ -261,8 +261,8 @@ try {
   const floor = `a bare node:http server's CPU per request at ${CREATE_OFFERED.toLocaleString('en-US')}/s`;
   report(SECTION, `  machine: HTTP floor, ${floor}, before the held phase`, floorBefore / 1000, 'ms');
   report(SECTION, '  machine: HTTP floor, after it', floorAfter / 1000, 'ms');
-  // The same machine's floor moved by a quarter between hours (ADR 0012): the node's CPU in floors is what
-  // compares runs of different hours.
+  // The same machine's floor moved by a quarter between hours (ADR 0012): the node's CPU in floors divides
+  // much of that out when runs of different hours are compared.
   report(
     SECTION,
     '  node CPU per accepted create in HTTP floors (the mean of the two)',
