@@ -1,0 +1,99 @@
+/**
+ * The highest rate a server holds under a latency bound, found the same way for our service and its peer: a
+ * run as fast as it answers (its capacity at `connections`), then open-loop paced runs at falling fractions of
+ * that capacity until one keeps p99 within the bound, serves what was offered (95%) and fails nothing. Each run
+ * is a load process of its own (request-load-process.ts); CPU per operation is read over the held run.
+ */
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { RequestLoad, RequestLoadResult } from './request-load-process.js';
+
+const LOAD_JS = fileURLToPath(new URL('./request-load-process.js', import.meta.url));
+const FRACTIONS = [0.9, 0.75, 0.6, 0.45, 0.3, 0.2, 0.1, 0.05];
+
+export function runRequestLoad(load: RequestLoad): Promise<RequestLoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [LOAD_JS, JSON.stringify(load)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let result: RequestLoadResult | undefined;
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (line.startsWith('result ')) result = JSON.parse(line.slice('result '.length)) as RequestLoadResult;
+    });
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      result && code === 0 ? resolve(result) : reject(new Error(`the load process exited with ${code}`)),
+    );
+  });
+}
+
+export interface HeldRate {
+  /** Served per second in the held run (0 when no run held the bound). */
+  rate: number;
+  offered: number;
+  p50: number;
+  p99: number;
+  capacity: number;
+  capacityP99: number;
+  /** CPU ms per served request over the held run, every counted process (undefined where /proc is missing). */
+  cpuMsPerOp: number | undefined;
+  held: boolean;
+  /** Lines of the requests file taken by every run (writes: the first `used` were sent). */
+  used: number;
+}
+
+export async function heldRate(options: {
+  origin: string;
+  requestsFile: string;
+  connections: number;
+  p99LimitMs: number;
+  /** Random picks (reads) rather than each line once in order (writes). */
+  random: boolean;
+  /** CPU ms so far of everything that serves the requests (e.g. the service and its database). */
+  cpuMs: () => number | undefined;
+  /** Awaited after each run before its CPU is read (our node anchors what it accepted after the answer). */
+  settle?: () => Promise<void>;
+  capacityS?: number;
+  heldS?: number;
+}): Promise<HeldRate> {
+  const { origin, requestsFile, connections, random } = options;
+  let offset = 0;
+  const run = async (durationS: number, ratePerSecond?: number) => {
+    const result = await runRequestLoad({
+      origin,
+      requestsFile,
+      durationS,
+      connections,
+      random,
+      offset,
+      ...(ratePerSecond !== undefined ? { ratePerSecond } : {}),
+    });
+    offset += result.used;
+    return result;
+  };
+  await run(2);
+  await options.settle?.();
+  const capacity = await run(options.capacityS ?? 4);
+  await options.settle?.();
+  let last: HeldRate | undefined;
+  for (const fraction of FRACTIONS) {
+    const offered = Math.max(1, Math.round(capacity.rate * fraction));
+    const before = options.cpuMs();
+    const result = await run(options.heldS ?? 5, offered);
+    await options.settle?.();
+    const after = options.cpuMs();
+    const held = result.p99 <= options.p99LimitMs && result.failures === 0 && result.rate >= offered * 0.95;
+    last = {
+      rate: held ? result.rate : 0,
+      offered,
+      p50: result.p50,
+      p99: result.p99,
+      capacity: capacity.rate,
+      capacityP99: capacity.p99,
+      cpuMsPerOp: before === undefined || after === undefined ? undefined : (after - before) / result.ok,
+      held,
+      used: offset,
+    };
+    if (held) return last;
+  }
+  return last as HeldRate;
+}
