@@ -43,7 +43,12 @@ if (suiteName === 'Ed25519Signature2020') {
   signingSuite = () => new Ed25519Signature2020({ key });
   verifyingSuite = new Ed25519Signature2020();
 } else if (suiteName === 'eddsa-rdfc-2022') {
-  credential = { ...fixture, '@context': [VC_V2, ...fixture['@context']], issuer: did, validFrom: '2024-03-01T19:23:24Z' };
+  credential = {
+    ...fixture,
+    '@context': [VC_V2, ...fixture['@context']],
+    issuer: did,
+    validFrom: '2024-03-01T19:23:24Z',
+  };
   const multikey = await Ed25519Multikey.from(key);
   signingSuite = () => new DataIntegrityProof({ signer: multikey.signer(), cryptosuite: eddsaRdfc2022 });
   verifyingSuite = new DataIntegrityProof({ cryptosuite: eddsaRdfc2022 });

@@ -22,6 +22,7 @@
  *   npm run bench -- peers                  every pair
  *   npm run bench -- peers --only kms,vc    some (plc, vc, fedify, tessera, kms)
  */
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTempDir, stopAllProcesses } from '@anchor/testing/process';
 import { ed25519VerifiesPerSecond, loadAverage, syncedAppendMs } from './lib/machine.js';
@@ -42,7 +43,8 @@ const GROUPS: Record<string, (dir: string) => Promise<void>> = {
 const onlyAt = process.argv.indexOf('--only');
 const wanted = onlyAt >= 0 ? (process.argv[onlyAt + 1] ?? '').split(',') : Object.keys(GROUPS);
 const unknown = wanted.filter((name) => !(name in GROUPS));
-if (unknown.length > 0) throw new Error(`unknown peers ${unknown.join(', ')}; known: ${Object.keys(GROUPS).join(', ')}`);
+if (unknown.length > 0)
+  throw new Error(`unknown peers ${unknown.join(', ')}; known: ${Object.keys(GROUPS).join(', ')}`);
 
 const dir = await makeTempDir('peers-bench-');
 const machine = (when: string) => {
@@ -57,7 +59,9 @@ try {
   for (const name of wanted) {
     console.log(`\n--- ${name} (load average ${loadAverage().toFixed(2)}) ---`);
     const group = GROUPS[name] as (dir: string) => Promise<void>;
-    await group(join(dir.path, name));
+    const groupDir = join(dir.path, name);
+    mkdirSync(groupDir, { recursive: true });
+    await group(groupDir);
     await stopAllProcesses();
   }
   console.log('');

@@ -26,7 +26,10 @@ const WARMUP = 100;
 /** Each sender's measured run is sized from its warm-up rate to last about this long. */
 const TARGET_S = 10;
 const ACTIVITY_ANCHORS = 'https://w3id.org/activityanchors/v1';
-const CONTEXT_ARGS = ['--context', `${ACTIVITY_ANCHORS}=${REPO_ROOT}packages/common/src/jsonld/contexts/activityanchors-v1.json`];
+const CONTEXT_ARGS = [
+  '--context',
+  `${ACTIVITY_ANCHORS}=${REPO_ROOT}packages/common/src/jsonld/contexts/activityanchors-v1.json`,
+];
 
 interface Delivered {
   perSecond: number;
@@ -118,7 +121,8 @@ export async function fedifyPairs(dir: string): Promise<void> {
           `${sender.origin}/send?${new URLSearchParams({ to, inbox, count: String(count), concurrency: String(CONCURRENCY) })}`,
         ),
       ) as { failed: number; firstError?: string };
-      if (result.failed > 0) console.log(`  the Fedify sender failed ${result.failed} deliveries: ${result.firstError}`);
+      if (result.failed > 0)
+        console.log(`  the Fedify sender failed ${result.failed} deliveries: ${result.firstError}`);
       return result.failed;
     });
     describe('Fedify sender', peer);
@@ -155,9 +159,15 @@ export async function fedifyPairs(dir: string): Promise<void> {
     await node.process.stop();
     pair(`Fedify: ${NAME}`, 'deliv/s', ours.perSecond, peer.perSecond, { target: atLeast(2) });
     if (ours.senderCpuMs !== undefined && peer.senderCpuMs !== undefined)
-      pair("Fedify: the sender's CPU per delivery (our node: outbox post included)", 'ms', ours.senderCpuMs, peer.senderCpuMs, {
-        lowerIsBetter: true,
-      });
+      pair(
+        "Fedify: the sender's CPU per delivery (our node: outbox post included)",
+        'ms',
+        ours.senderCpuMs,
+        peer.senderCpuMs,
+        {
+          lowerIsBetter: true,
+        },
+      );
   } finally {
     await receiver.process.stop();
   }

@@ -2,7 +2,8 @@
  * The highest rate a server holds under a latency bound, found the same way for our service and its peer: a
  * run as fast as it answers (its capacity at `connections`), then open-loop paced runs at falling fractions of
  * that capacity until one keeps p99 within the bound, serves what was offered (95%) and fails nothing. Each run
- * is a load process of its own (request-load-process.ts); CPU per operation is read over the held run.
+ * is a load process of its own (request-load-process.ts). CPU per operation is read over the capacity run, where
+ * the most operations share whatever the server spends regardless of load (timers, batching, background work).
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -34,7 +35,7 @@ export interface HeldRate {
   p99: number;
   capacity: number;
   capacityP99: number;
-  /** CPU ms per served request over the held run, every counted process (undefined where /proc is missing). */
+  /** CPU ms per served request over the capacity run, every counted process (undefined where /proc is missing). */
   cpuMsPerOp: number | undefined;
   held: boolean;
   /** Lines of the requests file taken by every run (writes: the first `used` were sent). */
@@ -72,15 +73,17 @@ export async function heldRate(options: {
   };
   await run(2);
   await options.settle?.();
-  const capacity = await run(options.capacityS ?? 4);
+  const cpuBefore = options.cpuMs();
+  const capacity = await run(options.capacityS ?? 6);
   await options.settle?.();
+  const cpuAfter = options.cpuMs();
+  const cpuMsPerOp =
+    cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / capacity.ok;
   let last: HeldRate | undefined;
   for (const fraction of FRACTIONS) {
     const offered = Math.max(1, Math.round(capacity.rate * fraction));
-    const before = options.cpuMs();
     const result = await run(options.heldS ?? 5, offered);
     await options.settle?.();
-    const after = options.cpuMs();
     const held = result.p99 <= options.p99LimitMs && result.failures === 0 && result.rate >= offered * 0.95;
     last = {
       rate: held ? result.rate : 0,
@@ -89,7 +92,7 @@ export async function heldRate(options: {
       p99: result.p99,
       capacity: capacity.rate,
       capacityP99: capacity.p99,
-      cpuMsPerOp: before === undefined || after === undefined ? undefined : (after - before) / result.ok,
+      cpuMsPerOp,
       held,
       used: offset,
     };

@@ -43,7 +43,9 @@ export async function kmsPair(dataDir: string): Promise<void> {
   const cores = availableParallelism();
   const loops = await Promise.all(Array.from({ length: cores }, () => signLoop(DURATION_S * 1_000)));
   const limit = loops.reduce((sum, rate) => sum + rate, 0);
-  console.log(`  node:crypto Ed25519 signs in a loop, ${cores} processes at once: ${loops.map((r) => Math.round(r)).join(' + ')}/s`);
+  console.log(
+    `  node:crypto Ed25519 signs in a loop, ${cores} processes at once: ${loops.map((r) => Math.round(r)).join(' + ')}/s`,
+  );
 
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
@@ -75,9 +77,15 @@ export async function kmsPair(dataDir: string): Promise<void> {
     if (failures > 0) console.log(`  kms sign: ${failures} failures`);
     const rate = result['2xx'] / result.duration;
     console.log(`  kms over HTTP: p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`);
-    pair(`kms: Ed25519 signs over HTTP (${CONNECTIONS} conn) / node:crypto loop on ${cores} cores`, 'signs/s', rate, limit, {
-      target: atLeast(0.5),
-    });
+    pair(
+      `kms: Ed25519 signs over HTTP (${CONNECTIONS} conn) / node:crypto loop on ${cores} cores`,
+      'signs/s',
+      rate,
+      limit,
+      {
+        target: atLeast(0.5),
+      },
+    );
   } finally {
     await service.stop();
   }

@@ -21,7 +21,16 @@ export async function startOurNode(dataDir: string): Promise<OurNode> {
   const origin = `http://127.0.0.1:${port}`;
   const node = await startProcess(serviceBin('@anchor/node'), {
     name: 'node',
-    args: ['--host-url', `127.0.0.1:${port}`, '--external-endpoint', origin, '--data-dir', dataDir, '--log-level', 'warning'],
+    args: [
+      '--host-url',
+      `127.0.0.1:${port}`,
+      '--external-endpoint',
+      origin,
+      '--data-dir',
+      dataDir,
+      '--log-level',
+      'warning',
+    ],
     readyUrl: `${origin}/healthcheck`,
     readyStatus: (status) => status === 200,
     readyTimeoutMs: 60_000,

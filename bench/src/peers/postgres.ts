@@ -61,7 +61,7 @@ export async function startPostgres(binDir: string): Promise<PostgresCluster> {
   } catch (error) {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`${(error as Error).message}: ${server.output()}`);
+    throw new Error(`${(error as Error).message}: ${server.output()}`, { cause: error });
   }
   return {
     url,

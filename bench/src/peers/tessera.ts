@@ -186,10 +186,16 @@ export async function tesseraPairs(dir: string): Promise<void> {
     return;
   }
   const ours = await measureOurs(dir);
-  pair(`log: appends durable before the answer (${APPEND_CONNECTIONS} conn): vct-log / Tessera`, 'appends/s', ours.appends, peer.appends, {
-    target: atLeast(1),
-    note: 'ours canonicalises and timestamps each credential; Tessera stores the bytes',
-  });
+  pair(
+    `log: appends durable before the answer (${APPEND_CONNECTIONS} conn): vct-log / Tessera`,
+    'appends/s',
+    ours.appends,
+    peer.appends,
+    {
+      target: atLeast(1),
+      note: 'ours canonicalises and timestamps each credential; Tessera stores the bytes',
+    },
+  );
   if (ours.cpuMsPerAppend !== undefined && peer.cpuMsPerAppend !== undefined)
     pair('log: CPU per append', 'ms', ours.cpuMsPerAppend, peer.cpuMsPerAppend, { lowerIsBetter: true });
   pair(`log: inclusion proofs (${PROOF_CONNECTIONS} conn): vct-log / Tessera`, 'proofs/s', ours.proofs, peer.proofs);

@@ -86,7 +86,11 @@ function vcsCredential(suite: SuiteName): Record<string, unknown> {
         '@context': ['https://www.w3.org/2018/credentials/v1', ...base['@context']],
         issuanceDate: '2024-03-01T19:23:24Z',
       }
-    : { ...base, '@context': ['https://www.w3.org/ns/credentials/v2', ...base['@context']], validFrom: '2024-03-01T19:23:24Z' };
+    : {
+        ...base,
+        '@context': ['https://www.w3.org/ns/credentials/v2', ...base['@context']],
+        validFrom: '2024-03-01T19:23:24Z',
+      };
 }
 
 async function overHttp(dataDir: string): Promise<Map<SuiteName, { issue: number; verify: number }>> {
@@ -95,14 +99,31 @@ async function overHttp(dataDir: string): Promise<Map<SuiteName, { issue: number
   const vcs = `http://127.0.0.1:${vcsPort}`;
   const kmsProcess = await startProcess(serviceBin('@anchor/kms'), {
     name: 'kms',
-    args: ['--host-url', `127.0.0.1:${kmsPort}`, '--data-dir', join(dataDir, 'kms'), '--dev-mode', '--log-level', 'error'],
+    args: [
+      '--host-url',
+      `127.0.0.1:${kmsPort}`,
+      '--data-dir',
+      join(dataDir, 'kms'),
+      '--dev-mode',
+      '--log-level',
+      'error',
+    ],
     readyUrl: `${kms}/healthcheck`,
     readyStatus: (status) => status === 200,
     readyTimeoutMs: 60_000,
   });
   const vcsProcess = await startProcess(serviceBin('@anchor/vcs'), {
     name: 'vcs',
-    args: ['--host-url', `127.0.0.1:${vcsPort}`, '--data-dir', join(dataDir, 'vcs'), '--kms-url', kms, '--log-level', 'error'],
+    args: [
+      '--host-url',
+      `127.0.0.1:${vcsPort}`,
+      '--data-dir',
+      join(dataDir, 'vcs'),
+      '--kms-url',
+      kms,
+      '--log-level',
+      'error',
+    ],
     readyUrl: `${vcs}/healthcheck`,
     readyStatus: (status) => status === 200,
     readyTimeoutMs: 60_000,
@@ -111,7 +132,12 @@ async function overHttp(dataDir: string): Promise<Map<SuiteName, { issue: number
     const figures = new Map<SuiteName, { issue: number; verify: number }>();
     for (const suite of SUITES) {
       const name = `peers-${suite.toLowerCase().replace(/[^a-z0-9]/g, '')}`;
-      await postJson(`${vcs}/profile`, { name, uri: 'https://bench.example', signatureType: suite, disableVCStatus: true });
+      await postJson(`${vcs}/profile`, {
+        name,
+        uri: 'https://bench.example',
+        signatureType: suite,
+        disableVCStatus: true,
+      });
       const issueUrl = `${vcs}/${name}/credentials/issueCredential`;
       const issueBody = { credential: vcsCredential(suite) };
       const signed = await postJson(issueUrl, issueBody);
@@ -149,15 +175,26 @@ export async function vcPairs(dataDir: string): Promise<void> {
         `Digital Bazaar issue ${theirs.issueCpuMicros.toFixed(0)} µs, verify ${theirs.verifyCpuMicros.toFixed(0)} µs`,
     );
     pair(`VC issue in-process, ${suite}: ours / Digital Bazaar`, 'VCs/s', ours.issuePerSecond, theirs.issuePerSecond);
-    pair(`VC verify in-process, ${suite}: ours / Digital Bazaar`, 'VCs/s', ours.verifyPerSecond, theirs.verifyPerSecond, {
-      target: atLeast(1),
-    });
+    pair(
+      `VC verify in-process, ${suite}: ours / Digital Bazaar`,
+      'VCs/s',
+      ours.verifyPerSecond,
+      theirs.verifyPerSecond,
+      {
+        target: atLeast(1),
+      },
+    );
   }
   const http = await overHttp(dataDir);
   for (const suite of SUITES) {
     const theirs = peer.get(suite) as InProcess;
     const ours = http.get(suite) as { issue: number; verify: number };
-    pair(`VC issue, our vcs over HTTP (kms signs) / DB in-process, ${suite}`, 'VCs/s', ours.issue, theirs.issuePerSecond);
+    pair(
+      `VC issue, our vcs over HTTP (kms signs) / DB in-process, ${suite}`,
+      'VCs/s',
+      ours.issue,
+      theirs.issuePerSecond,
+    );
     pair(`VC verify, our vcs over HTTP / DB in-process, ${suite}`, 'VCs/s', ours.verify, theirs.verifyPerSecond);
   }
 }

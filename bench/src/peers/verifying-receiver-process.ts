@@ -29,7 +29,12 @@ import {
 const port = Number(process.argv[2]);
 if (!Number.isInteger(port) || port <= 0) throw new Error('usage: verifying-receiver-process.js <port>');
 const origin = `http://127.0.0.1:${port}`;
-const actor = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${origin}/users/receiver`, type: 'Service', inbox: `${origin}/users/receiver/inbox` };
+const actor = {
+  '@context': 'https://www.w3.org/ns/activitystreams',
+  id: `${origin}/users/receiver`,
+  type: 'Service',
+  inbox: `${origin}/users/receiver/inbox`,
+};
 
 interface Key {
   owner: string;
