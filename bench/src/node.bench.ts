@@ -21,9 +21,10 @@
  * workload and the HTTP floor (a bare node:http server's CPU per request under phase 2's load,
  * node/http-floor-server.ts).
  *
- * Targets (2 cores, the load generator included): >= 2,000 accepted creates/s with p99 <= 50 ms and node CPU
- * per accepted create <= 0.35 ms (all threads); accept → published p99 <= 2 s; resolution p99 <= 10 ms at
- * >= 3,000 requests/s over 10,000 DIDs.
+ * Targets (2 cores, the load generator included): >= 2,000 accepted creates/s with p99 <= 50 ms; node CPU per
+ * accepted create (all threads) <= 5.0 HTTP floors, a regression guard (ADR 0012: the 0.35 ms absolute target is
+ * retired, the accept path is judged by its ratio to did:plc in `npm run bench -- peers`); accept → published
+ * p99 <= 2 s; resolution p99 <= 10 ms at >= 3,000 requests/s over 10,000 DIDs.
  *
  *   cd /work/main && npx tsc -b services/node bench && node bench/dist/node.bench.js
  */
@@ -240,7 +241,7 @@ try {
   const creates = (text: string) => Number(/^node_operations_accepted_total\{type="create"\} (\S+)$/m.exec(text)?.[1]);
   const cpuPerCreateMs =
     ((cpuSeconds(metricsAfter) - cpuSeconds(metricsBefore)) * 1000) / (creates(metricsAfter) - creates(metricsBefore));
-  report(SECTION, '  node CPU per accepted create (all threads)', cpuPerCreateMs, 'ms', atMost(0.35));
+  report(SECTION, '  node CPU per accepted create (all threads)', cpuPerCreateMs, 'ms');
   const diskAfter = deviceBytesWritten(dir.path);
   if (diskBefore !== undefined && diskAfter !== undefined) {
     // Pages the B-trees rewrite per create (accept and anchoring): what the LMDB threads' system time follows.
@@ -262,12 +263,13 @@ try {
   report(SECTION, `  machine: HTTP floor, ${floor}, before the held phase`, floorBefore / 1000, 'ms');
   report(SECTION, '  machine: HTTP floor, after it', floorAfter / 1000, 'ms');
   // The same machine's floor moved by a quarter between hours (ADR 0012): the node's CPU in floors divides
-  // much of that out when runs of different hours are compared.
+  // much of that out when runs of different hours are compared, so the regression guard is held on it.
   report(
     SECTION,
     '  node CPU per accepted create in HTTP floors (the mean of the two)',
     cpuPerCreateMs / ((floorBefore + floorAfter) / 2000),
     'x',
+    atMost(5),
   );
 
   // 3. Resolution over 10,000 published DIDs (the last ones created).
