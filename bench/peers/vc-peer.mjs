@@ -17,6 +17,9 @@ import { cryptosuite as eddsaRdfc2022 } from '@digitalbazaar/eddsa-rdfc-2022-cry
 import { securityLoader } from '@digitalbazaar/security-document-loader';
 import * as vc from '@digitalbazaar/vc';
 
+// The same timing loop as our side's, from the bench's build (`npm run bench` builds it first).
+const { sequentialRate } = await import(new URL('../dist/peers/sequential-rate.js', import.meta.url).href);
+
 const [suiteName, msText] = process.argv.slice(2);
 const ms = Number(msText ?? 3_000);
 const VC_V1 = 'https://www.w3.org/2018/credentials/v1';
@@ -64,23 +67,8 @@ const verify = async () => {
 };
 await verify();
 
-/** Sequential calls for `duration` ms after a warm-up: calls per second and CPU µs per call. */
-async function rate(fn, duration) {
-  const warmUntil = performance.now() + Math.min(500, duration / 4);
-  while (performance.now() < warmUntil) await fn();
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  let count = 0;
-  while (performance.now() - started < duration) {
-    await fn();
-    count++;
-  }
-  const used = process.cpuUsage(cpu);
-  return { perSecond: (count * 1000) / (performance.now() - started), cpuMicros: (used.user + used.system) / count };
-}
-
-const issued = await rate(issue, ms);
-const verified = await rate(verify, ms);
+const issued = await sequentialRate(issue, ms);
+const verified = await sequentialRate(verify, ms);
 console.log(
   JSON.stringify({
     suite: suiteName,

@@ -20,6 +20,7 @@ import { serviceBin } from '@anchor/dev-env';
 import { freePort, makeTempDir, startProcess, stopAllProcesses } from '@anchor/testing/process';
 import autocannon from 'autocannon';
 import { atLeast, atMost, report, summary } from './lib/report.js';
+import { postJson } from './lib/post-json.js';
 
 const SECTION = 'kms';
 const MAIN_JS = serviceBin('@anchor/kms');
@@ -27,16 +28,6 @@ const MAIN_JS = serviceBin('@anchor/kms');
 const dir = await makeTempDir('kms-bench-');
 const port = await freePort();
 const origin = `http://127.0.0.1:${port}`;
-
-async function postJson<T>(url: string, body: unknown, token?: string): Promise<T> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`POST ${url}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
 
 /** The service's CPU seconds so far (all its threads), from its own /metrics. */
 async function cpuSeconds(): Promise<number> {

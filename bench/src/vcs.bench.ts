@@ -16,21 +16,12 @@ import { serviceBin } from '@anchor/dev-env';
 import { freePort, makeTempDir, startProcess, stopAllProcesses } from '@anchor/testing/process';
 import autocannon from 'autocannon';
 import { atLeast, atMost, report, summary } from './lib/report.js';
+import { postJson } from './lib/post-json.js';
 
 const SECTION = 'vcs';
 const CONNECTIONS = 8;
 
 const [kmsDir, vcsDir] = await Promise.all([makeTempDir('vcs-bench-kms-'), makeTempDir('vcs-bench-vcs-')]);
-
-async function postJson<T>(url: string, body: unknown): Promise<T> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`POST ${url}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
 
 async function load(url: string, body: string, durationS: number) {
   const result = await autocannon({

@@ -113,7 +113,7 @@ async function measurePlc(dir: string): Promise<{ creates: HeldRate; resolutions
 }
 
 async function measureOurs(dir: string): Promise<{ creates: HeldRate; resolutions: HeldRate }> {
-  const node = await startOurNode(join(dir, 'node'));
+  const node = await startOurNode(dir);
   try {
     const file = join(dir, 'node-creates.jsonl');
     const creates = writeCreates(file, OUR_CREATES, node.origin);

@@ -13,21 +13,12 @@ import { serviceBin } from '@anchor/dev-env';
 import { freePort, startProcess } from '@anchor/testing/process';
 import autocannon from 'autocannon';
 import { atLeast } from '../lib/report.js';
+import { postJson } from '../lib/post-json.js';
 import { pair } from './pairs.js';
 
 const SIGN_LOOP_JS = fileURLToPath(new URL('./sign-loop-process.js', import.meta.url));
 const CONNECTIONS = 16;
 const DURATION_S = 10;
-
-async function postJson<T>(url: string, body: unknown, token?: string): Promise<T> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`POST ${url}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
 
 function signLoop(ms: number): Promise<number> {
   return new Promise((resolve, reject) => {

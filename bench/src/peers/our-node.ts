@@ -1,12 +1,12 @@
 /**
- * Our node as the did:plc pair meets it: the built node as its own process, started bare as the node bench
- * starts it (LMDB, in-process queue, 1 s batches), with creates prepared before the load (node/create-requests.ts)
- * written in the load generator's request format.
+ * Our node as the did:plc pair meets it: the built node as its own process, started bare as the node and
+ * federation benches start it (LMDB in `<dataRoot>/node`, in-process queue, 1 s batches), with creates prepared
+ * before the load (node/create-requests.ts) written in the load generator's request format.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { serviceBin } from '@anchor/dev-env';
-import { freePort, startProcess, waitFor, type ServiceProcess } from '@anchor/testing/process';
+import { waitFor, type ServiceProcess } from '@anchor/testing/process';
+import { startNodeProcess } from '../federation/node-processes.js';
 import { prepareCreates, type PreparedCreate } from '../node/create-requests.js';
 
 export interface OurNode {
@@ -16,30 +16,15 @@ export interface OurNode {
   drained(): Promise<void>;
 }
 
-export async function startOurNode(dataDir: string): Promise<OurNode> {
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  const node = await startProcess(serviceBin('@anchor/node'), {
-    name: 'node',
-    args: [
-      '--host-url',
-      `127.0.0.1:${port}`,
-      '--external-endpoint',
-      origin,
-      '--data-dir',
-      dataDir,
-      '--log-level',
-      'warning',
-    ],
-    readyUrl: `${origin}/healthcheck`,
-    readyStatus: (status) => status === 200,
-    readyTimeoutMs: 60_000,
-  });
+export async function startOurNode(dataRoot: string): Promise<OurNode> {
+  const node = await startNodeProcess('node', dataRoot);
   const pending = async () =>
-    Number(/^node_pending_operations (\d+)/m.exec(await (await fetch(`${origin}/metrics`)).text())?.[1] ?? Number.NaN);
+    Number(
+      /^node_pending_operations (\d+)/m.exec(await (await fetch(`${node.url}/metrics`)).text())?.[1] ?? Number.NaN,
+    );
   return {
-    origin,
-    process: node,
+    origin: node.url,
+    process: node.process,
     drained: async () => {
       await waitFor(async () => (await pending()) === 0, {
         timeoutMs: 180_000,

@@ -14,6 +14,7 @@ import { serviceBin } from '@anchor/dev-env';
 import { freePort, startProcess } from '@anchor/testing/process';
 import autocannon from 'autocannon';
 import { atLeast } from '../lib/report.js';
+import { postJson } from '../lib/post-json.js';
 import { pair, skipped } from './pairs.js';
 import { ensure, PEERS_DIR } from './scripts.js';
 
@@ -45,16 +46,6 @@ function inProcess(file: string, suite: SuiteName): Promise<InProcess> {
         : reject(new Error(`${file} ${suite} exited with ${code}: ${err.trim().split('\n').slice(-3).join(' ')}`)),
     );
   });
-}
-
-async function postJson<T>(url: string, body: unknown): Promise<T> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`POST ${url}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
 }
 
 async function load(url: string, body: string): Promise<{ perSecond: number; p99: number }> {
