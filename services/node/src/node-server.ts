@@ -5,6 +5,7 @@ import type { CasFeature } from './cas/cas-feature.js';
 import type { NodeContext } from './context.js';
 import type { DeadLettersFeature } from './dead-letters/dead-letters-feature.js';
 import type { DiscoveryFeature } from './discovery/discovery-feature.js';
+import type { ExportFeature } from './export/export-feature.js';
 import type { FederationFeature } from './federation/federation-feature.js';
 import type { LogMonitoringFeature } from './log-monitoring/log-monitoring-feature.js';
 import type { ObserverFeature } from './observer/observer-feature.js';
@@ -46,6 +47,8 @@ export interface NodeServices {
   readonly federation: FederationFeature;
   readonly logMonitoring: LogMonitoringFeature;
   readonly deadLetters: DeadLettersFeature;
+  /** The export for mirrors and the import that builds one. */
+  readonly exports: ExportFeature;
 }
 
 export interface NodeServerOptions {

@@ -30,6 +30,8 @@ import type { WitnessFeature } from './witness/witness-feature.js';
 import type { JsonLdContextsFeature } from '@anchor/common/jsonld-contexts';
 import type { LogMonitoringFeature } from './log-monitoring/log-monitoring-feature.js';
 import type { DeadLettersFeature } from './dead-letters/dead-letters-feature.js';
+import { EXPORT_PATH, EXPORT_STREAM_PATH, IMPORT_PATH, type ExportFeature } from './export/export-feature.js';
+import { EXPORT_MAX_COUNT } from './export/operation-export.js';
 
 /** The features whose handlers the node's routes are. */
 export interface RoutedFeatures {
@@ -45,6 +47,7 @@ export interface RoutedFeatures {
   discovery: DiscoveryFeature;
   contexts: JsonLdContextsFeature;
   deadLetters: DeadLettersFeature;
+  exports: ExportFeature;
 }
 
 const JSON_TYPES = ['application/json', 'application/ld+json'];
@@ -76,6 +79,18 @@ export function nodeApiInfo(ctx: NodeContext): ApiInfo {
 export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpec[] {
   const { sidetreeApi, didWeb, cas, vc, vct, logMonitoring, activitypub, witness, system, discovery, deadLetters } =
     features;
+  const exportQuery: QueryParameterSpec[] = [
+    {
+      name: 'after',
+      description:
+        'a cursor (`<transaction number>:<operation index>`, the `cursor` of a page or item); absent or empty: from the first operation',
+    },
+    {
+      name: 'count',
+      description: `operations a page holds at most (1 to ${EXPORT_MAX_COUNT}, default ${EXPORT_MAX_COUNT})`,
+      schema: { type: 'integer', minimum: 1, maximum: EXPORT_MAX_COUNT },
+    },
+  ];
   const ap = activitypub.handlers;
   const base = ctx.urls.servicePath;
   const collection = (name: string, what: string, handler: RequestHandler): ExpressRouteSpec => ({
@@ -247,6 +262,53 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       body: { mediaTypes: JSON_TYPES, schema: LOG_MONITOR_UPDATE },
       responses: { 200: 'done', 400: 'bad shape or not a log URL; nothing changes' },
       handler: logMonitoring.handlers.post,
+    },
+    {
+      method: 'GET',
+      path: EXPORT_PATH,
+      auth: 'read',
+      tag: 'sidetree',
+      summary:
+        'every operation this node holds, in anchor order, a page at a time: `{items, anchors, cursor, more}`; each item an operation (`cursor`, `suffix`, `type`, `operation`, `anchor`, `transactionNumber`, `transactionTime`, `operationIndex`, `protocolVersion`), each anchor its witnessed `linkset` (the credential with its proofs) and, on the page holding its first operation, its batch `files` (see Export for mirrors)',
+      query: exportQuery,
+      responses: {
+        200: { description: 'a page of the export', mediaType: 'application/json' },
+        400: 'a malformed cursor, or a count out of range',
+      },
+      handler: features.exports.handlers.getExport,
+    },
+    {
+      method: 'GET',
+      path: EXPORT_STREAM_PATH,
+      auth: 'read',
+      tag: 'sidetree',
+      summary:
+        'the export as Server-Sent Events: one `page` event per page (its `id` the page cursor; `Last-Event-ID` resumes), then new anchors as they are committed; a comment every 15 s while idle',
+      query: exportQuery,
+      responses: {
+        200: { description: 'the event stream', mediaType: 'text/event-stream' },
+        400: 'a malformed cursor, or a count out of range',
+      },
+      handler: features.exports.handlers.streamExport,
+    },
+    {
+      method: 'POST',
+      path: IMPORT_PATH,
+      auth: 'admin',
+      tag: 'sidetree',
+      summary:
+        "imports a page of another node's export (its `anchors`), in order, each verified as an announced anchor is (linkset hash, every proof, batch files against their hashes and the content object) before it is committed: how a mirror is built; `{imported, known, operations}`",
+      body: {
+        mediaTypes: JSON_TYPES,
+        schema: { type: 'object', required: ['anchors'], properties: { anchors: { type: 'array' } } },
+        description: 'a page of `GET /sidetree/v1/export`',
+      },
+      responses: {
+        200: { description: 'what was imported', mediaType: 'application/json' },
+        400: 'not an export page, or an anchor that fails a check (named); the anchors before it are kept',
+        413: 'body over `--body-limit` (a page with large batch files: give a mirror a larger limit)',
+      },
+      handler: features.exports.handlers.postImport,
     },
 
     // Federation: the service actor, its collections, inbox and outbox; the witness policy.

@@ -11,6 +11,7 @@ import { createCasFeature } from './cas/cas-feature.js';
 import { createDeadLettersFeature } from './dead-letters/dead-letters-feature.js';
 import { createDidDiscoveryFeature } from './did-discovery/did-discovery-feature.js';
 import { createDidWebFeature } from './did-web/did-web-feature.js';
+import { createExportFeature } from './export/export-feature.js';
 import { createDiscoveryFeature } from './discovery/discovery-feature.js';
 import { createFederationFeature } from './federation/federation-feature.js';
 import { createLogMonitoringFeature } from './log-monitoring/log-monitoring-feature.js';
@@ -92,6 +93,7 @@ const nodeService = (options: NodeServerOptions): ServiceDefinition<NodeConfig, 
         ],
       }),
     );
+    const exports = add(createExportFeature(ctx, { stores, observer, cas }));
     const system = add(createSystemFeature(ctx));
     const discovery = add(
       createDiscoveryFeature(ctx, {
@@ -117,6 +119,7 @@ const nodeService = (options: NodeServerOptions): ServiceDefinition<NodeConfig, 
         discovery,
         contexts,
         deadLetters,
+        exports,
       }),
     );
     const services: NodeServices = {
@@ -134,6 +137,7 @@ const nodeService = (options: NodeServerOptions): ServiceDefinition<NodeConfig, 
       federation,
       logMonitoring,
       deadLetters,
+      exports,
     };
     return services;
   },

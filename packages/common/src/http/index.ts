@@ -8,7 +8,13 @@
 import './request.js';
 
 export { createHttpApp, type HttpApp, type HttpAppOptions } from './create-app.js';
-export { startHttpServer, type RunningHttpServer, type HttpServerOptions, type TlsOptions } from './server.js';
+export {
+  endWhenServerCloses,
+  startHttpServer,
+  type RunningHttpServer,
+  type HttpServerOptions,
+  type TlsOptions,
+} from './server.js';
 export { TokenRules, parseTokenRules, type TokenRule, type NamedToken } from './token-rules.js';
 export {
   bearerToken,

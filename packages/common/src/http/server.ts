@@ -40,6 +40,14 @@ export interface RunningHttpServer {
   close(): Promise<void>;
 }
 
+/** Long-lived responses (event streams) the server ends as it starts closing, rather than waiting `shutdownTimeoutMs` for them. */
+const endedAtClose = new WeakSet<ServerResponse>();
+
+/** Marks a response that never ends by itself (a stream of events): `close()` ends it at once. */
+export function endWhenServerCloses(res: ServerResponse): void {
+  endedAtClose.add(res);
+}
+
 /** Listens with the app and resolves once the port is bound (rejects with the reason if it cannot be). */
 export async function startHttpServer(
   app: RequestListener,
@@ -87,7 +95,10 @@ export async function startHttpServer(
         clearTimeout(deadline);
         resolve();
       });
-      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+      for (const res of inFlight) {
+        if (!res.headersSent) res.setHeader('Connection', 'close');
+        else if (endedAtClose.has(res)) res.end();
+      }
       server.closeIdleConnections();
     });
     return closing;

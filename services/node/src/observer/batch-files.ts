@@ -5,16 +5,76 @@ import {
   parseCoreProofFile,
   parseProvisionalIndexFile,
   parseProvisionalProofFile,
+  type CoreIndexFile,
   type ParsedOperation,
   type ProtocolParameters,
+  type ProvisionalIndexFile,
 } from '@anchor/sidetree';
 import { CAS_MEDIA } from '../cas/cas-store.js';
 import type { ContentResolver } from '../cas/content-resolver.js';
 
+/** The raw files of one anchor's batch, as fetched (each verified against its hash by the resolver), with the two index files parsed. */
+export interface FetchedBatchFiles {
+  coreIndex: { bytes: Buffer; file: CoreIndexFile };
+  coreProof?: Buffer;
+  provisionalIndex?: { bytes: Buffer; file: ProvisionalIndexFile };
+  provisionalProof?: Buffer;
+  chunk?: Buffer;
+}
+
 /**
  * Fetches an anchor's Sidetree batch files in the order a node must (core index, then what it references,
- * then what those reference), from the local CAS or wherever their hashlinks and the event's sources say,
- * and assembles the batch: its operations in batch order (the index is the operation's position).
+ * then what those reference), from the local CAS or wherever their hashlinks and the sources say. Only the
+ * index files are parsed: they name the others.
+ */
+export async function fetchBatchFiles(
+  resolver: ContentResolver,
+  input: { coreIndexHashlink: string; sources: readonly string[]; protocol: ProtocolParameters },
+): Promise<FetchedBatchFiles> {
+  const fetch = (uri: string): Promise<Buffer> =>
+    resolver.resolve(uri, { sources: input.sources, mediaType: CAS_MEDIA.batchFile });
+  const { protocol } = input;
+  const coreIndexBytes = await fetch(input.coreIndexHashlink);
+  const coreIndex = parseCoreIndexFile(coreIndexBytes, protocol);
+  const [coreProof, provisionalIndex] = await Promise.all([
+    coreIndex.coreProofFileUri === undefined ? undefined : fetch(coreIndex.coreProofFileUri),
+    coreIndex.provisionalIndexFileUri === undefined
+      ? undefined
+      : fetch(coreIndex.provisionalIndexFileUri).then((bytes) => ({
+          bytes,
+          file: parseProvisionalIndexFile(bytes, protocol),
+        })),
+  ]);
+  const chunkUri = provisionalIndex?.file.chunks[0]?.chunkFileUri;
+  const [provisionalProof, chunk] = await Promise.all([
+    provisionalIndex?.file.provisionalProofFileUri === undefined
+      ? undefined
+      : fetch(provisionalIndex.file.provisionalProofFileUri),
+    chunkUri === undefined ? undefined : fetch(chunkUri),
+  ]);
+  return {
+    coreIndex: { bytes: coreIndexBytes, file: coreIndex },
+    ...(coreProof ? { coreProof } : {}),
+    ...(provisionalIndex ? { provisionalIndex } : {}),
+    ...(provisionalProof ? { provisionalProof } : {}),
+    ...(chunk ? { chunk } : {}),
+  };
+}
+
+/** Every file of a fetched batch, core index first. */
+export function batchFileBytes(files: FetchedBatchFiles): Buffer[] {
+  return [
+    files.coreIndex.bytes,
+    files.coreProof,
+    files.provisionalIndex?.bytes,
+    files.provisionalProof,
+    files.chunk,
+  ].filter((bytes): bytes is Buffer => bytes !== undefined);
+}
+
+/**
+ * Fetches an anchor's batch files (`fetchBatchFiles`) and assembles the batch: its operations in batch order
+ * (the index is the operation's position).
  */
 export async function readBatchOperations(
   resolver: ContentResolver,
@@ -26,33 +86,18 @@ export async function readBatchOperations(
     protocol: ProtocolParameters;
   },
 ): Promise<ParsedOperation[]> {
-  const fetch = (uri: string): Promise<Buffer> =>
-    resolver.resolve(uri, { sources: input.sources, mediaType: CAS_MEDIA.batchFile });
   const { protocol } = input;
-  const coreIndex = parseCoreIndexFile(await fetch(input.coreIndexHashlink), protocol);
-  const [coreProof, provisionalIndex] = await Promise.all([
-    coreIndex.coreProofFileUri === undefined
-      ? undefined
-      : fetch(coreIndex.coreProofFileUri).then((bytes) => parseCoreProofFile(bytes, protocol)),
-    coreIndex.provisionalIndexFileUri === undefined
-      ? undefined
-      : fetch(coreIndex.provisionalIndexFileUri).then((bytes) => parseProvisionalIndexFile(bytes, protocol)),
-  ]);
-  const chunkUri = provisionalIndex?.chunks[0]?.chunkFileUri;
-  const [provisionalProof, chunk] = await Promise.all([
-    provisionalIndex?.provisionalProofFileUri === undefined
-      ? undefined
-      : fetch(provisionalIndex.provisionalProofFileUri).then((bytes) => parseProvisionalProofFile(bytes, protocol)),
-    chunkUri === undefined ? undefined : fetch(chunkUri).then((bytes) => parseChunkFile(bytes, protocol)),
-  ]);
+  const files = await fetchBatchFiles(resolver, input);
   return assembleBatch(
     {
       anchorString: { operationCount: input.operationCount, coreIndexFileUri: input.coreIndexHashlink },
-      coreIndex,
-      ...(coreProof ? { coreProof } : {}),
-      ...(provisionalIndex ? { provisionalIndex } : {}),
-      ...(provisionalProof ? { provisionalProof } : {}),
-      ...(chunk ? { chunk } : {}),
+      coreIndex: files.coreIndex.file,
+      ...(files.coreProof ? { coreProof: parseCoreProofFile(files.coreProof, protocol) } : {}),
+      ...(files.provisionalIndex ? { provisionalIndex: files.provisionalIndex.file } : {}),
+      ...(files.provisionalProof
+        ? { provisionalProof: parseProvisionalProofFile(files.provisionalProof, protocol) }
+        : {}),
+      ...(files.chunk ? { chunk: parseChunkFile(files.chunk, protocol) } : {}),
     },
     { protocol },
   );
