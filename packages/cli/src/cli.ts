@@ -6,6 +6,7 @@ import yargs, { type Argv } from 'yargs';
 import { GLOBAL_OPTIONS, MissingOption, type CommandSpec, type GlobalArgs } from './command.js';
 import { ADMIN_COMMANDS } from './commands/admin.js';
 import { DID_COMMANDS } from './commands/did.js';
+import { EXPORT_COMMANDS } from './commands/export.js';
 import { FEDERATION_COMMANDS } from './commands/federation.js';
 import { KMS_COMMANDS } from './commands/kms.js';
 import { VC_COMMANDS } from './commands/vc.js';
@@ -23,6 +24,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...KMS_COMMANDS,
   ...VC_COMMANDS,
   ...FEDERATION_COMMANDS,
+  ...EXPORT_COMMANDS,
 ];
 
 export const GROUPS: Readonly<Record<string, string>> = {

@@ -405,6 +405,71 @@ describe('anchor (the built binary) against a local federation', () => {
     }
   });
 
+  it("exports a node's history to a file, resumes an interrupted export, and builds a mirror from it", async () => {
+    const file = join(dir.path, 'node1-export.jsonl');
+    const whole = await anchor('export', '-n', node1, '--file', file, '--count', '2');
+    expect(whole.code, whole.stderr).toBe(0);
+    expect(whole.stderr).toMatch(/exported \d+ operations/);
+    const lines = (await readFile(file, 'utf8')).trim().split('\n');
+    const items = lines.flatMap((line) => (JSON.parse(line) as { items: Array<{ cursor: string }> }).items);
+    expect(items.length).toBeGreaterThanOrEqual(4);
+    // The file exists: going on needs --resume.
+    const again = await anchor('export', '-n', node1, '--file', file);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/--resume/);
+    // Interrupted in the middle of writing its second page: --resume cuts the partial line and goes on.
+    const cut = `${lines[0]}\n${lines[1]!.slice(0, 40)}`;
+    await writeFile(file, cut);
+    const resumed = await anchor('export', '-n', node1, '--file', file, '--count', '2', '--resume', '--json');
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/resuming .* after 2 operations/);
+    const after = (await readFile(file, 'utf8'))
+      .trim()
+      .split('\n')
+      .flatMap((line) => (JSON.parse(line) as { items: Array<{ cursor: string }> }).items);
+    expect(after.map((item) => item.cursor)).toEqual(items.map((item) => item.cursor));
+
+    const port = await freePort();
+    const mirrorUrl = `http://127.0.0.1:${port}`;
+    const mirror = await startProcess(serviceBin('@anchor/node'), {
+      args: [
+        '--host-url',
+        `127.0.0.1:${port}`,
+        '--external-endpoint',
+        mirrorUrl,
+        '--data-dir',
+        join(dir.path, 'mirror'),
+        '--auth-tokens-def',
+        '/sidetree/v1/import||admin',
+        '--auth-tokens',
+        'admin=mirror-secret',
+      ],
+      readyUrl: `${mirrorUrl}/healthcheck`,
+    });
+    try {
+      const refused = await anchor('import', '-n', mirrorUrl, '--file', file, '--token', 'wrong');
+      expect(refused.code).toBe(1);
+      expect(refused.stderr.trim().split('\n').at(-1)).toMatch(/401/);
+      const imported = await json<{ operations: number; imported: number }>(
+        'import',
+        '-n',
+        mirrorUrl,
+        '--file',
+        file,
+        '--token',
+        'mirror-secret',
+      );
+      expect(imported.operations).toBe(items.length);
+      const first = JSON.parse(lines[0]!) as { items: Array<{ suffix: string }> };
+      const did = first.items[0]!.suffix;
+      const here = await (await fetch(`${node1}/sidetree/v1/identifiers/did:node:uAAA:${did}`)).json();
+      const there = await (await fetch(`${mirrorUrl}/sidetree/v1/identifiers/did:node:uAAA:${did}`)).json();
+      expect((there as { didDocument: unknown }).didDocument).toEqual((here as { didDocument: unknown }).didDocument);
+    } finally {
+      await mirror.stop();
+    }
+  });
+
   it('refuses a wrong token with one line', async () => {
     const port = await freePort();
     const log = await startProcess(serviceBin('@anchor/vct-log'), {

@@ -269,7 +269,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       auth: 'read',
       tag: 'sidetree',
       summary:
-        'every operation this node holds, in anchor order, a page at a time: `{items, anchors, cursor, more}`; each item an operation (`cursor`, `suffix`, `type`, `operation`, `anchor`, `transactionNumber`, `transactionTime`, `operationIndex`, `protocolVersion`), each anchor its witnessed `linkset` (the credential with its proofs) and, on the page holding its first operation, its batch `files` (see Export for mirrors)',
+        'every operation this node holds, in anchor order, a page at a time: `{items, anchors, cursor, more, latestTransactionNumber}`; each item an operation (`cursor`, `suffix`, `type`, `operation`, `anchor`, `transactionNumber`, `transactionTime`, `operationIndex`, `protocolVersion`), each anchor its witnessed `linkset` (the credential with its proofs) and, on the page holding its first operation, its batch `files` (see Export for mirrors)',
       query: exportQuery,
       responses: {
         200: { description: 'a page of the export', mediaType: 'application/json' },

@@ -88,6 +88,8 @@ export interface ExportPage {
   cursor: string;
   /** Whether more operations were there to export when the page was read. */
   more: boolean;
+  /** The highest transaction number this node has claimed: how far the export goes now (for progress). */
+  latestTransactionNumber: number;
 }
 
 interface LoadedAnchor {
@@ -181,7 +183,8 @@ export class OperationExport {
         }
       }
     }
-    return { items, anchors, cursor: formatCursor(position), more };
+    const latestTransactionNumber = await this.deps.records.lastClaimedNumber();
+    return { items, anchors, cursor: formatCursor(position), more, latestTransactionNumber };
   }
 
   /** The anchor's linkset, read and checked once, and its DIDs in operation order. */
@@ -268,5 +271,5 @@ export function exportPageJson(page: ExportPage): string {
     const head = JSON.stringify(anchor);
     return `${head.slice(0, -1)},"linkset":${linksetJson}}`;
   });
-  return `{"items":[${items.join(',')}],"anchors":[${anchors.join(',')}],"cursor":${JSON.stringify(page.cursor)},"more":${page.more}}`;
+  return `{"items":[${items.join(',')}],"anchors":[${anchors.join(',')}],"cursor":${JSON.stringify(page.cursor)},"more":${page.more},"latestTransactionNumber":${page.latestTransactionNumber}}`;
 }
