@@ -2,7 +2,8 @@ import { canonicalBytes, multibaseMultihash, parseHashlink } from '@anchor/commo
 import { AppError, permanent } from '@anchor/common/errors';
 import type { Logger } from '@anchor/common/log';
 import type { ProviderBatchOp } from '@anchor/common/storage';
-import type { ParsedOperation, ProtocolParameters, ProtocolRegistry } from '@anchor/sidetree';
+import type { ProtocolParameters, ProtocolRegistry } from '@anchor/sidetree';
+import { readBatchFiles, type AnchoredOperation, type BatchFileBuilder } from '../anchoring/batch-file-builder.js';
 import { checkAnchorCredential } from '../anchoring/anchor-credential.js';
 import { readAnchorLinkset, type ReadAnchor } from '../anchoring/anchor-linkset.js';
 import type { ParsedOperationCache } from '../anchoring/parsed-operation-cache.js';
@@ -32,7 +33,11 @@ export interface AnchorObserverOptions {
   discoveryDomain: string | undefined;
   /** Deepest chain of unprocessed parents followed before giving up on an anchor. */
   maxParentDepth?: number;
+  /** Reads fetched batch files into operations (default: inline; the node passes a worker thread's). */
+  reader?: Pick<BatchFileBuilder, 'read'>;
 }
+
+const INLINE_READER: Pick<BatchFileBuilder, 'read'> = { read: async (input) => readBatchFiles(input) };
 
 /** How many times claiming a transaction number is retried when another instance took the same one. */
 const SEQUENCE_RETRIES = 10;
@@ -138,7 +143,7 @@ export class AnchorObserver {
       event.batchId !== undefined ? this.parsedOperations.publishedBatch(read.coreIndexHashlink) : undefined;
     const operations =
       local ??
-      (await readBatchOperations(this.content, {
+      (await readBatchOperations(this.content, this.options.reader ?? INLINE_READER, {
         coreIndexHashlink: read.coreIndexHashlink,
         operationCount: read.items.length,
         sources: event.sources ?? [],
@@ -177,7 +182,7 @@ export class AnchorObserver {
     event: AnchorEvent,
     anchorHash: string,
     read: ReadAnchor,
-    operations: ParsedOperation[],
+    operations: readonly AnchoredOperation[],
     transactionTime: number,
     protocol: ProtocolParameters,
   ): Promise<'processed' | 'duplicate'> {
@@ -212,7 +217,7 @@ export class AnchorObserver {
         if (earlier !== undefined) await earlier.catch(() => undefined);
         const ops: ProviderBatchOp[] = [];
         for (const operationIndex of inDidOrder.slice(from, from + COMMIT_CHUNK)) {
-          const operation = operations[operationIndex] as ParsedOperation;
+          const operation = operations[operationIndex] as AnchoredOperation;
           const suffix = operation.didSuffix;
           const published: PublishedOperation = {
             suffix,
@@ -332,7 +337,7 @@ export class AnchorObserver {
 }
 
 /** The batch must carry exactly one operation for each DID the content object lists, and no other. */
-function checkItemsMatch(read: ReadAnchor, operations: readonly ParsedOperation[]): void {
+function checkItemsMatch(read: ReadAnchor, operations: readonly AnchoredOperation[]): void {
   const listed = new Set(read.items.map((item) => item.suffix));
   const found = new Set(operations.map((operation) => operation.didSuffix));
   if (listed.size !== read.items.length) throw permanent('the content object lists a DID twice');

@@ -1,15 +1,11 @@
 import {
-  assembleBatch,
-  parseChunkFile,
   parseCoreIndexFile,
-  parseCoreProofFile,
   parseProvisionalIndexFile,
-  parseProvisionalProofFile,
   type CoreIndexFile,
-  type ParsedOperation,
   type ProtocolParameters,
   type ProvisionalIndexFile,
 } from '@anchor/sidetree';
+import type { AnchoredOperation, BatchFileBuilder } from '../anchoring/batch-file-builder.js';
 import { CAS_MEDIA } from '../cas/cas-store.js';
 import type { ContentResolver } from '../cas/content-resolver.js';
 
@@ -73,11 +69,12 @@ export function batchFileBytes(files: FetchedBatchFiles): Buffer[] {
 }
 
 /**
- * Fetches an anchor's batch files (`fetchBatchFiles`) and assembles the batch: its operations in batch order
- * (the index is the operation's position).
+ * Fetches an anchor's batch files (`fetchBatchFiles`, here: I/O) and has `reader` assemble the batch (CPU, on
+ * its worker thread): its operations in batch order (the index is the operation's position).
  */
 export async function readBatchOperations(
   resolver: ContentResolver,
+  reader: Pick<BatchFileBuilder, 'read'>,
   input: {
     coreIndexHashlink: string;
     operationCount: number;
@@ -85,20 +82,16 @@ export async function readBatchOperations(
     /** The protocol version the anchor names: its limits apply to every file and operation. */
     protocol: ProtocolParameters;
   },
-): Promise<ParsedOperation[]> {
-  const { protocol } = input;
+): Promise<AnchoredOperation[]> {
   const files = await fetchBatchFiles(resolver, input);
-  return assembleBatch(
-    {
-      anchorString: { operationCount: input.operationCount, coreIndexFileUri: input.coreIndexHashlink },
-      coreIndex: files.coreIndex.file,
-      ...(files.coreProof ? { coreProof: parseCoreProofFile(files.coreProof, protocol) } : {}),
-      ...(files.provisionalIndex ? { provisionalIndex: files.provisionalIndex.file } : {}),
-      ...(files.provisionalProof
-        ? { provisionalProof: parseProvisionalProofFile(files.provisionalProof, protocol) }
-        : {}),
-      ...(files.chunk ? { chunk: parseChunkFile(files.chunk, protocol) } : {}),
-    },
-    { protocol },
-  );
+  return reader.read({
+    coreIndexFileUri: input.coreIndexHashlink,
+    operationCount: input.operationCount,
+    protocolVersion: input.protocol.protocolVersion,
+    coreIndex: files.coreIndex.bytes,
+    ...(files.coreProof ? { coreProof: files.coreProof } : {}),
+    ...(files.provisionalIndex ? { provisionalIndex: files.provisionalIndex.bytes } : {}),
+    ...(files.provisionalProof ? { provisionalProof: files.provisionalProof } : {}),
+    ...(files.chunk ? { chunk: files.chunk } : {}),
+  });
 }

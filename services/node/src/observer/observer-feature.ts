@@ -3,6 +3,7 @@ import { errorMessage, isRetryable } from '@anchor/common/errors';
 import { getLogger } from '@anchor/common/log';
 import type { Subscription } from '@anchor/common/mq';
 import { queryPages } from '@anchor/common/storage';
+import { createBatchFileBuilder } from '../anchoring/batch-file-builder.js';
 import type { ParsedOperationCache } from '../anchoring/parsed-operation-cache.js';
 import type { CasFeature } from '../cas/cas-feature.js';
 import type { NodeContext } from '../context.js';
@@ -42,6 +43,8 @@ export async function createObserverFeature(
     ctx.config.federation.actorCacheExpiration,
     ctx.jsonldContexts.documentLoader,
   );
+  // Other nodes' batch files are read on a worker thread: the event loop meanwhile commits and serves.
+  const reader = createBatchFileBuilder();
   const observer = new AnchorObserver(
     deps.stores,
     records,
@@ -54,6 +57,7 @@ export async function createObserverFeature(
       namespace: ctx.config.sidetree.didNamespace,
       protocols: ctx.protocols,
       discoveryDomain: ctx.config.discovery.discoveryDomain,
+      reader,
     },
   );
   // This instance's cached views of the anchored DIDs are stale now (other instances see the new tokens).
@@ -120,6 +124,7 @@ export async function createObserverFeature(
     async stop() {
       await subscription?.close();
       subscription = undefined;
+      await reader.close();
     },
   };
 }
