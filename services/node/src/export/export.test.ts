@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NodeAdminClient } from '@anchor/common/clients';
 import { waitFor } from '@anchor/testing/process';
+import { EXPORT_SYNC_STORE, type ExportPosition } from './export-catch-up.js';
 import {
   postOperation,
   resolveDid,
@@ -265,4 +267,27 @@ describe('the export for mirrors', () => {
     const theirs = pages.flatMap((p) => p.items).map((item) => [item.suffix, item.type, item.operationIndex]);
     expect(mine.slice(0, theirs.length)).toEqual(theirs);
   });
+
+  it("catches a new follower up through its followee's export, verified as any announced anchor", async () => {
+    const follower = await startTestNode({ args: ['--sync-interval', '300ms', '--sync-min-activity-age', '0s'] });
+    try {
+      const sourceId = await new NodeAdminClient({ url: source.url }).serviceId();
+      const admin = new NodeAdminClient({ url: follower.url });
+      await admin.follow(sourceId);
+      await admin.waitUntilIn('following', sourceId, 15_000);
+      for (const did of dids) await waitPublished(follower.url, did.did, did === dids[0] ? 3 : 1);
+      const positions = await follower.server.context.storage.open<ExportPosition>(EXPORT_SYNC_STORE);
+      const last = await page(source.url, '');
+      await waitFor(async () => (await positions.get(sourceId))?.cursor === last.cursor, { timeoutMs: 10_000 });
+      const hostOf = (url: string) => encodeURIComponent(new URL(url).host);
+      const here = await resolveDid(source.url, dids[0]!.did);
+      const there = await resolveDid(follower.url, dids[0]!.did);
+      expect(JSON.parse(there.text.replaceAll(hostOf(follower.url), hostOf(source.url))).didDocument).toEqual(
+        JSON.parse(here.text).didDocument,
+      );
+      admin.close();
+    } finally {
+      await follower.stop();
+    }
+  }, 60_000);
 });

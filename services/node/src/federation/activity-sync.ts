@@ -31,6 +31,10 @@ type Collection = 'outbox' | 'inbox';
 export type SyncInbox = Pick<Inbox, 'received' | 'handleAndStore'>;
 /** What catch-up needs of the actor resolver: a peer's actor, and signed GETs of its collections. */
 export type SyncReader = Pick<ActorResolver, 'actor' | 'getJson'>;
+/** Catch-up through a followee's export, before its outbox (`ExportCatchUp`): resolves with the operations committed. */
+export interface ExportReader {
+  run(service: string, base: string): Promise<number>;
+}
 
 /**
  * Catch-up (orb.md §3.4 "Activity sync"): a node that was down or joined late reads what it missed —
@@ -48,6 +52,7 @@ export class ActivitySync {
       positions: Store<SyncPosition>;
       inbox: SyncInbox;
       actors: SyncReader;
+      exports?: ExportReader | undefined;
       log: Logger;
       options: ActivitySyncOptions;
     },
@@ -55,7 +60,14 @@ export class ActivitySync {
 
   static async open(
     provider: StoreProvider,
-    deps: { store: ActivityStore; inbox: SyncInbox; actors: SyncReader; log: Logger; options: ActivitySyncOptions },
+    deps: {
+      store: ActivityStore;
+      inbox: SyncInbox;
+      actors: SyncReader;
+      exports?: ExportReader | undefined;
+      log: Logger;
+      options: ActivitySyncOptions;
+    },
   ): Promise<ActivitySync> {
     return new ActivitySync({ ...deps, positions: await provider.open<SyncPosition>(SYNC_STORE) });
   }
@@ -65,6 +77,7 @@ export class ActivitySync {
     const me = this.deps.options.serviceId;
     let handled = 0;
     for (const followee of await this.deps.store.allRefIris('following', me)) {
+      await this.readExport(followee);
       handled += await this.syncOne(
         followee,
         'outbox',
@@ -79,6 +92,23 @@ export class ActivitySync {
       );
     }
     return handled;
+  }
+
+  /** The followee's export first, where it has one: its anchors in bulk, verified as any (see `ExportCatchUp`). */
+  private async readExport(followee: string): Promise<void> {
+    const exports = this.deps.exports;
+    if (!exports) return;
+    try {
+      const outbox = (await this.deps.actors.actor(followee)).outbox;
+      if (outbox === undefined) return;
+      const committed = await exports.run(followee, new URL(outbox).origin);
+      if (committed > 0) this.deps.log.info("catch-up read a followee's export", { followee, operations: committed });
+    } catch (error) {
+      this.deps.log.warn('catch-up could not read an export; next run resumes there', {
+        service: followee,
+        err: errorMessage(error),
+      });
+    }
   }
 
   private async syncOne(

@@ -96,6 +96,21 @@ export class AnchorIntakeService {
     if (intake?.status === 'pending') await this.acknowledge(intake);
   }
 
+  /**
+   * An anchor of a followee this node is about to process by another way than an activity (catch-up through
+   * the followee's export): recorded as a pending intake, so it is acknowledged (Like) once processed.
+   */
+  async expect(anchor: { anchorHash: string; hashlink: string }, from: string, via: string): Promise<void> {
+    await this.deps.intakes.insert(anchor.anchorHash, {
+      ...anchor,
+      from,
+      via,
+      announce: false,
+      status: 'pending',
+      receivedAt: Date.now(),
+    });
+  }
+
   /** Acknowledges every pending intake whose anchor the observer has finished with (at start and periodically). */
   async sweep(): Promise<void> {
     for await (const items of queryPages(this.deps.intakes, {

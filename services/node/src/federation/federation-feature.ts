@@ -7,6 +7,7 @@ import type { CasFeature } from '../cas/cas-feature.js';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
 import type { ObserverFeature } from '../observer/observer-feature.js';
+import { ExportCatchUp } from '../export/export-catch-up.js';
 import { ActivitySync } from './activity-sync.js';
 import { AnchorIntakeService } from './anchor-intake.js';
 
@@ -65,10 +66,18 @@ export async function createFederationFeature(
     });
   });
 
+  const exports = await ExportCatchUp.open(ctx.storage, {
+    observer: deps.observer.observer,
+    cas: deps.cas.store,
+    getJson: (url) => activityPub.actors.getJson(url),
+    expecting: (anchor, from, via) => intake.expect(anchor, from, via),
+    log,
+  });
   const sync = await ActivitySync.open(ctx.storage, {
     store: activityPub.store,
     inbox: activityPub.inbox,
     actors: activityPub.actors,
+    exports,
     log,
     options: { serviceId: me, minActivityAgeMs: ctx.config.federation.syncMinActivityAge },
   });

@@ -1,0 +1,155 @@
+import { errorMessage, isRetryable, permanent } from '@anchor/common/errors';
+import { peerStatusOf } from '@anchor/common/http-client';
+import type { Logger } from '@anchor/common/log';
+import type { Store, StoreProvider } from '@anchor/common/storage';
+import { CAS_MEDIA, CasStore } from '../cas/cas-store.js';
+import type { AnchorObserver } from '../observer/anchor-observer.js';
+import { EXPORT_MAX_COUNT } from './operation-export.js';
+
+export const EXPORT_SYNC_STORE = 'export-sync';
+
+/** How far this node has read a followee's export: the cursor after the last page whose anchors are all committed. */
+export interface ExportPosition {
+  cursor: string;
+  updatedAt: number;
+}
+
+interface PageAnchor {
+  anchor: string;
+  hashlink: string;
+  linkset: { linkset?: Array<{ author?: Array<{ href?: string }> }> };
+  files?: Array<{ hash: string; content: string }>;
+}
+
+interface Page {
+  anchors: PageAnchor[];
+  cursor: string;
+  more: boolean;
+}
+
+/** A peer without an export (the original, an older version) is asked again after this long. */
+const NO_EXPORT_RETRY_MS = 3_600_000;
+
+/**
+ * Catch-up through a followee's export (`GET /sidetree/v1/export`), before its outbox is read: a page brings up
+ * to 1,000 operations with their anchors' linksets and batch files in one signed GET, where the outbox costs a
+ * GET per 50 activities and each anchor then three rounds of CAS fetches. So a new follower's catch-up is bound
+ * by verifying and committing, not by round trips. Each anchor the followee authored goes through the observer
+ * exactly as an announced one does (linkset hash, every proof, the files checked against their hashes and
+ * assembled on the worker thread, parents first); anchors of other origins in the followee's export are left to
+ * the usual paths (they are fetched as parents when an anchor of the followee needs them). The next page is
+ * fetched while this one is verified and committed. The position is kept per followee and moves only past
+ * pages whose anchors are all committed; the outbox read that follows finds those anchors processed.
+ */
+export class ExportCatchUp {
+  private readonly noExportUntil = new Map<string, number>();
+
+  private constructor(
+    private readonly deps: {
+      positions: Store<ExportPosition>;
+      observer: AnchorObserver;
+      cas: CasStore;
+      getJson: (url: string) => Promise<Record<string, unknown>>;
+      /** Told before an anchor of the followee is processed (the federation records it, to acknowledge it). */
+      expecting?: (anchor: { anchorHash: string; hashlink: string }, service: string, via: string) => Promise<void>;
+      log: Logger;
+    },
+  ) {}
+
+  static async open(
+    provider: StoreProvider,
+    deps: {
+      observer: AnchorObserver;
+      cas: CasStore;
+      getJson: (url: string) => Promise<Record<string, unknown>>;
+      expecting?: (anchor: { anchorHash: string; hashlink: string }, service: string, via: string) => Promise<void>;
+      log: Logger;
+    },
+  ): Promise<ExportCatchUp> {
+    return new ExportCatchUp({ ...deps, positions: await provider.open<ExportPosition>(EXPORT_SYNC_STORE) });
+  }
+
+  /**
+   * Reads `service`'s export from where this node left it, at `base` (the origin serving its outbox); resolves
+   * with the operations committed. A peer that has no export (404) is skipped for an hour; any other failure
+   * ends the run (the next run resumes at the saved position).
+   */
+  async run(service: string, base: string, maxPages = 10_000): Promise<number> {
+    if ((this.noExportUntil.get(service) ?? 0) > Date.now()) return 0;
+    let cursor = (await this.deps.positions.get(service))?.cursor ?? '';
+    const url = (after: string) =>
+      `${base.replace(/\/+$/, '')}/sidetree/v1/export?count=${EXPORT_MAX_COUNT}&after=${encodeURIComponent(after)}`;
+    let committed = 0;
+    let next: Promise<Page> | undefined = this.fetchPage(url(cursor));
+    for (let pages = 0; next !== undefined && pages < maxPages; pages++) {
+      let page: Page;
+      try {
+        page = await next;
+      } catch (error) {
+        if (peerStatusOf(error) === 404) {
+          this.noExportUntil.set(service, Date.now() + NO_EXPORT_RETRY_MS);
+          return committed;
+        }
+        throw error;
+      }
+      // The next page travels while this one is verified and committed.
+      next = page.more ? this.fetchPage(url(page.cursor)) : undefined;
+      next?.catch(() => undefined);
+      for (const anchor of page.anchors) committed += await this.take(service, base, anchor);
+      if (page.cursor !== cursor) {
+        cursor = page.cursor;
+        await this.deps.positions.put(service, { cursor, updatedAt: Date.now() });
+      }
+    }
+    return committed;
+  }
+
+  private async fetchPage(url: string): Promise<Page> {
+    const page = await this.deps.getJson(url);
+    if (!Array.isArray(page.anchors) || typeof page.cursor !== 'string' || typeof page.more !== 'boolean')
+      throw permanent(`GET ${url} is not an export page`);
+    return page as unknown as Page;
+  }
+
+  private async take(service: string, base: string, anchor: PageAnchor): Promise<number> {
+    if (typeof anchor?.anchor !== 'string' || typeof anchor.hashlink !== 'string') return 0;
+    if (anchor.linkset?.linkset?.[0]?.author?.[0]?.href !== service) return 0;
+    if (await this.deps.observer.isProcessed(anchor.anchor)) return 0;
+    if (Array.isArray(anchor.files)) {
+      const files = anchor.files.map((file) => ({
+        content: Buffer.from(String(file.content), 'base64'),
+        hash: file.hash,
+      }));
+      // Only files that hash as named are kept; the observer finds any other missing and fetches it.
+      await this.deps.cas.writeAll(
+        files
+          .filter((file) => CasStore.hashOf(file.content) === file.hash)
+          .map((file) => ({ content: file.content, mediaType: CAS_MEDIA.batchFile })),
+      );
+    }
+    await this.deps.expecting?.(
+      { anchorHash: anchor.anchor, hashlink: anchor.hashlink },
+      service,
+      `${base}/sidetree/v1/export`,
+    );
+    try {
+      await this.deps.observer.process({
+        hashlink: anchor.hashlink,
+        linkset: anchor.linkset,
+        attributedTo: service,
+        sources: [base],
+      });
+    } catch (error) {
+      if (isRetryable(error)) throw error;
+      // Refused for good: recorded as the observer records any anchor it refuses, and the catch-up goes on.
+      this.deps.log.warn('an exported anchor was refused', {
+        anchor: anchor.anchor,
+        service,
+        err: errorMessage(error),
+      });
+      await this.deps.observer.reject({ hashlink: anchor.hashlink, attributedTo: service }, errorMessage(error));
+      return 0;
+    }
+    return (await this.deps.observer.isProcessed(anchor.anchor))?.operationCount ?? 0;
+  }
+}
