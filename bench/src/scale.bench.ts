@@ -71,6 +71,12 @@ const GROW_CONNECTIONS = 32;
 const PACED_CREATES = { rate: 500, count: 5_000 };
 const COLD = { rate: 600, count: 3_000 };
 const WARM = { rate: 1_000, dids: 1_000, durationS: 5 };
+/**
+ * The paced rates, fixed for the whole run: the values above, or half of what the node served closed loop at
+ * the first size when that is less (on a loaded machine a rate beyond capacity measures only the backlog).
+ */
+const rates = { create: 0, cold: 0, warm: 0, heavy: 0, versionTime: 0 };
+const half = (capacity: number, cap: number): number => Math.max(2, Math.min(cap, Math.floor(capacity / 2)));
 const THROUGHPUT_S = 4;
 const SAMPLE = 1_000;
 
@@ -231,7 +237,7 @@ try {
 
   for (const size of SIZES) {
     // Grow: creates, then an update of a tenth of the new DIDs (the paced creates of the measurement count too).
-    const toCreate = size - grown - PACED_CREATES.count;
+    const toCreate = size - grown - Math.min(PACED_CREATES.count, (rates.create || PACED_CREATES.rate) * 10);
     if (toCreate > 0) {
       const started = performance.now();
       const before = suffixes().length;
@@ -244,6 +250,7 @@ try {
       });
       if (growth.failures > 0) console.log(`growth: ${growth.failures} creates failed (${growth.firstFailure})`);
       report(SECTION, `  growing to ${size.toLocaleString('en-US')}: creates accepted`, growth.rate, 'ops/s');
+      if (rates.create === 0) rates.create = half(growth.rate, PACED_CREATES.rate);
       await drained(sourceUrl);
       const fresh = suffixes().slice(before);
       const toUpdate = fresh.filter((_, i) => i % 10 === 5);
@@ -267,12 +274,13 @@ try {
     }
     await drained(sourceUrl);
 
-    // 1. Creates at a fixed pace.
+    // 1. Creates at a fixed pace (10 s of them).
+    rates.create ||= PACED_CREATES.rate;
     const paced = await runPhase({
       kind: 'paced-create',
       origin: sourceUrl,
-      count: PACED_CREATES.count,
-      rate: PACED_CREATES.rate,
+      count: Math.min(PACED_CREATES.count, rates.create * 10),
+      rate: rates.create,
       connections: 32,
       file: didsFile,
     });
@@ -296,23 +304,9 @@ try {
       heavyFirst.push(performance.now() - at);
     }
     const heavySet = new Set(heavy);
-    const cold = distinct(all, COLD.count, heavySet);
-    const coldPaced = await runPhase({
-      kind: 'resolve',
-      origin: sourceUrl,
-      pathsFile: writePaths(
-        'cold',
-        cold.map((suffix) => didPath(suffix)),
-      ),
-      rate: COLD.rate,
-      durationS: COLD.count / COLD.rate,
-      connections: 16,
-    });
-    const coldMore = distinct(
-      all,
-      Math.min(all.length - cold.length - HEAVY_DIDS, 20_000),
-      new Set([...cold, ...heavy]),
-    );
+    // Throughput first (over DIDs the paced phase will not ask), which also fixes the paced rate at the first size.
+    const coldPool = Math.min(Math.floor((all.length - HEAVY_DIDS) / 2), 20_000);
+    const coldMore = distinct(all, coldPool, heavySet);
     const coldClosed = await runPhase({
       kind: 'resolve',
       origin: sourceUrl,
@@ -323,27 +317,47 @@ try {
       durationS: THROUGHPUT_S,
       connections: 16,
     });
+    if (rates.cold === 0) {
+      rates.cold = half(coldClosed.rate, COLD.rate);
+      rates.versionTime = half(coldClosed.rate, 500);
+    }
+    const cold = distinct(all, Math.min(COLD.count, rates.cold * 5), new Set([...coldMore, ...heavy]));
+    const coldPaced = await runPhase({
+      kind: 'resolve',
+      origin: sourceUrl,
+      pathsFile: writePaths(
+        'cold',
+        cold.map((suffix) => didPath(suffix)),
+      ),
+      rate: rates.cold,
+      durationS: cold.length / rates.cold,
+      connections: 16,
+    });
 
     // 4. Warm: DIDs resolved once already.
     const warmPaths = writePaths(
       'warm',
       cold.slice(0, WARM.dids).map((suffix) => didPath(suffix)),
     );
-    const warmPaced = await runPhase({
-      kind: 'resolve',
-      origin: sourceUrl,
-      pathsFile: warmPaths,
-      random: true,
-      rate: WARM.rate,
-      durationS: WARM.durationS,
-      connections: 16,
-    });
     const warmClosed = await runPhase({
       kind: 'resolve',
       origin: sourceUrl,
       pathsFile: warmPaths,
       random: true,
       durationS: THROUGHPUT_S,
+      connections: 16,
+    });
+    if (rates.warm === 0) {
+      rates.warm = half(warmClosed.rate, WARM.rate);
+      rates.heavy = half(warmClosed.rate / 2, 200);
+    }
+    const warmPaced = await runPhase({
+      kind: 'resolve',
+      origin: sourceUrl,
+      pathsFile: warmPaths,
+      random: true,
+      rate: rates.warm,
+      durationS: WARM.durationS,
       connections: 16,
     });
     const heavyPaced = await runPhase({
@@ -354,7 +368,7 @@ try {
         heavy.map((suffix) => didPath(suffix)),
       ),
       random: true,
-      rate: 200,
+      rate: rates.heavy,
       durationS: 5,
       connections: 8,
     });
@@ -370,8 +384,8 @@ try {
         'version-time',
         versioned.map(({ suffix, before }) => didPath(suffix, `?versionTime=${before}`)),
       ),
-      rate: 500,
-      durationS: Math.min(4, versioned.length / 500),
+      rate: rates.versionTime,
+      durationS: Math.min(4, versioned.length / rates.versionTime),
       connections: 16,
     });
     const failures = [paced, coldPaced, coldClosed, warmPaced, warmClosed, heavyPaced, versionPaced].reduce(
@@ -397,14 +411,19 @@ try {
     };
     figures.push(row);
     const at = grown.toLocaleString('en-US');
-    report(SECTION, `at ${at} DIDs: create p99 (${PACED_CREATES.rate}/s paced)`, row.create_p99_ms, 'ms');
-    report(SECTION, `at ${at} DIDs: resolve cold p99 (${COLD.rate}/s paced)`, row.resolve_cold_p99_ms, 'ms');
+    report(SECTION, `at ${at} DIDs: create p99 (${rates.create}/s paced)`, row.create_p99_ms, 'ms');
+    report(SECTION, `at ${at} DIDs: resolve cold p99 (${rates.cold}/s paced)`, row.resolve_cold_p99_ms, 'ms');
     report(SECTION, `at ${at} DIDs: resolve cold throughput (16 conns)`, row.resolve_cold_per_s, 'req/s');
-    report(SECTION, `at ${at} DIDs: resolve warm p99 (${WARM.rate}/s paced)`, row.resolve_warm_p99_ms, 'ms');
+    report(SECTION, `at ${at} DIDs: resolve warm p99 (${rates.warm}/s paced)`, row.resolve_warm_p99_ms, 'ms');
     report(SECTION, `at ${at} DIDs: resolve warm throughput (16 conns)`, row.resolve_warm_per_s, 'req/s');
     report(SECTION, `at ${at} DIDs: 100-update DID, first resolution`, row.resolve_100_updates_first_ms, 'ms');
-    report(SECTION, `at ${at} DIDs: 100-update DID, p99 (200/s)`, row.resolve_100_updates_p99_ms, 'ms');
-    report(SECTION, `at ${at} DIDs: by versionTime, p99 (500/s)`, row.resolve_version_time_p99_ms, 'ms');
+    report(SECTION, `at ${at} DIDs: 100-update DID, p99 (${rates.heavy}/s)`, row.resolve_100_updates_p99_ms, 'ms');
+    report(
+      SECTION,
+      `at ${at} DIDs: by versionTime, p99 (${rates.versionTime}/s)`,
+      row.resolve_version_time_p99_ms,
+      'ms',
+    );
     report(SECTION, `at ${at} DIDs: store bytes on disk per DID`, row.disk_bytes_per_did, 'B');
     report(SECTION, `at ${at} DIDs: node resident memory`, row.rss_mb, 'MB');
     report(SECTION, `at ${at} DIDs: start-up on this store`, row.startup_ms, 'ms');
@@ -424,6 +443,7 @@ try {
       if (Number.isFinite(value)) curve.push({ metric, size: grown, value, of: 'DIDs' });
   }
   result.sizes = figures;
+  result.paced_rates = { ...rates };
   const first = figures[0]!;
   const last = figures.at(-1)!;
   if (figures.length > 1) {
@@ -569,6 +589,8 @@ try {
         description: `${size} entries`,
       });
     let next = 0;
+    const logRates = { proof: 0, entries: 0 };
+    result.log_paced_rates = logRates;
     for (const size of [0, ...[10_000, 100_000, 1_000_000].filter((s) => s < LOG_ENTRIES), LOG_ENTRIES]) {
       const missing = size - next;
       if (missing > 0) {
@@ -591,21 +613,31 @@ try {
           hashes.push(encodeURIComponent(leafHash(Buffer.from(entry.leaf_input, 'base64')).toString('base64')));
       }
       let pick = 0;
+      const proofPath = () =>
+        `/main/v1/get-proof-by-hash?hash=${hashes[(pick = (pick + 7919) % hashes.length)]}&tree_size=${grownTo}`;
+      const rangePath = () => {
+        const start = Math.floor(Math.random() * Math.max(1, grownTo - 100));
+        return `/main/v1/get-entries?start=${start}&end=${Math.min(grownTo - 1, start + 99)}`;
+      };
+      // The paced rates, fixed at the first size: 1,000 proofs/s and 200 get-entries/s, or half of what the
+      // log served when offered twice that, if less.
+      if (logRates.proof === 0) {
+        const probe = (paths: () => string, rate: number) =>
+          steadyGetLoad({ origin, paths, ratePerSecond: rate, durationS: 2, connections: 16 });
+        logRates.proof = half((await probe(proofPath, 2_000)).rate, 1_000);
+        logRates.entries = half((await probe(rangePath, 400)).rate, 200);
+      }
       const proofs = await steadyGetLoad({
         origin,
-        paths: () =>
-          `/main/v1/get-proof-by-hash?hash=${hashes[(pick = (pick + 7919) % hashes.length)]}&tree_size=${grownTo}`,
-        ratePerSecond: 1_000,
+        paths: proofPath,
+        ratePerSecond: logRates.proof,
         durationS: 5,
         connections: 16,
       });
       const ranges = await steadyGetLoad({
         origin,
-        paths: () => {
-          const start = Math.floor(Math.random() * (grownTo - 100));
-          return `/main/v1/get-entries?start=${start}&end=${start + 99}`;
-        },
-        ratePerSecond: 200,
+        paths: rangePath,
+        ratePerSecond: logRates.entries,
         durationS: 5,
         connections: 16,
       });
@@ -618,8 +650,13 @@ try {
       logRows.push(row);
       const at = entries.toLocaleString('en-US');
       report(SECTION, `log at ${at} entries: add-vc (32 conns, 10 s)`, row.add_per_s, 'add-vc/s');
-      report(SECTION, `log at ${at} entries: get-proof-by-hash p99 (1,000/s)`, row.proof_p99_ms, 'ms');
-      report(SECTION, `log at ${at} entries: get-entries (100) p99 (200/s)`, row.get_entries_p99_ms, 'ms');
+      report(SECTION, `log at ${at} entries: get-proof-by-hash p99 (${logRates.proof}/s)`, row.proof_p99_ms, 'ms');
+      report(
+        SECTION,
+        `log at ${at} entries: get-entries (100) p99 (${logRates.entries}/s)`,
+        row.get_entries_p99_ms,
+        'ms',
+      );
       if (entries > 0) {
         curve.push({ metric: 'log add-vc/s', size: entries, value: row.add_per_s, of: 'log entries' });
         curve.push({ metric: 'log proof p99 ms', size: entries, value: row.proof_p99_ms, of: 'log entries' });

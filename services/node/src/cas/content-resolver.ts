@@ -1,6 +1,7 @@
 import { errorMessage, isRetryable, permanent, transient } from '@anchor/common/errors';
 import { parseHashlink } from '@anchor/common/encoding';
 import type { HttpClient } from '@anchor/common/http-client';
+import type { ProviderBatchOp } from '@anchor/common/storage';
 import { getLogger } from '@anchor/common/log';
 import { observeDuration } from '@anchor/common/metrics';
 import type { NodeMetrics } from '../observability/node-metrics.js';
@@ -24,6 +25,11 @@ export class ContentResolver {
   /** Keeps content that arrived by other means (an embedded linkset) in the local CAS. */
   async store(content: Uint8Array, mediaType: string): Promise<void> {
     await this.cas.write(content, mediaType);
+  }
+
+  /** The same as one operation of a provider-level atomic batch (written with the records that need it). */
+  storeOp(content: Uint8Array, mediaType: string): ProviderBatchOp {
+    return this.cas.writeOp(content, mediaType);
   }
 
   resolve(reference: string, options: { sources?: readonly string[]; mediaType?: string } = {}): Promise<Buffer> {

@@ -188,8 +188,11 @@ export class AnchorObserver {
   ): Promise<'processed' | 'duplicate'> {
     return this.commitLock.run('commit', async () => {
       if (await this.records.anchors.get(anchorHash)) return 'duplicate';
-      // Remote anchors arrive with their linkset embedded or fetched; keep the linkset so this node serves it too.
-      if (event.linkset !== undefined) await this.content.store(canonicalBytes(event.linkset), CAS_MEDIA.linkset);
+      // Remote anchors arrive with their linkset embedded or fetched; the linkset is kept, so this node serves
+      // it too, in the same write as the anchor's record (one commit fewer per anchor; a processed anchor always
+      // has its linkset here, which the export relies on).
+      const linksetOps =
+        event.linkset !== undefined ? [this.content.storeOp(canonicalBytes(event.linkset), CAS_MEDIA.linkset)] : [];
       const transactionNumber = await this.claimTransactionNumber(anchorHash);
       const suffixes = operations.map((operation) => operation.didSuffix);
       const latest = await getManyInSlices(this.stores.didAnchors, suffixes);
@@ -270,6 +273,7 @@ export class AnchorObserver {
       if (event.batchId !== undefined) record.batchId = event.batchId;
       try {
         await this.stores.provider.batch([
+          ...linksetOps,
           { store: ANCHOR_STORES.anchors, op: 'insert', key: anchorHash, value: record },
           { store: ANCHOR_STORES.pending, op: 'delete', key: anchorHash },
         ]);
