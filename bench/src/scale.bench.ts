@@ -41,7 +41,7 @@ import {
   type ServiceProcess,
 } from '@anchor/testing/process';
 import { startFerretDb, type MongoTestServer } from '@anchor/testing/ferretdb';
-import { metricValue } from './federation/node-processes.js';
+import { metricValue, startNodeProcess } from './federation/node-processes.js';
 import { ed25519VerifiesPerSecond, jsReferenceMicros, loadAverage, syncedAppendMs } from './lib/machine.js';
 import { atLeast, atMost, percentile, report, summary } from './lib/report.js';
 import { renderCurvesSvg, type CurvePoint } from './scale/chart.js';
@@ -153,24 +153,7 @@ function distinct(from: readonly string[], count: number, excluded: Set<string>)
 
 /** A node process on a fixed port (so a restart keeps its origin) with its data under `dir/<name>`. */
 async function startNode(name: string, port: number, extra: readonly string[]): Promise<ServiceProcess> {
-  const url = `http://127.0.0.1:${port}`;
-  return startProcess(NODE_JS, {
-    name,
-    args: [
-      '--host-url',
-      `127.0.0.1:${port}`,
-      '--external-endpoint',
-      url,
-      '--data-dir',
-      join(dir.path, name),
-      '--log-level',
-      'warning',
-      ...extra,
-    ],
-    readyUrl: `${url}/healthcheck`,
-    readyStatus: (status) => status === 200,
-    readyTimeoutMs: 600_000,
-  });
+  return (await startNodeProcess(name, dir.path, extra, { port, readyTimeoutMs: 600_000 })).process;
 }
 
 const pending = async (url: string): Promise<number> => metricValue(url, 'node_pending_operations');
@@ -237,7 +220,8 @@ try {
 
   for (const size of SIZES) {
     // Grow: creates, then an update of a tenth of the new DIDs (the paced creates of the measurement count too).
-    const toCreate = size - grown - Math.min(PACED_CREATES.count, (rates.create || PACED_CREATES.rate) * 10);
+    // The paced creates of the measurement count too (their number is known once the first growth fixed the rate).
+    const toCreate = size - grown - (rates.create > 0 ? Math.min(PACED_CREATES.count, rates.create * 10) : 0);
     if (toCreate > 0) {
       const started = performance.now();
       const before = suffixes().length;
@@ -622,10 +606,14 @@ try {
       // The paced rates, fixed at the first size: 1,000 proofs/s and 200 get-entries/s, or half of what the
       // log served when offered twice that, if less.
       if (logRates.proof === 0) {
-        const probe = (paths: () => string, rate: number) =>
-          steadyGetLoad({ origin, paths, ratePerSecond: rate, durationS: 2, connections: 16 });
-        logRates.proof = half((await probe(proofPath, 2_000)).rate, 1_000);
-        logRates.entries = half((await probe(rangePath, 400)).rate, 200);
+        // What was served per second of wall time (the load's own rate counts over the scheduled time only).
+        const probe = async (paths: () => string, rate: number): Promise<number> => {
+          const started = performance.now();
+          const served = await steadyGetLoad({ origin, paths, ratePerSecond: rate, durationS: 2, connections: 16 });
+          return served.latenciesMs.length / ((performance.now() - started) / 1000);
+        };
+        logRates.proof = half(await probe(proofPath, 2_000), 1_000);
+        logRates.entries = half(await probe(rangePath, 400), 200);
       }
       const proofs = await steadyGetLoad({
         origin,

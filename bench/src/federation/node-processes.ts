@@ -17,7 +17,8 @@ export interface BenchNode {
 }
 
 /**
- * A node as deployed bare (LMDB in `<dataRoot>/<name>`, in-process queue) on a free loopback port.
+ * A node as deployed bare (LMDB in `<dataRoot>/<name>`, in-process queue) on a free loopback port (or `port`,
+ * so that a node restarted on its data keeps its address and so its anchor origin).
  * With `BENCH_CPU_PROFILE_DIR` set, each node writes a CPU profile there as it exits (`cpu-profile.ts`):
  * `BENCH_CPU_PROFILE_DIR=/tmp/prof npm run bench -- federation`. With `BENCH_HEAP_SNAPSHOT_DIR` set, each node
  * writes a heap snapshot there on `HEAP_SNAPSHOT_SIGNAL` (the soak sends it at `--heap-snapshots` minutes).
@@ -26,8 +27,9 @@ export async function startNodeProcess(
   name: string,
   dataRoot: string,
   extraArgs: readonly string[] = [],
+  options: { port?: number; readyTimeoutMs?: number } = {},
 ): Promise<BenchNode> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const profileDir = globalThis.process.env.BENCH_CPU_PROFILE_DIR;
   const heapSnapshotDir = globalThis.process.env.BENCH_HEAP_SNAPSHOT_DIR;
   const nodeOptions = [
@@ -52,7 +54,7 @@ export async function startNodeProcess(
     ],
     readyUrl: `${url}/healthcheck`,
     readyStatus: (status) => status === 200,
-    readyTimeoutMs: 60_000,
+    readyTimeoutMs: options.readyTimeoutMs ?? 60_000,
     ...(nodeOptions.length > 0
       ? {
           env: {
