@@ -468,7 +468,7 @@ describe('anchor (the built binary) against a local federation', () => {
     } finally {
       await mirror.stop();
     }
-  });
+  }, 120_000);
 
   it('refuses a wrong token with one line', async () => {
     const port = await freePort();
