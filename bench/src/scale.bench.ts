@@ -50,7 +50,6 @@ import { addVcLoad } from './vct-log/add-vc-load.js';
 import { steadyGetLoad } from './vct-log/steady-get-load.js';
 
 const SECTION = 'scale';
-const NODE_JS = serviceBin('@anchor/node');
 const LOG_JS = serviceBin('@anchor/vct-log');
 const LOAD_JS = fileURLToPath(new URL('./scale/load.js', import.meta.url));
 const CLI_JS = fileURLToPath(new URL('../../packages/cli/dist/main.js', import.meta.url));
