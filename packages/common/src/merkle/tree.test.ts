@@ -290,4 +290,21 @@ describe('MerkleTree and verifier input checks', () => {
     expect(verifyConsistency(3, 8, tree.root(3), root, undefined as unknown as Buffer[])).toBe(false);
     expect(() => nodeHash(Buffer.alloc(31), Buffer.alloc(32))).toThrow(RangeError);
   });
+
+  it('takes two trees of one size with an empty proof (RFC 6962: the proof between equal sizes is empty)', () => {
+    for (const size of [1, 3, 8]) {
+      const root = tree.root(size);
+      expect(tree.consistencyProof(size, size)).toEqual([]);
+      expect(verifyConsistency(size, size, root, Buffer.from(root), []), `size ${size}`).toBe(true);
+      expect(verifyConsistency(size, size, root, tree.root(size - 1), []), `size ${size}, other root`).toBe(false);
+      expect(verifyConsistency(size, size, root, root, [root]), `size ${size}, a proof`).toBe(false);
+    }
+    // Nothing is hashed, so roots compare as bytes, as Go's verifier does (transparency-dev's vector).
+    expect(verifyConsistency(1, 1, Buffer.from("don't care 2"), Buffer.from("don't care 2"), [])).toBe(true);
+    expect(verifyConsistency(1, 1, Buffer.alloc(0), Buffer.alloc(0), [])).toBe(false);
+    expect(verifyConsistency(1, 1, tree.root(1), 'x' as unknown as Buffer, [])).toBe(false);
+    // The empty tree has one root, SHA-256 of nothing.
+    expect(verifyConsistency(0, 0, tree.root(0), tree.root(0), [])).toBe(true);
+    expect(verifyConsistency(0, 0, Buffer.from("don't care 1"), Buffer.from("don't care 1"), [])).toBe(false);
+  });
 });

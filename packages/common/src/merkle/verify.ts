@@ -1,14 +1,17 @@
-import { HASH_SIZE, nodeHash } from './hash.js';
+import { EMPTY_TREE_ROOT, HASH_SIZE, nodeHash } from './hash.js';
 
 /**
  * Proof verification exactly as RFC 9162 §2.1.3.2 (inclusion) and §2.1.4.2 (consistency) specify it, with
  * Trillian's preconditions for the degenerate cases. Verifiers only ever answer true or false: malformed
- * input (negative or fractional sizes, hashes that are not 32 bytes, proofs of the wrong length) is false.
+ * input (negative or fractional sizes, hashes that are not 32 bytes, proofs of the wrong length) is false;
+ * only two trees of one size are compared as they are, root bytes against root bytes (RFC 6962: no proof).
  * Sizes are plain numbers, halved by division rather than `>>` so trees beyond 2^32 leaves stay correct.
  */
 
 const isSize = (value: number): boolean => Number.isSafeInteger(value) && value >= 0;
 const isHash = (value: unknown): value is Uint8Array => value instanceof Uint8Array && value.length === HASH_SIZE;
+/** A root of some length: equal-size checks compare roots as opaque bytes. */
+const isRoot = (value: unknown): value is Uint8Array => value instanceof Uint8Array && value.length > 0;
 const isOdd = (value: number): boolean => value % 2 === 1;
 const half = (value: number): number => Math.floor(value / 2);
 
@@ -70,18 +73,20 @@ export function verifyConsistency(
   secondRoot: Uint8Array,
   proof: readonly Uint8Array[],
 ): boolean {
-  if (
-    !isSize(firstSize) ||
-    !isSize(secondSize) ||
-    firstSize > secondSize ||
-    !isHash(firstRoot) ||
-    !isHash(secondRoot) ||
-    !Array.isArray(proof)
-  ) {
-    return false;
+  if (!isSize(firstSize) || !isSize(secondSize) || firstSize > secondSize || !Array.isArray(proof)) return false;
+  // Equal sizes: RFC 6962's proof is empty and nothing is hashed, so the trees are the same iff their roots
+  // are the same bytes (as Go's verifier compares them). The empty tree's root is known: SHA-256 of nothing.
+  if (firstSize === secondSize) {
+    return (
+      proof.length === 0 &&
+      isRoot(firstRoot) &&
+      isRoot(secondRoot) &&
+      sameHash(firstRoot, secondRoot) &&
+      (firstSize > 0 || sameHash(firstRoot, EMPTY_TREE_ROOT))
+    );
   }
-  // Trillian's preconditions: equal sizes need equal roots and no proof; every tree extends the empty one.
-  if (firstSize === secondSize) return proof.length === 0 && sameHash(firstRoot, secondRoot);
+  if (!isHash(firstRoot) || !isHash(secondRoot)) return false;
+  // Trillian's precondition: every tree extends the empty one.
   if (firstSize === 0) return proof.length === 0;
   if (proof.length === 0 || !proof.every(isHash)) return false;
 
