@@ -173,6 +173,27 @@ describe('received Undo and Like', () => {
     expect(refused(() => receivedLike(like([held(PEER), 42])))).toMatch(/a hashlink or a list of hashlinks/);
     expect(refused(() => receivedLike(like([])))).toMatch(/a hashlink or a list of hashlinks/);
   });
+  it("a Like's object may carry several URLs: the liked anchor is the first, as the original reads it", () => {
+    const withLink = formatHashlink({ resourceHash: ANCHOR, links: [`${PEER}/cas/${ANCHOR}`] });
+    const like = activity('Like', PEER, {
+      object: { type: 'AnchorEvent', url: [withLink, `hl:${ANCHOR}`, `${OTHER}/cas/${ANCHOR}`] },
+    });
+    expect(receivedLike(like)).toEqual([
+      { op: 'add', refType: 'like', objectIri: ANCHOR, refIri: like.id, activityType: 'Like' },
+    ]);
+    expect(receivedUndo(activity('Undo', PEER, { object: like.id }), like, ME)).toEqual([
+      { op: 'delete', refType: 'like', objectIri: ANCHOR, refIri: like.id },
+    ]);
+    const mine = activity('Like', ME, { object: like.object });
+    expect(postedActivity(mine, ME)).toEqual([{ op: 'add', refType: 'liked', objectIri: ME, refIri: withLink }]);
+    expect(postedActivity(activity('Undo', ME, { object: mine.id }), ME, mine)).toEqual([
+      { op: 'delete', refType: 'liked', objectIri: ME, refIri: withLink },
+    ]);
+    const likeOf = (url: unknown) => activity('Like', PEER, { object: { type: 'AnchorEvent', url } });
+    expect(refused(() => receivedLike(likeOf([`${PEER}/cas/${ANCHOR}`, `hl:${ANCHOR}`])))).toMatch(/AnchorEvent url/);
+    expect(refused(() => receivedLike(likeOf([])))).toMatch(/whose first is the liked hashlink/);
+    expect(refused(() => receivedLike(likeOf([`hl:${ANCHOR}`, 42])))).toMatch(/whose first is the liked hashlink/);
+  });
 });
 
 describe('posted activities', () => {

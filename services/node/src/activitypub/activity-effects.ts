@@ -6,6 +6,7 @@ import {
   iriOf,
   readAnchorEvent,
   readAnchorEventUrls,
+  readLikedAnchorEvent,
   type StoredActivity,
 } from './vocabulary.js';
 
@@ -116,7 +117,12 @@ export function receivedUndo(undo: StoredActivity, original: StoredActivity | un
       return [{ op: 'delete', refType: 'witnessing', objectIri: me, refIri: undo.actor }];
     case 'Like':
       return [
-        { op: 'delete', refType: 'like', objectIri: readAnchorEvent(original.object).anchorHash, refIri: original.id },
+        {
+          op: 'delete',
+          refType: 'like',
+          objectIri: readLikedAnchorEvent(original.object).anchorHash,
+          refIri: original.id,
+        },
       ];
     default:
       throw badRequest(`an Undo of a ${original.type} is not supported (Follow, Invite, Like)`);
@@ -125,7 +131,7 @@ export function receivedUndo(undo: StoredActivity, original: StoredActivity | un
 
 /** Inbox Like of an anchor: kept in the anchor's `likes` (its result, when any, must be an AnchorEvent of one or more hashlinks). */
 export function receivedLike(like: StoredActivity): RefChange[] {
-  const { anchorHash } = readAnchorEvent(like.object);
+  const { anchorHash } = readLikedAnchorEvent(like.object);
   if (like.result !== undefined) readAnchorEventUrls(like.result);
   return [{ op: 'add', refType: 'like', objectIri: anchorHash, refIri: like.id, activityType: 'Like' }];
 }
@@ -160,7 +166,7 @@ export function postedActivity(activity: StoredActivity, me: string, undone?: St
       for (const item of announcedItems(activity)) readAnchorEvent(item);
       return [];
     case 'Like':
-      return [{ op: 'add', refType: 'liked', objectIri: me, refIri: readAnchorEvent(activity.object).hashlink }];
+      return [{ op: 'add', refType: 'liked', objectIri: me, refIri: readLikedAnchorEvent(activity.object).hashlink }];
     case 'Undo':
       return postedUndo(activity, me, undone);
     default:
@@ -181,7 +187,7 @@ function postedUndo(undo: StoredActivity, me: string, undone: StoredActivity | u
         { op: 'delete', refType: 'witness', objectIri: me, refIri: iriOf(undone.target, 'the target of the Invite') },
       ];
     case 'Like':
-      return [{ op: 'delete', refType: 'liked', objectIri: me, refIri: readAnchorEvent(undone.object).hashlink }];
+      return [{ op: 'delete', refType: 'liked', objectIri: me, refIri: readLikedAnchorEvent(undone.object).hashlink }];
     default:
       throw badRequest(`an Undo of a ${undone.type} is not supported (Follow, Invite, Like)`);
   }

@@ -96,6 +96,30 @@ export function readAnchorEvent(value: unknown): {
   const event = anchorEventObject(value);
   const url = Array.isArray(event.url) ? (event.url.length === 1 ? event.url[0] : undefined) : event.url;
   if (typeof url !== 'string') throw badRequest('an AnchorEvent needs exactly one url');
+  return anchorEventAt(event, url);
+}
+
+/**
+ * Reads the AnchorEvent a Like names (its object, also when an Undo or the outbox reads it back): its `url`
+ * may list several URLs, and the liked anchor is the first, as the original's Like handler reads it
+ * (`URL()[0]`); the others are not read. The first must be a hashlink an embedded linkset hashes to.
+ */
+export function readLikedAnchorEvent(value: unknown): ReturnType<typeof readAnchorEvent> {
+  const event = anchorEventObject(value);
+  const urls: unknown[] = Array.isArray(event.url) ? event.url : [event.url];
+  const [url] = urls;
+  if (typeof url !== 'string' || !urls.every((item) => typeof item === 'string')) {
+    throw badRequest(
+      "a Like's AnchorEvent needs a url: a hashlink, or a list of URLs whose first is the liked hashlink",
+    );
+  }
+  return anchorEventAt(event, url);
+}
+
+function anchorEventAt(
+  event: Record<string, unknown>,
+  url: string,
+): { hashlink: string; anchorHash: string; linkset?: Record<string, unknown> } {
   const anchorHash = resourceHashOf(url);
   const linkset = embeddedLinkset(event, url, anchorHash);
   return linkset ? { hashlink: url, anchorHash, linkset } : { hashlink: url, anchorHash };
