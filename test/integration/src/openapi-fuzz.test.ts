@@ -31,6 +31,8 @@ const MAX_EXAMPLES = Number(process.env['FUZZ_MAX_EXAMPLES'] ?? 30);
 /** The node's run takes about half a second per example per operation set; deeper hunts get the time they need. */
 const FUZZ_TIMEOUT_MS = Math.max(180_000, MAX_EXAMPLES * 1_500);
 const TOKEN = randomUUID();
+/** The export stream (SSE) stays open by design; services/node/src/export/export.test.ts covers its bad input. */
+const NODE_STREAMS = ['/sidetree/v1/export/stream'];
 const AUTHORIZATION = { Authorization: `Bearer ${TOKEN}` };
 
 /** One credential in the log's `main` alias, integrated, so proofs and entries exist to ask for. */
@@ -95,13 +97,13 @@ function errorLines(child: ServiceProcess): string[] {
     .filter((line) => / ERROR /.test(line) || /"level":"error"/.test(line));
 }
 
-function expectClean(service: string, run: FuzzRun, child: ServiceProcess): void {
+function expectClean(service: string, run: FuzzRun, child: ServiceProcess, excluded = 0): void {
   console.log(describeRun(service, run));
   const failures = run.report.failures.map(
     (failure) => `${failure.code} ${failure.title} (${failure.count}): ${failure.operations.join(', ')}`,
   );
   expect(run.report.errors, run.output).toEqual([]);
-  expect(run.report.operations.tested, run.output).toBe(run.report.operations.total);
+  expect(run.report.operations.tested, run.output).toBe(run.report.operations.total - excluded);
   expect(run.serverErrors, run.output).toBe(0);
   expect(failures, run.output).toEqual([]);
   expect(run.report.exit_code, run.output).toBe(0);
@@ -226,9 +228,10 @@ describe('schemathesis against /openapi.json', () => {
           'query.page-num': ['0', '1'],
           'query.type': ['follow', 'invite-witness'],
         },
+        excludePaths: NODE_STREAMS,
       });
       expect(run.report.operations.total).toBeGreaterThanOrEqual(30);
-      expectClean('node', run, node.process);
+      expectClean('node', run, node.process, NODE_STREAMS.length);
     },
     FUZZ_TIMEOUT_MS,
   );
