@@ -7,6 +7,7 @@ import {
   canonizeDataset,
   defaultMaxDeepIterations,
 } from './canonicalize.js';
+import { jsonld, rdfCanonize } from './jsonld-engine.js';
 
 /**
  * The W3C RDF Dataset Canonicalization (RDFC-1.0) test suite, run from its own manifest over N-Quads input
@@ -73,6 +74,63 @@ describe('W3C rdf-canon test suite (RDFC-1.0)', () => {
       count(entry.type);
     },
   );
+});
+
+/**
+ * The suite's input as the JSON-LD document JSON-LD 1.1 §8.4 (Serialize RDF as JSON-LD) makes of it. jsonld.js
+ * 9's `fromRDF` names a blank-node graph by its bare label (`g`, a relative IRI, so safe mode refuses it)
+ * where the algorithm gives its blank node identifier `_:g`, as it does for subjects and objects: the quads
+ * are handed over with the identifier the algorithm uses.
+ */
+async function asJsonLd(nquads: string): Promise<object[]> {
+  const quads = rdfCanonize.NQuads.parse(nquads) as { graph: { termType: string; value: string } }[];
+  return jsonld.fromRDF(
+    quads.map((quad) =>
+      quad.graph.termType === 'BlankNode'
+        ? { ...quad, graph: { ...quad.graph, value: `_:${quad.graph.value}` } }
+        : quad,
+    ),
+  );
+}
+
+describe('W3C rdf-canon test suite as JSON-LD documents (canonicalize, safe mode, default bound)', () => {
+  let ranAsJsonLd = 0;
+  afterAll(() =>
+    console.log(`rdf-canon as JSON-LD: ${ranAsJsonLd} of ${ofType('rdfc:RDFC10EvalTest').length} eval vectors ran`),
+  );
+
+  it.each(ofType('rdfc:RDFC10EvalTest').map((entry) => [entry.id, entry.name, entry] as const))(
+    '%s %s',
+    async (_id, _name, entry) => {
+      const document = await asJsonLd(read(entry.action));
+      expect(await canonicalize(document, { hashAlgorithm: hashOf(entry) })).toBe(read(entry.result ?? ''));
+      ranAsJsonLd++;
+    },
+  );
+
+  it('names a blank-node graph _:g, which safe mode takes (057c; jsonld.js alone gives the relative "g")', async () => {
+    const nquads = read('rdfc10/test057-in.nq');
+    expect(await asJsonLd(nquads)).toMatchObject([{ '@id': '_:g' }]);
+    await expect(canonicalize(await jsonld.fromRDF(rdfCanonize.NQuads.parse(nquads)))).rejects.toThrow(
+      'invalid JSON-LD: @id "g" is a relative IRI reference',
+    );
+  });
+
+  it('takes an IRI holding a non-ASCII space as absolute (RFC 3987; 060c), refuses one with an ASCII space', async () => {
+    const withSpace = (space: string) => ({ '@id': 'urn:ex:s', 'urn:ex:p': { '@id': `urn:ex:${space}` } });
+    expect(await canonicalize(withSpace('\u00a0'))).toBe('<urn:ex:s> <urn:ex:p> <urn:ex:\u00a0> .\n');
+    expect(await canonicalize(withSpace('\u3000'))).toBe('<urn:ex:s> <urn:ex:p> <urn:ex:\u3000> .\n');
+    await expect(canonicalize(withSpace(' '))).rejects.toThrow('@id "urn:ex: " is a relative IRI reference');
+    await expect(canonicalize(withSpace('\t'))).rejects.toThrow('is a relative IRI reference');
+  });
+
+  it("refuses 074c's poison graph on this path too, quickly", async () => {
+    const started = performance.now();
+    await expect(canonicalize(await asJsonLd(read('rdfc10/test074-in.nq')))).rejects.toThrow(
+      'JSON-LD document cannot be canonicalised: Maximum deep iterations exceeded (1000).',
+    );
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
 });
 
 describe('the work bound as JSON-LD input meets it', () => {

@@ -46,6 +46,8 @@ export interface ToRdfOptions {
 
 interface JsonLdApi {
   toRDF(input: unknown, options: ToRdfOptions): Promise<object[]>;
+  /** A dataset (rdf-canonize's quads) as expanded JSON-LD; no options: native types and lists stay as RDF has them. */
+  fromRDF(dataset: object[]): Promise<object[]>;
 }
 
 interface RdfCanonizeApi {
@@ -83,6 +85,32 @@ interface ResolvedContextPrototype {
   getProcessed(activeContext: object): unknown;
   setProcessed(activeContext: object, processed: unknown): void;
 }
+
+/**
+ * An absolute IRI as RFC 3987 has it, where jsonld.js 9 ends one at any `\s`: an IRI holding U+00A0 or another
+ * non-ASCII space (a ucschar, allowed in IRIs and N-Quads) was "relative", so its triple was refused or dropped
+ * (W3C rdf-canon test 060). ASCII whitespace still disqualifies, so whatever jsonld.js took as absolute still
+ * is, and the original's processor (an IRI is absolute when it holds a colon) takes these too.
+ */
+const ABSOLUTE_IRI = /^([A-Za-z][A-Za-z0-9+-.]*|_):[^\t\n\v\f\r ]*$/;
+
+/**
+ * jsonld.js's modules copy `isAbsolute` from its url module when they load, so the rule is set before
+ * jsonld.js is first required. Loaded earlier by someone else, it would canonicalise differently from
+ * process to process: that is refused outright.
+ */
+function installAbsoluteIriRule(): boolean {
+  const version = (require('jsonld/package.json') as { version: string }).version;
+  if (version !== '9.0.0') return false;
+  if (require.cache[require.resolve('jsonld/lib/toRdf.js')] !== undefined)
+    throw new Error('jsonld.js was loaded before @anchor/common/jsonld could set its absolute-IRI rule');
+  const url = require('jsonld/lib/url.js') as { isAbsolute: (value: unknown) => boolean };
+  url.isAbsolute = (value) => typeof value === 'string' && ABSOLUTE_IRI.test(value);
+  return true;
+}
+
+/** Whether the RFC 3987 absolute-IRI rule is in force (false only on a jsonld.js this was not written for). */
+export const rfc3987AbsoluteIris: boolean = installAbsoluteIriRule();
 
 export const jsonld = require('jsonld') as JsonLdApi;
 export const rdfCanonize = require('rdf-canonize') as RdfCanonizeApi;
