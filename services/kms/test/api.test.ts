@@ -217,6 +217,15 @@ describe('kms API', () => {
       expect((await call(`${ks.location}/keys/nope`, { token: ks.capability })).status).toBe(404);
       expect((await call(`${ed.location}?keyVersion=2`, { token: ks.capability })).status).toBe(404);
       expect400(await call(`${ed.location}?keyVersion=0`, { token: ks.capability }), /keyVersion/);
+      // One query rule for every service: a repeated parameter is refused, never read as its first value.
+      expect400(
+        await call(`${ed.location}?keyVersion=1&keyVersion=2`, { token: ks.capability }),
+        /^query parameter 'keyVersion' is given more than once$/,
+      );
+      expect400(
+        await call(`${ed.location}/export?keyVersion=1&keyVersion=1`, { token: ks.capability }),
+        /'keyVersion' is given more than once/,
+      );
     });
 
     it('import a PKCS#8 private key under a chosen key id (PUT), refusing a taken id and bad bytes', async () => {

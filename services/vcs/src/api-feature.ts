@@ -1,4 +1,4 @@
-import { mountRoutes, type FastHandler, type FastRequest, type RouteSpec } from '@anchor/common/http';
+import { jsonBody, mountRoutes, type FastHandler, type FastRequest, type RouteSpec } from '@anchor/common/http';
 import type { Feature } from '@anchor/common/service';
 import type { Request, RequestHandler } from 'express';
 import type { CoreFeature } from './core-feature.js';
@@ -64,7 +64,7 @@ export function createApiFeature(ctx: VcsContext, core: CoreFeature, contextRout
   };
   const profileHandlers = (kind: ProfileKind): [RequestHandler, RequestHandler, RequestHandler] => [
     async (req, res) => {
-      const record = await core.profiles.create(kind, req.body);
+      const record = await core.profiles.create(kind, jsonBody(req.body));
       ctx.vcsMetrics.profilesCreated.inc({ kind, method: record.did.split(':')[1] ?? 'unknown' });
       res.status(201).json(publicProfile(record));
     },
@@ -92,7 +92,7 @@ export function createApiFeature(ctx: VcsContext, core: CoreFeature, contextRout
       issuedAnswer(await core.issuer.compose(fastParam(req, 'profile'), body)),
     ),
     updateStatus: async (req, res) => {
-      await updateStatus(param(req, 'profile'), req.body);
+      await updateStatus(param(req, 'profile'), jsonBody(req.body));
       res.status(200).end();
     },
     statusList: async (req, res) => {
@@ -122,20 +122,10 @@ export function createApiFeature(ctx: VcsContext, core: CoreFeature, contextRout
       vcApiVerification(await core.verifier.verifyPresentation(body)),
     ),
     vcApiStatus: async (req, res) => {
-      await updateStatus(vcApiProfile(), req.body);
+      await updateStatus(vcApiProfile(), jsonBody(req.body));
       res.status(200).end();
     },
   };
   mountRoutes(http, vcsRoutes(http, config.mode ?? 'combined', handlers, contextRoutes));
   return { name: 'api' };
-}
-
-/** A fast route's body as JSON: the exact bytes, whatever the Content-Type (as express's JSON parsers would take them). */
-function jsonBody(body: Buffer | undefined): unknown {
-  if (body === undefined || body.length === 0) throw badRequest('a JSON request body is required');
-  try {
-    return JSON.parse(body.toString('utf8'));
-  } catch (error) {
-    throw badRequest(`malformed JSON body: ${(error as Error).message}`);
-  }
 }

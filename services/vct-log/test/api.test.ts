@@ -235,6 +235,21 @@ describe('vct-log API', () => {
           /^parse credential: invalid JSON-LD: term "nickname"/,
         ],
         [
+          'a lone surrogate (it has no UTF-8 form, so no canonical form to log)',
+          { json: { ...anchorCredential(9), issuer: 'did:example:\ud800' } },
+          /^parse credential: credential member issuer contains a lone UTF-16 surrogate/,
+        ],
+        [
+          'a __proto__ member',
+          { body: JSON.stringify(anchorCredential(10)).replace('{', '{"__proto__":{"admin":true},') },
+          /^parse credential: credential has a member named __proto__/,
+        ],
+        [
+          'a member given twice',
+          { body: JSON.stringify(anchorCredential(11)).replace('{', '{"issuer":"did:web:evil.example.com",') },
+          /^parse credential: credential has the member issuer more than once/,
+        ],
+        [
           'a proof that is not an object',
           { json: { ...anchorCredential(7), proof: 'signed' } },
           /^parse credential: invalid credential: \/proof/,
@@ -497,9 +512,17 @@ describe('vct-log API', () => {
       expect(await sth()).toEqual(head);
     });
 
-    it('uses the first value of a repeated parameter, as Go does', async () => {
-      const reply = await call<{ entries: unknown[] }>(`${base}/main/v1/get-entries?start=0&start=7&end=0`);
-      expect(reply.body.entries).toHaveLength(1);
+    it('refuses a repeated parameter with 400 (the one query rule of every service; Go took the first value)', async () => {
+      const reply = await call<{ message: string }>(`${base}/main/v1/get-entries?start=0&start=7&end=0`);
+      expect(reply).toMatchObject({
+        status: 400,
+        body: { message: "query parameter 'start' is given more than once" },
+      });
+      const webfinger = await call<{ message: string }>(`${base}/.well-known/webfinger?resource=a:b&resource=c:d`);
+      expect(webfinger).toMatchObject({
+        status: 400,
+        body: { message: "query parameter 'resource' is given more than once" },
+      });
     });
   });
 

@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { describeJsonDefect, findJsonDefect, MAX_JSON_DEPTH } from './strict-json.js';
+import type { AppError } from '../errors/index.js';
+import {
+  describeJsonDefect,
+  findJsonDefect,
+  MAX_JSON_DEPTH,
+  parseStrictJson,
+  RESERVED_MEMBER_NAMES,
+} from './strict-json.js';
 
 describe('findJsonDefect', () => {
   it('finds duplicate member names, escaped or not, at any depth, by path', () => {
@@ -52,8 +59,9 @@ describe('findJsonDefect', () => {
       fc.property(fc.jsonValue(), (v) => {
         const text = JSON.stringify(v);
         const defect = findJsonDefect(text);
-        // JSON.stringify never repeats a name; a lone surrogate is escaped as such since ES2019.
-        if (defect) expect(defect.problem).toBe('lone-surrogate');
+        // JSON.stringify never repeats a name; a lone surrogate is escaped as such since ES2019; fast-check
+        // generates __proto__ and constructor members on purpose.
+        if (defect) expect(['lone-surrogate', 'reserved-member']).toContain(defect.problem);
         else expect(JSON.stringify(JSON.parse(text))).toBe(text);
       }),
       { seed: 20261126, numRuns: 500 },
@@ -66,12 +74,57 @@ describe('findJsonDefect', () => {
         const defect = findJsonDefect(text);
         if (
           !(dup as string & { isWellFormed(): boolean }).isWellFormed() ||
-          keys.some((k) => !(k as string & { isWellFormed(): boolean }).isWellFormed())
+          keys.some((k) => !(k as string & { isWellFormed(): boolean }).isWellFormed()) ||
+          keys.some((k) => RESERVED_MEMBER_NAMES.has(k))
         )
           return;
         expect(defect).toEqual({ path: dup, problem: 'duplicate-member' });
       }),
       { seed: 20261126, numRuns: 300 },
     );
+  });
+});
+
+describe('reserved member names', () => {
+  it('finds __proto__, constructor and prototype anywhere, by their path', () => {
+    expect(findJsonDefect('{"__proto__":{"admin":true}}')).toEqual({ path: '__proto__', problem: 'reserved-member' });
+    expect(findJsonDefect('{"a":[{"b":{"constructor":1}}]}')).toEqual({
+      path: 'a[0].b.constructor',
+      problem: 'reserved-member',
+    });
+    expect(findJsonDefect('{"s":{"\\u005f_proto__":1}}')).toEqual({ path: 's.__proto__', problem: 'reserved-member' });
+    expect(findJsonDefect('{"prototype":0}')?.problem).toBe('reserved-member');
+    // As values they are ordinary strings.
+    expect(findJsonDefect('{"name":"__proto__","list":["constructor"]}')).toBeUndefined();
+  });
+});
+
+describe('parseStrictJson', () => {
+  it('parses JSON that has none of the defects', () => {
+    expect(parseStrictJson(Buffer.from('{"a":[1,"é"]}'), 'request body')).toEqual({ a: [1, 'é'] });
+    expect(parseStrictJson('"x"', 'request body')).toBe('x');
+  });
+
+  it('refuses each defect with a 400 naming the member', () => {
+    const refusal = (text: string | Buffer) => {
+      try {
+        parseStrictJson(text, 'request body');
+      } catch (error) {
+        return { status: (error as AppError).status, message: (error as Error).message };
+      }
+      return undefined;
+    };
+    expect(refusal('{"credentialSubject":{"__proto__":{"admin":true}}}')).toEqual({
+      status: 400,
+      message:
+        'request body has a member named credentialSubject.__proto__; the names __proto__, constructor, prototype are refused',
+    });
+    expect(refusal('{"issuer":"did:example:\\ud800"}')).toEqual({
+      status: 400,
+      message: 'request body member issuer contains a lone UTF-16 surrogate escape, which has no UTF-8 form',
+    });
+    expect(refusal('{"a":1,"a":2}')?.message).toMatch(/member a more than once/);
+    expect(refusal('{"a":')).toMatchObject({ status: 400, message: expect.stringMatching(/^malformed JSON: /) });
+    expect(refusal(Buffer.from([0x7b, 0xff, 0x7d]))).toEqual({ status: 400, message: 'request body is not UTF-8' });
   });
 });

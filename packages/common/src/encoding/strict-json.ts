@@ -1,8 +1,13 @@
+import { badRequest } from '../errors/index.js';
+
 /**
  * What `JSON.parse` lets through but a signed or hashed request must not contain:
  * - a member name twice in one object: JSON.parse keeps the last copy, another parser may keep the first,
  *   so two implementations could read two different operations from one request;
- * - a lone UTF-16 surrogate (`"\ud800"`): it has no UTF-8 form, so no canonical form to hash or sign.
+ * - a lone UTF-16 surrogate (`"\ud800"`): it has no UTF-8 form, so no canonical form to hash or sign;
+ * - a member named `__proto__`, `constructor` or `prototype`: JavaScript object handling (spreads,
+ *   assignments, JSON-LD expansion) may drop or reinterpret it, so the bytes signed could differ from the
+ *   bytes the client sent (a `__proto__` claim changed after signing still verified).
  * `findJsonDefect` reports the first one, by its path (`delta.patches[0].action`), in text JSON.parse
  * accepted; its answer for text JSON.parse refuses is unspecified.
  */
@@ -10,11 +15,14 @@
 export interface JsonDefect {
   /** Where: `a.b[2].c` (the empty string for the top-level value). */
   path: string;
-  problem: 'duplicate-member' | 'lone-surrogate' | 'too-deep';
+  problem: 'duplicate-member' | 'lone-surrogate' | 'reserved-member' | 'too-deep';
 }
 
 /** Deeper nesting is refused rather than checked (no request this project takes nests this deep). */
 export const MAX_JSON_DEPTH = 256;
+
+/** Member names refused anywhere in a request (see above). */
+export const RESERVED_MEMBER_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** Objects with more members than this check names with a Set; smaller ones (nearly all) with a list. */
 const LINEAR_NAMES = 16;
@@ -127,6 +135,7 @@ class Scan {
       const name = this.decoded();
       this.path.push(name);
       if (!wellFormed(name)) return this.defect('lone-surrogate');
+      if (RESERVED_MEMBER_NAMES.has(name)) return this.defect('reserved-member');
       if (large === undefined && names.length >= LINEAR_NAMES) large = new Set(names);
       if (large === undefined ? names.includes(name) : large.has(name)) return this.defect('duplicate-member');
       if (large === undefined) names.push(name);
@@ -173,7 +182,38 @@ export function describeJsonDefect(defect: JsonDefect, what: string): string {
       return `${what} has the member ${defect.path} more than once; duplicate member names are refused`;
     case 'lone-surrogate':
       return `${where} contains a lone UTF-16 surrogate escape, which has no UTF-8 form`;
+    case 'reserved-member':
+      return `${what} has a member named ${defect.path}; the names ${[...RESERVED_MEMBER_NAMES].join(', ')} are refused`;
     case 'too-deep':
       return `${what} nests deeper than ${MAX_JSON_DEPTH} levels`;
   }
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/**
+ * The one strict JSON reader for request bodies: UTF-8 (a BOM is dropped), JSON, and none of the defects
+ * above; anything else is a 400 naming the problem (and the member, by its path). `what` names the input in
+ * messages ("request body", "operation request").
+ */
+export function parseStrictJson(input: Uint8Array | string, what: string): unknown {
+  let text: string;
+  if (typeof input === 'string') text = input;
+  else {
+    try {
+      text = strictUtf8.decode(input);
+    } catch {
+      throw badRequest(`${what} is not UTF-8`);
+    }
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const prefix = what === 'request body' ? '' : `${what}: `;
+    throw badRequest(`${prefix}malformed JSON: ${(error as Error).message}`);
+  }
+  const defect = findJsonDefect(text);
+  if (defect) throw badRequest(describeJsonDefect(defect, what));
+  return value;
 }

@@ -5,7 +5,7 @@ import { currentLogSpec, setLogLevels } from '../log/index.js';
 import { createMetrics } from '../metrics/index.js';
 import { parsePrometheusText } from '../metrics/prometheus-text.test-helpers.js';
 import { call, captureLogs, serve } from './http.test-helpers.js';
-import { createHttpApp, type HttpAppOptions } from './index.js';
+import { createHttpApp, jsonBody, type HttpAppOptions } from './index.js';
 
 afterEach(() => setLogLevels('info'));
 
@@ -131,6 +131,77 @@ describe('body parsing', () => {
     const streamed = await postChunked(url, ['"', 'y'.repeat(700), 'y'.repeat(700), '"'], 'text/plain');
     expect(streamed.status).toBe(413);
     expect(JSON.parse(streamed.body)).toEqual({ message: 'request body exceeds the limit of 1024 bytes' });
+  });
+
+  it('reads JSON bodies strictly: a lone surrogate, a __proto__ member or a repeated member is a 400 naming it', async () => {
+    const { url } = await startApp();
+    const post = (body: string) =>
+      call(`${url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(await post('{"issuer":"did:example:\\ud800"}')).toMatchObject({
+      status: 400,
+      json: { message: 'request body member issuer contains a lone UTF-16 surrogate escape, which has no UTF-8 form' },
+    });
+    expect(await post('{"claims":{"__proto__":{"admin":true}}}')).toMatchObject({
+      status: 400,
+      json: { message: expect.stringMatching(/member named claims\.__proto__/) },
+    });
+    expect((await post('{"a":1,"a":2}')).json).toEqual({
+      message: 'request body has the member a more than once; duplicate member names are refused',
+    });
+  });
+
+  it('gives handlers one JSON rule whatever the Content-Type (none, empty, text/plain): jsonBody', async () => {
+    const app = createHttpApp({ metrics: createMetrics({ processMetrics: false }) });
+    app.routes.post('/json', (req, res) => {
+      res.json({ value: jsonBody(req.body, 'thing') });
+    });
+    const { url } = await serve(app.app);
+    const send = (headers: Record<string, string>, body: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const request = http.request(`${url}/json`, { method: 'POST', headers }, (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (text += chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+        });
+        request.on('error', reject);
+        request.end(body);
+      });
+    for (const headers of [
+      { 'content-type': '' },
+      {},
+      { 'content-type': 'text/plain' },
+      { 'content-type': 'application/json' },
+    ]) {
+      expect(await send(headers, '{"name":"p"}')).toEqual({ status: 200, body: '{"value":{"name":"p"}}' });
+      const refused = await send(headers, '{"name":"\\udc00"}');
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatch(/member name contains a lone UTF-16 surrogate/);
+    }
+    expect(await send({ 'content-type': '' }, '')).toEqual({
+      status: 400,
+      body: '{"message":"thing: a JSON body is required"}',
+    });
+  });
+
+  it('refuses a repeated query parameter with 400, through express and on the fast path', async () => {
+    const app = createHttpApp({ metrics: createMetrics({ processMetrics: false }) });
+    app.routes.get('/slow', (req, res) => {
+      res.json(req.query);
+    });
+    app.fastRoutes.get('/fast', (req) => ({ contentType: 'application/json', body: JSON.stringify([...req.query]) }));
+    const { url } = await serve(app.listener);
+    for (const path of ['/slow', '/fast']) {
+      expect((await call(`${url}${path}?keyVersion=1&other=2`)).status).toBe(200);
+      const repeated = await call(`${url}${path}?keyVersion=1&keyVersion=2`);
+      expect(repeated).toMatchObject({
+        status: 400,
+        json: { message: "query parameter 'keyVersion' is given more than once" },
+      });
+      expect((await call(`${url}${path}?a=1&b=2&%61=3`)).json).toEqual({
+        message: "query parameter 'a' is given more than once",
+      });
+    }
   });
 
   it('answers an unsupported charset with 415', async () => {

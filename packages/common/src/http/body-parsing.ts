@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import express, { type RequestHandler } from 'express';
-import { AppError } from '../errors/index.js';
+import { parseStrictJson } from '../encoding/strict-json.js';
+import { AppError, badRequest } from '../errors/index.js';
 import './request.js';
 
 /** Media types parsed as JSON: plain JSON, JSON-LD, ActivityStreams, and any other `+json` type. */
@@ -18,16 +19,54 @@ const keepRawBody = (req: IncomingMessage, _res: unknown, body: Buffer): void =>
 /**
  * Body parsers sharing one size limit. Every body's exact bytes land in `req.rawBody` (Digest checks of
  * HTTP signatures need them); `req.body` is parsed JSON (any JSON value, not only objects) for the JSON
- * types, a string for text/plain, and a Buffer for anything else; an empty body leaves both undefined. Their errors (malformed JSON, too
- * large, bad charset or encoding) are turned into JSON responses by the error mapper.
+ * types, read by the one strict reader (`parseStrictJson`: duplicate members, lone surrogates and
+ * `__proto__`-like names are 400s), a string for text/plain, and a Buffer for anything else, including a
+ * body without a Content-Type or with an empty one; an empty body leaves both undefined. Handlers read
+ * JSON through `jsonBody`, which applies the same reader whatever the type. Their errors (malformed
+ * JSON, too large, bad charset or encoding) are turned into JSON responses by the error mapper.
  */
 export function bodyParsers(limit: number): RequestHandler[] {
   return [
-    express.json({ type: JSON_MEDIA_TYPES, limit, strict: false, verify: keepRawBody }),
+    express.raw({ type: JSON_MEDIA_TYPES, limit, verify: keepRawBody }),
+    readJsonTypes,
     express.text({ type: 'text/plain', limit, verify: keepRawBody }),
     express.raw({ type: () => true, limit, verify: keepRawBody }),
     forgetEmptyBody,
   ];
+}
+
+/** The JSON types' bytes (read raw above, so only one JSON reader exists) parsed strictly. */
+const readJsonTypes: RequestHandler = (req, _res, next) => {
+  if (!Buffer.isBuffer(req.body) || req.body.length === 0 || !req.is(JSON_MEDIA_TYPES)) {
+    next();
+    return;
+  }
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    next(new AppError('unsupported_media_type', `unsupported charset "${charset.toUpperCase()}"`));
+    return;
+  }
+  try {
+    req.body = parseStrictJson(req.body, 'request body');
+    next();
+  } catch (error) {
+    next(error);
+  }
+};
+
+/**
+ * A request's JSON body, read by the one rule every route of every service follows: the body is JSON
+ * whatever its Content-Type (none, an empty one as Go's `http.Post(url, "", body)` sends, text/plain,
+ * form-urlencoded from `curl -d`: the originals never looked at it), read by the strict reader; the kit
+ * parsed the JSON types already (as strictly). No body is a 400 naming `what`.
+ */
+export function jsonBody(body: unknown, what = 'request body'): unknown {
+  if (body === undefined) throw badRequest(`${what}: a JSON body is required`);
+  if (typeof body === 'string' || Buffer.isBuffer(body)) {
+    if (body.length === 0) throw badRequest(`${what}: a JSON body is required`);
+    return parseStrictJson(body, what);
+  }
+  return body;
 }
 
 /**

@@ -8,6 +8,7 @@ import { bodyParsers, parseByteSize } from './body-parsing.js';
 import { builtinRoutes, type BuiltinRoutes } from './builtin-routes.js';
 import { errorHandler, notFoundHandler } from './error-mapping.js';
 import { fastPath, fastRouteBodies, FastRoutes } from './fast-routes.js';
+import { queryRule } from './query-rule.js';
 import { mountRoute, type RouteSpec } from './route-table.js';
 import { HealthChecks, type HealthOptions } from './health.js';
 import { requestLogging, requestObserver } from './request-logging.js';
@@ -53,7 +54,7 @@ export interface HttpApp {
 
 /**
  * The express 5 app every service serves. Order of work on a request:
- * request log + duration histogram, helmet, body parsing (raw bytes kept; fast routes' bodies only read), authentication (token rules,
+ * request log + duration histogram, helmet, the query rule (a repeated parameter is a 400), body parsing (raw bytes kept; fast routes' bodies only read), authentication (token rules,
  * signatures), self-authorising routes, the credentials check, built-in routes (`/healthcheck`,
  * `/metrics`, `/loglevels`), service routes, 404, and the one error mapper. Handlers may be async and
  * throw AppErrors; none writes an error body itself.
@@ -82,6 +83,7 @@ export function createHttpApp(options: HttpAppOptions = {}): HttpApp {
 
   app.use(requestLogging(observe));
   app.use(helmet(options.helmet));
+  app.use(queryRule);
   app.use(fastRouteBodies(fastRoutes, bodyLimit));
   app.use(bodyParsers(bodyLimit));
   app.use(authenticate(options.auth ?? {}));

@@ -51,6 +51,7 @@ describe('fast routes', () => {
   it('answer on the fast path exactly as through express: bodies, statuses, errors, headers', async () => {
     const { fast, viaExpress } = await startBoth();
     const requests: Array<[string, RequestInit]> = [
+      ['/main/v1/items/a%3Ab?q=1&r=2', {}],
       ['/main/v1/items/a%3Ab?q=1&q=2', {}],
       ['/main/v1/varied', {}],
       ['/main/v1/items/x/', {}],
@@ -69,8 +70,8 @@ describe('fast routes', () => {
       const b = visible(await call(`${viaExpress}${path}`, init));
       expect(a, path).toEqual(b);
     }
-    const item = await call(`${fast}/main/v1/items/a%3Ab?q=1&q=2`);
-    expect(item.json).toEqual({ alias: 'main', id: 'a:b', path: '/main/v1/items/a%3Ab', q: ['1', '2'] });
+    const item = await call(`${fast}/main/v1/items/a%3Ab?q=1&r=2`);
+    expect(item.json).toEqual({ alias: 'main', id: 'a:b', path: '/main/v1/items/a%3Ab', q: ['1'] });
     expect(item.headers.get('x-frame-options')).toBe('SAMEORIGIN');
     const varied = await call(`${fast}/main/v1/varied`);
     expect([...varied.headers].filter(([name]) => name === 'x-frame-options' || name === 'vary')).toEqual([

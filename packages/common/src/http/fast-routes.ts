@@ -4,6 +4,7 @@ import type { Logger } from '../log/index.js';
 import { ANONYMOUS, bearerToken, credentialsRequired, invalidBearerToken } from './authentication.js';
 import { readRawBody } from './body-parsing.js';
 import { errorResponse, logErrorResponse } from './error-mapping.js';
+import { checkQuery, searchOf } from './query-rule.js';
 import type { RequestObserver } from './request-logging.js';
 import type { Principal, SignatureAuthenticator } from './principal.js';
 import type { CompiledToken, TokenRules } from './token-rules.js';
@@ -124,7 +125,7 @@ export class FastRoutes {
         method: req.method,
         path: req.path,
         params: req.params as Record<string, string>,
-        query: queryOf(req.originalUrl),
+        query: new URLSearchParams(searchOf(req.originalUrl)),
         body: req.rawBody,
         headers: req.headers,
         principal: req.principal,
@@ -221,6 +222,7 @@ export function fastPath(options: FastPathOptions): RequestListener {
     tokens: readonly CompiledToken[],
     presented: string | undefined,
   ): Promise<FastAnswer> {
+    checkQuery(search);
     let principal: Principal = ANONYMOUS;
     let tokenMatched = false;
     if (tokens.length > 0 && (presented !== undefined || !route.signed)) {
@@ -295,9 +297,4 @@ function writeAnswer(res: ServerResponse, answer: FastAnswer, headers: ReadonlyA
   fields.push('Content-Type', contentType, 'Content-Length', contentLength);
   res.writeHead(answer.status ?? 200, fields);
   res.end(answer.body);
-}
-
-function queryOf(url: string): URLSearchParams {
-  const queryAt = url.indexOf('?');
-  return new URLSearchParams(queryAt < 0 ? '' : url.slice(queryAt + 1));
 }

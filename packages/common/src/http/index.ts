@@ -33,7 +33,8 @@ export {
   type HealthOptions,
   type HealthReport,
 } from './health.js';
-export { JSON_MEDIA_TYPES, formatByteSize, parseByteSize } from './body-parsing.js';
+export { JSON_MEDIA_TYPES, formatByteSize, jsonBody, parseByteSize } from './body-parsing.js';
+export { checkQuery } from './query-rule.js';
 export { securityHeaders } from './security-headers.js';
 export { FastRoutes, type FastAnswer, type FastHandler, type FastRequest } from './fast-routes.js';
 export { errorCodeForStatus } from './status-codes.js';

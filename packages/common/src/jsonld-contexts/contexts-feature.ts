@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { RequestHandler } from 'express';
 import { opt } from '../config/index.js';
 import { AppError, badRequest, errorMessage, notFound } from '../errors/index.js';
-import type { RouteSpec } from '../http/index.js';
+import { jsonBody, type RouteSpec } from '../http/index.js';
 import { getLogger } from '../log/index.js';
 import type { Feature } from '../service/index.js';
 import type { JsonLdContexts } from './context-store.js';
@@ -100,7 +100,7 @@ function contextHandlers(contexts: JsonLdContexts): ContextHandlers {
     add: async (req, res) => {
       if (req.body === undefined)
         throw badRequest('the body must be JSON: {"url","content"}, a list of them, or {"documents":[...]}');
-      const added = parseOperatorContexts(req.body);
+      const added = parseOperatorContexts(jsonBody(req.body));
       await contexts.add(added);
       log.info('JSON-LD contexts added', { contexts: added.map((c) => c.url) });
       res.json({ added: added.map((c) => c.url) });

@@ -142,7 +142,19 @@ describe('accept lists: GET/POST /services/node/acceptlist', () => {
       headers: { 'content-type': 'text/plain' },
     });
     expect(notJson.status).toBe(400);
-    expect(await notJson.json()).toEqual({ message: 'accept list update: the body is not JSON' });
+    expect(await notJson.json()).toEqual({
+      message: expect.stringMatching(/^accept list update: malformed JSON: /),
+    });
+    // The kit's strict reader, whatever the content type: a lone surrogate is refused, naming the member.
+    const surrogate = await fetch(acceptlist, {
+      method: 'POST',
+      body: '[{"type":"follow","add":["https://a.example/\\ud800"]}]',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(surrogate.status).toBe(400);
+    expect(((await surrogate.json()) as { message: string }).message).toMatch(
+      /^accept list update member \[0\]\.add\[0\] contains a lone UTF-16 surrogate/,
+    );
   });
 });
 

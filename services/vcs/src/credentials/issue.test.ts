@@ -151,7 +151,7 @@ describe('issue and compose', () => {
     expect(malformed.body.message).toMatch(/malformed JSON/);
     const empty = await vcs.call('POST', '/verifier/credentials', '', { 'content-type': 'application/json' });
     expect(empty.status).toBe(400);
-    expect(empty.body.message).toMatch(/JSON request body is required/);
+    expect(empty.body.message).toMatch(/a JSON body is required/);
   });
 
   it('honours options: verificationMethod (over assertionMethod), purpose, created, challenge, domain', async () => {

@@ -1,6 +1,6 @@
 import { badRequest } from '@anchor/common/errors';
 
-/** Query parameters as Go's `url.Values.Get` reads them: the first value, or null when absent (URLSearchParams). */
+/** Query parameters (URLSearchParams): a value or null when absent; the kit refused any given twice. */
 export interface QueryParams {
   get(name: string): string | null;
 }

@@ -5,11 +5,9 @@ import type { VctMetrics } from '../metrics.js';
 import type { LogSigner } from '../signing/log-signer.js';
 import type { LogRegistry } from './log-access.js';
 
-/** The first value of a query parameter, as Go's `url.Values.Get`; undefined when absent. */
+/** The `resource` parameter; undefined when absent (the kit refuses it given twice). */
 function firstValue(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value) && typeof value[0] === 'string') return value[0];
-  return undefined;
+  return typeof value === 'string' ? value : undefined;
 }
 
 export interface WebFingerRouteOptions {

@@ -1,4 +1,4 @@
-import { canonicalize as jcs } from '@anchor/common/encoding';
+import { canonicalize as jcs, describeJsonDefect, findJsonDefect } from '@anchor/common/encoding';
 import { AppError, badRequest } from '@anchor/common/errors';
 import { canonicalize, type DocumentLoader } from '@anchor/common/jsonld';
 import type { WorkerContextsSetup } from '@anchor/common/jsonld-contexts';
@@ -71,6 +71,9 @@ export async function prepareCredential(
   } catch (error) {
     throw parseFailure(`malformed JSON: ${(error as Error).message}`);
   }
+  // The kit's strict reader's rules: what is logged must have one reading and one canonical form.
+  const defect = findJsonDefect(body);
+  if (defect) throw parseFailure(describeJsonDefect(defect, 'credential'));
   const problem = firstProblem(LOG_ADD_VC, credential);
   if (problem !== undefined) throw parseFailure(`invalid credential: ${problem}`);
   const issuer = typeof credential.issuer === 'string' ? credential.issuer : credential.issuer.id;
