@@ -35,7 +35,7 @@ export function createApiFeature(
     logs: logs.registry,
     checker: preparer.checker,
     signer: logs.signer,
-    treeHeads: new SignedTreeHeads(logs.signer),
+    treeHeads: new SignedTreeHeads(logs.signer, logs.highWater),
     metrics: vctMetrics,
     maxGetEntries: ctx.config.maxGetEntries ?? 1000,
   });

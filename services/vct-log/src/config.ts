@@ -66,6 +66,14 @@ export const VCT_LOG_CONFIG = defineConfig({
       flag: 'key-file',
       help: 'PKCS#8 PEM file of the log signing key; created with a new key on first start when missing (default <data-dir>/vct-log-key.pem); replicas sharing a database must share this file',
     }),
+    treeHighWaterFile: opt.string({
+      flag: 'tree-high-water-file',
+      help: 'file keeping the newest tree head each log signed, on a volume a database restore does not roll back (default <data-dir>/tree-high-water.json; see docs/adr/0014)',
+    }),
+    allowTreeRollback: opt.bool({
+      flag: 'allow-tree-rollback',
+      help: 'start even when the database holds a smaller tree than a head this log already signed (after restoring an older backup); monitors that saw the larger head report a rollback',
+    }),
     keyType: opt.enum(['Ed25519', 'P-256'] as const, {
       flag: 'key-type',
       help: 'type of a generated key: Ed25519 (default; envelope EDDSA/ED25519) or P-256 (envelope ECDSA/ECDSAP256IEEEP1363); must match an existing key file when given',
@@ -179,6 +187,8 @@ export function vctLogOptionsFrom(flags: VctLogFlags): { options: VctLogOptions;
     baseUrl: flags.baseUrl,
     logs,
     keyFile: flags.keyFile,
+    treeHighWaterFile: flags.treeHighWaterFile,
+    allowTreeRollback: flags.allowTreeRollback,
     keyType: flags.keyType,
     kms: kmsSettingsOf(flags),
     readTokens: flags.readTokens,

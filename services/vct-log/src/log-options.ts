@@ -15,6 +15,10 @@ export interface VctLogOptions extends ServiceOptions {
   logs?: LogDefinition[];
   /** Default `<dataDir>/vct-log-key.pem`. */
   keyFile?: string | undefined;
+  /** Where the newest signed head of each alias is kept (ADR 0014). Default `<dataDir>/tree-high-water.json`. */
+  treeHighWaterFile?: string | undefined;
+  /** Start even when the database's tree is smaller than a head already signed (after a restore). */
+  allowTreeRollback?: boolean;
   /** Type of a generated key (default Ed25519); an existing key must match when given. */
   keyType?: LogKeyType | undefined;
   /** Sign with a key in the kms instead of a key file (`--kms-url`, `--kms-type web`). */

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { KmsSettings } from '@anchor/common/clients';
+import { getLogger } from '@anchor/common/log';
 import type { Feature } from '@anchor/common/service';
 import type { StoreProvider } from '@anchor/common/storage';
 import type { LogKeyType } from '@anchor/common/vct';
@@ -10,6 +11,9 @@ import { LOG_CONFIG_STORE, type SigningKeyRecord } from './merkle-log/log-record
 import { TransparencyLog } from './merkle-log/transparency-log.js';
 import { loadOrCreateLogKey } from './signing/key-file.js';
 import { LogSigner } from './signing/log-signer.js';
+import { rollbackProblem, TreeHighWater } from './signing/tree-high-water.js';
+
+const logger = getLogger('vct-log');
 
 const ONE_LOG: readonly LogDefinition[] = [{ alias: 'main', read: true, write: true, issuers: [] }];
 
@@ -19,6 +23,8 @@ export interface LogsFeature extends Feature {
   readonly signer: LogSigner;
   readonly logs: readonly TransparencyLog[];
   readonly registry: LogRegistry;
+  /** The newest head each alias signed, kept outside the database (ADR 0014). */
+  readonly highWater: TreeHighWater;
 }
 
 export async function createLogsFeature(ctx: VctLogContext): Promise<LogsFeature> {
@@ -34,12 +40,46 @@ export async function createLogsFeature(ctx: VctLogContext): Promise<LogsFeature
     throw error;
   }
   const logs: TransparencyLog[] = [];
-  for (const definition of definitions) logs.push(await TransparencyLog.open(ctx.storage, definition.alias));
+  let highWater: TreeHighWater;
+  try {
+    highWater = await TreeHighWater.open(
+      options.treeHighWaterFile ?? join(options.dataDir ?? 'data', 'tree-high-water.json'),
+    );
+    for (const definition of definitions) {
+      const log = await TransparencyLog.open(ctx.storage, definition.alias);
+      await refuseRollback(log, highWater, options.allowTreeRollback === true);
+      logs.push(log);
+    }
+  } catch (error) {
+    signer.close();
+    throw error;
+  }
   const registry = new LogRegistry(
     definitions.map((definition, i) => ({ definition, log: logs[i] as TransparencyLog })),
   );
   ctx.http.health.register('kmsStatus', () => signer.health());
-  return { name: 'logs', signer, logs, registry, stop: async () => signer.close() };
+  return { name: 'logs', signer, logs, registry, highWater, stop: async () => signer.close() };
+}
+
+/**
+ * A database restored to an older backup would serve a smaller tree than heads already signed, which every
+ * monitor that saw them reports as a rollback: the log refuses to start unless the operator says so.
+ */
+async function refuseRollback(log: TransparencyLog, highWater: TreeHighWater, allowed: boolean): Promise<void> {
+  const mark = highWater.get(log.alias);
+  const problem = rollbackProblem(log.alias, mark, log.head());
+  if (problem === undefined) return;
+  if (!allowed)
+    throw new Error(
+      `${problem}. Restore a newer backup, or start once with --allow-tree-rollback to serve this tree anyway (monitors that saw the larger head will report a rollback); the mark is kept in ${highWater.file}`,
+    );
+  logger.warn('serving a tree smaller than a head this log already signed (--allow-tree-rollback)', {
+    alias: log.alias,
+    problem,
+    signedSize: mark?.size,
+    servedSize: log.head().size,
+  });
+  await highWater.reset(log.alias, log.head());
 }
 
 async function localLogSigner(options: VctLogContext['config']): Promise<LogSigner> {

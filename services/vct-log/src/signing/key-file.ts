@@ -3,6 +3,7 @@ import { constants } from 'node:fs';
 import { link, mkdir, open, readFile, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { KeyPair } from '@anchor/common/crypto';
+import { syncDirectory } from '@anchor/common/files';
 import { getLogger } from '@anchor/common/log';
 import type { LogKeyType } from '@anchor/common/vct';
 
@@ -77,14 +78,3 @@ function checkType(key: KeyPair, file: string, wantedType: LogKeyType | undefine
 }
 
 /** Makes the new directory entry itself durable (a file's fsync does not cover its name). */
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, constants.O_RDONLY).catch(() => undefined);
-  if (!handle) return;
-  try {
-    await handle.sync();
-  } catch {
-    // Some filesystems refuse fsync on directories; the entry is then as durable as they make it.
-  } finally {
-    await handle.close();
-  }
-}

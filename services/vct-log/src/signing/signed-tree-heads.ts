@@ -1,22 +1,27 @@
 import { treeHeadSignaturePayload } from '@anchor/common/vct';
 import type { TreeHead } from '../merkle-log/transparency-log.js';
 import type { LogSigner } from './log-signer.js';
+import type { TreeHighWater } from './tree-high-water.js';
 
 /**
  * get-sth bodies, signed once per tree head and reused until the head changes (the original signed on
  * every request; a verifier cannot tell the difference, and ECDSA signing, or a kms round trip, is not free).
- * Requests that arrive while a head is being signed share that signature.
+ * Requests that arrive while a head is being signed share that signature. A head is recorded as the
+ * alias's high-water mark before its signature is served, so no monitor holds a head the log forgot.
  */
 export class SignedTreeHeads {
   private readonly cache = new Map<string, { size: number; timestamp: number; body: Promise<string> }>();
 
-  constructor(private readonly signer: LogSigner) {}
+  constructor(
+    private readonly signer: LogSigner,
+    private readonly highWater: TreeHighWater,
+  ) {}
 
   /** `{"tree_size","timestamp","sha256_root_hash","tree_head_signature"}` as JSON text with its newline. */
   body(alias: string, head: TreeHead): Promise<string> {
     const cached = this.cache.get(alias);
     if (cached && cached.size === head.size && cached.timestamp === head.timestamp) return cached.body;
-    const body = this.sign(head);
+    const body = this.sign(alias, head);
     const entry = { size: head.size, timestamp: head.timestamp, body };
     this.cache.set(alias, entry);
     // A failed signature (kms unreachable) is not kept: the next request tries again.
@@ -26,8 +31,9 @@ export class SignedTreeHeads {
     return body;
   }
 
-  private async sign(head: TreeHead): Promise<string> {
+  private async sign(alias: string, head: TreeHead): Promise<string> {
     const signature = await this.signer.signEnvelope(treeHeadSignaturePayload(head.timestamp, head.size, head.root));
+    await this.highWater.raise(alias, head);
     return `${JSON.stringify({ tree_size: head.size, timestamp: head.timestamp, sha256_root_hash: head.root.toString('base64'), tree_head_signature: signature })}\n`;
   }
 }
