@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createStoreProvider } from '@anchor/common/storage';
+import { createStoreProvider, StoreLease } from '@anchor/common/storage';
 import { AMQP_URL, amqpUnavailable, deleteQueues } from '@anchor/testing/amqp-broker';
 import { freePort, makeTempDir, stopAllProcesses, waitFor, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -109,11 +109,10 @@ describe.skipIf(unavailable !== undefined)('two instances of one deployment', ()
   async function isWriter(node: NodeProcess): Promise<boolean> {
     const storage = await createStoreProvider({ type: 'lmdb', dataDir: join(dir.path, 'db'), sweepIntervalMs: 0 });
     try {
-      const lease = await (
-        await storage.open<{ holder: string }>('lease', { expiryField: 'expiresAt' })
-      ).get('batch-writer');
-      expect(lease).toBeDefined();
-      return lease!.holder.includes(`|127.0.0.1:${node.port}|`);
+      const lease = await StoreLease.open(storage, { name: 'batch-writer', holder: 'reader', durationMs: 0 });
+      const tip = await lease.tip();
+      expect(tip).toBeDefined();
+      return tip!.holder.includes(`|127.0.0.1:${node.port}|`);
     } finally {
       await storage.close();
     }

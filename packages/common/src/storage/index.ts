@@ -9,4 +9,4 @@ export { queryAll, queryPages, type QueryToEnd } from './query-pages.js';
 export { storeUnavailable, STORE_RETRY_AFTER_SECONDS } from './unavailable.js';
 export { DEFAULT_LIMIT, MAX_LIMIT, MAX_IN_COMBINATIONS } from './query-plan.js';
 export { MAX_KEY_BYTES, MAX_RECORD_BYTES, RESERVED_FIELD } from './records.js';
-export { StoreLease, type StoreLeaseOptions } from './lease.js';
+export { FencedError, isFenced, LEASE_STORE, StoreLease, type LeaseLink, type StoreLeaseOptions } from './lease.js';

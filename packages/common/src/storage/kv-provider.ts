@@ -37,6 +37,7 @@ export function prefixedName(prefix: string | undefined, name: string): string {
 export class KvStoreProvider implements StoreProvider, KvStoreHost {
   private readonly stores = new Map<string, KvStore<object>>();
   private readonly opening = new Map<string, Promise<unknown>>();
+  private readonly exclusive = new Set<string>();
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
   private closed = false;
@@ -60,9 +61,14 @@ export class KvStoreProvider implements StoreProvider, KvStoreHost {
     if (this.closed) throw storeUnavailable(`${this.kind} storage provider is closed`);
   }
 
+  isExclusive(store: string): boolean {
+    return this.exclusive.has(store);
+  }
+
   async open<T extends object>(name: string, options: StoreOptions = {}): Promise<Store<T>> {
     this.assertOpen();
     checkStoreName(name);
+    if (options.exclusive === true) this.exclusive.add(name);
     // Opens of one name are serialised: a second open waits for the first one's index rebuild.
     const previous = this.opening.get(name) ?? Promise.resolve();
     const next = previous.catch(() => undefined).then(() => this.openNow(name, options));
@@ -113,7 +119,8 @@ export class KvStoreProvider implements StoreProvider, KvStoreHost {
       return store;
     });
     if (planned.length === 0) return;
-    await planAndWrite(this.writer, (p) => runBatch(p, planned));
+    const exclusive = planned.some((o) => this.exclusive.has(o.store.name));
+    await planAndWrite(this.writer, (p) => runBatch(p, planned), undefined, exclusive);
   }
 
   restartReason(): string | undefined {

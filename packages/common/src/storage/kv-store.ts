@@ -173,9 +173,18 @@ function derivesEntries(schema: StoreSchema): boolean {
   return schema.indexes.size > 0 || schema.expiryField !== undefined;
 }
 
-/** Plans a write and applies it: queued when no transaction callback is pending, else inside a transaction. */
-export async function planAndWrite<R>(writer: KvWriter, plan: (p: WritePlan) => R, now?: number): Promise<R> {
-  if (writer.planInTransaction) {
+/**
+ * Plans a write and applies it: queued when no transaction callback is pending, else inside a transaction.
+ * `inTransaction` always plans inside one: on LMDB its reads then see what other processes sharing the
+ * environment committed, under LMDB's write lock, so an insert-if-absent is exact across processes.
+ */
+export async function planAndWrite<R>(
+  writer: KvWriter,
+  plan: (p: WritePlan) => R,
+  now?: number,
+  inTransaction = false,
+): Promise<R> {
+  if (inTransaction || writer.planInTransaction) {
     return writer.transaction(() => {
       const p = new WritePlan(now ?? Date.now());
       const result = plan(p);
@@ -204,6 +213,8 @@ export async function planAndWrite<R>(writer: KvWriter, plan: (p: WritePlan) => 
 export interface KvStoreHost {
   readonly writer: KvWriter;
   assertOpen(): void;
+  /** Whether writes to the store are planned inside the backend's write transaction (`StoreOptions.exclusive`). */
+  isExclusive(store: string): boolean;
 }
 
 export class KvStore<T extends object> implements Store<T> {
@@ -223,7 +234,7 @@ export class KvStore<T extends object> implements Store<T> {
 
   private write<R>(plan: (p: WritePlan) => R): Promise<R> {
     this.host.assertOpen();
-    return planAndWrite(this.host.writer, plan);
+    return planAndWrite(this.host.writer, plan, undefined, this.host.isExclusive(this.name));
   }
 
   private readLive(key: string, now: number): T | undefined {

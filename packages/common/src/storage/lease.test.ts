@@ -1,108 +1,122 @@
-import { StoreLease } from './lease.js';
+import { FencedError, isFenced, LEASE_STORE, StoreLease, type LeaseLink } from './lease.js';
 import { createMemStoreProvider } from './mem.js';
-import type { Store, StoreProvider } from './types.js';
+import type { StoreProvider } from './types.js';
 import { describe, expect, it } from 'vitest';
 
+const open = (provider: StoreProvider, holder: string, durationMs = 1_000) =>
+  StoreLease.open(provider, { name: 'batch-writer', holder, durationMs });
+
+async function chain(provider: StoreProvider): Promise<LeaseLink[]> {
+  const store = await provider.open<LeaseLink>(LEASE_STORE, { indexes: [['lease', 'version']] });
+  return (await store.query({ where: { lease: 'batch-writer' }, orderBy: { field: 'version' } })).items.map(
+    (e) => e.value,
+  );
+}
+
 describe('StoreLease', () => {
-  const open = async () => {
+  it('has one holder at a time; the holder renews in its epoch, others cannot take it', async () => {
     const provider = createMemStoreProvider({ sweepIntervalMs: 0 });
-    return {
-      a: await StoreLease.open(provider, {
-        store: 'lease',
-        name: 'batch-writer',
-        holder: 'instance-a',
-        durationMs: 1_000,
-      }),
-      b: await StoreLease.open(provider, {
-        store: 'lease',
-        name: 'batch-writer',
-        holder: 'instance-b',
-        durationMs: 1_000,
-      }),
-      again: await StoreLease.open(provider, {
-        store: 'lease',
-        name: 'batch-writer',
-        holder: 'instance-a',
-        durationMs: 1_000,
-      }),
-    };
-  };
-
-  it('has one holder at a time; the holder renews, others cannot', async () => {
-    const { a, b } = await open();
+    const [a, b] = [await open(provider, 'a'), await open(provider, 'b')];
     const now = Date.now();
     expect(await a.acquire(now)).toBe(true);
+    expect(a.epoch).toBe(1);
     expect(await b.acquire(now + 10)).toBe(false);
+    expect(b.epoch).toBeUndefined();
     expect(await a.renew(now + 500)).toBe(true);
+    expect(await a.renew(now + 900)).toBe(true);
+    expect(a.epoch).toBe(1);
+    // a renewed at now + 900: still held at now + 1,200.
     expect(await b.acquire(now + 1_200)).toBe(false);
+    // The chain keeps the epoch's claim and its latest link only.
+    expect((await chain(provider)).map((l) => [l.version, l.kind])).toEqual([
+      [1, 'claim'],
+      [3, 'renew'],
+    ]);
   });
 
-  it('passes to another instance when the holder stops renewing, and the old holder learns it lost it', async () => {
-    const { a, b } = await open();
+  it('passes to another holder in a new epoch once it expires; the old holder learns it lost it', async () => {
+    const provider = createMemStoreProvider({ sweepIntervalMs: 0 });
+    const [a, b] = [await open(provider, 'a'), await open(provider, 'b')];
     const now = Date.now();
     expect(await a.acquire(now)).toBe(true);
-    // Expired records are invisible: b's insert succeeds once a's lease has run out.
-    await new Promise((resolve) => setTimeout(resolve, 1_050));
-    expect(await b.acquire()).toBe(true);
-    expect(await a.renew()).toBe(false);
+    expect(await b.acquire(now + 1_001)).toBe(true);
+    expect(b.epoch).toBe(2);
+    expect(await a.renew(now + 1_002)).toBe(false);
+    expect(a.epoch).toBeUndefined();
   });
 
-  it('is free at once after release, and taken straight back by a restarted holder with the same id', async () => {
-    const { a, b, again } = await open();
+  it('is free at once after release, and taken straight back (in a new epoch) by a restarted holder', async () => {
+    const provider = createMemStoreProvider({ sweepIntervalMs: 0 });
+    const [a, again, b] = [await open(provider, 'a'), await open(provider, 'a'), await open(provider, 'b')];
     expect(await a.acquire()).toBe(true);
     expect(await again.acquire()).toBe(true);
+    expect(again.epoch).toBe(2);
+    // The earlier process with the same id is deposed: its writes are refused.
+    await expect(a.write([])).rejects.toBeInstanceOf(FencedError);
     await again.release();
     expect(await b.acquire()).toBe(true);
     await a.release();
     expect(await a.acquire()).toBe(false);
   });
 
-  it('never leaves two holders: a holder that stalls past the expiry cannot write its name over the next one', async () => {
+  it('refuses the writes of a deposed holder that still believes it holds the lease, in the store', async () => {
     const provider = createMemStoreProvider({ sweepIntervalMs: 0 });
-    const b = await StoreLease.open(provider, {
-      store: 'lease',
-      name: 'batch-writer',
-      holder: 'instance-b',
-      durationMs: 1_000,
-    });
-    // Instance a's reads stall: before a read's answer arrives, a's lease runs out and b takes it over. A
-    // renew that reads and then writes would then put a's name back over b's while b believes it holds the lease.
-    let stall = false;
-    let bAcquired = false;
-    const stalling: StoreProvider = {
+    const data = await provider.open<{ by: string; epoch: number }>('data');
+    const [a, b] = [await open(provider, 'a'), await open(provider, 'b')];
+    const now = Date.now();
+    expect(await a.acquire(now)).toBe(true);
+    await a.write([{ store: 'data', op: 'put', key: 'x', value: { by: 'a', epoch: a.epoch! } }]);
+    // a pauses (no renewals); b takes over after the expiry and writes.
+    expect(await b.acquire(now + 2_000)).toBe(true);
+    await b.write([{ store: 'data', op: 'put', key: 'x', value: { by: 'b', epoch: b.epoch! } }]);
+    // a comes back and writes without checking the lease first: the store refuses it.
+    expect(a.epoch).toBe(1);
+    const refused = await a
+      .write([{ store: 'data', op: 'put', key: 'x', value: { by: 'a', epoch: 1 } }])
+      .catch((error: unknown) => error);
+    expect(isFenced(refused)).toBe(true);
+    expect(refused).toMatchObject({ code: 'conflict', status: 409, epoch: 1 });
+    expect(await data.get('x')).toEqual({ by: 'b', epoch: b.epoch });
+    expect(a.epoch).toBeUndefined();
+    await expect(a.write([])).rejects.toBeInstanceOf(FencedError);
+  });
+
+  it("rethrows a conflict of the write's own operations without losing the lease", async () => {
+    const provider = createMemStoreProvider({ sweepIntervalMs: 0 });
+    const data = await provider.open<{ n: number }>('data');
+    await data.put('taken', { n: 0 });
+    const a = await open(provider, 'a');
+    expect(await a.acquire()).toBe(true);
+    const error = await a
+      .write([{ store: 'data', op: 'insert', key: 'taken', value: { n: 1 } }])
+      .catch((e: unknown) => e);
+    expect(isFenced(error)).toBe(false);
+    expect(error).toMatchObject({ code: 'conflict' });
+    expect(a.epoch).toBe(1);
+    await a.write([{ store: 'data', op: 'put', key: 'taken', value: { n: 2 } }]);
+    expect(await data.get('taken')).toEqual({ n: 2 });
+  });
+
+  it('steps past a link of its own epoch whose write it saw fail but which landed', async () => {
+    const provider = createMemStoreProvider({ sweepIntervalMs: 0 });
+    let failAfterWrite = false;
+    const flaky: StoreProvider = {
       ...provider,
-      open: async <T extends object>(name: string, options?: Parameters<StoreProvider['open']>[1]) => {
-        const store = await provider.open<T>(name, options);
-        const get = async (key: string): Promise<T | undefined> => {
-          const read = await store.get(key);
-          if (stall) {
-            stall = false;
-            await store.put(key, { holder: 'instance-a', expiresAt: Date.now() - 1 } as unknown as T);
-            bAcquired = await b.acquire();
-          }
-          return read;
-        };
-        return new Proxy(store, {
-          get: (target, property) => {
-            if (property === 'get') return get;
-            const value: unknown = Reflect.get(target, property);
-            return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
-          },
-        }) as Store<T>;
+      kind: provider.kind,
+      open: provider.open.bind(provider),
+      batch: async (ops) => {
+        await provider.batch(ops);
+        if (failAfterWrite) {
+          failAfterWrite = false;
+          throw new Error('connection lost after the write');
+        }
       },
     };
-    const a = await StoreLease.open(stalling, {
-      store: 'lease',
-      name: 'batch-writer',
-      holder: 'instance-a',
-      durationMs: 1_000,
-    });
+    const a = await StoreLease.open(flaky, { name: 'batch-writer', holder: 'a', durationMs: 1_000 });
     expect(await a.acquire()).toBe(true);
-    stall = true;
-    const aHolds = await a.renew();
-    const stored = await (await provider.open<{ holder: string }>('lease')).get('batch-writer');
-    // Whoever believes it holds the lease is the one the store names, and only one does.
-    expect([aHolds, bAcquired].filter(Boolean)).toHaveLength(1);
-    expect(stored?.holder).toBe(aHolds ? 'instance-a' : 'instance-b');
+    failAfterWrite = true;
+    await expect(a.renew()).rejects.toThrow(/connection lost/);
+    expect(await a.renew()).toBe(true);
+    expect(a.epoch).toBe(1);
   });
 });

@@ -27,6 +27,13 @@ export interface StoreOptions {
    * providers also run periodically). Records without the field never expire.
    */
   expiryField?: string;
+  /**
+   * Writes touching this store are planned inside the backend's write transaction, never against this process's
+   * view of what is committed: on LMDB, whose environment several processes may share, insert-if-absent is then
+   * exact across them (the lease chain, `lease.ts`). Slower; no effect on mem (one process) and MongoDB (the
+   * server decides).
+   */
+  exclusive?: boolean;
 }
 
 /**

@@ -4,6 +4,9 @@ import type { ContentObject, SuffixAnchor } from './anchor-linkset.js';
 
 export const BATCH_STORE = 'anchor-batch';
 
+/** How the batch records are written: one provider batch, all or nothing where the store allows. */
+export type BatchWrite = (ops: readonly ProviderBatchOp[]) => Promise<void>;
+
 /**
  * The lifecycle of an in-flight anchor, one status per step whose result is persisted (orb.md §2.3-§2.5):
  *
@@ -83,17 +86,25 @@ const INLINE_BODY = Symbol('inline body');
  */
 export class AnchorBatches {
   private constructor(
-    private readonly provider: StoreProvider,
+    private readonly writeOps: BatchWrite,
     private readonly records: Store<AnchorBatchRecord>,
     private readonly bodies: Store<AnchorBatchBody>,
   ) {}
 
-  static async open(provider: StoreProvider): Promise<AnchorBatches> {
+  /**
+   * `write` applies each write's operations; the batch writer passes its lease's fenced write, so a writer that
+   * lost the lease has its cuts and status changes refused by the store (`FencedError`).
+   */
+  static async open(provider: StoreProvider, write?: BatchWrite): Promise<AnchorBatches> {
     const records = await provider.open<AnchorBatchRecord>(BATCH_STORE, {
       indexes: [['status', 'createdAt']],
       expiryField: 'expiresAt',
     });
-    return new AnchorBatches(provider, records, await provider.open<AnchorBatchBody>(BATCH_BODY_STORE));
+    return new AnchorBatches(
+      write ?? ((ops) => provider.batch(ops)),
+      records,
+      await provider.open<AnchorBatchBody>(BATCH_BODY_STORE),
+    );
   }
 
   /**
@@ -103,7 +114,7 @@ export class AnchorBatches {
    */
   async insert(batchId: string, batch: AnchorBatch): Promise<void> {
     const [record, body] = split(batch);
-    await this.provider.batch([
+    await this.writeOps([
       { store: BATCH_STORE, op: 'insert', key: batchId, value: record },
       { store: BATCH_BODY_STORE, op: 'put', key: batchId, value: body },
     ]);
@@ -130,7 +141,7 @@ export class AnchorBatches {
       ops.push({ store: BATCH_BODY_STORE, op: 'put', key: batchId, value: body });
     ops.push({ store: BATCH_STORE, op: 'put', key: batchId, value: record });
     if (next.status === 'completed') ops.push({ store: BATCH_BODY_STORE, op: 'delete', key: batchId });
-    await this.provider.batch(ops);
+    await this.writeOps(ops);
   }
 
   /** Every batch in one of `statuses`, oldest first. */

@@ -3,6 +3,7 @@ import { canonicalBytes, parseHashlink, type DataUriEncoding } from '@anchor/com
 import { errorMessage } from '@anchor/common/errors';
 import { attachProof } from '@anchor/common/jsonld';
 import type { Logger } from '@anchor/common/log';
+import { isFenced } from '@anchor/common/storage';
 import { backoffDelay, type BackoffPolicy } from '@anchor/common/mq';
 import { anchorProfile, parseOperation, type ParsedOperation, type ProtocolRegistry } from '@anchor/sidetree';
 import { CAS_MEDIA, type CasStore } from '../cas/cas-store.js';
@@ -168,6 +169,12 @@ export class AnchorPipeline {
     try {
       await this.steps(batchId);
     } catch (error) {
+      if (isFenced(error)) {
+        // Another instance holds the batch-writer lease now: it resumes this batch from its stored status.
+        this.deps.log.warn('anchor step refused: the batch-writer lease moved on', { batchId });
+        this.runs.delete(batchId);
+        return;
+      }
       // The store itself failed (reading the record, or recording a failure): try again later.
       this.deps.log.error('anchor step could not run; retrying', { batchId, err: errorMessage(error) });
       this.schedule(batchId, this.deps.retry.maxMs);
@@ -182,6 +189,7 @@ export class AnchorPipeline {
         const current = batch;
         next = await anchorStep(this.deps.metrics, current.status, () => this.run(batchId, current));
       } catch (error) {
+        if (isFenced(error)) throw error;
         const attempts = batch.attempts + 1;
         const delay = backoffDelay(this.deps.retry, attempts);
         this.deps.metrics.anchorStepFailures.inc({ status: batch.status });

@@ -48,7 +48,15 @@ export interface AnchoringDeps {
  */
 export async function createAnchoringFeature(ctx: NodeContext, deps: AnchoringDeps): Promise<AnchoringFeature> {
   const log = getLogger('anchor-writer');
-  const batches = await AnchorBatches.open(ctx.storage);
+  // A restarted instance has the same holder id, so it takes its lease straight back instead of waiting it out.
+  const holder = `${hostname()}|${formatHostPort(ctx.config.server.hostUrl)}|${resolve(ctx.config.server.dataDir)}`;
+  const lease = await StoreLease.open(ctx.storage, {
+    name: 'batch-writer',
+    holder,
+    durationMs: ctx.config.anchoring.batchWriterLease,
+  });
+  // Every cut and status change carries the lease's epoch: a writer that lost the lease is refused by the store.
+  const batches = await AnchorBatches.open(ctx.storage, (ops) => lease.write(ops));
   const localWitness = new LocalWitness({
     signer: ctx.keys.vcSigner,
     verificationMethod: vcVerificationMethod(ctx.urls, ctx.keys),
@@ -83,14 +91,6 @@ export async function createAnchoringFeature(ctx: NodeContext, deps: AnchoringDe
     parsedOperations: deps.parsedOperations,
     batchFiles: createBatchFileBuilder(),
     protocols: ctx.protocols,
-  });
-  // A restarted instance has the same holder id, so it takes its lease straight back instead of waiting it out.
-  const holder = `${hostname()}|${formatHostPort(ctx.config.server.hostUrl)}|${resolve(ctx.config.server.dataDir)}`;
-  const lease = await StoreLease.open(ctx.storage, {
-    store: 'lease',
-    name: 'batch-writer',
-    holder,
-    durationMs: ctx.config.anchoring.batchWriterLease,
   });
   const batchWriter = new BatchWriter(
     deps.stores,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage } from '@anchor/common/errors';
 import type { Logger } from '@anchor/common/log';
-import type { StoreLease } from '@anchor/common/storage';
+import { isFenced, type StoreLease } from '@anchor/common/storage';
 import { traceCarrier, type TraceCarrier } from '@anchor/common/tracing';
 import type { ParsedOperation } from '@anchor/sidetree';
 import type { NodeMetrics } from '../observability/node-metrics.js';
@@ -262,7 +262,11 @@ export class BatchWriter {
         return;
       }
       this.cutting = this.cutDue()
-        .catch((error: unknown) => this.log.error('batch cut failed', { err: errorMessage(error) }))
+        .catch(async (error: unknown) => {
+          if (!isFenced(error)) return this.log.error('batch cut failed', { err: errorMessage(error) });
+          // The store refused the cut: another instance took the lease while this one believed it held it.
+          if (this.leader) await this.stepDown();
+        })
         .finally(() => {
           this.cutting = undefined;
           this.tick(this.untilDue());

@@ -12,7 +12,7 @@ import type { Store, StoreProvider } from '@anchor/common/storage';
  *   <alias>.leaf-hashes  key: chunk number, 16 digits → { hashes: base64 of up to 1,024 packed leaf hashes }
  *   tree-heads           key: alias → { size, root, timestamp }   the head every STH is signed from
  *   log-config           key: 'signing-key' → { type, publicKey }   the key every log of the database is signed with
- *   sequencer-lease      key: 'sequencer' → { holder, expires }   (MongoDB) which replica integrates
+ *   leases               key: 'sequencer#<version>' → lease chain link   (MongoDB) which replica integrates (StoreLease)
  *
  * Accepting writes the leaf and its queue record in one batch. Integrating moves a run of queue records
  * into the tree in ONE batch: the entries (insert-if-absent, so two sequencers can never both write an
@@ -60,7 +60,6 @@ export const LEAF_HASH_CHUNK = 1024;
 
 export const TREE_HEADS_STORE = 'tree-heads';
 export const LOG_CONFIG_STORE = 'log-config';
-export const SEQUENCER_LEASE_STORE = 'sequencer-lease';
 
 /** Fixed-width decimal keys sort in index order on every adapter. */
 export function indexKey(index: number): string {

@@ -127,4 +127,35 @@ describe('Sequencer', () => {
     expect(r2.integrated).toEqual([1]);
     expect(r3.log.head()).toEqual(r2.log.head());
   });
+
+  it('has the tree heads of a replica that lost the lease refused by the store, its tree rolled back', async () => {
+    const provider = createMemStoreProvider({ sweepIntervalMs: 0 });
+    const open = async (name: string) => {
+      const log = await TransparencyLog.open(provider, 'main');
+      const lease = await openSequencerLease(provider, name, 50);
+      return {
+        log,
+        lease,
+        sequencer: new Sequencer([log], { intervalMs: 60_000, batchSize: 100, maxRootAgeMs: 3_600_000, lease }),
+      };
+    };
+    const [a, b] = [await open('a'), await open('b')];
+    await a.log.accept(entryFor('first', 100));
+    await a.sequencer.runRound();
+    expect(a.lease.epoch).toBeDefined();
+    // a pauses past its lease; b takes over and integrates.
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    await b.log.accept(entryFor('second', 200));
+    await b.sequencer.runRound();
+    expect(b.lease.epoch).toBeGreaterThan(a.lease.epoch!);
+    expect(b.log.head().size).toBe(2);
+    // a comes back mid-round, integrating without a lease check: the store refuses the head it writes.
+    await a.log.accept(entryFor('third', 300));
+    await expect(a.log.integrate(100, 3_600_000)).rejects.toMatchObject({ code: 'conflict', status: 409 });
+    expect(a.log.head().size).toBe(1);
+    await b.sequencer.runRound();
+    expect(b.log.head().size).toBe(3);
+    await a.sequencer.runRound();
+    expect(a.log.head()).toEqual(b.log.head());
+  });
 });

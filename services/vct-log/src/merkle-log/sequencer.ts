@@ -1,24 +1,16 @@
 import { getLogger } from '@anchor/common/log';
-import { StoreLease, type StoreProvider } from '@anchor/common/storage';
-import { SEQUENCER_LEASE_STORE } from './log-records.js';
+import { isFenced, StoreLease, type StoreProvider } from '@anchor/common/storage';
 import type { IntegrationResult, TransparencyLog } from './transparency-log.js';
 
 const log = getLogger('vct-sequencer');
 
 /**
- * Which replica integrates, when several share one MongoDB. It only saves wasted work: correctness never
- * depends on it, because an integration batch inserts its entries if absent and fails as a whole when
- * another sequencer got there first.
+ * Which replica integrates, when several share one MongoDB. Every integration batch is written through the
+ * lease's fenced write (its first operation is the lease chain's next link), so a replica that lost the lease
+ * has its tree heads refused by the store; and an integration batch inserts its entries if absent besides.
  */
 export function openSequencerLease(provider: StoreProvider, holder: string, durationMs: number): Promise<StoreLease> {
-  return StoreLease.open(provider, {
-    store: SEQUENCER_LEASE_STORE,
-    name: 'sequencer',
-    holder,
-    durationMs,
-    // The field name lease records of earlier versions carry, so that they still expire.
-    expiryField: 'expires',
-  });
+  return StoreLease.open(provider, { name: 'sequencer', holder, durationMs });
 }
 
 export interface SequencerOptions {
@@ -51,7 +43,10 @@ export class Sequencer {
   constructor(
     private readonly logs: readonly TransparencyLog[],
     private readonly options: SequencerOptions,
-  ) {}
+  ) {
+    const { lease } = options;
+    if (lease) for (const transparencyLog of logs) transparencyLog.writeThrough((ops) => lease.write(ops));
+  }
 
   start(): void {
     if (this.running) return;
@@ -109,6 +104,8 @@ export class Sequencer {
         if (!leader || lease) await transparencyLog.catchUp();
         if (leader) await this.drain(transparencyLog);
       } catch (error) {
+        // Deposed mid-round: the store refused the head; the next round follows the new holder.
+        if (isFenced(error)) this.leader = leader = false;
         this.options.onRoundFailed?.(transparencyLog, error);
         log.error('integration round failed; the entries stay pending', {
           alias: transparencyLog.alias,

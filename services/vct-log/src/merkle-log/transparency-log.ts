@@ -66,6 +66,8 @@ export class TransparencyLog {
   readonly #indexByLeafHash = new Map<string, number>();
   /** Serialises integration and catch-up (the only writers of the tree). */
   #writing: Promise<unknown> = Promise.resolve();
+  /** How integration batches are written: the provider's batch, or the sequencer lease's fenced write. */
+  #writeOps: (ops: readonly ProviderBatchOp[]) => Promise<void>;
 
   private constructor(
     readonly alias: string,
@@ -76,7 +78,16 @@ export class TransparencyLog {
   ) {
     this.#tree = tree;
     this.#head = head;
+    this.#writeOps = (ops) => provider.batch(ops);
     this.#indexLeaves(0, head.size);
+  }
+
+  /**
+   * Writes every integration batch (entries, queue records, leaf hashes, the head) through `write` from now on:
+   * the sequencer passes its lease's fenced write, so a replica that lost the lease has its heads refused.
+   */
+  writeThrough(write: (ops: readonly ProviderBatchOp[]) => Promise<void>): void {
+    this.#writeOps = write;
   }
 
   /**
@@ -225,7 +236,7 @@ export class TransparencyLog {
         });
       }
       if (entryOps.length === 0) {
-        await this.provider.batch(queueOps);
+        await this.#writeOps(queueOps);
         return { integrated: 0, delaysMs: [] };
       }
       await this.#commitAppended(start, start + entryOps.length, [...entryOps, ...queueOps], now);
@@ -298,10 +309,7 @@ export class TransparencyLog {
 
   async #writeHead(head: TreeHead, ops: ProviderBatchOp[]): Promise<void> {
     const record: TreeHeadRecord = { size: head.size, root: head.root.toString('base64'), timestamp: head.timestamp };
-    await this.provider.batch([
-      ...ops,
-      { store: this.stores.names.treeHeads, op: 'put', key: this.alias, value: record },
-    ]);
+    await this.#writeOps([...ops, { store: this.stores.names.treeHeads, op: 'put', key: this.alias, value: record }]);
     const previous = this.#head.size;
     this.#head = head;
     this.#indexLeaves(previous, head.size);
