@@ -150,7 +150,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       tag: 'sidetree',
       summary:
         path === IDENTIFIERS_PATH
-          ? 'resolves every did:node form and `did:web:<host>:scid:<suffix>`; `Accept: application/did-resolution`, `application/ld+json;profile="https://w3id.org/did-resolution"`, `application/did+ld+json`, `application/did+json` or `application/did` select the W3C DID Resolution binding (see Resolution)'
+          ? 'resolves every did:node form and `did:web:<host>:scid:<suffix>`; `Accept: application/did-resolution`, `application/ld+json;profile="https://w3id.org/did-resolution"`, `application/did+ld+json`, `application/did+json`, `application/did` or `application/did-url-dereferencing` select the W3C DID Resolution binding (see Resolution); a DID URL (`#fragment`, `?versionId=` / `?versionTime=`, sent percent-encoded as a whole) is dereferenced'
           : 'the Universal Resolver driver path: the same resolution as `/sidetree/v1/identifiers/{did}`, W3C binding included',
       params: { did: 'the DID (percent-encoded as a whole, or with `%3A` for a port)' },
       query: [
@@ -162,11 +162,11 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
           description: 'the DID resolution result (the binding: the result or the document, as `Accept` asked)',
           mediaType: 'application/did+ld+json',
         },
-        400: 'malformed (the binding: `invalidDid`, `invalidOptions`)',
-        404: 'unknown (the binding: `notFound`)',
-        410: 'the binding only: the DID is deactivated',
+        400: 'malformed (the binding: `invalidDid`, `invalidDidUrl`, `invalidOptions`)',
+        404: 'unknown (the binding: `notFound`, also an unknown fragment)',
+        410: 'the binding only: the DID is deactivated (with its document)',
         500: 'the binding only: `internalError`',
-        501: 'the binding only: `methodNotSupported`',
+        501: 'the binding only: `methodNotSupported`, `featureNotSupported`',
         503: 'maintenance mode',
       },
       handler: sidetreeApi.handlers.getIdentifier,

@@ -74,6 +74,7 @@ describe('the W3C DID Resolution HTTP binding of the resolution endpoint and the
   let node: TestNode;
   let published: TestDid;
   let deactivated: TestDid;
+  let deactivatedCanonical: string;
   let unpublished: TestDid;
   let unknown: TestDid;
 
@@ -86,6 +87,8 @@ describe('the W3C DID Resolution HTTP binding of the resolution endpoint and the
     expect((await postOperation(node.url, deactivated.created.request)).status).toBe(200);
     await waitPublished(node.url, published.did);
     await waitPublished(node.url, deactivated.did);
+    deactivatedCanonical = (await get(at(PATHS[0], deactivated.did))).body.didDocumentMetadata.canonicalId as string;
+    expect(deactivatedCanonical).toMatch(/^did:node:uEi[^:]+:/);
     expect((await postOperation(node.url, deactivated.deactivate())).status).toBe(200);
     await waitPublished(node.url, deactivated.did, 2);
     // Never sent to the node: resolved from its long form alone.
@@ -124,7 +127,8 @@ describe('the W3C DID Resolution HTTP binding of the resolution endpoint and the
         expect(answer.vary).toBe('Accept');
         expect(Object.keys(answer.body)).toEqual(['didDocument', 'didResolutionMetadata', 'didDocumentMetadata']);
         expect(answer.body.didDocument).toEqual(seed.didDocument);
-        expect(answer.body.didResolutionMetadata).toEqual({ contentType: 'application/did+ld+json' });
+        // The document's media type; the Content-Type, application/did-resolution, names the result (spec example).
+        expect(answer.body.didResolutionMetadata).toEqual({ contentType: 'application/did' });
         expect(numbersIn(answer.body.didDocumentMetadata)).toEqual([]);
         const [operation] = answer.body.didDocumentMetadata.method.publishedOperations;
         const [seedOperation] = seed.didDocumentMetadata.method.publishedOperations;
@@ -152,19 +156,34 @@ describe('the W3C DID Resolution HTTP binding of the resolution endpoint and the
         expect(answer.body.didDocumentMetadata.method.published).toBe(false);
       });
 
-      it("deactivated: 410, deactivated true; no document (did-resolution), the original's {@context, id} (ld profile)", async () => {
-        const answer = await get(at(path, deactivated.did), RESULT);
-        expect(answer.status).toBe(410);
-        expect(answer.body.didDocument).toBeNull();
-        expect(answer.body.didResolutionMetadata).toEqual({ contentType: 'application/did+ld+json' });
-        expect(answer.body.didDocumentMetadata.deactivated).toBe(true);
-        expect(numbersIn(answer.body.didDocumentMetadata)).toEqual([]);
-        const ld = await get(at(path, deactivated.did), RESOLUTION_LD_MEDIA_TYPE);
-        expect(ld.status).toBe(410);
-        expect(ld.body.didDocument).toEqual({ '@context': ['https://www.w3.org/ns/did/v1'], id: deactivated.did });
-        expect(ld.body.didDocumentMetadata).toEqual(answer.body.didDocumentMetadata);
-        const document = await get(at(path, deactivated.did), 'application/did+ld+json');
-        expect(document.status).toBe(410);
+      it("deactivated: 410 with the original's {@context, id} document and deactivated true, in every form, uAAA and canonical", async () => {
+        for (const did of [deactivated.did, deactivatedCanonical]) {
+          const document = { '@context': ['https://www.w3.org/ns/did/v1'], id: did };
+          const answer = await get(at(path, did), RESULT);
+          expect(answer.status, did).toBe(410);
+          expect(answer.contentType).toBe('application/did-resolution; charset=utf-8');
+          expect(answer.body.didDocument).toEqual(document);
+          expect(answer.body.didResolutionMetadata).toEqual({ contentType: 'application/did' });
+          expect(answer.body.didDocumentMetadata.deactivated).toBe(true);
+          expect(numbersIn(answer.body.didDocumentMetadata)).toEqual([]);
+          const ld = await get(at(path, did), RESOLUTION_LD_MEDIA_TYPE);
+          expect(ld.status).toBe(410);
+          expect(ld.body.didDocument).toEqual(document);
+          expect(ld.body.didResolutionMetadata).toEqual({ contentType: 'application/did+ld+json' });
+          expect(ld.body.didDocumentMetadata).toEqual(answer.body.didDocumentMetadata);
+          for (const mediaType of ['application/did+ld+json', 'application/did']) {
+            const bare = await get(at(path, did), mediaType);
+            expect(bare.status, mediaType).toBe(410);
+            expect(bare.contentType).toBe(`${mediaType}; charset=utf-8`);
+            expect(bare.body).toEqual(document);
+          }
+          const json = await get(at(path, did), 'application/did+json');
+          expect([json.status, json.contentType, json.body]).toEqual([
+            410,
+            'application/did+json; charset=utf-8',
+            { id: did },
+          ]);
+        }
       });
 
       it('unknown, malformed, unsupported method, bad options: errors as resolution results with their status', async () => {
@@ -198,6 +217,76 @@ describe('the W3C DID Resolution HTTP binding of the resolution endpoint and the
           expect(document.status).toBe(status);
           expect(document.body.message).toEqual(expect.any(String));
         }
+      });
+
+      it('dereferences DID URLs: the document, a version, a verification method; dereferencingMetadata with contentType', async () => {
+        const DEREF = 'application/did-url-dereferencing';
+        const seed = (await get(at(path, published.did))).body;
+        const resolution = (await get(at(path, published.did), RESULT)).body;
+        const whole = await get(at(path, published.did), DEREF);
+        expect([whole.status, whole.contentType, whole.vary]).toEqual([200, `${DEREF}; charset=utf-8`, 'Accept']);
+        expect(whole.body).toEqual({
+          dereferencingMetadata: { contentType: 'application/did' },
+          contentStream: seed.didDocument,
+          contentMetadata: resolution.didDocumentMetadata,
+        });
+        const { versionId } = resolution.didDocumentMetadata as { versionId: string };
+        const version = await get(at(path, encodeURIComponent(`${published.did}?versionId=${versionId}`)), DEREF);
+        expect(version.status).toBe(200);
+        expect(version.body.contentStream).toEqual(seed.didDocument);
+
+        const method = (seed.didDocument.verificationMethod as Array<{ id: string }>)[0]!;
+        const fragment = method.id.slice(method.id.indexOf('#') + 1);
+        const key = await get(at(path, encodeURIComponent(`${published.did}#${fragment}`)), DEREF);
+        expect(key.status).toBe(200);
+        expect(key.body.dereferencingMetadata).toEqual({ contentType: 'application/did' });
+        expect(key.body.contentStream).toEqual({ '@context': seed.didDocument['@context'], ...method });
+        expect(key.body.contentMetadata).toEqual(resolution.didDocumentMetadata);
+        const bare = await get(at(path, encodeURIComponent(`${published.did}#${fragment}`)), 'application/did+json');
+        expect([bare.status, bare.contentType, bare.body]).toEqual([
+          200,
+          'application/did+json; charset=utf-8',
+          method,
+        ]);
+
+        const gone = await get(at(path, deactivated.did), DEREF);
+        expect(gone.status).toBe(410);
+        expect(gone.body.contentStream).toEqual({ '@context': ['https://www.w3.org/ns/did/v1'], id: deactivated.did });
+        expect(gone.body.contentMetadata.deactivated).toBe(true);
+      });
+
+      it('refuses DID URLs it cannot dereference with the error as a dereferencing result and its status', async () => {
+        const DEREF = 'application/did-url-dereferencing';
+        const cases: Array<[string, number, string]> = [
+          [encodeURIComponent(`${published.did}#no-such-key`), 404, 'NOT_FOUND'],
+          [unknown.did, 404, 'NOT_FOUND'],
+          [encodeURIComponent(`${published.did}?service=files&relativeRef=/a.pdf`), 501, 'FEATURE_NOT_SUPPORTED'],
+          [encodeURIComponent(`${published.did}/path`), 501, 'FEATURE_NOT_SUPPORTED'],
+          ['not-a-did', 400, 'INVALID_DID_URL'],
+          [encodeURIComponent(`${published.did}#a b`), 400, 'INVALID_DID_URL'],
+          ['did:example:123', 501, 'METHOD_NOT_SUPPORTED'],
+          [encodeURIComponent(`${published.did}?versionId=unknown`), 400, 'INVALID_OPTIONS'],
+        ];
+        for (const [input, status, type] of cases) {
+          const answer = await get(at(path, input), DEREF);
+          expect(answer.status, input).toBe(status);
+          expect(answer.contentType).toBe(`${DEREF}; charset=utf-8`);
+          expect(answer.body).toEqual({
+            dereferencingMetadata: {
+              error: {
+                type: `https://www.w3.org/ns/did#${type}`,
+                title: expect.any(String),
+                detail: expect.any(String),
+              },
+            },
+            contentStream: null,
+            contentMetadata: {},
+          });
+        }
+        // resolve() takes DIDs only: a DID URL asked for as a resolution result is an invalid DID.
+        const asResult = await get(at(path, encodeURIComponent(`${published.did}#key`)), RESULT);
+        expect(asResult.status).toBe(400);
+        expect(asResult.body.didResolutionMetadata.error.type).toBe('https://www.w3.org/ns/did#INVALID_DID');
       });
 
       it('answers the bare document for the document media types', async () => {

@@ -1,6 +1,11 @@
 import { AppError, errorMessage, statusOf } from '@anchor/common/errors';
 import type { FastAnswer } from '@anchor/common/http';
-import type { ResolutionRepresentation } from './resolution-media-types.js';
+import { parseDidUrl, resourceOf, type DidUrl } from './did-url.js';
+import {
+  DEREFERENCING_MEDIA_TYPE,
+  type DocumentMediaType,
+  type ResolutionRepresentation,
+} from './resolution-media-types.js';
 
 /**
  * The errors a resolution answers with, by their DID Core 1.0 / DID Spec Registries code, with the W3C DID
@@ -12,74 +17,172 @@ const ERRORS = {
   notFound: { type: 'NOT_FOUND', status: 404, title: 'The DID was not found' },
   methodNotSupported: { type: 'METHOD_NOT_SUPPORTED', status: 501, title: 'The DID method is not supported' },
   internalError: { type: 'INTERNAL_ERROR', status: 500, title: 'The resolution failed' },
+  invalidDidUrl: { type: 'INVALID_DID_URL', status: 400, title: 'The DID URL is not a valid DID URL' },
+  featureNotSupported: { type: 'FEATURE_NOT_SUPPORTED', status: 501, title: 'The feature is not supported' },
 } as const;
 
-export type ResolutionErrorCode = keyof typeof ERRORS;
+export type DereferencingErrorCode = keyof typeof ERRORS;
+export type ResolutionErrorCode = Exclude<DereferencingErrorCode, 'invalidDidUrl' | 'featureNotSupported'>;
 
-/** The media type of the node's DID documents (JSON-LD, DID Core 1.0 context). */
-const DOCUMENT_CONTENT_TYPE = 'application/did+ld+json';
+/** The media type of the node's DID documents in the DID Core 1.0 `ld` profile form (JSON-LD). */
+const LD_DOCUMENT_CONTENT_TYPE = 'application/did+ld+json';
+/**
+ * The media type of the node's DID documents in the W3C DID Resolution forms: the DID media type, of which a
+ * JSON-LD document with its `@context` is a representation.
+ */
+const DID_CONTENT_TYPE = 'application/did';
 const RESOLUTION_CONTEXT = 'https://w3id.org/did-resolution/v1';
-const DID_SYNTAX = /^did:([a-z0-9]+):((?:[A-Za-z0-9._:-]|%[0-9A-Fa-f]{2})*(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2}))$/;
 
-/** The original's answer to a resolution request: a resolution result as JSON text. */
-export type SeedResolution = () => Promise<{ body: string }>;
+/** Version options (resolution options, or the DID parameters of a DID URL). */
+export interface VersionParams {
+  versionId?: string | undefined;
+  versionTime?: string | undefined;
+}
+
+/** The original's answer to a resolution request: a resolution result as JSON text (DID URL parameters override the request's). */
+export type SeedResolution = (did: string, versions?: VersionParams) => Promise<{ body: string }>;
 
 interface SeedResult {
   didDocument?: Record<string, unknown> | null;
   didDocumentMetadata?: Record<string, unknown>;
 }
 
+type BindingRepresentation = Exclude<ResolutionRepresentation, { kind: 'seed' }>;
+
 /**
  * The W3C DID Resolution HTTP(S) binding of the node's resolution endpoints, for a request that asked for
  * it (`negotiateResolution`): the original's resolution, re-shaped. A resolution result carries
- * `didResolutionMetadata` (`contentType`, or `error`), and errors are results too, with the binding's
- * status: 400 `invalidDid` / `invalidOptions`, 404 `notFound`, 410 for a deactivated DID (no document in
- * the `did-resolution` form, the original's `{@context, id}` in the DID Core 1.0 `ld` form), 501
- * `methodNotSupported`, 500 `internalError`. The bare document answers the document media types. The
- * DID document metadata holds no numbers (DID Core §7.3): each number the original writes there (the
- * `transactionTime`, `transactionNumber` and `protocolVersion` of `method.publishedOperations`) is written as
- * its decimal string. Maintenance mode stays the kit's 503.
+ * `didResolutionMetadata` (`contentType`, the media type of its document, or `error`), and errors are
+ * results too, with the binding's status: 400 `invalidDid` / `invalidOptions`, 404 `notFound`, 410 for a
+ * deactivated DID (with its document, the original's `{@context, id}`, and `deactivated: true`), 501
+ * `methodNotSupported`, 500 `internalError`. The bare document answers the document media types, its
+ * Content-Type the one asked for. A DID URL (a fragment, `versionId` / `versionTime` parameters), or any
+ * input asked for as `application/did-url-dereferencing`, is dereferenced (`dereference`). The DID document
+ * metadata holds no numbers (DID Core §7.3): each number the original writes there (the `transactionTime`,
+ * `transactionNumber` and `protocolVersion` of `method.publishedOperations`) is written as its decimal
+ * string. Maintenance mode stays the kit's 503.
  */
 export async function resolveWithBinding(
-  representation: Exclude<ResolutionRepresentation, { kind: 'seed' }>,
-  did: string,
+  representation: BindingRepresentation,
+  input: string,
   supportedMethods: ReadonlySet<string>,
   seed: SeedResolution,
 ): Promise<FastAnswer> {
-  const syntax = DID_SYNTAX.exec(did);
-  if (!syntax)
-    return failure(representation, 'invalidDid', `'${did}' is not a DID (did:<method>:<method-specific-id>)`);
-  const method = syntax[1] as string;
+  const didUrl = parseDidUrl(input);
+  const plainDid =
+    didUrl !== undefined && didUrl.path === '' && didUrl.query === undefined && didUrl.fragment === undefined;
+  if (
+    representation.kind === 'dereferencing' ||
+    (didUrl !== undefined && !plainDid && representation.kind === 'document')
+  )
+    return dereference(representation, input, didUrl, supportedMethods, seed);
+  if (!plainDid || didUrl === undefined)
+    return failure(representation, 'invalidDid', `'${input}' is not a DID (did:<method>:<method-specific-id>)`);
+  const { did, method } = didUrl;
   if (!supportedMethods.has(method))
-    return failure(
-      representation,
-      'methodNotSupported',
-      `this node resolves ${[...supportedMethods].map((m) => `did:${m}`).join(', ')}, not did:${method}`,
-    );
+    return failure(representation, 'methodNotSupported', unsupported(supportedMethods, method));
 
+  const resolved = await resolveSeed(seed, did, method);
+  if ('failure' in resolved) return failure(representation, resolved.failure.code, resolved.failure.detail);
+  const { document, metadata, deactivated } = resolved;
+  const status = deactivated ? 410 : 200;
+  if (representation.kind === 'document') return documentAnswer(representation.mediaType, status, document);
+  return resultAnswer(representation, status, {
+    didDocument: document,
+    didResolutionMetadata: {
+      contentType: representation.form === 'ld' ? LD_DOCUMENT_CONTENT_TYPE : DID_CONTENT_TYPE,
+    },
+    didDocumentMetadata: metadata,
+  });
+}
+
+/**
+ * DID URL dereferencing (W3C DID Resolution §5) over the binding: the DID document (a DID alone, or with
+ * `versionId` / `versionTime`), or the verification method or service its fragment names. Asked for as
+ * `application/did-url-dereferencing`, the answer is the dereferencing result (`dereferencingMetadata` with
+ * the `contentType` of the `contentStream`, and `contentMetadata`: the document's metadata); asked for as a
+ * document media type, the resource alone with that Content-Type. Not found: 404 `notFound`; other DID
+ * parameters, a path: 501 `featureNotSupported`; not a DID URL: 400 `invalidDidUrl`; deactivated: 410.
+ */
+async function dereference(
+  representation: Extract<BindingRepresentation, { kind: 'dereferencing' | 'document' }>,
+  input: string,
+  didUrl: DidUrl | undefined,
+  supportedMethods: ReadonlySet<string>,
+  seed: SeedResolution,
+): Promise<FastAnswer> {
+  const fail = (code: DereferencingErrorCode, detail: string) => dereferencingFailure(representation, code, detail);
+  if (didUrl === undefined)
+    return fail('invalidDidUrl', `'${input}' is not a DID URL (did:<method>:<id>[?query][#fragment])`);
+  if (!supportedMethods.has(didUrl.method))
+    return fail('methodNotSupported', unsupported(supportedMethods, didUrl.method));
+  if (didUrl.path !== '')
+    return fail('featureNotSupported', `this node dereferences no DID URL paths ('${didUrl.path}')`);
+  const versions: VersionParams = {};
+  for (const [name, value] of didUrl.query ?? []) {
+    if (name !== 'versionId' && name !== 'versionTime')
+      return fail(
+        'featureNotSupported',
+        `this node dereferences the DID parameters versionId and versionTime, not ${name}`,
+      );
+    versions[name] = value;
+  }
+  const resolved = await resolveSeed(
+    seed,
+    didUrl.did,
+    didUrl.method,
+    didUrl.query === undefined ? undefined : versions,
+  );
+  if ('failure' in resolved) return fail(resolved.failure.code, resolved.failure.detail);
+  const { document, metadata, deactivated } = resolved;
+  let content: Record<string, unknown> = document;
+  if (didUrl.fragment !== undefined) {
+    const resource = deactivated ? undefined : resourceOf(document, didUrl.did, didUrl.fragment);
+    if (!resource) return fail('notFound', `${didUrl.did} has no verification method or service #${didUrl.fragment}`);
+    content = document['@context'] === undefined ? resource : { '@context': document['@context'], ...resource };
+  }
+  const status = deactivated ? 410 : 200;
+  if (representation.kind === 'document') return documentAnswer(representation.mediaType, status, content);
+  return dereferencingAnswer(status, {
+    dereferencingMetadata: { contentType: DID_CONTENT_TYPE },
+    contentStream: content,
+    contentMetadata: metadata,
+  });
+}
+
+type Resolved =
+  | { document: Record<string, unknown>; metadata: Record<string, unknown>; deactivated: boolean }
+  | { failure: { code: ResolutionErrorCode; detail: string } };
+
+async function resolveSeed(
+  seed: SeedResolution,
+  did: string,
+  method: string,
+  versions?: VersionParams,
+): Promise<Resolved> {
   let result: SeedResult;
   try {
-    result = JSON.parse((await seed()).body) as SeedResult;
+    result = JSON.parse((await seed(did, versions)).body) as SeedResult;
   } catch (error) {
     const status = statusOf(error);
     if (status === 503 && error instanceof AppError) throw error;
-    return failure(representation, errorCodeOf(status, method, error), errorMessage(error));
+    return { failure: { code: errorCodeOf(status, method, error), detail: errorMessage(error) } };
   }
-
   const metadata = withoutNumbers(result.didDocumentMetadata ?? {}) as Record<string, unknown>;
-  const deactivated = metadata.deactivated === true;
-  if (representation.kind === 'document') {
-    if (deactivated) return message(410, `${did} is deactivated`);
-    const document = { ...(result.didDocument ?? {}) };
-    if (representation.mediaType === 'application/did+json') delete document['@context'];
-    return { status: 200, contentType: representation.mediaType, body: JSON.stringify(document), headers: VARY };
-  }
-  return resultAnswer(representation, deactivated ? 410 : 200, {
-    // DID Resolution's algorithm answers a deactivated DID without a document; DID Core 1.0 keeps it.
-    didDocument: deactivated && representation.form === 'did-resolution' ? null : (result.didDocument ?? null),
-    didResolutionMetadata: { contentType: DOCUMENT_CONTENT_TYPE },
-    didDocumentMetadata: metadata,
-  });
+  // A deactivated DID keeps the original's `{@context, id}` document beside `deactivated: true`.
+  const document = result.didDocument ?? { id: did };
+  return { document, metadata, deactivated: metadata.deactivated === true };
+}
+
+function unsupported(supportedMethods: ReadonlySet<string>, method: string): string {
+  return `this node resolves ${[...supportedMethods].map((m) => `did:${m}`).join(', ')}, not did:${method}`;
+}
+
+/** The document (or resource) alone: `application/did+json` without its `@context`. */
+function documentAnswer(mediaType: DocumentMediaType, status: number, document: Record<string, unknown>): FastAnswer {
+  const body = { ...document };
+  if (mediaType === 'application/did+json') delete body['@context'];
+  return { status, contentType: mediaType, body: JSON.stringify(body), headers: VARY };
 }
 
 /** Answers differ by `Accept`: caches must keep them apart. */
@@ -96,11 +199,8 @@ function errorCodeOf(status: number, method: string, error: unknown): Resolution
   return method === 'web' ? 'notFound' : 'invalidDid';
 }
 
-function failure(
-  representation: Exclude<ResolutionRepresentation, { kind: 'seed' }>,
-  code: ResolutionErrorCode,
-  detail: string,
-): FastAnswer {
+function failure(representation: BindingRepresentation, code: ResolutionErrorCode, detail: string): FastAnswer {
+  if (representation.kind === 'dereferencing') return dereferencingFailure(representation, code, detail);
   const { type, status, title } = ERRORS[code];
   if (representation.kind === 'document') return message(status, detail);
   const error =
@@ -114,8 +214,29 @@ function failure(
   });
 }
 
+function dereferencingFailure(
+  representation: Extract<BindingRepresentation, { kind: 'dereferencing' | 'document' }>,
+  code: DereferencingErrorCode,
+  detail: string,
+): FastAnswer {
+  const { type, status, title } = ERRORS[code];
+  if (representation.kind === 'document') return message(status, detail);
+  return dereferencingAnswer(status, {
+    dereferencingMetadata: { error: { type: `https://www.w3.org/ns/did#${type}`, title, detail } },
+    contentStream: null,
+    contentMetadata: {},
+  });
+}
+
+function dereferencingAnswer(
+  status: number,
+  result: { dereferencingMetadata: unknown; contentStream: unknown; contentMetadata: unknown },
+): FastAnswer {
+  return { status, contentType: DEREFERENCING_MEDIA_TYPE, body: JSON.stringify(result), headers: VARY };
+}
+
 function resultAnswer(
-  representation: Extract<ResolutionRepresentation, { kind: 'result' }>,
+  representation: Extract<BindingRepresentation, { kind: 'result' }>,
   status: number,
   result: { didDocument: unknown; didResolutionMetadata: unknown; didDocumentMetadata: unknown },
 ): FastAnswer {

@@ -2,6 +2,8 @@
 export const RESOLUTION_LD_MEDIA_TYPE = 'application/ld+json;profile="https://w3id.org/did-resolution"';
 /** The DID resolution result of the W3C DID Resolution specification. */
 export const RESOLUTION_MEDIA_TYPE = 'application/did-resolution';
+/** The DID URL dereferencing result of the W3C DID Resolution specification. */
+export const DEREFERENCING_MEDIA_TYPE = 'application/did-url-dereferencing';
 /** The DID document alone, in one of its representations. */
 export const DOCUMENT_MEDIA_TYPES = ['application/did+ld+json', 'application/did+json', 'application/did'] as const;
 
@@ -11,11 +13,13 @@ export type DocumentMediaType = (typeof DOCUMENT_MEDIA_TYPES)[number];
 
 /**
  * What a resolution request asked for: the original's answer (`seed`), a W3C resolution result (`result`,
- * in the `ld` profile form or the `did-resolution` form), or the bare DID document (`document`).
+ * in the `ld` profile form or the `did-resolution` form), a DID URL dereferencing result (`dereferencing`),
+ * or the bare DID document or resource (`document`).
  */
 export type ResolutionRepresentation =
   | { kind: 'seed' }
   | { kind: 'result'; form: 'ld' | 'did-resolution'; mediaType: string }
+  | { kind: 'dereferencing'; mediaType: typeof DEREFERENCING_MEDIA_TYPE }
   | { kind: 'document'; mediaType: DocumentMediaType };
 
 const SEED: ResolutionRepresentation = { kind: 'seed' };
@@ -68,6 +72,7 @@ function representationOf(type: string, profile: string | undefined): Resolution
     return { kind: 'result', form: 'ld', mediaType: RESOLUTION_LD_MEDIA_TYPE };
   if (type === RESOLUTION_MEDIA_TYPE)
     return { kind: 'result', form: 'did-resolution', mediaType: RESOLUTION_MEDIA_TYPE };
+  if (type === DEREFERENCING_MEDIA_TYPE) return { kind: 'dereferencing', mediaType: DEREFERENCING_MEDIA_TYPE };
   const document = DOCUMENT_MEDIA_TYPES.find((mediaType) => mediaType === type);
   return document ? { kind: 'document', mediaType: document } : undefined;
 }

@@ -94,7 +94,9 @@ export function createSidetreeApiFeature(
       } catch {
         // Not percent-decodable: the binding reports it as an invalid DID.
       }
-      return resolveWithBinding(representation, did, resolvedMethods, () => resolveSeed(did, versions));
+      return resolveWithBinding(representation, did, resolvedMethods, (target, own) =>
+        resolveSeed(target, own ?? versions),
+      );
     },
   };
 
