@@ -1,7 +1,11 @@
+import { errorMessage } from '@anchor/common/errors';
+import { getLogger } from '@anchor/common/log';
 import { treeHeadSignaturePayload } from '@anchor/common/vct';
 import type { TreeHead } from '../merkle-log/transparency-log.js';
 import type { LogSigner } from './log-signer.js';
 import type { TreeHighWater } from './tree-high-water.js';
+
+const log = getLogger('vct-log');
 
 /**
  * get-sth bodies, signed once per tree head and reused until the head changes (the original signed on
@@ -33,7 +37,16 @@ export class SignedTreeHeads {
 
   private async sign(alias: string, head: TreeHead): Promise<string> {
     const signature = await this.signer.signEnvelope(treeHeadSignaturePayload(head.timestamp, head.size, head.root));
-    await this.highWater.raise(alias, head);
+    // The head itself is durable in the database; a mark that cannot be written (a full disk) is said, and
+    // the next head tries again, rather than stopping get-sth while the log is otherwise read-only.
+    await this.highWater.raise(alias, head).catch((error: unknown) =>
+      log.warn('cannot record the tree high-water mark; the head is served without it', {
+        alias,
+        size: head.size,
+        file: this.highWater.file,
+        err: errorMessage(error),
+      }),
+    );
     return `${JSON.stringify({ tree_size: head.size, timestamp: head.timestamp, sha256_root_hash: head.root.toString('base64'), tree_head_signature: signature })}\n`;
   }
 }

@@ -1,8 +1,12 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { KeyPair } from '@anchor/common/crypto';
 import { treeHeadSignaturePayload, verifyEnvelope } from '@anchor/common/vct';
+import { makeTempDir } from '@anchor/testing/process';
 import { describe, expect, it } from 'vitest';
 import { LogSigner } from './log-signer.js';
 import { SignedTreeHeads } from './signed-tree-heads.js';
+import { TreeHighWater } from './tree-high-water.js';
 
 // The envelope bytes themselves (vectors V2/V3, both key types) are tested with the wire format in @anchor/common/vct;
 // the log signing through the kms in test/integration (kms-federation).
@@ -49,7 +53,9 @@ describe('SignedTreeHeads', () => {
       signatures++;
       return sign(payload);
     };
-    const heads = new SignedTreeHeads(counting);
+    const dir = await makeTempDir('vct-sth-');
+    const highWater = await TreeHighWater.open(join(dir.path, 'high-water.json'));
+    const heads = new SignedTreeHeads(counting, highWater);
     const head = { size: 1, timestamp: 5, root: Buffer.alloc(32, 1) };
     const [a, b] = await Promise.all([heads.body('main', head), heads.body('main', head)]);
     expect(a).toBe(b);
@@ -57,7 +63,25 @@ describe('SignedTreeHeads', () => {
     const sth = JSON.parse(a) as { tree_head_signature: string; sha256_root_hash: string };
     const payload = treeHeadSignaturePayload(5, 1, head.root);
     expect(verifyEnvelope(sth.tree_head_signature, payload, key.publicKeyBytes())).toBe(true);
+    expect(highWater.get('main')?.size).toBe(1);
     await heads.body('main', { ...head, size: 2 });
     expect(signatures).toBe(2);
+    expect(highWater.get('main')?.size).toBe(2);
+    await dir.remove();
+  });
+
+  it('still serves a head when its high-water mark cannot be written (disk full), and records a later one', async () => {
+    const dir = await makeTempDir('vct-sth-');
+    const file = join(dir.path, 'high-water.json');
+    const highWater = await TreeHighWater.open(file);
+    const heads = new SignedTreeHeads(LogSigner.local(KeyPair.generate('Ed25519')), highWater);
+    // A directory where the file should be: every write of the mark fails.
+    await mkdir(file);
+    const head = { size: 1, timestamp: 5, root: Buffer.alloc(32, 1) };
+    expect(JSON.parse(await heads.body('main', head)).tree_size).toBe(1);
+    await rm(file, { recursive: true });
+    await heads.body('main', { ...head, size: 2, timestamp: 6 });
+    expect((await TreeHighWater.open(file)).get('main')?.size).toBe(2);
+    await dir.remove();
   });
 });
