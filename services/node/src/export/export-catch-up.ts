@@ -36,7 +36,8 @@ const NO_EXPORT_RETRY_MS = 3_600_000;
  * GET per 50 activities and each anchor then three rounds of CAS fetches. So a new follower's catch-up is bound
  * by verifying and committing, not by round trips. Each anchor the followee authored goes through the observer
  * exactly as an announced one does (linkset hash, every proof, the files checked against their hashes and
- * assembled on the worker thread, parents first); anchors of other origins in the followee's export are left to
+ * assembled on the worker thread, parents first); so is each anchor of this node's own that it no longer holds (its database
+ * restored from an older backup: orb issue 1030). Anchors of other origins in the followee's export are left to
  * the usual paths (they are fetched as parents when an anchor of the followee needs them). The next page is
  * fetched while this one is verified and committed. The position is kept per followee and moves only past
  * pages whose anchors are all committed; the outbox read that follows finds those anchors processed.
@@ -52,6 +53,8 @@ export class ExportCatchUp {
       getJson: (url: string) => Promise<Record<string, unknown>>;
       /** Told before an anchor of the followee is processed (the federation records it, to acknowledge it). */
       expecting?: (anchor: { anchorHash: string; hashlink: string }, service: string, via: string) => Promise<void>;
+      /** This node's service IRI: its own anchors a followee holds and it does not (after a restore) are taken too. */
+      self?: string;
       log: Logger;
     },
   ) {}
@@ -63,6 +66,7 @@ export class ExportCatchUp {
       cas: CasStore;
       getJson: (url: string) => Promise<Record<string, unknown>>;
       expecting?: (anchor: { anchorHash: string; hashlink: string }, service: string, via: string) => Promise<void>;
+      self?: string;
       log: Logger;
     },
   ): Promise<ExportCatchUp> {
@@ -113,7 +117,10 @@ export class ExportCatchUp {
 
   private async take(service: string, base: string, anchor: PageAnchor): Promise<number> {
     if (typeof anchor?.anchor !== 'string' || typeof anchor.hashlink !== 'string') return 0;
-    if (anchor.linkset?.linkset?.[0]?.author?.[0]?.href !== service) return 0;
+    const author = anchor.linkset?.linkset?.[0]?.author?.[0]?.href;
+    // This node's own anchors come back this way after its database was restored from an older backup.
+    const own = author !== undefined && author === this.deps.self;
+    if (author !== service && !own) return 0;
     if (await this.deps.observer.isProcessed(anchor.anchor)) return 0;
     if (Array.isArray(anchor.files)) {
       const files = anchor.files.map((file) => ({
@@ -127,16 +134,17 @@ export class ExportCatchUp {
           .map((file) => ({ content: file.content, mediaType: CAS_MEDIA.batchFile })),
       );
     }
-    await this.deps.expecting?.(
-      { anchorHash: anchor.anchor, hashlink: anchor.hashlink },
-      service,
-      `${base}/sidetree/v1/export`,
-    );
+    if (!own)
+      await this.deps.expecting?.(
+        { anchorHash: anchor.anchor, hashlink: anchor.hashlink },
+        service,
+        `${base}/sidetree/v1/export`,
+      );
     try {
       await this.deps.observer.process({
         hashlink: anchor.hashlink,
         linkset: anchor.linkset,
-        attributedTo: service,
+        ...(own ? {} : { attributedTo: service }),
         sources: [base],
       });
     } catch (error) {

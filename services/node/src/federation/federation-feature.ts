@@ -71,6 +71,7 @@ export async function createFederationFeature(
     cas: deps.cas.store,
     getJson: (url) => activityPub.actors.getJson(url),
     expecting: (anchor, from, via) => intake.expect(anchor, from, via),
+    self: me,
     log,
   });
   const sync = await ActivitySync.open(ctx.storage, {
