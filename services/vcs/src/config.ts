@@ -145,6 +145,11 @@ export const VCS_CONFIG = defineConfig({
       default: '1m',
       help: 'how long resolved DID documents (proof verification keys) are reused',
     }),
+    verifyClockSkew: opt.duration({
+      flag: 'verify-clock-skew',
+      default: '5m',
+      help: "how far a verified credential's validity period may be off the verifier's clock (the expiration and validFrom checks): an issuer's clock may run ahead or behind",
+    }),
     maxRetries: opt.int({
       flag: 'max-retries',
       short: 'a',
@@ -236,6 +241,7 @@ export function vcsOptionsFrom(flags: VcsFlags): VcsOptions {
     allowedPeerNetworks: flags.allowedPeerNetworks,
     contextsFile: flags.contextsFile,
     didCacheTtlMs: flags.didCacheTtl,
+    verifyClockSkewMs: flags.verifyClockSkew,
     retry: {
       maxRetries: flags.maxRetries,
       initialBackoffMs: flags.initialBackoffMillisec,

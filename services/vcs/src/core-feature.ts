@@ -143,7 +143,9 @@ export async function createCoreFeature(ctx: VcsContext, documentLoader: Documen
     log,
     signing,
     issuer: new CredentialIssuer(profiles, signing, statusLists, log, vcsMetrics),
-    verifier: new CredentialVerifier(resolution, statusSource, log, vcsMetrics, documentLoader),
+    verifier: new CredentialVerifier(resolution, statusSource, log, vcsMetrics, documentLoader, {
+      clockSkewMs: config.verifyClockSkewMs ?? 5 * 60_000,
+    }),
     prover: new PresentationProver(profiles, signing, vcsMetrics),
     get baseUrl() {
       return knownBaseUrl();

@@ -48,6 +48,8 @@ export interface VcsOptions extends Omit<ServiceOptions, 'caCertificates'> {
   /** `--allowed-peer-networks`: private networks whose peers (did:web documents, status lists) may be fetched from without dev mode. */
   allowedPeerNetworks?: readonly string[];
   didCacheTtlMs?: number;
+  /** `--verify-clock-skew`: the allowance of the expiration and validFrom checks. Default 5 minutes. */
+  verifyClockSkewMs?: number;
   retry?: RetryPolicy;
   tlsCaCertFiles?: readonly string[];
   /** `--contexts-file`: JSON-LD contexts the operator adds (over the stored ones). */

@@ -39,6 +39,11 @@ export class PresentationProver {
     let presentation = checkPresentation(request.presentation);
     if (profile.overwriteHolder || presentation.holder === undefined)
       presentation = { ...presentation, holder: profile.did };
+    else {
+      const holder = presentation.holder;
+      const id = typeof holder === 'string' ? holder : (holder as { id?: unknown }).id;
+      await this.signing.requireOwnDid(profile, typeof id === 'string' ? id : undefined, 'presentation.holder');
+    }
     const options = request.options ?? {};
     const signed = await this.signing.sign(
       presentation,

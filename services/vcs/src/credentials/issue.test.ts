@@ -23,6 +23,7 @@ describe('issue and compose', () => {
   beforeAll(async () => {
     vcs = await startTestVcs();
     await issuerProfile(vcs, 'issuer');
+    await issuerProfile(vcs, 'other');
   });
   afterAll(async () => vcs?.stop());
 
@@ -60,13 +61,25 @@ describe('issue and compose', () => {
     expect(verified.status).toBe(200);
   });
 
-  it('keeps a given issuer unless the profile overwrites it', async () => {
-    // The proof is made by the profile key whatever the issuer says; a different issuer is the client's choice.
-    const kept = await issue(vcs, 'issuer', credentialV1({ issuer: 'did:example:someone' }));
-    expect(kept.issuer).toBe('did:example:someone');
+  it("refuses an issuer that is not the profile's DID, keeps its own, and overwrites when the profile says so", async () => {
+    // The proof is made by the profile's key: a credential naming anyone else as its issuer would be a forgery.
+    const own = (await vcs.call('GET', '/profile/issuer')).body.did as string;
+    const victim = (await vcs.call('GET', '/profile/other')).body.did as string;
+    for (const issuer of [victim, { id: victim }, 'did:example:someone', 'https://example.com/issuer']) {
+      const reply = await vcs.call('POST', '/issuer/credentials/issueCredential', {
+        credential: credentialV1({ issuer }),
+      });
+      expect(reply.status, JSON.stringify(issuer)).toBe(400);
+      expect(reply.body.message).toMatch(
+        /^credential\.issuer ".+" is not the DID of profile issuer \(did:key:.+\): a profile signs only as its own DID$/,
+      );
+    }
+    expect((await issue(vcs, 'issuer', credentialV1({ issuer: own }))).issuer).toBe(own);
     const profile = await issuerProfile(vcs, 'overwriting', { overwriteIssuer: true });
     const overwritten = await issue(vcs, 'overwriting', credentialV1({ issuer: 'did:example:someone' }));
     expect(overwritten.issuer).toBe(profile.did);
+    const composed = await vcs.call('POST', '/issuer/credentials/composeAndIssueCredential', { issuer: victim });
+    expect(composed.status).toBe(400);
   });
 
   it('leaves the status out when the profile disables it, and adds an id only when needed', async () => {
@@ -173,9 +186,9 @@ describe('issue and compose', () => {
   });
 
   it('composes a credential from its parts: VerifiableCredential first, subject id, claims, evidence, termsOfUse', async () => {
-    await issuerProfile(vcs, 'composer', { signatureType: 'JsonWebSignature2020' });
+    const composer = await issuerProfile(vcs, 'composer', { signatureType: 'JsonWebSignature2020' });
     const reply = await vcs.call('POST', '/composer/credentials/composeAndIssueCredential', {
-      issuer: 'did:example:uni',
+      issuer: composer.did,
       subject: 'did:example:alice',
       types: ['UniversityDegreeCredential'],
       issuanceDate: '2024-01-01T00:00:00Z',

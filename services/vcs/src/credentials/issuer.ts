@@ -8,7 +8,7 @@ import type { ProfileRecord } from '../profiles/profile-model.js';
 import type { Profiles } from '../profiles/profiles.js';
 import { JWS, PROOF_VALUE, representationName, type SignatureRepresentation } from '../profiles/signature-types.js';
 import type { StatusLists } from '../status/status-lists.js';
-import { checkCredential, objectAt, type Credential } from './credential-model.js';
+import { checkCredential, issuerIdOf, objectAt, type Credential } from './credential-model.js';
 import type { ProofSigning, SigningRequest } from './proof-signing.js';
 
 export interface IssueOptions {
@@ -167,6 +167,7 @@ export class CredentialIssuer {
     // The 1.1 context does not define the issuer's name, so a 1.1 credential gets the bare DID.
     if (profile.overwriteIssuer || credential.issuer === undefined)
       credential = { ...credential, issuer: version === 2 ? { id: profile.did, name: profile.name } : profile.did };
+    else await this.signing.requireOwnDid(profile, issuerIdOf(credential), 'credential.issuer');
     const statusEnabled = !profile.disableVCStatus;
     const indexed = statusEnabled || this.log !== undefined;
     // An id the service mints is new by construction; a given one is checked before any index or signature is spent.

@@ -39,6 +39,25 @@ export class ProofSigning {
     private readonly documentLoader: DocumentLoader,
   ) {}
 
+  /**
+   * Refuses a document that names, as its issuer or holder (`role`), anyone but the profile: a profile signs
+   * only as its own DID (any form of it: a did:node before and after publication), or a verifier would read
+   * a credential signed with this profile's key as another's.
+   */
+  async requireOwnDid(profile: ProfileRecord, id: string | undefined, where: string): Promise<void> {
+    if (id === profile.did) return;
+    if (id !== undefined && id.startsWith('did:')) {
+      try {
+        if ((await this.resolution.resolveMethods(profile.did)).ids.has(id)) return;
+      } catch (error) {
+        if (error instanceof AppError && error.retryable) throw error;
+      }
+    }
+    throw badRequest(
+      `${where} ${JSON.stringify(id)} is not the DID of profile ${profile.name} (${profile.did}): a profile signs only as its own DID`,
+    );
+  }
+
   async sign<T extends object>(
     document: T,
     profile: ProfileRecord,

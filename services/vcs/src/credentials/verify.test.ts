@@ -27,7 +27,7 @@ describe('verification, status and presentations', () => {
 
   it('checks proof by default and answers the checks run', async () => {
     const signed = await issue(vcs, 'issuer', credentialV1());
-    expect(await verify(signed)).toMatchObject({ status: 200, body: { checks: ['proof'] } });
+    expect(await verify(signed)).toMatchObject({ status: 200, body: { checks: ['proof', 'expiration', 'validFrom'] } });
   });
 
   it('fails a tampered credential with the reason', async () => {

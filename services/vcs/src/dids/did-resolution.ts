@@ -80,6 +80,24 @@ export class DidResolution {
     return same && resolved.ids.has(did) ? { ...same, id: verificationMethodId } : undefined;
   };
 
+  /**
+   * Whether `did` controls the method `methodId` for `purpose`: its DID document (as resolved now, under any
+   * of its forms) lists the method under that relationship. This binds a credential's issuer (assertionMethod)
+   * or a presentation's holder (authentication) to the key that signed, as the VC Data Model asks.
+   */
+  async controls(did: string, methodId: string, purpose: string): Promise<boolean> {
+    const resolved = await this.resolveMethods(did);
+    const at = methodId.indexOf('#');
+    if (at <= 0 || !resolved.ids.has(methodId.slice(0, at))) return false;
+    const fragment = methodId.slice(at + 1);
+    return resolved.methods.some((method) => {
+      if (!method.purposes.includes(purpose)) return false;
+      if (method.id === methodId) return true;
+      const hash = method.id.indexOf('#');
+      return hash > 0 && method.id.slice(hash + 1) === fragment && resolved.ids.has(method.id.slice(0, hash));
+    });
+  }
+
   /** A DID's methods (cached). */
   resolveMethods(did: string): Promise<ResolvedDid> {
     const cached = this.cache.get(did);
