@@ -124,6 +124,27 @@ export class MerkleTree {
     return this.#levels.map((level) => level.packed());
   }
 
+  /**
+   * Copies of `count` complete nodes at `height` (leaves are height 0) from node `start` on, packed back to
+   * back: a tlog-tiles hash tile. A node the tree has not completed yet is a `bad_request`.
+   */
+  nodes(height: number, start: number, count: number): Buffer {
+    const available = Number.isInteger(height) && height >= 0 ? (this.#levels[height]?.count ?? 0) : 0;
+    if (
+      !Number.isSafeInteger(start) ||
+      !Number.isSafeInteger(count) ||
+      start < 0 ||
+      count < 0 ||
+      start + count > available
+    )
+      throw badRequest(
+        `nodes ${start} to ${start + count - 1} at height ${height} are not complete in a tree of size ${this.size}`,
+      );
+    const packed = Buffer.alloc(count * HASH_SIZE);
+    for (let i = 0; i < count; i++) this.#levels[height]!.at(start + i).copy(packed, i * HASH_SIZE);
+    return packed;
+  }
+
   /** Copy of all leaf hashes packed back to back (32 bytes each): what `fromLeafHashes` rebuilds from. */
   leafHashes(): Buffer {
     return this.#levels[0]!.packed();

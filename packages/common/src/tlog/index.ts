@@ -23,6 +23,7 @@ export {
   type TileRef,
   decodeEntryBundle,
   encodeEntryBundle,
+  hashTile,
   parseTilePath,
   tilePath,
   tileWidth,

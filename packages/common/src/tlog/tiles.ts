@@ -1,4 +1,5 @@
 import { badRequest } from '../errors/index.js';
+import type { MerkleTree } from '../merkle/index.js';
 
 /**
  * C2SP tlog-tiles (c2sp.org/tlog-tiles) paths and entry bundles. A tile at level L holds up to 256 hashes of
@@ -72,6 +73,15 @@ export function parseTilePath(path: string): TileRef | undefined {
 export function tileWidth(size: number, level: number | 'entries', index: number): number {
   const nodes = Math.floor(size / TILE_WIDTH ** (level === 'entries' ? 0 : level));
   return Math.max(0, Math.min(TILE_WIDTH, nodes - index * TILE_WIDTH));
+}
+
+/**
+ * A hash tile's contents: the `width` hashes at height 8·level from node 256·index on. The tree must hold
+ * them complete (`tileWidth` says which tiles a tree of a size has); they never change once it does.
+ */
+export function hashTile(tree: MerkleTree, { level, index, width }: TileRef): Buffer {
+  if (level === 'entries') throw badRequest('an entry bundle holds entries, not hashes');
+  return tree.nodes(level * TILE_HEIGHT, index * TILE_WIDTH, width);
 }
 
 /** An entry bundle: each entry as a big-endian 16-bit length and its bytes. */

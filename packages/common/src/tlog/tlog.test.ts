@@ -9,6 +9,7 @@ import {
   ed25519VerifierKey,
   encodeEntryBundle,
   formatCheckpoint,
+  hashTile,
   noteKeyHash,
   openNote,
   parseCheckpoint,
@@ -167,6 +168,20 @@ describe('tile paths and entry bundles', () => {
     expect(tileWidth(size, 2, 0)).toBe(1);
     expect(tileWidth(size, 'entries', 259)).toBe(7);
     expect(tileWidth(0, 0, 0)).toBe(0);
+  });
+
+  it('gives a hash tile the nodes at height 8·level, complete ones only', () => {
+    const leaves = Array.from({ length: 600 }, (_, i) => Buffer.alloc(32, i % 251));
+    const tree = MerkleTree.fromLeafHashes(leaves);
+    expect(hashTile(tree, { level: 0, index: 2, width: 88 })).toEqual(Buffer.concat(leaves.slice(512, 600)));
+    const level1 = hashTile(tree, { level: 1, index: 0, width: 2 });
+    expect(level1.subarray(0, 32)).toEqual(MerkleTree.fromLeafHashes(leaves.slice(0, 256)).root());
+    expect(level1.subarray(32)).toEqual(MerkleTree.fromLeafHashes(leaves.slice(256, 512)).root());
+    expect(refused(() => hashTile(tree, { level: 0, index: 2, width: 89 }))).toMatch(
+      /not complete in a tree of size 600/,
+    );
+    expect(refused(() => hashTile(tree, { level: 1, index: 0, width: 3 }))).toMatch(/not complete/);
+    expect(refused(() => hashTile(tree, { level: 'entries', index: 0, width: 1 }))).toMatch(/entries, not hashes/);
   });
 
   it('bundles entries with 16-bit big-endian lengths and reads them back', () => {

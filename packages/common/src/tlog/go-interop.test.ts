@@ -1,0 +1,103 @@
+import { execFile, spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { MerkleTree, leafHash } from '../merkle/index.js';
+import {
+  ed25519NoteSign,
+  ed25519VerifierKey,
+  formatCheckpoint,
+  hashTile,
+  noteKeyHash,
+  openNote,
+  parseSignerKey,
+  parseVerifierKey,
+  signNote,
+  tilePath,
+  tileWidth,
+  type TileRef,
+} from './index.js';
+
+const ENSURE = fileURLToPath(new URL('../../../../scripts/ensure-tlog-go-client.sh', import.meta.url));
+
+interface GoAnswer {
+  openedText: string;
+  openedBy: string[];
+  signed: string;
+  root: string;
+  tilePaths: string[];
+  tileData: string[];
+}
+
+function askGo(binary: string, request: object): Promise<GoAnswer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, [], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve(JSON.parse(stdout) as GoAnswer) : reject(new Error(`the Go client failed: ${stderr}`)),
+    );
+    child.stdin.end(JSON.stringify(request));
+  });
+}
+
+/** Go's tlog paths name the tile height (8) and call entry bundles `data`; C2SP's do neither. */
+const c2spPathOf = (goPath: string): string =>
+  goPath.replace(/^tile\/8\//, 'tile/').replace(/^tile\/data\//, 'tile/entries/');
+
+/**
+ * golang.org/x/mod's sumdb/note and sumdb/tlog (test/tlog-go, built from the Go module proxy and cached by
+ * scripts/ensure-tlog-go-client.sh) against this module: Go opens a checkpoint note this module signs, this
+ * module opens one Go signs, and both agree on the tree's root, the tiles' paths and the hash tiles' bytes.
+ */
+describe('C2SP formats against Go (golang.org/x/mod sumdb/note, sumdb/tlog)', () => {
+  let binary: string;
+  beforeAll(async () => {
+    binary = (await promisify(execFile)(ENSURE, [], { maxBuffer: 1 << 20 })).stdout.trim();
+  }, 300_000);
+
+  it('Go opens our signed checkpoint, we open Go’s; roots, tile paths and hash tiles agree', async () => {
+    const entries = Array.from({ length: 70_000 }, (_, i) => Buffer.from(`entry ${i}`));
+    const tree = MerkleTree.fromLeafHashes(entries.map((entry) => leafHash(entry)));
+    const origin = 'vct.example.com/maple2026';
+    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(12);
+    const keyHash = noteKeyHash(origin, raw);
+    const checkpoint = formatCheckpoint({ origin, size: tree.size, rootHash: tree.root() });
+    const note = await signNote(checkpoint, [{ name: origin, keyHash, sign: ed25519NoteSign(privateKey) }]);
+    const seed = privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(16);
+    const signerKey = `PRIVATE+KEY+${origin}+${keyHash.toString(16).padStart(8, '0')}+${Buffer.concat([Buffer.from([1]), seed]).toString('base64')}`;
+    const tiles: TileRef[] = [
+      { level: 0, index: 0, width: 256 },
+      { level: 0, index: 273, width: tileWidth(tree.size, 0, 273) },
+      { level: 1, index: 0, width: 256 },
+      { level: 1, index: 1, width: tileWidth(tree.size, 1, 1) },
+      { level: 2, index: 0, width: tileWidth(tree.size, 2, 0) },
+      { level: 0, index: 12, width: 17 },
+    ].filter((tile) => tile.width > 0);
+    expect(tiles.map((tile) => tile.width)).toEqual([256, 112, 256, 17, 1, 17]);
+
+    const go = await askGo(binary, {
+      verifierKey: ed25519VerifierKey(origin, raw),
+      note,
+      signerKey,
+      text: checkpoint,
+      entries: entries.map((entry) => entry.toString('base64')),
+      tiles: tiles.map(({ level, index, width }) => ({ l: level, n: index, w: width })),
+    });
+    expect(go.openedText).toBe(checkpoint);
+    expect(go.openedBy).toEqual([`${origin}+${keyHash.toString(16).padStart(8, '0')}`]);
+    // Ed25519 is deterministic: Go's note is ours, byte for byte, and ours opens it.
+    expect(go.signed).toBe(note);
+    expect(openNote(go.signed, [parseVerifierKey(ed25519VerifierKey(origin, raw))]).text).toBe(checkpoint);
+    expect(parseSignerKey(signerKey).verifier.keyHash).toBe(keyHash);
+    expect(go.root).toBe(tree.root().toString('base64'));
+    expect(go.tilePaths.map(c2spPathOf)).toEqual(tiles.map(tilePath));
+    expect(go.tileData).toEqual(tiles.map((tile) => hashTile(tree, tile).toString('base64')));
+    expect(c2spPathOf('tile/8/data/x001/234.p/5')).toBe(tilePath({ level: 'entries', index: 1234, width: 5 }));
+  }, 120_000);
+});

@@ -1,0 +1,112 @@
+// The Go side of packages/common/src/tlog's interoperability test: golang.org/x/mod's sumdb/note and sumdb/tlog
+// read what the TypeScript module writes, and write what it must read. One JSON request on stdin, one JSON
+// answer on stdout.
+package main
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+type tileRef struct {
+	L int   `json:"l"`
+	N int64 `json:"n"`
+	W int   `json:"w"`
+}
+
+type request struct {
+	VerifierKey string    `json:"verifierKey"`
+	Note        string    `json:"note"`
+	SignerKey   string    `json:"signerKey"`
+	Text        string    `json:"text"`
+	Entries     []string  `json:"entries"`
+	Tiles       []tileRef `json:"tiles"`
+}
+
+type answer struct {
+	OpenedText string   `json:"openedText"`
+	OpenedBy   []string `json:"openedBy"`
+	Signed     string   `json:"signed"`
+	Root       string   `json:"root"`
+	TilePaths  []string `json:"tilePaths"`
+	TileData   []string `json:"tileData"`
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var req request
+	if err := json.NewDecoder(os.Stdin).Decode(&req); err != nil {
+		return err
+	}
+	var out answer
+
+	verifier, err := note.NewVerifier(req.VerifierKey)
+	if err != nil {
+		return fmt.Errorf("verifier key: %w", err)
+	}
+	opened, err := note.Open([]byte(req.Note), note.VerifierList(verifier))
+	if err != nil {
+		return fmt.Errorf("open note: %w", err)
+	}
+	out.OpenedText = opened.Text
+	for _, sig := range opened.Sigs {
+		out.OpenedBy = append(out.OpenedBy, fmt.Sprintf("%s+%08x", sig.Name, sig.Hash))
+	}
+
+	signer, err := note.NewSigner(req.SignerKey)
+	if err != nil {
+		return fmt.Errorf("signer key: %w", err)
+	}
+	signed, err := note.Sign(&note.Note{Text: req.Text}, signer)
+	if err != nil {
+		return fmt.Errorf("sign: %w", err)
+	}
+	out.Signed = string(signed)
+
+	// The tree of the entries, as tlog stores it, and what it reads from it.
+	var stored []tlog.Hash
+	reader := tlog.HashReaderFunc(func(indexes []int64) ([]tlog.Hash, error) {
+		hashes := make([]tlog.Hash, len(indexes))
+		for i, index := range indexes {
+			hashes[i] = stored[index]
+		}
+		return hashes, nil
+	})
+	for n, entry := range req.Entries {
+		data, err := base64.StdEncoding.DecodeString(entry)
+		if err != nil {
+			return err
+		}
+		hashes, err := tlog.StoredHashes(int64(n), data, reader)
+		if err != nil {
+			return err
+		}
+		stored = append(stored, hashes...)
+	}
+	root, err := tlog.TreeHash(int64(len(req.Entries)), reader)
+	if err != nil {
+		return err
+	}
+	out.Root = base64.StdEncoding.EncodeToString(root[:])
+	for _, ref := range req.Tiles {
+		tile := tlog.Tile{H: 8, L: ref.L, N: ref.N, W: ref.W}
+		out.TilePaths = append(out.TilePaths, tile.Path())
+		data, err := tlog.ReadTileData(tile, reader)
+		if err != nil {
+			return fmt.Errorf("tile %s: %w", tile.Path(), err)
+		}
+		out.TileData = append(out.TileData, base64.StdEncoding.EncodeToString(data))
+	}
+	return json.NewEncoder(os.Stdout).Encode(out)
+}
