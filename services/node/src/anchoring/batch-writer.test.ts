@@ -160,4 +160,29 @@ describe('batch writer and anchor pipeline', () => {
     expect(batches.map((batch) => batch.key)).toEqual([stuck.key]);
     await dir.remove();
   });
+
+  it('cuts an operation once when the cut was written but its answer was lost', async () => {
+    node = await startTestNode();
+    const storage = node.server.context.storage;
+    const batch = storage.batch.bind(storage);
+    let lost = 0;
+    // The first cut lands in the store and then fails as a deadline or a dropped connection would report it.
+    storage.batch = async (ops) => {
+      await batch(ops);
+      if (lost === 0 && ops.some((op) => op.store === 'anchor-batch' && op.op === 'insert')) {
+        lost++;
+        throw new Error('the write had no answer within the deadline');
+      }
+    };
+    const dids = Array.from({ length: 5 }, () => new TestDid(node!.url));
+    for (const did of dids) expect((await postOperation(node.url, did.created.request)).status).toBe(200);
+    for (const did of dids) await waitPublished(node.url, did.did);
+    expect(lost).toBe(1);
+    const current = node;
+    // Every batch completes (none left cut, to be anchored again by the next writer), all five in one.
+    await waitFor(async () => (await allBatches(current)).every((b) => b.value.status === 'completed'), {
+      timeoutMs: 5_000,
+    });
+    expect((await allBatches(current)).map((b) => sizeOf(b.value))).toEqual([5]);
+  });
 });

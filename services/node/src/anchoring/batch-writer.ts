@@ -71,6 +71,11 @@ export class BatchWriter {
   private readonly batchedKeys = new Set<string>();
   /** Acceptance times of this instance's in-flight operations, for `node_operation_publish_seconds`. */
   private readonly acceptedAtOf = new Map<string, number>();
+  /**
+   * Cuts whose insert failed without saying whether it was written (a deadline, a dropped connection): their
+   * operations are held as in flight until a read of the batch settles it, so they are never cut twice.
+   */
+  private readonly uncertain = new Map<string, Array<[string, Pending]>>();
   private leader = false;
   private running = false;
   private tickTimer: NodeJS.Timeout | undefined;
@@ -208,6 +213,7 @@ export class BatchWriter {
     this.batchedKeys.clear();
     this.parsedOperations.clearAccepted();
     this.acceptedAtOf.clear();
+    this.uncertain.clear();
   }
 
   /** Reloads the queue mirror from the store: every queued operation no unfinished batch holds. */
@@ -286,6 +292,7 @@ export class BatchWriter {
   }
 
   private async cutDue(): Promise<void> {
+    await this.settleUncertain();
     if (Date.now() - this.lastResync >= RESYNC_MS) {
       this.lastResync = Date.now();
       // More stored than mirrored, batched or being written here: another instance accepted some.
@@ -305,6 +312,27 @@ export class BatchWriter {
       if (!timedOut && eligible.length < this.options.maxOperations && !otherVersions) return;
       await this.cut(eligible);
       if (eligible.length < this.options.maxOperations && !otherVersions) return;
+    }
+  }
+
+  /**
+   * Reads back each cut whose insert was not confirmed: written, it is driven as any cut (a status record
+   * without its operations, left by a write stopped half-way, completes as empty); not written, its
+   * operations go back to the queue. A read that fails leaves it for the next tick.
+   */
+  private async settleUncertain(): Promise<void> {
+    for (const [batchId, picked] of this.uncertain) {
+      const stored = await this.batches.get(batchId);
+      this.uncertain.delete(batchId);
+      const keys = new Set(stored?.operationKeys ?? []);
+      for (const [key, pending] of picked) {
+        if (keys.has(key)) continue;
+        this.batchedKeys.delete(key);
+        if (this.inFlight.get(pending.suffix) === batchId) this.inFlight.delete(pending.suffix);
+        this.acceptedAtOf.delete(key);
+        this.enqueue(key, pending);
+      }
+      if (stored) this.pipeline.advance(batchId);
     }
   }
 
@@ -360,13 +388,26 @@ export class BatchWriter {
       attempts: 0,
       protocolVersion: picked[0]?.[1].protocolVersion ?? 0,
     };
-    await this.batches.insert(batchId, batch);
+    let written = true;
+    try {
+      await this.batches.insert(batchId, batch);
+    } catch (error) {
+      // The write may have landed though its answer was lost. Cutting these operations again now would put
+      // them in two batches, both anchored once a writer drives the first: hold them until a read settles it.
+      this.log.warn('batch cut not confirmed; reading it back before its operations are cut again', {
+        batchId,
+        err: errorMessage(error),
+      });
+      this.uncertain.set(batchId, picked);
+      written = false;
+    }
     for (const [key, pending] of picked) {
       this.queue.delete(key);
       this.batchedKeys.add(key);
       this.inFlight.set(pending.suffix, batchId);
       this.acceptedAtOf.set(key, pending.acceptedAt);
     }
+    if (!written) return;
     this.metrics.batchSize.observe(keys.length);
     this.metrics.batchCutSeconds.observe((now - firstAcceptedAt) / 1000);
     this.log.debug('batch cut', () => ({ batchId, operations: keys.length }));
