@@ -196,12 +196,6 @@ export function startVctLogReplicas(options: VctLogReplicaOptions = {}): Promise
   return ReplicaSet.start({
     ...rest,
     service: 'vct-log',
-    args: ({ frontUrl, root }) => [
-      '--base-url',
-      frontUrl,
-      '--key-file',
-      join(root, 'vct-log-key.pem'),
-      ...extraArgs,
-    ],
+    args: ({ frontUrl, root }) => ['--base-url', frontUrl, '--key-file', join(root, 'vct-log-key.pem'), ...extraArgs],
   });
 }
