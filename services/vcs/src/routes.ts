@@ -199,7 +199,7 @@ export function vcsRoutes(
         auth: 'write',
         tag: 'verifier',
         summary:
-          'runs `options.checks` (default `["proof"]`; also `status` / `credentialStatus`, `logged`) on a credential: every proof, purpose assertionMethod, challenge and domain',
+          'runs `options.checks` (default `["proof","expiration","validFrom"]`; also `status` / `credentialStatus`, `logged`) on a credential: every proof, purpose assertionMethod, its key the issuer\'s, challenge and domain; the validity period at now or `options.validAt`',
         body: { mediaTypes: JSON_TYPES, schema: VERIFY_CREDENTIAL_REQUEST },
         responses: {
           200: json('`{"checks":[...]}`: the checks that ran'),
@@ -214,7 +214,7 @@ export function vcsRoutes(
         auth: 'write',
         tag: 'verifier',
         summary:
-          'runs `options.checks` (default `["proof"]`; also `status`) on a presentation: its proof (purpose authentication, challenge, domain) and every embedded credential',
+          'runs `options.checks` (default `["proof","expiration","validFrom"]`; also `status`) on a presentation: its proof (purpose authentication, its key the holder\'s, challenge, domain) and every embedded credential',
         body: { mediaTypes: JSON_TYPES, schema: VERIFY_PRESENTATION_REQUEST },
         responses: {
           200: json('`{"checks":[...]}`'),
