@@ -4,6 +4,9 @@
  * and resolved there, still verifying once anchored) and the transparency log (the receipt, and the `logged`
  * check proving inclusion).
  */
+import { KeyPair } from '@anchor/common/crypto';
+import { didKeyFromKeyPair, resolveDidKey } from '@anchor/common/did';
+import { signDocument } from '@anchor/common/jsonld';
 import { serviceBin } from '@anchor/dev-env';
 import { freePort, makeTempDir, startProcess, stopAllProcesses, type TempDir } from '@anchor/testing/process';
 import { call as http } from '@anchor/vct-log/testing';
@@ -120,6 +123,29 @@ describe('the vcs with a kms, a node and a log', () => {
     await waitPublished(node.url, profile.body.did, 1, 30_000);
     const verifier = await startVcs(await dir('vcs-be-node-verifier-'), ['--mode', 'verifier', '--node-url', node.url]);
     expect((await verifier.post('/verifier/credentials', { verifiableCredential: issued.body })).status).toBe(200);
+
+    // The issuer is bound to the signer: a did:node issuer signed for by someone else's key is refused, and a
+    // profile cannot issue as another profile's did:node.
+    const mallory = KeyPair.generate('Ed25519');
+    const malloryDid = didKeyFromKeyPair(mallory);
+    const malloryMethod = resolveDidKey(malloryDid).verificationMethod?.[0]?.id as string;
+    const forged = await signDocument(
+      { ...credential(), issuer: profile.body.did },
+      { key: mallory, verificationMethod: malloryMethod },
+    );
+    const refused = await verifier.post<{ checks: Array<{ check: string; error: string }> }>('/verifier/credentials', {
+      verifiableCredential: forged,
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.checks[0]).toMatchObject({
+      check: 'proof',
+      error: `proof 0 (issuer): ${malloryMethod} is not a key of the issuer ${profile.body.did}: its DID document does not list it under assertionMethod`,
+    });
+    const asHolder = await vcs.post<{ message: string }>('/on-node/credentials/issueCredential', {
+      credential: { ...credential(), issuer: holder.body.did },
+    });
+    expect(asHolder.status).toBe(400);
+    expect(asHolder.body.message).toMatch(/is not the DID of profile on-node/);
   });
 
   it('adds issued credentials to the log, answers the receipt, and proves inclusion in the logged check', async () => {

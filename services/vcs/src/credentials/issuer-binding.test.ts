@@ -12,7 +12,7 @@ import { credentialV1, credentialV2, presentation, startTestVcs, type TestVcs } 
  * The verifier binds the issuer to the signer: a proof verifies only when its key is listed under
  * assertionMethod in the issuer's own DID document (authentication in the holder's, for a presentation).
  * Each forgery here carries a signature that verifies with the key it names, made by someone else.
- * (did:node issuers: test/integration/src/vcs-federation.test.ts.)
+ * (did:node issuers, against a real node: test/integration/src/vcs-backends.test.ts.)
  */
 class Attacker {
   readonly key = KeyPair.generate('Ed25519');
