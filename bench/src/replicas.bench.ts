@@ -9,7 +9,7 @@
  * The last line is one JSON object (see `result` below). `npm test` never runs this.
  */
 import { randomUUID } from 'node:crypto';
-import { createStoreProvider } from '@anchor/common/storage';
+import { createStoreProvider, StoreLease } from '@anchor/common/storage';
 import { metadataOf, postOperation, resolveDid, TestDid } from '@anchor/node/testing';
 import { AMQP_URL, amqpUnavailable, deleteQueues } from '@anchor/testing/amqp-broker';
 import { stopAllProcesses } from '@anchor/testing/process';
@@ -126,11 +126,9 @@ function cpuSampler(set: ReplicaSet): { stop(): number } {
 async function leaseHolder(set: ReplicaSet): Promise<Replica | undefined> {
   const storage = await createStoreProvider({ type: 'mongodb', url: set.databaseUrl, sweepIntervalMs: 0 });
   try {
-    const lease = await (
-      await storage.open<{ holder: string; expiresAt: number }>('lease', { expiryField: 'expiresAt' })
-    ).get('batch-writer');
-    if (!lease || lease.expiresAt < Date.now()) return undefined;
-    return set.replicas.find((replica) => lease.holder.includes(`|127.0.0.1:${replica.port}|`));
+    const tip = await (await StoreLease.open(storage, { name: 'batch-writer', holder: 'reader', durationMs: 0 })).tip();
+    if (!tip || tip.expiresAt < Date.now()) return undefined;
+    return set.replicas.find((replica) => tip.holder.includes(`|127.0.0.1:${replica.port}|`));
   } finally {
     await storage.close();
   }

@@ -392,6 +392,8 @@ export class BatchWriter {
     try {
       await this.batches.insert(batchId, batch);
     } catch (error) {
+      // Refused by the lease's fence: not written, and this instance is no longer the writer.
+      if (isFenced(error)) throw error;
       // The write may have landed though its answer was lost. Cutting these operations again now would put
       // them in two batches, both anchored once a writer drives the first: hold them until a read settles it.
       this.log.warn('batch cut not confirmed; reading it back before its operations are cut again', {
