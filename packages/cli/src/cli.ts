@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_VERSION } from '@anchor/common/version';
 import yargs, { type Argv } from 'yargs';
-import { GLOBAL_OPTIONS, MissingOption, type CommandSpec, type GlobalArgs } from './command.js';
+import { GLOBAL_OPTIONS, MissingOption, type CommandContext, type CommandSpec } from './command.js';
 import { ADMIN_COMMANDS } from './commands/admin.js';
 import { DID_COMMANDS } from './commands/did.js';
 import { EXPORT_COMMANDS } from './commands/export.js';
@@ -15,6 +15,7 @@ import { joinDashValues } from './dash-values.js';
 import { renderCliDocs } from './docs.js';
 import { CliError, describeFailure } from './errors.js';
 import { Output, processIo, type CliIo } from './output.js';
+import { checkUrls } from './urls.js';
 
 /** Every command of `anchor`, in the order help and docs list them. */
 export const COMMANDS: readonly CommandSpec[] = [
@@ -60,9 +61,28 @@ function readConfig(path: string): Record<string, unknown> {
   }
 }
 
+/** The command yargs chose and its arguments: run only once the whole command line has been validated. */
+interface Chosen {
+  spec: CommandSpec;
+  args: Record<string, unknown>;
+}
+
+/** Whether the result and errors are JSON: `--json` on the command line or ANCHOR_CLI_JSON (known before parsing). */
+function wantsJson(argv: readonly string[], env: CliIo['env']): boolean {
+  const flag = argv.findLast((arg) => arg === '--json' || arg.startsWith('--json=') || arg === '--no-json');
+  if (flag !== undefined) return flag === '--json' || flag === '--json=true';
+  return env['ANCHOR_CLI_JSON'] === 'true' || env['ANCHOR_CLI_JSON'] === '1';
+}
+
 /** Runs `anchor` with `argv`; resolves with the exit code (0 success, 1 failure, 2 usage). */
 export async function runCli(argv: readonly string[], io: CliIo = processIo): Promise<number> {
-  let exitCode = 0;
+  const json = wantsJson(argv, io.env);
+  const report = (message: string, code: 1 | 2): number => {
+    // With --json a script reads errors the way it reads results: one JSON line (on stderr, like the text).
+    io.stderr(json ? `${JSON.stringify({ error: { message, exitCode: code } })}\n` : `anchor: ${message}\n`);
+    return code;
+  };
+  let chosen: Chosen | undefined;
   let usageError: string | undefined;
   const parser = yargs(joinDashValues(argv, COMMANDS, GLOBAL_OPTIONS))
     .scriptName('anchor')
@@ -83,27 +103,29 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
     .exitProcess(false)
     .help();
 
-  addCommands(parser, COMMANDS, [], io, (code) => (exitCode = code));
+  addCommands(parser, COMMANDS, [], (choice) => (chosen = choice));
   parser.command('docs', false, {}, (args) => {
     io.stdout(renderCliDocs(COMMANDS, GROUPS, GLOBAL_OPTIONS));
     void args;
   });
 
   try {
+    // Parsing only chooses the command: nothing runs until every argument of the line has been validated, so a
+    // usage error (a mistyped option, a missing value) changes nothing anywhere.
     await parser.parseAsync();
+    if (usageError !== undefined)
+      return report(`${usageError.split('\n')[0]} (anchor --help lists the commands and options)`, 2);
+    if (chosen === undefined) return 0;
+    const args = chosen.args;
+    checkUrls(args);
+    const output = new Output(io, args['json'] === true);
+    const code = await chosen.spec.run({ args: args as CommandContext['args'], out: output, io });
+    return typeof code === 'number' ? code : 0;
   } catch (error) {
-    if (error instanceof MissingOption || (error instanceof CliError && error.exitCode === 2)) {
-      io.stderr(`anchor: ${error.message}\n`);
-      return 2;
-    }
-    io.stderr(`anchor: ${describeFailure(error)}\n`);
-    return error instanceof CliError ? error.exitCode : 1;
+    if (error instanceof MissingOption || (error instanceof CliError && error.exitCode === 2))
+      return report(error.message, 2);
+    return report(describeFailure(error), error instanceof CliError ? error.exitCode : 1);
   }
-  if (usageError !== undefined) {
-    io.stderr(`anchor: ${usageError.split('\n')[0]} (anchor --help lists the commands and options)\n`);
-    return 2;
-  }
-  return exitCode;
 }
 
 /** Adds `specs` below the words `prefix`: one level of yargs commands per word (`kms keystore create`). */
@@ -111,25 +133,24 @@ function addCommands(
   parser: Argv,
   specs: readonly CommandSpec[],
   prefix: readonly string[],
-  io: CliIo,
-  setExit: (code: number) => void,
+  choose: (chosen: Chosen) => void,
 ): void {
   const groups = new Map<string, CommandSpec[]>();
   for (const spec of specs) {
     const words = spec.name.split(' ').slice(prefix.length);
-    if (words.length === 1) addCommand(parser, spec, words[0]!, io, setExit);
+    if (words.length === 1) addCommand(parser, spec, words[0]!, choose);
     else groups.set(words[0]!, [...(groups.get(words[0]!) ?? []), spec]);
   }
   for (const [word, members] of groups) {
     const path = [...prefix, word];
     parser.command(word, GROUPS[path.join(' ')] ?? `${path.join(' ')} commands`, (group: Argv) => {
-      addCommands(group, members, path, io, setExit);
+      addCommands(group, members, path, choose);
       return group.demandCommand(1, `give a ${path.join(' ')} command (anchor ${path.join(' ')} --help lists them)`);
     });
   }
 }
 
-function addCommand(parser: Argv, spec: CommandSpec, word: string, io: CliIo, setExit: (code: number) => void): void {
+function addCommand(parser: Argv, spec: CommandSpec, word: string, choose: (chosen: Chosen) => void): void {
   const syntax = [word, positionalSyntax(spec)].filter(Boolean).join(' ');
   parser.command(
     syntax,
@@ -145,11 +166,6 @@ function addCommand(parser: Argv, spec: CommandSpec, word: string, io: CliIo, se
       for (const [example, what] of spec.examples) command.example(example, what);
       return command;
     },
-    async (args: Record<string, unknown>) => {
-      const globals = args as unknown as GlobalArgs;
-      const output = new Output(io, globals.json === true);
-      const code = await spec.run({ args: { ...args, ...globals }, out: output, io });
-      if (typeof code === 'number') setExit(code);
-    },
+    (args: Record<string, unknown>) => choose({ spec, args }),
   );
 }

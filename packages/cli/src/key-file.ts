@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, open, readFile, rename } from 'node:fs/promises';
+import { chmod, open, readFile, rename, stat } from 'node:fs/promises';
 import { KeyPair, type Jwk } from '@anchor/common/crypto';
 import { commitmentOf } from '@anchor/sidetree';
 import { CliError } from './errors.js';
@@ -20,7 +20,13 @@ export interface DidKeys {
   recoveryKey: Jwk;
   /** Document keys by id: private JWKs, or for a key held in the kms its public JWK with `kid` = the kms key URL. */
   documentKeys: Record<string, Jwk>;
-  pending?: { updateKey?: Jwk; recoveryKey?: Jwk; documentKeys?: Record<string, Jwk> };
+  pending?: {
+    updateKey?: Jwk;
+    recoveryKey?: Jwk;
+    documentKeys?: Record<string, Jwk>;
+    /** The create request, until a node has accepted it (`did create` again sends it again). */
+    create?: Record<string, unknown>;
+  };
 }
 
 export async function readKeyFile(path: string): Promise<DidKeys> {
@@ -40,6 +46,27 @@ export async function readKeyFile(path: string): Promise<DidKeys> {
   }
   if (typeof keys.didSuffix !== 'string' || typeof keys.updateKey !== 'object' || typeof keys.recoveryKey !== 'object')
     throw new CliError(`the key file ${path} is not a key file written by anchor did create`);
+  return keys;
+}
+
+/**
+ * The key file of a create that no node has confirmed (to send again), or undefined when there is no file.
+ * Any other existing file is refused: it holds the keys of another DID.
+ */
+export async function readPendingCreate(path: string): Promise<DidKeys | undefined> {
+  try {
+    await stat(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+  }
+  let keys: DidKeys;
+  try {
+    keys = await readKeyFile(path);
+  } catch (error) {
+    throw new CliError(`the key file ${path} exists; choose another --key-file (${(error as Error).message})`);
+  }
+  if (keys.pending?.create === undefined)
+    throw new CliError(`the key file ${path} exists; choose another --key-file (it holds the keys of another DID)`);
   return keys;
 }
 

@@ -4,6 +4,8 @@
  * policy, the log's proofs, and the failures a user meets (each one line and a non-zero exit code).
  */
 import { readFile, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serviceBin, startLocalFederation, type LocalFederation } from '@anchor/dev-env';
@@ -33,7 +35,8 @@ const credential = (n: number) => ({
   credentialSubject: { id: `did:example:subject-${n}` },
 });
 
-describe('anchor (the built binary) against a local federation', () => {
+// Each test runs the binary several times and waits for anchors: minutes on a loaded machine, not seconds.
+describe('anchor (the built binary) against a local federation', { timeout: 150_000 }, () => {
   let dir: TempDir;
   let federation: LocalFederation;
   let node1: string;
@@ -137,6 +140,107 @@ describe('anchor (the built binary) against a local federation', () => {
     const after = await anchor('did', 'update', '-k', 'alice.json', '--add-key', 'key-3');
     expect(after.code).toBe(1);
     expect(after.stderr.trim()).toMatch(/^anchor: .*deactivated/);
+    // What is true of a deactivated DID: deactivated, final; not "published yes" beside "none published".
+    const shown = await anchor('did', 'resolve', keys.did, '-n', node1);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/status\s+deactivated \(final/);
+    expect(shown.stdout).not.toMatch(/published\s+yes|none published/);
+  });
+
+  it('validates the whole command line before doing anything: a usage error changes nothing', async () => {
+    expect((await anchor('did', 'create', '-n', node1, '-k', 'carol.json', '--wait')).code).toBe(0);
+    const before = await readFile(join(dir.path, 'carol.json'), 'utf8');
+    const { did } = JSON.parse(before) as { did: string };
+    const typo = await anchor('did', 'update', '-k', 'carol.json', '--add-key', 'key-2', '--wiat');
+    expect([typo.code, typo.stderr.trim()]).toEqual([2, expect.stringMatching(/^anchor: Unknown argument: wiat/)]);
+    expect(await readFile(join(dir.path, 'carol.json'), 'utf8')).toBe(before);
+    const resolved = await json<{ didDocumentMetadata: { method: { publishedOperations: Array<{ type: string }> } } }>(
+      'did',
+      'resolve',
+      did,
+      '-n',
+      node1,
+    );
+    expect(resolved.didDocumentMetadata.method.publishedOperations.map((op) => op.type)).toEqual(['create']);
+    const createTypo = await anchor('did', 'create', '-n', node1, '-k', 'dave.json', '--wiat');
+    expect(createTypo.code).toBe(2);
+    await expect(stat(join(dir.path, 'dave.json'))).rejects.toThrow(/ENOENT/);
+    // A URL without its scheme is a usage error with the URL it meant, before anything is read or sent.
+    const schemeless = await anchor('did', 'update', '-k', 'carol.json', '--add-key', 'k', '-n', '127.0.0.1:8081');
+    expect([schemeless.code, schemeless.stderr.trim()]).toEqual([
+      2,
+      'anchor: --node-url 127.0.0.1:8081 is not an http(s) URL: give its scheme, e.g. --node-url http://127.0.0.1:8081',
+    ]);
+    expect(await readFile(join(dir.path, 'carol.json'), 'utf8')).toBe(before);
+  });
+
+  it('keeps no key file of a create no node took, and sends a pending create again', async () => {
+    const refused = await anchor('did', 'create', '-n', 'http://127.0.0.1:9', '-k', 'erin.json');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/ECONNREFUSED.*no DID was created and erin.json was not kept/);
+    await expect(stat(join(dir.path, 'erin.json'))).rejects.toThrow(/ENOENT/);
+    expect((await anchor('did', 'create', '-n', node1, '-k', 'erin.json', '--wait')).code).toBe(0);
+
+    // A node that may have taken it (a 5xx proves nothing): the keys stay, pending, and the same command
+    // again sends the same create, to a node that takes it.
+    const flaky = createServer((_req, res) => res.writeHead(503).end('{"message":"busy"}'));
+    await new Promise<void>((done) => flaky.listen(0, '127.0.0.1', done));
+    const flakyUrl = `http://127.0.0.1:${(flaky.address() as AddressInfo).port}`;
+    try {
+      const lost = await anchor('did', 'create', '-n', flakyUrl, '-k', 'frank.json', '--anchor-origin', node1);
+      expect(lost.code).toBe(1);
+      expect(lost.stderr).toMatch(/the keys stay in frank.json, pending: run the same command again/);
+    } finally {
+      flaky.close();
+    }
+    const pending = JSON.parse(await readFile(join(dir.path, 'frank.json'), 'utf8')) as {
+      did: string;
+      pending?: { create?: unknown };
+    };
+    expect(pending.pending?.create).toBeDefined();
+    const early = await anchor('did', 'update', '-k', 'frank.json', '--add-key', 'key-2');
+    expect([early.code, early.stderr]).toEqual([1, expect.stringMatching(/no node has confirmed the create/)]);
+    const again = await anchor('did', 'create', '-n', node1, '-k', 'frank.json', '--wait', '--json');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/holds a create no node has confirmed yet: sending it again/);
+    expect((JSON.parse(again.stdout) as { did: string }).did).toBe(pending.did);
+    const settled = JSON.parse(await readFile(join(dir.path, 'frank.json'), 'utf8')) as { pending?: unknown };
+    expect(settled.pending).toBeUndefined();
+  });
+
+  it('resolves an earlier version: --version-id, --version-time and a DID URL with ?versionId=', async () => {
+    expect((await anchor('did', 'create', '-n', node1, '-k', 'gina.json', '--wait')).code).toBe(0);
+    const { did } = JSON.parse(await readFile(join(dir.path, 'gina.json'), 'utf8')) as { did: string };
+    type Resolved = {
+      didDocument: { verificationMethod?: Array<{ id: string }> };
+      didDocumentMetadata: { versionId: string };
+    };
+    const first = await json<Resolved>('did', 'resolve', did, '-n', node1);
+    const created = new Date().toISOString();
+    expect((await anchor('did', 'update', '-k', 'gina.json', '--add-key', 'key-2', '--wait')).code).toBe(0);
+    const keysOf = (resolved: Resolved) =>
+      (resolved.didDocument.verificationMethod ?? []).map((k) => k.id.split('#')[1]);
+    expect(keysOf(await json<Resolved>('did', 'resolve', did, '-n', node1))).toEqual(['key-1', 'key-2']);
+    const versionId = first.didDocumentMetadata.versionId;
+    expect(keysOf(await json<Resolved>('did', 'resolve', did, '--version-id', versionId, '-n', node1))).toEqual([
+      'key-1',
+    ]);
+    expect(keysOf(await json<Resolved>('did', 'resolve', `${did}?versionId=${versionId}`, '-n', node1))).toEqual([
+      'key-1',
+    ]);
+    expect(keysOf(await json<Resolved>('did', 'resolve', did, '--version-time', created, '-n', node1))).toEqual([
+      'key-1',
+    ]);
+    const conflict = await anchor(
+      'did',
+      'resolve',
+      `${did}?versionId=${versionId}`,
+      '--version-id',
+      'other',
+      '-n',
+      node1,
+    );
+    expect([conflict.code, conflict.stderr]).toEqual([2, expect.stringMatching(/the DID URL says versionId=/)]);
   });
 
   it('recovers a DID with new keys', async () => {
@@ -263,7 +367,7 @@ describe('anchor (the built binary) against a local federation', () => {
   it('answers bad input with one line and a non-zero exit code', async () => {
     const cases: Array<[string[], number, RegExp]> = [
       [['frobnicate'], 2, /Unknown argument: frobnicate/],
-      [['did', 'create', '-n', node1], 2, /--key-file is required/],
+      [['did', 'create', '-n', node1], 2, /Missing required argument: key-file/],
       [['did', 'resolve', 'did:node:x'], 2, /--node-url is required/],
       [['policy', 'get', '-n', 'http://127.0.0.1:9'], 1, /ECONNREFUSED/],
       [['vct', 'proof', '--log-url', logUrl], 2, /give --leaf-hash/],
@@ -275,6 +379,15 @@ describe('anchor (the built binary) against a local federation', () => {
       expect(result.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
       expect(result.stderr, args.join(' ')).toMatch(message);
       expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+    // With --json the error is JSON too: one line a script parses, with the exit code.
+    for (const [args, code, message] of cases.slice(1)) {
+      const result = await anchor(...args, '--json');
+      expect(result.code, args.join(' ')).toBe(code);
+      const error = JSON.parse(result.stderr) as { error: { message: string; exitCode: number } };
+      expect(error.error.message, args.join(' ')).toMatch(message);
+      expect(error.error.exitCode).toBe(code);
+      expect(result.stdout).toBe('');
     }
   });
 
@@ -292,7 +405,7 @@ describe('anchor (the built binary) against a local federation', () => {
     expect(keystore.capability).toBeTruthy();
     // `=`: a capability is base64url and may begin with '-'.
     const access = ['--keystore', keystore.id, `--capability=${keystore.capability}`, '--kms-url', kmsUrl];
-    const key = await json<{ keyId: string; publicKey: string }>(
+    const key = await json<{ keyID: string; publicKey: string }>(
       'kms',
       'key',
       'create',
@@ -300,26 +413,26 @@ describe('anchor (the built binary) against a local federation', () => {
       'ED25519',
       ...access,
     );
-    const exported = await json<{ publicKey: string }>('kms', 'key', 'export', '--key', key.keyId, ...access);
+    const exported = await json<{ publicKey: string }>('kms', 'key', 'export', '--key', key.keyID, ...access);
     expect(exported.publicKey).toBe(key.publicKey);
     const { signature } = await json<{ signature: string }>(
       'kms',
       'sign',
       '--key',
-      key.keyId,
+      key.keyID,
       '--message',
       'hello',
       ...access,
     );
     expect(
-      (await anchor('kms', 'verify', '--key', key.keyId, '--message', 'hello', '--signature', signature, ...access))
+      (await anchor('kms', 'verify', '--key', key.keyID, '--message', 'hello', '--signature', signature, ...access))
         .code,
     ).toBe(0);
     const wrong = await anchor(
       'kms',
       'verify',
       '--key',
-      key.keyId,
+      key.keyID,
       '--message',
       'hullo',
       '--signature',
@@ -332,7 +445,7 @@ describe('anchor (the built binary) against a local federation', () => {
       'kms',
       'sign',
       '--key',
-      key.keyId,
+      key.keyID,
       '--message',
       'x',
       '--keystore',
@@ -365,7 +478,17 @@ describe('anchor (the built binary) against a local federation', () => {
     const port = await freePort();
     const vcsUrl = `http://127.0.0.1:${port}`;
     const vcs = await startProcess(serviceBin('@anchor/vcs'), {
-      args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', join(dir.path, 'vcs'), '--dev-mode', '--node-url', node1],
+      args: [
+        '--host-url',
+        `127.0.0.1:${port}`,
+        '--data-dir',
+        join(dir.path, 'vcs'),
+        '--dev-mode',
+        '--node-url',
+        node1,
+        '--vct-url',
+        logUrl,
+      ],
       readyUrl: `${vcsUrl}/healthcheck`,
       readyTimeoutMs: 60_000,
     });
@@ -391,8 +514,32 @@ describe('anchor (the built binary) against a local federation', () => {
         '--json',
       );
       expect(issued.code, issued.stderr).toBe(0);
-      await writeFile(join(dir.path, 'signed.json'), issued.stdout);
-      expect((JSON.parse(issued.stdout) as { proof?: unknown }).proof).toBeDefined();
+      const answer = JSON.parse(issued.stdout) as {
+        credential: { proof?: unknown };
+        receipt: { id: string; timestamp: number; signature: string };
+      };
+      expect(answer.credential.proof).toBeDefined();
+      expect(answer.receipt).toEqual({
+        id: expect.any(String),
+        timestamp: expect.any(Number),
+        signature: expect.any(String),
+      });
+      await writeFile(join(dir.path, 'signed.json'), JSON.stringify(answer.credential));
+      // Text: the credential alone on stdout (to pipe on), the receipt on stderr; --wait-logged until the log has it.
+      await writeFile(join(dir.path, 'unsigned2.json'), JSON.stringify({ ...unsigned, id: 'urn:uuid:cli-vc-2' }));
+      const logged = await anchor(
+        'vc',
+        'issue',
+        'unsigned2.json',
+        '--profile',
+        'cli-issuer',
+        '--vcs-url',
+        vcsUrl,
+        '--wait-logged',
+      );
+      expect(logged.code, logged.stderr).toBe(0);
+      expect((JSON.parse(logged.stdout) as { id: string; proof?: unknown }).proof).toBeDefined();
+      expect(logged.stderr).toMatch(/log receipt: timestamp \d+ \(20\d\d-.*\), id .*, in the log/);
       expect((await anchor('vc', 'verify', 'signed.json', '--vcs-url', vcsUrl)).code).toBe(0);
       expect(
         (await anchor('vc', 'revoke', 'urn:uuid:cli-vc-1', '--profile', 'cli-issuer', '--vcs-url', vcsUrl)).code,

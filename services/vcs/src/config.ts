@@ -130,6 +130,11 @@ export const VCS_CONFIG = defineConfig({
       protocols: ['http', 'https'],
       help: 'transparency log (<log base URL>/<alias>): issued credentials are added to it and the issue answer carries the receipt; the verify check "logged" asks it',
     }),
+    vctMergeDelay: opt.duration({
+      flag: 'vct-merge-delay',
+      default: '5s',
+      help: 'the longest the log takes to put an accepted entry in a signed tree head: the "logged" check of a younger credential waits for it that long (and then answers pending, not failed)',
+    }),
     vcApiProfile: opt.string({
       flag: 'vc-api-profile',
       help: 'issuer profile serving the W3C VC-API routes /credentials/issue and /credentials/status (without it they answer 404)',
@@ -236,6 +241,7 @@ export function vcsOptionsFrom(flags: VcsFlags): VcsOptions {
     nodeUrl: flags.nodeUrl,
     didPublishTimeoutMs: flags.didPublishTimeout,
     vctUrl: flags.vctUrl,
+    vctMergeDelayMs: flags.vctMergeDelay,
     vcApiProfile: flags.vcApiProfile,
     devMode: flags.devMode,
     allowedPeerNetworks: flags.allowedPeerNetworks,

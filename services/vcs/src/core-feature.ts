@@ -109,7 +109,13 @@ export async function createCoreFeature(ctx: VcsContext, documentLoader: Documen
   const profiles = await Profiles.open(storage, signingKeys, dids, resolution);
   const statusLists = await StatusLists.open(storage, knownBaseUrl);
   const log = config.vctUrl
-    ? new VctLog(config.vctUrl.replace(/\/+$/, ''), outbound, tokens.vct, documentLoader)
+    ? new VctLog(
+        config.vctUrl.replace(/\/+$/, ''),
+        outbound,
+        tokens.vct,
+        documentLoader,
+        config.vctMergeDelayMs ?? 5_000,
+      )
     : undefined;
   const signing = new ProofSigning(signingKeys, resolution, documentLoader);
   const mode = config.mode ?? 'combined';

@@ -42,6 +42,8 @@ export interface VcsOptions extends Omit<ServiceOptions, 'caCertificates'> {
   nodeUrl?: string | undefined;
   /** How long profile creation waits for a new did:node to resolve. Default 30 s. */
   didPublishTimeoutMs?: number;
+  /** How long the "logged" check waits for a young entry to be merged into a signed tree head. */
+  vctMergeDelayMs?: number;
   vctUrl?: string | undefined;
   vcApiProfile?: string | undefined;
   devMode?: boolean;

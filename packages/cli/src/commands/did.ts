@@ -17,9 +17,11 @@ import {
   type OperationRequest,
   type Patch,
 } from '@anchor/sidetree';
+import { unlink } from 'node:fs/promises';
 import { required, type CommandContext, type CommandSpec, type OptionSpec } from '../command.js';
-import { CliError } from '../errors.js';
-import { keyForCommitment, readKeyFile, writeKeyFile, type DidKeys } from '../key-file.js';
+import { CliError, describeFailure, neverReached } from '../errors.js';
+import { keyForCommitment, readKeyFile, readPendingCreate, writeKeyFile, type DidKeys } from '../key-file.js';
+import { parseDidUrl, type Versions } from './did-url.js';
 
 const OPERATIONS = '/sidetree/v1/operations';
 const IDENTIFIERS = '/sidetree/v1/identifiers';
@@ -54,21 +56,26 @@ const serviceOption: OptionSpec = {
   describe: 'A service to add, as id,type,endpoint (repeatable)',
 };
 
-async function resolve(nodeUrl: string, did: string): Promise<Resolution> {
+async function resolve(nodeUrl: string, did: string, versions: Versions = {}): Promise<Resolution> {
   const http = createHttpClient({ timeoutMs: 10_000 });
+  const query = new URLSearchParams(
+    Object.entries(versions).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  ).toString();
   try {
-    return (await http.get<Resolution>(`${nodeUrl}${IDENTIFIERS}/${encodeURIComponent(did)}`)).data;
+    return (
+      await http.get<Resolution>(`${nodeUrl}${IDENTIFIERS}/${encodeURIComponent(did)}${query ? `?${query}` : ''}`)
+    ).data;
   } finally {
     http.close();
   }
 }
 
-async function post(nodeUrl: string, request: OperationRequest): Promise<void> {
+async function post(nodeUrl: string, request: OperationRequest | Record<string, unknown>): Promise<void> {
   const http = createHttpClient({ timeoutMs: 20_000 });
   try {
     await http.request(`${nodeUrl}${OPERATIONS}`, {
       method: 'POST',
-      body: serializeRequest(request),
+      body: serializeRequest(request as OperationRequest),
       headers: { 'content-type': 'application/json' },
     });
   } finally {
@@ -128,6 +135,10 @@ async function currentState(
   context: CommandContext,
   keys: DidKeys,
 ): Promise<{ nodeUrl: string; resolution: Resolution }> {
+  if (keys.pending?.create !== undefined)
+    throw new CliError(
+      `no node has confirmed the create of ${keys.did}: run anchor did create with the same --key-file to send it again`,
+    );
   const nodeUrl = (context.args.nodeUrl as string | undefined) ?? keys.nodeUrl;
   const resolution = await resolve(nodeUrl, keys.did);
   if (resolution.didDocumentMetadata?.deactivated === true) throw new CliError(`${keys.did} is deactivated`);
@@ -186,42 +197,65 @@ const create: CommandSpec = {
     const { args, out } = context;
     const nodeUrl = required(args.nodeUrl, 'node-url');
     const keyFile = required(args['keyFile'], 'key-file');
-    const { key: signingKey, record: signingRecord } = await documentSigningKey(context);
-    const updateKey = KeyPair.generate('Ed25519');
-    const recoveryKey = KeyPair.generate('Ed25519');
-    const built = createRequest({
-      recoveryKey,
-      updateKey,
-      anchorOrigin: (args['anchorOrigin'] as string | undefined) ?? nodeUrl,
-      patches: [
-        addPublicKeys(documentKey('key-1', signingKey, { purposes: [...DOCUMENT_PURPOSES] })),
-        ...parseServices(args['addService']),
-      ],
-    });
-    // The keys are saved before the create is sent: a DID must never exist whose keys nobody kept.
-    await writeKeyFile(
-      keyFile,
-      {
+    const resumed = await readPendingCreate(keyFile);
+    let keys: DidKeys;
+    let longFormDid: string | undefined;
+    if (resumed) {
+      out.note(`${keyFile} holds a create no node has confirmed yet: sending it again`);
+      keys = resumed;
+    } else {
+      const { key: signingKey, record: signingRecord } = await documentSigningKey(context);
+      const updateKey = KeyPair.generate('Ed25519');
+      const recoveryKey = KeyPair.generate('Ed25519');
+      const built = createRequest({
+        recoveryKey,
+        updateKey,
+        anchorOrigin: (args['anchorOrigin'] as string | undefined) ?? nodeUrl,
+        patches: [
+          addPublicKeys(documentKey('key-1', signingKey, { purposes: [...DOCUMENT_PURPOSES] })),
+          ...parseServices(args['addService']),
+        ],
+      });
+      longFormDid = built.longFormDid;
+      keys = {
         did: built.did,
         didSuffix: built.didSuffix,
         nodeUrl,
         updateKey: privateJwk(updateKey),
         recoveryKey: privateJwk(recoveryKey),
         documentKeys: { 'key-1': signingRecord },
-      },
-      true,
-    );
-    await post(nodeUrl, built.request);
-    const published = args['wait'] ? await waitPublished(context, nodeUrl, built.did, 'create') : undefined;
+        pending: { create: { ...built.request } },
+      };
+      // The keys are saved (pending, with the request) before the create is sent: a DID must never exist
+      // whose keys nobody kept, and a create whose answer was lost can be sent again from the file.
+      await writeKeyFile(keyFile, keys, true);
+    }
+    try {
+      await post(nodeUrl, keys.pending!.create!);
+    } catch (error) {
+      if (!resumed && neverReached(error)) {
+        // Nothing reached a node (refused connection, unknown host, or a 4xx refusal): no DID exists, so the
+        // file would only be keys of nothing that a retry would have to step around.
+        await unlink(keyFile).catch(() => undefined);
+        throw new CliError(`${describeFailure(error)}; no DID was created and ${keyFile} was not kept`);
+      }
+      throw new CliError(
+        `${describeFailure(error)}; the keys stay in ${keyFile}, pending: run the same command again to resend the create`,
+      );
+    }
+    const settled: DidKeys = { ...keys };
+    delete settled.pending;
+    await writeKeyFile(keyFile, settled);
+    const published = args['wait'] ? await waitPublished(context, nodeUrl, keys.did, 'create') : undefined;
     const result = {
-      did: built.did,
-      longFormDid: built.longFormDid,
+      did: keys.did,
+      ...(longFormDid ? { longFormDid } : {}),
       keyFile,
       ...(published ? { canonicalId: published.didDocumentMetadata?.canonicalId } : {}),
     };
     out.result(result, () =>
       [
-        `${out.paint(built.did, 'bold')}`,
+        `${out.paint(keys.did, 'bold')}`,
         `  keys in ${keyFile}`,
         ...(result.canonicalId ? [`  published as ${result.canonicalId}`] : []),
       ].join('\n'),
@@ -231,25 +265,46 @@ const create: CommandSpec = {
 
 const resolveCommand: CommandSpec = {
   name: 'did resolve',
-  describe: 'Resolve a DID on a node and show its document and metadata',
-  positionals: { did: { describe: 'The DID (any did:node form)' } },
-  examples: [['anchor did resolve did:node:uAAA:EiB... -n http://127.0.0.1:8082', 'resolve on node2']],
+  describe: 'Resolve a DID on a node and show its document and metadata (the current version, or an earlier one)',
+  positionals: { did: { describe: 'The DID (any did:node form), or a DID URL with ?versionId= or ?versionTime=' } },
+  options: {
+    'version-id': { type: 'string', describe: 'Resolve the version that this operation made (its hash)' },
+    'version-time': { type: 'string', describe: 'Resolve the version current at this time (RFC 3339)' },
+  },
+  examples: [
+    ['anchor did resolve did:node:uAAA:EiB... -n http://127.0.0.1:8082', 'resolve on node2'],
+    [
+      'anchor did resolve did:node:uAAA:EiB... --version-time 2026-12-01T00:00:00Z -n http://127.0.0.1:8081',
+      'as it was',
+    ],
+  ],
   async run({ args, out }) {
     const nodeUrl = required(args.nodeUrl, 'node-url');
-    const did = required(args['did'], 'did');
-    const resolution = await resolve(nodeUrl, did);
+    const { did, versions } = parseDidUrl(required(args['did'], 'did'), {
+      versionId: args['versionId'] as string | undefined,
+      versionTime: args['versionTime'] as string | undefined,
+    });
+    const resolution = await resolve(nodeUrl, did, versions);
     out.result(resolution, () => {
       const metadata = resolution.didDocumentMetadata ?? {};
       const document = resolution.didDocument ?? {};
       const keys = (document['verificationMethod'] as Array<{ id: string; type: string }> | undefined) ?? [];
       const services =
         (document['service'] as Array<{ id: string; type: string; serviceEndpoint: unknown }> | undefined) ?? [];
+      const operations = (metadata.method?.publishedOperations ?? []).map((op) => op.type);
+      const published = metadata.method?.published === true;
       return [
         out.paint(String(document['id'] ?? did), 'bold'),
-        `  canonical id  ${metadata.canonicalId ?? '(not published yet)'}`,
-        `  published     ${metadata.method?.published === true ? out.paint('yes', 'green') : out.paint('no', 'yellow')}`,
-        ...(metadata.deactivated ? [`  ${out.paint('deactivated', 'red')}`] : []),
-        `  operations    ${(metadata.method?.publishedOperations ?? []).map((op) => op.type).join(', ') || 'none published'}`,
+        `  canonical id  ${metadata.canonicalId ?? (published ? '(none)' : '(not published yet)')}`,
+        // A deactivated DID has no document and the node lists no operations for it: say that, not "none".
+        metadata.deactivated
+          ? `  status        ${out.paint('deactivated', 'red')} (final: no document, no further operations)`
+          : `  published     ${published ? out.paint('yes', 'green') : out.paint('no', 'yellow')}`,
+        ...(metadata.deactivated && operations.length === 0
+          ? []
+          : [`  operations    ${operations.join(', ') || (published ? '(not listed)' : 'none published yet')}`]),
+        ...(versions.versionId ? [`  version       ${versions.versionId}`] : []),
+        ...(versions.versionTime ? [`  as of         ${versions.versionTime}`] : []),
         ...keys.map((key) => `  key           ${key.id} (${key.type})`),
         ...services.map(
           (entry) => `  service       ${entry.id} (${entry.type}) ${JSON.stringify(entry.serviceEndpoint)}`,

@@ -80,7 +80,9 @@ const createKey: CommandSpec = {
   async run(context) {
     const key = await keystore(context).createKey(String(context.args['type']) as KmsKeyType, { export: true });
     const publicKey = key.publicKey === undefined ? undefined : base64UrlPaddedEncode(key.publicKey);
-    context.out.result({ ...key, publicKey }, () => `key ${key.keyId} (version ${key.keyVersion ?? 1})`);
+    // The kms API's spelling (`keyID`), so a script reads one name from the API and from this.
+    const result = { keyID: key.keyId, location: key.location, keyVersion: key.keyVersion ?? 1, publicKey };
+    context.out.result(result, () => `key ${key.keyId} (version ${result.keyVersion})`);
   },
 };
 

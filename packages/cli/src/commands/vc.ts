@@ -26,29 +26,80 @@ async function readCredential(path: string): Promise<Record<string, unknown>> {
 
 const issue: CommandSpec = {
   name: 'vc issue',
-  describe: 'Issue a credential with an issuer profile of the vcs; prints the signed credential',
+  describe:
+    "Issue a credential with an issuer profile of the vcs; prints the signed credential (and the log's receipt on stderr)",
   positionals: { credential: { describe: 'JSON file of the unsigned credential' } },
-  options: { profile: { type: 'string', demandOption: true, describe: 'The issuer profile' } },
+  options: {
+    profile: { type: 'string', demandOption: true, describe: 'The issuer profile' },
+    'wait-logged': {
+      type: 'boolean',
+      default: false,
+      describe: "Wait until the vcs proves the credential is in the transparency log (needs the vcs's --vct-url)",
+    },
+    timeout: { type: 'number', default: 60, describe: 'Seconds --wait-logged waits before giving up' },
+  },
   examples: [
     [
       'anchor vc issue vc.json --profile demo-issuer --vcs-url http://127.0.0.1:8072 > signed.json',
-      'issue and keep it',
+      'issue and keep it (the receipt is printed on stderr)',
+    ],
+    [
+      'anchor vc issue vc.json --profile demo-issuer --vcs-url http://127.0.0.1:8072 --wait-logged --json',
+      '{"credential", "receipt", "logged"} once the log has it',
     ],
   ],
   async run(context) {
+    const { args, out } = context;
     const client = vcs(context);
     try {
-      const signed = await client.issue(
-        required(context.args['profile'], 'profile'),
-        await readCredential(required(context.args['credential'], 'credential')),
+      const { credential, receipt } = await client.issueWithReceipt(
+        required(args['profile'], 'profile'),
+        await readCredential(required(args['credential'], 'credential')),
       );
-      // The signed credential is the result either way: scripts pipe it on.
-      context.out.result(signed, () => JSON.stringify(signed, null, 2));
+      let logged: boolean | undefined;
+      if (args['waitLogged']) {
+        if (receipt === undefined)
+          throw new CliError('the vcs answered no log receipt (it runs without --vct-url): nothing to wait for');
+        await waitLogged(context, client, credential, receipt.timestamp);
+        logged = true;
+      }
+      if (!out.json && receipt !== undefined)
+        out.note(
+          `log receipt: timestamp ${receipt.timestamp} (${new Date(receipt.timestamp).toISOString()}), id ${receipt.id}` +
+            (logged ? ', in the log' : ''),
+        );
+      // Text: the signed credential alone on stdout, so a script pipes it on; --json: all of it.
+      out.result({ credential, ...(receipt ? { receipt } : {}), ...(logged ? { logged } : {}) }, () =>
+        JSON.stringify(credential, null, 2),
+      );
     } finally {
       client.close();
     }
   },
 };
+
+/** Asks the vcs's `logged` check until it passes (the log merges on its interval) or --timeout passes. */
+async function waitLogged(
+  { args, out }: CommandContext,
+  client: VcsClient,
+  credential: Record<string, unknown>,
+  timestamp: number,
+): Promise<void> {
+  const progress = out.progress('waiting until the transparency log has the credential');
+  const deadline = Date.now() + Number(args['timeout'] ?? 60) * 1000;
+  for (;;) {
+    const result = await client.verify(credential, ['logged'], { vctTimestamp: timestamp });
+    if (result.verified) {
+      progress.done('in the log');
+      return;
+    }
+    if (Date.now() > deadline) {
+      progress.fail();
+      throw new CliError(`not in the log after ${args['timeout']} s: ${JSON.stringify(result.failures)}`);
+    }
+    await new Promise((done) => setTimeout(done, 500));
+  }
+}
 
 const verify: CommandSpec = {
   name: 'vc verify',

@@ -42,4 +42,10 @@ export {
   type KmsSettings,
 } from './kms-config.js';
 export { VctLogClient, type VctLogClientOptions, type VerifiedInclusion } from './vct-log-client.js';
-export { VcsClient, type IssuerProfile, type VcsClientOptions, type Verification } from './vcs-client.js';
+export {
+  VcsClient,
+  type IssuerProfile,
+  type VcsClientOptions,
+  type VctReceipt,
+  type Verification,
+} from './vcs-client.js';

@@ -1,3 +1,4 @@
+import { AppError } from '../errors/index.js';
 import { createHttpClient, peerStatusOf, type HttpClient } from '../http-client/index.js';
 
 export interface VcsClientOptions {
@@ -14,6 +15,14 @@ export interface IssuerProfile extends Record<string, unknown> {
   name: string;
   did?: string;
   signatureType?: string;
+}
+
+/** The transparency log's promise for an issued credential (the vcs's `VCT-Receipt` header). */
+export interface VctReceipt {
+  id: string;
+  /** The log's timestamp of the entry (epoch ms): what the `logged` check proves inclusion under. */
+  timestamp: number;
+  signature: string;
 }
 
 /** `POST /verifier/credentials`'s answer: the checks run, and the failed ones with their reasons. */
@@ -77,20 +86,47 @@ export class VcsClient {
     credential: Record<string, unknown>,
     options: Record<string, unknown> = {},
   ): Promise<Record<string, unknown>> {
+    return (await this.issueWithReceipt(profile, credential, options)).credential;
+  }
+
+  /** Issues, and returns the log's receipt beside the credential when the vcs logs (its `VCT-Receipt` header). */
+  async issueWithReceipt(
+    profile: string,
+    credential: Record<string, unknown>,
+    options: Record<string, unknown> = {},
+  ): Promise<{ credential: Record<string, unknown>; receipt?: VctReceipt }> {
     const body = Object.keys(options).length === 0 ? { credential } : { credential, options };
-    return (
-      await this.http.post<Record<string, unknown>>(
-        `${this.url}/${encodeURIComponent(profile)}/credentials/issueCredential`,
-        body,
-      )
-    ).data;
+    const answer = await this.http.post<Record<string, unknown>>(
+      `${this.url}/${encodeURIComponent(profile)}/credentials/issueCredential`,
+      body,
+    );
+    const header = answer.headers['vct-receipt'];
+    if (header === undefined) return { credential: answer.data };
+    let receipt: VctReceipt;
+    try {
+      receipt = JSON.parse(header) as VctReceipt;
+    } catch {
+      throw new AppError(
+        'bad_gateway',
+        `the vcs answered a VCT-Receipt header that is not JSON: ${header.slice(0, 80)}`,
+      );
+    }
+    return { credential: answer.data, receipt };
   }
 
   /** Runs `checks` (default proof and status) on a credential; failed checks are `verified: false` with reasons. */
-  async verify(credential: unknown, checks: readonly string[] = ['proof', 'status']): Promise<Verification> {
+  async verify(
+    credential: unknown,
+    checks: readonly string[] = ['proof', 'status'],
+    options: Record<string, unknown> = {},
+  ): Promise<Verification> {
     const { status, data } = await this.http.request<{ checks?: unknown[]; message?: string }>(
       `${this.url}/verifier/credentials`,
-      { method: 'POST', json: { verifiableCredential: credential, options: { checks } }, answerStatuses: [400] },
+      {
+        method: 'POST',
+        json: { verifiableCredential: credential, options: { ...options, checks } },
+        answerStatuses: [400],
+      },
     );
     if (status === 200) return { verified: true, status, checks: [...checks], failures: undefined };
     return { verified: false, status, checks: [...checks], failures: data?.checks ?? data?.message ?? data };

@@ -112,9 +112,17 @@ export function isTypeScript(file: string): boolean {
  * do in vitest. Built entries (`dist/main.js`) run exactly as in production, plus the watchdog.
  */
 export function nodeArguments(file: string): string[] {
+  // A built entry gets the watchdog inline (a data: URL), so `npm start` writes nothing to the temp folder
+  // and leaves nothing there; only TypeScript entries (tests) need the hook files on disk.
+  if (!isTypeScript(file))
+    return ['--enable-source-maps', '--import', `data:text/javascript,${encodeURIComponent(WATCHDOG)}`];
   const dir = ensureLaunchFiles();
-  const args = ['--enable-source-maps', '--import', pathToFileURL(join(dir, 'watchdog.mjs')).href];
-  if (isTypeScript(file))
-    args.push('--conditions=development', '--import', pathToFileURL(join(dir, 'typescript.mjs')).href);
-  return args;
+  return [
+    '--enable-source-maps',
+    '--import',
+    pathToFileURL(join(dir, 'watchdog.mjs')).href,
+    '--conditions=development',
+    '--import',
+    pathToFileURL(join(dir, 'typescript.mjs')).href,
+  ];
 }
