@@ -8,11 +8,18 @@ import { call } from '../src/testing/index.js';
 
 const EXAMPLES = 'https://www.w3.org/2018/credentials/examples/v1';
 const ODRL = 'https://www.w3.org/ns/odrl.jsonld';
+// Operator contexts: the original's BDD contexts (both bundled now) under URLs nothing bundles, the first
+// importing the second as the examples context imports ODRL.
+const DEGREE = 'https://contexts.example.org/degree/v1';
+const POLICY = 'https://contexts.example.org/policy/v1';
+const asOperatorData = (value: unknown): unknown =>
+  JSON.parse(JSON.stringify(value).replaceAll(EXAMPLES, DEGREE).replaceAll(ODRL, POLICY)) as unknown;
 const fixture = async (name: string): Promise<unknown> =>
   JSON.parse(await readFile(new URL(`./fixtures/original-bdd/${name}`, import.meta.url), 'utf8')) as unknown;
 
 describe('vct-log: JSON-LD contexts as operator data', () => {
   let dir: TempDir;
+  let original: unknown;
   let examples: unknown;
   let odrl: unknown;
   let credential: unknown;
@@ -36,13 +43,16 @@ describe('vct-log: JSON-LD contexts as operator data', () => {
 
   beforeAll(async () => {
     dir = await makeTempDir('vct-contexts-');
-    [examples, odrl, credential, lawDegree] = await Promise.all(
+    [original, examples, odrl, credential, lawDegree] = await Promise.all(
       [
-        'ld-example-contexts.json',
-        'ld-odrl-contexts.json',
         'verifiable_credentials_no_proof.json',
-        'bachelor_degree_of_law_no_proof.json',
-      ].map(fixture),
+        ...[
+          'ld-example-contexts.json',
+          'ld-odrl-contexts.json',
+          'verifiable_credentials_no_proof.json',
+          'bachelor_degree_of_law_no_proof.json',
+        ].map(async (name) => asOperatorData(await fixture(name))),
+      ].map(async (entry) => (typeof entry === 'string' ? fixture(entry) : entry)),
     );
   });
   afterAll(async () => {
@@ -50,7 +60,15 @@ describe('vct-log: JSON-LD contexts as operator data', () => {
     await dir.remove();
   });
 
-  it("refuses the original's BDD credential (400 naming the context) until the operator adds the contexts, then logs it; the contexts survive a restart", async () => {
+  it("logs the original's BDD credential at once (the W3C examples context and ODRL are bundled)", async () => {
+    const url = await start({ storage: { type: 'mem' } });
+    const accepted = await call<AddVcResponse>(`${url}/main/v1/add-vc`, { json: original });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.svct_version).toBe(0);
+    await stopAll();
+  });
+
+  it('refuses a credential whose context is not bundled (400 naming it) until the operator adds it, then logs it; the contexts survive a restart', async () => {
     const url = await start();
     const addVc = (body: unknown) => call<AddVcResponse & { message: string }>(`${url}/main/v1/add-vc`, { json: body });
     const addContexts = (body: unknown) => call<{ added: string[] }>(`${url}/ld/context`, { json: body });
@@ -58,23 +76,23 @@ describe('vct-log: JSON-LD contexts as operator data', () => {
     const unknown = await addVc(credential);
     expect(unknown.status).toBe(400);
     expect(unknown.body.message).toBe(
-      `parse credential: unknown JSON-LD context ${EXAMPLES}: it is not bundled and remote context loading is disabled`,
+      `parse credential: unknown JSON-LD context ${DEGREE}: it is not bundled and remote context loading is disabled`,
     );
 
-    // The examples context imports ODRL: with the first alone, ODRL is what is missing.
-    expect(await addContexts(examples)).toMatchObject({ status: 200, body: { added: [EXAMPLES] } });
-    const withoutOdrl = await addVc(credential);
-    expect(withoutOdrl.status).toBe(400);
-    expect(withoutOdrl.body.message).toContain(`unknown JSON-LD context ${ODRL}`);
+    // The degree context imports the policy context: with the first alone, the second is what is missing.
+    expect(await addContexts(examples)).toMatchObject({ status: 200, body: { added: [DEGREE] } });
+    const withoutPolicy = await addVc(credential);
+    expect(withoutPolicy.status).toBe(400);
+    expect(withoutPolicy.body.message).toContain(`unknown JSON-LD context ${POLICY}`);
 
-    expect(await addContexts({ documents: [odrl] })).toMatchObject({ status: 200, body: { added: [ODRL] } });
+    expect(await addContexts({ documents: [odrl] })).toMatchObject({ status: 200, body: { added: [POLICY] } });
     const accepted = await addVc(credential);
     expect(accepted.status).toBe(200);
     expect(accepted.body.svct_version).toBe(0);
 
     const listed = await call<{ documents: Array<{ url: string; content: unknown }> }>(`${url}/ld/context`);
     expect(listed.status).toBe(200);
-    expect(listed.body.documents.map((d) => d.url)).toEqual([EXAMPLES, ODRL]);
+    expect(listed.body.documents.map((d) => d.url)).toEqual([DEGREE, POLICY]);
     expect(listed.body.documents[0]?.content).toEqual((examples as { content: unknown }).content);
 
     await stopAll();
@@ -82,15 +100,15 @@ describe('vct-log: JSON-LD contexts as operator data', () => {
     expect((await call(`${restarted}/main/v1/add-vc`, { json: lawDegree })).status).toBe(200);
 
     // Removed: refused again, at once.
-    expect((await call(`${restarted}/ld/context?url=${encodeURIComponent(ODRL)}`, { method: 'DELETE' })).status).toBe(
+    expect((await call(`${restarted}/ld/context?url=${encodeURIComponent(POLICY)}`, { method: 'DELETE' })).status).toBe(
       204,
     );
     const removed = await call<{ message: string }>(`${restarted}/main/v1/add-vc`, {
       json: { ...(lawDegree as object), id: 'http://example.gov/credentials/removed-odrl' },
     });
     expect(removed.status).toBe(400);
-    expect(removed.body.message).toContain(ODRL);
-    expect((await call(`${restarted}/ld/context?url=${encodeURIComponent(ODRL)}`, { method: 'DELETE' })).status).toBe(
+    expect(removed.body.message).toContain(POLICY);
+    expect((await call(`${restarted}/ld/context?url=${encodeURIComponent(POLICY)}`, { method: 'DELETE' })).status).toBe(
       404,
     );
     await stopAll();

@@ -16,6 +16,14 @@ import multikeyV1Json from './contexts/multikey-v1.json' with { type: 'json' };
 import securityV1Json from './contexts/security-v1.json' with { type: 'json' };
 import securityV2Json from './contexts/security-v2.json' with { type: 'json' };
 import statusList2021V1Json from './contexts/status-list-2021-v1.json' with { type: 'json' };
+import credentialsExamplesV1Json from './contexts/credentials-examples-v1.json' with { type: 'json' };
+import credentialsExamplesV2Json from './contexts/credentials-examples-v2.json' with { type: 'json' };
+import odrlJson from './contexts/odrl.json' with { type: 'json' };
+import citizenshipV1Json from './contexts/citizenship-v1.json' with { type: 'json' };
+import vaccinationV1Json from './contexts/vaccination-v1.json' with { type: 'json' };
+import revocationList2020V1Json from './contexts/revocation-list-2020-v1.json' with { type: 'json' };
+import trustblocExamplesV1Json from './contexts/trustbloc-examples-v1.json' with { type: 'json' };
+import trustblocCredentialsV1Json from './contexts/trustbloc-credentials-v1.json' with { type: 'json' };
 import type { ContextDocument } from './context-document.js';
 
 // JSON imports are typed by their literal shape; every bundled file is a context document.
@@ -38,6 +46,14 @@ const multikeyV1 = asContext(multikeyV1Json);
 const securityV1 = asContext(securityV1Json);
 const securityV2 = asContext(securityV2Json);
 const statusList2021V1 = asContext(statusList2021V1Json);
+const credentialsExamplesV1 = asContext(credentialsExamplesV1Json);
+const credentialsExamplesV2 = asContext(credentialsExamplesV2Json);
+const odrl = asContext(odrlJson);
+const citizenshipV1 = asContext(citizenshipV1Json);
+const vaccinationV1 = asContext(vaccinationV1Json);
+const revocationList2020V1 = asContext(revocationList2020V1Json);
+const trustblocExamplesV1 = asContext(trustblocExamplesV1Json);
+const trustblocCredentialsV1 = asContext(trustblocCredentialsV1Json);
 
 /**
  * Every JSON-LD context the system meets, bundled in `contexts/` (the JSON data copied verbatim from
@@ -64,6 +80,15 @@ export const CONTEXT_URLS = {
   bitstringStatusListV1: 'https://www.w3.org/ns/credentials/status/v1',
   activityStreams: 'https://www.w3.org/ns/activitystreams',
   activityAnchorsV1: 'https://w3id.org/activityanchors/v1',
+  // What credentials a user meets every day name, and what the original's deployments load (aries' embedded set).
+  credentialsExamplesV1: 'https://www.w3.org/2018/credentials/examples/v1',
+  credentialsExamplesV2: 'https://www.w3.org/ns/credentials/examples/v2',
+  odrl: 'https://www.w3.org/ns/odrl.jsonld',
+  citizenshipV1: 'https://w3id.org/citizenship/v1',
+  vaccinationV1: 'https://w3id.org/vaccination/v1',
+  revocationList2020V1: 'https://w3id.org/vc-revocation-list-2020/v1',
+  trustblocExamplesV1: 'https://trustbloc.github.io/context/vc/examples-v1.jsonld',
+  trustblocCredentialsV1: 'https://trustbloc.github.io/context/vc/credentials-v1.jsonld',
 } as const;
 
 export type ContextName = keyof typeof CONTEXT_URLS;
@@ -140,6 +165,26 @@ const BUNDLED: readonly BundledContext[] = [
     document: activityAnchorsV1,
     aliases: ['https://trustbloc.github.io/activityanchors/contexts/v1'],
   },
+  { url: CONTEXT_URLS.credentialsExamplesV1, document: credentialsExamplesV1 },
+  { url: CONTEXT_URLS.credentialsExamplesV2, document: credentialsExamplesV2 },
+  { url: CONTEXT_URLS.odrl, document: odrl, aliases: ['https://www.w3.org/ns/odrl/2/ODRL22.jsonld'] },
+  {
+    url: CONTEXT_URLS.citizenshipV1,
+    document: citizenshipV1,
+    aliases: ['https://w3c-ccg.github.io/citizenship-vocab/contexts/citizenship-v1.jsonld'],
+  },
+  {
+    url: CONTEXT_URLS.vaccinationV1,
+    document: vaccinationV1,
+    aliases: ['https://w3c-ccg.github.io/vaccination-vocab/context/v1/index.json'],
+  },
+  {
+    url: CONTEXT_URLS.revocationList2020V1,
+    document: revocationList2020V1,
+    aliases: ['https://w3c-ccg.github.io/vc-status-rl-2020/contexts/vc-revocation-list-2020/v1.jsonld'],
+  },
+  { url: CONTEXT_URLS.trustblocExamplesV1, document: trustblocExamplesV1 },
+  { url: CONTEXT_URLS.trustblocCredentialsV1, document: trustblocCredentialsV1 },
 ];
 
 /**

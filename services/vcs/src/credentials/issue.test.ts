@@ -61,6 +61,27 @@ describe('issue and compose', () => {
     expect(verified.status).toBe(200);
   });
 
+  it('issues with the W3C examples context (and its ODRL import) and the citizenship context, and verifies', async () => {
+    const examples = credentialV1({
+      '@context': [CREDENTIALS_V1, 'https://www.w3.org/2018/credentials/examples/v1'],
+      type: ['VerifiableCredential', 'UniversityDegreeCredential'],
+      credentialSubject: { id: 'did:example:alumnus', degree: { type: 'BachelorDegree', name: 'BSc' } },
+    });
+    const citizenship = credentialV1({
+      '@context': [CREDENTIALS_V1, 'https://w3id.org/citizenship/v1'],
+      type: ['VerifiableCredential', 'PermanentResidentCard'],
+      credentialSubject: { id: 'did:example:resident', type: ['PermanentResident', 'Person'], givenName: 'JOHN' },
+    });
+    for (const credential of [examples, citizenship]) {
+      const signed = await issue(vcs, 'issuer', credential);
+      const verified = await vcs.call('POST', '/verifier/credentials', {
+        verifiableCredential: signed,
+        options: { checks: ['proof'] },
+      });
+      expect(verified).toMatchObject({ status: 200, body: { checks: ['proof'] } });
+    }
+  });
+
   it("refuses an issuer that is not the profile's DID, keeps its own, and overwrites when the profile says so", async () => {
     // The proof is made by the profile's key: a credential naming anyone else as its issuer would be a forgery.
     const own = (await vcs.call('GET', '/profile/issuer')).body.did as string;
@@ -207,11 +228,11 @@ describe('issue and compose', () => {
     expect(verified.status).toBe(200);
     const unknownContext = await vcs.call('POST', '/composer/credentials/composeAndIssueCredential', {
       subject: 'did:example:alice',
-      credentialFormatOptions: { '@context': ['https://www.w3.org/2018/credentials/examples/v1'] },
+      credentialFormatOptions: { '@context': ['https://example.com/contexts/not-bundled/v1'] },
     });
     expect(unknownContext.status).toBe(400);
     expect(unknownContext.body.message).toMatch(
-      /unknown JSON-LD context https:\/\/www.w3.org\/2018\/credentials\/examples\/v1/,
+      /unknown JSON-LD context https:\/\/example.com\/contexts\/not-bundled\/v1/,
     );
   });
 
