@@ -76,8 +76,13 @@ describe('a fresh clone, as the README says', () => {
   }, 90_000);
 
   afterAll(async () => {
-    if (federation?.exitCode === null && federation.pid !== undefined) {
-      process.kill(-federation.pid, 'SIGKILL');
+    // Only when the test failed before its clean stop: the whole group (npm, the launcher, the services).
+    if (federation?.pid !== undefined && federation.exitCode === null && federation.signalCode === null) {
+      try {
+        process.kill(-federation.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
     }
     await dir?.remove();
   });
@@ -87,6 +92,8 @@ describe('a fresh clone, as the README says', () => {
     // checkout's own `npm ci` filled (the same lockfile), which keeps the test to minutes.
     const installed = await sh('npm ci --prefer-offline --no-audit --no-fund', repo, 240_000);
     expect(installed.code, installed.output.slice(-3000)).toBe(0);
+    // The engines every dependency declares accept the Node the README names (>= 20.19).
+    expect(installed.output).not.toMatch(/EBADENGINE/);
 
     // npm linked `anchor` before anything was built: it says so, and how to build it.
     const unbuilt = await sh('npx anchor --help', repo, 60_000);
