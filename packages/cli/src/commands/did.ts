@@ -62,8 +62,12 @@ async function resolve(nodeUrl: string, did: string, versions: Versions = {}): P
     Object.entries(versions).filter((entry): entry is [string, string] => entry[1] !== undefined),
   ).toString();
   try {
+    // A deactivated DID is answered 410 with its resolution (deactivated: true): an answer, not a failure.
     return (
-      await http.get<Resolution>(`${nodeUrl}${IDENTIFIERS}/${encodeURIComponent(did)}${query ? `?${query}` : ''}`)
+      await http.request<Resolution>(`${nodeUrl}${IDENTIFIERS}/${encodeURIComponent(did)}${query ? `?${query}` : ''}`, {
+        method: 'GET',
+        answerStatuses: [410],
+      })
     ).data;
   } finally {
     http.close();
