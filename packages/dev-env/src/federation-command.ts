@@ -83,6 +83,12 @@ export const federationConfigSpec = defineConfig({
       default: 'info',
       help: 'Log level spec passed to every service (module=level:...:default)',
     }),
+    logFormat: opt.enum(['text', 'json'] as const, {
+      flag: 'log-format',
+      env: ['FEDERATION_LOG_FORMAT', 'LOG_FORMAT'],
+      default: 'text',
+      help: 'Line format of every service: text (for a terminal) or json (what production collects)',
+    }),
     demo: opt.bool({
       flag: 'demo',
       env: 'FEDERATION_DEMO',
@@ -113,6 +119,7 @@ export async function runFederationCommand(argv: readonly string[] = process.arg
         ...(config.kms ? { kmsPort: config.kmsPort } : {}),
         ...(config.vcs ? { vcsPort: config.vcsPort } : {}),
         logLevel: config.logLevel,
+        logFormat: config.logFormat,
         ...(config.witnessPolicy === undefined ? {} : { witnessPolicy: config.witnessPolicy }),
         onOutput: (service, line) => print(`${service.padEnd(7)} | ${line}`),
         onProgress: (message) => print(`federation | ${message}`),

@@ -36,6 +36,8 @@ export interface LocalFederationOptions {
   witnessPolicy?: string;
   /** Level spec passed to every service (`--log-level`). Default info. */
   logLevel?: string;
+  /** Line format of every service (default text: the federation's output is read by a person). */
+  logFormat?: 'text' | 'json';
   /** Extra flags for every node, e.g. `['--batch-writer-timeout', '200ms']`. */
   nodeArgs?: readonly string[];
   /** Each line a service prints, with the service's name. Default: not shown. */
@@ -78,7 +80,7 @@ export async function startLocalFederation(options: LocalFederationOptions): Pro
       `not started: ${absent.join(', ')} from an earlier start; the others still count them as followers and witnesses, so their anchors wait for them (start with as many nodes as before, or remove the data directory)`,
     );
   }
-  const settings: LaunchSettings = { logLevel: options.logLevel ?? 'info' };
+  const settings: LaunchSettings = { logLevel: options.logLevel ?? 'info', logFormat: options.logFormat ?? 'text' };
   const running: ServiceProcess[] = [];
   const admins = layout.nodes.map((node) => new NodeAdminClient({ url: node.url }));
 

@@ -4,6 +4,8 @@ import type { ServicePlace } from './federation-layout.js';
 export interface LaunchSettings {
   /** Level spec passed to every service (`--log-level`). */
   logLevel: string;
+  /** Line format of every service (`--log-format`): one format for all four, whatever their stdout is. */
+  logFormat: 'text' | 'json';
 }
 
 /** When a started instance counts as up: the path polled on its URL and the status that means ready. */
@@ -31,18 +33,33 @@ export const SERVICES = {
   // Dev mode: the kms makes its own master key in its data directory (and says so in a warning).
   kms: {
     packageName: '@anchor/kms',
-    flags: (place, { logLevel }) => ['--base-url', place.url, '--dev-mode', '--log-level', logLevel],
+    flags: (place, { logLevel, logFormat }) => [
+      '--base-url',
+      place.url,
+      '--dev-mode',
+      '--log-level',
+      logLevel,
+      '--log-format',
+      logFormat,
+    ],
     readiness: HEALTHY,
   },
   'vct-log': {
     packageName: '@anchor/vct-log',
-    flags: (place, { logLevel }) => ['--base-url', place.url, '--log-level', logLevel, '--log-format', 'text'],
+    flags: (place, { logLevel, logFormat }) => [
+      '--base-url',
+      place.url,
+      '--log-level',
+      logLevel,
+      '--log-format',
+      logFormat,
+    ],
     readiness: HEALTHY,
   },
   node: {
     packageName: '@anchor/node',
     // Who may follow and invite is decided by accept lists, which the wiring fills with the other nodes.
-    flags: (place, { logLevel }) => [
+    flags: (place, { logLevel, logFormat }) => [
       '--external-endpoint',
       place.url,
       '--follow-auth-policy',
@@ -51,13 +68,23 @@ export const SERVICES = {
       'accept-list',
       '--log-level',
       logLevel,
+      '--log-format',
+      logFormat,
     ],
     readiness: HEALTHY,
   },
   // Dev mode: did:key controllers and did:web over plain http on loopback; its node and log come as flags.
   vcs: {
     packageName: '@anchor/vcs',
-    flags: (place, { logLevel }) => ['--host-url-external', place.url, '--dev-mode', '--log-level', logLevel],
+    flags: (place, { logLevel, logFormat }) => [
+      '--host-url-external',
+      place.url,
+      '--dev-mode',
+      '--log-level',
+      logLevel,
+      '--log-format',
+      logFormat,
+    ],
     readiness: HEALTHY,
   },
 } satisfies Record<string, ServiceEntry>;

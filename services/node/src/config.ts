@@ -554,11 +554,11 @@ export const nodeConfigSpec = defineConfig({
         default: 'info',
         help: 'module=level:...:default with levels error, warning, info, debug',
       }),
+      // No default: text on a terminal, json otherwise, like every other service.
       logFormat: opt.enum(['text', 'json'], {
         flag: 'log-format',
         env: ['LOG_FORMAT'],
-        default: 'text',
-        help: 'Log line format',
+        help: 'log line format (default: text on a terminal, json otherwise)',
       }),
       ...tracingOptions(),
     },

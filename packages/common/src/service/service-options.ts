@@ -159,8 +159,10 @@ export function logOptions(level: { example: string; levels?: string; short?: st
       format: formatLogSpec,
       help: `log levels: ${level.levels ?? 'error, warning, info or debug'}, optionally per module (${level.example})`,
     }),
+    // One variable for every service, as LOG_LEVEL: a deployment sets LOG_FORMAT once.
     logFormat: opt.enum(['json', 'text'] as const, {
       flag: 'log-format',
+      env: ['LOG_FORMAT'],
       help: 'log line format (default: text on a terminal, json otherwise)',
     }),
   };
