@@ -352,6 +352,36 @@ describe('/healthcheck', () => {
   });
 });
 
+describe('/docs', () => {
+  it('serves the API documentation page and every file it loads from here, with nothing from elsewhere', async () => {
+    const { url } = await startApp();
+    const page = await call(`${url}/docs`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const loaded = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
+    expect(loaded.sort()).toEqual(['docs/init.js', 'docs/swagger-ui-bundle.js', 'docs/swagger-ui.css']);
+    for (const file of loaded) {
+      const reply = await call(`${url}/${file}`);
+      expect(reply.status, file).toBe(200);
+      expect(reply.headers.get('content-type'), file).toMatch(file.endsWith('.css') ? /^text\/css/ : /javascript/);
+    }
+    expect((await call(`${url}/docs/swagger-ui-bundle.js`)).text).toContain('SwaggerUIBundle');
+    const init = (await call(`${url}/docs/init.js`)).text;
+    expect(init).toContain("'openapi.json'");
+    expect(init).toContain('validatorUrl: null');
+    // The kit's policy lets the page run: scripts from this origin only, none inline.
+    expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self'/);
+    expect(page.text).not.toMatch(/<script>[^<]/);
+    expect((await call(`${url}/docs/..%2Fpackage.json`)).status).toBe(404);
+    expect((await call(`${url}/docs/index.html`)).status).toBe(404);
+  });
+
+  it('is off when the service turns it off', async () => {
+    const { url } = await startApp({ builtins: { docs: false } });
+    expect((await call(`${url}/docs`)).status).toBe(404);
+  });
+});
+
 describe('/loglevels', () => {
   it('returns the current spec as text', async () => {
     const { url } = await startApp();

@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import { badRequest } from '../errors/index.js';
 import { currentLogSpec, setLogLevels } from '../log/index.js';
 import type { Metrics } from '../metrics/index.js';
+import { docsRoutes } from './docs-route.js';
 import type { HealthChecks } from './health.js';
 import type { RouteSpec } from './route-table.js';
 import './request.js';
@@ -17,6 +18,8 @@ export interface BuiltinRoutes {
   metrics?: boolean | 'open';
   /** `GET /loglevels`, `POST /loglevels`. Default true. */
   logLevels?: boolean;
+  /** `GET /docs` (the API documentation over the service's `/openapi.json`) and its files. Default true. */
+  docs?: boolean;
 }
 
 /** A text body whatever its content type (a spec sent by `curl -d` arrives form-encoded). */
@@ -101,5 +104,6 @@ export function builtinRoutes(enabled: BuiltinRoutes, health: HealthChecks, metr
       },
     );
   }
+  if (enabled.docs ?? true) routes.push(...docsRoutes());
   return routes;
 }
