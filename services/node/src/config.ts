@@ -214,6 +214,12 @@ export const nodeConfigSpec = defineConfig({
         max: 10_000,
         help: 'Cut a batch as soon as this many operations are pending (protocol maximum 10000)',
       }),
+      maxQueuedOperations: opt.int({
+        flag: 'max-queued-operations',
+        default: 100_000,
+        min: 1,
+        help: 'Refuse new operations with 503 and Retry-After while this many are accepted and not yet anchored (back-pressure when batches keep failing)',
+      }),
       batchWriterLease: opt.duration({
         flag: 'batch-writer-lease',
         default: '15s',

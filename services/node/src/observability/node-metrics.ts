@@ -35,6 +35,8 @@ export interface NodeMetrics {
   resolutionCacheEntries: Gauge<string>;
   /** Operations accepted but not yet anchored. */
   pendingOperations: Gauge<string>;
+  /** The stored queue's depth as intake's back-pressure last counted it (every instance). */
+  operationQueueDepth: Gauge<string>;
   /** Handling one received activity, by activity type (spec: node_activitypub_inbox_handler_seconds). */
   inboxHandlerSeconds: Histogram<'type'>;
   /** Posting one activity to the outbox, by activity type. */
@@ -157,6 +159,10 @@ function declareNodeMetrics(metrics: Metrics): NodeMetrics {
     }),
     resolutionCacheEntries: metrics.gauge({ name: 'resolution_cache_entries', help: 'DIDs in the resolution cache' }),
     pendingOperations: metrics.gauge({ name: 'pending_operations', help: 'Operations accepted but not yet anchored' }),
+    operationQueueDepth: metrics.gauge({
+      name: 'operation_queue_depth',
+      help: 'Operations in the queue (accepted, not yet anchored) as intake last counted them; --max-queued-operations bounds it',
+    }),
     inboxHandlerSeconds: metrics.histogram({
       name: 'activitypub_inbox_handler_seconds',
       help: 'Seconds to handle a received activity',

@@ -20,6 +20,7 @@ import { OperationStores, STORE } from '../operations/operation-stores.js';
 import type { ResolutionService } from '../resolution/resolution-service.js';
 import type { AllowedOrigins } from '../system/allowed-origins.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
+import { QueueFull, type IntakeBackPressure } from './intake-back-pressure.js';
 
 /** A refused operation: always a 400 naming the problem; `reason` labels node_operations_rejected_total. */
 export class OperationRejected extends AppError {
@@ -57,6 +58,8 @@ export interface OperationIntakeDeps {
   sink: AcceptedOperationSink;
   metrics: NodeMetrics;
   log: Logger;
+  /** Refuses operations while the anchoring queue is full (`--max-queued-operations`). */
+  backPressure?: IntakeBackPressure | undefined;
   /**
    * `--verify-latest-from-anchor-origin`: throws when the DID's anchor origin has operations this node lacks.
    * Given the state from the DID's published operations here and the state with the pending ones too.
@@ -92,6 +95,7 @@ export class OperationIntake {
     const started = performance.now();
     let type = 'unknown';
     try {
+      await this.deps.backPressure?.admit();
       if (body === undefined || body.length === 0)
         throw new OperationRejected('invalid', 'the request body must be a Sidetree operation request (JSON)');
       const operation = this.parse(body);
@@ -103,7 +107,9 @@ export class OperationIntake {
       this.deps.metrics.operationsAccepted.inc({ type });
       return result;
     } catch (error) {
-      this.deps.metrics.operationsRejected.inc({ reason: error instanceof OperationRejected ? error.reason : 'error' });
+      const reason =
+        error instanceof OperationRejected ? error.reason : error instanceof QueueFull ? 'queue-full' : 'error';
+      this.deps.metrics.operationsRejected.inc({ reason });
       throw error;
     } finally {
       this.deps.metrics.operationAcceptSeconds.observe({ type }, (performance.now() - started) / 1000);
@@ -242,6 +248,7 @@ export class OperationIntake {
     try {
       await this.deps.stores.provider.batch(ops);
       written = true;
+      this.deps.backPressure?.accepted();
     } catch (error) {
       if (!(error instanceof AppError && error.code === 'conflict')) throw error;
     } finally {

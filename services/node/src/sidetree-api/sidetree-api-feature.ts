@@ -10,6 +10,7 @@ import { methodNames } from '../resolution/node-did-resolver.js';
 import type { ResolutionFeature } from '../resolution/resolution-feature.js';
 import type { VersionOptions } from '../resolution/resolution-service.js';
 import { negotiateResolution } from '../resolution/resolution-media-types.js';
+import { IntakeBackPressure } from './intake-back-pressure.js';
 import { OperationIntake, type AcceptedOperationSink } from './operation-intake.js';
 import { queryValue, type SidetreeAnswer, type SidetreeApi } from './sidetree-api.js';
 
@@ -44,6 +45,10 @@ export function createSidetreeApiFeature(
       sink: deps.sink,
       metrics: ctx.nodeMetrics,
       log,
+      backPressure: new IntakeBackPressure(() => deps.stores.queued.count(), {
+        maxQueued: ctx.config.anchoring.maxQueuedOperations,
+        onDepth: (depth) => ctx.nodeMetrics.operationQueueDepth.set(depth),
+      }),
       verifyLatest: deps.discovery?.verifyLatest,
     },
     {
