@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -160,6 +160,67 @@ describe('Kubernetes manifests', () => {
       /Deployment anchor-node is invalid: .*\n.*Invalid: 1,/s,
     );
     expect(await kubeconform(yaml.replace(/containerPort: \d+/, 'containerPort: eighty'))).toMatch(/Invalid: 1,/);
+  });
+
+  it('production: https identities behind a TLS Ingress, no dev mode, required Secrets the runbook lists, replicas', async () => {
+    const objects = await render(join(K8S, 'overlays', 'production'));
+    const configs = objects.filter((object) => object.kind === 'ConfigMap');
+    const settings = Object.assign({}, ...configs.map((config) => config['data'] as Record<string, string>)) as Record<
+      string,
+      string
+    >;
+    expect(Object.keys(settings).filter((name) => name.endsWith('DEV_MODE'))).toEqual([]);
+    const identities = configs.flatMap((config) =>
+      Object.entries(config['data'] as Record<string, string>)
+        .filter(([name]) => ['ANCHOR_EXTERNAL_ENDPOINT', 'VCT_BASE_URL', 'VC_REST_HOST_URL_EXTERNAL'].includes(name))
+        .map(([, url]) => url),
+    );
+    expect(identities).toHaveLength(4);
+    for (const url of identities) expect(url).toMatch(/^https:\/\//);
+
+    const ingress = objects.find((object) => object.kind === 'Ingress')!;
+    expect(ingress.metadata).toMatchObject({ annotations: { 'cert-manager.io/cluster-issuer': expect.any(String) } });
+    const spec = ingress.spec as { tls: Array<{ hosts: string[] }>; rules: Array<{ host: string }> };
+    const hosts = identities.map((url) => new URL(url).host);
+    expect(spec.rules.map((rule) => rule.host).sort()).toEqual([...hosts].sort());
+    expect(spec.tls.flatMap((tls) => tls.hosts).sort()).toEqual([...hosts].sort());
+
+    const runbook = await readFile(join(ROOT, 'docs', 'operations.md'), 'utf8');
+    const referenced = new Set<string>();
+    for (const object of objects) {
+      const pod = podSpecOf(object) as
+        | (PodSpec & {
+            volumes?: Array<{ secret?: { secretName: string; optional?: boolean } }>;
+            containers: Array<Container & { envFrom?: Array<{ secretRef?: { name: string; optional?: boolean } }> }>;
+          })
+        | undefined;
+      if (!pod) continue;
+      for (const volume of pod.volumes ?? [])
+        if (volume.secret) {
+          expect(volume.secret.optional, volume.secret.secretName).not.toBe(true);
+          referenced.add(volume.secret.secretName);
+        }
+      for (const container of pod.containers)
+        for (const from of container.envFrom ?? [])
+          if (from.secretRef) {
+            expect(from.secretRef.optional, from.secretRef.name).toBe(false);
+            referenced.add(from.secretRef.name);
+          }
+      for (const match of JSON.stringify(pod).matchAll(/"secretKeyRef":\{"name":"([^"]+)"/g)) referenced.add(match[1]!);
+    }
+    // kms-<service> is written by the kms-init Job; every other Secret is the operator's, listed in the runbook.
+    const operators = [...referenced].filter((name) => !/^kms-(node\d|vct-log|vcs)$/.test(name));
+    expect(operators.length).toBeGreaterThan(5);
+    for (const name of operators) expect(runbook, name).toContain(`\`${name}\``);
+    for (const object of objects.filter((object) => object.kind === 'Deployment'))
+      expect((object.spec as { replicas: number }).replicas, object.metadata.name).toBeGreaterThan(1);
+    expect(objects.filter((object) => object.kind === 'PodDisruptionBudget').length).toBe(5);
+    expect(
+      objects
+        .filter((object) => object.kind === 'Job')
+        .map((job) => job.metadata.name)
+        .sort(),
+    ).toEqual(['federation-init', 'kms-init']);
   });
 
   it('has a base for every service', () => {
