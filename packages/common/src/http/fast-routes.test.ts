@@ -24,6 +24,12 @@ async function startBoth(options: HttpAppOptions = {}) {
       body: '{}',
       headers: { Vary: 'Accept', 'x-frame-options': 'DENY', 'Content-Type': 'text/plain' },
     }))
+    // A `*name` tail and a binary answer (a tlog tile): bytes as they are, no charset.
+    .get('/:alias/tile/*tile', (req) => ({
+      contentType: 'application/octet-stream',
+      body: Buffer.from([0, 255, 0xc3, 0x28, req.params.tile?.split('/').length ?? 0]),
+      headers: { 'X-Tile': req.params.tile ?? '' },
+    }))
     .post('/:alias/v1/add', (req) => {
       if (req.body === undefined) throw badRequest('a body is required');
       let parsed: unknown;
@@ -87,6 +93,19 @@ describe('fast routes', () => {
     expect(malformed).toMatchObject({ status: 400, json: { message: 'not JSON' } });
     const tooLarge = await call(`${fast}/main/v1/add`, { method: 'POST', body: 'x'.repeat(2000) });
     expect(tooLarge).toMatchObject({ status: 413, json: { message: 'request body exceeds the limit of 1024 bytes' } });
+  });
+
+  it('answer bytes as they are, and a `*name` tail as its segments joined, on both paths', async () => {
+    const { fast, viaExpress } = await startBoth();
+    for (const base of [fast, viaExpress]) {
+      const response = await fetch(`${base}/main/tile/entries/x001/234.p/5`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/octet-stream');
+      expect(response.headers.get('x-tile')).toBe('entries/x001/234.p/5');
+      expect(Buffer.from(await response.arrayBuffer())).toEqual(Buffer.from([0, 255, 0xc3, 0x28, 4]));
+      expect(response.headers.get('content-length')).toBe('5');
+      expect((await fetch(`${base}/main/tile`)).status).toBe(404);
+    }
   });
 
   it("apply the token rules with the kit's 401s", async () => {

@@ -15,7 +15,7 @@ export interface FastRequest {
   readonly method: string;
   /** The path as sent (percent-encoding kept), without the query. */
   readonly path: string;
-  /** The route's `:name` segments, percent-decoded as express decodes them. */
+  /** The route's `:name` segments and its `*name` tail (segments joined by `/`), percent-decoded as express decodes them. */
   readonly params: Readonly<Record<string, string>>;
   readonly query: URLSearchParams;
   /** The exact body bytes, never parsed (undefined when empty): the handler reads them as its protocol says. */
@@ -37,10 +37,11 @@ export interface FastRouteOptions {
   signed?: boolean;
 }
 
-/** A prepared answer: sent with `; charset=utf-8` after the media type, without ETag. */
+/** A prepared answer: text is sent with `; charset=utf-8` after the media type, bytes as they are; without ETag. */
 export interface FastAnswer {
   contentType: string;
-  body: string;
+  /** Text, or bytes (a tlog tile) whose media type takes no charset. */
+  body: string | Buffer;
   /** Default 200. */
   status?: number;
   /** Further response headers, e.g. `Location`. */
@@ -72,6 +73,8 @@ interface Match {
  * proof, which the throughput targets of these endpoints cannot afford.
  *
  *   http.fastRoutes.get('/:alias/v1/get-sth', (req) => ({ contentType: 'application/json', body: sth(req.params.alias) }));
+ *
+ * A template may end in a `*name` tail (express 5's wildcard): one or more segments, as `a/b/c`.
  */
 export class FastRoutes {
   readonly #routes: FastRoute[] = [];
@@ -112,11 +115,14 @@ export class FastRoutes {
 
   #add(method: 'GET' | 'POST', template: string, handler: FastHandler, options: FastRouteOptions): this {
     const paramNames: string[] = [];
-    const source = template.replace(/:(\w+)|[^:]+/g, (part, name: string | undefined) => {
-      if (name === undefined) return part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-      paramNames.push(name);
-      return '([^/]+)';
-    });
+    const source = template.replace(
+      /([:*])(\w+)|[^:*]+/g,
+      (part, kind: string | undefined, name: string | undefined) => {
+        if (name === undefined) return part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+        paramNames.push(name);
+        return kind === '*' ? '(.+?)' : '([^/]+)';
+      },
+    );
     // Case-sensitive with an optional trailing slash: how the kit's express routes match.
     const signed = options.signed ?? false;
     this.#routes.push({ method, template, pattern: new RegExp(`^${source}/?$`), paramNames, handler, signed });
@@ -124,7 +130,7 @@ export class FastRoutes {
       const answer = await handler({
         method: req.method,
         path: req.path,
-        params: req.params as Record<string, string>,
+        params: flatParams(req.params as Record<string, string | string[]>),
         query: new URLSearchParams(searchOf(req.originalUrl)),
         body: req.rawBody,
         headers: req.headers,
@@ -138,6 +144,13 @@ export class FastRoutes {
     else router.post(template, viaExpress);
     return this;
   }
+}
+
+/** Express 5 gives a `*name` tail as its segments; handlers get it as the fast path does, joined by `/`. */
+function flatParams(params: Record<string, string | string[]>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(params).map(([name, value]) => [name, Array.isArray(value) ? value.join('/') : value]),
+  );
 }
 
 /**
@@ -281,7 +294,7 @@ export function fastPath(options: FastPathOptions): RequestListener {
  * then written without node's per-header bookkeeping, about a quarter of the CPU of a small answer.
  */
 function writeAnswer(res: ServerResponse, answer: FastAnswer, headers: ReadonlyArray<readonly [string, string]>): void {
-  const contentType = `${answer.contentType}; charset=utf-8`;
+  const contentType = typeof answer.body === 'string' ? `${answer.contentType}; charset=utf-8` : answer.contentType;
   const contentLength = String(Buffer.byteLength(answer.body));
   const fields: string[] = [];
   if (answer.headers === undefined) {

@@ -168,14 +168,17 @@ function checkTable(routes: readonly RouteSpec[]): void {
   }
 }
 
-/** The `:name` parameters of an express path, in order. */
+/** The `:name` parameters (and a `*name` tail) of an express path, in order. */
 export function pathParameters(path: string): string[] {
-  return [...path.matchAll(/:(\w+)/g)].map((match) => match[1] as string);
+  return [...path.matchAll(/[:*](\w+)/g)].map((match) => match[1] as string);
 }
 
-/** The path in OpenAPI form: `/cas/:hash` → `/cas/{hash}`. */
+/**
+ * The path in OpenAPI form: `/cas/:hash` → `/cas/{hash}`. OpenAPI has no multi-segment parameter, so a
+ * `*name` tail is `{name}` too (its description says it spans segments).
+ */
 export function openApiPath(path: string): string {
-  return path.replace(/:(\w+)/g, '{$1}');
+  return path.replace(/[:*](\w+)/g, '{$1}');
 }
 
 /** The token a route's class asks for: read tokens for GET, write tokens otherwise (the token rules' split). */
@@ -198,7 +201,9 @@ export function mountedRoutes(http: HttpApp): string[] {
     for (const layer of stack) {
       if (layer.route) {
         for (const [method, on] of Object.entries(layer.route.methods))
-          if (on && method !== '_all') found.push(`${method.toUpperCase()} ${layer.route.path}`);
+          // A `*name` tail as `:name`: the form `documentedRoutes` reads `{name}` back in.
+          if (on && method !== '_all')
+            found.push(`${method.toUpperCase()} ${layer.route.path.replace(/\*(\w+)/g, ':$1')}`);
       } else if (layer.handle?.stack) {
         walk(layer.handle.stack);
       }
