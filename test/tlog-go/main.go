@@ -1,6 +1,6 @@
 // The Go side of packages/common/src/tlog's interoperability test: golang.org/x/mod's sumdb/note and sumdb/tlog
 // read what the TypeScript module writes, and write what it must read. One JSON request on stdin, one JSON
-// answer on stdout.
+// answer on stdout. A request with "live" reads a running vct-log's tlog-tiles over HTTP instead (live.go).
 package main
 
 import (
@@ -20,12 +20,13 @@ type tileRef struct {
 }
 
 type request struct {
-	VerifierKey string    `json:"verifierKey"`
-	Note        string    `json:"note"`
-	SignerKey   string    `json:"signerKey"`
-	Text        string    `json:"text"`
-	Entries     []string  `json:"entries"`
-	Tiles       []tileRef `json:"tiles"`
+	VerifierKey string       `json:"verifierKey"`
+	Note        string       `json:"note"`
+	SignerKey   string       `json:"signerKey"`
+	Text        string       `json:"text"`
+	Entries     []string     `json:"entries"`
+	Tiles       []tileRef    `json:"tiles"`
+	Live        *liveRequest `json:"live"`
 }
 
 type answer struct {
@@ -48,6 +49,13 @@ func run() error {
 	var req request
 	if err := json.NewDecoder(os.Stdin).Decode(&req); err != nil {
 		return err
+	}
+	if req.Live != nil {
+		live, err := readLive(*req.Live)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(os.Stdout).Encode(live)
 	}
 	var out answer
 

@@ -8,12 +8,16 @@ import type { VctLogContext } from './log-context.js';
 import type { LogsFeature } from './logs-feature.js';
 import type { PreparerFeature } from './preparer-feature.js';
 import { vctLogRoutes } from './routes.js';
+import { tlogTileHandlers } from './api/tlog-tiles.js';
+import { SignedCheckpoints } from './signing/signed-checkpoints.js';
 import { SignedTreeHeads } from './signing/signed-tree-heads.js';
 
 /** The log API of every alias and WebFinger, from the route table. */
 export interface ApiFeature extends Feature {
   /** The external base URL (WebFinger subjects are `<baseUrl>/<alias>`); known once the listener is up. */
   readonly baseUrl: string;
+  /** The aliases' C2SP checkpoints (their origins and note verifier key). */
+  readonly checkpoints: SignedCheckpoints;
 }
 
 export function createApiFeature(
@@ -39,10 +43,14 @@ export function createApiFeature(
     metrics: vctMetrics,
     maxGetEntries: ctx.config.maxGetEntries ?? 1000,
   });
+  const checkpoints = new SignedCheckpoints(logs.signer, logs.highWater, (alias) =>
+    tlogOriginOf(ctx.config.tlogOrigin, knownBaseUrl(), alias),
+  );
   mountRoutes(
     http,
     vctLogRoutes(http, {
       logApi: logApiHandlers(logApi, vctMetrics),
+      tlog: tlogTileHandlers(logs.registry, checkpoints),
       webFinger: webFingerHandler({
         logs: logs.registry,
         signer: logs.signer,
@@ -54,6 +62,7 @@ export function createApiFeature(
   );
   return {
     name: 'api',
+    checkpoints,
     get baseUrl() {
       return knownBaseUrl();
     },
@@ -61,6 +70,11 @@ export function createApiFeature(
       baseUrl ??= `${ctx.listener.secure ? 'https' : 'http'}://${displayHost(ctx.config.host ?? '127.0.0.1')}:${ctx.listener.port}`;
     },
   };
+}
+
+/** `--tlog-origin` with the alias in it, or the base URL without its scheme and the alias (C2SP's schema-less URL). */
+export function tlogOriginOf(template: string | undefined, baseUrl: string, alias: string): string {
+  return (template ?? `${baseUrl.replace(/^[a-z]+:\/\//i, '')}/{alias}`).replaceAll('{alias}', alias);
 }
 
 function displayHost(host: string): string {

@@ -123,6 +123,10 @@ export const VCT_LOG_CONFIG = defineConfig({
       max: 10_000,
       help: 'most entries one get-entries answer holds; a longer range is cut short and clients continue from the last entry received',
     }),
+    tlogOrigin: opt.string({
+      flag: 'tlog-origin',
+      help: "origin line of each log's C2SP checkpoint (GET /<alias>/checkpoint), {alias} replaced by the alias; it must hold {alias} when several logs are served (default <base-url without its scheme>/{alias}, as example.com/vct/main)",
+    }),
     sequencerLease: opt.duration({
       flag: 'sequencer-lease',
       default: '10s',
@@ -169,6 +173,11 @@ export const VCT_LOG_CONFIG = defineConfig({
           : c.kmsUrl !== undefined && c.keyFile !== undefined
             ? '--kms-url signs with a kms key: drop --key-file'
             : undefined,
+    // One origin for several logs would give them all the same checkpoint name.
+    (c) =>
+      c.tlogOrigin !== undefined && !c.tlogOrigin.includes('{alias}') && c.logs.length > 1
+        ? `--tlog-origin ${JSON.stringify(c.tlogOrigin)} names one log, but --logs serves ${c.logs.length}: put {alias} in it`
+        : undefined,
     tlsServePairCheck,
     databaseUrlRequired('VCT'),
   ],
@@ -197,6 +206,7 @@ export function vctLogOptionsFrom(flags: VctLogFlags): { options: VctLogOptions;
     integrationBatchSize: flags.integrationBatchSize,
     maxRootAgeMs: flags.maxRootAge,
     maxGetEntries: flags.maxGetEntries,
+    tlogOrigin: flags.tlogOrigin,
     sequencerLeaseMs: flags.sequencerLease,
     devMode: flags.devMode,
     allowedPeerNetworks: flags.allowedPeerNetworks,

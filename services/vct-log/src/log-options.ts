@@ -29,6 +29,8 @@ export interface VctLogOptions extends ServiceOptions {
   integrationBatchSize?: number;
   maxRootAgeMs?: number;
   maxGetEntries?: number;
+  /** Origin line of each alias's C2SP checkpoint, `{alias}` replaced; default `<base URL without scheme>/{alias}`. */
+  tlogOrigin?: string | undefined;
   /** Lease duration when several replicas share a database. */
   sequencerLeaseMs?: number;
   /** Integrate only while holding the sequencer lease. Default: with mongodb. */

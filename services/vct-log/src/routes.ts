@@ -4,6 +4,7 @@ import { PROJECT_VERSION } from '@anchor/common/version';
 import { WEBFINGER_PATH } from '@anchor/common/webfinger';
 import type { RequestHandler } from 'express';
 import type { LogApiHandlers } from './api/log-api-handlers.js';
+import type { TlogTileHandlers } from './api/tlog-tiles.js';
 
 export const VCT_LOG_API_INFO: ApiInfo = {
   title: 'vct-log',
@@ -13,6 +14,8 @@ export const VCT_LOG_API_INFO: ApiInfo = {
 
 export interface RoutedHandlers {
   logApi: LogApiHandlers;
+  /** The alias as C2SP tlog-tiles: checkpoint and tiles. */
+  tlog: TlogTileHandlers;
   webFinger: RequestHandler;
   /** The operator's JSON-LD context routes (`@anchor/common/jsonld-contexts`). */
   contextRoutes: readonly RouteSpec[];
@@ -35,11 +38,11 @@ const int = (name: string, description: string, minimum = 0): QueryParameterSpec
  * The README's API table is rendered from it (`npm run docs`).
  */
 export function vctLogRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec[] {
-  const api = handlers.logApi;
+  const api = { ...handlers.logApi, tlog: handlers.tlog };
   const logRoute = (
     method: 'GET' | 'POST',
     path: string,
-    rest: Pick<RouteSpec, 'summary' | 'responses'> & Partial<Pick<RouteSpec, 'query' | 'body'>>,
+    rest: Pick<RouteSpec, 'summary' | 'responses'> & Partial<Pick<RouteSpec, 'query' | 'body' | 'params'>>,
     handler: RouteSpec['handler'],
   ): RouteSpec =>
     ({
@@ -156,6 +159,35 @@ export function vctLogRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec
         },
         api.getIssuers,
       ),
+    ),
+    logRoute(
+      'GET',
+      '/checkpoint',
+      {
+        summary:
+          'C2SP tlog-tiles: the committed head as a signed-note checkpoint (origin `--tlog-origin`, Ed25519 note signature by the log key); `Cache-Control: public, max-age=5`',
+        responses: {
+          200: { description: 'the checkpoint note', mediaType: 'text/plain' },
+          403: NOT_SERVED[403],
+          404: "unknown alias; `no checkpoint: C2SP checkpoints are signed with Ed25519 and this log's key is P-256 ...`",
+        },
+      },
+      api.tlog.checkpoint,
+    ),
+    logRoute(
+      'GET',
+      '/tile/*tile',
+      {
+        summary:
+          'C2SP tlog-tiles: a hash tile `<L>/<N>[.p/<W>]` or an entry bundle `entries/<N>[.p/<W>]` (entries are `leaf_input` bytes) of the committed tree; full tiles `Cache-Control: public, max-age=31536000, immutable`, partial ones `public, max-age=5`',
+        params: { ...ALIAS, tile: 'the tile path after `tile/`, over several segments (`0/x001/234.p/5`)' },
+        responses: {
+          200: { description: 'the tile bytes', mediaType: 'application/octet-stream' },
+          403: NOT_SERVED[403],
+          404: "unknown alias; not a tile path; `tile ... is beyond the log's tree of size N`",
+        },
+      },
+      api.tlog.tile,
     ),
     {
       method: 'GET',

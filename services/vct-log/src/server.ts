@@ -17,6 +17,8 @@ export interface VctLogServer extends ServiceHandle {
   /** base64 of the log id, SHA-256 of the public key. */
   readonly logId: string;
   readonly publicKey: Buffer;
+  /** The note verifier key of an alias's C2SP checkpoints (`<origin>+<hash>+<key>`; Ed25519 logs only). */
+  noteVerifierKey(alias: string): string;
   /** Runs one integration round now instead of waiting for the interval (tests, tools). */
   integrateNow(): Promise<void>;
 }
@@ -55,6 +57,9 @@ const vctLogService: ServiceDefinition<VctLogOptions, VctLogContextMembers, VctL
       logs: logs.logs.map((l) => l.alias),
       logId: logs.signer.logIdBase64,
       keyType: logs.signer.keyType,
+      ...(logs.signer.keyType === 'Ed25519'
+        ? { checkpointVerifierKeys: logs.logs.map((l) => api.checkpoints.verifierKey(l.alias)) }
+        : {}),
       storage: config.storage?.type ?? 'lmdb',
     });
   },
@@ -75,6 +80,7 @@ export function createServer(options: VctLogOptions = {}): VctLogServer {
     get publicKey() {
       return Buffer.from(running('key').parts.logs.signer.publicKeyBytes);
     },
+    noteVerifierKey: (alias) => running('key').parts.api.checkpoints.verifierKey(alias),
     integrateNow: () => running('sequencer').parts.sequencer.runRound(),
   }));
 }

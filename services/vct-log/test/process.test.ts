@@ -89,6 +89,11 @@ describe('vct-log binary', () => {
       [[], { VCT_INTEGRATION_INTERVAL: '5ms' }, /--integration-interval .*at least 10ms/],
       [['--tls-serve-cert', '/x.pem'], {}, /give both/],
       [['--no-such-flag'], {}, /unknown option --no-such-flag/],
+      [
+        ['--logs', 'a:rw,b:r', '--tlog-origin', 'example.com/log'],
+        {},
+        /--tlog-origin "example.com\/log" names one log, but --logs serves 2/,
+      ],
     ];
     for (const [args, env, message] of cases) {
       const result = await runProcess(main, { args, env });

@@ -2,6 +2,7 @@ import { AppError, internal, notFound } from '@anchor/common/errors';
 import { getLogger } from '@anchor/common/log';
 import { EMPTY_TREE_ROOT, HASH_SIZE, MerkleTree } from '@anchor/common/merkle';
 import type { ProviderBatchOp, StoreProvider } from '@anchor/common/storage';
+import { hashTile, tilePath, tileWidth, type TileRef } from '@anchor/common/tlog';
 import { leafHashOf } from '@anchor/common/vct';
 import {
   indexKey,
@@ -168,6 +169,18 @@ export class TransparencyLog {
   consistencyProof(first: number, second: number): Buffer[] {
     this.#checkCommitted(second);
     return this.#tree.consistencyProof(first, second);
+  }
+
+  /**
+   * A C2SP hash tile's bytes (`@anchor/common/tlog`): only tiles the committed tree holds complete, so a
+   * tile never changes once served; others are `not_found`.
+   */
+  hashTile(tile: TileRef): Buffer {
+    if (tile.level === 'entries') throw notFound('an entry bundle is no hash tile');
+    const width = tileWidth(this.#head.size, tile.level, tile.index);
+    if (tile.width > width)
+      throw notFound(`tile ${tilePath(tile)} is beyond the log's tree of size ${this.#head.size}`);
+    return hashTile(this.#tree, tile);
   }
 
   /** Stored entries `start..end` (inclusive), which must be committed. */

@@ -100,6 +100,11 @@ export class LogSigner {
     return envelopeOf(this.keyType, await this.signer.sign(payload));
   }
 
+  /** The bare signature over `message` (a C2SP checkpoint note's text; Ed25519 keys only sign those). */
+  signRaw(message: Uint8Array): Promise<Uint8Array> {
+    return Promise.resolve(this.signer.sign(message));
+  }
+
   /**
    * `kmsStatus` of the health check: with the kms, one call about the key (reachable, authorised, not
    * rotated); with a local key, a signature that verifies.

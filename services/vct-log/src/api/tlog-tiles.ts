@@ -1,0 +1,49 @@
+import { notFound } from '@anchor/common/errors';
+import type { FastAnswer, FastHandler } from '@anchor/common/http';
+import { TILE_WIDTH, encodeEntryBundle, parseTilePath, tileWidth } from '@anchor/common/tlog';
+import type { SignedCheckpoints } from '../signing/signed-checkpoints.js';
+import type { LogRegistry } from './log-access.js';
+
+/** A full tile never changes: any cache may keep it for good. */
+export const FULL_TILE_CACHE = 'public, max-age=31536000, immutable';
+/** A partial tile is replaced by a wider one as the tree grows, and the checkpoint by the next head. */
+export const SHORT_CACHE = 'public, max-age=5';
+
+export interface TlogTileHandlers {
+  readonly checkpoint: FastHandler;
+  readonly tile: FastHandler;
+}
+
+/**
+ * Each alias as C2SP tlog-tiles beside its v1 API: `/<alias>/checkpoint` (a signed note of the committed
+ * head) and `/<alias>/tile/...` (hash tiles and entry bundles, answered from the committed tree only, so a
+ * served tile never changes). An entry is the leaf's `leaf_input` (its Merkle leaf is H(0x00 ‖ entry)).
+ */
+export function tlogTileHandlers(logs: LogRegistry, checkpoints: SignedCheckpoints): TlogTileHandlers {
+  return {
+    async checkpoint(req): Promise<FastAnswer> {
+      const alias = req.params.alias ?? '';
+      const { log } = logs.require(alias, 'read');
+      const body = await checkpoints.note(alias, log.head());
+      return { contentType: 'text/plain', body, headers: { 'Cache-Control': SHORT_CACHE } };
+    },
+    async tile(req): Promise<FastAnswer> {
+      const alias = req.params.alias ?? '';
+      const { log } = logs.require(alias, 'read');
+      const path = `tile/${req.params.tile ?? ''}`;
+      const tile = parseTilePath(path);
+      if (!tile)
+        throw notFound(`${JSON.stringify(path)} is not a tile path (tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>])`);
+      const headers = { 'Cache-Control': tile.width === TILE_WIDTH ? FULL_TILE_CACHE : SHORT_CACHE };
+      if (tile.level !== 'entries')
+        return { contentType: 'application/octet-stream', body: log.hashTile(tile), headers };
+      const size = log.head().size;
+      if (tile.width > tileWidth(size, 'entries', tile.index))
+        throw notFound(`entry bundle ${path} is beyond the log's tree of size ${size}`);
+      const start = tile.index * TILE_WIDTH;
+      const entries = await log.entries(start, start + tile.width - 1);
+      const body = encodeEntryBundle(entries.map((entry) => Buffer.from(entry.leafInput, 'utf8')));
+      return { contentType: 'application/octet-stream', body, headers };
+    },
+  };
+}
