@@ -75,7 +75,8 @@ describe.skipIf(unavailable !== undefined)('three replicas of one node behind ha
       `[replicas] killed r${holder.index}: r${successor.index} took the lease in ${takeoverMs} ms, ` +
         `${acknowledged.length} acknowledged creates all published ${publishedMs} ms after the kill`,
     );
-    expect(takeoverMs).toBeLessThan(LEASE_MS + 2_000);
+    // Followers retry when the holder's lease runs out: the lease, plus the store's latency on a loaded machine.
+    expect(takeoverMs).toBeLessThan(LEASE_MS + 1_500);
     expect(publishedMs).toBeLessThan(30_000);
     expectPublishedOnce(anchored, acknowledged);
     await holder.start();
