@@ -3,6 +3,7 @@ import { AMQP_URL, amqpUnavailable, deleteQueues } from '@anchor/testing/amqp-br
 import { waitFor } from '@anchor/testing/process';
 import { haproxyBinary, startNodeReplicas, type Replica, type ReplicaSet } from '@anchor/testing/replicas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AnchorBatches, UNFINISHED } from '../src/anchoring/anchor-batches.js';
 import { metadataOf, postOperation, resolveDid, TestDid } from '../src/testing/test-node.js';
 import { namespaceQueues, testMqNamespace } from './node-process.js';
 
@@ -69,7 +70,13 @@ describe.skipIf(unavailable !== undefined)('three replicas of one node behind ha
       { timeoutMs: LEASE_MS * 3, intervalMs: 100, description: 'a new batch-writer lease holder' },
     );
     const takeoverMs = Date.now() - killedAt;
-    const anchored = await waitAllPublished(set.url, acknowledged, Math.max(1_000, killedAt + 30_000 - Date.now()));
+    const anchored = await waitAllPublished(
+      set.url,
+      acknowledged,
+      Math.max(1_000, killedAt + 30_000 - Date.now()),
+    ).catch(async (error: Error) => {
+      throw new Error(`${error.message}; unfinished batches: ${await unfinishedBatches(set)}`);
+    });
     const publishedMs = Date.now() - killedAt;
     console.info(
       `[replicas] killed r${holder.index}: r${successor.index} took the lease in ${takeoverMs} ms, ` +
@@ -168,6 +175,26 @@ async function leaseHolder(set: ReplicaSet): Promise<Replica> {
     const replica = set.replicas.find((r) => tip?.holder.includes(`|127.0.0.1:${r.port}|`));
     if (!replica || !tip || tip.expiresAt < Date.now()) throw new Error(`no live lease holder: ${JSON.stringify(tip)}`);
     return replica;
+  } finally {
+    await storage.close();
+  }
+}
+
+/** The batches not completed yet, with their status, size, attempts and last error: what a failure reports. */
+async function unfinishedBatches(set: ReplicaSet): Promise<string> {
+  const storage = await createStoreProvider({ type: 'mongodb', url: set.databaseUrl, sweepIntervalMs: 0 });
+  try {
+    const batches = await (await AnchorBatches.open(storage)).in([...UNFINISHED, 'failed']);
+    return JSON.stringify(
+      batches.map(({ key, value }) => ({
+        key,
+        status: value.status,
+        operations: value.operationKeys.length,
+        attempts: value.attempts,
+        ageMs: Date.now() - value.createdAt,
+        lastError: value.lastError,
+      })),
+    );
   } finally {
     await storage.close();
   }
