@@ -6,7 +6,8 @@
  * With three, a second run kills the batch-writer lease holder (SIGKILL) a third of the way in: how long until
  * a survivor holds the lease, and until every acknowledged create is published. Each DID's create must be
  * published exactly once (no DID in two anchors, no anchor under two transaction numbers).
- * The last line is one JSON object (see `result` below). `npm test` never runs this.
+ * The last line is one JSON object (see `result` below); its `lost` counts acknowledged creates not published
+ * by the deadline (PUBLISH_DEADLINE_MS after the last ack). `npm test` never runs this.
  */
 import { randomUUID } from 'node:crypto';
 import { createStoreProvider, StoreLease } from '@anchor/common/storage';
