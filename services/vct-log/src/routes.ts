@@ -185,6 +185,7 @@ export function vctLogRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec
           200: { description: 'the tile bytes', mediaType: 'application/octet-stream' },
           403: NOT_SERVED[403],
           404: "unknown alias; not a tile path; `tile ... is beyond the log's tree of size N`",
+          500: '`entry N is B bytes, over the 65,535 of a C2SP entry bundle ...` (a bundle holding a leaf over 64 KiB)',
         },
       },
       api.tlog.tile,

@@ -5,6 +5,7 @@ import { leafHash } from '@anchor/common/merkle';
 import { openNote, parseCheckpoint, parseVerifierKey } from '@anchor/common/tlog';
 import { makeTempDir, type TempDir } from '@anchor/testing/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tlogOriginOf } from '../src/api-feature.js';
 import { createServer, type VctLogServer } from '../src/server.js';
 import { anchorCredential, call } from '../src/testing/index.js';
 
@@ -139,8 +140,17 @@ describe('tlog-tiles of a live log, read by Go (golang.org/x/mod sumdb/tlog)', (
   });
 });
 
+describe('checkpoint origins', () => {
+  it('are the base URL without its scheme and the alias, or --tlog-origin with {alias} replaced', () => {
+    expect(tlogOriginOf(undefined, 'https://log.example.com/vct', 'main')).toBe('log.example.com/vct/main');
+    expect(tlogOriginOf(undefined, 'http://[::1]:5678', 'b')).toBe('[::1]:5678/b');
+    expect(tlogOriginOf('example.com/{alias}/log', 'http://x', 'main')).toBe('example.com/main/log');
+    expect(tlogOriginOf('example.com/one', 'http://x', 'main')).toBe('example.com/one');
+  });
+});
+
 describe('tlog-tiles of a P-256 log', () => {
-  it('serves the tiles but no checkpoint, saying why', async () => {
+  it('serves the tiles but no checkpoint, saying why; a bundle with an entry over 64 KiB says why too', async () => {
     const dir = await makeTempDir('vct-tiles-p256-');
     const server = createServer({
       dataDir: dir.path,
@@ -155,6 +165,15 @@ describe('tlog-tiles of a P-256 log', () => {
       expect(reply.body.message).toMatch(/signed with Ed25519 and this log's key is P-256/);
       await addCredentials(server, 0, 3);
       expect((await fetch(`${server.url}/main/tile/0/000.p/3`)).status).toBe(200);
+      // A leaf over a bundle's 16-bit lengths (add-vc takes up to 1 MB): its bundles say so, the rest serve.
+      const large = await call(`${server.url}/main/v1/add-vc`, { json: anchorCredential('x'.repeat(70_000)) });
+      expect(large.status).toBe(200);
+      await server.integrateNow();
+      const bundle = await call<{ message: string }>(`${server.url}/main/tile/entries/000.p/4`);
+      expect(bundle.status).toBe(500);
+      expect(bundle.body.message).toMatch(/^entry 3 is \d+ bytes, over the 65,535 of a C2SP entry bundle/);
+      expect((await fetch(`${server.url}/main/tile/entries/000.p/3`)).status).toBe(200);
+      expect((await fetch(`${server.url}/main/tile/0/000.p/4`)).status).toBe(200);
     } finally {
       await server.stop();
       await dir.remove();

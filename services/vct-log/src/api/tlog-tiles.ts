@@ -1,4 +1,4 @@
-import { notFound } from '@anchor/common/errors';
+import { internal, notFound } from '@anchor/common/errors';
 import type { FastAnswer, FastHandler } from '@anchor/common/http';
 import { TILE_WIDTH, encodeEntryBundle, parseTilePath, tileWidth } from '@anchor/common/tlog';
 import type { SignedCheckpoints } from '../signing/signed-checkpoints.js';
@@ -42,7 +42,15 @@ export function tlogTileHandlers(logs: LogRegistry, checkpoints: SignedCheckpoin
         throw notFound(`entry bundle ${path} is beyond the log's tree of size ${size}`);
       const start = tile.index * TILE_WIDTH;
       const entries = await log.entries(start, start + tile.width - 1);
-      const body = encodeEntryBundle(entries.map((entry) => Buffer.from(entry.leafInput, 'utf8')));
+      const bytes = entries.map((entry) => Buffer.from(entry.leafInput, 'utf8'));
+      // add-vc takes bodies up to --request-body-limit, but a bundle's lengths are 16-bit: such a bundle
+      // cannot be written (get-entries serves the entry); said, rather than blamed on the request.
+      const large = bytes.findIndex((entry) => entry.length > 0xffff);
+      if (large >= 0)
+        throw internal(
+          `entry ${start + large} is ${bytes[large]?.length} bytes, over the 65,535 of a C2SP entry bundle: ${path} cannot be served (GET /${alias}/v1/get-entries serves the entry)`,
+        );
+      const body = encodeEntryBundle(bytes);
       return { contentType: 'application/octet-stream', body, headers };
     },
   };
