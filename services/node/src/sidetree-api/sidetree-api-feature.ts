@@ -71,7 +71,7 @@ export function createSidetreeApiFeature(
   const resolveSeed = async (
     did: string,
     versions: { versionId?: string | undefined; versionTime?: string | undefined },
-  ): Promise<SidetreeAnswer> => {
+  ): Promise<SidetreeAnswer & { body: string }> => {
     if (deps.resolution.webView.isWebDid(did)) {
       if (versions.versionId !== undefined || versions.versionTime !== undefined) {
         throw badRequest('versionId and versionTime apply to did:node identifiers, not to did:web views');

@@ -1,18 +1,13 @@
 import { badRequest } from '@anchor/common/errors';
+import type { FastAnswer } from '@anchor/common/http';
 
 export const OPERATIONS_PATH = '/sidetree/v1/operations';
 export const IDENTIFIERS_PATH = '/sidetree/v1/identifiers';
 /** The Universal Resolver driver interface's path (the original's separate orb-driver), served by the node itself. */
 export const DRIVER_IDENTIFIERS_PATH = '/1.0/identifiers';
 
-/** A prepared answer of the Sidetree API (a fast-route answer of the HTTP kit). */
-export interface SidetreeAnswer {
-  contentType: string;
-  body: string;
-  /** Default 200. */
-  status?: number;
-  headers?: Readonly<Record<string, string>>;
-}
+/** A prepared answer of the Sidetree API: the HTTP kit's one fast-route answer. */
+export type SidetreeAnswer = FastAnswer;
 
 /** The two Sidetree endpoints as plain functions of the request's parts. */
 export interface SidetreeApi {
