@@ -14,6 +14,7 @@ import { readCaCertificates, tlsCaCertsOption } from '@anchor/common/http-client
 import { contextsFileOption } from '@anchor/common/jsonld-contexts';
 import { PROJECT_VERSION } from '@anchor/common/version';
 import { allowedPeerNetworksOption } from '@anchor/common/httpsig';
+import { isValidKeyName } from '@anchor/common/tlog';
 import { tracingOptions } from '@anchor/common/tracing';
 import { workerThreadsOption } from '@anchor/common/workers';
 import { issuerItemProblem, logItemProblem, buildLogDefinitions } from './log-definitions.js';
@@ -125,7 +126,7 @@ export const VCT_LOG_CONFIG = defineConfig({
     }),
     tlogOrigin: opt.string({
       flag: 'tlog-origin',
-      help: "origin line of each log's C2SP checkpoint (GET /<alias>/checkpoint), {alias} replaced by the alias; it must hold {alias} when several logs are served (default <base-url without its scheme>/{alias}, as example.com/vct/main)",
+      help: "origin line of each log's C2SP checkpoint (GET /<alias>/checkpoint), {alias} replaced by the alias; it is also the note key name (no spaces, no '+') and must hold {alias} when several logs are served (default <base-url without its scheme>/{alias}, as example.com/vct/main)",
     }),
     sequencerLease: opt.duration({
       flag: 'sequencer-lease',
@@ -173,11 +174,16 @@ export const VCT_LOG_CONFIG = defineConfig({
           : c.kmsUrl !== undefined && c.keyFile !== undefined
             ? '--kms-url signs with a kms key: drop --key-file'
             : undefined,
-    // One origin for several logs would give them all the same checkpoint name.
+    // One origin for several logs would give them all the same checkpoint name; the origin is also the
+    // note key's name, which holds no space and no '+'.
     (c) =>
-      c.tlogOrigin !== undefined && !c.tlogOrigin.includes('{alias}') && c.logs.length > 1
-        ? `--tlog-origin ${JSON.stringify(c.tlogOrigin)} names one log, but --logs serves ${c.logs.length}: put {alias} in it`
-        : undefined,
+      c.tlogOrigin === undefined
+        ? undefined
+        : !isValidKeyName(c.tlogOrigin.replaceAll('{alias}', 'a'))
+          ? `--tlog-origin ${JSON.stringify(c.tlogOrigin)} is no note key name: no spaces and no '+'`
+          : !c.tlogOrigin.includes('{alias}') && c.logs.length > 1
+            ? `--tlog-origin ${JSON.stringify(c.tlogOrigin)} names one log, but --logs serves ${c.logs.length}: put {alias} in it`
+            : undefined,
     tlsServePairCheck,
     databaseUrlRequired('VCT'),
   ],
