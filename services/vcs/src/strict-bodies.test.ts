@@ -21,7 +21,7 @@ function post(
         } catch {
           // not JSON
         }
-        resolve({ status: response.statusCode ?? 0, body });
+        resolve({ status: response.statusCode ?? 0, body: body as { message?: string } & Record<string, unknown> });
       });
     });
     request.on('error', reject);

@@ -116,44 +116,65 @@ describe('vct-log binary', () => {
     expect(result.stderr).toMatch(/is Ed25519, but --key-type asks for P-256/);
   });
 
-  it("takes --contexts-file and POST /ld/context on its worker threads: the original's BDD credential is refused, naming the missing context, until the operator adds it", async () => {
+  it("takes --contexts-file and POST /ld/context on its worker threads; the original's BDD credential and its contexts file work as they are", async () => {
     const dir = await tempDir('vct-contexts-');
     const fixture = (name: string) => readFile(new URL(`./fixtures/original-bdd/${name}`, import.meta.url), 'utf8');
     const file = join(dir.path, 'contexts.json');
-    await writeFile(file, JSON.stringify({ documents: [JSON.parse(await fixture('ld-example-contexts.json'))] }));
-    const credential = JSON.parse(await fixture('verifiable_credentials_no_proof.json')) as object;
+    // The original's file holds the W3C examples context, bundled here: it is passed over, not a reason to stop.
+    const fromFile = {
+      url: 'https://example.org/bdd/file/v1',
+      content: { '@context': { fileNote: 'https://example.org/bdd#fileNote' } },
+    };
+    const fromApi = {
+      url: 'https://example.org/bdd/api/v1',
+      content: { '@context': { apiNote: 'https://example.org/bdd#apiNote' } },
+    };
+    await writeFile(
+      file,
+      JSON.stringify({ documents: [JSON.parse(await fixture('ld-example-contexts.json')), fromFile] }),
+    );
+    const bdd = JSON.parse(await fixture('verifiable_credentials_no_proof.json')) as {
+      '@context': string[];
+      credentialSubject: Record<string, unknown>;
+    };
+    const extended = {
+      ...bdd,
+      '@context': [...bdd['@context'], fromFile.url, fromApi.url],
+      credentialSubject: { ...bdd.credentialSubject, fileNote: 'from the file', apiNote: 'from the API' },
+    };
     const { url, start } = await loopbackService(main, ['--data-dir', dir.path, '--contexts-file', file], {
       env: { VCT_CANONICALIZE_WORKERS: '2' },
     });
-    await start();
+    const service = await start();
+    expect(service.output()).toMatch(/contexts in --contexts-file are bundled/);
     // Both worker threads must have every change: several requests in flight reach both.
-    const addMany = (count: number) =>
+    const addMany = (credential: object, count: number) =>
       Promise.all(
         Array.from({ length: count }, (_, i) =>
-          call<{ message?: string }>(`${url}/main/v1/add-vc`, { json: { ...credential, id: `urn:uuid:vc-${i}` } }),
+          call<{ message?: string }>(`${url}/main/v1/add-vc`, {
+            json: { ...credential, id: `urn:uuid:vc-${i}-${Math.random()}` },
+          }),
         ),
       );
-    for (const refused of await addMany(6)) {
+    for (const accepted of await addMany(bdd, 2)) expect(accepted.status, accepted.text).toBe(200);
+    for (const refused of await addMany(extended, 6)) {
       expect(refused.status).toBe(400);
-      expect(refused.body.message).toContain('unknown JSON-LD context https://www.w3.org/ns/odrl.jsonld');
+      // The file's context is known: the first unknown one is the API's.
+      expect(refused.body.message).toContain(`unknown JSON-LD context ${fromApi.url}`);
     }
     expect(
       (
         await call(`${url}/ld/context`, {
-          body: await fixture('ld-odrl-contexts.json'),
+          body: JSON.stringify(fromApi),
           headers: { 'content-type': 'application/json' },
         })
       ).status,
     ).toBe(200);
-    for (const accepted of await addMany(6)) expect(accepted.status).toBe(200);
-    expect(
-      (
-        await call(`${url}/ld/context?url=${encodeURIComponent('https://www.w3.org/ns/odrl.jsonld')}`, {
-          method: 'DELETE',
-        })
-      ).status,
-    ).toBe(204);
-    for (const refused of await addMany(6)) expect(refused.status).toBe(400);
+    for (const accepted of await addMany(extended, 6)) expect(accepted.status, accepted.text).toBe(200);
+    expect((await call(`${url}/ld/context?url=${encodeURIComponent(fromApi.url)}`, { method: 'DELETE' })).status).toBe(
+      204,
+    );
+    for (const refused of await addMany(extended, 6)) expect(refused.status).toBe(400);
 
     const broken = join(dir.path, 'broken.json');
     await writeFile(broken, '[{"url": "https://example.org/c"}]');

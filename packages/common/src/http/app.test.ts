@@ -169,7 +169,7 @@ describe('body parsing', () => {
       });
     for (const headers of [
       { 'content-type': '' },
-      {},
+      {} as Record<string, string>,
       { 'content-type': 'text/plain' },
       { 'content-type': 'application/json' },
     ]) {

@@ -3,6 +3,7 @@ import type { RequestHandler } from 'express';
 import { opt } from '../config/index.js';
 import { AppError, badRequest, errorMessage, notFound } from '../errors/index.js';
 import { jsonBody, type RouteSpec } from '../http/index.js';
+import { bundledContext } from '../jsonld/index.js';
 import { getLogger } from '../log/index.js';
 import type { Feature } from '../service/index.js';
 import type { JsonLdContexts } from './context-store.js';
@@ -15,7 +16,7 @@ export const CONTEXTS_REFRESH_INTERVAL_MS = 10_000;
 export const contextsFileOption = () =>
   opt.string({
     flag: 'contexts-file',
-    help: 'JSON file of JSON-LD contexts added at start-up (over the stored ones): {"url","content"}, a list of them, or {"documents":[...]}; nothing is ever fetched, and a bundled context cannot be replaced',
+    help: 'JSON file of JSON-LD contexts added at start-up (over the stored ones): {"url","content"}, a list of them, or {"documents":[...]}; nothing is ever fetched; a bundled context in it is passed over (the bundled copy is used)',
   });
 
 export interface JsonLdContextsFeatureOptions {
@@ -45,8 +46,17 @@ export async function createJsonLdContextsFeature(
 ): Promise<JsonLdContextsFeature> {
   if (options.contextsFile !== undefined) {
     const fromFile = await readContextsFile(options.contextsFile);
-    await contexts.add(fromFile);
-    log.info('JSON-LD contexts loaded', { file: options.contextsFile, contexts: fromFile.map((c) => c.url) });
+    // The original's deployments ship files holding contexts this project now bundles (the W3C examples, ODRL):
+    // the bundled copy is used and the file's is passed over, said once, rather than refusing to start.
+    const bundled = fromFile.filter((context) => bundledContext(context.url) !== undefined);
+    const added = fromFile.filter((context) => bundledContext(context.url) === undefined);
+    if (bundled.length > 0)
+      log.warn('contexts in --contexts-file are bundled: the bundled copies are used', {
+        file: options.contextsFile,
+        contexts: bundled.map((c) => c.url),
+      });
+    await contexts.add(added);
+    log.info('JSON-LD contexts loaded', { file: options.contextsFile, contexts: added.map((c) => c.url) });
   }
   const refreshMs = options.refreshIntervalMs ?? (contexts.sharedStore ? CONTEXTS_REFRESH_INTERVAL_MS : undefined);
   let timer: NodeJS.Timeout | undefined;
