@@ -113,7 +113,7 @@ describe('ActivityPub service between two nodes', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(malformed.status).toBe(400);
-    expect(((await malformed.json()) as { message: string }).message).toMatch(/not JSON/);
+    expect(((await malformed.json()) as { message: string }).message).toMatch(/malformed JSON/);
     expect((await call(`${serviceA}/outbox`, { json: { type: 'Like' } })).status).toBe(400);
   });
 
