@@ -71,11 +71,14 @@ describe.skipIf(unavailable !== undefined)('amqp adapter', () => {
     expect(got.bodies).toEqual(['before']);
     p.accept();
     await during;
-    await got.waitFor(2);
+    await eventually(() => got.bodies.includes('during'), "'during' to arrive");
     expect(q.isConnected()).toBe(true);
     await q.publish(t, 'after');
-    await got.waitFor(3);
-    expect(got.bodies).toEqual(['before', 'during', 'after']);
+    await eventually(() => got.bodies.includes('after'), "'after' to arrive");
+    // Delivery is at least once: when the cut beats the broker to the ack of 'before', the broker delivers it
+    // again after the reconnect. Only that message may repeat; the others arrive once, in order.
+    expect(got.bodies.filter((body) => body !== 'before')).toEqual(['during', 'after']);
+    expect(got.bodies.slice(0, 1)).toEqual(['before']);
   });
 
   it('fails a publish clearly once the broker has been unreachable for publishTimeoutMs, and recovers', async () => {
