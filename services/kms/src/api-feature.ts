@@ -11,6 +11,7 @@ import { wrapAndBbsOperations } from './api/wrap-bbs-operations.js';
 import type { BbsFeature } from './bbs-feature.js';
 import { DidCreation } from './dids/did-creation.js';
 import type { KeystoresFeature } from './keystores-feature.js';
+import type { SigningFeature } from './signing-feature.js';
 import type { KmsContext } from './kms-context.js';
 import { kmsEndpoint } from './kms-options.js';
 import { kmsRoutes } from './routes.js';
@@ -21,7 +22,12 @@ export interface ApiFeature extends Feature {
   readonly baseUrl: string;
 }
 
-export function createApiFeature(ctx: KmsContext, { keystores }: KeystoresFeature, { bbs }: BbsFeature): ApiFeature {
+export function createApiFeature(
+  ctx: KmsContext,
+  { keystores }: KeystoresFeature,
+  { bbs }: BbsFeature,
+  { batchSigner }: SigningFeature,
+): ApiFeature {
   const { http, kmsMetrics: metrics, config } = ctx;
   let baseUrl = config.baseUrl?.replace(/\/+$/, '');
   const knownBaseUrl = (): string => {
@@ -40,7 +46,7 @@ export function createApiFeature(ctx: KmsContext, { keystores }: KeystoresFeatur
     () => ctx.httpClient,
     nodeUrl ? { url: nodeUrl, token: config.nodeToken, anchorOrigin: config.nodeAnchorOrigin ?? nodeUrl } : undefined,
   );
-  const operations = kmsOperations({ keystores, metrics, baseUrl: knownBaseUrl });
+  const operations = kmsOperations({ keystores, metrics, baseUrl: knownBaseUrl, batchSigner });
   mountRoutes(
     http,
     kmsRoutes(http, {

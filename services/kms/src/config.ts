@@ -91,6 +91,10 @@ export const KMS_CONFIG = defineConfig({
       'bbs-workers',
       'worker threads for BBS signatures and proofs; auto = one per core; 0 runs them on the HTTP thread',
     ),
+    signWorkers: workerThreadsOption(
+      'sign-workers',
+      'worker threads for the signatures of POST .../signbatch; auto = one per core; 0 signs on the HTTP thread',
+    ),
     requestBodyLimit: requestBodyLimitOption(),
     metricsHost: metricsHostOption(),
     ...tracingOptions(),
@@ -129,6 +133,7 @@ export function kmsOptionsFrom(flags: KmsFlags): KmsOptions {
     nodeAnchorOrigin: flags.nodeAnchorOrigin,
     didCacheTtlMs: flags.didCacheTtl,
     bbsWorkers: flags.bbsWorkers,
+    signWorkers: flags.signWorkers,
     caCertificates: readCaCertificates(flags.tlsCaCerts ?? []),
   };
 }

@@ -34,6 +34,8 @@ export interface KmsOptions extends ServiceOptions {
   didCacheTtlMs?: number;
   /** Worker threads for BBS; 0 runs BBS on the HTTP thread (tests). Default auto: one per core. */
   bbsWorkers?: number | 'auto';
+  /** Worker threads for batch signatures (`/signbatch`); 0 signs on the HTTP thread. Default auto: one per core. */
+  signWorkers?: number | 'auto';
 }
 
 /** What the SSRF guard of controller did:web resolution judges the kms by (`serviceDidWebOptions`, `checkDidWebHost`). */

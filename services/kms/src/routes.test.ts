@@ -15,7 +15,13 @@ describeRouteTable({
   ],
   async start() {
     const dir = await makeTempDir('kms-routes-');
-    const server = createServer({ dataDir: dir.path, storage: { type: 'mem' }, devMode: true, bbsWorkers: 0 });
+    const server = createServer({
+      dataDir: dir.path,
+      storage: { type: 'mem' },
+      devMode: true,
+      bbsWorkers: 0,
+      signWorkers: 0,
+    });
     await server.start();
     return {
       url: server.url,

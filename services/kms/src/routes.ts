@@ -19,6 +19,7 @@ export interface RoutedHandlers {
   exportKey: FastHandler;
   rotateKey: FastHandler;
   sign: FastHandler;
+  signBatch: FastHandler;
   verify: FastHandler;
   encrypt: FastHandler;
   decrypt: FastHandler;
@@ -213,6 +214,21 @@ export function kmsRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec[] 
       handlers.sign,
       'the signature',
     ),
+    {
+      ...op(
+        '/signbatch',
+        `signs each of \`messages\` (1 to ${schemas.MAX_SIGN_BATCH}) on its own with the newest version, as \`/sign\` would: \`{"signatures","keyVersion"}\`, the signatures in the messages' order`,
+        schemas.SIGN_BATCH,
+        handlers.signBatch,
+        'the signatures, in order',
+      ),
+      responses: {
+        200: json('the signatures, in order'),
+        400: `an empty \`messages\` or more than ${schemas.MAX_SIGN_BATCH} (nothing is signed); \`messages[i]: not base64url with padding\` (nothing is signed); a key type that does not sign`,
+        ...REFUSED,
+        404: 'unknown keystore, or no such key in this keystore',
+      },
+    },
     op(
       '/verify',
       'verifies `signature` over `message`: `{"verified":true|false}` (a wrong signature is 200 false)',

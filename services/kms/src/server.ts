@@ -5,6 +5,7 @@ import { serviceHandle, type ServiceDefinition, type ServiceHandle } from '@anch
 import { controllerSignatureAuthenticator } from './access/controller-signatures.js';
 import { createApiFeature, type ApiFeature } from './api-feature.js';
 import { createBbsFeature, type BbsFeature } from './bbs-feature.js';
+import { createSigningFeature, type SigningFeature } from './signing-feature.js';
 import type { KmsContext, KmsContextMembers } from './kms-context.js';
 import { kmsEndpoint, kmsSettings, type KmsOptions } from './kms-options.js';
 import { createKeystoresFeature, type KeystoresFeature } from './keystores-feature.js';
@@ -20,6 +21,7 @@ export interface KmsServer extends ServiceHandle {
 interface KmsParts {
   keystores: KeystoresFeature;
   bbs: BbsFeature;
+  signing: SigningFeature;
   api: ApiFeature;
 }
 
@@ -50,8 +52,9 @@ function kmsService(): ServiceDefinition<KmsOptions, KmsContextMembers, KmsParts
       outbound = ctx.httpClient;
       const keystores = add(await createKeystoresFeature(ctx));
       const bbs = add(await createBbsFeature(ctx));
-      const api = add(createApiFeature(ctx, keystores, bbs));
-      return { keystores, bbs, api };
+      const signing = add(await createSigningFeature(ctx));
+      const api = add(createApiFeature(ctx, keystores, bbs, signing));
+      return { keystores, bbs, signing, api };
     },
     started(ctx, { api }) {
       log.info('kms started', {

@@ -3,6 +3,7 @@ import { makeTempDir, type TempDir } from '@anchor/testing/process';
 import nacl from 'tweetnacl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type KmsServer } from '../src/server.js';
+import { MAX_SIGN_BATCH } from '../src/api/schemas.js';
 import { b64, call, Controller, unb64, type Reply } from './kms.test-helpers.js';
 
 interface Keystore {
@@ -46,7 +47,14 @@ describe('kms API', () => {
 
   beforeAll(async () => {
     dir = await makeTempDir('kms-api-');
-    server = createServer({ dataDir: dir.path, storage: { type: 'mem' }, devMode: true, bbsWorkers: 0 });
+    server = createServer({
+      dataDir: dir.path,
+      storage: { type: 'mem' },
+      devMode: true,
+      bbsWorkers: 0,
+      signWorkers: 0,
+      signWorkers: 0,
+    });
     await server.start();
     base = server.url;
     ks = await newKeystore(alice.did);
@@ -296,6 +304,64 @@ describe('kms API', () => {
       );
       const aes = await newKey('AES256GCM');
       expect400(await post(`${aes.location}/sign`, { message: b64('m') }), /./);
+    });
+
+    it('signbatch signs each message on its own, in order, as /sign does', async () => {
+      for (const keyType of ['ED25519', 'ECDSAP256DER']) {
+        const key = await newKey(keyType);
+        const messages = ['one', 'two', '', 'four'].map((m) => b64(m));
+        const batch = await post<{ signatures: string[]; keyVersion: number }>(`${key.location}/signbatch`, {
+          messages,
+        });
+        expect(batch.status, keyType).toBe(200);
+        expect(batch.body.keyVersion).toBe(1);
+        expect(batch.body.signatures).toHaveLength(4);
+        for (const [i, message] of messages.entries()) {
+          const check = await post(`${key.location}/verify`, { message, signature: batch.body.signatures[i] });
+          expect(check.body, `${keyType} message ${i}`).toEqual({ verified: true });
+        }
+        // Each signature is over its own message: the second does not verify the first.
+        const crossed = await post(`${key.location}/verify`, {
+          message: messages[0],
+          signature: batch.body.signatures[1],
+        });
+        expect(crossed.body).toEqual({ verified: false });
+      }
+      const key = await newKey('ED25519');
+      // Ed25519 is deterministic: a batch's signature is the single route's, byte for byte.
+      const single = await post<{ signature: string }>(`${key.location}/sign`, { message: b64('same') });
+      const batch = await post<{ signatures: string[] }>(`${key.location}/signbatch`, { messages: [b64('same')] });
+      expect(batch.body.signatures).toEqual([single.body.signature]);
+      const rotated = await post<{ keyVersion: number }>(`${key.location}/rotate`, {});
+      const afterRotation = await post<{ keyVersion: number }>(`${key.location}/signbatch`, { messages: [b64('m')] });
+      expect(afterRotation.body.keyVersion).toBe(rotated.body.keyVersion);
+    });
+
+    it('signbatch refuses an empty batch, too many messages and a bad item with 400, signing nothing', async () => {
+      const key = await newKey('ED25519');
+      const url = `${key.location}/signbatch`;
+      expect400(await post(url, {}), /\/messages is required/);
+      expect400(await post(url, { messages: [] }), /\/messages must NOT have fewer than 1 items/);
+      expect400(
+        await post(url, { messages: Array.from({ length: MAX_SIGN_BATCH + 1 }, () => b64('m')) }),
+        new RegExp(`/messages must NOT have more than ${MAX_SIGN_BATCH} items`),
+      );
+      const full = await post<{ signatures: string[] }>(url, {
+        messages: Array.from({ length: MAX_SIGN_BATCH }, (_, i) => b64(`m${i}`)),
+      });
+      expect(full.status).toBe(200);
+      expect(full.body.signatures).toHaveLength(MAX_SIGN_BATCH);
+      expect400(
+        await post(url, { messages: [b64('a'), 'aGk', b64('c')] }),
+        /messages\[1\]: not base64url with padding/,
+      );
+      expect400(await post(url, { messages: [b64('a'), 7] }), /\/messages\/1 must be a string/);
+      expect400(await post(url, { messages: b64('a') }), /\/messages must be an array/);
+      const aes = await newKey('AES256GCM');
+      expect400(await post(`${aes.location}/signbatch`, { messages: [b64('m')] }), /./);
+      const missing = `${key.location}x/signbatch`;
+      expect((await post(missing, { messages: [b64('m')] })).status).toBe(404);
+      expect((await call(url, { json: { messages: [b64('m')] } })).status).toBe(401);
     });
   });
 
@@ -687,6 +753,7 @@ describe('kms API with the operator tokens set', () => {
       storage: { type: 'mem' },
       devMode: true,
       bbsWorkers: 0,
+      signWorkers: 0,
       writeTokens: ['operator-write'],
       readTokens: ['operator-read'],
     });

@@ -23,6 +23,7 @@ describe('kms replicas sharing a MongoDB database', () => {
         storage: { type: 'mongodb', url: server.url, prefix },
         masterKey: { base64: masterKey },
         bbsWorkers: 0,
+        signWorkers: 0,
       }),
     );
     for (const replica of replicas) await replica.start();
@@ -81,6 +82,7 @@ describe('kms replicas sharing a MongoDB database', () => {
       storage: { type: 'mongodb', url: server.url, prefix },
       masterKey: { base64: randomBytes(32).toString('base64') },
       bbsWorkers: 0,
+      signWorkers: 0,
     });
     await expect(wrong.start()).rejects.toThrow(/the master key is not the one/);
   });

@@ -27,6 +27,7 @@ async function startKms(options: KmsOptions): Promise<KmsServer> {
     storage: { type: 'mem' },
     masterKey: { base64: Buffer.alloc(32, 7).toString('base64') },
     bbsWorkers: 0,
+    signWorkers: 0,
     ...options,
   });
   servers.push(server);

@@ -63,6 +63,15 @@ describe('kms binary', () => {
       token: ks.capability,
     });
     expect(bbsVerified.body).toEqual({ verified: true });
+    // A batch of signatures is spread over the signing worker threads of the built service.
+    const batch = await call<{ signatures: string[] }>(`${key.location}/signbatch`, {
+      json: { messages: [...messages, b64('m')] },
+      token: ks.capability,
+    });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(200);
+    expect(batch.body.signatures).toHaveLength(11);
+    // Ed25519 is deterministic: the batch's last signature is the one /sign made before the restart.
+    expect(batch.body.signatures.at(-1)).toBe(signature);
     expect((await service.stop()).code).toBe(0);
   });
 

@@ -76,6 +76,26 @@ export interface SignBody {
 }
 export const SIGN = defineSchema<SignBody>(object('sign', { message: bytes('the message') }, ['message']));
 
+/** The most messages one `/signbatch` request signs: a bound on one request's work (1,000 Ed25519 signs: ~20 ms here). */
+export const MAX_SIGN_BATCH = 1_000;
+
+export interface SignBatchBody {
+  messages: string[];
+}
+export const SIGN_BATCH = defineSchema<SignBatchBody>(
+  object(
+    'sign-batch',
+    {
+      messages: {
+        ...bytesList('the messages, each signed on its own'),
+        minItems: 1,
+        maxItems: MAX_SIGN_BATCH,
+      },
+    },
+    ['messages'],
+  ),
+);
+
 export interface VerifyBody {
   signature: string;
   message: string;
