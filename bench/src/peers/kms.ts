@@ -99,7 +99,7 @@ export async function kmsPair(dataDir: string): Promise<void> {
     readyTimeoutMs: 60_000,
   });
   const singleBody = JSON.stringify({ message: b64(randomBytes(32)) });
-  let answerBytes = 0;
+  let answerBytes: number;
   let single: { rate: number; p50: number; p99: number };
   let batch: { rate: number; p50: number; p99: number };
   try {

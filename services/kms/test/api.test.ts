@@ -53,7 +53,6 @@ describe('kms API', () => {
       devMode: true,
       bbsWorkers: 0,
       signWorkers: 0,
-      signWorkers: 0,
     });
     await server.start();
     base = server.url;
