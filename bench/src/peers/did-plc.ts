@@ -56,7 +56,8 @@ async function plcOperations(): Promise<string> {
 const describe = (who: string, figures: HeldRate, unit: string) =>
   console.log(
     `  ${who}: ${figures.held ? 'held' : 'NOT held at any rate tried'} ${Math.round(figures.rate).toLocaleString('en-US')} ${unit} ` +
-      `(offered ${figures.offered.toLocaleString('en-US')}/s, p50 ${figures.p50.toFixed(2)} ms, p99 ${figures.p99.toFixed(2)} ms; ` +
+      `(offered ${figures.offered.toLocaleString('en-US')}/s, p50 ${figures.p50.toFixed(2)} ms, p99 ${figures.p99.toFixed(2)} ms` +
+      `${figures.failures > 0 ? `, ${figures.failures} failed` : ''}; ` +
       `capacity ${Math.round(figures.capacity).toLocaleString('en-US')}/s at p99 ${figures.capacityP99.toFixed(1)} ms; ` +
       `CPU ${figures.cpuMsPerOp?.toFixed(3) ?? '?'} ms per op)`,
   );
@@ -91,11 +92,15 @@ async function measurePlc(dir: string): Promise<{ creates: HeldRate; resolutions
         cpuMs,
       });
       describe('did:plc directory, creates', creates, 'creates/s');
-      const created = readFileSync(operations, 'utf8')
-        .split('\n')
-        .slice(0, creates.used)
+      console.log(
+        `  did:plc directory: ${creates.okLines.length} of ${creates.used} creates taken answered 2xx (the DIDs resolved next)`,
+      );
+      // Only DIDs the directory answered 2xx for: a create that failed, or one the generator took from the file
+      // but never sent, would be a 404 at resolution and fail every paced run.
+      const lines = readFileSync(operations, 'utf8').split('\n');
+      const created = creates.okLines
         .slice(-RESOLVED_DIDS)
-        .map((line) => (JSON.parse(line) as { path: string }).path);
+        .map((line) => (JSON.parse(lines[line] as string) as { path: string }).path);
       const resolutions = await heldRate({
         origin,
         requestsFile: resolutionsFile(dir, created),
@@ -130,10 +135,9 @@ async function measureOurs(dir: string): Promise<{ creates: HeldRate; resolution
       settle: node.drained,
     });
     describe('our node, creates', held, 'creates/s');
-    const created = creates
-      .slice(0, held.used)
+    const created = held.okLines
       .slice(-RESOLVED_DIDS)
-      .map((create) => `/sidetree/v1/identifiers/${create.did}`);
+      .map((line) => `/sidetree/v1/identifiers/${(creates[line] as { did: string }).did}`);
     const resolutions = await heldRate({
       origin: node.origin,
       requestsFile: resolutionsFile(dir, created),
@@ -164,15 +168,24 @@ export async function didPlcPairs(dir: string): Promise<void> {
     for (const name of Object.values(NAMES)) skipped(name, `our side failed: ${(error as Error).message}`);
     return;
   }
+  // A side that held no rate tried still has a figure: ours counts as 0 (a miss, plainly); the directory's as the
+  // lowest rate tried, more than it holds, so the ratio printed is a lower bound on the real one.
   const heldPair = (name: string, unit: string, a: HeldRate, b: HeldRate, limitMs: number) => {
-    const notHeld = [a.held ? '' : 'our node', b.held ? '' : 'the did:plc directory'].filter((who) => who !== '');
-    if (notHeld.length === 0) pair(name, unit, a.rate, b.rate, { target: atLeast(3) });
-    else
-      skipped(
-        name,
-        `not held: ${notHeld.join(' and ')} kept p99 under ${limitMs} ms at no rate tried (lowest: ours ${a.offered}/s p99 ${a.p99.toFixed(1)} ms, ` +
-          `did:plc ${b.offered}/s p99 ${b.p99.toFixed(1)} ms)`,
+    const notes: string[] = [];
+    if (!a.held)
+      notes.push(
+        `our node held p99 <= ${limitMs} ms at no rate tried (lowest ${a.offered}/s: p99 ${a.p99.toFixed(1)} ms), counted as 0`,
       );
+    if (!b.held)
+      notes.push(
+        `the directory held p99 <= ${limitMs} ms at no rate tried (lowest ${b.offered}/s: p99 ${b.p99.toFixed(1)} ms), ` +
+          `counted at that rate, more than it holds: the ratio is a lower bound`,
+      );
+    const row = pair(name, unit, a.held ? a.rate : 0, b.held ? b.rate : b.offered, {
+      target: atLeast(3),
+      ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
+    });
+    if (notes.length > 0 && row.ratio >= 1) for (const note of notes) console.log(`         ${note}`);
   };
   heldPair(NAMES.creates, 'ops/s', ours.creates, peer.creates, CREATE_P99_MS);
   heldPair(NAMES.resolutions, 'req/s', ours.resolutions, peer.resolutions, RESOLVE_P99_MS);

@@ -12,6 +12,8 @@ import type { RequestLoad, RequestLoadResult } from './request-load-process.js';
 
 const LOAD_JS = fileURLToPath(new URL('./request-load-process.js', import.meta.url));
 const FRACTIONS = [0.9, 0.75, 0.6, 0.45, 0.3, 0.2, 0.1, 0.05];
+/** A paced run lasts long enough for this many answers (up to 20 s): a p99 of 75 samples is their second worst. */
+const MIN_SAMPLES = 300;
 
 export function runRequestLoad(load: RequestLoad): Promise<RequestLoadResult> {
   return new Promise((resolve, reject) => {
@@ -33,13 +35,17 @@ export interface HeldRate {
   offered: number;
   p50: number;
   p99: number;
+  /** Failed requests in the held (or last) run: any is a run not held. */
+  failures: number;
   capacity: number;
   capacityP99: number;
   /** CPU ms per served request over the capacity run, every counted process (undefined where /proc is missing). */
   cpuMsPerOp: number | undefined;
   held: boolean;
-  /** Lines of the requests file taken by every run (writes: the first `used` were sent). */
+  /** Lines of the requests file taken by every run (writes: the next run would start there). */
   used: number;
+  /** Writes: the lines the server answered 2xx over every run (the ones it created), in file order. */
+  okLines: number[];
 }
 
 export async function heldRate(options: {
@@ -58,6 +64,7 @@ export async function heldRate(options: {
 }): Promise<HeldRate> {
   const { origin, requestsFile, connections, random } = options;
   let offset = 0;
+  const okLines: number[] = [];
   const run = async (durationS: number, ratePerSecond?: number) => {
     const result = await runRequestLoad({
       origin,
@@ -69,6 +76,7 @@ export async function heldRate(options: {
       ...(ratePerSecond !== undefined ? { ratePerSecond } : {}),
     });
     offset += result.used;
+    okLines.push(...result.okLines);
     return result;
   };
   await run(2);
@@ -82,7 +90,7 @@ export async function heldRate(options: {
   let last: HeldRate | undefined;
   for (const fraction of FRACTIONS) {
     const offered = Math.max(1, Math.round(capacity.rate * fraction));
-    const result = await run(options.heldS ?? 5, offered);
+    const result = await run(Math.max(options.heldS ?? 5, Math.min(20, MIN_SAMPLES / offered)), offered);
     await options.settle?.();
     const held = result.p99 <= options.p99LimitMs && result.failures === 0 && result.rate >= offered * 0.95;
     last = {
@@ -90,11 +98,13 @@ export async function heldRate(options: {
       offered,
       p50: result.p50,
       p99: result.p99,
+      failures: result.failures,
       capacity: capacity.rate,
       capacityP99: capacity.p99,
       cpuMsPerOp,
       held,
       used: offset,
+      okLines,
     };
     if (held) return last;
   }

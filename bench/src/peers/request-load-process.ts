@@ -36,6 +36,11 @@ export interface RequestLoadResult {
   p99: number;
   /** Lines taken from the file (in order mode: the next phase starts at offset + used). */
   used: number;
+  /**
+   * In order mode, the lines (0-based, in the file) answered 2xx: what the server says it created. A line taken
+   * is not always one answered (a failure, or autocannon setting up a request it never sends at the end).
+   */
+  okLines: number[];
 }
 
 interface PreparedRequest {
@@ -54,15 +59,28 @@ const requests: PreparedRequest[] = readFileSync(load.requestsFile, 'utf8')
   });
 let next = load.offset ?? 0;
 let used = 0;
+const lineOf = new Map<PreparedRequest, number>();
+const okLines: number[] = [];
 const nextRequest = (): PreparedRequest => {
   used++;
   if (load.random) return requests[Math.floor(Math.random() * requests.length)] as PreparedRequest;
   if (load.cycle && next >= requests.length) next = 0;
-  const request = requests[next++];
+  const request = requests[next];
   if (!request) throw new Error(`all ${requests.length} prepared requests were sent; prepare more`);
+  lineOf.set(request, next++);
   return request;
 };
-const options = { origin: load.origin, durationS: load.durationS, connections: load.connections, next: nextRequest };
+const onOk = (request: { path: string; body?: Buffer }): void => {
+  const line = lineOf.get(request as PreparedRequest);
+  if (line !== undefined) okLines.push(line);
+};
+const options = {
+  origin: load.origin,
+  durationS: load.durationS,
+  connections: load.connections,
+  next: nextRequest,
+  onOk,
+};
 const result =
   load.ratePerSecond === undefined
     ? await httpLoad(options)
@@ -74,5 +92,6 @@ const summary: RequestLoadResult = {
   p50: percentile(result.latenciesMs, 50),
   p99: percentile(result.latenciesMs, 99),
   used,
+  okLines: okLines.sort((a, b) => a - b),
 };
 process.stdout.write(`result ${JSON.stringify(summary)}\n`);
