@@ -1,4 +1,4 @@
-import { optionEntries, type ConfigShape } from './load-config.js';
+import { optionEntries, type ConfigShape } from './config-spec.js';
 import type { OptionDef } from './options.js';
 
 function shownDefault(def: OptionDef<unknown>): string {
