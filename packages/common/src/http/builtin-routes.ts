@@ -4,7 +4,7 @@ import { currentLogSpec, setLogLevels } from '../log/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { docsRoutes } from './docs-route.js';
 import type { HealthChecks } from './health.js';
-import type { RouteSpec } from './route-table.js';
+import type { RouteSpec } from './route-spec.js';
 import './request.js';
 
 /**

@@ -1,5 +1,4 @@
-import type { RequestListener } from 'node:http';
-import express, { Router, type Express } from 'express';
+import express, { Router } from 'express';
 import helmet, { type HelmetOptions } from 'helmet';
 import { getLogger } from '../log/index.js';
 import { createMetrics, type Metrics } from '../metrics/index.js';
@@ -9,7 +8,8 @@ import { builtinRoutes, type BuiltinRoutes } from './builtin-routes.js';
 import { errorHandler, notFoundHandler } from './error-mapping.js';
 import { fastPath, fastRouteBodies, FastRoutes } from './fast-routes.js';
 import { queryRule } from './query-rule.js';
-import { mountRoute, type RouteSpec } from './route-table.js';
+import type { HttpApp } from './http-app.js';
+import { mountRoute } from './route-table.js';
 import { HealthChecks, type HealthOptions } from './health.js';
 import { requestLogging, requestObserver } from './request-logging.js';
 import { securityHeaders } from './security-headers.js';
@@ -26,30 +26,6 @@ export interface HttpAppOptions {
   helmet?: HelmetOptions;
   /** Express `trust proxy` setting, for deployments behind a load balancer. */
   trustProxy?: boolean | number | string;
-}
-
-export interface HttpApp {
-  /** Give this to `startHttpServer`: the fast routes answered in front of express, everything else by `app`. */
-  readonly listener: RequestListener;
-  /** The express app (serving it alone serves the fast routes through express); add routes through the routers below. */
-  readonly app: Express;
-  /** Routes behind the token rules: requests without valid credentials where tokens are defined get 401. */
-  readonly routes: Router;
-  /**
-   * Routes whose handlers decide about requests that lack credentials (an outbox showing anonymous readers
-   * only public activities, a collection readable by signed followers). Invalid credentials are still 401
-   * before the handler runs; handlers use `isAuthorized` / `requireAuthorization`.
-   */
-  readonly selfAuthorizingRoutes: Router;
-  /**
-   * A service's hottest endpoints (see `FastRoutes`): behind the token rules like `routes`, with the body as
-   * exact bytes, and answered without express whenever no HTTP signature has to be verified.
-   */
-  readonly fastRoutes: FastRoutes;
-  readonly health: HealthChecks;
-  readonly metrics: Metrics;
-  /** `/healthcheck`, `/metrics`, `/loglevels` as enabled, already mounted: the part of every route table the kit brings. */
-  readonly builtinRoutes: readonly RouteSpec[];
 }
 
 /**

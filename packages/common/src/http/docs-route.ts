@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { notFound } from '../errors/index.js';
-import type { RouteSpec } from './route-table.js';
+import type { RouteSpec } from './route-spec.js';
 
 /**
  * `GET /docs`: the service's API documentation, rendered in the browser by Swagger UI from the service's own

@@ -7,7 +7,8 @@
  */
 import './request.js';
 
-export { createHttpApp, type HttpApp, type HttpAppOptions } from './create-app.js';
+export { createHttpApp, type HttpAppOptions } from './create-app.js';
+export type { HttpApp } from './http-app.js';
 export {
   endWhenServerCloses,
   startHttpServer,
@@ -39,21 +40,18 @@ export { securityHeaders } from './security-headers.js';
 export { FastRoutes, type FastAnswer, type FastHandler, type FastRequest } from './fast-routes.js';
 export { errorCodeForStatus } from './status-codes.js';
 export type { BuiltinRoutes } from './builtin-routes.js';
-export {
-  mountRoutes,
-  mountedRoutes,
-  routeTableOf,
-  openApiPath,
-  type AuthClass,
-  type ExpressRouteSpec,
-  type FastRouteSpec,
-  type HttpMethod,
-  type JsonSchema,
-  type QueryParameterSpec,
-  type RequestBodySpec,
-  type ResponseSpec,
-  type RouteSpec,
-} from './route-table.js';
+export { mountRoutes, mountedRoutes, routeTableOf, openApiPath } from './route-table.js';
+export type {
+  AuthClass,
+  ExpressRouteSpec,
+  FastRouteSpec,
+  HttpMethod,
+  JsonSchema,
+  QueryParameterSpec,
+  RequestBodySpec,
+  ResponseSpec,
+  RouteSpec,
+} from './route-spec.js';
 export { documentedRoutes, openApiDocument, openApiRoute, type ApiInfo, type OpenApiDocument } from './openapi.js';
 export { renderRoutesMarkdown, routeTableTags, withRouteTables } from './route-table-markdown.js';
 export type {

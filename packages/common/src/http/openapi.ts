@@ -1,12 +1,5 @@
-import {
-  openApiPath,
-  pathParameters,
-  tokenKind,
-  type AuthClass,
-  type JsonSchema,
-  type ResponseSpec,
-  type RouteSpec,
-} from './route-table.js';
+import type { AuthClass, JsonSchema, ResponseSpec, RouteSpec } from './route-spec.js';
+import { openApiPath, pathParameters, tokenKind } from './route-table.js';
 
 /** What a service says about itself in its OpenAPI document. */
 export interface ApiInfo {

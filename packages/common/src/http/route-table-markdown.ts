@@ -1,5 +1,6 @@
 import type { ApiInfo } from './openapi.js';
-import { openApiPath, tokenKind, type ResponseSpec, type RouteSpec } from './route-table.js';
+import type { ResponseSpec, RouteSpec } from './route-spec.js';
+import { openApiPath, tokenKind } from './route-table.js';
 
 function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
