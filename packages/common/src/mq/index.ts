@@ -13,7 +13,6 @@ export {
   MIN_REDELIVERY_JITTER_MS,
   redeliveryDelay,
   REDELIVERY_JITTER,
-  type DeadLetterReason,
   type FailureOutcome,
   type QueueDefaults,
   type QueueOptions,

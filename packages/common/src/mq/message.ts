@@ -4,8 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { badRequest } from '../errors/index.js';
-import type { DeadLetterReason } from './options.js';
-import type { PublishOptions } from './types.js';
+import type { DeadLetterReason, PublishOptions } from './types.js';
 
 /** Header names the adapters set. User headers may not start with "x-". */
 export const HEADERS = Object.freeze({

@@ -4,7 +4,7 @@
  */
 import { badRequest, errorMessage, isRetryable } from '../errors/index.js';
 import { MAX_DELAY_MS } from './message.js';
-import type { BackoffPolicy, SubscribeOptions } from './types.js';
+import type { BackoffPolicy, DeadLetterReason, SubscribeOptions } from './types.js';
 
 export interface QueueDefaults {
   /** Consumer pool size of a subscription that does not set one. */
@@ -69,8 +69,6 @@ export function resolveSubscribeOptions(defaults: QueueDefaults, options: Subscr
 export function backoffDelay(policy: BackoffPolicy, attempt: number): number {
   return Math.min(policy.maxMs, Math.round(policy.initialMs * policy.multiplier ** (attempt - 1)));
 }
-
-export type DeadLetterReason = 'max-attempts' | 'non-retryable' | 'invalid-message';
 
 export type FailureOutcome =
   | { kind: 'retry'; delayMs: number; nextAttempt: number }

@@ -62,3 +62,6 @@ export interface MessageQueue {
 }
 
 export const deadLetterTopic = (topic: string): string => `${topic}.dead`;
+
+/** Why a message went to the dead-letter queue. */
+export type DeadLetterReason = 'max-attempts' | 'non-retryable' | 'invalid-message';
