@@ -107,3 +107,12 @@ export function ecdsaSignatureToP1363(signature: Uint8Array, scalarBytes: number
 export function isHttpSigKeyType(type: string): type is HttpSigKeyType {
   return type in KEY_PARAMETERS;
 }
+
+/**
+ * What signs the signing string: a `crypto` module `KeyPair`, or a remote KMS key behind the same shape.
+ * ECDSA signatures may come back as DER or P1363; they are sent as P1363, the form the original verifies.
+ */
+export interface SigningKey {
+  readonly type: string;
+  sign(data: Buffer): Uint8Array | Promise<Uint8Array>;
+}

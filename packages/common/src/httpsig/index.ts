@@ -4,13 +4,7 @@
  * the PEM block type naming the key type; and RFC 9421 HTTP Message Signatures beside them, verified always and
  * written when a signer is configured with `scheme: 'rfc9421'`. See the module files for the details of each part.
  */
-export {
-  createRequestSigner,
-  SIGNATURE_SCHEMES,
-  type RequestSignerOptions,
-  type SignatureScheme,
-  type SigningKey,
-} from './signer.js';
+export { createRequestSigner, SIGNATURE_SCHEMES, type RequestSignerOptions, type SignatureScheme } from './signer.js';
 export { createSignatureAuthenticator, type SignatureVerifierOptions } from './verifier.js';
 export { signatureMiddleware, type SignatureMiddlewareOptions } from './middleware.js';
 export { axiosSigningInterceptor, createSignedFetch, type SignedFetch } from './outbound.js';
@@ -51,6 +45,7 @@ export {
   NodeVerificationKey,
   ORIGINAL_ALGORITHM,
   type HttpSigKeyType,
+  type SigningKey,
   type VerificationKey,
 } from './algorithms.js';
 export { digestHeader, verifyDigestHeader, type DigestAlgorithm } from './digest.js';

@@ -1,5 +1,5 @@
 import type { OutboundRequest, RequestSigner } from '../http/principal.js';
-import { ecdsaSignatureToP1363, KEY_PARAMETERS, type HttpSigKeyType } from './algorithms.js';
+import { ecdsaSignatureToP1363, KEY_PARAMETERS, type HttpSigKeyType, type SigningKey } from './algorithms.js';
 import { contentDigestHeader, type ContentDigestAlgorithm } from './content-digest.js';
 import type { InnerList } from 'structured-headers';
 import {
@@ -9,7 +9,6 @@ import {
   signatureInput,
   type SignedMessage,
 } from './message-signature.js';
-import type { SigningKey } from './signer.js';
 
 /** The label of the one signature we write; a verifier reads labels only to pair the two fields. */
 const LABEL = 'sig1';

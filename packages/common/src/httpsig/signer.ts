@@ -5,6 +5,7 @@ import {
   KEY_PARAMETERS,
   ORIGINAL_ALGORITHM,
   type HttpSigKeyType,
+  type SigningKey,
 } from './algorithms.js';
 import { httpDate } from './date.js';
 import type { ContentDigestAlgorithm } from './content-digest.js';
@@ -12,15 +13,6 @@ import { digestHeader, type DigestAlgorithm } from './digest.js';
 import { createMessageSigner } from './message-signer.js';
 import { formatSignatureHeader } from './signature-header.js';
 import { buildSigningString } from './signing-string.js';
-
-/**
- * What signs the signing string: a `crypto` module `KeyPair`, or a remote KMS key behind the same shape.
- * ECDSA signatures may come back as DER or P1363; they are sent as P1363, the form the original verifies.
- */
-export interface SigningKey {
-  readonly type: string;
-  sign(data: Buffer): Uint8Array | Promise<Uint8Array>;
-}
 
 /** `cavage`: the draft-cavage headers the original reads (default); `rfc9421`: RFC 9421 HTTP Message Signatures. */
 export const SIGNATURE_SCHEMES = ['cavage', 'rfc9421'] as const;
