@@ -24,12 +24,14 @@
  */
 import { unavailable } from '../errors/index.js';
 import type { KvBackend, KvMutation } from './ordered-kv.js';
-import type { KvStore } from './kv-store.js';
 
-/** What a write plan collected: the puts and removes to apply, and each touched record's new JSON (null: deleted). */
+/**
+ * What a write plan collected: the puts and removes to apply, and each touched record's new JSON (null: deleted),
+ * by store (the `KvStore` itself, used only as a key here).
+ */
 export interface PlannedWrite {
   mutations: KvMutation[];
-  records: Map<KvStore<object>, Map<string, string | null>>;
+  records: Map<object, Map<string, string | null>>;
 }
 
 /** A record as a queued write leaves it (json null: deleted), and that write's outcome. */
@@ -39,10 +41,10 @@ export interface QueuedRecord {
 }
 
 /** The queued record of a key, or undefined when no queued write touches it. */
-export type QueuedRecords = (store: KvStore<object>, key: string) => QueuedRecord | undefined;
+export type QueuedRecords = (store: object, key: string) => QueuedRecord | undefined;
 
 export class KvWriter {
-  private readonly queued = new Map<KvStore<object>, Map<string, QueuedRecord & { generation: number }>>();
+  private readonly queued = new Map<object, Map<string, QueuedRecord & { generation: number }>>();
   private generation = 0;
   private transactionsQueued = 0;
   private failure: unknown;
