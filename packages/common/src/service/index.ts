@@ -15,7 +15,13 @@ export {
 } from './service.js';
 export type { ContextExtension, ServiceSettings } from './service-settings.js';
 export { openStorage, type StorageSettings } from './open-storage.js';
-export { databaseUrlRequired, lmdbCommitIntervalOption, storageOptions, storageSettingsOf } from './storage-options.js';
+export {
+  databaseUrlRequired,
+  lmdbCommitIntervalOption,
+  storageOptions,
+  storageSettingsOf,
+  type StorageOptions,
+} from './storage-options.js';
 export {
   logOptions,
   metricsHostOption,
@@ -26,7 +32,6 @@ export {
   tlsServePairCheck,
   tlsSettingsOf,
   type ServiceOptions,
-  type StorageOptions,
 } from './service-options.js';
 export { serviceHandle, type Running, type ServiceHandle } from './service-handle.js';
 export { tokenRulesFor, type TokenSettings } from './token-settings.js';

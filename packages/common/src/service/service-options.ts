@@ -3,12 +3,8 @@ import { parseByteSize } from '../http/index.js';
 import { formatLogSpec, parseLogSpec } from '../log/index.js';
 import { tracingSettingsOf } from '../tracing/index.js';
 import type { StoreKind } from '../storage/index.js';
-import type { StorageSettings } from './open-storage.js';
 import type { ServiceSettings } from './service-settings.js';
-import { storageSettingsOf } from './storage-options.js';
-
-/** A service's store as its options name it; the data directory is the service's own option. */
-export type StorageOptions = Pick<StorageSettings, 'type' | 'url' | 'prefix' | 'connectTimeoutMs' | 'commitIntervalMs'>;
+import { storageSettingsOf, type StorageOptions } from './storage-options.js';
 
 /** What every service's `createServer` takes for the parts the kit builds; a service's options extend it. */
 export interface ServiceOptions {

@@ -1,6 +1,9 @@
 import { opt } from '../config/index.js';
 import type { StoreKind } from '../storage/index.js';
-import type { StorageOptions } from './service-options.js';
+import type { StorageSettings } from './open-storage.js';
+
+/** A service's store as its options name it; the data directory is the service's own option. */
+export type StorageOptions = Pick<StorageSettings, 'type' | 'url' | 'prefix' | 'connectTimeoutMs' | 'commitIntervalMs'>;
 
 /**
  * The storage flags every service takes, with one help text each: `--database-type|url|prefix|timeout`, env
