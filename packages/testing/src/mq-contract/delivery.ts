@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventually, sleep } from '../contract-kit/index.js';
 import { Collector } from './collector.js';
-import type { MqContext } from './index.js';
+import type { MqContext } from './context.js';
 
 export function registerDelivery(ctx: MqContext): void {
   describe('delivery', () => {

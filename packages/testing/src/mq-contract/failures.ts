@@ -3,7 +3,7 @@ import { deadLetterTopic, HEADERS } from '@anchor/common/mq';
 import { permanent, transient } from '@anchor/common/errors';
 import { sleep } from '../contract-kit/index.js';
 import { Collector } from './collector.js';
-import type { MqContext } from './index.js';
+import type { MqContext } from './context.js';
 
 export function registerFailures(ctx: MqContext): void {
   describe('failures', () => {

@@ -10,21 +10,13 @@ import { uniqueName } from '../contract-kit/index.js';
 import { registerDelivery } from './delivery.js';
 import { registerFailures } from './failures.js';
 import { registerValidation } from './validation.js';
+import type { MqContext } from './context.js';
 
 export interface QueueHarness {
   /** A fresh queue with these defaults (the suite closes it after each test). */
   create(options?: QueueOptions): Promise<MessageQueue>;
   /** Removes what the test's topics left behind (broker queues), after `queue` has been closed. */
   cleanup?(queue: MessageQueue, topics: readonly string[]): Promise<void>;
-}
-
-export interface MqContext {
-  /** A queue for this test (created on first use, closed and cleaned up after the test). */
-  queue(options?: QueueOptions): Promise<MessageQueue>;
-  /** A topic name unique to this test. */
-  topic(): string;
-  /** Fast backoff for tests. */
-  readonly backoff: { initialMs: number; multiplier: number; maxMs: number };
 }
 
 export interface QueueContractOptions {

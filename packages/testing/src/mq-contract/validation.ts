@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_DELAY_MS } from '@anchor/common/mq';
 import { expectAppError, sleep } from '../contract-kit/index.js';
 import { Collector } from './collector.js';
-import type { MqContext } from './index.js';
+import type { MqContext } from './context.js';
 
 export function registerValidation(ctx: MqContext): void {
   describe('bad input is refused and nothing is published', () => {

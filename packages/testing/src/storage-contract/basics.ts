@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_KEY_BYTES } from '@anchor/common/storage';
 import { expectAppError } from '../contract-kit/index.js';
-import type { ContractContext } from './index.js';
+import type { ContractContext } from './context.js';
 
 interface Doc {
   name: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sleep } from '../contract-kit/index.js';
-import type { ContractContext } from './index.js';
+import type { ContractContext } from './context.js';
 
 interface Lease {
   status?: string;

@@ -5,13 +5,14 @@
  *   testStoreProvider('lmdb', { create: () => ..., reopen: (p) => ... });
  */
 import { afterAll, afterEach, beforeEach, describe } from 'vitest';
-import type { StoreOptions, StoreProvider, Store } from '@anchor/common/storage';
+import type { StoreOptions, StoreProvider } from '@anchor/common/storage';
 import { uniqueName } from '../contract-kit/index.js';
 import { registerBasics } from './basics.js';
 import { registerBatches } from './batches.js';
 import { registerExpiry } from './expiry.js';
 import { registerLifecycle } from './lifecycle.js';
 import { registerQueries } from './queries.js';
+import type { ContractContext } from './context.js';
 
 export interface StoreHarness {
   /** A fresh provider (the suite closes it after each test). */
@@ -25,16 +26,6 @@ export interface StoreHarness {
    * writes): racing compare-and-sets may then all win. Default true (mem, LMDB, MongoDB).
    */
   atomicConditionalWrites?: boolean;
-}
-
-export interface ContractContext {
-  readonly provider: StoreProvider;
-  /** Opens a store with a name unique to this test. */
-  openStore<T extends object = Record<string, unknown>>(options?: StoreOptions): Promise<Store<T>>;
-  /** Closes the provider and opens a new one over the same data (only when the harness can). */
-  reopen(): Promise<StoreProvider>;
-  readonly durable: boolean;
-  readonly atomicConditionalWrites: boolean;
 }
 
 export function testStoreProvider(label: string, harness: StoreHarness): void {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_LIMIT, type Page, type Query, type Store } from '@anchor/common/storage';
 import { expectAppError } from '../contract-kit/index.js';
-import type { ContractContext } from './index.js';
+import type { ContractContext } from './context.js';
 
 interface Ref {
   refType?: string;
