@@ -1,5 +1,5 @@
 import { badRequest } from '@anchor/common/errors';
-import type { RefType } from './activity-store.js';
+import type { RefChange, RefType } from './activity-refs.js';
 import {
   ANCHOR_WITNESS,
   embeddedActivity,
@@ -16,15 +16,6 @@ import {
  * ask here what follows, and apply it. Malformed or misdirected activities are `bad_request` errors:
  * refused for good, never retried.
  */
-
-/** A change to one collection: `objectIri` (this service, or an anchor hash) has / no longer has `refIri`. */
-export interface RefChange {
-  op: 'add' | 'delete';
-  refType: RefType;
-  objectIri: string;
-  refIri: string;
-  activityType?: string;
-}
 
 /** The effect of a received Follow or Invite: collection changes and the reply to send. */
 export interface InvitationEffect {

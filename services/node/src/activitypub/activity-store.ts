@@ -1,43 +1,11 @@
 import { queryAll, type ProviderBatchOp, type Store, type StoreProvider } from '@anchor/common/storage';
-import type { RefChange } from './activity-effects.js';
+import type { RefChange, RefType } from './activity-refs.js';
 import type { StoredActivity } from './vocabulary.js';
 
 export const ACTIVITY_STORES = {
   activities: 'activity',
   refs: 'activity-ref',
 } as const;
-
-/**
- * What a reference says (the original's activity-ref model, orb.md §3.2): `objectIri` has `refIri` in the
- * collection `refType`. For this node's collections `objectIri` is its service id; for likes and shares
- * it is an anchor hash.
- *
- * | refType | objectIri → refIri | exposed as |
- * |---|---|---|
- * | inbox | service → activity received | /inbox |
- * | outbox | service → activity posted | /outbox (authorised readers) |
- * | public-outbox | service → activity posted to the public | /outbox (anyone) |
- * | follower | service → actor following me | /followers |
- * | following | service → actor I follow | /following |
- * | witness | service → actor witnessing for me (accepted my Invite) | /witnesses |
- * | witnessing | service → actor I witness for (I accepted its Invite) | /witnessing |
- * | liked | service → anchor hashlink I liked | /liked |
- * | like | anchor hash → Like activity received | /likes, /likes/<anchor> |
- * | share | anchor hash → Announce activity received | /shares, /shares/<anchor> |
- */
-export const REF_TYPES = [
-  'inbox',
-  'outbox',
-  'public-outbox',
-  'follower',
-  'following',
-  'witness',
-  'witnessing',
-  'liked',
-  'like',
-  'share',
-] as const;
-export type RefType = (typeof REF_TYPES)[number];
 
 export interface ActivityRef {
   refType: RefType;

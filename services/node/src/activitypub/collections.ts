@@ -2,7 +2,8 @@ import { badRequest, notFound } from '@anchor/common/errors';
 import { isAuthorized, requireAuthorization, signedBy } from '@anchor/common/http';
 import type { Request, Response } from 'express';
 import { singleQueryValue } from '../util/query-value.js';
-import type { ActivityRef, ActivityStore, RefType } from './activity-store.js';
+import type { RefType } from './activity-refs.js';
+import type { ActivityRef, ActivityStore } from './activity-store.js';
 import { AS_CONTEXT, anchorHashOf, isPublic, type StoredActivity } from './vocabulary.js';
 
 /** Media type of ActivityPub documents served by this node. */

@@ -9,7 +9,7 @@ import type { DeadLetterSource } from '../dead-letters/dead-letter-source.js';
 import type { NodeMetrics } from '../observability/node-metrics.js';
 import { inSpan } from '@anchor/common/tracing';
 import { jsonBody } from '../util/json-body.js';
-import type { RefChange } from './activity-effects.js';
+import type { RefChange } from './activity-refs.js';
 import type { ActivityStore } from './activity-store.js';
 import { checkInboxCredentials, checkSignerIsActor } from './authorization.js';
 import { handlingOutcome } from './failure-outcomes.js';
