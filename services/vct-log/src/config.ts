@@ -18,7 +18,7 @@ import { isValidKeyName } from '@anchor/common/tlog';
 import { tracingOptions } from '@anchor/common/tracing';
 import { workerThreadsOption } from '@anchor/common/workers';
 import { issuerItemProblem, logItemProblem, buildLogDefinitions } from './log-definitions.js';
-import type { VctLogOptions } from './server.js';
+import type { VctLogOptions } from './log-options.js';
 
 /**
  * Every flag of `vct-log`: each flag's first env name is `VCT_<FLAG>` (the config module's env rule); the

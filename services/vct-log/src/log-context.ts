@@ -1,6 +1,6 @@
 import type { ServiceContext } from '@anchor/common/service';
 import type { VctMetrics } from './metrics.js';
-import type { VctLogOptions } from './server.js';
+import type { VctLogOptions } from './log-options.js';
 
 /** What the log adds to the kit's context. */
 export interface VctLogContextMembers {
