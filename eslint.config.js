@@ -111,6 +111,9 @@ export default tseslint.config(
     ignores: ['**/vitest.config.ts'],
     plugins: { 'import-x': importX },
     settings: {
+      // no-cycle reads the imported files too, so it must know they are TypeScript.
+      'import-x/extensions': ['.ts', '.mts', '.js', '.mjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.mts'] },
       'import-x/resolver-next': [
         createNodeResolver({
           extensions: ['.ts', '.mts', '.js', '.mjs', '.json'],
@@ -119,7 +122,8 @@ export default tseslint.config(
         }),
       ],
     },
-    rules: { 'import-x/no-relative-packages': 'error' },
+    // No import loops between files: a loop means one of the two belongs lower, where both can import it.
+    rules: { 'import-x/no-relative-packages': 'error', 'import-x/no-cycle': 'error' },
   },
   ...importBoundaries,
   sidetreeNoFetch,
