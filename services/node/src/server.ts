@@ -6,7 +6,7 @@ import { extendNodeContext, nodeSettings, type NodeContextMembers } from './cont
 import type { NodeServer, NodeServerOptions, NodeServices } from './node-server.js';
 import { createActivityPubFeature } from './activitypub/activitypub-feature.js';
 import { createAnchoringFeature } from './anchoring/anchoring-feature.js';
-import { ParsedOperationCache } from './anchoring/parsed-operation-cache.js';
+import { ParsedOperationCache } from './anchor-model/parsed-operation-cache.js';
 import { createCasFeature } from './cas/cas-feature.js';
 import { createDeadLettersFeature } from './dead-letters/dead-letters-feature.js';
 import { createDidDiscoveryFeature } from './did-discovery/did-discovery-feature.js';

@@ -11,12 +11,13 @@ import type { NodeMetrics } from '../observability/node-metrics.js';
 import { anchorStep } from '../observability/node-spans.js';
 import { decodeRequest, type QueuedOperation } from '../operations/operation-records.js';
 import type { OperationStores } from '../operations/operation-stores.js';
-import type { AnchorEvent } from '../observer/anchor-event.js';
-import type { AnchorRecord } from '../observer/anchor-records.js';
+import type { AnchorEvent } from '../anchor-model/anchor-event.js';
+import type { AnchorRecord } from '../anchor-model/anchor-records.js';
 import type { CredentialStore } from '../vc/vc-feature.js';
-import type { AnchorBatch, AnchorBatches, AnchorStatus } from './anchor-batches.js';
-import type { BatchFileBuilder } from './batch-file-builder.js';
-import { buildAnchorCredential, type AnchorCredential } from './anchor-credential.js';
+import type { AnchorStatus } from '../anchor-model/anchor-status.js';
+import type { AnchorBatch, AnchorBatches } from './anchor-batches.js';
+import type { BatchFileBuilder } from '../anchor-model/batch-file-builder.js';
+import { buildAnchorCredential, type AnchorCredential } from '../anchor-model/anchor-credential.js';
 import {
   buildContentObject,
   contentAnchor,
@@ -24,9 +25,9 @@ import {
   type AnchorLink,
   type AnchorLinkset,
   type SuffixAnchor,
-} from './anchor-linkset.js';
+} from '../anchor-model/anchor-linkset.js';
 import type { LocalWitness } from './local-witness.js';
-import type { ParsedOperationCache } from './parsed-operation-cache.js';
+import type { ParsedOperationCache } from '../anchor-model/parsed-operation-cache.js';
 import type { AnchorWitnessing } from './witnessing.js';
 import { getManyInSlices } from '../util/read-in-slices.js';
 

@@ -12,12 +12,12 @@ import type { OperationStores } from '../operations/operation-stores.js';
 import type { VcFeature } from '../vc/vc-feature.js';
 import type { VctClientFeature } from '../vct-client/vct-client-feature.js';
 import { AnchorBatches } from './anchor-batches.js';
-import { dataUriEncodingFor } from './anchor-linkset.js';
+import { dataUriEncodingFor } from '../anchor-model/anchor-linkset.js';
 import { AnchorPipeline, type AnchorCompletedListener } from './anchor-pipeline.js';
-import { createBatchFileBuilder } from './batch-file-builder.js';
+import { createBatchFileBuilder } from '../anchor-model/batch-file-builder.js';
 import { BatchWriter } from './batch-writer.js';
 import { LocalWitness } from './local-witness.js';
-import type { ParsedOperationCache } from './parsed-operation-cache.js';
+import type { ParsedOperationCache } from '../anchor-model/parsed-operation-cache.js';
 import { selfWitnessing, type AnchorWitnessing } from './witnessing.js';
 
 export interface AnchoringFeature extends NodeFeature {

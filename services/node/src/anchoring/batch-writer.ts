@@ -10,7 +10,7 @@ import { queuedProtocolVersion, suffixOfKey } from '../operations/operation-reco
 import { OperationStores } from '../operations/operation-stores.js';
 import { IN_FLIGHT, UNFINISHED, type AnchorBatch, type AnchorBatches } from './anchor-batches.js';
 import type { AnchorPipeline } from './anchor-pipeline.js';
-import type { ParsedOperationCache } from './parsed-operation-cache.js';
+import type { ParsedOperationCache } from '../anchor-model/parsed-operation-cache.js';
 
 export interface BatchWriterOptions {
   /** Longest wait of an eligible operation before its batch is cut (`--batch-writer-timeout`). */

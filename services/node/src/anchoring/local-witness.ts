@@ -7,7 +7,7 @@ import {
 } from '@anchor/common/jsonld';
 import type { LogSetting } from '../vct-client/log-setting.js';
 import type { VctClient } from '../vct-client/vct-client.js';
-import type { AnchorCredential } from './anchor-credential.js';
+import type { AnchorCredential } from '../anchor-model/anchor-credential.js';
 
 export interface LocalWitnessOptions {
   /** The anchor-credential key: local, or in the kms. */

@@ -12,7 +12,7 @@ import {
   waitPublished,
   type TestNode,
 } from '../testing/test-node.js';
-import type { AnchorCredential } from './anchor-credential.js';
+import type { AnchorCredential } from '../anchor-model/anchor-credential.js';
 import type { AnchorWitnessing, WitnessRequest } from './witnessing.js';
 
 /**

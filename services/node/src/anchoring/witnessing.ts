@@ -1,5 +1,5 @@
-import type { AnchorCredential } from './anchor-credential.js';
-import type { AnchorLink } from './anchor-linkset.js';
+import type { AnchorCredential } from '../anchor-model/anchor-credential.js';
+import type { AnchorLink } from '../anchor-model/anchor-linkset.js';
 
 /**
  * The witnessing step of the anchor pipeline, between "signed by this node" and "published" (orb.md §2.5).

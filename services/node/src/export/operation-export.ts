@@ -1,12 +1,12 @@
 import { badRequest, internal } from '@anchor/common/errors';
 import { parseHashlink } from '@anchor/common/encoding';
 import type { ProtocolRegistry } from '@anchor/sidetree';
-import { readAnchorLinkset } from '../anchoring/anchor-linkset.js';
+import { readAnchorLinkset } from '../anchor-model/anchor-linkset.js';
 import { CasStore } from '../cas/cas-store.js';
 import type { ContentResolver } from '../cas/content-resolver.js';
 import type { PublishedOperation } from '../operations/operation-records.js';
 import type { OperationStores } from '../operations/operation-stores.js';
-import type { AnchorRecord, AnchorRecords } from '../observer/anchor-records.js';
+import type { AnchorRecord, AnchorRecords } from '../anchor-model/anchor-records.js';
 import { batchFileBytes, fetchBatchFiles } from '../observer/batch-files.js';
 import { getManyInSlices } from '../util/read-in-slices.js';
 

@@ -9,8 +9,8 @@ import { BROADCAST_STORE, Outbox, type PendingBroadcast } from '../activitypub/o
 import { PUBLIC, anchorEvent, derivedActivityId, type StoredActivity } from '../activitypub/vocabulary.js';
 import { CAS_MEDIA, CasStore } from '../cas/cas-store.js';
 import { createNodeMetrics } from '../observability/node-metrics.js';
-import type { AnchorEvent } from '../observer/anchor-event.js';
-import { AnchorRecords } from '../observer/anchor-records.js';
+import type { AnchorEvent } from '../anchor-model/anchor-event.js';
+import { AnchorRecords } from '../anchor-model/anchor-records.js';
 import { AnchorIntakeService, INTAKE_STORE, type AnchorIntake } from './anchor-intake.js';
 
 const ME = 'https://me.test/services/node';

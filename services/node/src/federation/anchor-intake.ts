@@ -15,8 +15,8 @@ import {
   type StoredActivity,
 } from '../activitypub/vocabulary.js';
 import type { CasStore } from '../cas/cas-store.js';
-import type { AnchorEvent } from '../observer/anchor-event.js';
-import type { AnchorRecord } from '../observer/anchor-records.js';
+import type { AnchorEvent } from '../anchor-model/anchor-event.js';
+import type { AnchorRecord } from '../anchor-model/anchor-records.js';
 
 export const INTAKE_STORE = 'anchor-intake';
 

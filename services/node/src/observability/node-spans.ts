@@ -1,5 +1,5 @@
 import { contextFrom, inSpan, linkFrom, tracingEnabled, type Link, type TraceCarrier } from '@anchor/common/tracing';
-import type { AnchorStatus } from '../anchoring/anchor-batches.js';
+import type { AnchorStatus } from '../anchor-model/anchor-status.js';
 import type { NodeMetrics } from './node-metrics.js';
 
 /** OpenTelemetry's default limit of links per span. */

@@ -5,7 +5,7 @@ import {
   type ProtocolParameters,
   type ProvisionalIndexFile,
 } from '@anchor/sidetree';
-import type { AnchoredOperation, BatchFileBuilder } from '../anchoring/batch-file-builder.js';
+import type { AnchoredOperation, BatchFileBuilder } from '../anchor-model/batch-file-builder.js';
 import { CAS_MEDIA } from '../cas/cas-store.js';
 import type { ContentResolver } from '../cas/content-resolver.js';
 

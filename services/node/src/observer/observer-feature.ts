@@ -3,16 +3,16 @@ import { errorMessage, isRetryable } from '@anchor/common/errors';
 import { getLogger } from '@anchor/common/log';
 import type { Subscription } from '@anchor/common/mq';
 import { queryPages } from '@anchor/common/storage';
-import { createBatchFileBuilder } from '../anchoring/batch-file-builder.js';
-import type { ParsedOperationCache } from '../anchoring/parsed-operation-cache.js';
+import { createBatchFileBuilder } from '../anchor-model/batch-file-builder.js';
+import type { ParsedOperationCache } from '../anchor-model/parsed-operation-cache.js';
 import type { CasFeature } from '../cas/cas-feature.js';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
 import type { OperationStores } from '../operations/operation-stores.js';
 import type { ResolutionService } from '../resolution/resolution-service.js';
-import { ANCHOR_TOPIC, type AnchorEvent, type ProcessedAnchor } from './anchor-event.js';
+import { ANCHOR_TOPIC, type AnchorEvent, type ProcessedAnchor } from '../anchor-model/anchor-event.js';
 import { AnchorObserver } from './anchor-observer.js';
-import { AnchorRecords } from './anchor-records.js';
+import { AnchorRecords } from '../anchor-model/anchor-records.js';
 import { CredentialVerifier } from './credential-verifier.js';
 
 export interface ObserverFeature extends NodeFeature {

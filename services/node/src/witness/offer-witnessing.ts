@@ -1,7 +1,7 @@
 import { badRequest, errorMessage } from '@anchor/common/errors';
 import { attachProof, type DataIntegrityProof } from '@anchor/common/jsonld';
 import type { Logger } from '@anchor/common/log';
-import type { AnchorCredential } from '../anchoring/anchor-credential.js';
+import type { AnchorCredential } from '../anchor-model/anchor-credential.js';
 import type { AnchorWitnessing, WitnessOutcome, WitnessRequest } from '../anchoring/witnessing.js';
 import type { Outbox } from '../activitypub/outbox.js';
 import { ANCHOR_WITNESS, PUBLIC, derivedActivityId, hostOf, type StoredActivity } from '../activitypub/vocabulary.js';

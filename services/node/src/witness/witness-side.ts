@@ -1,8 +1,8 @@
 import { badRequest } from '@anchor/common/errors';
 import { CONTEXT_URLS } from '@anchor/common/jsonld';
 import type { Logger } from '@anchor/common/log';
-import { checkAnchorCredential } from '../anchoring/anchor-credential.js';
-import { readAnchorLinkset } from '../anchoring/anchor-linkset.js';
+import { checkAnchorCredential } from '../anchor-model/anchor-credential.js';
+import { readAnchorLinkset } from '../anchor-model/anchor-linkset.js';
 import type { LocalWitness } from '../anchoring/local-witness.js';
 import type { ActivityStore } from '../activitypub/activity-store.js';
 import type { Outbox } from '../activitypub/outbox.js';

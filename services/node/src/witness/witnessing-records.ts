@@ -1,6 +1,6 @@
 import type { DataIntegrityProof } from '@anchor/common/jsonld';
 import type { Store, StoreProvider } from '@anchor/common/storage';
-import type { AnchorCredential } from '../anchoring/anchor-credential.js';
+import type { AnchorCredential } from '../anchor-model/anchor-credential.js';
 import type { WitnessRole } from './witness-policy.js';
 
 export const WITNESS_STORES = {

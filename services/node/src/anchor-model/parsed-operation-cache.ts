@@ -6,15 +6,20 @@ const PUBLISHED_BATCHES = 64;
 /**
  * The operations this instance parsed at intake, kept until the observer has committed them, so that the
  * anchor pipeline does not parse them again and the observer does not read this node's own batch files
- * back from the CAS. Three stages, each with one writer:
+ * back from the CAS. Its whole life, in one place:
  *
- * - accepted: by operation key, kept by the batch writer while it holds the operation (queued, then cut),
- *   taken by the pipeline when it builds the batch;
- * - built: by batch id, the operations of a built batch in batch order, until the pipeline publishes it;
- * - published: by core index hashlink, until the observer commits the anchor (bounded).
+ * - created: one per process, by `createServer` (server.ts), before the anchoring and observer features
+ *   that share it; nothing survives a restart.
+ * - accepted (by operation key): the batch writer keeps an operation it queues (`keepAccepted`) and forgets
+ *   it when its batch is released or the operation left the store (`forgetAccepted`), all of them when the
+ *   instance stops being the batch writer (`clearAccepted`); the pipeline takes it when it builds the batch.
+ * - built (by batch id): the pipeline keeps a built batch's operations in batch order (`keepBuilt`), moves
+ *   them on when it publishes the batch (`publishBuilt`), and forgets them when the batch ends otherwise.
+ * - published (by core index hashlink, the newest `PUBLISHED_BATCHES`): the observer reads them for this
+ *   node's own anchor (`publishedBatch`) and forgets them once the anchor is committed.
  *
- * Only a cache: an operation it lacks is parsed from its stored request, a batch it lacks is read from its
- * files (the files are byte for byte what these operations serialise to).
+ * Only a cache: an operation it lacks (after a restart, on another instance) is parsed from its stored
+ * request, a batch it lacks is read from its files (byte for byte what these operations serialise to).
  */
 export class ParsedOperationCache {
   private readonly accepted = new Map<string, ParsedOperation>();
