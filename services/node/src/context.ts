@@ -26,7 +26,7 @@ import { domainDidDocument, localFirstDidWebResolver } from './identity/domain-d
 import { loadNodeKeys, type NodeKeys } from './identity/node-keys.js';
 import { nodeUrls, type NodeUrls } from './identity/node-urls.js';
 import { createNodeMetrics, type NodeMetrics } from './observability/node-metrics.js';
-import { ConfigValues } from './stores/config-values.js';
+import { ConfigValues } from './runtime-config/config-values.js';
 import { AcceptLists } from './system/accept-lists.js';
 import { AllowedOrigins } from './system/allowed-origins.js';
 

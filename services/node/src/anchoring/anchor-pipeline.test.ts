@@ -27,7 +27,7 @@ import { AnchorRecords } from '../anchor-model/anchor-records.js';
 import { CredentialVerifier } from '../observer/credential-verifier.js';
 import { encodeRequest, operationKey, type QueuedOperation } from '../operations/operation-records.js';
 import { OperationStores } from '../operations/operation-stores.js';
-import { ConfigValues } from '../stores/config-values.js';
+import { ConfigValues } from '../runtime-config/config-values.js';
 import { CredentialStore, VC_STORE } from '../vc/vc-feature.js';
 import { LogSetting } from '../vct-client/log-setting.js';
 import { VctClient } from '../vct-client/vct-client.js';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { connectKms, openKmsSigner, type KmsSettings } from '@anchor/common/clients';
 import { KeyPair, localSigner, type Signer } from '@anchor/common/crypto';
 import { badRequest } from '@anchor/common/errors';
-import type { ConfigValues } from '../stores/config-values.js';
+import type { ConfigValues } from '../runtime-config/config-values.js';
 
 /**
  * The node's two signers: one for anchor credentials (its key published in /.well-known/did.json), one for

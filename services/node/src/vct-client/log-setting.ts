@@ -1,5 +1,5 @@
 import { badRequest } from '@anchor/common/errors';
-import type { ConfigValues } from '../stores/config-values.js';
+import type { ConfigValues } from '../runtime-config/config-values.js';
 
 const SETTING = 'log-url';
 

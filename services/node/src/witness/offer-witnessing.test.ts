@@ -26,7 +26,7 @@ import type { NodeKeys } from '../identity/node-keys.js';
 import { nodeUrls } from '../identity/node-urls.js';
 import { createNodeMetrics } from '../observability/node-metrics.js';
 import { CredentialVerifier } from '../observer/credential-verifier.js';
-import { ConfigValues } from '../stores/config-values.js';
+import { ConfigValues } from '../runtime-config/config-values.js';
 import { OfferWitnessing, type OfferWitnessingOptions } from './offer-witnessing.js';
 import { WitnessPolicySetting } from './policy-setting.js';
 import { WitnessCandidates } from './witness-candidates.js';

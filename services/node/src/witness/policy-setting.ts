@@ -1,4 +1,4 @@
-import type { ConfigValues } from '../stores/config-values.js';
+import type { ConfigValues } from '../runtime-config/config-values.js';
 import { DEFAULT_WITNESS_POLICY, parseWitnessPolicy, type WitnessPolicy } from './witness-policy.js';
 
 const SETTING = 'witness-policy';

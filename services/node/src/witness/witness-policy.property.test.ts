@@ -2,7 +2,7 @@ import { AppError } from '@anchor/common/errors';
 import { createMemStoreProvider } from '@anchor/common/storage';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConfigValues } from '../stores/config-values.js';
+import { ConfigValues } from '../runtime-config/config-values.js';
 import { WitnessPolicySetting } from './policy-setting.js';
 import { parseWitnessPolicy, type WitnessPolicy, type WitnessRole } from './witness-policy.js';
 
