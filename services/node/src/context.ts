@@ -27,8 +27,8 @@ import { loadNodeKeys, type NodeKeys } from './identity/node-keys.js';
 import { nodeUrls, type NodeUrls } from './identity/node-urls.js';
 import { createNodeMetrics, type NodeMetrics } from './observability/node-metrics.js';
 import { ConfigValues } from './runtime-config/config-values.js';
-import { AcceptLists } from './system/accept-lists.js';
-import { AllowedOrigins } from './system/allowed-origins.js';
+import { AcceptLists } from './runtime-config/accept-lists.js';
+import { AllowedOrigins } from './runtime-config/allowed-origins.js';
 
 /** What the node adds to the kit's context (config, log, metrics, storage, mq, http, httpClient). */
 export interface NodeContextMembers {

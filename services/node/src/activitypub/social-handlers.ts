@@ -1,6 +1,6 @@
 import { badRequest } from '@anchor/common/errors';
 import type { Logger } from '@anchor/common/log';
-import type { AcceptLists, AcceptListType } from '../system/accept-lists.js';
+import type { AcceptLists, AcceptListType } from '../runtime-config/accept-lists.js';
 import type { ActivityStore } from './activity-store.js';
 import type { Inbox } from './inbox.js';
 import type { Outbox } from './outbox.js';

@@ -1,5 +1,5 @@
 import { defineSchema } from '@anchor/common/schemas';
-import { ACCEPT_LIST_TYPES, type AcceptListType } from '../system/accept-lists.js';
+import { ACCEPT_LIST_TYPES, type AcceptListType } from '../runtime-config/accept-lists.js';
 
 /**
  * Request bodies of the node's own JSON endpoints. The system endpoints are ours alone, so their bodies

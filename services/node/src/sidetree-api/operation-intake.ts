@@ -18,7 +18,7 @@ import type { NodeMetrics } from '../observability/node-metrics.js';
 import { encodeRequest, operationKey, type QueuedOperation } from '../operations/operation-records.js';
 import { OperationStores, STORE } from '../operations/operation-stores.js';
 import type { ResolutionService } from '../resolution/resolution-service.js';
-import type { AllowedOrigins } from '../system/allowed-origins.js';
+import type { AllowedOrigins } from '../runtime-config/allowed-origins.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import { QueueFull, type IntakeBackPressure } from './intake-back-pressure.js';
 

@@ -3,7 +3,12 @@ import { validate } from '@anchor/common/schemas';
 import type { RequestHandler } from 'express';
 import { ACCEPT_LIST_UPDATE } from '../schemas/index.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
-import { ACCEPT_LIST_TYPES, type AcceptListEntry, type AcceptLists, type AcceptListType } from './accept-lists.js';
+import {
+  ACCEPT_LIST_TYPES,
+  type AcceptListEntry,
+  type AcceptLists,
+  type AcceptListType,
+} from '../runtime-config/accept-lists.js';
 import { singleQueryValue } from '../util/query-value.js';
 import { jsonBody } from '../util/json-body.js';
 

@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 import { ALLOWED_ORIGINS_UPDATE } from '../schemas/index.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import { jsonBody } from '../util/json-body.js';
-import type { AllowedOrigins } from './allowed-origins.js';
+import type { AllowedOrigins } from '../runtime-config/allowed-origins.js';
 
 /**
  * `GET|POST /allowedorigins` (spec System endpoints, "Allowed anchor origins"): the anchor origins create

@@ -1,5 +1,5 @@
 import { getLogger } from '@anchor/common/log';
-import type { ConfigValues } from '../runtime-config/config-values.js';
+import type { ConfigValues } from './config-values.js';
 
 const SETTING = 'allowed-origins';
 const ANY = '*';

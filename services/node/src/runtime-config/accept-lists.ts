@@ -1,4 +1,4 @@
-import type { ConfigValues } from '../runtime-config/config-values.js';
+import type { ConfigValues } from './config-values.js';
 
 /** The activity kinds an accept list authorises (spec "Accept-list entry"). */
 export const ACCEPT_LIST_TYPES = ['follow', 'invite-witness'] as const;
