@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
-import type { WebDidView } from './web-did-view.js';
+import type { WebDidView } from '../resolution/web-did-view.js';
 
 export interface DidWebFeature extends NodeFeature {
   readonly handlers: { readonly getDocument: RequestHandler };

@@ -1,5 +1,5 @@
 import type { NodeContext } from '../context.js';
-import { WebDidView } from '../did-web/web-did-view.js';
+import { WebDidView } from './web-did-view.js';
 import type { NodeFeature } from '../feature.js';
 import type { OperationStores } from '../operations/operation-stores.js';
 import { DidOperationsLoader } from './did-operations.js';

@@ -1,6 +1,6 @@
 import { badRequest, notFound } from '@anchor/common/errors';
 import { decodeDomain, encodeDomain, unpublishedDid, type DidResolutionResult } from '@anchor/sidetree';
-import type { ResolutionService } from '../resolution/resolution-service.js';
+import type { ResolutionService } from './resolution-service.js';
 
 const WEB_SCID = /^did:web:([^:]+):scid:([^:]+)$/;
 
