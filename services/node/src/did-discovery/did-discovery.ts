@@ -9,7 +9,7 @@ import { canonicalDid, type ParsedNodeDid, type ResolutionModel } from '@anchor/
 import { LRUCache } from 'lru-cache';
 import type { AnchorObserver } from '../observer/anchor-observer.js';
 import type { ResolutionService, ResolvedDid, VersionOptions } from '../resolution/resolution-service.js';
-import { OperationRejected } from '../sidetree-api/operation-intake.js';
+import { OperationRejected } from '../operations/operation-rejected.js';
 import type { DiscoveryMetrics } from './discovery-metrics.js';
 import { anchorOriginBase, checkPeer, hintedBase } from './peer-base.js';
 

@@ -16,21 +16,12 @@ import {
 } from '@anchor/sidetree';
 import type { NodeMetrics } from '../observability/node-metrics.js';
 import { encodeRequest, operationKey, type QueuedOperation } from '../operations/operation-records.js';
+import { OperationRejected } from '../operations/operation-rejected.js';
 import { OperationStores, STORE } from '../operations/operation-stores.js';
 import type { ResolutionService } from '../resolution/resolution-service.js';
 import type { AllowedOrigins } from '../runtime-config/allowed-origins.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import { QueueFull, type IntakeBackPressure } from './intake-back-pressure.js';
-
-/** A refused operation: always a 400 naming the problem; `reason` labels node_operations_rejected_total. */
-export class OperationRejected extends AppError {
-  constructor(
-    readonly reason: 'invalid' | 'origin' | 'unknown-did' | 'deactivated' | 'commitment',
-    message: string,
-  ) {
-    super('bad_request', message);
-  }
-}
 
 /** Told about every write (the batch writer mirrors the queue). */
 export interface AcceptedOperationSink {
