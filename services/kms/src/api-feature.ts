@@ -1,9 +1,7 @@
-import type { FastHandler } from '@anchor/common/http';
-import { mountRoutes } from '@anchor/common/http';
+import { expressHandlerOf, mountRoutes } from '@anchor/common/http';
 import type { Feature } from '@anchor/common/service';
 import { precompileSchemas } from '@anchor/common/schemas';
 import { PROJECT_VERSION } from '@anchor/common/version';
-import type { RequestHandler } from 'express';
 import { keystoreHandlers } from './api/keystore-handlers.js';
 import { kmsOperations } from './api/kms-operations.js';
 import * as schemas from './api/schemas.js';
@@ -53,9 +51,9 @@ export function createApiFeature(
       ...keystoreHandlers({ keystores, metrics, dids, baseUrl: knownBaseUrl, endpoint: kmsEndpoint(config) }),
       ...operations,
       ...wrapAndBbsOperations({ keystores, metrics, baseUrl: knownBaseUrl, bbs }),
-      importKey: viaExpress(operations.importKey as FastHandler),
-      exportKey: operations.exportKey as FastHandler,
-    } as Parameters<typeof kmsRoutes>[1]),
+      // A PUT, which the fast path does not serve.
+      importKey: expressHandlerOf(operations.importKey),
+    }),
   );
   return {
     name: 'api',
@@ -65,27 +63,6 @@ export function createApiFeature(
     async start() {
       baseUrl ??= `${ctx.listener.secure ? 'https' : 'http'}://${displayHost(config.host ?? '127.0.0.1')}:${ctx.listener.port}`;
     },
-  };
-}
-
-/** A fast handler on an express route (one that is not on the fast path, e.g. a PUT). */
-function viaExpress(handler: FastHandler): RequestHandler {
-  return async (req, res) => {
-    const answer = await handler({
-      method: req.method,
-      path: req.path,
-      params: req.params as Record<string, string>,
-      query: new URLSearchParams(
-        req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '',
-      ),
-      body: req.rawBody,
-      headers: req.headers,
-      principal: req.principal,
-      authorized: req.authorized,
-    });
-    res.status(answer.status ?? 200);
-    for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
-    res.type(answer.contentType).send(answer.body);
   };
 }
 

@@ -126,24 +126,32 @@ export class FastRoutes {
     // Case-sensitive with an optional trailing slash: how the kit's express routes match.
     const signed = options.signed ?? false;
     this.#routes.push({ method, template, pattern: new RegExp(`^${source}/?$`), paramNames, handler, signed });
-    const viaExpress: RequestHandler = async (req: Request, res: Response) => {
-      const answer = await handler({
-        method: req.method,
-        path: req.path,
-        params: flatParams(req.params as Record<string, string | string[]>),
-        query: new URLSearchParams(searchOf(req.originalUrl)),
-        body: req.rawBody,
-        headers: req.headers,
-        principal: req.principal,
-        authorized: req.authorized,
-      });
-      writeAnswer(res, answer, []);
-    };
+    const viaExpress = expressHandlerOf(handler);
     const router = signed ? this.selfAuthorizing : this.express;
     if (method === 'GET') router.get(template, viaExpress);
     else router.post(template, viaExpress);
     return this;
   }
+}
+
+/**
+ * A fast handler behind an express route: how the kit serves fast routes that express must answer (a signed
+ * request), and how a service serves a handler of the one fast shape on a method the fast path lacks (a PUT).
+ */
+export function expressHandlerOf(handler: FastHandler): RequestHandler {
+  return async (req: Request, res: Response) => {
+    const answer = await handler({
+      method: req.method,
+      path: req.path,
+      params: flatParams(req.params as Record<string, string | string[]>),
+      query: new URLSearchParams(searchOf(req.originalUrl)),
+      body: req.rawBody,
+      headers: req.headers,
+      principal: req.principal,
+      authorized: req.authorized,
+    });
+    writeAnswer(res, answer, []);
+  };
 }
 
 /** Express 5 gives a `*name` tail as its segments; handlers get it as the fast path does, joined by `/`. */

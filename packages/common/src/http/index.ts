@@ -37,7 +37,7 @@ export {
 export { JSON_MEDIA_TYPES, formatByteSize, jsonBody, parseByteSize } from './body-parsing.js';
 export { checkQuery } from './query-rule.js';
 export { securityHeaders } from './security-headers.js';
-export { FastRoutes, type FastAnswer, type FastHandler, type FastRequest } from './fast-routes.js';
+export { expressHandlerOf, FastRoutes, type FastAnswer, type FastHandler, type FastRequest } from './fast-routes.js';
 export { errorCodeForStatus } from './status-codes.js';
 export type { BuiltinRoutes } from './builtin-routes.js';
 export { mountRoutes, mountedRoutes, routeTableOf, openApiPath } from './route-table.js';

@@ -19,13 +19,7 @@ export interface KeystoreHandlersOptions {
 }
 
 /** Keystore creation (the kms's write tokens), a keystore's description, and DIDs with keys in a keystore. */
-export function keystoreHandlers({
-  keystores,
-  metrics,
-  dids,
-  baseUrl,
-  endpoint,
-}: KeystoreHandlersOptions): Record<string, FastHandler> {
+export function keystoreHandlers({ keystores, metrics, dids, baseUrl, endpoint }: KeystoreHandlersOptions) {
   const scope = new KeystoreScope(keystores, baseUrl);
   return {
     createKeystore: (req) =>
@@ -72,5 +66,5 @@ export function keystoreHandlers({
           throw asAppError(error);
         }
       }),
-  };
+  } satisfies Record<string, FastHandler>;
 }

@@ -90,12 +90,7 @@ export function newVersion(material: KeyMaterial, kid: string): NewKeyVersion {
 }
 
 /** The kms operations of the original (key creation, import, export, rotation, sign ... sealopen) as fast handlers. */
-export function kmsOperations({
-  keystores,
-  metrics,
-  baseUrl,
-  batchSigner,
-}: KmsOperationsOptions): Record<string, FastHandler> {
+export function kmsOperations({ keystores, metrics, baseUrl, batchSigner }: KmsOperationsOptions) {
   const scope = new KeystoreScope(keystores, baseUrl);
   const op =
     (name: string, handler: (req: FastRequest) => Promise<FastAnswer>): FastHandler =>
@@ -270,7 +265,7 @@ export function kmsOperations({
       const material = await materialByPublicKey(keystores, keystore, bytesOf(body.myPub, 'myPub'));
       return json({ plainText: b64(sealOpen(material, bytesOf(body.cipherText, 'cipherText'))) });
     }),
-  };
+  } satisfies Record<string, FastHandler>;
 }
 
 async function materialByPublicKey(

@@ -19,12 +19,7 @@ export interface WrapBbsOptions {
 }
 
 /** Key wrap (ECDH-ES anoncrypt, ECDH-1PU authcrypt, unwrap) and BBS (signmulti ... verifyproof) as fast handlers. */
-export function wrapAndBbsOperations({
-  keystores,
-  metrics,
-  baseUrl,
-  bbs,
-}: WrapBbsOptions): Record<string, FastHandler> {
+export function wrapAndBbsOperations({ keystores, metrics, baseUrl, bbs }: WrapBbsOptions) {
   const scope = new KeystoreScope(keystores, baseUrl);
   const op =
     (name: string, handler: (req: FastRequest) => Promise<FastAnswer>): FastHandler =>
@@ -144,7 +139,7 @@ export function wrapAndBbsOperations({
         if (await bbs.verifyProof(publicKey, proof, revealed, nonce, header)) return json({ verified: true });
       return json({ verified: false });
     }),
-  };
+  } satisfies Record<string, FastHandler>;
 }
 
 function requireBbs(keyType: string): void {
