@@ -60,6 +60,14 @@ describe('KmsClient against the kms service', () => {
       expect(await keystore.verify(key.keyId, (await keystore.sign(key.keyId, data)).value, randomBytes(100))).toBe(
         false,
       );
+      // A batch is signed on the kms's worker threads: each signature verifies for its own message only (in the
+      // kms's own form, as /sign answers: DER for ECDSAP256DER, so the kms checks them).
+      const batch = Array.from({ length: 40 }, () => randomBytes(50));
+      const { value: signatures, keyVersion } = await keystore.signBatch(key.keyId, batch);
+      expect(keyVersion).toBe(1);
+      const checked = await Promise.all(signatures.map((s, i) => keystore.verify(key.keyId, s, batch[i] as Buffer)));
+      expect(checked, kmsType).toEqual(batch.map(() => true));
+      expect(await keystore.verify(key.keyId, signatures[0] as Buffer, batch[1] as Buffer)).toBe(false);
     }
   });
 

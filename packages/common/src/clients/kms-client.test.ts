@@ -239,6 +239,31 @@ describe('KmsClient', () => {
     expect(peer.seen).toHaveLength(1);
   });
 
+  it('signs a batch in one request and reads its signatures in order; a short or bad list is a bad gateway', async () => {
+    const keystore = client.keystore('ks1', { capability: 'cap' });
+    script = (seen, res) =>
+      reply(res, 200, {
+        signatures: (seen.body?.messages as string[]).map((m) => base64UrlPaddedEncode(`sig:${m}`)),
+        keyVersion: 3,
+      });
+    const signed = await keystore.signBatch('k/1', [Buffer.from([0xfb, 0xff]), Buffer.from('b')]);
+    expect(signed).toEqual({ value: [Buffer.from('sig:-_8='), Buffer.from('sig:Yg==')], keyVersion: 3 });
+    expect(peer.seen[0]?.path).toBe('/v1/keystores/ks1/keys/k%2F1/signbatch');
+    expect(peer.seen[0]?.body).toEqual({ messages: ['-_8=', 'Yg=='] });
+
+    script = (_seen, res) => reply(res, 200, { signatures: [base64UrlPaddedEncode('only one')], keyVersion: 1 });
+    const short = await failureOf(keystore.signBatch('k', [Buffer.from('a'), Buffer.from('b')]));
+    expect([short.code, short.message]).toEqual([
+      'bad_gateway',
+      'kms: signbatch: the answer has 1 signatures for 2 messages',
+    ]);
+    script = (_seen, res) => reply(res, 200, { signatures: ['c2ln', 7] });
+    const bad = await failureOf(keystore.signBatch('k', [Buffer.from('a'), Buffer.from('b')]));
+    expect(bad.message).toBe('kms: signbatch[1]: the answer has no "signature"');
+    script = (_seen, res) => reply(res, 200, { signature: 'c2ln' });
+    expect((await failureOf(keystore.signBatch('k', [Buffer.from('a')]))).message).toMatch(/no "signatures" list/);
+  });
+
   it('reports the health of the kms', async () => {
     script = (_seen, res) => reply(res, 503, { status: 'Starting' });
     expect(await client.health()).toMatchObject({ healthy: false, status: 503 });
