@@ -33,7 +33,7 @@ export function createApiFeature(ctx: VcsContext, core: CoreFeature, contextRout
       ) => Promise<{ status?: number; json: unknown; headers?: Record<string, string> }>,
     ): FastHandler =>
     async (req) => {
-      const answer = await work(req, jsonBody(req.body));
+      const answer = await work(req, jsonBody(req));
       return {
         contentType: 'application/json',
         body: JSON.stringify(answer.json),
@@ -64,7 +64,7 @@ export function createApiFeature(ctx: VcsContext, core: CoreFeature, contextRout
   };
   const profileHandlers = (kind: ProfileKind): [RequestHandler, RequestHandler, RequestHandler] => [
     async (req, res) => {
-      const record = await core.profiles.create(kind, jsonBody(req.body));
+      const record = await core.profiles.create(kind, jsonBody(req));
       ctx.vcsMetrics.profilesCreated.inc({ kind, method: record.did.split(':')[1] ?? 'unknown' });
       res.status(201).json(publicProfile(record));
     },
@@ -92,7 +92,7 @@ export function createApiFeature(ctx: VcsContext, core: CoreFeature, contextRout
       issuedAnswer(await core.issuer.compose(fastParam(req, 'profile'), body)),
     ),
     updateStatus: async (req, res) => {
-      await updateStatus(param(req, 'profile'), jsonBody(req.body));
+      await updateStatus(param(req, 'profile'), jsonBody(req));
       res.status(200).end();
     },
     statusList: async (req, res) => {
@@ -122,7 +122,7 @@ export function createApiFeature(ctx: VcsContext, core: CoreFeature, contextRout
       vcApiVerification(await core.verifier.verifyPresentation(body)),
     ),
     vcApiStatus: async (req, res) => {
-      await updateStatus(vcApiProfile(), jsonBody(req.body));
+      await updateStatus(vcApiProfile(), jsonBody(req));
       res.status(200).end();
     },
   };

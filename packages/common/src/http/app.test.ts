@@ -153,7 +153,7 @@ describe('body parsing', () => {
   it('gives handlers one JSON rule whatever the Content-Type (none, empty, text/plain): jsonBody', async () => {
     const app = createHttpApp({ metrics: createMetrics({ processMetrics: false }) });
     app.routes.post('/json', (req, res) => {
-      res.json({ value: jsonBody(req.body, 'thing') });
+      res.json({ value: jsonBody(req, 'thing') });
     });
     const { url } = await serve(app.app);
     const send = (headers: Record<string, string>, body: string) =>

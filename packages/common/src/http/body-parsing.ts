@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import { parseStrictJson } from '../encoding/strict-json.js';
 import { AppError, badRequest } from '../errors/index.js';
+import { validate, type Schema } from '../schemas/index.js';
 import './request.js';
 
 /** Media types parsed as JSON: plain JSON, JSON-LD, ActivityStreams, and any other `+json` type. */
@@ -54,13 +55,28 @@ const readJsonTypes: RequestHandler = (req, _res, next) => {
   }
 };
 
+/** A request as every handler shape has it: `body` parsed JSON, a string, or exact bytes (fast routes). */
+export interface RequestWithBody {
+  readonly body?: unknown;
+}
+
 /**
  * A request's JSON body, read by the one rule every route of every service follows: the body is JSON
  * whatever its Content-Type (none, an empty one as Go's `http.Post(url, "", body)` sends, text/plain,
  * form-urlencoded from `curl -d`: the originals never looked at it), read by the strict reader; the kit
- * parsed the JSON types already (as strictly). No body is a 400 naming `what`.
+ * parsed the JSON types already (as strictly). No body is a 400 naming `what`; with a schema, a body it
+ * does not satisfy is a 400 naming the first problem.
  */
-export function jsonBody(body: unknown, what = 'request body'): unknown {
+export function jsonBody(req: RequestWithBody, what?: string): unknown;
+export function jsonBody<T>(req: RequestWithBody, schema: Schema<T>, what?: string): T;
+export function jsonBody(req: RequestWithBody, schemaOrWhat?: Schema<unknown> | string, named?: string): unknown {
+  const schema = typeof schemaOrWhat === 'string' ? undefined : schemaOrWhat;
+  const what = typeof schemaOrWhat === 'string' ? schemaOrWhat : named;
+  const body = parsedBody(req.body, what ?? 'request body');
+  return schema === undefined ? body : validate(schema, body, what === undefined ? {} : { what });
+}
+
+function parsedBody(body: unknown, what: string): unknown {
   if (body === undefined) throw badRequest(`${what}: a JSON body is required`);
   if (typeof body === 'string' || Buffer.isBuffer(body)) {
     if (body.length === 0) throw badRequest(`${what}: a JSON body is required`);

@@ -110,7 +110,7 @@ function contextHandlers(contexts: JsonLdContexts): ContextHandlers {
     add: async (req, res) => {
       if (req.body === undefined)
         throw badRequest('the body must be JSON: {"url","content"}, a list of them, or {"documents":[...]}');
-      const added = parseOperatorContexts(jsonBody(req.body));
+      const added = parseOperatorContexts(jsonBody(req));
       await contexts.add(added);
       log.info('JSON-LD contexts added', { contexts: added.map((c) => c.url) });
       res.json({ added: added.map((c) => c.url) });

@@ -1,12 +1,11 @@
 import { checkDidWebHost, isDid, resolveDidKey, type ServiceEndpoint } from '@anchor/common/did';
 import { AppError, badRequest, errorMessage } from '@anchor/common/errors';
-import type { FastHandler } from '@anchor/common/http';
+import { jsonBody, type FastHandler } from '@anchor/common/http';
 import { authorizeKeystore } from '../access/keystore-access.js';
 import type { DidCreation } from '../dids/did-creation.js';
 import type { Keystores } from '../keystores/keystores.js';
 import type { KmsMetrics } from '../metrics.js';
 import { asAppError, json, KeystoreScope } from './kms-operations.js';
-import { readJsonBody } from './request-body.js';
 import { CREATE_DID, CREATE_KEYSTORE } from './schemas.js';
 
 export interface KeystoreHandlersOptions {
@@ -24,7 +23,7 @@ export function keystoreHandlers({ keystores, metrics, dids, baseUrl, endpoint }
   return {
     createKeystore: (req) =>
       metrics.measure('create_keystore', async () => {
-        const body = readJsonBody(CREATE_KEYSTORE, req.body);
+        const body = jsonBody(req, CREATE_KEYSTORE);
         if (!isDid(body.controller)) throw badRequest('controller: a DID expected (did:<method>:<id>)');
         if (body.controller.startsWith('did:key:')) {
           // A did:key resolves offline: one that cannot would lock its keystore to the capability alone.
@@ -57,7 +56,7 @@ export function keystoreHandlers({ keystores, metrics, dids, baseUrl, endpoint }
     createDid: (req) =>
       metrics.measure('create_did', async () => {
         try {
-          const body = readJsonBody(CREATE_DID, req.body);
+          const body = jsonBody(req, CREATE_DID);
           const keystore = await keystores.get(body.keystoreID);
           authorizeKeystore(keystores, keystore, req);
           const created = await dids.create(keystore, body.method ?? dids.defaultMethod);

@@ -1,6 +1,6 @@
 import { base64UrlPaddedEncode as b64, randomBase64UrlId } from '@anchor/common/encoding';
 import { AppError, badRequest } from '@anchor/common/errors';
-import type { FastAnswer, FastHandler, FastRequest } from '@anchor/common/http';
+import { jsonBody, type FastAnswer, type FastHandler, type FastRequest } from '@anchor/common/http';
 import {
   computeMac,
   decrypt,
@@ -24,7 +24,7 @@ import type { BatchSigner } from '../crypto/batch-sign/index.js';
 import type { KeyRecord, KeystoreRecord, KeyVersionRecord } from '../keystores/keystore-records.js';
 import { KEY_ID_PATTERN, type Keystores, type NewKeyVersion } from '../keystores/keystores.js';
 import type { KmsMetrics } from '../metrics.js';
-import { bytesListOf, bytesOf, optionalBytesOf, readJsonBody } from './request-body.js';
+import { bytesListOf, bytesOf, optionalBytesOf } from './request-body.js';
 import * as schemas from './schemas.js';
 
 export interface KmsOperationsOptions {
@@ -139,7 +139,7 @@ export function kmsOperations({ keystores, metrics, baseUrl, batchSigner }: KmsO
   return {
     createKey: op('create_key', async (req) => {
       const keystore = await scope.keystore(req);
-      const body = readJsonBody(schemas.CREATE_KEY, req.body);
+      const body = jsonBody(req, schemas.CREATE_KEY);
       const keyId = randomKeyId();
       const key = await keystores.addKey(keystore, keyId, newVersion(generateKey(body.keyType as KmsKeyType), keyId));
       return keyCreated(keystore, key, body.export, 201);
@@ -147,7 +147,7 @@ export function kmsOperations({ keystores, metrics, baseUrl, batchSigner }: KmsO
 
     importKey: op('import_key', async (req) => {
       const keystore = await scope.keystore(req);
-      const body = readJsonBody(schemas.IMPORT_KEY, req.body);
+      const body = jsonBody(req, schemas.IMPORT_KEY);
       const keyId = body.keyID ?? randomKeyId();
       if (!KEY_ID_PATTERN.test(keyId)) throw badRequest('keyID: 1 to 128 of A-Z a-z 0-9 . _ ~ -');
       if ((body.keyBytes === undefined) === (body.jwk === undefined))
@@ -162,7 +162,7 @@ export function kmsOperations({ keystores, metrics, baseUrl, batchSigner }: KmsO
 
     rotateKey: op('rotate', async (req) => {
       const keystore = await scope.keystore(req);
-      const body = req.body?.length ? readJsonBody(schemas.ROTATE_KEY, req.body) : {};
+      const body = req.body?.length ? jsonBody(req, schemas.ROTATE_KEY) : {};
       const keyId = req.params.keyId as string;
       const key = await keystores.rotate(keystore, keyId, (type) => newVersion(generateKey(type), keyId));
       return keyCreated(keystore, key, body.export, 200);
@@ -170,7 +170,7 @@ export function kmsOperations({ keystores, metrics, baseUrl, batchSigner }: KmsO
 
     sign: op('sign', async (req) => {
       const { keystore, key } = await scope.key(req);
-      const body = readJsonBody(schemas.SIGN, req.body);
+      const body = jsonBody(req, schemas.SIGN);
       const { material, version } = scope.current(keystore, key);
       const signature = sign(material, bytesOf(body.message, 'message'));
       return json({ signature: b64(signature), keyVersion: version.version });
@@ -180,7 +180,7 @@ export function kmsOperations({ keystores, metrics, baseUrl, batchSigner }: KmsO
     // issuer signing many credentials pays the HTTP cost (most of a single sign's) once per batch.
     signBatch: op('sign_batch', async (req) => {
       const { keystore, key } = await scope.key(req);
-      const body = readJsonBody(schemas.SIGN_BATCH, req.body);
+      const body = jsonBody(req, schemas.SIGN_BATCH);
       const messages = bytesListOf(body.messages, 'messages');
       const { material, version } = scope.current(keystore, key);
       const name = `${keystore.id}/${key.keyId}/${version.version}`;
@@ -190,7 +190,7 @@ export function kmsOperations({ keystores, metrics, baseUrl, batchSigner }: KmsO
 
     verify: op('verify', async (req) => {
       const { keystore, key } = await scope.key(req);
-      const body = readJsonBody(schemas.VERIFY, req.body);
+      const body = jsonBody(req, schemas.VERIFY);
       const signature = bytesOf(body.signature, 'signature');
       const message = bytesOf(body.message, 'message');
       const verified = scope.candidates(keystore, key, body.keyVersion).some((m) => verify(m, signature, message));
@@ -199,7 +199,7 @@ export function kmsOperations({ keystores, metrics, baseUrl, batchSigner }: KmsO
 
     encrypt: op('encrypt', async (req) => {
       const { keystore, key } = await scope.key(req);
-      const body = readJsonBody(schemas.ENCRYPT, req.body);
+      const body = jsonBody(req, schemas.ENCRYPT);
       const { material, version } = scope.current(keystore, key);
       const sealed = encrypt(material, bytesOf(body.message, 'message'), optionalBytesOf(body.aad, 'aad'));
       return json({ cipherText: b64(sealed.ciphertext), nonce: b64(sealed.nonce), keyVersion: version.version });
@@ -207,7 +207,7 @@ export function kmsOperations({ keystores, metrics, baseUrl, batchSigner }: KmsO
 
     decrypt: op('decrypt', async (req) => {
       const { keystore, key } = await scope.key(req);
-      const body = readJsonBody(schemas.DECRYPT, req.body);
+      const body = jsonBody(req, schemas.DECRYPT);
       const cipherText = bytesOf(body.cipherText, 'cipherText');
       const nonce = bytesOf(body.nonce, 'nonce');
       const aad = optionalBytesOf(body.aad, 'aad');
@@ -219,14 +219,14 @@ export function kmsOperations({ keystores, metrics, baseUrl, batchSigner }: KmsO
 
     computeMac: op('compute_mac', async (req) => {
       const { keystore, key } = await scope.key(req);
-      const body = readJsonBody(schemas.COMPUTE_MAC, req.body);
+      const body = jsonBody(req, schemas.COMPUTE_MAC);
       const { material, version } = scope.current(keystore, key);
       return json({ mac: b64(computeMac(material, bytesOf(body.data, 'data'))), keyVersion: version.version });
     }),
 
     verifyMac: op('verify_mac', async (req) => {
       const { keystore, key } = await scope.key(req);
-      const body = readJsonBody(schemas.VERIFY_MAC, req.body);
+      const body = jsonBody(req, schemas.VERIFY_MAC);
       const mac = bytesOf(body.mac, 'mac');
       const data = bytesOf(body.data, 'data');
       const verified = scope.candidates(keystore, key, body.keyVersion).some((m) => verifyMac(m, mac, data));
@@ -235,7 +235,7 @@ export function kmsOperations({ keystores, metrics, baseUrl, batchSigner }: KmsO
 
     easy: op('easy', async (req) => {
       const { keystore, key } = await scope.key(req);
-      const body = readJsonBody(schemas.EASY, req.body);
+      const body = jsonBody(req, schemas.EASY);
       const { material, version } = scope.current(keystore, key);
       const box = easy(
         material,
@@ -248,7 +248,7 @@ export function kmsOperations({ keystores, metrics, baseUrl, batchSigner }: KmsO
 
     easyOpen: op('easy_open', async (req) => {
       const keystore = await scope.keystore(req);
-      const body = readJsonBody(schemas.EASY_OPEN, req.body);
+      const body = jsonBody(req, schemas.EASY_OPEN);
       const material = await materialByPublicKey(keystores, keystore, bytesOf(body.myPub, 'myPub'));
       const plainText = easyOpen(
         material,
@@ -261,7 +261,7 @@ export function kmsOperations({ keystores, metrics, baseUrl, batchSigner }: KmsO
 
     sealOpen: op('seal_open', async (req) => {
       const keystore = await scope.keystore(req);
-      const body = readJsonBody(schemas.SEAL_OPEN, req.body);
+      const body = jsonBody(req, schemas.SEAL_OPEN);
       const material = await materialByPublicKey(keystores, keystore, bytesOf(body.myPub, 'myPub'));
       return json({ plainText: b64(sealOpen(material, bytesOf(body.cipherText, 'cipherText'))) });
     }),

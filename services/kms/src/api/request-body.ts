@@ -1,12 +1,5 @@
 import { base64UrlPaddedDecode } from '@anchor/common/encoding';
 import { badRequest } from '@anchor/common/errors';
-import { jsonBody } from '@anchor/common/http';
-import { validate, type Schema } from '@anchor/common/schemas';
-
-/** The JSON request body checked against its schema (400 naming the first problem). */
-export function readJsonBody<T>(schema: Schema<T>, raw: Buffer | undefined): T {
-  return validate(schema, jsonBody(raw));
-}
 
 /** Bytes from a padded base64url field (the original's encoding of every binary field), or 400 naming the field. */
 export function bytesOf(value: string, field: string): Buffer {

@@ -1,5 +1,5 @@
 import { base64UrlPaddedEncode as b64 } from '@anchor/common/encoding';
-import type { FastAnswer, FastHandler, FastRequest } from '@anchor/common/http';
+import { jsonBody, type FastAnswer, type FastHandler, type FastRequest } from '@anchor/common/http';
 import { badRequest } from '@anchor/common/errors';
 import type { BbsOperations } from '../crypto/bbs/index.js';
 import { KmsCryptoError } from '../crypto/index.js';
@@ -7,7 +7,7 @@ import { unwrap, wrapAnoncrypt, wrapAuthcrypt } from '../crypto/wrap/index.js';
 import type { Keystores } from '../keystores/keystores.js';
 import type { KmsMetrics } from '../metrics.js';
 import { asAppError, firstThatOpens, json, KeystoreScope } from './kms-operations.js';
-import { bytesListOf, bytesOf, optionalBytesOf, readJsonBody } from './request-body.js';
+import { bytesListOf, bytesOf, optionalBytesOf } from './request-body.js';
 import * as schemas from './schemas.js';
 import { publicKeyFromWire, wrappedKeyFromWire, wrappedKeyToWire } from './wire-keys.js';
 
@@ -43,7 +43,7 @@ export function wrapAndBbsOperations({ keystores, metrics, baseUrl, bbs }: WrapB
   return {
     wrap: op('wrap', async (req) => {
       await scope.keystore(req);
-      const body = readJsonBody(schemas.WRAP, req.body);
+      const body = jsonBody(req, schemas.WRAP);
       const wrapped = wrapAnoncrypt(
         bytesOf(body.cek, 'cek'),
         optionalBytesOf(body.apu, 'apu'),
@@ -55,7 +55,7 @@ export function wrapAndBbsOperations({ keystores, metrics, baseUrl, bbs }: WrapB
 
     wrapWithSender: op('wrap', async (req) => {
       const { keystore, key } = await scope.key(req);
-      const body = readJsonBody(schemas.WRAP, req.body);
+      const body = jsonBody(req, schemas.WRAP);
       const { material, version } = scope.current(keystore, key);
       const wrapped = wrapAuthcrypt(
         material,
@@ -70,7 +70,7 @@ export function wrapAndBbsOperations({ keystores, metrics, baseUrl, bbs }: WrapB
 
     unwrap: op('unwrap', async (req) => {
       const { keystore, key } = await scope.key(req);
-      const body = readJsonBody(schemas.UNWRAP, req.body);
+      const body = jsonBody(req, schemas.UNWRAP);
       const wrapped = wrappedKeyFromWire(body.wrappedKey);
       const sender = body.senderPubKey === undefined ? undefined : publicKeyFromWire(body.senderPubKey, 'senderPubKey');
       const tag = body.tag === undefined ? undefined : bytesOf(body.tag, 'tag');
@@ -82,7 +82,7 @@ export function wrapAndBbsOperations({ keystores, metrics, baseUrl, bbs }: WrapB
 
     signMulti: op('sign_multi', async (req) => {
       const { keystore, key } = await scope.key(req);
-      const body = readJsonBody(schemas.SIGN_MULTI, req.body);
+      const body = jsonBody(req, schemas.SIGN_MULTI);
       const { material, version } = scope.current(keystore, key);
       const header = body.header === undefined ? undefined : bytesOf(body.header, 'header');
       const signature = await bbs.sign(material, bytesListOf(body.messages, 'messages'), header);
@@ -91,7 +91,7 @@ export function wrapAndBbsOperations({ keystores, metrics, baseUrl, bbs }: WrapB
 
     verifyMulti: op('verify_multi', async (req) => {
       const { key } = await scope.key(req);
-      const body = readJsonBody(schemas.VERIFY_MULTI, req.body);
+      const body = jsonBody(req, schemas.VERIFY_MULTI);
       const signature = bytesOf(body.signature, 'signature');
       const messages = bytesListOf(body.messages, 'messages');
       const header = body.header === undefined ? undefined : bytesOf(body.header, 'header');
@@ -103,7 +103,7 @@ export function wrapAndBbsOperations({ keystores, metrics, baseUrl, bbs }: WrapB
 
     deriveProof: op('derive_proof', async (req) => {
       const { key } = await scope.key(req);
-      const body = readJsonBody(schemas.DERIVE_PROOF, req.body);
+      const body = jsonBody(req, schemas.DERIVE_PROOF);
       const signature = bytesOf(body.signature, 'signature');
       const messages = bytesListOf(body.messages, 'messages');
       const nonce = bytesOf(body.nonce, 'nonce');
@@ -124,7 +124,7 @@ export function wrapAndBbsOperations({ keystores, metrics, baseUrl, bbs }: WrapB
 
     verifyProof: op('verify_proof', async (req) => {
       const { key } = await scope.key(req);
-      const body = readJsonBody(schemas.VERIFY_PROOF, req.body);
+      const body = jsonBody(req, schemas.VERIFY_PROOF);
       const proof = bytesOf(body.proof, 'proof');
       const messages = bytesListOf(body.messages, 'messages');
       if (messages.length !== body.revealedIndexes.length)

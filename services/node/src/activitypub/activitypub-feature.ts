@@ -1,13 +1,12 @@
 import { notFound } from '@anchor/common/errors';
 import { parseHashlink } from '@anchor/common/encoding';
-import type { FastHandler } from '@anchor/common/http';
+import { jsonBody, type FastHandler } from '@anchor/common/http';
 import { getLogger } from '@anchor/common/log';
 import { precompileSchemas } from '@anchor/common/schemas';
 import { ACTIVITY, INBOX_ACTIVITY } from '../schemas/index.js';
 import type { RequestHandler, Response } from 'express';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
-import { jsonBody } from '../util/json-body.js';
 import { ActivityStore } from './activity-store.js';
 import { publicKeyDocument, serviceActor, serviceDidDocument } from './actor.js';
 import { ActorResolver } from './actor-resolver.js';
@@ -153,7 +152,7 @@ export async function createActivityPubFeature(ctx: NodeContext): Promise<Activi
     postInbox: inbox.post,
     postOutbox: async (req) => {
       checkOutboxPoster(req.principal, req.authorized, me);
-      const activity = await outbox.post(jsonBody(req.body, 'activity') as never);
+      const activity = await outbox.post(jsonBody(req, 'activity') as never);
       return { contentType: 'application/json', body: JSON.stringify(activity.id), headers: { Location: activity.id } };
     },
   };

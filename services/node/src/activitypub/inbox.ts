@@ -1,14 +1,12 @@
 import { badRequest, errorMessage, unavailable } from '@anchor/common/errors';
 import type { Logger } from '@anchor/common/log';
 import type { Delivery, MessageQueue, Subscription } from '@anchor/common/mq';
-import { validate } from '@anchor/common/schemas';
 import { INBOX_ACTIVITY } from '../schemas/index.js';
 import { queryPages, type Store, type StoreProvider } from '@anchor/common/storage';
-import type { FastAnswer, FastRequest } from '@anchor/common/http';
+import { jsonBody, type FastAnswer, type FastRequest } from '@anchor/common/http';
 import type { DeadLetterSource } from '../dead-letters/dead-letter-source.js';
 import type { NodeMetrics } from '../observability/node-metrics.js';
 import { inSpan } from '@anchor/common/tracing';
-import { jsonBody } from '../util/json-body.js';
 import type { RefChange } from './activity-refs.js';
 import type { ActivityStore } from './activity-store.js';
 import { checkInboxCredentials, checkSignerIsActor } from './authorization.js';
@@ -106,7 +104,7 @@ export class Inbox {
   readonly post = async (req: FastRequest): Promise<FastAnswer> => {
     if (this.deps.maintenance) throw unavailable('the node is in maintenance mode');
     checkInboxCredentials(req.principal, req.authorized);
-    const activity = this.checked(validate(INBOX_ACTIVITY, jsonBody(req.body, 'activity'), { what: 'activity' }));
+    const activity = this.checked(jsonBody(req, INBOX_ACTIVITY, 'activity'));
     checkSignerIsActor(req.principal, activity.actor);
     await this.receive(activity);
     return { contentType: 'text/plain', body: '' };

@@ -1,5 +1,5 @@
 import { badRequest } from '@anchor/common/errors';
-import { endWhenServerCloses } from '@anchor/common/http';
+import { endWhenServerCloses, jsonBody } from '@anchor/common/http';
 import { getLogger } from '@anchor/common/log';
 import type { RequestHandler, Response } from 'express';
 import type { CasFeature } from '../cas/cas-feature.js';
@@ -7,7 +7,6 @@ import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
 import type { ObserverFeature } from '../observer/observer-feature.js';
 import type { OperationStores } from '../operations/operation-stores.js';
-import { jsonBody } from '../util/json-body.js';
 import { singleQueryValue } from '../util/query-value.js';
 import { MirrorImport, type ImportedAnchor } from './mirror-import.js';
 import {
@@ -141,7 +140,7 @@ export function createExportFeature(
   };
 
   const postImport: RequestHandler = async (req, res) => {
-    const body = jsonBody(req.body, 'an export page') as { anchors?: unknown };
+    const body = jsonBody(req, 'an export page') as { anchors?: unknown };
     if (typeof body !== 'object' || body === null || !Array.isArray(body.anchors))
       throw badRequest('an export page: a JSON object with an "anchors" list, as GET /sidetree/v1/export answers');
     res.json(await mirror.import(body.anchors as ImportedAnchor[]));

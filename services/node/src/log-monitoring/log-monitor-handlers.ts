@@ -1,8 +1,7 @@
 import { badRequest, notFound } from '@anchor/common/errors';
-import { validate } from '@anchor/common/schemas';
 import type { RequestHandler } from 'express';
 import { LOG_MONITOR_UPDATE } from '../schemas/index.js';
-import { jsonBody } from '../util/json-body.js';
+import { jsonBody } from '@anchor/common/http';
 import { singleQueryValue } from '../util/query-value.js';
 import { checkLogUrl } from '../vct-client/log-setting.js';
 import type { MonitoredLog, MonitoredLogs } from './monitored-logs.js';
@@ -37,9 +36,7 @@ export function logMonitorHandlers(logs: MonitoredLogs): { get: RequestHandler; 
   };
 
   const post: RequestHandler = async (req, res) => {
-    const change = validate(LOG_MONITOR_UPDATE, jsonBody(req.body, 'log monitor update'), {
-      what: 'log monitor update',
-    });
+    const change = jsonBody(req, LOG_MONITOR_UPDATE, 'log monitor update');
     const activate = (change.activate ?? []).map(checkLogUrl);
     const deactivate = (change.deactivate ?? []).map(checkLogUrl);
     for (const logUrl of activate) await logs.activate(logUrl);

@@ -1,5 +1,4 @@
 import { badRequest } from '@anchor/common/errors';
-import { validate } from '@anchor/common/schemas';
 import type { RequestHandler } from 'express';
 import { ACCEPT_LIST_UPDATE } from '../schemas/index.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
@@ -10,7 +9,7 @@ import {
   type AcceptListType,
 } from '../runtime-config/accept-lists.js';
 import { singleQueryValue } from '../util/query-value.js';
-import { jsonBody } from '../util/json-body.js';
+import { jsonBody } from '@anchor/common/http';
 
 /**
  * `GET|POST <service path>/acceptlist` (spec System endpoints, orb.md §1.2): who may follow this node and who
@@ -37,9 +36,7 @@ export function acceptListHandlers(acceptLists: AcceptLists): { get: RequestHand
   };
 
   const post: RequestHandler = async (req, res) => {
-    const changes = validate(ACCEPT_LIST_UPDATE, jsonBody(req.body, 'accept list update'), {
-      what: 'accept list update',
-    });
+    const changes = jsonBody(req, ACCEPT_LIST_UPDATE, 'accept list update');
     await updates.run('accept-lists', async () => {
       for (const change of changes) await acceptLists.update(change.type, change);
     });

@@ -1,8 +1,7 @@
-import { validate } from '@anchor/common/schemas';
 import type { RequestHandler } from 'express';
 import { ALLOWED_ORIGINS_UPDATE } from '../schemas/index.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
-import { jsonBody } from '../util/json-body.js';
+import { jsonBody } from '@anchor/common/http';
 import type { AllowedOrigins } from '../runtime-config/allowed-origins.js';
 
 /**
@@ -21,9 +20,7 @@ export function allowedOriginsHandlers(allowedOrigins: AllowedOrigins): { get: R
   };
 
   const post: RequestHandler = async (req, res) => {
-    const change = validate(ALLOWED_ORIGINS_UPDATE, jsonBody(req.body, 'allowed origins update'), {
-      what: 'allowed origins update',
-    });
+    const change = jsonBody(req, ALLOWED_ORIGINS_UPDATE, 'allowed origins update');
     res.json(await updates.run('allowed-origins', () => allowedOrigins.update(change)));
   };
   return { get, post };
