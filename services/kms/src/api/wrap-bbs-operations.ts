@@ -1,12 +1,12 @@
 import { base64UrlPaddedEncode as b64 } from '@anchor/common/encoding';
-import { jsonBody, type FastAnswer, type FastHandler, type FastRequest } from '@anchor/common/http';
+import { jsonBody, type FastHandler } from '@anchor/common/http';
 import { badRequest } from '@anchor/common/errors';
 import type { BbsOperations } from '../crypto/bbs/index.js';
 import { KmsCryptoError } from '../crypto/index.js';
 import { unwrap, wrapAnoncrypt, wrapAuthcrypt } from '../crypto/wrap/index.js';
 import type { Keystores } from '../keystores/keystores.js';
 import type { KmsMetrics } from '../metrics.js';
-import { asAppError, firstThatOpens, json, KeystoreScope } from './kms-operations.js';
+import { firstThatOpens, json, KeystoreScope, measuredOperation } from './kms-operations.js';
 import { bytesListOf, bytesOf, optionalBytesOf } from './request-body.js';
 import * as schemas from './schemas.js';
 import { publicKeyFromWire, wrappedKeyFromWire, wrappedKeyToWire } from './wire-keys.js';
@@ -21,16 +21,7 @@ export interface WrapBbsOptions {
 /** Key wrap (ECDH-ES anoncrypt, ECDH-1PU authcrypt, unwrap) and BBS (signmulti ... verifyproof) as fast handlers. */
 export function wrapAndBbsOperations({ keystores, metrics, baseUrl, bbs }: WrapBbsOptions) {
   const scope = new KeystoreScope(keystores, baseUrl);
-  const op =
-    (name: string, handler: (req: FastRequest) => Promise<FastAnswer>): FastHandler =>
-    (req) =>
-      metrics.measure(name, async () => {
-        try {
-          return await handler(req);
-        } catch (error) {
-          throw asAppError(error);
-        }
-      });
+  const op = measuredOperation(metrics);
   /** A BBS key's public key of a version (the versions a check may use, newest first, when none is named). */
   const publicKeys = (
     key: Awaited<ReturnType<KeystoreScope['key']>>['key'],
