@@ -1,4 +1,4 @@
-import { errorMessage, isRetryable, permanent } from '@anchor/common/errors';
+import { errorMessage, permanent } from '@anchor/common/errors';
 import { peerStatusOf } from '@anchor/common/http-client';
 import type { Logger } from '@anchor/common/log';
 import type { Store, StoreProvider } from '@anchor/common/storage';
@@ -99,7 +99,7 @@ export class ExportCatchUp {
       // The next page travels while this one is verified and committed.
       next = page.more ? this.fetchPage(url(page.cursor)) : undefined;
       next?.catch(() => undefined);
-      for (const anchor of page.anchors) committed += await this.take(service, base, anchor);
+      committed += await this.takePage(service, base, page.anchors);
       if (page.cursor !== cursor) {
         cursor = page.cursor;
         await this.deps.positions.put(service, { cursor, updatedAt: Date.now() });
@@ -115,49 +115,62 @@ export class ExportCatchUp {
     return page as unknown as Page;
   }
 
-  private async take(service: string, base: string, anchor: PageAnchor): Promise<number> {
-    if (typeof anchor?.anchor !== 'string' || typeof anchor.hashlink !== 'string') return 0;
-    const author = anchor.linkset?.linkset?.[0]?.author?.[0]?.href;
-    // This node's own anchors come back this way after its database was restored from an older backup.
-    const own = author !== undefined && author === this.deps.self;
-    if (author !== service && !own) return 0;
-    if (await this.deps.observer.isProcessed(anchor.anchor)) return 0;
-    if (Array.isArray(anchor.files)) {
-      const files = anchor.files.map((file) => ({
-        content: Buffer.from(String(file.content), 'base64'),
-        hash: file.hash,
-      }));
-      // Only files that hash as named are kept; the observer finds any other missing and fetches it.
-      await this.deps.cas.writeAll(
-        files
-          .filter((file) => CasStore.hashOf(file.content) === file.hash)
-          .map((file) => ({ content: file.content, mediaType: CAS_MEDIA.batchFile })),
-      );
+  /**
+   * The page's anchors of the followee (and this node's own it lacks) in the page's order: their files in one
+   * write, their intakes in one round, then the observer verifies them several at a time and commits them
+   * in groups (`AnchorObserver.processInOrder`).
+   */
+  private async takePage(service: string, base: string, anchors: readonly PageAnchor[]): Promise<number> {
+    const taken: Array<{ anchor: PageAnchor; own: boolean }> = [];
+    for (const anchor of anchors) {
+      if (typeof anchor?.anchor !== 'string' || typeof anchor.hashlink !== 'string') continue;
+      const author = anchor.linkset?.linkset?.[0]?.author?.[0]?.href;
+      // This node's own anchors come back this way after its database was restored from an older backup.
+      const own = author !== undefined && author === this.deps.self;
+      if (author !== service && !own) continue;
+      taken.push({ anchor, own });
     }
-    if (!own)
-      await this.deps.expecting?.(
-        { anchorHash: anchor.anchor, hashlink: anchor.hashlink },
-        service,
-        `${base}/sidetree/v1/export`,
+    const known = await Promise.all(taken.map(({ anchor }) => this.deps.observer.isProcessed(anchor.anchor)));
+    const todo = taken.filter((_, at) => known[at] === undefined);
+    if (todo.length === 0) return 0;
+    // Only files that hash as named are kept; the observer finds any other missing and fetches it.
+    const files = todo
+      .flatMap(({ anchor }) => (Array.isArray(anchor.files) ? anchor.files : []))
+      .map((file) => ({ content: Buffer.from(String(file.content), 'base64'), hash: file.hash }))
+      .filter((file) => CasStore.hashOf(file.content) === file.hash)
+      .map((file) => ({ content: file.content, mediaType: CAS_MEDIA.batchFile }));
+    if (files.length > 0) await this.deps.cas.writeAll(files);
+    const expecting = this.deps.expecting;
+    if (expecting !== undefined)
+      await Promise.all(
+        todo
+          .filter(({ own }) => !own)
+          .map(({ anchor }) =>
+            expecting({ anchorHash: anchor.anchor, hashlink: anchor.hashlink }, service, `${base}/sidetree/v1/export`),
+          ),
       );
-    try {
-      await this.deps.observer.process({
+    const outcomes = await this.deps.observer.processInOrder(
+      todo.map(({ anchor, own }) => ({
         hashlink: anchor.hashlink,
         linkset: anchor.linkset,
         ...(own ? {} : { attributedTo: service }),
         sources: [base],
-      });
-    } catch (error) {
-      if (isRetryable(error)) throw error;
-      // Refused for good: recorded as the observer records any anchor it refuses, and the catch-up goes on.
-      this.deps.log.warn('an exported anchor was refused', {
-        anchor: anchor.anchor,
-        service,
-        err: errorMessage(error),
-      });
-      await this.deps.observer.reject({ hashlink: anchor.hashlink, attributedTo: service }, errorMessage(error));
-      return 0;
-    }
-    return (await this.deps.observer.isProcessed(anchor.anchor))?.operationCount ?? 0;
+      })),
+      async (event, error) => {
+        // Refused for good: recorded as the observer records any anchor it refuses, and the catch-up goes on.
+        this.deps.log.warn('an exported anchor was refused', {
+          anchor: event.hashlink,
+          service,
+          err: errorMessage(error),
+        });
+        await this.deps.observer.reject({ hashlink: event.hashlink, attributedTo: service }, errorMessage(error));
+      },
+    );
+    const records = await Promise.all(
+      todo.map(({ anchor }, at) =>
+        outcomes[at] === 'processed' ? this.deps.observer.isProcessed(anchor.anchor) : undefined,
+      ),
+    );
+    return records.reduce((sum, record) => sum + (record?.operationCount ?? 0), 0);
   }
 }

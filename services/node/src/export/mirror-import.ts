@@ -1,5 +1,5 @@
 import { parseHashlink } from '@anchor/common/encoding';
-import { badRequest, errorMessage, isRetryable } from '@anchor/common/errors';
+import { badRequest, errorMessage } from '@anchor/common/errors';
 import { CAS_MEDIA, CasStore } from '../cas/cas-store.js';
 import type { AnchorObserver } from '../observer/anchor-observer.js';
 
@@ -28,47 +28,66 @@ export interface ImportResult {
  * on trust; a page that fails a check is refused (400) and nothing of the failing anchor is kept but files
  * that hash as named.
  *
- * Anchors are imported one after the other, in export order, so each anchor's parents are already here and
- * the mirror numbers its anchors as the source did.
+ * Anchors are committed in export order (several verified at once, committed in groups: see
+ * `AnchorObserver.processInOrder`), so each anchor's parents are already here and the mirror numbers its
+ * anchors as the source did.
  */
 export class MirrorImport {
   constructor(private readonly deps: { observer: AnchorObserver; cas: CasStore }) {}
 
   async import(anchors: readonly ImportedAnchor[]): Promise<ImportResult> {
     const result: ImportResult = { imported: 0, known: 0, operations: 0 };
+    // Every entry's shape and files are checked before any is taken, so a malformed page keeps nothing.
+    const what = (index: number) => `anchors[${index}] (${String(anchors[index]?.anchor)})`;
     for (const [index, entry] of anchors.entries()) {
-      const what = `anchors[${index}] (${String(entry?.anchor)})`;
-      checkShape(entry, what);
+      checkShape(entry, what(index));
       if (parseHashlink(entry.hashlink).resourceHash !== entry.anchor)
-        throw badRequest(`${what}: its hashlink names another anchor`);
-      const processed = await this.deps.observer.isProcessed(entry.anchor);
-      if (processed) {
+        throw badRequest(`${what(index)}: its hashlink names another anchor`);
+    }
+    const known = await Promise.all(anchors.map((entry) => this.deps.observer.isProcessed(entry.anchor)));
+    const todo: number[] = [];
+    const files: Array<{ content: Buffer; mediaType: string }> = [];
+    for (const [index, entry] of anchors.entries()) {
+      if (known[index] !== undefined) {
         result.known++;
         continue;
       }
       if (entry.files === undefined)
         throw badRequest(
-          `${what} has no batch files: an import starts at an anchor's first operation (a page the export gave with "files")`,
+          `${what(index)} has no batch files: an import starts at an anchor's first operation (a page the export gave with "files")`,
         );
-      const files = entry.files.map((file, fileIndex) => {
+      for (const [fileIndex, file] of entry.files.entries()) {
         const content = Buffer.from(file.content, 'base64');
         if (CasStore.hashOf(content) !== file.hash)
-          throw badRequest(`${what}: batch file ${fileIndex} does not hash to ${file.hash}`);
-        return { content, mediaType: CAS_MEDIA.batchFile };
-      });
-      await this.deps.cas.writeAll(files);
-      try {
-        const outcome = await this.deps.observer.process({
-          hashlink: entry.hashlink,
-          linkset: entry.linkset as object,
-        });
-        if (outcome === 'duplicate') result.known++;
-        else result.imported++;
-      } catch (error) {
-        if (isRetryable(error)) throw error;
-        throw badRequest(`${what} was refused: ${errorMessage(error)}`);
+          throw badRequest(`${what(index)}: batch file ${fileIndex} does not hash to ${file.hash}`);
+        files.push({ content, mediaType: CAS_MEDIA.batchFile });
       }
-      result.operations += (await this.deps.observer.isProcessed(entry.anchor))?.operationCount ?? 0;
+      todo.push(index);
+    }
+    if (todo.length === 0) return result;
+    await this.deps.cas.writeAll(files);
+    const outcomes = await this.deps.observer.processInOrder(
+      todo.map((index) => ({
+        hashlink: (anchors[index] as ImportedAnchor).hashlink,
+        linkset: (anchors[index] as ImportedAnchor).linkset as object,
+      })),
+      async (event, error) => {
+        // The anchors before it are committed; the import stops at the first refusal.
+        const index = todo.find((at) => (anchors[at] as ImportedAnchor).hashlink === event.hashlink) ?? -1;
+        throw badRequest(`${what(index)} was refused: ${errorMessage(error)}`);
+      },
+    );
+    const records = await Promise.all(
+      todo.map((index, at) =>
+        outcomes[at] === 'processed'
+          ? this.deps.observer.isProcessed((anchors[index] as ImportedAnchor).anchor)
+          : undefined,
+      ),
+    );
+    for (const [at, outcome] of outcomes.entries()) {
+      if (outcome === 'processed') result.imported++;
+      else result.known++;
+      result.operations += records[at]?.operationCount ?? 0;
     }
     return result;
   }

@@ -122,6 +122,49 @@ describe('observer', () => {
     });
   });
 
+  it('commits anchors given in order as one group, a DID both touch left at the newer, a refusal in its place', async () => {
+    const c = await startTestNode();
+    try {
+      const observer = c.server.services.observer.observer;
+      const refused: string[] = [];
+      const onRefused = async (event: { hashlink: string }) => {
+        refused.push(event.hashlink);
+      };
+      const source = `${a.url}/services/node`;
+      expect(
+        await observer.processInOrder(
+          [
+            { hashlink: createAnchor, attributedTo: source },
+            { hashlink: updateAnchor, attributedTo: source },
+          ],
+          onRefused,
+        ),
+      ).toEqual(['processed', 'processed']);
+      const records = await anchorsOf(c);
+      const numberOf = (hashlink: string) =>
+        records.find((entry) => entry.key === parseHashlink(hashlink).resourceHash)!.value.transactionNumber!;
+      expect(numberOf(updateAnchor)).toBe(numberOf(createAnchor) + 1);
+      const latest = await c.server.services.stores.didAnchors.get(did.value.suffix);
+      expect(latest).toMatchObject({ anchor: updateAnchor, version: numberOf(updateAnchor) });
+      expect((await resolveDid(c.url, did.value.did)).body.didDocument).toEqual(
+        (await resolveDid(a.url, did.value.did)).body.didDocument,
+      );
+
+      // A replay is a duplicate; an anchor that fails its checks goes to onRefused and nothing of it is kept.
+      const other = `hl:${multibaseMultihash('not this linkset')}`;
+      const linkset = JSON.parse(
+        (await a.server.services.cas.store.read(parseHashlink(updateAnchor).resourceHash))!.content.toString(),
+      ) as object;
+      expect(
+        await observer.processInOrder([{ hashlink: updateAnchor }, { hashlink: other, linkset }], onRefused),
+      ).toEqual(['duplicate', 'refused']);
+      expect(refused).toEqual([other]);
+      expect(await observer.isProcessed(parseHashlink(other).resourceHash)).toBeUndefined();
+    } finally {
+      await c.stop();
+    }
+  });
+
   it('asks for a retry when the content cannot be fetched from anywhere right now', async () => {
     const deadPort = await freePort();
     const hash = multibaseMultihash('an anchor nobody serves');

@@ -1,5 +1,5 @@
 import { canonicalBytes, multibaseMultihash, parseHashlink } from '@anchor/common/encoding';
-import { AppError, permanent } from '@anchor/common/errors';
+import { AppError, isRetryable, permanent } from '@anchor/common/errors';
 import type { Logger } from '@anchor/common/log';
 import type { ProviderBatchOp } from '@anchor/common/storage';
 import type { ProtocolParameters, ProtocolRegistry } from '@anchor/sidetree';
@@ -49,6 +49,23 @@ const SEQUENCE_RETRIES = 10;
  */
 const COMMIT_CHUNK = 50;
 const CHUNKS_IN_FLIGHT = 2;
+/** Anchors of `processInOrder` read and verified at once (fetches, proofs and batch assembly overlap). */
+const PREPARE_WINDOW = 8;
+/** A group commit closes at this many anchors or operations, so one never holds the writer for long. */
+const GROUP_MAX_ANCHORS = 64;
+const GROUP_MAX_OPERATIONS = 5_000;
+
+/** An anchor read and verified (steps 1, 2 and 4), waiting for its commit. */
+interface PreparedAnchor {
+  event: AnchorEvent;
+  anchorHash: string;
+  read: ReadAnchor;
+  operations: readonly AnchoredOperation[];
+  transactionTime: number;
+  protocol: ProtocolParameters;
+  /** When its processing began (the process-anchor metric). */
+  started: number;
+}
 
 /**
  * The observer (orb.md §2.1, §2.8; the original's observer + txnprocessor + anchor event handler): turns an
@@ -106,6 +123,76 @@ export class AnchorObserver {
     ]);
   }
 
+  /**
+   * Processes anchors given in commit order (an export's pages, parents before children): up to
+   * `PREPARE_WINDOW` are read and verified at once (linkset hash, every proof, batch files assembled on the
+   * worker thread), and verified anchors are committed in groups (`commitGroup`: a few store commits for the
+   * whole group where one anchor at a time cost about six), so a catch-up is bound by verification, not by
+   * commits. An anchor whose parents are neither processed nor earlier in the list takes `process` (which
+   * fetches them). A permanent refusal is handed to `onRefused` in its place in the order (it may throw to
+   * stop); a retryable failure commits what was verified before it and throws.
+   */
+  async processInOrder(
+    events: readonly AnchorEvent[],
+    onRefused: (event: AnchorEvent, error: unknown) => Promise<void>,
+  ): Promise<Array<'processed' | 'duplicate' | 'refused'>> {
+    const outcomes: Array<'processed' | 'duplicate' | 'refused'> = [];
+    const preparing: Array<Promise<PreparedAnchor | 'duplicate'>> = [];
+    const start = (index: number) => {
+      const preparation = this.prepare(events[index] as AnchorEvent);
+      preparation.catch(() => undefined);
+      preparing[index] = preparation;
+    };
+    for (let index = 0; index < Math.min(PREPARE_WINDOW, events.length); index++) start(index);
+    let group: Array<{ index: number; anchor: PreparedAnchor }> = [];
+    let groupOperations = 0;
+    const flush = async () => {
+      if (group.length === 0) return;
+      const committed = await this.commitGroup(group.map((entry) => entry.anchor));
+      for (const [position, entry] of group.entries()) outcomes[entry.index] = committed[position] ?? 'duplicate';
+      group = [];
+      groupOperations = 0;
+    };
+    const refuse = async (index: number, error: unknown) => {
+      if (isRetryable(error)) {
+        await flush();
+        throw error;
+      }
+      await flush();
+      await onRefused(events[index] as AnchorEvent, error);
+      outcomes[index] = 'refused';
+    };
+    for (let index = 0; index < events.length; index++) {
+      if (index + PREPARE_WINDOW < events.length) start(index + PREPARE_WINDOW);
+      let prepared: PreparedAnchor | 'duplicate';
+      try {
+        prepared = await (preparing[index] as Promise<PreparedAnchor | 'duplicate'>);
+      } catch (error) {
+        await refuse(index, error);
+        continue;
+      }
+      if (prepared === 'duplicate' || group.some((entry) => entry.anchor.anchorHash === prepared.anchorHash)) {
+        outcomes[index] = 'duplicate';
+        continue;
+      }
+      if (!(await this.parentsReady(prepared, group))) {
+        // Parents this list does not bring first: the one-anchor path fetches and commits them.
+        await flush();
+        try {
+          outcomes[index] = await this.process(prepared.event);
+        } catch (error) {
+          await refuse(index, error);
+        }
+        continue;
+      }
+      group.push({ index, anchor: prepared });
+      groupOperations += prepared.operations.length;
+      if (group.length >= GROUP_MAX_ANCHORS || groupOperations >= GROUP_MAX_OPERATIONS) await flush();
+    }
+    await flush();
+    return outcomes;
+  }
+
   private async processAt(
     event: AnchorEvent,
     depth: number,
@@ -117,6 +204,50 @@ export class AnchorObserver {
     if (visiting.has(anchorHash)) throw permanent(`anchor ${anchorHash} is its own ancestor`);
     visiting.add(anchorHash);
 
+    const { read, transactionTime, protocol } = await this.verifyAnchor(event, anchorHash);
+    const maxDepth = this.options.maxParentDepth ?? 100;
+    for (const parent of read.parents) {
+      if (depth >= maxDepth)
+        throw permanent(`anchor ${anchorHash} has more than ${maxDepth} generations of unprocessed parents`);
+      const parentEvent: AnchorEvent = { hashlink: parent };
+      if (event.attributedTo !== undefined) parentEvent.attributedTo = event.attributedTo;
+      if (event.sources !== undefined) parentEvent.sources = event.sources;
+      await this.processAt(parentEvent, depth + 1, visiting);
+    }
+    const operations = await this.operationsOf(event, read, protocol);
+    const [outcome] = await this.commitGroup([
+      { event, anchorHash, read, operations, transactionTime, protocol, started },
+    ]);
+    return outcome ?? 'duplicate';
+  }
+
+  /** Steps 1, 2 and 4 of one anchor, its parents left to the caller. */
+  private async prepare(event: AnchorEvent): Promise<PreparedAnchor | 'duplicate'> {
+    const started = performance.now();
+    const anchorHash = parseHashlink(event.hashlink).resourceHash;
+    if (await this.records.anchors.get(anchorHash)) return 'duplicate';
+    const { read, transactionTime, protocol } = await this.verifyAnchor(event, anchorHash);
+    const operations = await this.operationsOf(event, read, protocol);
+    return { event, anchorHash, read, operations, transactionTime, protocol, started };
+  }
+
+  /** Every parent processed already, or earlier in the group being built. */
+  private async parentsReady(
+    anchor: PreparedAnchor,
+    group: ReadonlyArray<{ anchor: PreparedAnchor }>,
+  ): Promise<boolean> {
+    for (const parent of anchor.read.parents) {
+      const parentHash = parseHashlink(parent).resourceHash;
+      if (group.some((entry) => entry.anchor.anchorHash === parentHash)) continue;
+      if ((await this.records.anchors.get(parentHash)) === undefined) return false;
+    }
+    return true;
+  }
+
+  private async verifyAnchor(
+    event: AnchorEvent,
+    anchorHash: string,
+  ): Promise<{ read: ReadAnchor; transactionTime: number; protocol: ProtocolParameters }> {
     const read = readAnchorLinkset(await this.linkset(event, anchorHash), this.options.namespace);
     const { transactionTime } = checkAnchorCredential(read.credential, {
       anchor: read.anchor,
@@ -127,17 +258,14 @@ export class AnchorObserver {
     // does not run is a retryable refusal, so the anchor is read once the node runs it.
     const protocol = this.options.protocols.forAnchor(read.protocolVersion);
     await this.verifier.verify(read.credential);
+    return { read, transactionTime, protocol };
+  }
 
-    const maxDepth = this.options.maxParentDepth ?? 100;
-    for (const parent of read.parents) {
-      if (depth >= maxDepth)
-        throw permanent(`anchor ${anchorHash} has more than ${maxDepth} generations of unprocessed parents`);
-      const parentEvent: AnchorEvent = { hashlink: parent };
-      if (event.attributedTo !== undefined) parentEvent.attributedTo = event.attributedTo;
-      if (event.sources !== undefined) parentEvent.sources = event.sources;
-      await this.processAt(parentEvent, depth + 1, visiting);
-    }
-
+  private async operationsOf(
+    event: AnchorEvent,
+    read: ReadAnchor,
+    protocol: ProtocolParameters,
+  ): Promise<readonly AnchoredOperation[]> {
     // Remote anchors are always read from their files.
     const local =
       event.batchId !== undefined ? this.parsedOperations.publishedBatch(read.coreIndexHashlink) : undefined;
@@ -150,14 +278,7 @@ export class AnchorObserver {
         protocol,
       }));
     checkItemsMatch(read, operations);
-    const outcome = await this.commit(event, anchorHash, read, operations, transactionTime, protocol);
-    this.parsedOperations.forgetPublished(read.coreIndexHashlink);
-    if (outcome === 'processed') {
-      const origin = event.batchId !== undefined ? 'local' : 'remote';
-      this.metrics.observerProcessAnchorSeconds.observe({ origin }, (performance.now() - started) / 1000);
-      this.metrics.observerOperationsApplied.inc({ origin }, operations.length);
-    }
-    return outcome;
+    return operations;
   }
 
   private async linkset(event: AnchorEvent, anchorHash: string): Promise<unknown> {
@@ -178,70 +299,84 @@ export class AnchorObserver {
     }
   }
 
-  private async commit(
-    event: AnchorEvent,
-    anchorHash: string,
-    read: ReadAnchor,
-    operations: readonly AnchoredOperation[],
-    transactionTime: number,
-    protocol: ProtocolParameters,
-  ): Promise<'processed' | 'duplicate'> {
+  /**
+   * Step 5 for anchors in commit order, each verified and its parents processed or earlier in the list. The
+   * group's transaction numbers are claimed in one atomic write, its operations' records are written in
+   * DID-ordered chunks across the whole group (a DID several anchors of the group touch gets its latest
+   * anchor and version once, the newest), and the anchor records last, in one write: about three commits
+   * for the group however many anchors it holds (one anchor at a time cost three each, at an fsync apiece).
+   */
+  private async commitGroup(anchors: readonly PreparedAnchor[]): Promise<Array<'processed' | 'duplicate'>> {
     return this.commitLock.run('commit', async () => {
-      if (await this.records.anchors.get(anchorHash)) return 'duplicate';
-      // Remote anchors arrive with their linkset embedded or fetched; the linkset is kept, so this node serves
-      // it too, in the same write as the anchor's record (one commit fewer per anchor; a processed anchor always
-      // has its linkset here, which the export relies on).
-      const linksetOps =
-        event.linkset !== undefined ? [this.content.storeOp(canonicalBytes(event.linkset), CAS_MEDIA.linkset)] : [];
-      const transactionNumber = await this.claimTransactionNumber(anchorHash);
-      const suffixes = operations.map((operation) => operation.didSuffix);
-      const latest = await getManyInSlices(this.stores.didAnchors, suffixes);
-      const equivalentReferences = [
-        event.hashlink,
-        ...(this.options.discoveryDomain ? [`https:${this.options.discoveryDomain}:${anchorHash}`] : []),
-      ];
+      const outcomes: Array<'processed' | 'duplicate'> = anchors.map(() => 'duplicate');
+      const fresh: Array<{ position: number; anchor: PreparedAnchor }> = [];
+      for (const [position, anchor] of anchors.entries())
+        if ((await this.records.anchors.get(anchor.anchorHash)) === undefined) fresh.push({ position, anchor });
+      // The operations this node built its own batches from are not needed once the anchor is here.
+      for (const anchor of anchors) this.parsedOperations.forgetPublished(anchor.read.coreIndexHashlink);
+      if (fresh.length === 0) return outcomes;
+      const numbers = await this.claimTransactionNumbers(fresh.map(({ anchor }) => anchor.anchorHash));
 
       // The operations' records in chunks, each atomic for its DIDs (published operation, latest anchor and
-      // version, queued copy deleted), so a large anchor never holds the event loop for long; the
-      // anchor record comes last, once every chunk is durable. A crash in between replays the same writes
-      // under the same claimed number. A chunk's write is started before the previous one is durable (the
+      // version, queued copy deleted), so a large group never holds the event loop for long; the
+      // anchor records come last, once every chunk is durable. A crash in between replays the same writes
+      // under the same claimed numbers. A chunk's write is started before the previous one is durable (the
       // chunks hold distinct DIDs): awaited one by one, every chunk cost the store's two round trips
-      // through a busy event loop, which made committing a 2,000-operation anchor under load take most of
-      // a second. Chunks take the operations in DID order, not batch order: a chunk's records then lie in
-      // one narrow key range of each store, so its commit rewrites a few B-tree branch pages instead of one
-      // for nearly every record (ADR 0011).
-      const inDidOrder = operations
-        .map((operation, operationIndex) => ({ suffix: operation.didSuffix, operationIndex }))
-        .sort((a, b) => (a.suffix < b.suffix ? -1 : a.suffix > b.suffix ? 1 : a.operationIndex - b.operationIndex))
-        .map(({ operationIndex }) => operationIndex);
+      // through a busy event loop. Chunks take the operations in DID order, not batch order: a chunk's
+      // records then lie in one narrow key range of each store, so its commit rewrites a few B-tree branch
+      // pages instead of one for nearly every record (ADR 0011).
+      const entries: Array<{ suffix: string; anchorAt: number; operationIndex: number }> = [];
+      for (const [anchorAt, { anchor }] of fresh.entries())
+        for (const [operationIndex, operation] of anchor.operations.entries())
+          entries.push({ suffix: operation.didSuffix, anchorAt, operationIndex });
+      entries.sort((a, b) =>
+        a.suffix < b.suffix
+          ? -1
+          : a.suffix > b.suffix
+            ? 1
+            : (numbers[a.anchorAt] as number) - (numbers[b.anchorAt] as number) || a.operationIndex - b.operationIndex,
+      );
+      const suffixes = [...new Set(entries.map((entry) => entry.suffix))];
+      const latestList = await getManyInSlices(this.stores.didAnchors, suffixes);
+      const latest = new Map(suffixes.map((suffix, at) => [suffix, latestList[at]]));
+      const equivalentReferencesOf = fresh.map(({ anchor }) => [
+        anchor.event.hashlink,
+        ...(this.options.discoveryDomain ? [`https:${this.options.discoveryDomain}:${anchor.anchorHash}`] : []),
+      ]);
       const writes: Array<Promise<void>> = [];
-      for (let from = 0; from < inDidOrder.length; from += COMMIT_CHUNK) {
+      for (let from = 0; from < entries.length; from += COMMIT_CHUNK) {
         const earlier = writes.at(-CHUNKS_IN_FLIGHT);
         if (earlier !== undefined) await earlier.catch(() => undefined);
         const ops: ProviderBatchOp[] = [];
-        for (const operationIndex of inDidOrder.slice(from, from + COMMIT_CHUNK)) {
-          const operation = operations[operationIndex] as AnchoredOperation;
-          const suffix = operation.didSuffix;
+        const to = Math.min(from + COMMIT_CHUNK, entries.length);
+        for (let at = from; at < to; at++) {
+          const { suffix, anchorAt, operationIndex } = entries[at] as (typeof entries)[number];
+          const { anchor } = fresh[anchorAt] as (typeof fresh)[number];
+          const operation = anchor.operations[operationIndex] as AnchoredOperation;
+          const transactionNumber = numbers[anchorAt] as number;
           const published: PublishedOperation = {
             suffix,
             type: operation.type,
             request: encodeRequest(operation.canonicalRequest),
-            canonicalReference: anchorHash,
-            equivalentReferences,
-            transactionTime,
+            canonicalReference: anchor.anchorHash,
+            equivalentReferences: equivalentReferencesOf[anchorAt] as string[],
+            transactionTime: anchor.transactionTime,
             transactionNumber,
             operationIndex,
-            protocolVersion: protocol.protocolVersion,
+            protocolVersion: anchor.protocol.protocolVersion,
           };
           if (operation.anchorOrigin !== undefined) published.anchorOrigin = operation.anchorOrigin;
-          ops.push({ store: STORE.published, op: 'put', key: `${suffix}:${anchorHash}`, value: published });
-          // The latest anchor stays the newest one; the version moves on with every commit for the DID.
-          const previous = latest[operationIndex];
+          ops.push({ store: STORE.published, op: 'put', key: `${suffix}:${anchor.anchorHash}`, value: published });
+          ops.push({ store: STORE.queued, op: 'delete', key: operationKey(operation) });
+          // The DID's latest anchor and version once, at its last entry (the group's highest number for it):
+          // the latest anchor stays the newest one; the version moves on with every commit for the DID.
+          if (entries[at + 1]?.suffix === suffix) continue;
+          const previous = latest.get(suffix);
           const newest =
             previous === undefined || previous.transactionNumber <= transactionNumber
-              ? { anchor: event.hashlink, transactionNumber }
+              ? { anchor: anchor.event.hashlink, transactionNumber }
               : previous;
-          // Beside the DID's operations (its bare suffix): the same B-tree leaf as the put above.
+          // Beside the DID's operations (its bare suffix): the same B-tree leaf as the puts above.
           ops.push({
             store: STORE.published,
             op: 'put',
@@ -252,61 +387,135 @@ export class AnchorObserver {
               version: transactionNumber,
             } satisfies DidAnchor,
           });
-          ops.push({ store: STORE.queued, op: 'delete', key: operationKey(operation) });
         }
         writes.push(this.stores.provider.batch(ops));
-        if (from + COMMIT_CHUNK < inDidOrder.length) await nextTurn();
+        if (to < entries.length) await nextTurn();
       }
       const failed = (await Promise.allSettled(writes)).find((write) => write.status === 'rejected');
       if (failed !== undefined) throw failed.reason;
 
-      const record: AnchorRecord = {
-        hashlink: event.hashlink,
-        status: 'processed',
-        transactionNumber,
-        transactionTime,
-        processedAt: Date.now(),
-        operationCount: operations.length,
-        parents: read.parents,
-      };
-      if (event.attributedTo !== undefined) record.attributedTo = event.attributedTo;
-      if (event.batchId !== undefined) record.batchId = event.batchId;
-      try {
-        await this.stores.provider.batch([
+      const recordOps = fresh.map(({ anchor }, anchorAt) => {
+        const { event } = anchor;
+        // Remote anchors arrive with their linkset embedded or fetched; the linkset is kept, so this node
+        // serves it too, in the same write as the anchor's record (a processed anchor always has its linkset
+        // here, which the export relies on).
+        const linksetOps =
+          event.linkset !== undefined ? [this.content.storeOp(canonicalBytes(event.linkset), CAS_MEDIA.linkset)] : [];
+        const record: AnchorRecord = {
+          hashlink: event.hashlink,
+          status: 'processed',
+          transactionNumber: numbers[anchorAt] as number,
+          transactionTime: anchor.transactionTime,
+          processedAt: Date.now(),
+          operationCount: anchor.operations.length,
+          parents: anchor.read.parents,
+        };
+        if (event.attributedTo !== undefined) record.attributedTo = event.attributedTo;
+        if (event.batchId !== undefined) record.batchId = event.batchId;
+        return [
           ...linksetOps,
-          { store: ANCHOR_STORES.anchors, op: 'insert', key: anchorHash, value: record },
-          { store: ANCHOR_STORES.pending, op: 'delete', key: anchorHash },
-        ]);
+          { store: ANCHOR_STORES.anchors, op: 'insert', key: anchor.anchorHash, value: record },
+          { store: ANCHOR_STORES.pending, op: 'delete', key: anchor.anchorHash },
+        ] satisfies ProviderBatchOp[];
+      });
+      const written = new Array<boolean>(fresh.length).fill(true);
+      try {
+        await this.stores.provider.batch(recordOps.flat());
       } catch (error) {
-        // Another instance finished the same anchor first (it wrote the same records).
-        if (error instanceof AppError && error.code === 'conflict') return 'duplicate';
-        throw error;
-      }
-
-      const processed: ProcessedAnchor = {
-        anchorHash,
-        hashlink: event.hashlink,
-        batchId: event.batchId,
-        attributedTo: event.attributedTo,
-        transactionNumber,
-        transactionTime,
-        suffixes,
-      };
-      this.log.debug('anchor processed', () => ({
-        anchorHash,
-        transactionNumber,
-        operations: operations.length,
-        batchId: event.batchId,
-      }));
-      for (const listener of this.listeners) {
-        try {
-          listener(processed);
-        } catch (error) {
-          this.log.error('anchor-processed listener failed', { err: error });
+        if (!(error instanceof AppError && error.code === 'conflict')) throw error;
+        // Another instance finished one of them first (it wrote the same records): each on its own.
+        for (const [anchorAt, ops] of recordOps.entries()) {
+          try {
+            await this.stores.provider.batch(ops);
+          } catch (each) {
+            if (each instanceof AppError && each.code === 'conflict') written[anchorAt] = false;
+            else throw each;
+          }
         }
       }
-      return 'processed';
+
+      for (const [anchorAt, { position, anchor }] of fresh.entries()) {
+        if (!written[anchorAt]) continue;
+        outcomes[position] = 'processed';
+        this.announce(anchor, numbers[anchorAt] as number);
+      }
+      return outcomes;
     });
+  }
+
+  private announce(anchor: PreparedAnchor, transactionNumber: number): void {
+    const { event, anchorHash, operations, transactionTime } = anchor;
+    const origin = event.batchId !== undefined ? 'local' : 'remote';
+    this.metrics.observerProcessAnchorSeconds.observe({ origin }, (performance.now() - anchor.started) / 1000);
+    this.metrics.observerOperationsApplied.inc({ origin }, operations.length);
+    const processed: ProcessedAnchor = {
+      anchorHash,
+      hashlink: event.hashlink,
+      batchId: event.batchId,
+      attributedTo: event.attributedTo,
+      transactionNumber,
+      transactionTime,
+      suffixes: operations.map((operation) => operation.didSuffix),
+    };
+    this.log.debug('anchor processed', () => ({
+      anchorHash,
+      transactionNumber,
+      operations: operations.length,
+      batchId: event.batchId,
+    }));
+    for (const listener of this.listeners) {
+      try {
+        listener(processed);
+      } catch (error) {
+        this.log.error('anchor-processed listener failed', { err: error });
+      }
+    }
+  }
+
+  /**
+   * The group's transaction numbers, in its order: consecutive free ones claimed in one atomic write of
+   * insert-if-absent claims, so numbers stay unique across instances (a clash with another instance
+   * claims again from its new last number). An anchor claimed before (a replay after a crash) takes the
+   * one-at-a-time path for the whole group, which finds its claim.
+   */
+  private async claimTransactionNumbers(anchorHashes: readonly string[]): Promise<number[]> {
+    const one = async () => {
+      const numbers: number[] = [];
+      for (const anchorHash of anchorHashes) numbers.push(await this.claimTransactionNumber(anchorHash));
+      return numbers;
+    };
+    if (anchorHashes.length === 1) return one();
+    const claims = await Promise.all(
+      anchorHashes.map((anchorHash) => this.records.sequence.query({ where: { anchorHash }, limit: 1 })),
+    );
+    if (claims.some((claim) => claim.items.length > 0)) return one();
+    for (let attempt = 0; attempt < SEQUENCE_RETRIES; attempt++) {
+      this.nextTransactionNumber ??= (await this.records.lastClaimedNumber()) + 1;
+      const first = this.nextTransactionNumber;
+      const numbers = anchorHashes.map((_, at) => first + at);
+      try {
+        await this.stores.provider.batch(
+          anchorHashes.map((anchorHash, at) => ({
+            store: ANCHOR_STORES.sequence,
+            op: 'insert' as const,
+            key: AnchorRecords.sequenceKey(numbers[at] as number),
+            value: { anchorHash, transactionNumber: numbers[at] as number },
+          })),
+        );
+      } catch (error) {
+        if (!(error instanceof AppError && error.code === 'conflict')) throw error;
+        // Another instance took one of these numbers: look again.
+        this.nextTransactionNumber = undefined;
+        continue;
+      }
+      this.nextTransactionNumber = first + anchorHashes.length;
+      return numbers;
+    }
+    throw new AppError(
+      'conflict',
+      `could not claim transaction numbers for ${anchorHashes.length} anchors after ${SEQUENCE_RETRIES} attempts`,
+      { retryable: true },
+    );
   }
 
   /**
