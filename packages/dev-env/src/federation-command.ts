@@ -162,6 +162,7 @@ function printTour(federation: LocalFederation): void {
   for (const node of nodes) print(`  ${node.name.padEnd(7)}  ${node.url}   (service ${node.url}/services/node)`);
   if (vcs) print(`  vcs      ${vcs.url}   (issuer profile demo-issuer, its DID on ${nodes[0]?.name ?? 'node1'})`);
   print(`  data     ${dataDir}   (delete it to start afresh)`);
+  print(`  explorer ${first}/explorer/   (every node serves it; open it in a browser)`);
   print('');
   print('Try it:');
   print('  npm run demo          # creates a DID on node1 and waits until every node resolves it published');

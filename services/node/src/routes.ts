@@ -32,6 +32,7 @@ import type { LogMonitoringFeature } from './log-monitoring/log-monitoring-featu
 import type { DeadLettersFeature } from './dead-letters/dead-letters-feature.js';
 import { EXPORT_PATH, EXPORT_STREAM_PATH, IMPORT_PATH, type ExportFeature } from './export/export-feature.js';
 import { EXPORT_MAX_COUNT } from './export/operation-export.js';
+import { explorerRoutes } from './explorer/explorer-routes.js';
 
 /** The features whose handlers the node's routes are. */
 export interface RoutedFeatures {
@@ -629,6 +630,9 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       handler: discovery.handlers.webFinger,
     },
     ...features.contexts.routes,
+
+    // The explorer: a web page over the public endpoints above.
+    ...explorerRoutes(),
   ];
   routes.push(openApiRoute(nodeApiInfo(ctx), routes));
   return routes;

@@ -1,0 +1,20 @@
+// Builds the explorer to dist/: one minified ES module bundle (esbuild), the page and its style sheet.
+// The page loads nothing inline and nothing from elsewhere, so the node's strict Content-Security-Policy holds.
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { build } from 'esbuild';
+
+rmSync('dist', { recursive: true, force: true });
+mkdirSync('dist');
+await build({
+  entryPoints: ['src/main.ts'],
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  minify: true,
+  sourcemap: true,
+  outfile: 'dist/explorer.js',
+  logLevel: 'warning',
+});
+copyFileSync('src/index.html', 'dist/index.html');
+copyFileSync('src/explorer.css', 'dist/explorer.css');
