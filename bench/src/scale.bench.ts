@@ -537,7 +537,7 @@ try {
 
     const mirrorPort = await freePort();
     const mirrorUrl = `http://127.0.0.1:${mirrorPort}`;
-    await startNode('mirror', mirrorPort, [...databaseArgs, '--database-prefix', 'mirror', '--body-limit', '256mb']);
+    await startNode('mirror', mirrorPort, [...databaseArgs, '--database-prefix', 'mirror']);
     const importStarted = performance.now();
     const imported = cli('import', '-n', mirrorUrl, '--file', file, '--json');
     if (imported.status !== 0) throw new Error(`anchor import failed: ${imported.stderr}`);

@@ -67,6 +67,11 @@ export const nodeConfigSpec = defineConfig({
         default: '2mb',
         help: 'Largest accepted request body (413 beyond it)',
       }),
+      importBodyLimit: opt.string({
+        flag: 'import-body-limit',
+        default: '64mb',
+        help: 'Largest page POST /sidetree/v1/import takes (an export page with its batch files; read after the admin token check; 413 beyond it)',
+      }),
       maintenanceMode: opt.bool({
         flag: 'enable-maintenance-mode',
         env: ['ANCHOR_MAINTENANCE_MODE', 'MAINTENANCE_MODE_ENABLED'],

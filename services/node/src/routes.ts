@@ -304,10 +304,11 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
         schema: { type: 'object', required: ['anchors'], properties: { anchors: { type: 'array' } } },
         description: 'a page of `GET /sidetree/v1/export`',
       },
+      bodyLimit: ctx.config.server.importBodyLimit,
       responses: {
         200: { description: 'what was imported', mediaType: 'application/json' },
         400: 'not an export page, or an anchor that fails a check (named); the anchors before it are kept',
-        413: 'body over `--body-limit` (a page with large batch files: give a mirror a larger limit)',
+        413: 'body over `--import-body-limit` (64 MB by default; read after the token check)',
       },
       handler: features.exports.handlers.postImport,
     },

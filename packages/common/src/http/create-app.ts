@@ -10,6 +10,7 @@ import { fastPath, fastRouteBodies, FastRoutes } from './fast-routes.js';
 import { queryRule } from './query-rule.js';
 import type { HttpApp } from './http-app.js';
 import { mountRoute } from './route-table.js';
+import { RouteBodyLimits } from './route-body-limits.js';
 import { HealthChecks, type HealthOptions } from './health.js';
 import { requestLogging, requestObserver } from './request-logging.js';
 import { securityHeaders } from './security-headers.js';
@@ -30,7 +31,7 @@ export interface HttpAppOptions {
 
 /**
  * The express 5 app every service serves. Order of work on a request:
- * request log + duration histogram, helmet, the query rule (a repeated parameter is a 400), body parsing (raw bytes kept; fast routes' bodies only read), authentication (token rules,
+ * request log + duration histogram, helmet, the query rule (a repeated parameter is a 400), body parsing (raw bytes kept; fast routes' bodies only read; a route with a `bodyLimit` of its own reads its body after the token check), authentication (token rules,
  * signatures), self-authorising routes, the credentials check, built-in routes (`/healthcheck`,
  * `/metrics`, `/loglevels`), service routes, 404, and the one error mapper. Handlers may be async and
  * throw AppErrors; none writes an error body itself.
@@ -56,19 +57,23 @@ export function createHttpApp(options: HttpAppOptions = {}): HttpApp {
   const fastRoutes = new FastRoutes(routes, selfAuthorizingRoutes);
   const bodyLimit = parseByteSize(options.bodyLimit ?? '2mb');
   const observe = requestObserver(log, metrics);
+  const routeBodyLimits = new RouteBodyLimits();
 
   app.use(requestLogging(observe));
   app.use(helmet(options.helmet));
   app.use(queryRule);
   app.use(fastRouteBodies(fastRoutes, bodyLimit));
-  app.use(bodyParsers(bodyLimit));
+  app.use(routeBodyLimits.passOver(bodyParsers(bodyLimit)));
   app.use(authenticate(options.auth ?? {}));
   app.use(selfAuthorizingRoutes);
   app.use(requireCredentials);
   const builtins = Router({ caseSensitive: true });
   const builtinTable = builtinRoutes(options.builtins ?? {}, health, metrics);
   for (const route of builtinTable)
-    mountRoute({ routes: builtins, selfAuthorizing: selfAuthorizingRoutes, fast: fastRoutes }, route);
+    mountRoute(
+      { routes: builtins, selfAuthorizing: selfAuthorizingRoutes, fast: fastRoutes, bodyLimits: routeBodyLimits },
+      route,
+    );
   app.use(builtins);
   app.use(routes);
   app.use(notFoundHandler);
@@ -83,5 +88,15 @@ export function createHttpApp(options: HttpAppOptions = {}): HttpApp {
     observe,
     log,
   });
-  return { listener, app, routes, selfAuthorizingRoutes, fastRoutes, health, metrics, builtinRoutes: builtinTable };
+  return {
+    listener,
+    app,
+    routes,
+    selfAuthorizingRoutes,
+    fastRoutes,
+    health,
+    metrics,
+    builtinRoutes: builtinTable,
+    routeBodyLimits,
+  };
 }

@@ -3,6 +3,7 @@ import type { Express, Router } from 'express';
 import type { Metrics } from '../metrics/index.js';
 import type { FastRoutes } from './fast-routes.js';
 import type { HealthChecks } from './health.js';
+import type { RouteBodyLimits } from './route-body-limits.js';
 import type { RouteSpec } from './route-spec.js';
 
 export interface HttpApp {
@@ -27,4 +28,6 @@ export interface HttpApp {
   readonly metrics: Metrics;
   /** `/healthcheck`, `/metrics`, `/loglevels` as enabled, already mounted: the part of every route table the kit brings. */
   readonly builtinRoutes: readonly RouteSpec[];
+  /** The routes with a body limit of their own (`RouteSpec.bodyLimit`), which the app-wide parsers pass over. */
+  readonly routeBodyLimits: RouteBodyLimits;
 }

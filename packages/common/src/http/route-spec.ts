@@ -56,6 +56,11 @@ interface RouteBase {
   params?: Readonly<Record<string, string>>;
   query?: readonly QueryParameterSpec[];
   body?: RequestBodySpec;
+  /**
+   * Largest body this route takes, in place of the app's (bytes, or `64mb`), read after the token check: a
+   * token-ruled (`read`, `write`, `admin`) express route without `:name` parameters (an import of export pages).
+   */
+  bodyLimit?: number | string;
   /** The answers by status: a description, or a description with the media type. */
   responses: Readonly<Record<number, string | ResponseSpec>>;
 }

@@ -195,6 +195,63 @@ describe('route tables', () => {
     expect(mountedRoutes(http).filter((route) => !documented.has(route))).toEqual(['GET /secret']);
   });
 
+  it('read a body limit of its own for its route only, after the token check', async () => {
+    const http = createHttpApp({
+      metrics: createMetrics({ prefix: 'test_', processMetrics: false }),
+      bodyLimit: 1024,
+      auth: { rules: [{ path: '/.*', read: ['R'], write: ['W'] }] },
+    });
+    const echo = (req: { body?: unknown }, res: { json: (body: unknown) => void }) =>
+      void res.json({ length: String(req.body).length });
+    mountRoutes(http, [
+      {
+        method: 'POST',
+        path: '/import',
+        auth: 'admin',
+        tag: 'a',
+        summary: 'x',
+        responses: {},
+        bodyLimit: 4096,
+        handler: echo,
+      },
+      { method: 'POST', path: '/other', auth: 'write', tag: 'a', summary: 'x', responses: {}, handler: echo },
+    ]);
+    const { url } = await serve(http.listener);
+    const post = (path: string, length: number, headers: Record<string, string> = bearer('W')) =>
+      call(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify('x'.repeat(length)),
+      });
+    expect(await post('/import', 3000)).toMatchObject({ status: 200, json: { length: 3000 } });
+    expect(await post('/other', 3000)).toMatchObject({
+      status: 413,
+      json: { message: 'request body exceeds the limit of 1024 bytes' },
+    });
+    expect(await post('/import?page=2', 3000)).toMatchObject({ status: 200 });
+    expect(await post('/import', 5000)).toMatchObject({
+      status: 413,
+      json: { message: 'request body exceeds the limit of 4096 bytes' },
+    });
+    // Without the token: 401 (the route's own parsers come after the check).
+    expect((await post('/import', 3000, {})).status).toBe(401);
+    expect(() =>
+      mountRoutes(createHttpApp({ metrics: createMetrics({ prefix: 'test_', processMetrics: false }) }), [
+        {
+          method: 'POST',
+          path: '/x/:id',
+          auth: 'write',
+          tag: 'a',
+          summary: 'x',
+          params: { id: 'it' },
+          responses: {},
+          bodyLimit: '1mb',
+          handler: echo,
+        },
+      ]),
+    ).toThrow('a body limit of its own is for a token-ruled express route without parameters');
+  });
+
   it('refuse routes the kit cannot serve as declared, and a route given twice', () => {
     const http = createHttpApp({ metrics: createMetrics({ prefix: 'test_', processMetrics: false }) });
     const handler = () => undefined;

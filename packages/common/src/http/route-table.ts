@@ -1,6 +1,8 @@
 import type { RequestHandler, Router } from 'express';
 import { requireToken } from './authentication.js';
+import { bodyParsers, parseByteSize } from './body-parsing.js';
 import type { FastRoutes } from './fast-routes.js';
+import type { RouteBodyLimits } from './route-body-limits.js';
 import type { HttpApp } from './http-app.js';
 import type { HttpMethod, RouteSpec } from './route-spec.js';
 
@@ -11,6 +13,7 @@ export interface RouteTargets {
   routes: Router;
   selfAuthorizing: Router;
   fast: FastRoutes;
+  bodyLimits: RouteBodyLimits;
 }
 
 /**
@@ -28,6 +31,7 @@ export function mountRoutes(http: HttpApp, routes: readonly RouteSpec[]): void {
     routes: http.routes,
     selfAuthorizing: http.selfAuthorizingRoutes,
     fast: http.fastRoutes,
+    bodyLimits: http.routeBodyLimits,
   };
   for (const route of routes) {
     if (http.builtinRoutes.includes(route)) continue;
@@ -53,7 +57,13 @@ export function mountRoute(targets: RouteTargets, route: RouteSpec): void {
     return;
   }
   const router = route.auth === 'open' || route.auth === 'signed' ? targets.selfAuthorizing : targets.routes;
-  const handlers: RequestHandler[] = route.auth === 'admin' ? [requireToken, route.handler] : [route.handler];
+  const handlers: RequestHandler[] = route.auth === 'admin' ? [requireToken] : [];
+  if (route.bodyLimit !== undefined) {
+    // Read here, after the token check, in place of the app-wide parsers (which pass this route over).
+    targets.bodyLimits.add(route.method, route.path);
+    handlers.push(...bodyParsers(parseByteSize(route.bodyLimit)));
+  }
+  handlers.push(route.handler);
   switch (route.method) {
     case 'GET':
       router.get(route.path, ...handlers);
@@ -76,6 +86,11 @@ function checkRoute(route: RouteSpec): void {
     throw new Error(`${where}: a read route is a GET (writes need the write class)`);
   if (route.auth === 'write' && READ_METHODS.has(route.method))
     throw new Error(`${where}: a write route is not a GET (reads need the read class)`);
+  if (
+    route.bodyLimit !== undefined &&
+    (route.fast || route.auth === 'open' || route.auth === 'signed' || route.path.includes(':'))
+  )
+    throw new Error(`${where}: a body limit of its own is for a token-ruled express route without parameters`);
   if (route.fast && (route.auth === 'open' || route.auth === 'admin'))
     throw new Error(`${where}: fast routes are read, write or signed`);
   if (route.fast && route.method !== 'GET' && route.method !== 'POST')
