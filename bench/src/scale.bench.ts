@@ -104,7 +104,8 @@ let accepted = 0;
 
 function runPhase(phase: ScalePhase): Promise<PhaseResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [LOAD_JS, JSON.stringify(phase)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [LOAD_JS], { stdio: ['pipe', 'pipe', 'inherit'] });
+    child.stdin.end(JSON.stringify(phase));
     let result: PhaseResult | undefined;
     createInterface({ input: child.stdout }).on('line', (line) => {
       if (line.startsWith('result ')) result = JSON.parse(line.slice(7)) as PhaseResult;

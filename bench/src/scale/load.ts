@@ -41,7 +41,14 @@ export interface PhaseResult {
   firstFailure?: string;
 }
 
-const phase = JSON.parse(process.argv[2] ?? '{}') as ScalePhase;
+// On stdin, not in argv: a phase over 100k DIDs lists them all, past the kernel's limit on arguments (E2BIG).
+const phase = JSON.parse(await readStdin()) as ScalePhase;
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
 const OPERATIONS = '/sidetree/v1/operations';
 
 async function closedLoop(
