@@ -1,6 +1,7 @@
 // The Go side of packages/common/src/tlog's interoperability test: golang.org/x/mod's sumdb/note and sumdb/tlog
-// read what the TypeScript module writes, and write what it must read. One JSON request on stdin, one JSON
-// answer on stdout. A request with "live" reads a running vct-log's tlog-tiles over HTTP instead (live.go).
+// read what the TypeScript module writes, and write what it must read; transparency-dev/formats' note package
+// does the same for C2SP cosignatures (cosignature/v1). One JSON request on stdin, one JSON answer on stdout.
+// A request with "live" reads a running vct-log's tlog-tiles over HTTP instead (live.go).
 package main
 
 import (
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"os"
 
+	tdnote "github.com/transparency-dev/formats/note"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -27,6 +29,23 @@ type request struct {
 	Entries     []string     `json:"entries"`
 	Tiles       []tileRef    `json:"tiles"`
 	Live        *liveRequest `json:"live"`
+	Cosigned    *cosignedReq `json:"cosigned"`
+}
+
+// A checkpoint note the log signed and witnesses cosigned: Go opens it with the log's key and each
+// witness's cosignature/v1 key, and cosigns its text itself with a witness signer key.
+type cosignedReq struct {
+	Note           string   `json:"note"`
+	LogVerifierKey string   `json:"logVerifierKey"`
+	WitnessKeys    []string `json:"witnessKeys"`
+	SignerKey      string   `json:"signerKey"`
+}
+
+type cosignedAnswer struct {
+	OpenedBy   []string `json:"openedBy"`
+	Timestamps []int64  `json:"timestamps"`
+	Unverified []string `json:"unverified"`
+	Cosigned   string   `json:"cosigned"`
 }
 
 type answer struct {
@@ -56,6 +75,13 @@ func run() error {
 			return err
 		}
 		return json.NewEncoder(os.Stdout).Encode(live)
+	}
+	if req.Cosigned != nil {
+		out, err := openCosigned(*req.Cosigned)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(os.Stdout).Encode(out)
 	}
 	var out answer
 
@@ -117,4 +143,51 @@ func run() error {
 		out.TileData = append(out.TileData, base64.StdEncoding.EncodeToString(data))
 	}
 	return json.NewEncoder(os.Stdout).Encode(out)
+}
+
+func openCosigned(req cosignedReq) (cosignedAnswer, error) {
+	var out cosignedAnswer
+	logVerifier, err := note.NewVerifier(req.LogVerifierKey)
+	if err != nil {
+		return out, fmt.Errorf("log verifier key: %w", err)
+	}
+	verifiers := []note.Verifier{logVerifier}
+	for _, key := range req.WitnessKeys {
+		v, err := tdnote.NewVerifierForCosignatureV1(key)
+		if err != nil {
+			return out, fmt.Errorf("witness key %q: %w", key, err)
+		}
+		verifiers = append(verifiers, v)
+	}
+	opened, err := note.Open([]byte(req.Note), note.VerifierList(verifiers...))
+	if err != nil {
+		return out, fmt.Errorf("open cosigned note: %w", err)
+	}
+	for _, sig := range opened.Sigs {
+		out.OpenedBy = append(out.OpenedBy, fmt.Sprintf("%s+%08x", sig.Name, sig.Hash))
+		if sig.Name == logVerifier.Name() && sig.Hash == logVerifier.KeyHash() {
+			out.Timestamps = append(out.Timestamps, 0)
+			continue
+		}
+		t, err := tdnote.CoSigV1Timestamp(sig)
+		if err != nil {
+			return out, err
+		}
+		out.Timestamps = append(out.Timestamps, t.Unix())
+	}
+	for _, sig := range opened.UnverifiedSigs {
+		out.Unverified = append(out.Unverified, fmt.Sprintf("%s+%08x", sig.Name, sig.Hash))
+	}
+	if req.SignerKey != "" {
+		signer, err := tdnote.NewSignerForCosignatureV1(req.SignerKey)
+		if err != nil {
+			return out, fmt.Errorf("cosigner key: %w", err)
+		}
+		cosigned, err := note.Sign(&note.Note{Text: opened.Text}, signer)
+		if err != nil {
+			return out, err
+		}
+		out.Cosigned = string(cosigned)
+	}
+	return out, nil
 }

@@ -5,12 +5,18 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MerkleTree, leafHash } from '../merkle/index.js';
 import {
+  cosignCheckpoint,
+  cosignatureKeyHash,
+  cosignatureVerifierKey,
   ed25519NoteSign,
   ed25519VerifierKey,
   formatCheckpoint,
   hashTile,
   noteKeyHash,
   openNote,
+  parseCosignatureLines,
+  parseCosignatureVerifierKey,
+  parseNote,
   parseSignerKey,
   parseVerifierKey,
   signNote,
@@ -30,7 +36,14 @@ interface GoAnswer {
   tileData: string[];
 }
 
-function askGo(binary: string, request: object): Promise<GoAnswer> {
+interface GoCosignedAnswer {
+  openedBy: string[];
+  timestamps: number[];
+  unverified: string[] | null;
+  cosigned: string;
+}
+
+function askGo<Answer = GoAnswer>(binary: string, request: object): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const child = spawn(binary, [], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -39,7 +52,7 @@ function askGo(binary: string, request: object): Promise<GoAnswer> {
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code) =>
-      code === 0 ? resolve(JSON.parse(stdout) as GoAnswer) : reject(new Error(`the Go client failed: ${stderr}`)),
+      code === 0 ? resolve(JSON.parse(stdout) as Answer) : reject(new Error(`the Go client failed: ${stderr}`)),
     );
     child.stdin.end(JSON.stringify(request));
   });
@@ -53,6 +66,7 @@ const c2spPathOf = (goPath: string): string =>
  * golang.org/x/mod's sumdb/note and sumdb/tlog (test/tlog-go, built from the Go module proxy and cached by
  * scripts/ensure-tlog-go-client.sh) against this module: Go opens a checkpoint note this module signs, this
  * module opens one Go signs, and both agree on the tree's root, the tiles' paths and the hash tiles' bytes.
+ * transparency-dev/formats' note package checks the cosignatures (cosignature/v1) both ways.
  */
 describe('C2SP formats against Go (golang.org/x/mod sumdb/note, sumdb/tlog)', () => {
   let binary: string;
@@ -99,5 +113,57 @@ describe('C2SP formats against Go (golang.org/x/mod sumdb/note, sumdb/tlog)', ()
     expect(go.tilePaths.map(c2spPathOf)).toEqual(tiles.map(tilePath));
     expect(go.tileData).toEqual(tiles.map((tile) => hashTile(tree, tile).toString('base64')));
     expect(c2spPathOf('tile/8/data/x001/234.p/5')).toBe(tilePath({ level: 'entries', index: 1234, width: 5 }));
+  }, 120_000);
+
+  it('Go opens our cosigned checkpoint with cosignature/v1 keys, and cosigns it as we verify', async () => {
+    const origin = 'vct.example.com/maple2026';
+    const key = (): { raw: Buffer; seed: Buffer; privateKey: ReturnType<typeof generateKeyPairSync>['privateKey'] } => {
+      const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+      return {
+        raw: publicKey.export({ format: 'der', type: 'spki' }).subarray(12),
+        seed: privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(16),
+        privateKey,
+      };
+    };
+    const log = key();
+    const witnesses = ['w1.example.org', 'w2.example.net', 'w3.example.com'].map((name) => ({ name, ...key() }));
+    const text = formatCheckpoint({ origin, size: 1234, rootHash: Buffer.alloc(32, 7) });
+    const note = await signNote(text, [
+      { name: origin, keyHash: noteKeyHash(origin, log.raw), sign: ed25519NoteSign(log.privateKey) },
+    ]);
+    const cosign = (w: (typeof witnesses)[number], time: number): Promise<string> =>
+      cosignCheckpoint(
+        text,
+        { name: w.name, keyHash: cosignatureKeyHash(w.name, w.raw), sign: ed25519NoteSign(w.privateKey) },
+        time,
+      );
+    const lines = (await cosign(witnesses[0]!, 1764730000)) + (await cosign(witnesses[1]!, 1764730001));
+    const third = witnesses[2]!;
+    const signerKey = `PRIVATE+KEY+${third.name}+${noteKeyHash(third.name, third.raw).toString(16).padStart(8, '0')}+${Buffer.concat([Buffer.from([1]), third.seed]).toString('base64')}`;
+    const go = await askGo<GoCosignedAnswer>(binary, {
+      cosigned: {
+        note: note + lines,
+        logVerifierKey: ed25519VerifierKey(origin, log.raw),
+        // The first two as vkeys of type 0x04; formats also takes a witness's plain Ed25519 vkey.
+        witnessKeys: [
+          cosignatureVerifierKey(witnesses[0]!.name, witnesses[0]!.raw),
+          ed25519VerifierKey(witnesses[1]!.name, witnesses[1]!.raw),
+        ],
+        signerKey,
+      },
+    });
+    const hex = (n: number): string => n.toString(16).padStart(8, '0');
+    expect(go.openedBy).toEqual([
+      `${origin}+${hex(noteKeyHash(origin, log.raw))}`,
+      ...witnesses.slice(0, 2).map((w) => `${w.name}+${hex(cosignatureKeyHash(w.name, w.raw))}`),
+    ]);
+    expect(go.timestamps).toEqual([0, 1764730000, 1764730001]);
+    // Go's cosignature/v1 by the third witness (stamped with Go's clock): ours verifies it.
+    const third3 = parseCosignatureVerifierKey(cosignatureVerifierKey(third.name, third.raw));
+    const goLines = go.cosigned.slice(text.length + 1);
+    const [verified] = parseCosignatureLines(text, goLines, [third3]);
+    expect(verified?.name).toBe(third.name);
+    expect(verified?.timestamp).toBeGreaterThan(1_700_000_000);
+    expect(parseNote(go.cosigned).text).toBe(text);
   }, 120_000);
 });

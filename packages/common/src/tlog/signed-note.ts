@@ -42,11 +42,14 @@ export function isValidKeyName(name: string): boolean {
   return name !== '' && !/[\s+]/u.test(name) && !/\p{Cs}/u.test(name);
 }
 
-/** The key hash of an Ed25519 public key under a name. */
-export function noteKeyHash(name: string, publicKey: Uint8Array): number {
+/**
+ * The key hash of a public key under a name: SHA-256(name ‖ "\n" ‖ algorithm ‖ key)[:4]; the algorithm is
+ * Ed25519's 0x01 unless given (a cosignature key's is 0x04, c2sp.org/tlog-cosignature).
+ */
+export function noteKeyHash(name: string, publicKey: Uint8Array, algorithm: number = ALG_ED25519): number {
   const digest = createHash('sha256')
     .update(`${name}\n`)
-    .update(Buffer.from([ALG_ED25519]))
+    .update(Buffer.from([algorithm]))
     .update(publicKey)
     .digest();
   return digest.readUInt32BE(0);
@@ -118,19 +121,22 @@ export async function signNote(
   const lines: string[] = [];
   for (const signer of signers) {
     if (!isValidKeyName(signer.name)) throw badRequest(`'${signer.name}' is not a valid note key name`);
-    const hash = Buffer.alloc(4);
-    hash.writeUInt32BE(signer.keyHash >>> 0);
-    const signature = Buffer.from(await signer.sign(message));
-    lines.push(`${SIGNATURE_PREFIX}${signer.name} ${Buffer.concat([hash, signature]).toString('base64')}\n`);
+    lines.push(formatSignatureLine(signer.name, signer.keyHash, await signer.sign(message)));
   }
   return `${text}\n${lines.join('')}`;
 }
 
+/** A signed note split into its text and its signature lines, nothing verified yet. */
+export interface ParsedNote {
+  text: string;
+  signatures: Array<NoteSignature & { bytes: Buffer }>;
+}
+
 /**
- * Opens a signed note: its text, its signatures by the given verifiers (each checked: a bad one is a
- * `bad_request`, as is a note no given verifier signed) and the others, unchecked.
+ * Splits a signed note into its text and signature lines (each name valid, each signature base64 of key hash
+ * and signature); a malformed note is a `bad_request` starting "malformed signed note". Nothing is verified.
  */
-export function openNote(note: string, verifiers: readonly NoteVerifier[]): OpenedNote {
+export function parseNote(note: string): ParsedNote {
   // Valid UTF-8 (a JS string is, but for lone surrogates) and no ASCII control character but the newline.
   if (hasForbiddenCharacter(note)) throw malformed('a control character');
   const split = note.lastIndexOf('\n\n');
@@ -140,10 +146,7 @@ export function openNote(note: string, verifiers: readonly NoteVerifier[]): Open
   if (block === '' || !block.endsWith('\n')) throw malformed('no signature lines');
   const lines = block.slice(0, -1).split('\n');
   if (lines.length > MAX_SIGNATURES) throw malformed(`more than ${MAX_SIGNATURES} signatures`);
-  const message = Buffer.from(text, 'utf8');
-  const opened: OpenedNote = { text, verified: [], unverified: [] };
-  const seen = new Set<string>();
-  for (const line of lines) {
+  const signatures = lines.map((line) => {
     if (!line.startsWith(SIGNATURE_PREFIX)) throw malformed(`a line that is no signature: ${JSON.stringify(line)}`);
     const rest = line.slice(SIGNATURE_PREFIX.length);
     const space = rest.indexOf(' ');
@@ -152,9 +155,38 @@ export function openNote(note: string, verifiers: readonly NoteVerifier[]): Open
     const bytes = Buffer.from(base64, 'base64');
     if (!isValidKeyName(name) || base64 === '' || bytes.toString('base64') !== base64 || bytes.length < 5)
       throw malformed(`a malformed signature line: ${JSON.stringify(line)}`);
-    const keyHash = bytes.readUInt32BE(0);
+    return { name, keyHash: bytes.readUInt32BE(0), base64, bytes };
+  });
+  return { text, signatures };
+}
+
+/** A signature line as a note carries it (`— <name> <base64>\n`). */
+export function formatSignatureLine(name: string, keyHash: number, signature: Uint8Array): string {
+  if (!isValidKeyName(name)) throw badRequest(`'${name}' is not a valid note key name`);
+  const hash = Buffer.alloc(4);
+  hash.writeUInt32BE(keyHash >>> 0);
+  return `${SIGNATURE_PREFIX}${name} ${Buffer.concat([hash, signature]).toString('base64')}\n`;
+}
+
+/** Whether an Ed25519 signature by a raw 32-byte public key verifies. */
+export function ed25519Verify(publicKey: Buffer, message: Buffer, signature: Buffer): boolean {
+  const key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' });
+  return verify(null, message, key, signature);
+}
+
+/**
+ * Opens a signed note: its text, its signatures by the given verifiers (each checked: a bad one is a
+ * `bad_request`, as is a note no given verifier signed) and the others, unchecked.
+ */
+export function openNote(note: string, verifiers: readonly NoteVerifier[]): OpenedNote {
+  const { text, signatures } = parseNote(note);
+  const message = Buffer.from(text, 'utf8');
+  const opened: OpenedNote = { text, verified: [], unverified: [] };
+  const seen = new Set<string>();
+  for (const { bytes, ...signature } of signatures) {
+    const { name, keyHash, base64 } = signature;
+    const line = `${name} ${base64}`;
     const key = `${name}+${keyHash}`;
-    const signature = { name, keyHash, base64 };
     const verifier = verifiers.find((candidate) => candidate.name === name && candidate.keyHash === keyHash);
     if (!verifier) {
       if (!seen.has(line)) opened.unverified.push(signature);
@@ -163,12 +195,7 @@ export function openNote(note: string, verifiers: readonly NoteVerifier[]): Open
     }
     if (seen.has(key)) continue;
     seen.add(key);
-    const publicKey = createPublicKey({
-      key: Buffer.concat([ED25519_SPKI_PREFIX, verifier.publicKey]),
-      format: 'der',
-      type: 'spki',
-    });
-    if (!verify(null, message, publicKey, bytes.subarray(4)))
+    if (!ed25519Verify(verifier.publicKey, message, bytes.subarray(4)))
       throw badRequest(`invalid note signature for key ${name}+${keyHash.toString(16).padStart(8, '0')}`);
     opened.verified.push(signature);
   }
