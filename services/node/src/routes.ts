@@ -174,6 +174,23 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
     })),
     {
       method: 'GET',
+      path: `${IDENTIFIERS_PATH}/:did/history`,
+      auth: 'read',
+      fast: true,
+      tag: 'sidetree',
+      summary:
+        'every operation this node holds for a did:node DID (any form), in resolution order: `{didSuffix, operations: [{type, published, applied, anchor: {canonicalReference, equivalentReferences, transactionTime, transactionNumber, operationIndex, protocolVersion, anchorOrigin}, versionId, canonicalId, canonicalIdChanged, deactivated, receivedTime, operationRequest}]}`; `versionId` opens that version (`?versionId=` on the resolution)',
+      params: { did: 'the DID (percent-encoded as a whole, or with `%3A` for a port)' },
+      responses: {
+        200: { description: 'the history', mediaType: 'application/json' },
+        400: 'malformed, or a did:web id',
+        404: 'unknown',
+        503: 'maintenance mode',
+      },
+      handler: sidetreeApi.handlers.getHistory,
+    },
+    {
+      method: 'GET',
       path: '/scid/:id/did.json',
       auth: 'read',
       tag: 'sidetree',

@@ -5,6 +5,7 @@ import type { NodeContext } from '../context.js';
 import type { DidDiscoveryFeature } from '../did-discovery/did-discovery-feature.js';
 import type { NodeFeature } from '../feature.js';
 import type { OperationStores } from '../operations/operation-stores.js';
+import { didHistory } from '../resolution/did-history.js';
 import { resolveWithBinding, VARY } from '../resolution/did-resolution-binding.js';
 import { methodNames } from '../resolution/node-did-resolver.js';
 import type { ResolutionFeature } from '../resolution/resolution-feature.js';
@@ -18,7 +19,11 @@ export interface SidetreeApiFeature extends NodeFeature {
   readonly intake: OperationIntake;
   readonly api: SidetreeApi;
   /** The API as the HTTP kit's fast routes. */
-  readonly handlers: { readonly postOperation: FastHandler; readonly getIdentifier: FastHandler };
+  readonly handlers: {
+    readonly postOperation: FastHandler;
+    readonly getIdentifier: FastHandler;
+    readonly getHistory: FastHandler;
+  };
 }
 
 /**
@@ -105,8 +110,26 @@ export function createSidetreeApiFeature(
     },
   };
 
+  /** A DID's operations with their anchors, from this node's stores (no peer is asked). */
+  const getHistory = async (rawDid: string): Promise<SidetreeAnswer> => {
+    notInMaintenance();
+    const did = decodeDid(rawDid);
+    if (deps.resolution.webView.isWebDid(did))
+      throw badRequest('the history is served for did:node identifiers; resolve the did:web view for its did:node id');
+    // Resolving first gives the resolver's answers: 400 for a malformed DID, 404 for one this node does not know.
+    await deps.resolution.service.resolve(did);
+    const suffix = deps.resolution.service.parse(did).suffix;
+    const operations = await deps.resolution.service.didOperations(suffix);
+    return { contentType: 'application/json', body: JSON.stringify(didHistory(operations, didNamespace)) };
+  };
+
   const handlers = {
     postOperation: (req) => api.postOperation(req.body),
+    // The raw path segment, as for resolution, so a port's `%3A` survives.
+    getHistory: (req) =>
+      getHistory(
+        req.path.slice(req.path.indexOf('/identifiers/') + '/identifiers/'.length).replace(/\/history\/?$/, ''),
+      ),
     getIdentifier: (req) =>
       api.getIdentifier(
         req.path.slice(req.path.indexOf('/identifiers/') + '/identifiers/'.length),
