@@ -1,4 +1,4 @@
-import { mountRoutes, type RouteSpec } from '@anchor/common/http';
+import { mountRoutes, type FastHandler, type RouteSpec } from '@anchor/common/http';
 import type { Feature } from '@anchor/common/service';
 import { PROJECT_VERSION } from '@anchor/common/version';
 import { logApiHandlers } from './api/log-api-handlers.js';
@@ -25,6 +25,7 @@ export function createApiFeature(
   logs: LogsFeature,
   preparer: PreparerFeature,
   contextRoutes: readonly RouteSpec[],
+  addCheckpoint: FastHandler,
 ): ApiFeature {
   const { http, vctMetrics } = ctx;
   let baseUrl = ctx.config.baseUrl?.replace(/\/+$/, '');
@@ -57,6 +58,7 @@ export function createApiFeature(
         metrics: vctMetrics,
         baseUrl: knownBaseUrl,
       }),
+      addCheckpoint,
       contextRoutes,
     }),
   );

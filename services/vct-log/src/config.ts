@@ -14,7 +14,7 @@ import { readCaCertificates, tlsCaCertsOption } from '@anchor/common/http-client
 import { contextsFileOption } from '@anchor/common/jsonld-contexts';
 import { PROJECT_VERSION } from '@anchor/common/version';
 import { allowedPeerNetworksOption } from '@anchor/common/httpsig';
-import { isValidKeyName } from '@anchor/common/tlog';
+import { isValidKeyName, parseVerifierKey } from '@anchor/common/tlog';
 import { tracingOptions } from '@anchor/common/tracing';
 import { workerThreadsOption } from '@anchor/common/workers';
 import { issuerItemProblem, logItemProblem, buildLogDefinitions } from './log-definitions.js';
@@ -128,6 +128,19 @@ export const VCT_LOG_CONFIG = defineConfig({
       flag: 'tlog-origin',
       help: "origin line of each log's C2SP checkpoint (GET /<alias>/checkpoint), {alias} replaced by the alias; it is also the note key name (no spaces, no '+') and must hold {alias} when several logs are served (default <base-url without its scheme>/{alias}, as example.com/vct/main)",
     }),
+    witnessLogs: opt.list({
+      flag: 'witness-logs',
+      validateItem: verifierKeyProblem,
+      help: "witness mode (C2SP tlog-witness, POST /add-checkpoint): the note verifier keys of the logs this vct-log cosigns, <origin>+<hash>+<key> as a vct-log prints its checkpointVerifierKeys at start (the key name is the log's origin); none: every origin is unknown (404)",
+    }),
+    witnessKey: opt.string({
+      flag: 'witness-key',
+      help: 'PKCS#8 PEM file of the Ed25519 key the witness cosigns with (cosignature/v1); created on first start when missing (default <data-dir>/witness-key.pem)',
+    }),
+    witnessName: opt.string({
+      flag: 'witness-name',
+      help: "the witness's key name in its cosignature lines, a schema-less URL without spaces or '+' (default <base-url without its scheme>/witness)",
+    }),
     sequencerLease: opt.duration({
       flag: 'sequencer-lease',
       default: '10s',
@@ -184,6 +197,10 @@ export const VCT_LOG_CONFIG = defineConfig({
           : !c.tlogOrigin.includes('{alias}') && c.logs.length > 1
             ? `--tlog-origin ${JSON.stringify(c.tlogOrigin)} names one log, but --logs serves ${c.logs.length}: put {alias} in it`
             : undefined,
+    (c) =>
+      c.witnessName !== undefined && !isValidKeyName(c.witnessName)
+        ? `--witness-name ${JSON.stringify(c.witnessName)} is no note key name: no spaces and no '+'`
+        : undefined,
     tlsServePairCheck,
     databaseUrlRequired('VCT'),
   ],
@@ -213,6 +230,9 @@ export function vctLogOptionsFrom(flags: VctLogFlags): { options: VctLogOptions;
     maxRootAgeMs: flags.maxRootAge,
     maxGetEntries: flags.maxGetEntries,
     tlogOrigin: flags.tlogOrigin,
+    witnessLogs: flags.witnessLogs,
+    witnessKeyFile: flags.witnessKey,
+    witnessName: flags.witnessName,
     sequencerLeaseMs: flags.sequencerLease,
     devMode: flags.devMode,
     allowedPeerNetworks: flags.allowedPeerNetworks,
@@ -223,4 +243,14 @@ export function vctLogOptionsFrom(flags: VctLogFlags): { options: VctLogOptions;
     caCertificates: readCaCertificates(flags.tlsCaCerts ?? []),
   };
   return { options, ignoredEndpoints };
+}
+
+/** A note verifier key `--witness-logs` takes, or why not. */
+function verifierKeyProblem(item: string): string | undefined {
+  try {
+    parseVerifierKey(item);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
 }

@@ -31,6 +31,12 @@ export interface VctLogOptions extends ServiceOptions {
   maxGetEntries?: number;
   /** Origin line of each alias's C2SP checkpoint, `{alias}` replaced; default `<base URL without scheme>/{alias}`. */
   tlogOrigin?: string | undefined;
+  /** Witness mode: the note verifier keys of the logs cosigned at `POST /add-checkpoint` (key name = origin). */
+  witnessLogs?: readonly string[];
+  /** The witness's Ed25519 key file. Default `<dataDir>/witness-key.pem`, created when missing. */
+  witnessKeyFile?: string | undefined;
+  /** The witness's key name. Default `<base URL without scheme>/witness`. */
+  witnessName?: string | undefined;
   /** Lease duration when several replicas share a database. */
   sequencerLeaseMs?: number;
   /** Integrate only while holding the sequencer lease. Default: with mongodb. */

@@ -1,4 +1,13 @@
-import { openApiRoute, type ApiInfo, type HttpApp, type QueryParameterSpec, type RouteSpec } from '@anchor/common/http';
+import {
+  expressHandlerOf,
+  openApiRoute,
+  type ApiInfo,
+  type FastHandler,
+  type HttpApp,
+  type QueryParameterSpec,
+  type RouteSpec,
+} from '@anchor/common/http';
+import { TLOG_SIZE_MEDIA_TYPE } from '@anchor/common/tlog';
 import { LOG_ADD_VC } from '@anchor/common/schemas';
 import { PROJECT_VERSION } from '@anchor/common/version';
 import { WEBFINGER_PATH } from '@anchor/common/webfinger';
@@ -17,6 +26,8 @@ export interface RoutedHandlers {
   /** The alias as C2SP tlog-tiles: checkpoint and tiles. */
   tlog: TlogTileHandlers;
   webFinger: RequestHandler;
+  /** C2SP tlog-witness `add-checkpoint` (witness mode, `--witness-logs`). */
+  addCheckpoint: FastHandler;
   /** The operator's JSON-LD context routes (`@anchor/common/jsonld-contexts`). */
   contextRoutes: readonly RouteSpec[];
 }
@@ -203,6 +214,31 @@ export function vctLogRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec
         404: '`resource not found "..."` (other host), `ledger ID is required`, `ledger ID not found "x"`',
       },
       handler: handlers.webFinger,
+    },
+    {
+      method: 'POST',
+      path: '/add-checkpoint',
+      // Open, as C2SP tlog-witness says: the log's signature on the checkpoint is the only authentication.
+      auth: 'open',
+      tag: 'witness',
+      summary:
+        'C2SP tlog-witness (witness mode, `--witness-logs`): `old <size>`, consistency-proof lines, a blank line, a checkpoint signed by a known log; checked against the checkpoint held for its origin, stored, and answered with the cosignature/v1 line of `--witness-name`',
+      body: {
+        mediaTypes: ['text/plain'],
+        description: 'the add-checkpoint body (any content type is read as text)',
+      },
+      responses: {
+        200: { description: 'the cosignature line (`— <witness name> <base64>`)', mediaType: 'text/plain' },
+        400: 'malformed body or checkpoint note; old size past the checkpoint size',
+        403: 'no signature by a key `--witness-logs` trusts for the origin, or one that does not verify',
+        404: 'unknown origin (every origin without `--witness-logs`)',
+        409: {
+          description: 'the old size is not the size held: the size held, a decimal and a newline',
+          mediaType: TLOG_SIZE_MEDIA_TYPE,
+        },
+        422: 'the consistency proof does not verify (or is not empty from 0); another root at the size held (a split view); a size-0 checkpoint without the empty root',
+      },
+      handler: expressHandlerOf(handlers.addCheckpoint),
     },
     ...handlers.contextRoutes,
   ];

@@ -8,6 +8,7 @@ import { vctLogSettings, type VctLogOptions } from './log-options.js';
 import { VctMetrics } from './metrics.js';
 import { createPreparerFeature } from './preparer-feature.js';
 import { createSequencerFeature, type SequencerFeature } from './sequencer-feature.js';
+import { createWitnessFeature, type WitnessFeature } from './witness/witness-feature.js';
 
 export type { VctLogOptions } from './log-options.js';
 
@@ -21,12 +22,15 @@ export interface VctLogServer extends ServiceHandle {
   noteVerifierKey(alias: string): string;
   /** Runs one integration round now instead of waiting for the interval (tests, tools). */
   integrateNow(): Promise<void>;
+  /** Witness mode: the cosignature/v1 vkey (`<name>+<hash>+<base64(0x04 ‖ key)>`); undefined without `--witness-logs`. */
+  readonly witnessVerifierKey: string | undefined;
 }
 
 interface VctLogParts {
   logs: LogsFeature;
   api: ApiFeature;
   sequencer: SequencerFeature;
+  witness: WitnessFeature;
 }
 
 const log = getLogger('vct-server');
@@ -45,12 +49,17 @@ const vctLogService: ServiceDefinition<VctLogOptions, VctLogContextMembers, VctL
     );
     const logs = add(await createLogsFeature(ctx));
     const preparer = add(await createPreparerFeature(ctx, logs, contexts.contexts));
-    const api = add(createApiFeature(ctx, logs, preparer, contexts.routes));
+    // The witness's default name holds the base URL, which the API feature knows once the listener is up.
+    const later: { api?: ApiFeature } = {};
+    const witness = add(await createWitnessFeature(ctx, () => (later.api as ApiFeature).baseUrl));
+    const api = add(createApiFeature(ctx, logs, preparer, contexts.routes, witness.addCheckpoint));
+    later.api = api;
     const sequencer = add(await createSequencerFeature(ctx, logs));
-    return { logs, api, sequencer };
+    return { logs, api, sequencer, witness };
   },
-  started(ctx, { logs, api }) {
+  started(ctx, { logs, api, witness }) {
     const { config } = ctx;
+    const witnessing = witness.witness();
     log.info('vct-log started', {
       url: ctx.listener.url,
       baseUrl: api.baseUrl,
@@ -61,6 +70,7 @@ const vctLogService: ServiceDefinition<VctLogOptions, VctLogContextMembers, VctL
         ? { checkpointVerifierKeys: logs.logs.map((l) => api.checkpoints.verifierKey(l.alias)) }
         : {}),
       storage: config.storage?.type ?? 'lmdb',
+      ...(witnessing ? { witnessVerifierKey: witnessing.verifierKey, witnessedOrigins: witnessing.origins } : {}),
     });
   },
 };
@@ -82,5 +92,8 @@ export function createServer(options: VctLogOptions = {}): VctLogServer {
     },
     noteVerifierKey: (alias) => running('key').parts.api.checkpoints.verifierKey(alias),
     integrateNow: () => running('sequencer').parts.sequencer.runRound(),
+    get witnessVerifierKey() {
+      return running('witness').parts.witness.witness()?.verifierKey;
+    },
   }));
 }
