@@ -5,3 +5,11 @@
 export { EMPTY_TREE_ROOT, HASH_SIZE, leafHash, nodeHash } from './hash.js';
 export { MerkleTree, rootOfLeafHashes } from './tree.js';
 export { rootFromInclusionProof, verifyConsistency, verifyInclusion } from './verify.js';
+export {
+  consistencyRanges,
+  foldPerfectParts,
+  inclusionRanges,
+  perfectParts,
+  type NodeRef,
+  type SubtreeRange,
+} from './ranges.js';

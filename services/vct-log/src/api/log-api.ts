@@ -61,7 +61,7 @@ export class LogApi {
     return this.options.treeHeads.body(alias, log.head());
   }
 
-  getSthConsistency(alias: string, query: QueryParams): string {
+  async getSthConsistency(alias: string, query: QueryParams): Promise<string> {
     const first = int64Param(query, 'first');
     const second = int64Param(query, 'second');
     const where = 'validate GetSTHConsistency request: validation failed: first_tree_size';
@@ -74,10 +74,10 @@ export class LogApi {
     const size = log.head().size;
     if (second > BigInt(size))
       throw badRequest(`validation failed: need tree size: ${second} for proof but only got: ${size}`);
-    return json({ consistency: hashesOrNull(log.consistencyProof(Number(first), Number(second))) });
+    return json({ consistency: hashesOrNull(await log.consistencyProof(Number(first), Number(second))) });
   }
 
-  getProofByHash(alias: string, query: QueryParams): string {
+  async getProofByHash(alias: string, query: QueryParams): Promise<string> {
     const treeSize = int64Param(query, 'tree_size');
     if (treeSize < 1n)
       throw badRequest('validate GetProofByHash request: validation failed: tree_size value must be greater than zero');
@@ -85,10 +85,10 @@ export class LogApi {
     const hash = leafHashParam(query.get('hash'));
     const size = log.head().size;
     if (treeSize > BigInt(size)) throw notFound(`not found: got tree size: ${size} but we expected: ${treeSize}`);
-    const index = log.indexOfLeafHash(hash);
+    const index = await log.indexOfLeafHash(hash);
     if (index === undefined || BigInt(index) >= treeSize)
       throw notFound(`not found: no leaf with hash ${hash.toString('base64')} in the tree of size ${treeSize}`);
-    return json({ leaf_index: index, audit_path: hashesOrNull(log.inclusionProof(index, Number(treeSize))) });
+    return json({ leaf_index: index, audit_path: hashesOrNull(await log.inclusionProof(index, Number(treeSize))) });
   }
 
   async getEntries(alias: string, query: QueryParams): Promise<string> {
@@ -128,7 +128,7 @@ export class LogApi {
     return json({
       leaf_input: Buffer.from(entry.leafInput, 'utf8').toString('base64'),
       extra_data: entry.extraData,
-      audit_path: hashesOrNull(log.inclusionProof(Number(leafIndex), Number(treeSize))),
+      audit_path: hashesOrNull(await log.inclusionProof(Number(leafIndex), Number(treeSize))),
     });
   }
 

@@ -36,7 +36,7 @@ export function tlogTileHandlers(logs: LogRegistry, checkpoints: SignedCheckpoin
         throw notFound(`${JSON.stringify(path)} is not a tile path (tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>])`);
       const headers = { 'Cache-Control': tile.width === TILE_WIDTH ? FULL_TILE_CACHE : SHORT_CACHE };
       if (tile.level !== 'entries')
-        return { contentType: 'application/octet-stream', body: log.hashTile(tile), headers };
+        return { contentType: 'application/octet-stream', body: await log.hashTile(tile), headers };
       const size = log.head().size;
       if (tile.width > tileWidth(size, 'entries', tile.index))
         throw notFound(`entry bundle ${path} is beyond the log's tree of size ${size}`);

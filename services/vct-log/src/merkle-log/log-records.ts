@@ -2,7 +2,7 @@ import type { Store, StoreProvider } from '@anchor/common/storage';
 
 /**
  * What a log keeps in the store (one set of stores per alias, plus shared ones). Everything a client was
- * told is derivable from these records alone, so a restart rebuilds the in-memory tree from them.
+ * told is derivable from these records alone; a restart reads only the tree's right edge from them.
  *
  *   <alias>.leaves       key: base64url SHA-256(N-Quads) → { timestamp, leafInput, extraData }
  *                        written once, when the credential is accepted: insert-if-absent here is the single
@@ -10,13 +10,19 @@ import type { Store, StoreProvider } from '@anchor/common/storage';
  *   <alias>.queue        key: <accept time, 16 digits>.<identity> → { leafHash }   accepted, not yet in the tree
  *   <alias>.entries      key: leaf index, 16 digits → { identity }                 the tree's leaves in order
  *   <alias>.leaf-hashes  key: chunk number, 16 digits → { hashes: base64 of up to 1,024 packed leaf hashes }
+ *                        (the tree's level 0: four C2SP level-0 hash tiles per chunk)
+ *   <alias>.tiles        key: <level, 2 digits>.<tile, 16 digits> → { hashes: base64 of up to 256 packed node
+ *                        hashes at height 8·level }   the C2SP hash tiles of levels 1 and up (see TileTree)
+ *   <alias>.leaf-index   key: base64url leaf hash → { index }   the first index of each leaf hash (get-proof-by-hash,
+ *                        dedupe at integration); '~built' → { index: size } once a log stored before this
+ *                        index existed has been indexed
  *   tree-heads           key: alias → { size, root, timestamp }   the head every STH is signed from
  *   log-config           key: 'signing-key' → { type, publicKey }   the key every log of the database is signed with
  *   leases               key: 'sequencer#<version>' → lease chain link   (MongoDB) which replica integrates (StoreLease)
  *
  * Accepting writes the leaf and its queue record in one batch. Integrating moves a run of queue records
  * into the tree in ONE batch: the entries (insert-if-absent, so two sequencers can never both write an
- * index), the queue records deleted, the touched leaf-hash chunks and the new tree head. A crash leaves
+ * index), the queue records deleted, the touched leaf-hash chunks and tiles, the leaf-index records and the new tree head. A crash leaves
  * either all of a batch or none of it.
  */
 export interface LeafRecord {
@@ -41,6 +47,18 @@ export interface EntryRecord {
 export interface LeafHashChunk {
   hashes: string;
 }
+
+/** A hash tile of level ≥ 1 (levels' nodes never change once written; a tile only grows). */
+export interface TileRecord {
+  hashes: string;
+}
+
+export interface LeafIndexRecord {
+  index: number;
+}
+
+/** The leaf-index record saying every leaf up to `index` is indexed (no base64url key starts with '~'). */
+export const LEAF_INDEX_BUILT = '~built';
 
 export interface TreeHeadRecord {
   size: number;
@@ -80,8 +98,18 @@ export interface LogStores {
   queue: Store<QueueRecord>;
   entries: Store<EntryRecord>;
   leafHashes: Store<LeafHashChunk>;
+  tiles: Store<TileRecord>;
+  leafIndex: Store<LeafIndexRecord>;
   treeHeads: Store<TreeHeadRecord>;
-  names: { leaves: string; queue: string; entries: string; leafHashes: string; treeHeads: string };
+  names: {
+    leaves: string;
+    queue: string;
+    entries: string;
+    leafHashes: string;
+    tiles: string;
+    leafIndex: string;
+    treeHeads: string;
+  };
 }
 
 export async function openLogStores(provider: StoreProvider, alias: string): Promise<LogStores> {
@@ -90,6 +118,8 @@ export async function openLogStores(provider: StoreProvider, alias: string): Pro
     queue: `${alias}.queue`,
     entries: `${alias}.entries`,
     leafHashes: `${alias}.leaf-hashes`,
+    tiles: `${alias}.tiles`,
+    leafIndex: `${alias}.leaf-index`,
     treeHeads: TREE_HEADS_STORE,
   };
   return {
@@ -97,6 +127,8 @@ export async function openLogStores(provider: StoreProvider, alias: string): Pro
     queue: await provider.open<QueueRecord>(names.queue),
     entries: await provider.open<EntryRecord>(names.entries),
     leafHashes: await provider.open<LeafHashChunk>(names.leafHashes),
+    tiles: await provider.open<TileRecord>(names.tiles),
+    leafIndex: await provider.open<LeafIndexRecord>(names.leafIndex),
     treeHeads: await provider.open<TreeHeadRecord>(names.treeHeads),
     names,
   };

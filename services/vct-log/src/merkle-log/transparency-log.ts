@@ -1,12 +1,13 @@
 import { AppError, internal, notFound } from '@anchor/common/errors';
 import { getLogger } from '@anchor/common/log';
-import { EMPTY_TREE_ROOT, HASH_SIZE, MerkleTree } from '@anchor/common/merkle';
+import { EMPTY_TREE_ROOT, HASH_SIZE } from '@anchor/common/merkle';
 import type { ProviderBatchOp, StoreProvider } from '@anchor/common/storage';
-import { hashTile, tilePath, tileWidth, type TileRef } from '@anchor/common/tlog';
+import { tilePath, tileWidth, type TileRef } from '@anchor/common/tlog';
 import { leafHashOf } from '@anchor/common/vct';
 import {
   indexKey,
   LEAF_HASH_CHUNK,
+  LEAF_INDEX_BUILT,
   openLogStores,
   parseQueueKey,
   queueKey,
@@ -14,6 +15,7 @@ import {
   type LogStores,
   type TreeHeadRecord,
 } from './log-records.js';
+import { readLeafHashes, TileTree } from './tile-tree.js';
 
 const log = getLogger('vct-log');
 
@@ -56,15 +58,15 @@ export interface IntegrationResult {
 /**
  * One alias's log: the durable accept path (a pending record per new credential, deduplicated by its
  * N-Quads hash), the integration of pending records into the tree in atomic batches, and the read side
- * (heads, proofs, entries), answered from an in-memory RFC 6962 tree rebuilt from stored leaf hashes.
+ * (heads, proofs, entries), answered from the RFC 6962 tree kept as hash tiles in the store (`TileTree`):
+ * start-up reads the tree's right edge, O(log n) records, and memory holds that edge and a bounded cache.
  *
- * Reads see only the committed head: while a batch is being written the in-memory tree already holds its
+ * Reads see only the committed head: while a batch is being written the tree's edge already holds its
  * leaves, but no answer uses them until the batch is durable, and a failed batch rolls them back.
  */
 export class TransparencyLog {
-  #tree: MerkleTree;
+  readonly #tree: TileTree;
   #head: TreeHead;
-  readonly #indexByLeafHash = new Map<string, number>();
   /** Serialises integration and catch-up (the only writers of the tree). */
   #writing: Promise<unknown> = Promise.resolve();
   /** How integration batches are written: the provider's batch, or the sequencer lease's fenced write. */
@@ -74,13 +76,12 @@ export class TransparencyLog {
     readonly alias: string,
     private readonly provider: StoreProvider,
     private readonly stores: LogStores,
-    tree: MerkleTree,
+    tree: TileTree,
     head: TreeHead,
   ) {
     this.#tree = tree;
     this.#head = head;
     this.#writeOps = (ops) => provider.batch(ops);
-    this.#indexLeaves(0, head.size);
   }
 
   /**
@@ -92,8 +93,10 @@ export class TransparencyLog {
   }
 
   /**
-   * Opens an alias's stores and rebuilds its tree from the stored leaf hashes, checking them against the
-   * stored head (a mismatch means the data is damaged and the log refuses to serve it). A new log gets an
+   * Opens an alias's stores and reads its tree's right edge (one leaf-hash chunk and one tile per level),
+   * checking its root against the stored head. A log stored before tiles and the leaf index existed (or whose
+   * edge tiles are missing or short) gets them built once from the leaf hashes, in one pass, then written; a
+   * root that still differs means the data is damaged and the log refuses to serve it. A new log gets an
    * empty head, written insert-if-absent so replicas agree on its timestamp.
    */
   static async open(provider: StoreProvider, alias: string, now = Date.now()): Promise<TransparencyLog> {
@@ -104,14 +107,30 @@ export class TransparencyLog {
       await stores.treeHeads.insert(alias, empty);
       stored = (await stores.treeHeads.get(alias)) ?? empty;
     }
-    const packed = await readLeafHashes(stores, 0, stored.size, alias);
-    const tree = MerkleTree.fromLeafHashes(packed);
     const head = toHead(stored);
-    if (!tree.root().equals(head.root)) {
+    const tree = new TileTree(stores, alias);
+    const indexed = (await stores.leafIndex.get(LEAF_INDEX_BUILT)) !== undefined;
+    const index = indexed ? async () => undefined : leafIndexer(provider, stores);
+    let root = await tree.load(head.size);
+    if (!root?.equals(head.root)) {
+      const started = Date.now();
+      await provider.batch(await tree.rebuild(head.size, index));
+      root = await tree.load(head.size);
+      log.warn('built the hash tiles of a log from its leaf hashes', {
+        alias,
+        size: head.size,
+        ms: Date.now() - started,
+      });
+    } else if (!indexed) {
+      for (let from = 0; from < head.size; from += LEAF_INDEX_SLICE)
+        await index(from, await readLeafHashes(stores, from, Math.min(head.size, from + LEAF_INDEX_SLICE), alias));
+    }
+    if (!root?.equals(head.root)) {
       throw new Error(
-        `log "${alias}": the stored leaf hashes give root ${tree.root().toString('base64')} at size ${head.size}, but the stored head says ${stored.root}; the data is damaged`,
+        `log "${alias}": the stored leaf hashes give root ${root?.toString('base64')} at size ${head.size}, but the stored head says ${stored.root}; the data is damaged`,
       );
     }
+    if (!indexed) await stores.leafIndex.put(LEAF_INDEX_BUILT, { index: head.size });
     log.info('log opened', { alias, size: head.size });
     return new TransparencyLog(alias, provider, stores, tree, head);
   }
@@ -145,7 +164,7 @@ export class TransparencyLog {
     // (and answered the client an error): a leaf neither in the tree nor queued is queued again, or it would
     // be answered as logged and never be.
     const existingHash = leafHashOf(existing.leafInput);
-    if (this.indexOfLeafHash(existingHash) === undefined) {
+    if ((await this.indexOfLeafHash(existingHash)) === undefined) {
       const key = queueKey(existing.timestamp, identity);
       if (!(await this.stores.queue.get(key))) {
         await this.stores.queue.put(key, { leafHash: existingHash.toString('base64') });
@@ -155,18 +174,19 @@ export class TransparencyLog {
   }
 
   /** Index of a committed leaf by its Merkle leaf hash (the first one, as the original orders by sequence). */
-  indexOfLeafHash(leafHash: Uint8Array): number | undefined {
-    const index = this.#indexByLeafHash.get(Buffer.from(leafHash).toString('latin1'));
-    return index !== undefined && index < this.#head.size ? index : undefined;
+  async indexOfLeafHash(leafHash: Uint8Array): Promise<number | undefined> {
+    const record = await this.stores.leafIndex.get(leafIndexKey(leafHash));
+    // A record past the head is from a batch not yet committed (or cut short): not in the tree yet.
+    return record !== undefined && record.index < this.#head.size ? record.index : undefined;
   }
 
   /** Audit path of a committed leaf in the tree of `size` leaves (any size up to the committed one). */
-  inclusionProof(index: number, size: number): Buffer[] {
+  async inclusionProof(index: number, size: number): Promise<Buffer[]> {
     this.#checkCommitted(size);
     return this.#tree.inclusionProof(index, size);
   }
 
-  consistencyProof(first: number, second: number): Buffer[] {
+  async consistencyProof(first: number, second: number): Promise<Buffer[]> {
     this.#checkCommitted(second);
     return this.#tree.consistencyProof(first, second);
   }
@@ -175,12 +195,12 @@ export class TransparencyLog {
    * A C2SP hash tile's bytes (`@anchor/common/tlog`): only tiles the committed tree holds complete, so a
    * tile never changes once served; others are `not_found`.
    */
-  hashTile(tile: TileRef): Buffer {
+  async hashTile(tile: TileRef): Promise<Buffer> {
     if (tile.level === 'entries') throw notFound('an entry bundle is no hash tile');
     const width = tileWidth(this.#head.size, tile.level, tile.index);
     if (tile.width > width)
       throw notFound(`tile ${tilePath(tile)} is beyond the log's tree of size ${this.#head.size}`);
-    return hashTile(this.#tree, tile);
+    return this.#tree.tile(tile.level, tile.index, tile.width);
   }
 
   /** Stored entries `start..end` (inclusive), which must be committed. */
@@ -231,30 +251,34 @@ export class TransparencyLog {
     // them, which `#completeInterrupted` rolls forward.
     const entryOps: ProviderBatchOp[] = [];
     const queueOps: ProviderBatchOp[] = [];
+    const indexOps: ProviderBatchOp[] = [];
     const acceptedAt: number[] = [];
+    const hashes = queued.map(({ value }) => Buffer.from(value.leafHash, 'base64'));
+    const known = await this.stores.leafIndex.getMany(hashes.map((hash) => leafIndexKey(hash)));
+    const inBatch = new Set<string>();
     try {
-      for (const { key, value } of queued) {
+      for (const [position, { key }] of queued.entries()) {
         const { queued: at, identity } = parseQueueKey(key);
         queueOps.push({ store: names.queue, op: 'delete', key });
-        const hash = Buffer.from(value.leafHash, 'base64');
+        const hash = hashes[position]!;
+        const hashKey = leafIndexKey(hash);
         // A record queued again for a leaf already in the tree (see `accept`) is only removed.
-        if (this.indexOfLeafHash(hash) !== undefined) continue;
+        const record = known[position];
+        if ((record !== undefined && record.index < start) || inBatch.has(hashKey)) continue;
+        inBatch.add(hashKey);
         acceptedAt.push(at);
         this.#tree.append(hash);
-        entryOps.push({
-          store: names.entries,
-          op: 'insert',
-          key: indexKey(start + entryOps.length),
-          value: { identity },
-        });
+        const index = start + entryOps.length;
+        entryOps.push({ store: names.entries, op: 'insert', key: indexKey(index), value: { identity } });
+        indexOps.push({ store: names.leafIndex, op: 'put', key: hashKey, value: { index } });
       }
       if (entryOps.length === 0) {
         await this.#writeOps(queueOps);
         return { integrated: 0, delaysMs: [] };
       }
-      await this.#commitAppended(start, start + entryOps.length, [...entryOps, ...queueOps], now);
+      await this.#commitAppended([...entryOps, ...queueOps, ...indexOps], now);
     } catch (error) {
-      this.#rollBack();
+      await this.#rollBack();
       throw error;
     }
     const done = now();
@@ -290,12 +314,14 @@ export class TransparencyLog {
         const identity = identities[offset] as string;
         if (!leaf)
           throw internal(`log "${this.alias}": entry ${start + offset} names leaf ${identity}, which is missing`);
-        this.#tree.append(leafHashOf(leaf.leafInput));
+        const hash = leafHashOf(leaf.leafInput);
+        this.#tree.append(hash);
         ops.push({ store: names.queue, op: 'delete', key: queueKey(leaf.timestamp, identity) });
+        ops.push({ store: names.leafIndex, op: 'put', key: leafIndexKey(hash), value: { index: start + offset } });
       }
-      await this.#commitAppended(start, start + identities.length, ops, now);
+      await this.#commitAppended(ops, now);
     } catch (error) {
-      this.#rollBack();
+      await this.#rollBack();
       throw error;
     }
     log.warn('finished an integration batch that had been written only in part', {
@@ -306,26 +332,18 @@ export class TransparencyLog {
     return { integrated: identities.length, delaysMs: [] };
   }
 
-  /** Writes `ops` with the leaf-hash chunks of the leaves appended from `start` to `size` and the new head. */
-  async #commitAppended(start: number, size: number, ops: ProviderBatchOp[], now: () => number): Promise<void> {
-    for (let chunk = Math.floor(start / LEAF_HASH_CHUNK); chunk * LEAF_HASH_CHUNK < size; chunk++) {
-      ops.push({
-        store: this.stores.names.leafHashes,
-        op: 'put',
-        key: indexKey(chunk),
-        value: { hashes: this.#chunkHashes(chunk, size) },
-      });
-    }
-    const head: TreeHead = { size, root: this.#tree.root(size), timestamp: Math.max(now(), this.#head.timestamp) };
-    await this.#writeHead(head, ops);
+  /** Writes `ops` with the leaf-hash chunks and tiles the appended leaves touched and the new head. */
+  async #commitAppended(ops: ProviderBatchOp[], now: () => number): Promise<void> {
+    const size = this.#tree.size;
+    const head: TreeHead = { size, root: this.#tree.root(), timestamp: Math.max(now(), this.#head.timestamp) };
+    await this.#writeHead(head, [...ops, ...this.#tree.commitOps()]);
+    this.#tree.committed();
   }
 
   async #writeHead(head: TreeHead, ops: ProviderBatchOp[]): Promise<void> {
     const record: TreeHeadRecord = { size: head.size, root: head.root.toString('base64'), timestamp: head.timestamp };
     await this.#writeOps([...ops, { store: this.stores.names.treeHeads, op: 'put', key: this.alias, value: record }]);
-    const previous = this.#head.size;
     this.#head = head;
-    this.#indexLeaves(previous, head.size);
   }
 
   async #catchUp(): Promise<void> {
@@ -340,42 +358,23 @@ export class TransparencyLog {
       });
       return;
     }
-    this.#rollBack();
-    if (stored.size > current.size) {
-      const packed = await readLeafHashes(this.stores, current.size, stored.size, this.alias);
-      for (let offset = 0; offset < packed.length; offset += HASH_SIZE)
-        this.#tree.append(packed.subarray(offset, offset + HASH_SIZE));
-    }
     const head = toHead(stored);
-    if (!this.#tree.root(stored.size).equals(head.root)) {
-      this.#rollBack();
-      throw internal(`log "${this.alias}": the stored leaf hashes do not match the stored head at size ${stored.size}`);
+    if (stored.size > current.size || this.#tree.size !== current.size) {
+      const root = await this.#tree.load(stored.size);
+      if (!root?.equals(head.root)) {
+        await this.#rollBack(true);
+        throw internal(
+          `log "${this.alias}": the stored hash tiles do not match the stored head at size ${stored.size}`,
+        );
+      }
     }
-    if (stored.size > current.size || stored.timestamp > current.timestamp) {
-      this.#head = head;
-      this.#indexLeaves(current.size, head.size);
-    }
+    if (stored.size > current.size || stored.timestamp > current.timestamp) this.#head = head;
   }
 
-  /** Drops in-memory leaves beyond the committed head (after a failed batch). */
-  #rollBack(): void {
-    if (this.#tree.size === this.#head.size) return;
-    this.#tree = MerkleTree.fromLeafHashes(this.#tree.leafHashes().subarray(0, this.#head.size * HASH_SIZE));
-  }
-
-  #chunkHashes(chunk: number, size: number): string {
-    const first = chunk * LEAF_HASH_CHUNK;
-    const last = Math.min(size, first + LEAF_HASH_CHUNK);
-    const packed = Buffer.allocUnsafe((last - first) * HASH_SIZE);
-    for (let index = first; index < last; index++) packed.set(this.#tree.leafHash(index), (index - first) * HASH_SIZE);
-    return packed.toString('base64');
-  }
-
-  #indexLeaves(from: number, to: number): void {
-    for (let index = from; index < to; index++) {
-      const key = this.#tree.leafHash(index).toString('latin1');
-      if (!this.#indexByLeafHash.has(key)) this.#indexByLeafHash.set(key, index);
-    }
+  /** Reads the committed edge back (after a failed batch): leaves appended beyond the head are dropped. */
+  async #rollBack(always = false): Promise<void> {
+    if (!always && this.#tree.size === this.#head.size) return;
+    await this.#tree.load(this.#head.size);
   }
 
   #checkCommitted(size: number): void {
@@ -393,31 +392,33 @@ function toHead(record: TreeHeadRecord): TreeHead {
   return { size: record.size, root: Buffer.from(record.root, 'base64'), timestamp: record.timestamp };
 }
 
-/** Packed leaf hashes `from..to-1` from the chunk records; a missing or short chunk means damaged data. */
-async function readLeafHashes(stores: LogStores, from: number, to: number, alias: string): Promise<Buffer> {
-  if (to <= from) return Buffer.alloc(0);
-  const firstChunk = Math.floor(from / LEAF_HASH_CHUNK);
-  const lastChunk = Math.floor((to - 1) / LEAF_HASH_CHUNK);
-  const keys: string[] = [];
-  for (let chunk = firstChunk; chunk <= lastChunk; chunk++) keys.push(indexKey(chunk));
-  const packed = Buffer.allocUnsafe((to - from) * HASH_SIZE);
-  // Chunks are fetched in slices so a million-leaf log does not hold every chunk's base64 text at once.
-  const SLICE = 256;
-  for (let i = 0; i < keys.length; i += SLICE) {
-    const records = await stores.leafHashes.getMany(keys.slice(i, i + SLICE));
-    records.forEach((record, offset) => {
-      const chunk = firstChunk + i + offset;
-      const chunkStart = chunk * LEAF_HASH_CHUNK;
-      const needed = Math.min(to, chunkStart + LEAF_HASH_CHUNK) - chunkStart;
-      const bytes = record ? Buffer.from(record.hashes, 'base64') : Buffer.alloc(0);
-      if (bytes.length < needed * HASH_SIZE) {
-        throw new Error(
-          `log "${alias}": leaf-hash chunk ${chunk} holds ${bytes.length / HASH_SIZE} hashes, ${needed} are needed for size ${to}; the data is damaged`,
-        );
-      }
-      const copyFrom = Math.max(from, chunkStart);
-      bytes.copy(packed, (copyFrom - from) * HASH_SIZE, (copyFrom - chunkStart) * HASH_SIZE, needed * HASH_SIZE);
-    });
-  }
-  return packed;
+/** Leaf-index key of a leaf hash. */
+function leafIndexKey(hash: Uint8Array): string {
+  return Buffer.from(hash).toString('base64url');
+}
+
+/** Leaf hashes indexed per batch when a log stored before the leaf index is indexed. */
+const LEAF_INDEX_SLICE = 16 * 1024;
+
+/**
+ * Writes leaf-index records for a slice of leaf hashes starting at `from`, in order, keeping an index
+ * already stored (the first occurrence of a hash wins, as integration never logs a hash twice).
+ */
+function leafIndexer(provider: StoreProvider, stores: LogStores) {
+  return async (from: number, packed: Buffer): Promise<void> => {
+    for (let at = 0; at * HASH_SIZE < packed.length; at += LEAF_INDEX_SLICE) {
+      const keys: string[] = [];
+      const end = Math.min(packed.length / HASH_SIZE, at + LEAF_INDEX_SLICE);
+      for (let i = at; i < end; i++) keys.push(leafIndexKey(packed.subarray(i * HASH_SIZE, (i + 1) * HASH_SIZE)));
+      const existing = await stores.leafIndex.getMany(keys);
+      const seen = new Set<string>();
+      const ops: ProviderBatchOp[] = [];
+      keys.forEach((key, offset) => {
+        if (existing[offset] !== undefined || seen.has(key)) return;
+        seen.add(key);
+        ops.push({ store: stores.names.leafIndex, op: 'put', key, value: { index: from + at + offset } });
+      });
+      if (ops.length > 0) await provider.batch(ops);
+    }
+  };
 }
