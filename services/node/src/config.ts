@@ -6,7 +6,7 @@ import { formatByteSize, parseByteSize } from '@anchor/common/http';
 import { allowedPeerNetworksOption, SIGNATURE_SCHEMES } from '@anchor/common/httpsig';
 import { contextsFileOption } from '@anchor/common/jsonld-contexts';
 import { parseLogSpec } from '@anchor/common/log';
-import { checkAmqpUrl, checkNamespace } from '@anchor/common/mq';
+import { checkAmqpUrls, checkNamespace, QUEUE_TYPES } from '@anchor/common/mq';
 import { PROTOCOL_VERSION_NAMES, ProtocolRegistry } from '@anchor/sidetree';
 
 /**
@@ -487,8 +487,12 @@ export const nodeConfigSpec = defineConfig({
         short: 'q',
         env: ['MQ_URL'],
         secret: true,
-        validate: (url) => (url.trim() === '' ? undefined : checkAmqpUrl(url.trim())),
-        help: 'amqp:// URL of RabbitMQ; empty for the in-process queue',
+        validate: (url) => (url.trim() === '' ? undefined : checkAmqpUrls(url.trim())),
+        help: 'amqp:// URL of RabbitMQ, or the members of a RabbitMQ cluster as comma-separated URLs (tried in order; after a lost connection the next one); empty for the in-process queue',
+      }),
+      mqQueueType: opt.enum(QUEUE_TYPES, {
+        flag: 'mq-queue-type',
+        help: 'classic or quorum (replicated over a cluster, survives the loss of a minority of its members); default: quorum when --mq-url names several brokers, classic for one. Queues of a namespace keep the type they were created with',
       }),
       mqNamespace: opt.string({
         flag: 'mq-namespace',

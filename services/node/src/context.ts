@@ -78,6 +78,7 @@ export function nodeSettings(config: NodeConfig): ServiceSettings {
     },
     queue: {
       ...(queue.mqUrl !== undefined ? { url: queue.mqUrl } : {}),
+      ...(queue.mqQueueType !== undefined ? { queueType: queue.mqQueueType } : {}),
       // Queues are this node's own even on a broker other nodes share: named under its namespace, and a message
       // stamped with another node's identity is refused instead of being anchored as this node's.
       identity: nodeUrls(server).serviceId,

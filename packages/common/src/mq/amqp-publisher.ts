@@ -5,9 +5,10 @@
  * could not route comes back and is retried after redeclaring, and keeps retrying over reconnections
  * until its deadline, after which it fails with a clear `unavailable` error.
  */
-import type { Channel, ConfirmChannel, Message, Options, RecoveringChannelModel } from 'amqplib';
+import type { Channel, ConfirmChannel, Message, Options } from 'amqplib';
 import { AppError, errorMessage, internal, unavailable } from '../errors/index.js';
-import type { QueueSpec } from './amqp-topology.js';
+import type { FailoverConnection } from './amqp-failover.js';
+import { queueTypeMismatch, specType, type QueueSpec } from './amqp-topology.js';
 
 /** AMQP reply codes that retrying cannot fix (access refused, precondition failed, not allowed). */
 const PERMANENT_CODES = new Set([403, 406, 530]);
@@ -47,7 +48,7 @@ export class AmqpPublisher {
   closed = false;
 
   constructor(
-    private readonly model: RecoveringChannelModel,
+    private readonly model: FailoverConnection,
     private readonly timeoutMs: number,
     private readonly onError: (error: unknown, context: string) => void,
   ) {}
@@ -127,7 +128,8 @@ export class AmqpPublisher {
           await ch.assertQueue(spec.name, spec.options);
         } catch (error) {
           if (PERMANENT_CODES.has(amqpCode(error) ?? 0)) {
-            throw internal(`amqp: cannot declare queue ${spec.name}: ${errorMessage(error)}`, {
+            const hint = queueTypeMismatch(error, spec.name, specType(spec));
+            throw internal(`amqp: cannot declare queue ${spec.name}: ${hint ?? errorMessage(error)}`, {
               cause: error,
               retryable: false,
             });

@@ -6,17 +6,19 @@
  * itself; deliveries in flight on the lost channel are redelivered by the broker.
  */
 import { randomUUID } from 'node:crypto';
-import type { Channel, ConsumeMessage, Options, RecoveringChannelModel } from 'amqplib';
+import type { Channel, ConsumeMessage, Options } from 'amqplib';
+import type { FailoverConnection } from './amqp-failover.js';
 import { errorMessage } from '../errors/index.js';
 import { withDeadline } from './amqp-publisher.js';
-import { waitQueue, workQueue, type QueueSpec } from './amqp-topology.js';
+import { queueTypeMismatch, waitQueue, workQueue, type QueueSpec, type QueueType } from './amqp-topology.js';
 import { deadLetterHeaders, HEADERS, visibleHeaders, withFirstFailure } from './message.js';
 import { failureOutcome, type QueueDefaults } from './options.js';
 import { deadLetterTopic, type Delivery, type Handler, type Subscription } from './types.js';
 
 /** What a subscription needs from its queue. */
 export interface SubscriptionHost {
-  readonly model: RecoveringChannelModel;
+  readonly model: FailoverConnection;
+  readonly queueType: QueueType;
   readonly timeoutMs: number;
   isConnected(): boolean;
   republish(
@@ -102,8 +104,11 @@ export class AmqpSubscription implements Subscription {
     ch.on('error', (e: unknown) => this.host.onError(e, `consumer channel of ${this.topic}`));
     ch.on('close', () => this.lost(ch));
     try {
-      const spec = workQueue(this.topic);
-      await ch.assertQueue(spec.name, spec.options);
+      const spec = workQueue(this.topic, this.host.queueType);
+      await ch.assertQueue(spec.name, spec.options).catch((error: unknown) => {
+        const hint = queueTypeMismatch(error, spec.name, this.host.queueType);
+        throw hint === undefined ? error : new Error(hint, { cause: error });
+      });
       await ch.prefetch(this.policy.concurrency);
       this.channel = ch;
       const { consumerTag } = await ch.consume(this.topic, (msg) => this.onMessage(ch, msg), { noAck: false });
@@ -140,18 +145,24 @@ export class AmqpSubscription implements Subscription {
     try {
       body = JSON.parse(msg.content.toString('utf8'));
     } catch (error) {
-      await this.forward(ch, msg, deadLetterTopic(this.topic), [workQueue(deadLetterTopic(this.topic))], {
-        id,
-        attempt: 1,
-        publishedAt,
-        headers: deadLetterHeaders(
-          headers,
-          this.topic,
-          'invalid-message',
-          `body is not JSON: ${errorMessage(error)}`,
-          attempt,
-        ),
-      });
+      await this.forward(
+        ch,
+        msg,
+        deadLetterTopic(this.topic),
+        [workQueue(deadLetterTopic(this.topic), this.host.queueType)],
+        {
+          id,
+          attempt: 1,
+          publishedAt,
+          headers: deadLetterHeaders(
+            headers,
+            this.topic,
+            'invalid-message',
+            `body is not JSON: ${errorMessage(error)}`,
+            attempt,
+          ),
+        },
+      );
       return;
     }
     const delivery: Delivery<unknown> = { id, topic: this.topic, body, headers, attempt, publishedAt };
@@ -160,16 +171,22 @@ export class AmqpSubscription implements Subscription {
     } catch (error) {
       const outcome = failureOutcome(error, attempt, this.policy);
       if (outcome.kind === 'retry') {
-        const wait = outcome.delayMs > 0 ? [waitQueue(this.topic, outcome.delayMs)] : [];
-        await this.forward(ch, msg, wait[0]?.name ?? this.topic, [workQueue(this.topic), ...wait], {
-          id,
-          attempt: outcome.nextAttempt,
-          publishedAt,
-          headers: withFirstFailure(headers),
-        });
+        const wait = outcome.delayMs > 0 ? [waitQueue(this.topic, outcome.delayMs, this.host.queueType)] : [];
+        await this.forward(
+          ch,
+          msg,
+          wait[0]?.name ?? this.topic,
+          [workQueue(this.topic, this.host.queueType), ...wait],
+          {
+            id,
+            attempt: outcome.nextAttempt,
+            publishedAt,
+            headers: withFirstFailure(headers),
+          },
+        );
       } else {
         const dead = deadLetterTopic(this.topic);
-        await this.forward(ch, msg, dead, [workQueue(dead)], {
+        await this.forward(ch, msg, dead, [workQueue(dead, this.host.queueType)], {
           id,
           attempt: 1,
           publishedAt,

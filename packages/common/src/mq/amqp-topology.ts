@@ -9,6 +9,11 @@
  * One wait queue per (topic, delay) means every message in a wait queue has the same TTL, so the one at
  * the head always expires first: no head-of-line blocking as with per-message TTLs in a single queue.
  * Delays are rounded up to two significant digits (1,234 ms -> 1,300 ms) to bound the number of queues.
+ *
+ * Every queue is classic or quorum (`QueueType`). Quorum queues (Raft-replicated over the members of a
+ * cluster) take the same arguments on RabbitMQ 3.10+ (x-message-ttl arrived in 3.10; checked by declaring
+ * them on 3.10.8); their wait queues dead-letter at-least-once, which RabbitMQ allows only with
+ * x-overflow reject-publish, so an expired message leaves its wait queue only once the work queue has it.
  */
 import type { Options } from 'amqplib';
 
@@ -27,6 +32,15 @@ export function quantizeDelay(ms: number): number {
   return Math.ceil(whole / step) * step;
 }
 
+/** classic: one broker holds the queue; quorum: replicated over a cluster's members (survives losing a minority). */
+export type QueueType = 'classic' | 'quorum';
+export const QUEUE_TYPES = ['classic', 'quorum'] as const satisfies readonly QueueType[];
+
+/** The default: quorum when the client is given several brokers (a cluster), classic for one. */
+export function defaultQueueType(brokerCount: number): QueueType {
+  return brokerCount > 1 ? 'quorum' : 'classic';
+}
+
 export interface QueueSpec {
   name: string;
   options: Options.AssertQueue;
@@ -34,23 +48,55 @@ export interface QueueSpec {
   redeclareMs: number;
 }
 
-export function workQueue(topic: string): QueueSpec {
-  return { name: topic, options: { durable: true }, redeclareMs: Number.POSITIVE_INFINITY };
+export function workQueue(topic: string, type: QueueType = 'classic'): QueueSpec {
+  return {
+    name: topic,
+    options: type === 'quorum' ? { durable: true, arguments: { 'x-queue-type': 'quorum' } } : { durable: true },
+    redeclareMs: Number.POSITIVE_INFINITY,
+  };
 }
 
-export function waitQueue(topic: string, delayMs: number): QueueSpec {
+export function waitQueue(topic: string, delayMs: number, type: QueueType = 'classic'): QueueSpec {
   const ttl = quantizeDelay(delayMs);
+  const common = {
+    'x-message-ttl': ttl,
+    'x-dead-letter-exchange': '',
+    'x-dead-letter-routing-key': topic,
+    'x-expires': ttl + WAIT_QUEUE_IDLE_MS,
+  };
   return {
     name: `${topic}.wait.${ttl}`,
     options: {
       durable: true,
-      arguments: {
-        'x-message-ttl': ttl,
-        'x-dead-letter-exchange': '',
-        'x-dead-letter-routing-key': topic,
-        'x-expires': ttl + WAIT_QUEUE_IDLE_MS,
-      },
+      arguments:
+        type === 'quorum'
+          ? {
+              'x-queue-type': 'quorum',
+              ...common,
+              // The default (at-most-once) drops an expired message if the work queue cannot take it then.
+              'x-dead-letter-strategy': 'at-least-once',
+              'x-overflow': 'reject-publish',
+            }
+          : common,
     },
     redeclareMs: WAIT_QUEUE_REDECLARE_MS,
   };
+}
+
+/** The type a spec declares. */
+export function specType(spec: QueueSpec): QueueType {
+  return spec.options.arguments?.['x-queue-type'] === 'quorum' ? 'quorum' : 'classic';
+}
+
+/**
+ * An operator's hint for a declaration the broker refused because the queue exists with another type
+ * (RabbitMQ cannot change a queue's type in place): undefined for any other refusal.
+ */
+export function queueTypeMismatch(error: unknown, name: string, wanted: QueueType): string | undefined {
+  const message = error instanceof Error ? error.message : String(error);
+  if (!/inequivalent arg 'x-queue-type'/.test(message)) return undefined;
+  return (
+    `queue ${name} exists on the broker with another type than ${wanted} (--mq-queue-type ${wanted}); a queue's type ` +
+    'cannot change in place: drain and delete the old queues, or keep the old type (see docs/operations.md, RabbitMQ cluster)'
+  );
 }

@@ -1,14 +1,24 @@
 /**
  * The AMQP adapter (amqplib, RabbitMQ): durable queues, persistent messages, publisher confirms, delayed
  * publish and delayed redelivery through per-delay TTL wait queues (topology in amqp-topology.ts), and
- * reconnection with exponential backoff after a broker or connection loss: subscriptions reopen by
- * themselves and publishes wait for the connection (up to `publishTimeoutMs`, then fail `unavailable`).
+ * reconnection after a broker or connection loss, to the next of several broker addresses (a cluster's
+ * members, amqp-failover.ts) with exponential backoff once all failed: subscriptions reopen by themselves
+ * and publishes wait for the connection (up to `publishTimeoutMs`, then fail `unavailable`); a publish whose
+ * confirm was lost with the connection is sent again (at least once). Queues are classic or quorum.
  */
-import { connect, type Options, type RecoveringChannelModel } from 'amqplib';
+import type { Options } from 'amqplib';
 import { AppError, badRequest, errorMessage, unavailable } from '../errors/index.js';
 import { AmqpPublisher, withDeadline } from './amqp-publisher.js';
 import { AmqpSubscription, type SubscriptionHost } from './amqp-subscription.js';
-import { waitQueue, workQueue, type QueueSpec } from './amqp-topology.js';
+import { FailoverConnection } from './amqp-failover.js';
+import {
+  defaultQueueType,
+  QUEUE_TYPES,
+  waitQueue,
+  workQueue,
+  type QueueSpec,
+  type QueueType,
+} from './amqp-topology.js';
 import { checkTopic, HEADERS, prepareMessage } from './message.js';
 import { resolveQueueDefaults, resolveSubscribeOptions, type QueueDefaults, type QueueOptions } from './options.js';
 import {
@@ -21,13 +31,18 @@ import {
 } from './types.js';
 
 export interface AmqpQueueOptions extends QueueOptions {
-  /** amqp:// or amqps:// URL (credentials, host, port, vhost). */
+  /**
+   * amqp:// or amqps:// URL (credentials, host, port, vhost), or several separated by commas (the members
+   * of a cluster): connections go to the first that answers, and after a loss to the next one.
+   */
   url: string;
+  /** classic or quorum queues; default quorum when `url` names several brokers, classic otherwise. */
+  queueType?: QueueType;
   /** How long a publish (or a redelivery) may wait for a connection and its confirm. Default 30 s. */
   publishTimeoutMs?: number;
   /** How long the first connection may take before the factory gives up. Default 30 s. */
   connectTimeoutMs?: number;
-  /** Reconnection backoff (with 20% jitter). Default 100 ms, x2, up to 10 s. */
+  /** Backoff between rounds over every broker address (with 20% jitter). Default 100 ms, x2, up to 10 s. */
   reconnect?: { initialMs?: number; maxMs?: number; factor?: number };
   /** AMQP heartbeat, detecting dead connections. Default 10 s (unless the URL sets one). */
   heartbeatSeconds?: number;
@@ -37,9 +52,9 @@ export interface AmqpQueueOptions extends QueueOptions {
   onError?: (error: unknown, context: string) => void;
 }
 
-/** The URL with its password masked, for messages. */
+/** The URL (or comma-separated URLs) with every password masked, for messages. */
 export function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
+  return url.replace(/\/\/([^:/@,]*):[^@/,]*@/g, '//$1:***@');
 }
 
 function isAuthFailure(error: unknown): boolean {
@@ -76,10 +91,39 @@ export function checkAmqpUrl(url: string): string | undefined {
   return undefined;
 }
 
+/** The broker addresses of an `--mq-url` value: one URL, or several separated by commas. */
+export function splitAmqpUrls(value: string): string[] {
+  return value.split(',').map((u) => u.trim());
+}
+
+/**
+ * What is wrong with a list of AMQP URLs (undefined when nothing is): each is checked as by checkAmqpUrl; a
+ * problem names the address (password masked) when there are several.
+ */
+export function checkAmqpUrls(value: string): string | undefined {
+  const urls = splitAmqpUrls(value);
+  if (urls.length === 1) return checkAmqpUrl(urls[0]!);
+  for (const [i, url] of urls.entries()) {
+    if (url === '') return `has an empty address (number ${i + 1} of ${urls.length}) in its comma-separated list`;
+    const problem = checkAmqpUrl(url);
+    if (problem) return `address ${i + 1} of ${urls.length} (${redactUrl(url)}) ${problem}`;
+  }
+  const seen = new Set<string>();
+  for (const url of urls) {
+    const { host } = new URL(url);
+    if (seen.has(host)) return `names ${host} twice`;
+    seen.add(host);
+  }
+  return undefined;
+}
+
 function vhostOf(url: string): string {
   const path = new URL(url).pathname;
   return path.length <= 1 ? '/' : decodeURIComponent(path.slice(1));
 }
+
+/** Longest wait for one broker address to answer before the next is tried. */
+const ADDRESS_TIMEOUT_MS = 10_000;
 
 function withHeartbeat(url: string, seconds: number): string {
   if (/[?&]heartbeat=/.test(url)) return url;
@@ -98,7 +142,9 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
   private closed = false;
 
   private constructor(
-    readonly model: RecoveringChannelModel,
+    readonly model: FailoverConnection,
+    private readonly addresses: readonly string[],
+    readonly queueType: QueueType,
     private readonly defaults: QueueDefaults,
     readonly timeoutMs: number,
     private readonly report: (error: unknown, context: string) => void,
@@ -109,20 +155,25 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
       this.publisher.reset();
       for (const s of this.subscriptions) s.resume();
     });
-    model.on('disconnect', (error: Error) => {
+    model.on('disconnect', (error: Error, index: number) => {
       this.connected = false;
       this.publisher.reset();
-      if (!this.closed) this.report(error, 'connection lost; reconnecting');
+      const next = this.addresses.length > 1 ? ' to the next broker' : '';
+      if (!this.closed) this.report(error, `connection to ${this.addresses[index]} lost; reconnecting${next}`);
     });
     model.on('blocked', (reason: string) => this.report(new Error(reason), 'broker blocked publishing'));
   }
 
   /** Connects (retrying with backoff up to `connectTimeoutMs`; failing at once on refused credentials). */
   static async connect(options: AmqpQueueOptions): Promise<AmqpMessageQueue> {
-    if (typeof options.url !== 'string' || !/^amqps?:\/\//.test(options.url))
+    if (typeof options.url !== 'string' || !/^amqps?:\/\//.test(options.url.trim()))
       throw badRequest('amqp message queue needs an amqp:// or amqps:// URL');
-    const urlProblem = checkAmqpUrl(options.url);
+    const urlProblem = checkAmqpUrls(options.url);
     if (urlProblem) throw badRequest(`amqp URL ${redactUrl(options.url)} ${urlProblem}`);
+    const urls = splitAmqpUrls(options.url);
+    const queueType = options.queueType ?? defaultQueueType(urls.length);
+    if (!(QUEUE_TYPES as readonly string[]).includes(queueType))
+      throw badRequest(`amqp message queue: queueType must be one of ${QUEUE_TYPES.join(', ')}`);
     const defaults = resolveQueueDefaults(options);
     const publishTimeoutMs = options.publishTimeoutMs ?? 30_000;
     const connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
@@ -132,19 +183,22 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
     const report =
       options.onError ??
       ((error: unknown, context: string) => console.warn(`mq amqp: ${context}: ${errorMessage(error)}`));
-    const socketOptions = {
-      clientProperties: { connection_name: options.connectionName ?? `anchor-${process.pid}` },
-      recovery: {
-        initialDelay: options.reconnect?.initialMs ?? 100,
-        maxDelay: options.reconnect?.maxMs ?? 10_000,
+    const model = new FailoverConnection({
+      urls: urls.map((u) => withHeartbeat(u, options.heartbeatSeconds ?? 10)),
+      // The socket timeout bounds a connection attempt to an address that does not answer at all.
+      socketOptions: {
+        clientProperties: { connection_name: options.connectionName ?? `anchor-${process.pid}` },
+        timeout: Math.min(connectTimeoutMs, ADDRESS_TIMEOUT_MS),
+      },
+      backoff: {
+        initialMs: options.reconnect?.initialMs ?? 100,
+        maxMs: options.reconnect?.maxMs ?? 10_000,
         factor: options.reconnect?.factor ?? 2,
         jitter: 0.2,
-        maxRetries: Number.POSITIVE_INFINITY,
-        waitForConnect: false,
       },
-    };
-    const model = await connect(withHeartbeat(options.url, options.heartbeatSeconds ?? 10), socketOptions);
-    const where = redactUrl(options.url);
+    });
+    const addresses = urls.map(redactUrl);
+    const where = addresses.join(', ');
     let lastError: unknown;
     // Without a listener an 'error' event would crash the process; failures surface through 'disconnect'.
     model.on('error', (e: unknown) => {
@@ -162,7 +216,7 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
             else if (isVhostRefusal(error)) {
               reject(
                 unavailable(
-                  `amqp: ${where} refused the virtual host ${JSON.stringify(vhostOf(options.url))}: it does not exist, or the user may not use it`,
+                  `amqp: ${where} refused the virtual host ${JSON.stringify(vhostOf(urls[0]!))}: it does not exist, or the user may not use it`,
                   { retryable: false },
                 ),
               );
@@ -183,11 +237,17 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
         },
       );
     }
-    return new AmqpMessageQueue(model, defaults, publishTimeoutMs, report);
+    return new AmqpMessageQueue(model, addresses, queueType, defaults, publishTimeoutMs, report);
   }
 
   isConnected(): boolean {
     return this.connected && !this.closing;
+  }
+
+  /** The broker address (password masked) of the current connection; undefined while reconnecting. */
+  connectedBroker(): string | undefined {
+    const index = this.model.connectedTo;
+    return index === undefined ? undefined : this.addresses[index];
   }
 
   onError(error: unknown, context: string): void {
@@ -201,9 +261,9 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
   async publish<T>(topic: string, body: T, options?: PublishOptions): Promise<void> {
     this.assertOpen();
     const m = prepareMessage(topic, body, options);
-    const declare: QueueSpec[] = [workQueue(topic)];
+    const declare: QueueSpec[] = [workQueue(topic, this.queueType)];
     if (m.delayMs > 0) {
-      const wait = waitQueue(topic, m.delayMs);
+      const wait = waitQueue(topic, m.delayMs, this.queueType);
       declare.push(wait);
       this.rememberWaitQueue(topic, wait.name);
     }

@@ -2,8 +2,24 @@ export * from './types.js';
 export { createMessageQueue, type MessageQueueConfig } from './factory.js';
 export { createMemMessageQueue, MemMessageQueue } from './mem.js';
 export { checkNamespace, IDENTITY_HEADER, namespacedQueue, namespaceFor, type NamespaceOptions } from './namespaced.js';
-export { AmqpMessageQueue, checkAmqpUrl, createAmqpMessageQueue, redactUrl, type AmqpQueueOptions } from './amqp.js';
-export { quantizeDelay, WAIT_QUEUE_IDLE_MS } from './amqp-topology.js';
+export {
+  AmqpMessageQueue,
+  checkAmqpUrl,
+  checkAmqpUrls,
+  createAmqpMessageQueue,
+  redactUrl,
+  splitAmqpUrls,
+  type AmqpQueueOptions,
+} from './amqp.js';
+export {
+  defaultQueueType,
+  quantizeDelay,
+  QUEUE_TYPES,
+  waitQueue,
+  workQueue,
+  WAIT_QUEUE_IDLE_MS,
+  type QueueType,
+} from './amqp-topology.js';
 export { HEADERS, MAX_DELAY_MS } from './message.js';
 export {
   backoffDelay,
