@@ -1,10 +1,20 @@
 // Builds the explorer to dist/: one minified ES module bundle (esbuild), the page and its style sheet.
 // The page loads nothing inline and nothing from elsewhere, so the node's strict Content-Security-Policy holds.
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 rmSync('dist', { recursive: true, force: true });
 mkdirSync('dist');
+// The verifier is a bundle of its own, imported by the page on the first "Verify" (jsonld.js is most of it).
+const common = { bundle: true, format: 'esm', platform: 'browser', target: 'es2022', minify: true, sourcemap: true };
+const { metafile } = await build({
+  ...common,
+  entryPoints: ['src/verify/verifier.ts'],
+  outfile: 'dist/verifier.js',
+  metafile: true,
+  logLevel: 'warning',
+});
+writeFileSync('dist/verifier.meta.json', JSON.stringify(metafile));
 await build({
   entryPoints: ['src/main.ts'],
   bundle: true,

@@ -1,5 +1,7 @@
 import { h, type ComponentChild } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { historyDid } from './history/history.js';
+import { DidHistorySection } from './history/timeline.js';
 import { resolutionUrl } from './node-address.js';
 
 type Lookup =
@@ -92,6 +94,7 @@ export function DidPage(props: { base: string; initial: string }): ComponentChil
           published(lookup.result),
           json('Document', lookup.result.didDocument),
           json('Metadata', lookup.result.didDocumentMetadata),
+          h(DidHistorySection, { base: props.base, did: historyDid(lookup.did, lookup.result) }),
         ])
       : null,
   ]);

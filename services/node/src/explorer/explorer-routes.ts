@@ -27,6 +27,9 @@ const ASSETS: Readonly<Record<string, string>> = {
   'explorer.js': 'text/javascript; charset=utf-8',
   'explorer.js.map': 'application/json',
   'explorer.css': 'text/css; charset=utf-8',
+  // The in-page verifier, imported on the first "Verify".
+  'verifier.js': 'text/javascript; charset=utf-8',
+  'verifier.js.map': 'application/json',
 };
 
 let distDir: string | undefined;
@@ -70,7 +73,7 @@ export function explorerRoutes(): RouteSpec[] {
     {
       method: 'GET',
       path: `${EXPLORER_PATH}:asset`,
-      params: { asset: 'a file of the explorer (`explorer.js`, `explorer.css`, `explorer.js.map`)' },
+      params: { asset: 'a file of the explorer (`explorer.js`, `explorer.css`, `verifier.js`, their source maps)' },
       auth: 'open',
       tag: 'explorer',
       summary: "the explorer's script, style sheet and source map",
