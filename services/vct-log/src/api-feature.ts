@@ -11,6 +11,8 @@ import { vctLogRoutes } from './routes.js';
 import { tlogTileHandlers } from './api/tlog-tiles.js';
 import { SignedCheckpoints } from './signing/signed-checkpoints.js';
 import { SignedTreeHeads } from './signing/signed-tree-heads.js';
+import { Cosigning, parseWitnessEndpoint } from './witness/cosigning.js';
+import { createHttpClient } from '@anchor/common/http-client';
 
 /** The log API of every alias and WebFinger, from the route table. */
 export interface ApiFeature extends Feature {
@@ -18,6 +20,8 @@ export interface ApiFeature extends Feature {
   readonly baseUrl: string;
   /** The aliases' C2SP checkpoints (their origins and note verifier key). */
   readonly checkpoints: SignedCheckpoints;
+  /** Asks `--witnesses` to cosign each new checkpoint; its lines are served with the checkpoint. */
+  readonly cosigning: Cosigning;
 }
 
 export function createApiFeature(
@@ -47,11 +51,20 @@ export function createApiFeature(
   const checkpoints = new SignedCheckpoints(logs.signer, logs.highWater, (alias) =>
     tlogOriginOf(ctx.config.tlogOrigin, knownBaseUrl(), alias),
   );
+  const cosigning = new Cosigning(logs.logs, {
+    http: createHttpClient({
+      userAgent: `vct-log/${PROJECT_VERSION}`,
+      ...(ctx.config.caCertificates?.length ? { tls: { ca: [...ctx.config.caCertificates] } } : {}),
+    }),
+    witnesses: (ctx.config.witnesses ?? []).map(parseWitnessEndpoint),
+    checkpointNote: (served) => checkpoints.note(served.alias, served.head()),
+    ...(ctx.config.witnessTimeoutMs === undefined ? {} : { timeoutMs: ctx.config.witnessTimeoutMs }),
+  });
   mountRoutes(
     http,
     vctLogRoutes(http, {
       logApi: logApiHandlers(logApi, vctMetrics),
-      tlog: tlogTileHandlers(logs.registry, checkpoints),
+      tlog: tlogTileHandlers(logs.registry, checkpoints, cosigning),
       webFinger: webFingerHandler({
         logs: logs.registry,
         signer: logs.signer,
@@ -65,9 +78,11 @@ export function createApiFeature(
   return {
     name: 'api',
     checkpoints,
+    cosigning,
     get baseUrl() {
       return knownBaseUrl();
     },
+    stop: () => cosigning.close(),
     async start() {
       baseUrl ??= `${ctx.listener.secure ? 'https' : 'http'}://${displayHost(ctx.config.host ?? '127.0.0.1')}:${ctx.listener.port}`;
     },

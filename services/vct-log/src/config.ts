@@ -19,6 +19,7 @@ import { tracingOptions } from '@anchor/common/tracing';
 import { workerThreadsOption } from '@anchor/common/workers';
 import { issuerItemProblem, logItemProblem, buildLogDefinitions } from './log-definitions.js';
 import type { VctLogOptions } from './log-options.js';
+import { parseWitnessEndpoint } from './witness/cosigning.js';
 
 /**
  * Every flag of `vct-log`: each flag's first env name is `VCT_<FLAG>` (the config module's env rule); the
@@ -128,6 +129,11 @@ export const VCT_LOG_CONFIG = defineConfig({
       flag: 'tlog-origin',
       help: "origin line of each log's C2SP checkpoint (GET /<alias>/checkpoint), {alias} replaced by the alias; it is also the note key name (no spaces, no '+') and must hold {alias} when several logs are served (default <base-url without its scheme>/{alias}, as example.com/vct/main)",
     }),
+    witnesses: opt.list({
+      flag: 'witnesses',
+      validateItem: witnessItemProblem,
+      help: "witnesses asked to cosign every new checkpoint of every log (C2SP tlog-witness), each <cosignature vkey>@<submission URL>, as a witness's vct-log prints its witnessVerifierKey (name+hash+base64(0x04 key)); their lines are appended to GET /<alias>/checkpoint; a failing witness is logged and skipped",
+    }),
     witnessLogs: opt.list({
       flag: 'witness-logs',
       validateItem: verifierKeyProblem,
@@ -230,6 +236,7 @@ export function vctLogOptionsFrom(flags: VctLogFlags): { options: VctLogOptions;
     maxRootAgeMs: flags.maxRootAge,
     maxGetEntries: flags.maxGetEntries,
     tlogOrigin: flags.tlogOrigin,
+    witnesses: flags.witnesses,
     witnessLogs: flags.witnessLogs,
     witnessKeyFile: flags.witnessKey,
     witnessName: flags.witnessName,
@@ -243,6 +250,16 @@ export function vctLogOptionsFrom(flags: VctLogFlags): { options: VctLogOptions;
     caCertificates: readCaCertificates(flags.tlsCaCerts ?? []),
   };
   return { options, ignoredEndpoints };
+}
+
+/** A `--witnesses` item, or why not. */
+function witnessItemProblem(item: string): string | undefined {
+  try {
+    parseWitnessEndpoint(item);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
 }
 
 /** A note verifier key `--witness-logs` takes, or why not. */

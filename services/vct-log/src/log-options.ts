@@ -31,6 +31,10 @@ export interface VctLogOptions extends ServiceOptions {
   maxGetEntries?: number;
   /** Origin line of each alias's C2SP checkpoint, `{alias}` replaced; default `<base URL without scheme>/{alias}`. */
   tlogOrigin?: string | undefined;
+  /** Witnesses asked to cosign each new checkpoint: `<cosignature vkey>@<submission URL>`. */
+  witnesses?: readonly string[];
+  /** How long the log waits for one witness's answer. Default 10 s. */
+  witnessTimeoutMs?: number;
   /** Witness mode: the note verifier keys of the logs cosigned at `POST /add-checkpoint` (key name = origin). */
   witnessLogs?: readonly string[];
   /** The witness's Ed25519 key file. Default `<dataDir>/witness-key.pem`, created when missing. */

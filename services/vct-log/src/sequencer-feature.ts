@@ -10,7 +10,12 @@ export interface SequencerFeature extends Feature {
   runRound(): Promise<void>;
 }
 
-export async function createSequencerFeature(ctx: VctLogContext, { logs }: LogsFeature): Promise<SequencerFeature> {
+export async function createSequencerFeature(
+  ctx: VctLogContext,
+  { logs }: LogsFeature,
+  /** Runs after every round (the witnesses are asked to cosign a new head). */
+  afterRound: () => void = () => undefined,
+): Promise<SequencerFeature> {
   const options = ctx.config;
   const { vctMetrics } = ctx;
   // Replicas sharing a database take turns; an embedded database has one writer anyway.
@@ -31,6 +36,7 @@ export async function createSequencerFeature(ctx: VctLogContext, { logs }: LogsF
     onRoundFailed: (failedLog) => vctMetrics.integrationFailures.inc({ alias: failedLog.alias }),
     afterRound: () => {
       for (const served of logs) vctMetrics.treeSize.set({ alias: served.alias }, served.head().size);
+      afterRound();
     },
   });
   return {

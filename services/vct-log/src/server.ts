@@ -22,6 +22,8 @@ export interface VctLogServer extends ServiceHandle {
   noteVerifierKey(alias: string): string;
   /** Runs one integration round now instead of waiting for the interval (tests, tools). */
   integrateNow(): Promise<void>;
+  /** Asks `--witnesses` to cosign the current checkpoints now; resolves when each answered or failed (tests). */
+  cosignNow(): Promise<void>;
   /** Witness mode: the cosignature/v1 vkey (`<name>+<hash>+<base64(0x04 ‖ key)>`); undefined without `--witness-logs`. */
   readonly witnessVerifierKey: string | undefined;
 }
@@ -54,7 +56,7 @@ const vctLogService: ServiceDefinition<VctLogOptions, VctLogContextMembers, VctL
     const witness = add(await createWitnessFeature(ctx, () => (later.api as ApiFeature).baseUrl));
     const api = add(createApiFeature(ctx, logs, preparer, contexts.routes, witness.addCheckpoint));
     later.api = api;
-    const sequencer = add(await createSequencerFeature(ctx, logs));
+    const sequencer = add(await createSequencerFeature(ctx, logs, () => api.cosigning.nudge()));
     return { logs, api, sequencer, witness };
   },
   started(ctx, { logs, api, witness }) {
@@ -70,8 +72,11 @@ const vctLogService: ServiceDefinition<VctLogOptions, VctLogContextMembers, VctL
         ? { checkpointVerifierKeys: logs.logs.map((l) => api.checkpoints.verifierKey(l.alias)) }
         : {}),
       storage: config.storage?.type ?? 'lmdb',
+      ...(api.cosigning.witnesses.length > 0 ? { witnesses: api.cosigning.witnesses.map((w) => w.url) } : {}),
       ...(witnessing ? { witnessVerifierKey: witnessing.verifierKey, witnessedOrigins: witnessing.origins } : {}),
     });
+    // The head the log starts with is cosigned too, not only the ones rounds make.
+    api.cosigning.nudge();
   },
 };
 
@@ -92,6 +97,7 @@ export function createServer(options: VctLogOptions = {}): VctLogServer {
     },
     noteVerifierKey: (alias) => running('key').parts.api.checkpoints.verifierKey(alias),
     integrateNow: () => running('sequencer').parts.sequencer.runRound(),
+    cosignNow: () => running('cosigning').parts.api.cosigning.runNow(),
     get witnessVerifierKey() {
       return running('witness').parts.witness.witness()?.verifierKey;
     },

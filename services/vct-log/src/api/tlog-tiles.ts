@@ -17,14 +17,21 @@ export interface TlogTileHandlers {
 /**
  * Each alias as C2SP tlog-tiles beside its v1 API: `/<alias>/checkpoint` (a signed note of the committed
  * head) and `/<alias>/tile/...` (hash tiles and entry bundles, answered from the committed tree only, so a
- * served tile never changes). An entry is the leaf's `leaf_input` (its Merkle leaf is H(0x00 ‖ entry)).
+ * served tile never changes; the checkpoint carries the cosignatures `--witnesses` gave it). An entry is the leaf's `leaf_input` (its Merkle leaf is H(0x00 ‖ entry)).
  */
-export function tlogTileHandlers(logs: LogRegistry, checkpoints: SignedCheckpoints): TlogTileHandlers {
+export function tlogTileHandlers(
+  logs: LogRegistry,
+  checkpoints: SignedCheckpoints,
+  cosigning?: { linesFor(alias: string, text: string): string },
+): TlogTileHandlers {
   return {
     async checkpoint(req): Promise<FastAnswer> {
       const alias = req.params.alias ?? '';
       const { log } = logs.require(alias, 'read');
-      const body = await checkpoints.note(alias, log.head());
+      const note = await checkpoints.note(alias, log.head());
+      // The witnesses' cosignatures of this very checkpoint, after the log's own signature line.
+      const lines = cosigning?.linesFor(alias, note.slice(0, note.indexOf('\n\n') + 1)) ?? '';
+      const body = note + lines;
       return { contentType: 'text/plain', body, headers: { 'Cache-Control': SHORT_CACHE } };
     },
     async tile(req): Promise<FastAnswer> {
