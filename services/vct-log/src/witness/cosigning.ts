@@ -162,7 +162,8 @@ export class Cosigning {
   ): Promise<string | undefined> {
     for (let attempt = 0; attempt < 2; attempt++) {
       const oldSize = Math.min(state.size, size);
-      const body = formatAddCheckpoint({ oldSize, proof: served.consistencyProof(oldSize, size), note });
+      const proof = await served.consistencyProof(oldSize, size);
+      const body = formatAddCheckpoint({ oldSize, proof, note });
       const reply = await this.options.http.request<string>(`${witness.url}/add-checkpoint`, {
         method: 'POST',
         body,
