@@ -97,6 +97,14 @@ describe('vct-log API', () => {
       );
       expect(proof.status).toBe(200);
       expect(Object.keys(proof.body)).toEqual(['leaf_index', 'audit_path']);
+      // Readable from another origin, as the tree head is: a node's explorer checks the inclusion in the page.
+      const again = await fetch(
+        `${base}/main/v1/get-proof-by-hash?hash=${encodeURIComponent(hash)}&tree_size=${head.tree_size}`,
+      );
+      expect(again.headers.get('access-control-allow-origin')).toBe('*');
+      expect(
+        (await fetch(`${base}/main/v1/get-entries?start=0&end=0`)).headers.get('access-control-allow-origin'),
+      ).toBeNull();
       const path = (proof.body.audit_path ?? []).map((node) => Buffer.from(node, 'base64'));
       expect(
         verifyInclusion(
@@ -533,6 +541,11 @@ describe('vct-log API', () => {
         `${base}/.well-known/webfinger?resource=${encodeURIComponent(resource)}`,
       );
       expect(reply.status).toBe(200);
+      // The key and tree heads are readable from another origin (a node's explorer checks them in the page).
+      const headerOf = async (url: string, init?: RequestInit) =>
+        (await fetch(url, init)).headers.get('access-control-allow-origin');
+      expect(await headerOf(`${base}/.well-known/webfinger?resource=${encodeURIComponent(resource)}`)).toBe('*');
+      expect(await headerOf(`${base}/main/v1/get-sth`)).toBe('*');
       expect(reply.text).toBe(
         `{"subject":"${resource}","properties":{"https://trustbloc.dev/ns/ledger-type":"vct-v1","https://trustbloc.dev/ns/public-key":"${server.publicKey.toString('base64')}"},"links":[{"rel":"self","href":"${resource}"}]}\n`,
       );

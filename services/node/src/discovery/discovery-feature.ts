@@ -85,6 +85,8 @@ export function createDiscoveryFeature(ctx: NodeContext, deps: DiscoveryDeps): D
       res.json(hostMetaDocument(ctx.urls, discoveryDomains));
     },
     domainDid: (_req, res) => {
+      // Public key material: the explorer of another node checks this node's witness proofs with it in the page.
+      res.setHeader('Access-Control-Allow-Origin', '*');
       res.type('application/json').send(JSON.stringify(ctx.domainDidDocument));
     },
     webFinger: async (req, res) => {

@@ -83,6 +83,8 @@ describe('well-known documents', () => {
 
   it('/.well-known/did.json is the domain did:web document with the anchor-credential key in every relationship', async () => {
     const { status, body } = await getJson(`${node.url}/.well-known/did.json`);
+    // Readable from another origin: the explorer of any node checks this node's proofs in the page.
+    expect((await fetch(`${node.url}/.well-known/did.json`)).headers.get('access-control-allow-origin')).toBe('*');
     const did = `did:web:${new URL(node.url).host.replace(':', '%3A')}`;
     const keyId = `${did}#vc-key`;
     expect(status).toBe(200);

@@ -20,16 +20,23 @@ export interface LogApiHandlers {
  * operation metrics. add-vc takes its body as text whatever its Content-Type (the original reads any
  * body); it is parsed on a worker thread with the rest of the credential work.
  */
+const CROSS_ORIGIN = { 'Access-Control-Allow-Origin': '*' } as const;
+
 export function logApiHandlers(api: LogApi, metrics: VctMetrics): LogApiHandlers {
   const handler =
-    (op: Operation, action: (alias: string, request: FastRequest) => string | Promise<string>): FastHandler =>
+    (
+      op: Operation,
+      action: (alias: string, request: FastRequest) => string | Promise<string>,
+      crossOrigin = false,
+    ): FastHandler =>
     async (req) => {
       const alias = req.params.alias ?? '';
       const done = metrics.time(op, alias);
       try {
         const body = await action(alias, req);
         done(true);
-        return { contentType: 'application/json', body };
+        // Tree heads and proofs are public and self-verifying: a node's explorer checks them in the page.
+        return { contentType: 'application/json', body, ...(crossOrigin ? { headers: CROSS_ORIGIN } : {}) };
       } catch (error) {
         done(false);
         throw error;
@@ -37,9 +44,9 @@ export function logApiHandlers(api: LogApi, metrics: VctMetrics): LogApiHandlers
     };
   return {
     addVc: handler('add_vc', (alias, req) => api.addVc(alias, req.body?.toString('utf8'))),
-    getSth: handler('get_sth', (alias) => api.getSth(alias)),
+    getSth: handler('get_sth', (alias) => api.getSth(alias), true),
     getSthConsistency: handler('get_sth_consistency', (alias, req) => api.getSthConsistency(alias, req.query)),
-    getProofByHash: handler('get_proof_by_hash', (alias, req) => api.getProofByHash(alias, req.query)),
+    getProofByHash: handler('get_proof_by_hash', (alias, req) => api.getProofByHash(alias, req.query), true),
     getEntries: handler('get_entries', (alias, req) => api.getEntries(alias, req.query)),
     getEntryAndProof: handler('get_entry_and_proof', (alias, req) => api.getEntryAndProof(alias, req.query)),
     getIssuers: handler('get_issuers', (alias) => api.getIssuers(alias)),

@@ -31,6 +31,8 @@ export function webFingerHandler(options: WebFingerRouteOptions): RequestHandler
     let alias = 'unknown';
     try {
       alias = aliasOf(firstValue(req.query.resource) ?? '');
+      // The public key is public: a node's explorer reads it to check tree heads in the page.
+      res.setHeader('Access-Control-Allow-Origin', '*');
       res
         .status(200)
         .type(JRD_MEDIA_TYPE)
