@@ -148,9 +148,18 @@ export async function inclusionProblem(
   return undefined;
 }
 
-/** The log-backed proofs of a credential: those whose `domain` is a log URL that the caller can ask. */
-export function logProofsOf(proofs: readonly Proof[]): Proof[] {
-  return proofs.filter((proof) => typeof proof.domain === 'string' && /^https?:\/\/[^/]+\/[^/]+$/.test(proof.domain));
+/**
+ * The log-backed proofs of a credential: those whose `domain` is a log URL (`<origin>/<alias>`). A proof made
+ * without a log names the node's anchor-credential domain instead, by default its external endpoint, which
+ * the issuer (`<external endpoint>/services/...`) starts with.
+ */
+export function logProofsOf(proofs: readonly Proof[], issuer: unknown): Proof[] {
+  return proofs.filter(
+    (proof) =>
+      typeof proof.domain === 'string' &&
+      /^https?:\/\/[^/]+\/[^/]+$/.test(proof.domain) &&
+      !(typeof issuer === 'string' && issuer.startsWith(`${proof.domain}/`)),
+  );
 }
 
 export function inclusionCheck(ok: boolean, reason: string): Check {

@@ -53,7 +53,7 @@ const NOT_CHECKED_POLICY: Check = {
 };
 
 async function logCheck(credential: Record<string, unknown>): Promise<Check> {
-  const logged = logProofsOf(proofsOf(credential));
+  const logged = logProofsOf(proofsOf(credential), credential['issuer']);
   if (logged.length === 0) return inclusionCheck(false, 'no proof of the anchor credential is backed by a log');
   const seen: string[] = [];
   for (const proof of logged) {

@@ -10,8 +10,17 @@ import { describe, expect, it } from 'vitest';
 import { checkAnchorHash, jcs } from './anchor.js';
 import { base64Decode, base64Encode, decodeDataUri, multibaseMultihash, utf8 } from './bytes.js';
 import { nquads } from './canon.js';
-import { inclusionProblem, leafHashOf, leafInputOf, logKeyOf, sthProblem, type LogEvidence } from './log.js';
+import {
+  inclusionProblem,
+  leafHashOf,
+  leafInputOf,
+  logKeyOf,
+  logProofsOf,
+  sthProblem,
+  type LogEvidence,
+} from './log.js';
 import { checkProofs, keyInDocument, proofsOf, type KeyLookup } from './proofs.js';
+import { didWebUrl } from './verifier.js';
 
 /** Real answers of a vct-log and two nodes (see vectors/README.md); the tests tamper with copies. */
 interface Capture {
@@ -183,5 +192,26 @@ describe('(d) log inclusion', () => {
       ),
     };
     expect(await inclusionProblem(credential, proof, otherKey, nquads)).toMatch(/does not verify with the log's key$/);
+  });
+});
+
+describe('where the page reads keys and logs from', () => {
+  it('reads a did:web document over https, over plain http on loopback, and under a path', () => {
+    expect(didWebUrl('did:web:127.0.0.1%3A8080')).toBe('http://127.0.0.1:8080/.well-known/did.json');
+    expect(didWebUrl('did:web:node1.example.com')).toBe('https://node1.example.com/.well-known/did.json');
+    expect(didWebUrl('did:web:example.com:services:node')).toBe('https://example.com/services/node/did.json');
+    expect(() => didWebUrl('did:key:z6Mk')).toThrow('is not a did:web DID');
+  });
+
+  it("takes the proofs whose domain is a log as log-backed, not a node's own domain", async () => {
+    const credential = await credentialOf(anchors[0] as string);
+    const proofs = proofsOf(credential);
+    expect(logProofsOf(proofs, credential['issuer'])).toHaveLength(2);
+    const issuer = String(credential['issuer']);
+    const ownDomain = issuer.slice(0, issuer.indexOf('/services/'));
+    const unlogged = proofs.map((proof) => ({ ...proof, domain: ownDomain }));
+    expect(logProofsOf(unlogged, issuer)).toHaveLength(0);
+    const prefixed = 'https://a.example/node-1';
+    expect(logProofsOf([{ domain: prefixed }], `${prefixed}/services/node`)).toHaveLength(0);
   });
 });
