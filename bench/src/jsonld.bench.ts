@@ -4,9 +4,7 @@
  * canonicalises the credential and the proof options, so it is bounded by canonicalisation; the figures
  * are single-threaded.
  */
-import { KeyPair } from '@anchor/common/crypto';
 import {
-  CONTEXT_URLS,
   activeContextSharing,
   canonicalize,
   controllerDocumentResolver,
@@ -14,76 +12,17 @@ import {
   verifyDocument,
   type ProofOptions,
 } from '@anchor/common/jsonld';
+import { KEY_2020_ID, degreeCredential, issuerDidDocument, issuerKey } from '@anchor/common/jsonld/fixtures';
 import { atLeast, rate, report, summary } from './lib/report.js';
 
 const SECTION = 'jsonld';
-const ISSUER = 'did:example:issuer';
-const KEY_ID = `${ISSUER}#key-1`;
-const key = KeyPair.fromSeed('Ed25519', Buffer.alloc(32, 7));
-
-const credential = {
-  '@context': [
-    CONTEXT_URLS.credentialsV1,
-    CONTEXT_URLS.ed25519Signature2020V1,
-    {
-      ex: 'https://example.org/vocab#',
-      UniversityDegreeCredential: 'ex:UniversityDegreeCredential',
-      BachelorDegree: 'ex:BachelorDegree',
-      Course: 'ex:Course',
-      degree: 'ex:degree',
-      name: 'ex:name',
-      courses: 'ex:courses',
-      title: 'ex:title',
-      credits: { '@id': 'ex:credits', '@type': 'http://www.w3.org/2001/XMLSchema#integer' },
-      grade: 'ex:grade',
-      awardedBy: { '@id': 'ex:awardedBy', '@type': '@id' },
-    },
-  ],
-  id: 'https://example.edu/credentials/1872',
-  type: ['VerifiableCredential', 'UniversityDegreeCredential'],
-  issuer: ISSUER,
-  issuanceDate: '2024-03-01T19:23:24Z',
-  credentialSubject: {
-    id: 'did:example:ebfeb1f712ebc6f1c276e12ec21',
-    name: 'Jayden Doe',
-    degree: {
-      type: 'BachelorDegree',
-      name: 'Bachelor of Science and Arts',
-      awardedBy: 'https://example.edu/faculty/science',
-    },
-    courses: [
-      'Distributed systems and their failure modes',
-      'Applied cryptography and key management',
-      'Linked data and the semantic web',
-      'Merkle trees and transparency logs',
-      'Consensus protocols, old and new',
-      'Federated social networks',
-      'Software engineering in the large',
-      'Operating systems: processes, memory and files',
-      'Computer networks and the protocols of the internet',
-      'Databases, transactions and recovery',
-      'Compilers: from source text to machine code',
-      'Human factors in security engineering',
-    ].map((title, index) => ({ type: 'Course', title, credits: 5 + index, grade: index % 2 === 0 ? 'A' : 'B+' })),
-  },
+const credential = degreeCredential(undefined, 12);
+const resolver = controllerDocumentResolver([issuerDidDocument()]);
+const proofOptions: ProofOptions = {
+  key: issuerKey,
+  verificationMethod: KEY_2020_ID,
+  domain: 'https://vct.example.com/maple2020',
 };
-
-const resolver = controllerDocumentResolver([
-  {
-    '@context': [CONTEXT_URLS.didV1, CONTEXT_URLS.ed25519Signature2020V1],
-    id: ISSUER,
-    verificationMethod: [
-      {
-        id: KEY_ID,
-        type: 'Ed25519VerificationKey2020',
-        controller: ISSUER,
-        publicKeyMultibase: key.publicKeyMultibase(),
-      },
-    ],
-    assertionMethod: [KEY_ID],
-  },
-]);
-const proofOptions: ProofOptions = { key, verificationMethod: KEY_ID, domain: 'https://vct.example.com/maple2020' };
 
 const size = Buffer.byteLength(JSON.stringify(credential));
 const signed = await signDocument(credential, proofOptions);

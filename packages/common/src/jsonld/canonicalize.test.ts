@@ -4,7 +4,7 @@ import { ANCHOR_CREDENTIAL_UNDEFINED_TERMS } from './anchor-credential.js';
 import { canonicalize } from './canonicalize.js';
 import { CONTEXT_URLS } from './contexts.js';
 import { createDocumentLoader } from './document-loader.js';
-import { anchorCredential } from './fixtures.test-helpers.js';
+import { anchorCredential } from './fixtures.js';
 
 async function failure(promise: Promise<unknown>): Promise<AppError> {
   const error = await promise.then(

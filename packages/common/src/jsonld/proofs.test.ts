@@ -12,7 +12,7 @@ import {
   degreeCredential,
   issuerDidDocument,
   issuerKey,
-} from './fixtures.test-helpers.js';
+} from './fixtures.js';
 import type { DataIntegrityProof, ProofType, SecuredDocument } from './proof-types.js';
 import { attachProof, createProof, signDocument } from './sign.js';
 import { controllerDocumentResolver, type VerificationMethodResolver } from './verification-method.js';

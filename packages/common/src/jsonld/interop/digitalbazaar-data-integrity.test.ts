@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KeyPair, localSigner } from '../../crypto/index.js';
 import { CONTEXT_URLS } from '../contexts.js';
-import { degreeCredential, issuerKey } from '../fixtures.test-helpers.js';
+import { degreeCredential, issuerKey } from '../fixtures.js';
 import type { Cryptosuite, DataIntegrityProof, SecuredDocument } from '../proof-types.js';
 import { signDocument } from '../sign.js';
 import { controllerDocumentResolver, type ControllerDocument } from '../verification-method.js';

@@ -9,7 +9,7 @@ import {
   degreeCredential,
   issuerDidDocument,
   issuerKey,
-} from '../fixtures.test-helpers.js';
+} from '../fixtures.js';
 import { activeContextSharing } from '../jsonld-engine.js';
 import { signDocument } from '../sign.js';
 import { controllerDocumentResolver } from '../verification-method.js';
