@@ -83,7 +83,12 @@ export function degreeCredential(issuer: string = ISSUER_DID, courses = 7): Reco
         name: 'Bachelor of Science and Arts',
         awardedBy: 'https://example.edu/faculty/science',
       },
-      courses: COURSE_TITLES.slice(0, courses).map((title, index) => ({ type: 'Course', title, credits: 5 + index, grade: index % 2 === 0 ? 'A' : 'B+' })),
+      courses: COURSE_TITLES.slice(0, courses).map((title, index) => ({
+        type: 'Course',
+        title,
+        credits: 5 + index,
+        grade: index % 2 === 0 ? 'A' : 'B+',
+      })),
     },
   };
 }
