@@ -6,6 +6,7 @@ import { formatByteSize, parseByteSize } from '@anchor/common/http';
 import { allowedPeerNetworksOption, SIGNATURE_SCHEMES } from '@anchor/common/httpsig';
 import { contextsFileOption } from '@anchor/common/jsonld-contexts';
 import { parseLogSpec } from '@anchor/common/log';
+import { parseCosignatureVerifierKey } from '@anchor/common/tlog';
 import { checkAmqpUrls, checkNamespace, QUEUE_TYPES } from '@anchor/common/mq';
 import { PROTOCOL_VERSION_NAMES, ProtocolRegistry } from '@anchor/sidetree';
 
@@ -312,6 +313,19 @@ export const nodeConfigSpec = defineConfig({
         max: 1000,
         help: 'Entries asked for in one get-entries request when a root is rebuilt',
       }),
+      logMonitoringWitnesses: opt.list({
+        flag: 'vct-log-monitoring-witnesses',
+        env: ['VCT_LOG_MONITORING_WITNESSES'],
+        validateItem: cosignerKeyProblem,
+        help: 'Witnesses known to the log monitor: their C2SP cosignature/v1 keys (<name>+<hash>+<base64(0x04 key)>, as a witness vct-log prints its witnessVerifierKey)',
+      }),
+      logMonitoringWitnessQuorum: opt.int({
+        flag: 'vct-log-monitoring-witness-quorum',
+        env: ['VCT_LOG_MONITORING_WITNESS_QUORUM'],
+        default: 0,
+        min: 0,
+        help: "A log's tree head is trusted only when its C2SP checkpoint (<log>/checkpoint) is that head with cosignatures of this many of --vct-log-monitoring-witnesses; 0: no cosignature asked for",
+      }),
       proofMonitoringInterval: opt.duration({
         flag: 'vct-proof-monitoring-interval',
         env: ['VCT_PROOF_MONITORING_INTERVAL'],
@@ -580,6 +594,10 @@ export const nodeConfigSpec = defineConfig({
   },
   checks: [
     (c) => kmsOptionsProblem(c.keys),
+    (c) =>
+      c.monitoring.logMonitoringWitnessQuorum > c.monitoring.logMonitoringWitnesses.length
+        ? `--vct-log-monitoring-witness-quorum ${c.monitoring.logMonitoringWitnessQuorum} asks for more cosignatures than the ${c.monitoring.logMonitoringWitnesses.length} witnesses of --vct-log-monitoring-witnesses`
+        : undefined,
     (c) => protocolVersionsProblem(c.sidetree.protocolVersions, c.sidetree.currentProtocolVersion),
     (c) =>
       (c.server.tlsCertificate === undefined) !== (c.server.tlsKey === undefined)
@@ -617,5 +635,15 @@ function isHttpOrigin(text: string): boolean {
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === text.replace(/\/$/, '');
   } catch {
     return false;
+  }
+}
+
+/** A `--vct-log-monitoring-witnesses` item, or why not. */
+function cosignerKeyProblem(item: string): string | undefined {
+  try {
+    parseCosignatureVerifierKey(item);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
   }
 }

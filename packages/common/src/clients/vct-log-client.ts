@@ -110,6 +110,15 @@ export class VctLogClient {
     return { sth: data, problem: sthProblem(data, fresh), publicKey: fresh };
   }
 
+  /** The log's C2SP checkpoint note (tlog-tiles `<logUrl>/checkpoint`), with the cosignatures it serves. */
+  async checkpoint(logUrl: string): Promise<string> {
+    const { data } = await this.http.get<string>(`${logUrl}/checkpoint`, {
+      ...this.token('read'),
+      responseType: 'text',
+    });
+    return data;
+  }
+
   /** Checks an STH someone holds (e.g. one saved earlier) against the log's key: undefined when it verifies. */
   async sthProblem(logUrl: string, sth: SignedTreeHead): Promise<string | undefined> {
     return sthProblem(sth, await this.publicKey(logUrl));

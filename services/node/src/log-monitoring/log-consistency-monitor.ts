@@ -4,15 +4,21 @@ import { MerkleTree } from '@anchor/common/merkle';
 import type { VctClient } from '../vct-client/vct-client.js';
 import type { MonitoringMetrics } from './monitoring-metrics.js';
 import type { LogEvidence, LogFailureKind, MonitoredLog, MonitoredLogs } from './monitored-logs.js';
+import { witnessedHeadProblem, type WitnessPolicy } from './witnessed-head.js';
 
 export interface LogConsistencyOptions {
   /** Up to this tree size the root is also rebuilt from the log's entries (`--vct-log-monitoring-max-tree-size`). */
   maxTreeSize: number;
   /** Entries asked for in one get-entries (`--vct-log-monitoring-get-entries-range`). */
   getEntriesRange: number;
+  /**
+   * A head is trusted only with cosignatures of `quorum` of these witnesses on the log's C2SP checkpoint
+   * (`--vct-log-monitoring-witnesses`, `--vct-log-monitoring-witness-quorum`); quorum 0 asks for none.
+   */
+  witnesses?: WitnessPolicy;
 }
 
-export type LogCheckOutcome = 'verified' | 'unchanged' | 'stale' | 'error' | 'failed' | 'skipped';
+export type LogCheckOutcome = 'verified' | 'unchanged' | 'stale' | 'error' | 'failed' | 'skipped' | 'unwitnessed';
 
 /**
  * Watches transparency logs as RFC 6962 §5.3 monitors do (orb.md §2.5, the original's
@@ -22,7 +28,8 @@ export type LogCheckOutcome = 'verified' | 'unchanged' | 'stale' | 'error' | 'fa
  * and, while the tree is at most `maxTreeSize`, its root is rebuilt from get-entries (kept in memory per
  * log and extended with the new entries only). A log that fails any of these is marked failed with the
  * evidence kept, and is not checked again until an operator activates it; trouble that proves nothing (the
- * log unreachable, a replica serving an older head) is only noted as the record's `lastError`.
+ * log unreachable, a replica serving an older head, a head fewer than k of the n known witnesses cosigned
+ * when a witness policy is set) is only noted as the record's `lastError`, the head not trusted.
  */
 export class LogConsistencyMonitor {
   /** Leaves rebuilt from get-entries, per log, matching that log's verified tree head. */
@@ -108,6 +115,20 @@ export class LogConsistencyMonitor {
         to: sth.tree_size,
         proofHashes: proof.length,
       });
+    }
+
+    // A head too few known witnesses cosigned is not trusted (not saved), whatever else holds: proof of
+    // nothing wrong, only of too few eyes, so it is noted and checked again next round.
+    const policy = this.options.witnesses;
+    if (policy !== undefined && policy.quorum > 0) {
+      let problem: string | undefined;
+      try {
+        problem = witnessedHeadProblem(await this.client.checkpoint(record.logUrl), fetched.publicKey, sth, policy);
+      } catch (error) {
+        problem = `its checkpoint cannot be read: ${errorMessage(error)}`;
+      }
+      if (problem !== undefined)
+        return this.noteError(record, now, `tree head of size ${sth.tree_size} not trusted: ${problem}`, 'unwitnessed');
     }
 
     if (sth.tree_size <= this.options.maxTreeSize) {

@@ -1,4 +1,5 @@
 import { getLogger } from '@anchor/common/log';
+import { parseCosignatureVerifierKey } from '@anchor/common/tlog';
 import { createWebFingerClient } from '@anchor/common/webfinger';
 import type { RequestHandler } from 'express';
 import type { ActivityPubFeature } from '../activitypub/activitypub-feature.js';
@@ -54,6 +55,10 @@ export async function createLogMonitoringFeature(
   const consistency = new LogConsistencyMonitor(logs, client, metrics, log, {
     maxTreeSize: config.logMonitoringMaxTreeSize,
     getEntriesRange: config.logMonitoringGetEntriesRange,
+    witnesses: {
+      cosigners: config.logMonitoringWitnesses.map((vkey) => parseCosignatureVerifierKey(vkey)),
+      quorum: config.logMonitoringWitnessQuorum,
+    },
   });
   const proofs = new ProofMonitor(watched, client, metrics, log, {
     intervalMs: config.proofMonitoringInterval,

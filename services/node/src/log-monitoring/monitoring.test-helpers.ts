@@ -29,7 +29,7 @@ export function anchorCredential(n: number | string, issuer = 'did:web:node.exam
 export async function startLog(
   dir: TempDir,
   name: string,
-  options: { keyFile: string; baseUrl: string },
+  options: { keyFile: string; baseUrl: string; args?: readonly string[] },
 ): Promise<{ process: ServiceProcess; url: string }> {
   const main = builtServiceMain('vct-log');
   const port = await freePort();
@@ -47,6 +47,7 @@ export async function startLog(
       options.baseUrl,
       '--integration-interval',
       '20ms',
+      ...(options.args ?? []),
     ],
     env: { VCT_LOG_LEVEL: 'warning' },
     readyUrl: `${url}/healthcheck`,
