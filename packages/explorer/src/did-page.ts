@@ -1,8 +1,12 @@
 import { h, type ComponentChild } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { getJson } from './api.js';
+import { AnchorDetails, loadAnchor } from './anchor-view.js';
 import { historyDid } from './history/history.js';
 import { DidHistorySection } from './history/timeline.js';
-import { resolutionUrl } from './node-address.js';
+import { didLink } from './layout.js';
+import type { AnchorSummary } from './linkset.js';
+import { didWebForm, resolutionUrl } from './node-address.js';
 
 type Lookup =
   | { state: 'idle' }
@@ -11,87 +15,98 @@ type Lookup =
   | { state: 'missing'; did: string; message: string }
   | { state: 'failed'; did: string; message: string };
 
-interface ResolutionResult {
-  didDocument?: unknown;
-  didDocumentMetadata?: Record<string, unknown>;
+interface PublishedOperation {
+  canonicalReference?: string;
+  type?: string;
 }
 
-/** The error message of a node's `{"message"}` answer, or its status line when the body says nothing. */
-async function errorMessage(response: Response): Promise<string> {
-  try {
-    const body = (await response.json()) as { message?: unknown };
-    if (typeof body.message === 'string') return body.message;
-  } catch {
-    // not JSON: the status says it
-  }
-  return `${response.status} ${response.statusText}`;
+interface ResolutionResult {
+  didDocument?: { id?: unknown };
+  didDocumentMetadata?: {
+    canonicalId?: unknown;
+    equivalentId?: unknown;
+    deactivated?: unknown;
+    method?: { published?: unknown; publishedOperations?: PublishedOperation[] };
+  };
 }
 
 async function resolve(base: string, did: string): Promise<Lookup> {
-  let response: Response;
-  try {
-    response = await fetch(resolutionUrl(base, did), { headers: { accept: 'application/json' } });
-  } catch (error) {
-    return { state: 'failed', did, message: `the node at ${base} does not answer (${String(error)})` };
-  }
-  if (response.status === 404 || response.status === 410) {
-    return { state: 'missing', did, message: await errorMessage(response) };
-  }
-  if (response.status === 400) return { state: 'missing', did, message: await errorMessage(response) };
-  if (!response.ok) return { state: 'failed', did, message: await errorMessage(response) };
-  return { state: 'found', did, result: (await response.json()) as ResolutionResult };
+  const fetched = await getJson<ResolutionResult>(resolutionUrl(base, did));
+  if (fetched.ok) return { state: 'found', did, result: fetched.value };
+  // 400 malformed, 404 unknown, 410 deactivated: the node's message says which.
+  if ([400, 404, 410].includes(fetched.status)) return { state: 'missing', did, message: fetched.message };
+  return { state: 'failed', did, message: fetched.message };
 }
 
 function json(label: string, value: unknown): ComponentChild {
   return h('section', { 'aria-label': label }, [
     h('h3', null, label),
-    h('pre', { tabIndex: 0, class: 'json' }, JSON.stringify(value, null, 2)),
+    h('pre', { tabIndex: 0, class: 'json', 'aria-label': `${label} as JSON` }, JSON.stringify(value, null, 2)),
   ]);
 }
 
-/** The DID page: a search box (any form of a DID), then the document and its metadata, or why there is none. */
-export function DidPage(props: { base: string; initial: string }): ComponentChild {
-  const [query, setQuery] = useState(props.initial);
-  const [lookup, setLookup] = useState<Lookup>({ state: 'idle' });
+/** Every form the DID is known by on this node: its id, canonical and equivalent ids, its did:web form. */
+function forms(base: string, result: ResolutionResult): string[] {
+  const metadata = result.didDocumentMetadata ?? {};
+  const all = [
+    result.didDocument?.id,
+    metadata.canonicalId,
+    ...(Array.isArray(metadata.equivalentId) ? metadata.equivalentId : []),
+  ];
+  const ids = all.filter((id): id is string => typeof id === 'string');
+  // From the short form: a long-form id ends in its encoded create, not in its suffix.
+  const short = typeof metadata.canonicalId === 'string' ? metadata.canonicalId : ids[0];
+  const web = short !== undefined ? didWebForm(base, short) : undefined;
+  if (web !== undefined) ids.push(web);
+  return [...new Set(ids)];
+}
 
-  const run = (did: string): void => {
-    if (did.trim() === '') return;
-    const url = new URL(window.location.href);
-    url.searchParams.set('did', did.trim());
-    window.history.replaceState(null, '', url);
+/** The DID page (`?did=<any form>`): published or not, its forms, its anchor and witnesses, document, metadata. */
+export function DidPage(props: { base: string; did: string }): ComponentChild {
+  const [lookup, setLookup] = useState<Lookup>({ state: 'idle' });
+  const [anchor, setAnchor] = useState<{ ref: string; summary?: AnchorSummary; message?: string } | undefined>();
+
+  useEffect(() => {
+    const did = props.did.trim();
+    if (did === '') return;
     setLookup({ state: 'loading', did });
-    void resolve(props.base, did).then(setLookup);
-  };
-  useEffect(() => run(props.initial), []);
+    void resolve(props.base, did).then((found) => {
+      setLookup(found);
+      if (found.state !== 'found') return;
+      const ops = found.result.didDocumentMetadata?.method?.publishedOperations ?? [];
+      const ref = ops.at(-1)?.canonicalReference;
+      if (ref === undefined) return;
+      setAnchor({ ref });
+      void loadAnchor(props.base, ref).then((loaded) =>
+        setAnchor(
+          loaded.state === 'found'
+            ? { ref, summary: loaded.summary }
+            : { ref, message: loaded.state === 'failed' ? loaded.message : '' },
+        ),
+      );
+    });
+  }, [props.did]);
 
   return h('div', null, [
-    h(
-      'form',
-      {
-        role: 'search',
-        onSubmit: (event: Event) => {
-          event.preventDefault();
-          run(query);
-        },
-      },
-      [
-        h('label', { for: 'did-query' }, 'DID (any form: uAAA, canonical, hashlink, https hint, did:web)'),
-        h('input', {
-          id: 'did-query',
-          name: 'did',
-          value: query,
-          autoComplete: 'off',
-          spellcheck: false,
-          onInput: (event: Event) => setQuery((event.target as HTMLInputElement).value),
-        }),
-        h('button', { type: 'submit' }, 'Find'),
-      ],
-    ),
+    h('h2', null, 'DID'),
     h('div', { role: 'status', 'aria-live': 'polite', id: 'did-status' }, statusLine(lookup)),
     lookup.state === 'found'
       ? h('article', { 'aria-label': 'DID' }, [
-          h('h2', { class: 'did' }, didOf(lookup.result) ?? lookup.did),
+          h('p', { class: 'did' }, h('code', null, didOf(lookup.result) ?? lookup.did)),
           published(lookup.result),
+          h('section', { 'aria-label': 'Forms' }, [
+            h('h3', null, 'Forms'),
+            h(
+              'ul',
+              { id: 'did-forms' },
+              forms(props.base, lookup.result).map((form) => h('li', { key: form }, didLink(form))),
+            ),
+          ]),
+          anchor?.summary
+            ? h(AnchorDetails, { anchor: anchor.ref, summary: anchor.summary, heading: 'Latest anchor' })
+            : anchor?.message
+              ? h('p', { role: 'alert' }, `Its anchor ${anchor.ref} could not be read: ${anchor.message}`)
+              : null,
           json('Document', lookup.result.didDocument),
           json('Metadata', lookup.result.didDocumentMetadata),
           h(DidHistorySection, { base: props.base, did: historyDid(lookup.did, lookup.result) }),
@@ -103,7 +118,7 @@ export function DidPage(props: { base: string; initial: string }): ComponentChil
 function statusLine(lookup: Lookup): string {
   switch (lookup.state) {
     case 'idle':
-      return 'Enter a DID to look it up.';
+      return 'Enter a DID or an anchor in the search box.';
     case 'loading':
       return `Looking up ${lookup.did}…`;
     case 'found':
@@ -116,16 +131,15 @@ function statusLine(lookup: Lookup): string {
 }
 
 function didOf(result: ResolutionResult): string | undefined {
-  const id = (result.didDocument as { id?: unknown } | undefined)?.id;
+  const id = result.didDocument?.id;
   return typeof id === 'string' ? id : undefined;
 }
 
 function published(result: ResolutionResult): ComponentChild {
-  const method = result.didDocumentMetadata?.['method'] as { published?: unknown } | undefined;
-  const isPublished = method?.published === true;
-  return h(
-    'p',
-    { class: isPublished ? 'ok' : 'pending', id: 'did-published' },
+  const isPublished = result.didDocumentMetadata?.method?.published === true;
+  const deactivated = result.didDocumentMetadata?.deactivated === true;
+  return h('p', { class: isPublished ? 'ok' : 'pending', id: 'did-published' }, [
     isPublished ? 'Published' : 'Not yet published',
-  );
+    deactivated ? ' (deactivated)' : '',
+  ]);
 }

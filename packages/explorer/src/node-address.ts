@@ -26,3 +26,36 @@ export function nodeBase(pageUrl: string): string {
 export function resolutionUrl(base: string, did: string): string {
   return `${base}/sidetree/v1/identifiers/${encodeURIComponent(did.trim())}`;
 }
+
+/**
+ * The did:web form the node serves for a did:node DID (`did:web:<host>:scid:<suffix>`, its document at
+ * `<node>/scid/<suffix>/did.json`), or undefined when the node sits under a path (did:web would need it too).
+ */
+export function didWebForm(base: string, did: string): string | undefined {
+  const url = new URL(base);
+  if (url.pathname !== '/' && url.pathname !== '') return undefined;
+  const suffix = did.split(':').at(-1);
+  if (!did.startsWith('did:node:') || suffix === undefined || suffix === '') return undefined;
+  return `did:web:${encodeURIComponent(url.host)}:scid:${suffix}`;
+}
+
+/** What the search box was given: a DID (any form) or an anchor (its hash or hashlink). */
+export function searchTarget(query: string): { did: string } | { anchor: string } | undefined {
+  const text = query.trim();
+  if (text === '') return undefined;
+  if (text.startsWith('did:')) return { did: text };
+  // An anchor's hashlink is `hl:<hash>[:<metadata>]`; its hash is multibase `u` + base64url of a multihash.
+  const hashlink = /^hl:(u[A-Za-z0-9_-]+)(:[A-Za-z0-9_-]+)?$/.exec(text);
+  if (hashlink) return { anchor: hashlink[1]! };
+  if (/^u[A-Za-z0-9_-]{40,}$/.test(text)) return { anchor: text };
+  return { did: text };
+}
+
+/** The explorer's own link to one of its views, keeping the `node` parameter the page was opened with. */
+export function viewHref(pageUrl: string, params: Record<string, string>): string {
+  const node = new URL(pageUrl).searchParams.get('node');
+  const search = new URLSearchParams(params);
+  if (node !== null) search.set('node', node);
+  const text = search.toString();
+  return text === '' ? '.' : `?${text}`;
+}

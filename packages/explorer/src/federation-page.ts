@@ -1,0 +1,140 @@
+import { h, type ComponentChild } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { getJson } from './api.js';
+
+/** The four collections of the node's service actor that make the federation, with what each means. */
+export const RELATIONS = [
+  ['followers', 'follows this node'],
+  ['following', 'this node follows it'],
+  ['witnesses', 'witnesses for this node'],
+  ['witnessing', 'this node witnesses for it'],
+] as const;
+type Relation = (typeof RELATIONS)[number][0];
+
+interface Peer {
+  actor: string;
+  relations: Relation[];
+}
+
+type Loaded =
+  | { state: 'loading' }
+  | { state: 'failed'; message: string }
+  | { state: 'found'; self: { actor: string; health: string }; peers: Peer[] };
+
+interface CollectionPage {
+  items?: unknown[];
+  orderedItems?: unknown[];
+  next?: unknown;
+}
+
+/** Every item of a collection, page by page (`?page=true`, then each `next`). */
+async function collectionItems(url: string): Promise<string[] | string> {
+  const items: string[] = [];
+  let next: string | undefined = `${url}?page=true`;
+  for (let pages = 0; next !== undefined && pages < 50; pages += 1) {
+    const page: Awaited<ReturnType<typeof getJson<CollectionPage>>> = await getJson<CollectionPage>(next);
+    if (!page.ok) return page.message;
+    for (const item of page.value.items ?? page.value.orderedItems ?? []) {
+      const id = typeof item === 'string' ? item : (item as { id?: unknown }).id;
+      if (typeof id === 'string') items.push(id);
+    }
+    next = typeof page.value.next === 'string' ? page.value.next : undefined;
+  }
+  return items;
+}
+
+/** A service's own health report (`/healthcheck`, same origin): its status, or why there is none. */
+async function ownHealth(base: string): Promise<string> {
+  const report = await getJson<{ status?: unknown }>(`${base}/healthcheck`);
+  if (report.ok) return String(report.value.status ?? 'unknown');
+  return report.status === 503 ? 'unhealthy' : `unknown (${report.message})`;
+}
+
+/** A peer's base URL (its actor is `<base>/services/node`), where its own explorer is. */
+function peerBase(actor: string): string {
+  return actor.replace(/\/services\/[^/]+$/, '');
+}
+
+async function loadFederation(base: string): Promise<Loaded> {
+  const actor = await getJson<{ id?: unknown }>(`${base}/services/node`);
+  if (!actor.ok) return { state: 'failed', message: actor.message };
+  const selfId = String(actor.value.id ?? `${base}/services/node`);
+  const byActor = new Map<string, Peer>();
+  for (const [relation] of RELATIONS) {
+    const items = await collectionItems(`${selfId}/${relation}`);
+    if (typeof items === 'string') return { state: 'failed', message: `${relation}: ${items}` };
+    for (const id of items) {
+      const peer = byActor.get(id) ?? { actor: id, relations: [] };
+      peer.relations.push(relation);
+      byActor.set(id, peer);
+    }
+  }
+  const peers = [...byActor.values()].sort((a, b) => a.actor.localeCompare(b.actor));
+  return { state: 'found', self: { actor: selfId, health: await ownHealth(base) }, peers };
+}
+
+/** The federation page (`?view=federation`): this node and each peer, how they are linked, and their health. */
+export function FederationPage(props: { base: string }): ComponentChild {
+  const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
+  useEffect(() => {
+    void loadFederation(props.base).then(setLoaded);
+  }, []);
+  return h('div', null, [
+    h('h2', null, 'Federation'),
+    h(
+      'div',
+      { role: 'status', id: 'federation-status' },
+      loaded.state === 'loading'
+        ? 'Reading the federation…'
+        : loaded.state === 'failed'
+          ? `Could not read the federation: ${loaded.message}`
+          : `This node and ${loaded.peers.length} peer${loaded.peers.length === 1 ? '' : 's'}.`,
+    ),
+    loaded.state === 'found'
+      ? h('table', { class: 'federation' }, [
+          h('caption', null, 'Services of the federation, how each is linked to this node, and its health'),
+          h(
+            'thead',
+            null,
+            h(
+              'tr',
+              null,
+              ['Service', ...RELATIONS.map(([name]) => name), 'Health'].map((name) =>
+                h('th', { scope: 'col', key: name }, name),
+              ),
+            ),
+          ),
+          h('tbody', null, [
+            h('tr', { key: 'self', class: 'self' }, [
+              h('th', { scope: 'row' }, [h('code', null, loaded.self.actor), ' (this node)']),
+              ...RELATIONS.map(([name]) => h('td', { key: name }, '')),
+              h('td', { class: healthClass(loaded.self.health) }, loaded.self.health),
+            ]),
+            ...loaded.peers.map((peer) =>
+              h('tr', { key: peer.actor }, [
+                h('th', { scope: 'row' }, h('code', null, peer.actor)),
+                ...RELATIONS.map(([name, meaning]) =>
+                  h(
+                    'td',
+                    { key: name },
+                    peer.relations.includes(name) ? h('span', { title: meaning }, `yes: ${meaning}`) : 'no',
+                  ),
+                ),
+                // Another node sends no CORS headers (and helmet's same-origin resource policy), so this page
+                // cannot read its health report: its own explorer shows it.
+                h(
+                  'td',
+                  { key: 'health' },
+                  h('a', { href: `${peerBase(peer.actor)}/explorer/?view=federation` }, 'on its own explorer'),
+                ),
+              ]),
+            ),
+          ]),
+        ])
+      : null,
+  ]);
+}
+
+function healthClass(health: string): string {
+  return health === 'OK' ? 'ok' : 'pending';
+}
