@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the Go program in DIR (its main.go, go.mod and go.sum) into a machine-wide cache keyed by a hash of those
+# Builds the Go program in DIR (its .go files, go.mod and go.sum) into a machine-wide cache keyed by a hash of those
 # sources (ANCHOR_CACHE_DIR, default ~/.cache/anchor) and prints the binary's path: a second run on the same machine
 # reuses it, from this checkout or a fresh clone, and a source change builds a new one. Modules come from the Go
 # module proxy into Go's module cache; Go's build cache makes a rebuild after a source change quick.
@@ -9,7 +9,8 @@ set -euo pipefail
 dir=$1 name=$2 prefix=$3 what=$4
 cd "$dir"
 
-sources=(main.go go.mod go.sum)
+# Every Go file of the program (test/tlog-go has two), so a change to any one builds a new binary.
+sources=(*.go go.mod go.sum)
 key=$(cat "${sources[@]}" | sha256sum | cut -c1-16)
 cache="${ANCHOR_CACHE_DIR:-$HOME/.cache/anchor}/$name"
 binary="$cache/$prefix-$key"

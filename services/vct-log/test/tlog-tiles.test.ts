@@ -1,15 +1,11 @@
-import { execFile, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { leafHash } from '@anchor/common/merkle';
 import { openNote, parseCheckpoint, parseVerifierKey } from '@anchor/common/tlog';
 import { makeTempDir, type TempDir } from '@anchor/testing/process';
+import { askTlogGo, ensureTlogGoClient } from '@anchor/testing/tlog-go';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tlogOriginOf } from '../src/api-feature.js';
 import { createServer, type VctLogServer } from '../src/server.js';
 import { anchorCredential, call } from '../src/testing/index.js';
-
-const ENSURE = fileURLToPath(new URL('../../../scripts/ensure-tlog-go-client.sh', import.meta.url));
 
 interface LiveAnswer {
   size: number;
@@ -20,20 +16,7 @@ interface LiveAnswer {
 }
 
 /** test/tlog-go's live mode: golang.org/x/mod's sumdb/note and sumdb/tlog as a client of the running log. */
-function askGo(binary: string, live: object): Promise<LiveAnswer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, [], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0 ? resolve(JSON.parse(stdout) as LiveAnswer) : reject(new Error(`the Go client failed: ${stderr}`)),
-    );
-    child.stdin.end(JSON.stringify({ live }));
-  });
-}
+const askGo = (binary: string, live: object): Promise<LiveAnswer> => askTlogGo<LiveAnswer>(binary, { live });
 
 async function addCredentials(server: VctLogServer, from: number, to: number): Promise<void> {
   let next = from;
@@ -60,7 +43,7 @@ describe('tlog-tiles of a live log, read by Go (golang.org/x/mod sumdb/tlog)', (
   let binary: string;
 
   beforeAll(async () => {
-    binary = (await promisify(execFile)(ENSURE, [], { maxBuffer: 1 << 20 })).stdout.trim();
+    binary = await ensureTlogGoClient();
     dir = await makeTempDir('vct-tiles-');
     server = createServer({
       dataDir: dir.path,

@@ -12,6 +12,7 @@ import {
   verifyCosignatures,
 } from '@anchor/common/tlog';
 import { makeTempDir, type TempDir } from '@anchor/testing/process';
+import { askTlogGo, ensureTlogGoClient } from '@anchor/testing/tlog-go';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type VctLogServer } from '../src/server.js';
 import { anchorCredential, call } from '../src/testing/index.js';
@@ -24,7 +25,8 @@ const origin = (alias: string): string => `log.example/${alias}`;
  * on past a witness that does not answer. A log that shows two different checkpoints of one size (two
  * databases under one key and origin) to two witnesses is caught: the witness that saw the first refuses the
  * second (422, a split view), and the two checkpoints, each signed by the log and cosigned, are conflicting
- * cosigned heads; the second view lacks the 2-of-3 cosignatures a monitor asks for.
+ * cosigned heads; the second view lacks the 2-of-3 cosignatures a monitor asks for. Go (test/tlog-go) opens a
+ * served cosigned checkpoint with the witnesses' keys.
  */
 describe('a three-witness federation', () => {
   let dir: TempDir;
@@ -71,6 +73,7 @@ describe('a three-witness federation', () => {
   };
 
   beforeAll(async () => {
+    await ensureTlogGoClient();
     dir = await makeTempDir('vct-federation-');
     for (const n of [1, 2, 3]) {
       const witness = createServer({
@@ -84,7 +87,7 @@ describe('a three-witness federation', () => {
       witnesses.push(witness);
     }
     cosigners = witnesses.map((w) => parseCosignatureVerifierKey(w.witnessVerifierKey ?? ''));
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     for (const server of [...started, ...witnesses]) await server.stop().catch(() => undefined);
@@ -99,7 +102,19 @@ describe('a three-witness federation', () => {
     expect(three.checkpoint.size).toBe(3);
     expect(three.cosignedBy).toEqual(all);
     await addEntries(log, 'main', 'honest-more', 2);
-    expect(await checkpointOf(log, 'main')).toMatchObject({ checkpoint: { size: 5 }, cosignedBy: all });
+    const five = await checkpointOf(log, 'main');
+    expect(five).toMatchObject({ checkpoint: { size: 5 }, cosignedBy: all });
+    // Go (golang.org/x/mod sumdb/note with transparency-dev/formats' cosignature/v1 verifiers) opens the
+    // served note: the log's signature and the three cosignatures verify; the dead witness's key signed nothing.
+    const go = await askTlogGo<{ openedBy: string[]; timestamps: number[] }>(await ensureTlogGoClient(), {
+      cosigned: {
+        note: five.note,
+        logVerifierKey: vkeyOf('main'),
+        witnessKeys: witnesses.map((w) => w.witnessVerifierKey),
+      },
+    });
+    expect(go.openedBy.map((id) => id.split('+')[0])).toEqual([origin('main'), ...all]);
+    expect(go.timestamps.slice(1).every((t) => t > 0)).toBe(true);
 
     // A log restarted forgets what each witness holds: a 409 tells it, and it proves from there.
     await log.stop();
