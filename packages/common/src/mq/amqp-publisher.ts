@@ -19,12 +19,21 @@ export function amqpCode(error: unknown): number | undefined {
 }
 
 class DeadlineError extends Error {}
+
+/** amqplib's error for a publish the broker nacked. */
+function isNack(error: unknown): boolean {
+  return error instanceof Error && error.message === 'message nacked';
+}
 class UnroutableError extends Error {}
 
 /** Settles with `promise`, or rejects once `deadline` (epoch ms) passes. */
 export function withDeadline<T>(promise: Promise<T>, deadline: number, what: string): Promise<T> {
   const remaining = deadline - Date.now();
-  if (remaining <= 0) return Promise.reject(new DeadlineError(`${what}: deadline passed`));
+  if (remaining <= 0) {
+    // The caller made `promise` already (a publish sent, say): its later failure must not go unhandled.
+    promise.catch(() => undefined);
+    return Promise.reject(new DeadlineError(`${what}: deadline passed`));
+  }
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new DeadlineError(`${what}: timed out`)), remaining);
@@ -219,6 +228,7 @@ export class AmqpPublisher {
       } catch (error) {
         if (error instanceof AppError && !error.retryable) throw error;
         if (error instanceof UnroutableError) this.forget(declare.map((s) => s.name));
+        if (isNack(error)) this.dropChannel();
         if (!(error instanceof DeadlineError)) lastError = error;
         const remaining = deadline - Date.now();
         if (remaining <= 0 || error instanceof DeadlineError) {
@@ -231,6 +241,19 @@ export class AmqpPublisher {
         await sleep(Math.min(remaining, 25 * 2 ** Math.min(attempt, 6)));
       }
     }
+  }
+
+  /**
+   * Retries go out on a new confirm channel after a nack. On a cluster, a channel that published to a
+   * quorum queue while its leader moved can keep nacking that queue's messages for as long as it lives
+   * (seen on RabbitMQ 3.10.8 after kill -9 of the leader's member); a new channel starts clean. Publishes
+   * still unconfirmed on the old one fail with "channel closed" and are retried as well.
+   */
+  private dropChannel(): void {
+    const ch = this.channel;
+    if (!ch) return;
+    this.channel = undefined;
+    void ch.close().catch(() => undefined);
   }
 
   async close(): Promise<void> {

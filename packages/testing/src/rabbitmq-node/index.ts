@@ -4,9 +4,9 @@
  * machine's shared broker. Durable queues and persistent messages survive its restarts (same data dir).
  * Needs Debian's rabbitmq-server (installed by scripts/ensure-rabbitmq.sh); `rabbitmqNodeUnavailable` says why not.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { connect as tcpConnect } from 'node:net';
 import { join } from 'node:path';
 import { freePort } from '../process/index.js';
@@ -49,16 +49,35 @@ export class RabbitMqNode {
     return `amqp://guest:guest@127.0.0.1:${this.port}`;
   }
 
-  /** Creates the node's directories under `dir` and starts it. */
-  static async start(dir: string): Promise<RabbitMqNode> {
+  /**
+   * Creates the node's directories under `dir` and starts it. Nodes meant to form a cluster share an Erlang
+   * `cookie` (written to the node's HOME, `dir`) and get distinct names (`name` + the AMQP port);
+   * `advancedConfig` is the node's advanced.config (Erlang terms).
+   */
+  static async start(
+    dir: string,
+    options: { cookie?: string; name?: string; advancedConfig?: string } = {},
+  ): Promise<RabbitMqNode> {
     const port = await freePort();
     let distPort = await freePort();
     while (distPort === port) distPort = await freePort();
-    const node = new RabbitMqNode(dir, port, distPort, `anchor-test-${port}@localhost`);
+    const node = new RabbitMqNode(dir, port, distPort, `${options.name ?? 'anchor-test'}-${port}@localhost`);
     await mkdir(join(dir, 'mnesia'), { recursive: true });
     await mkdir(join(dir, 'log'), { recursive: true });
     await writeFile(join(dir, 'enabled_plugins'), '[].\n');
-    await node.up();
+    if (options.advancedConfig !== undefined) await writeFile(join(dir, 'advanced.config'), options.advancedConfig);
+    if (options.cookie !== undefined) {
+      const cookie = join(dir, '.erlang.cookie');
+      await writeFile(cookie, options.cookie);
+      await chmod(cookie, 0o400);
+    }
+    try {
+      await node.up();
+    } catch (error) {
+      // A node that never came up (timed out) is still a process of ours.
+      await node.kill();
+      throw error;
+    }
     return node;
   }
 
@@ -109,6 +128,47 @@ export class RabbitMqNode {
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     spawnSync(CTL, ['-n', this.nodeName, 'stop'], { env: this.env(), stdio: 'ignore', timeout: 60_000 });
     const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    await exited;
+    clearTimeout(killer);
+    this.child = undefined;
+  }
+
+  /** Runs rabbitmqctl against this node (without blocking the event loop); rejects with its output on failure. */
+  ctl(args: readonly string[], timeoutMs = 60_000): Promise<string> {
+    return new Promise((resolve, reject) => {
+      execFile(
+        CTL,
+        ['-n', this.nodeName, ...args],
+        { env: this.env(), timeout: timeoutMs },
+        (error, stdout, stderr) => {
+          if (error)
+            reject(new Error(`rabbitmqctl ${args.join(' ')} on ${this.nodeName}: ${error.message}\n${stderr}`));
+          else resolve(stdout);
+        },
+      );
+    });
+  }
+
+  /** Waits until the node accepts AMQP connections again (after start_app). */
+  async accepting(timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await portOpen(this.port))) {
+      if (Date.now() > deadline) throw new Error(`${this.nodeName} does not accept connections`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  /**
+   * kill -9 of the Erlang VM (its pid file names it; the rabbitmq-server script that started it is only its
+   * parent): no shutdown, connections die with the process, as in a crash or an OOM kill.
+   */
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const pid = Number((await readFile(join(this.dir, 'rabbitmq.pid'), 'utf8').catch(() => '')).trim());
+    if (Number.isInteger(pid) && pid > 0) process.kill(pid, 'SIGKILL');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
     await exited;
     clearTimeout(killer);
     this.child = undefined;
