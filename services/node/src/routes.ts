@@ -59,6 +59,11 @@ const PAGING: QueryParameterSpec[] = [
     description: 'the 0-based page number (with `page=true`)',
     schema: { type: 'integer', minimum: 0 },
   },
+  {
+    name: 'after',
+    description: "a `next` link's cursor (with `page=true`): the page after it, by an index seek",
+    schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,1024}$' },
+  },
 ];
 
 export function nodeApiInfo(ctx: NodeContext): ApiInfo {
@@ -100,7 +105,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
     auth: 'signed',
     tag: 'federation',
     access: 'a token, or a signed follower or witness',
-    summary: `${what}; \`?page=true[&page-num=N]\` a \`CollectionPage\` (0-based, \`--activitypub-page-size\` items, \`next\`/\`prev\`)`,
+    summary: `${what}; \`?page=true[&page-num=N]\` a \`CollectionPage\` (0-based, \`--activitypub-page-size\` items, \`next\` by cursor \`&after=\`, \`prev\`)`,
     query: PAGING,
     responses: { 200: { description: 'the collection', mediaType: AP_CONTENT_TYPE }, 400: 'bad paging parameters' },
     handler,

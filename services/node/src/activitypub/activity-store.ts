@@ -1,3 +1,4 @@
+import { AppError, badRequest } from '@anchor/common/errors';
 import { queryAll, type ProviderBatchOp, type Store, type StoreProvider } from '@anchor/common/storage';
 import type { RefChange, RefType } from './activity-refs.js';
 import type { StoredActivity } from './vocabulary.js';
@@ -5,7 +6,16 @@ import type { StoredActivity } from './vocabulary.js';
 export const ACTIVITY_STORES = {
   activities: 'activity',
   refs: 'activity-ref',
+  counts: 'activity-ref-count',
 } as const;
+
+/** A collection's size, kept on write: `<refType>|<objectIri>`, and `<refType>|*` over every object. */
+export interface RefCountRecord {
+  count: number;
+}
+
+/** The counts record saying the references stored before counts were kept have been counted. */
+const COUNTED = '~counted';
 
 export interface ActivityRef {
   refType: RefType;
@@ -32,18 +42,22 @@ function nextTimeAdded(): number {
 
 /**
  * Activities by id (`activity`) and the collections they belong to (`activity-ref`), indexed so that a
- * collection page is an index range scan with an offset, and totals (also per activity type, for NodeInfo)
+ * collection page is an index range scan from a keyset seek (or an offset, for numbered pages), and totals (also per activity type, for NodeInfo)
  * are index counts.
  */
 export class ActivityStore {
+  /** Serialises reference writes: each reads what it changes to keep the counts exact. */
+  #writing: Promise<unknown> = Promise.resolve();
+
   private constructor(
     readonly provider: StoreProvider,
     readonly activities: Store<StoredActivityRecord>,
     readonly refs: Store<ActivityRef>,
+    readonly counts: Store<RefCountRecord>,
   ) {}
 
   static async open(provider: StoreProvider): Promise<ActivityStore> {
-    return new ActivityStore(
+    const store = new ActivityStore(
       provider,
       await provider.open<StoredActivityRecord>(ACTIVITY_STORES.activities),
       // Sorted only: every read sorts or ranges on timeAdded (counts too, see `count`), so each index keeps
@@ -55,7 +69,83 @@ export class ActivityStore {
           { fields: ['refType', 'timeAdded'], sortedOnly: true },
         ],
       }),
+      await provider.open<RefCountRecord>(ACTIVITY_STORES.counts),
     );
+    if (!(await store.counts.get(COUNTED))) await store.#countExisting();
+    return store;
+  }
+
+  /**
+   * Writes a batch (references, activities, anything else) with the collection counts it changes, in the same
+   * atomic batch: an added reference already there, or a deleted one that is not, changes no count.
+   * Reference writes of this process go through here one at a time; replicas writing the same collection at
+   * the same instant could each count one change the other made (MongoDB), see the README.
+   */
+  write(ops: readonly ProviderBatchOp[]): Promise<void> {
+    const run = this.#writing.then(
+      () => this.#write(ops),
+      () => this.#write(ops),
+    );
+    this.#writing = run.catch(() => undefined);
+    return run;
+  }
+
+  async #write(ops: readonly ProviderBatchOp[]): Promise<void> {
+    const refOps = ops.filter((op) => op.store === ACTIVITY_STORES.refs);
+    if (refOps.length === 0) return this.provider.batch(ops);
+    const keys = [...new Set(refOps.map((op) => op.key))];
+    const present = new Map((await this.refs.getMany(keys)).map((ref, i) => [keys[i]!, ref !== undefined] as const));
+    const deltas = new Map<string, number>();
+    const bump = (key: string, by: number) => {
+      const [refType, objectIri] = key.split('|');
+      for (const counter of [`${refType}|${objectIri}`, `${refType}|*`])
+        deltas.set(counter, (deltas.get(counter) ?? 0) + by);
+    };
+    for (const op of refOps) {
+      const there = present.get(op.key) ?? false;
+      if (op.op === 'delete') {
+        if (there) bump(op.key, -1);
+        present.set(op.key, false);
+      } else if (op.op === 'put' || op.op === 'insert') {
+        if (!there) bump(op.key, 1);
+        present.set(op.key, true);
+      }
+    }
+    const changed = [...deltas].filter(([, by]) => by !== 0);
+    const current = await this.counts.getMany(changed.map(([key]) => key));
+    const countOps: ProviderBatchOp[] = changed.map(([key, by], i) => ({
+      store: ACTIVITY_STORES.counts,
+      op: 'put',
+      key,
+      value: { count: Math.max(0, (current[i]?.count ?? 0) + by) } satisfies RefCountRecord,
+    }));
+    await this.provider.batch([...ops, ...countOps]);
+  }
+
+  /** Once, for references stored before counts were kept: one pass over them. */
+  async #countExisting(): Promise<void> {
+    const counts = new Map<string, number>();
+    let after: string | undefined;
+    do {
+      const page = await this.refs.query({ limit: 10_000, ...(after !== undefined ? { after } : {}) });
+      for (const { value } of page.items)
+        for (const key of [`${value.refType}|${value.objectIri}`, `${value.refType}|*`])
+          counts.set(key, (counts.get(key) ?? 0) + 1);
+      after = page.next;
+    } while (after !== undefined);
+    const ops: ProviderBatchOp[] = [...counts].map(([key, count]) => ({
+      store: ACTIVITY_STORES.counts,
+      op: 'put',
+      key,
+      value: { count },
+    }));
+    ops.push({ store: ACTIVITY_STORES.counts, op: 'put', key: COUNTED, value: { count: 0 } });
+    for (let i = 0; i < ops.length; i += 1_000) await this.provider.batch(ops.slice(i, i + 1_000));
+  }
+
+  /** A collection's size, from its count record (kept on write): no scan. */
+  async size(refType: RefType, objectIri: string | undefined): Promise<number> {
+    return (await this.counts.get(`${refType}|${objectIri ?? '*'}`))?.count ?? 0;
   }
 
   static refKey(refType: RefType, objectIri: string, refIri: string): string {
@@ -140,11 +230,19 @@ export class ActivityStore {
    */
   async addRef(refType: RefType, objectIri: string, refIri: string, activityType?: string): Promise<boolean> {
     const op = this.addRefOp(refType, objectIri, refIri, activityType);
-    return this.refs.insert(op.key, op.value);
+    try {
+      await this.write([{ ...op, op: 'insert' }]);
+      return true;
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'conflict') return false;
+      throw error;
+    }
   }
 
   async deleteRef(refType: RefType, objectIri: string, refIri: string): Promise<boolean> {
-    return this.refs.delete(ActivityStore.refKey(refType, objectIri, refIri));
+    if (!(await this.hasRef(refType, objectIri, refIri))) return false;
+    await this.write([this.deleteRefOp(refType, objectIri, refIri)]);
+    return true;
   }
 
   async count(refType: RefType, objectIri: string | undefined, activityType?: string): Promise<number> {
@@ -156,11 +254,32 @@ export class ActivityStore {
     );
   }
 
-  /** One page of a collection in the order items were added; `objectIri` undefined: across all objects (every like, every share). */
-  async page(refType: RefType, objectIri: string | undefined, offset: number, limit: number): Promise<ActivityRef[]> {
+  /**
+   * One page of a collection in the order items were added; `objectIri` undefined: across all objects (every
+   * like, every share). `after` (a previous page's `next`) seeks to the page's start in the index, so a page's
+   * cost does not grow with its depth; `offset` skips (numbered pages). `next` is there when more follow.
+   */
+  async page(
+    refType: RefType,
+    objectIri: string | undefined,
+    { offset = 0, after, limit }: { offset?: number; after?: string; limit: number },
+  ): Promise<{ refs: ActivityRef[]; next?: string }> {
     const where: Record<string, string> = objectIri === undefined ? { refType } : { refType, objectIri };
-    const page = await this.refs.query({ where, orderBy: { field: 'timeAdded' }, offset, limit });
-    return page.items.map((item) => item.value);
+    let page;
+    try {
+      page = await this.refs.query({
+        where,
+        orderBy: { field: 'timeAdded' },
+        limit,
+        ...(after !== undefined ? { after } : { offset }),
+      });
+    } catch (error) {
+      if (after !== undefined && error instanceof AppError && error.code === 'bad_request')
+        throw badRequest('query parameter after is not a cursor of this collection (pass a next link as it is)');
+      throw error;
+    }
+    const refs = page.items.map((item) => item.value);
+    return page.next !== undefined ? { refs, next: page.next } : { refs };
   }
 
   /** Every `refIri` of a collection (followers, witnesses: the recipients of a fan-out), paged through. */

@@ -333,14 +333,18 @@ describe('ActivityPub service between two nodes', () => {
     const last = Math.ceil(total / 2) - 1;
     expect(collection.body.last).toBe(`${serviceA}/outbox?page=true&page-num=${last}`);
     const first = await call(`${serviceA}/outbox?page=true`);
-    expect(first.body).toMatchObject({
-      type: 'OrderedCollectionPage',
-      next: `${serviceA}/outbox?page=true&page-num=1`,
-    });
+    expect(first.body).toMatchObject({ type: 'OrderedCollectionPage' });
+    expect(first.body.next).toMatch(new RegExp(`^${serviceA}/outbox\\?page=true&after=[A-Za-z0-9_-]+$`));
     expect(first.body.orderedItems).toHaveLength(2);
+    // The cursor page is numbered page 1.
+    const byCursor = await call(first.body.next as string);
+    const byNumber = await call(`${serviceA}/outbox?page=true&page-num=1`);
+    expect(byCursor.body.orderedItems).toEqual(byNumber.body.orderedItems);
     const final = await call(`${serviceA}/outbox?page=true&page-num=${last}`);
     expect(final.body.next).toBeUndefined();
     expect((await call(`${serviceA}/outbox?page=yes`)).status).toBe(400);
+    expect((await call(`${serviceA}/outbox?page=true&after=not*a*cursor`)).status).toBe(400);
+    expect((await call(`${serviceA}/outbox?page=true&after=AAAA`)).status).toBe(400);
   });
 
   it('an Undo of the Follow leaves both collections', async () => {

@@ -171,7 +171,7 @@ export async function createActivityPubFeature(ctx: NodeContext): Promise<Activi
     async anchorAlternates(anchor) {
       const anchorHash = anchorHashOf(anchor);
       const own = `${urls.casBase}/${anchorHash}`;
-      const likes = await store.page('like', anchorHash, 0, 1_000);
+      const { refs: likes } = await store.page('like', anchorHash, { limit: 1_000 });
       const alternates = new Set<string>();
       for (const like of await store.getMany(likes.map((ref) => ref.refIri))) {
         if (like?.result === undefined) continue;

@@ -12,19 +12,35 @@ export const AP_CONTENT_TYPE = 'application/ld+json; profile="https://www.w3.org
 export interface Paging {
   /** undefined: the collection itself; a number: that page (0-based). */
   page: number | undefined;
+  /** The page after this cursor (a `next` link's), instead of a page number. */
+  after?: string;
 }
 
-/** `?page=true[&page-num=N]` (orb.md §3.2); anything malformed is a 400. */
+/** A cursor as `next` links carry it: the store's keyset position, base64url. */
+const CURSOR = /^[A-Za-z0-9_-]{1,1024}$/;
+
+/**
+ * `?page=true[&page-num=N]` (orb.md §3.2) or `?page=true&after=<cursor>` (the `next` links: a keyset seek, so
+ * a page deep in a large collection costs what the first does); anything malformed is a 400.
+ */
 export function pagingOf(query: Request['query']): Paging {
   const page = singleQueryValue(query.page, 'page');
   const pageNum = singleQueryValue(query['page-num'], 'page-num');
+  const after = singleQueryValue(query.after, 'after');
   if (page !== undefined && page !== 'true' && page !== 'false')
     throw badRequest("query parameter page must be 'true' or 'false'");
   if (pageNum !== undefined && !/^\d{1,9}$/.test(pageNum))
     throw badRequest('query parameter page-num must be a non-negative integer');
+  if (after !== undefined && !CURSOR.test(after))
+    throw badRequest('query parameter after must be the cursor of a next link (base64url)');
   if (page !== 'true') {
     if (pageNum !== undefined) throw badRequest('page-num needs page=true');
+    if (after !== undefined) throw badRequest('after needs page=true');
     return { page: undefined };
+  }
+  if (after !== undefined) {
+    if (pageNum !== undefined) throw badRequest('page-num and after cannot be combined');
+    return { page: undefined, after };
   }
   return { page: pageNum === undefined ? 0 : Number(pageNum) };
 }
@@ -42,8 +58,9 @@ export interface CollectionSource {
 /**
  * Collections and their pages (spec "Collection and collection page"): without paging parameters the
  * collection (`totalItems`, `first`, `last`); with `page=true` one page of `pageSize` items in the order
- * they were added, with `next` / `prev` where such pages exist. Totals are index counts and pages index
- * range scans.
+ * they were added, with `next` (a keyset cursor) where more follow, and `prev` on numbered pages. Pages are
+ * index range scans from a seek; numbered pages past the first (the `last` link, older clients) skip.
+ * Totals are the count records kept on write (`ActivityStore.size`), not counted per request.
  */
 export class CollectionPages {
   constructor(
@@ -52,9 +69,9 @@ export class CollectionPages {
   ) {}
 
   async document(id: string, source: CollectionSource, paging: Paging): Promise<Record<string, unknown>> {
-    const total = await this.store.count(source.refType, source.objectIri);
+    const total = await this.store.size(source.refType, source.objectIri);
     const collectionType = source.ordered ? 'OrderedCollection' : 'Collection';
-    if (paging.page === undefined) {
+    if (paging.page === undefined && paging.after === undefined) {
       const last = Math.max(0, Math.ceil(total / this.pageSize) - 1);
       return {
         '@context': AS_CONTEXT,
@@ -65,18 +82,22 @@ export class CollectionPages {
         last: pageId(id, last),
       };
     }
-    const refs = await this.store.page(source.refType, source.objectIri, paging.page * this.pageSize, this.pageSize);
+    const { refs, next } = await this.store.page(source.refType, source.objectIri, {
+      offset: (paging.page ?? 0) * this.pageSize,
+      ...(paging.after !== undefined ? { after: paging.after } : {}),
+      limit: this.pageSize,
+    });
     const items = source.items === 'iris' ? refs.map((ref) => ref.refIri) : await this.activities(refs);
     const document: Record<string, unknown> = {
       '@context': AS_CONTEXT,
-      id: pageId(id, paging.page),
+      id: paging.after !== undefined ? cursorPageId(id, paging.after) : pageId(id, paging.page ?? 0),
       type: `${collectionType}Page`,
       partOf: id,
       totalItems: total,
       [source.ordered ? 'orderedItems' : 'items']: items,
     };
-    if ((paging.page + 1) * this.pageSize < total) document.next = pageId(id, paging.page + 1);
-    if (paging.page > 0)
+    if (next !== undefined) document.next = cursorPageId(id, next);
+    if (paging.page !== undefined && paging.page > 0)
       document.prev = pageId(id, Math.min(paging.page - 1, Math.max(0, Math.ceil(total / this.pageSize) - 1)));
     return document;
   }
@@ -85,6 +106,11 @@ export class CollectionPages {
     const found = await this.store.getMany(refs.map((ref) => ref.refIri));
     return found.filter((activity): activity is StoredActivity => activity !== undefined);
   }
+}
+
+/** `<collection>?page=true&after=<cursor>`: the page after the last item of the one that linked it. */
+export function cursorPageId(id: string, after: string): string {
+  return `${id}?page=true&after=${after}`;
 }
 
 /** `<collection>?page=true&page-num=N` (page 0 is also `first`). */

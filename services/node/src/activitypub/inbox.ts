@@ -148,7 +148,7 @@ export class Inbox {
 
   /** The activity into the inbox collection with its collection changes, out of `inbox-pending`: one atomic write. */
   private async store(activity: StoredActivity, changes: readonly RefChange[]): Promise<void> {
-    await this.deps.store.provider.batch([
+    await this.deps.store.write([
       ...(await this.deps.store.changeOpsKeepingPlace(changes)),
       this.deps.store.putActivityOp(activity),
       this.deps.store.addRefOp('inbox', this.deps.serviceId, activity.id, activity.type),

@@ -89,7 +89,7 @@ export class Outbox {
       },
     ];
     try {
-      await this.deps.store.provider.batch(ops);
+      await this.deps.store.write(ops);
     } catch (error) {
       // The same id was posted meanwhile (another instance, a concurrent retry): that one stands.
       if (error instanceof AppError && error.code === 'conflict')

@@ -126,5 +126,13 @@ describe('paging parameters', () => {
     expect(statusOf(() => pagingOf({ page: 'true', 'page-num': '-1' }))).toBe(400);
     expect(statusOf(() => pagingOf({ 'page-num': '1' }))).toBe(400);
     expect(statusOf(() => pagingOf({ page: ['true', 'true'] }))).toBe(400);
+    // Cursors: base64url only, with page=true, never with page-num.
+    expect(pagingOf({ page: 'true', after: 'WyJhIiwxXQ' })).toEqual({ page: undefined, after: 'WyJhIiwxXQ' });
+    expect(statusOf(() => pagingOf({ page: 'true', after: 'not a cursor!' }))).toBe(400);
+    expect(statusOf(() => pagingOf({ page: 'true', after: '' }))).toBe(400);
+    expect(statusOf(() => pagingOf({ page: 'true', after: 'x'.repeat(1025) }))).toBe(400);
+    expect(statusOf(() => pagingOf({ after: 'WyJhIiwxXQ' }))).toBe(400);
+    expect(statusOf(() => pagingOf({ page: 'true', 'page-num': '1', after: 'WyJhIiwxXQ' }))).toBe(400);
+    expect(statusOf(() => pagingOf({ page: 'true', after: ['a', 'b'] }))).toBe(400);
   });
 });
