@@ -14,6 +14,8 @@ type Relation = (typeof RELATIONS)[number][0];
 interface Peer {
   actor: string;
   relations: Relation[];
+  /** `up`, or why not: read from the peer's own host. */
+  reachable: string;
 }
 
 type Loaded =
@@ -55,6 +57,20 @@ function peerBase(actor: string): string {
   return actor.replace(/\/services\/[^/]+$/, '');
 }
 
+/**
+ * Whether a peer answers, read from its host: its `/.well-known/did.json` is the one public read a node
+ * answers to any origin (CORS `*`; its health report has no CORS headers, so its full health is on its own
+ * explorer). `up` when it answers, else the status or the network failure.
+ */
+async function peerReachable(actor: string): Promise<string> {
+  try {
+    const response = await fetch(`${peerBase(actor)}/.well-known/did.json`);
+    return response.ok ? 'up' : `down (${response.status})`;
+  } catch {
+    return 'does not answer';
+  }
+}
+
 async function loadFederation(base: string): Promise<Loaded> {
   const actor = await getJson<{ id?: unknown }>(`${base}/services/node`);
   if (!actor.ok) return { state: 'failed', message: actor.message };
@@ -64,12 +80,13 @@ async function loadFederation(base: string): Promise<Loaded> {
     const items = await collectionItems(`${selfId}/${relation}`);
     if (typeof items === 'string') return { state: 'failed', message: `${relation}: ${items}` };
     for (const id of items) {
-      const peer = byActor.get(id) ?? { actor: id, relations: [] };
+      const peer = byActor.get(id) ?? { actor: id, relations: [], reachable: 'unknown' };
       peer.relations.push(relation);
       byActor.set(id, peer);
     }
   }
   const peers = [...byActor.values()].sort((a, b) => a.actor.localeCompare(b.actor));
+  await Promise.all(peers.map(async (peer) => (peer.reachable = await peerReachable(peer.actor))));
   return { state: 'found', self: { actor: selfId, health: await ownHealth(base) }, peers };
 }
 
@@ -120,13 +137,11 @@ export function FederationPage(props: { base: string }): ComponentChild {
                     peer.relations.includes(name) ? h('span', { title: meaning }, `yes: ${meaning}`) : 'no',
                   ),
                 ),
-                // Another node sends no CORS headers (and helmet's same-origin resource policy), so this page
-                // cannot read its health report: its own explorer shows it.
-                h(
-                  'td',
-                  { key: 'health' },
-                  h('a', { href: `${peerBase(peer.actor)}/explorer/?view=federation` }, 'on its own explorer'),
-                ),
+                h('td', { key: 'health' }, [
+                  h('span', { class: healthClass(peer.reachable) }, peer.reachable),
+                  ' · ',
+                  h('a', { href: `${peerBase(peer.actor)}/explorer/?view=federation` }, 'its health on its explorer'),
+                ]),
               ]),
             ),
           ]),
@@ -136,5 +151,5 @@ export function FederationPage(props: { base: string }): ComponentChild {
 }
 
 function healthClass(health: string): string {
-  return health === 'OK' ? 'ok' : 'pending';
+  return health === 'OK' || health === 'up' ? 'ok' : 'pending';
 }

@@ -178,6 +178,8 @@ describe.skipIf(binary === undefined)('the explorer in headless chromium against
     // followers, following, witnesses, witnessing: dev-env wires each node both ways.
     expect(peer.slice(1, 5).every((cell) => cell.startsWith('yes'))).toBe(true);
     expect(await rows.nth(0).locator('td').last().textContent()).toBe('OK');
+    // The peer answers its public did.json to this page's origin; its full health is on its own explorer.
+    expect(peer[5]).toBe('up · its health on its explorer');
     expect(await rows.nth(1).locator('td').last().locator('a').getAttribute('href')).toBe(
       `${node2}/explorer/?view=federation`,
     );
