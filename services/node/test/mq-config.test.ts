@@ -27,6 +27,30 @@ describe('the node on a misconfigured broker', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
+  it('checks every address of a cluster list and the queue type, exiting 2 naming the bad one', async () => {
+    const list = await runProcess(builtServiceMain('node'), {
+      args: [
+        '--host-url',
+        '127.0.0.1:0',
+        '--data-dir',
+        dir.path,
+        '--mq-url',
+        'amqp://guest:s3cret@127.0.0.1:5672,amqp://guest:s3cret@127.0.0.1:notaport',
+      ],
+    });
+    expect(list.code).toBe(2);
+    expect(list.output).toMatch(
+      /--mq-url.*address 2 of 2 \(amqp:\/\/guest:\*\*\*@127\.0\.0\.1:notaport\) is not a valid URL/,
+    );
+    expect(list.output).not.toContain('s3cret');
+    const type = await runProcess(builtServiceMain('node'), {
+      args: ['--host-url', '127.0.0.1:0', '--data-dir', dir.path, '--mq-queue-type', 'mirrored'],
+    });
+    expect(type.code).toBe(2);
+    expect(type.output).toMatch(/--mq-queue-type/);
+    expect(type.output).toMatch(/classic/);
+  });
+
   it('says an unknown vhost is refused, at once', async () => {
     const unavailable = await amqpUnavailable();
     if (unavailable) {
