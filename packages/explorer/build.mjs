@@ -1,6 +1,7 @@
 // Builds the explorer to dist/: one minified ES module bundle (esbuild), the page and its style sheet.
 // The page loads nothing inline and nothing from elsewhere, so the node's strict Content-Security-Policy holds.
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 
 rmSync('dist', { recursive: true, force: true });
@@ -27,4 +28,7 @@ await build({
   logLevel: 'warning',
 });
 copyFileSync('src/index.html', 'dist/index.html');
-copyFileSync('src/explorer.css', 'dist/explorer.css');
+// One style sheet: uPlot's own rules (its charts need them) in front of the explorer's, so the page's
+// `style-src 'self'` admits both from one file.
+const uplotCss = readFileSync(createRequire(import.meta.url).resolve('uplot/dist/uPlot.min.css'), 'utf8');
+writeFileSync('dist/explorer.css', `${uplotCss}\n${readFileSync('src/explorer.css', 'utf8')}`);

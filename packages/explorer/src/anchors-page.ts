@@ -1,6 +1,7 @@
 import { h, type ComponentChild } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { getJson } from './api.js';
+import { OperationsChart } from './anchors-chart.js';
 import { WitnessList } from './anchor-view.js';
 import { anchorLink, didLink } from './layout.js';
 import { summarizeAnchor, type Witness } from './linkset.js';
@@ -89,6 +90,14 @@ export function AnchorsPage(props: { base: string; before: number | undefined })
             ? 'This node has no anchors yet.'
             : `Anchors ${loaded.from + 1} to ${loaded.before} of ${loaded.latest}, newest first.`,
     ),
+    loaded.state === 'found' && loaded.rows.length > 0
+      ? h(OperationsChart, {
+          points: loaded.rows.map((row) => ({
+            transactionNumber: row.transactionNumber,
+            operations: row.operationCount,
+          })),
+        })
+      : null,
     loaded.state === 'found' && loaded.rows.length > 0
       ? h('table', { class: 'anchors' }, [
           h('caption', null, 'Anchors with their operations and witnesses'),

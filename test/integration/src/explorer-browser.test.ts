@@ -161,6 +161,10 @@ describe.skipIf(binary === undefined)('the explorer in headless chromium against
     const row = page.locator('table.anchors tbody tr', { hasText: created.did.split(':').at(-1)! });
     expect(await row.count()).toBe(1);
     expect(await row.textContent()).toContain('create');
+    // The chart of operations per anchor is drawn (uPlot's canvas), its numbers also given as text.
+    const number = (await row.locator('td').first().textContent())!;
+    expect(await page.locator('figure.chart canvas').count()).toBeGreaterThan(0);
+    expect(await page.textContent('figure.chart figcaption')).toContain(`anchor ${number}: 1`);
     expect((await row.locator('.witness').allTextContents()).sort()).toEqual(
       [new URL(node1).host, new URL(node2).host].sort(),
     );
