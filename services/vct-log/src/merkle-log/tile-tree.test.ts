@@ -5,7 +5,7 @@ import { cuttableProvider } from '@anchor/testing/storage-faults';
 import { describe, expect, it } from 'vitest';
 import { entryFor } from './entries.test-helpers.js';
 import { LEAF_INDEX_BUILT, openLogStores } from './log-records.js';
-import { TileTree } from './tile-tree.js';
+import { innerKey, TileTree } from './tile-tree.js';
 import { TransparencyLog } from './transparency-log.js';
 
 const FOREVER = Number.MAX_SAFE_INTEGER;
@@ -73,6 +73,17 @@ describe('TileTree: the tree as hash tiles in the store', () => {
       const width = tileWidth(size, level, index);
       expect(await tree.tile(level, index, width)).toEqual(hashTile(reference, { level, index, width }));
     }
+    // Each full level-0 tile's inner nodes are stored; without them (a log of the first tiled version) a
+    // proof rehashes the tile's leaves and says the same.
+    const inner = MerkleTree.fromLeafHashes(all.slice(256 * 256, 257 * 256))
+      .levels()
+      .slice(1);
+    expect(await stores.tiles.get(innerKey(256))).toEqual({ hashes: Buffer.concat(inner).toString('base64') });
+    for (const key of [innerKey(0), innerKey(256)]) await stores.tiles.delete(key);
+    const bare = new TileTree(stores, 'main');
+    await bare.load(size);
+    for (const index of [5, 256 * 256 + 9])
+      expect(await bare.inclusionProof(index, size)).toEqual(reference.inclusionProof(index, size));
   });
 
   it('says a missing edge tile is missing rather than giving a root', async () => {
@@ -134,9 +145,9 @@ describe('TransparencyLog start-up from tiles', () => {
     expect((await TransparencyLog.open(provider, 'main')).head()).toEqual(reopened.head());
   });
 
-  // A batch of 300 after 200 leaves: 300 entry inserts, 300 queue deletes, 300 leaf-index puts, one chunk,
-  // one level-1 tile (its first node completes at leaf 256), the head.
-  for (const cut of [0, 300, 600, 601, 899, 900, 901, 902]) {
+  // A batch of 300 after 200 leaves: 300 entry inserts, 300 queue deletes, 300 leaf-index puts, the inner
+  // nodes of tile 0 (complete at leaf 256), one chunk, one level-1 tile, the head.
+  for (const cut of [0, 300, 600, 601, 899, 900, 901, 902, 903]) {
     it(`never opens to a wrong root when a batch crossing a tile is cut after ${cut} writes`, async () => {
       const inner = createMemStoreProvider({ sweepIntervalMs: 0 });
       const provider = cuttableProvider(inner);

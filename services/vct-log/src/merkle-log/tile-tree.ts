@@ -24,6 +24,14 @@ export function tileKey(level: number, index: number): string {
   return `${String(level).padStart(2, '0')}.${indexKey(index)}`;
 }
 
+/**
+ * Key of a full level-0 tile's inner nodes (heights 1 to 8, 255 hashes): what a proof would otherwise rehash
+ * from the tile's 256 leaves on every cache miss (about 0.2 ms), stored once when the tile completes.
+ */
+export function innerKey(index: number): string {
+  return `inner.${indexKey(index)}`;
+}
+
 /** A tile's nodes: the complete ones of its width, expanded to its inner levels on first use. */
 interface CachedTile {
   width: number;
@@ -67,7 +75,7 @@ export class TileTree {
   /** edges[0]: leaf hashes from the current chunk's start; edges[L]: the unfinished tile at level L. */
   #edges: Edge[] = [new Edge(0)];
   /** Chunks and tiles completed since the last commit (written with it). */
-  #completed: Array<{ level: number; index: number; bytes: Buffer }> = [];
+  #completed: Array<{ level: number | 'inner'; index: number; bytes: Buffer }> = [];
   readonly #cache = new Map<string, CachedTile>();
 
   constructor(
@@ -120,14 +128,21 @@ export class TileTree {
    * Makes every tile of levels ≥ 1 for the tree of `size` leaves from the stored leaf hashes (one pass, once:
    * a log stored before tiles were) and returns their writes; `visit` sees each slice of leaf hashes on the way.
    */
-  async rebuild(size: number, visit: (from: number, packed: Buffer) => Promise<void>): Promise<ProviderBatchOp[]> {
+  async rebuild(
+    size: number,
+    visit: (from: number, packed: Buffer, innerOps: ProviderBatchOp[]) => Promise<void>,
+  ): Promise<ProviderBatchOp[]> {
     const SLICE = 256 * LEAF_HASH_CHUNK;
     const level1: Buffer[] = [];
     for (let from = 0; from < size; from += SLICE) {
       const packed = await readLeafHashes(this.stores, from, Math.min(size, from + SLICE), this.alias);
-      await visit(from, packed);
-      for (let at = 0; (at + TILE_WIDTH) * HASH_SIZE <= packed.length; at += TILE_WIDTH)
-        level1.push(tileRoot(packed.subarray(at * HASH_SIZE, (at + TILE_WIDTH) * HASH_SIZE)));
+      const innerOps: ProviderBatchOp[] = [];
+      for (let at = 0; (at + TILE_WIDTH) * HASH_SIZE <= packed.length; at += TILE_WIDTH) {
+        const inner = innerNodes(packed.subarray(at * HASH_SIZE, (at + TILE_WIDTH) * HASH_SIZE));
+        level1.push(inner.subarray(inner.length - HASH_SIZE));
+        innerOps.push(this.#innerOp((from + at) / TILE_WIDTH, inner));
+      }
+      await visit(from, packed, innerOps);
     }
     let nodes = Buffer.concat(level1);
     const ops: ProviderBatchOp[] = [];
@@ -162,21 +177,23 @@ export class TileTree {
   /** The writes that make the appended leaves durable: completed chunks and tiles, and each level's edge. */
   commitOps(): ProviderBatchOp[] {
     const ops: ProviderBatchOp[] = [];
-    const put = (level: number, index: number, bytes: Buffer) =>
+    const put = (level: number | 'inner', index: number, bytes: Buffer) =>
       ops.push(
-        level === 0
-          ? {
-              store: this.stores.names.leafHashes,
-              op: 'put',
-              key: indexKey(index),
-              value: { hashes: bytes.toString('base64') },
-            }
-          : {
-              store: this.stores.names.tiles,
-              op: 'put',
-              key: tileKey(level, index),
-              value: { hashes: bytes.toString('base64') },
-            },
+        level === 'inner'
+          ? this.#innerOp(index, bytes)
+          : level === 0
+            ? {
+                store: this.stores.names.leafHashes,
+                op: 'put',
+                key: indexKey(index),
+                value: { hashes: bytes.toString('base64') },
+              }
+            : {
+                store: this.stores.names.tiles,
+                op: 'put',
+                key: tileKey(level, index),
+                value: { hashes: bytes.toString('base64') },
+              },
       );
     for (const { level, index, bytes } of this.#completed) put(level, index, bytes);
     this.#edges.forEach((edge, level) => {
@@ -203,6 +220,15 @@ export class TileTree {
   async tile(level: number, index: number, width: number): Promise<Buffer> {
     const tile = await this.#tile(level, index, width);
     return Buffer.from(tile.nodes.subarray(0, width * HASH_SIZE));
+  }
+
+  #innerOp(index: number, inner: Buffer): ProviderBatchOp {
+    return {
+      store: this.stores.names.tiles,
+      op: 'put',
+      key: innerKey(index),
+      value: { hashes: inner.toString('base64') },
+    };
   }
 
   async #rangeHashes(ranges: SubtreeRange[]): Promise<Buffer[]> {
@@ -239,13 +265,14 @@ export class TileTree {
     }
     if (level === 0) {
       const chunk = Math.floor(index / TILES_PER_CHUNK);
-      const record = await this.stores.leafHashes.get(indexKey(chunk));
+      const [record, inner] = await Promise.all([
+        this.stores.leafHashes.get(indexKey(chunk)),
+        this.stores.tiles.get(innerKey(index)),
+      ]);
       const bytes = record ? Buffer.from(record.hashes, 'base64') : Buffer.alloc(0);
-      // A chunk is four tiles: all are cached, as neighbouring proofs read them next.
-      for (let t = 0; t < TILES_PER_CHUNK; t++) {
-        const nodes = bytes.subarray(t * TILE_WIDTH * HASH_SIZE, (t + 1) * TILE_WIDTH * HASH_SIZE);
-        if (nodes.length > 0) this.#remember(`0/${chunk * TILES_PER_CHUNK + t}`, nodes);
-      }
+      const offset = (index - chunk * TILES_PER_CHUNK) * TILE_WIDTH * HASH_SIZE;
+      const nodes = bytes.subarray(offset, offset + TILE_WIDTH * HASH_SIZE);
+      if (nodes.length > 0) this.#remember(key, nodes, inner && Buffer.from(inner.hashes, 'base64'));
     } else {
       const record = await this.stores.tiles.get(tileKey(level, index));
       if (record) this.#remember(key, Buffer.from(record.hashes, 'base64'));
@@ -258,9 +285,17 @@ export class TileTree {
     return found;
   }
 
-  #remember(key: string, nodes: Buffer): void {
+  /** Caches a tile; a full level-0 tile's stored inner nodes make its tree without hashing. */
+  #remember(key: string, nodes: Buffer, inner?: Buffer): void {
+    const tile: CachedTile = { width: nodes.length / HASH_SIZE, nodes };
+    if (inner !== undefined && tile.width === TILE_WIDTH && inner.length === (TILE_WIDTH - 1) * HASH_SIZE) {
+      const levels = [nodes];
+      for (let at = 0, count = TILE_WIDTH / 2; count >= 1; at += count * HASH_SIZE, count /= 2)
+        levels.push(inner.subarray(at, at + count * HASH_SIZE));
+      tile.tree = MerkleTree.fromLevels(levels);
+    }
     this.#cache.delete(key);
-    this.#cache.set(key, { width: nodes.length / HASH_SIZE, nodes });
+    this.#cache.set(key, tile);
     if (this.#cache.size > TILE_CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value!);
   }
 
@@ -283,7 +318,11 @@ export class TileTree {
     // A full tile's root is the next node one level up.
     if (edge.count % TILE_WIDTH === 0) {
       const tile = edge.bytes.subarray((edge.count - TILE_WIDTH) * HASH_SIZE, edge.count * HASH_SIZE);
-      this.#push(level + 1, tileRoot(tile));
+      if (level === 0) {
+        const inner = innerNodes(tile);
+        this.#completed.push({ level: 'inner', index: this.#size / TILE_WIDTH - 1, bytes: inner });
+        this.#push(1, inner.subarray(inner.length - HASH_SIZE));
+      } else this.#push(level + 1, tileRoot(tile));
     }
     const capacity = level === 0 ? LEAF_HASH_CHUNK : TILE_WIDTH;
     if (edge.count === capacity) {
@@ -291,6 +330,11 @@ export class TileTree {
       this.#edges[level] = new Edge(edge.first + capacity);
     }
   }
+}
+
+/** A full tile's nodes above its own, heights 1 to 8 packed in that order (the last one is its root). */
+function innerNodes(tile: Buffer): Buffer {
+  return Buffer.concat(MerkleTree.fromLeafHashes(tile).levels().slice(1));
 }
 
 /** MTH of a run of 2^k node hashes (a full tile, or an aligned part of one). */

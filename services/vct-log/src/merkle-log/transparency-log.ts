@@ -114,7 +114,11 @@ export class TransparencyLog {
     let root = await tree.load(head.size);
     if (!root?.equals(head.root)) {
       const started = Date.now();
-      await provider.batch(await tree.rebuild(head.size, index));
+      const tileOps = await tree.rebuild(head.size, async (from, packed, innerOps) => {
+        await provider.batch(innerOps);
+        await index(from, packed);
+      });
+      await provider.batch(tileOps);
       root = await tree.load(head.size);
       log.warn('built the hash tiles of a log from its leaf hashes', {
         alias,
