@@ -271,7 +271,8 @@ export class TileTree {
       ]);
       const bytes = record ? Buffer.from(record.hashes, 'base64') : Buffer.alloc(0);
       const offset = (index - chunk * TILES_PER_CHUNK) * TILE_WIDTH * HASH_SIZE;
-      const nodes = bytes.subarray(offset, offset + TILE_WIDTH * HASH_SIZE);
+      // A copy: a view would keep the whole decoded chunk (four tiles) alive in the cache.
+      const nodes = Buffer.from(bytes.subarray(offset, offset + TILE_WIDTH * HASH_SIZE));
       if (nodes.length > 0) this.#remember(key, nodes, inner && Buffer.from(inner.hashes, 'base64'));
     } else {
       const record = await this.stores.tiles.get(tileKey(level, index));
