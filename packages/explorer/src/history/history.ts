@@ -44,6 +44,8 @@ export interface TimelineRow {
   /** This operation deactivated the DID. */
   deactivates: boolean;
   transactionNumber: number | undefined;
+  /** The DID's anchor origin at this operation (a create names it; later operations keep the last one named). */
+  anchorOrigin: string | undefined;
 }
 
 /** The history URL of a DID on a node (any form of the DID the node resolves). */
@@ -79,7 +81,9 @@ function rfc3339(seconds: number | undefined): string | undefined {
 
 export function timelineOf(history: DidHistory): TimelineRow[] {
   let deactivatedBefore = false;
+  let origin: string | undefined;
   return history.operations.map((operation, index) => {
+    origin = operation.anchor?.anchorOrigin ?? origin;
     const deactivates = operation.deactivated && !deactivatedBefore;
     deactivatedBefore = operation.deactivated;
     return {
@@ -92,6 +96,7 @@ export function timelineOf(history: DidHistory): TimelineRow[] {
       newCanonicalId: operation.canonicalIdChanged ? operation.canonicalId : undefined,
       deactivates,
       transactionNumber: operation.anchor?.transactionNumber,
+      anchorOrigin: origin,
     };
   });
 }

@@ -73,6 +73,11 @@ export function DidHistorySection(props: { base: string; did: string }): Compone
   if (loaded.state === 'loading') return h('p', { role: 'status' }, 'Loading the history…');
   if (loaded.state === 'failed') return h('p', { role: 'status', class: 'bad' }, `No history: ${loaded.message}`);
   const anchors = [...new Set(loaded.rows.map((entry) => entry.anchor).filter((a): a is string => a !== undefined))];
+  // The batch witnesses of an anchor are the services of its operations' origins: the page knows the DID's own.
+  const originsOf: Record<string, string[]> = {};
+  for (const entry of loaded.rows)
+    if (entry.anchor !== undefined && entry.anchorOrigin !== undefined)
+      originsOf[entry.anchor] = [...new Set([...(originsOf[entry.anchor] ?? []), entry.anchorOrigin])];
   return h('div', null, [
     h('section', { 'aria-labelledby': 'history-title', id: 'history' }, [
       h('h3', { id: 'history-title' }, `History (${loaded.rows.length} operations)`),
@@ -82,6 +87,6 @@ export function DidHistorySection(props: { base: string; did: string }): Compone
         loaded.rows.map((entry) => row(props.base, props.did, entry)),
       ),
     ]),
-    h(VerifyPanel, { base: props.base, anchors }),
+    h(VerifyPanel, { base: props.base, anchors, originsOf }),
   ]);
 }

@@ -2,6 +2,7 @@ import { checkAnchorHash, type Check } from './anchor.js';
 import { nquads } from './canon.js';
 import { inclusionCheck, inclusionProblem, leafHashOf, leafInputOf, logKeyOf, logProofsOf } from './log.js';
 import { base64Encode } from './bytes.js';
+import { checkWitnessPolicy, policyCheck, type PolicyEvidence } from './policy.js';
 import { checkProofs, keyInDocument, proofsOf, type KeyLookup } from './proofs.js';
 
 /**
@@ -43,14 +44,61 @@ const keyOf: KeyLookup = async (method) => {
   return keyInDocument(await json(didWebUrl(did)), method);
 };
 
-const NOT_CHECKED_POLICY: Check = {
-  id: 'witness-policy',
-  title: 'Witness proofs against the witness policy',
-  ok: false,
-  notChecked: true,
-  reason:
-    'not checked: a node publishes neither its witness policy (GET /policy is for its administrator) nor which witnesses it asked in which role',
-};
+/** Why a read of the issuer's node failed; `grey` when it is one the page cannot make (a token, a blocked read). */
+class Unreadable extends Error {}
+
+async function read(url: string, what: string): Promise<Response | undefined> {
+  let response: Response;
+  try {
+    response = await fetch(url, { headers: { accept: 'application/activity+json, application/json, text/plain' } });
+  } catch (error) {
+    throw new Unreadable(`${what} (${url}) cannot be read from this page: ${(error as Error).message}`);
+  }
+  if (response.status === 401 || response.status === 403)
+    throw new Unreadable(`${what} (${url}) answered ${response.status}: the node asks for a read token`);
+  if (response.status === 404) return undefined;
+  if (!response.ok) throw new Error(`${what} (${url}) answered ${response.status}`);
+  return response;
+}
+
+/** Every member of an ActivityPub collection, page by page (`?page=true`, then `next`). */
+async function members(collection: string, what: string): Promise<string[]> {
+  const items: string[] = [];
+  let next: unknown = `${collection}?page=true`;
+  for (let pages = 0; typeof next === 'string' && pages < 100; pages++) {
+    const response = await read(next, what);
+    if (response === undefined) break;
+    const page = (await response.json()) as { items?: unknown; orderedItems?: unknown; next?: unknown };
+    const list = page.items ?? page.orderedItems;
+    if (Array.isArray(list)) for (const item of list) if (typeof item === 'string') items.push(item);
+    next = page.next;
+  }
+  return items;
+}
+
+/** Check (c): the policy and the system witnesses from the credential's issuer, then the pure check. */
+async function witnessPolicyCheck(
+  credential: Record<string, unknown>,
+  batchOrigins: readonly string[],
+): Promise<Check> {
+  const issuer = credential['issuer'];
+  if (typeof issuer !== 'string') return policyCheck(false, 'the anchor credential names no issuer service');
+  let evidence: PolicyEvidence;
+  try {
+    const origin = new URL(issuer).origin;
+    const [policy, systemWitnesses] = await Promise.all([
+      read(`${origin}/policy`, "the issuer's witness policy").then((response) => response?.text()),
+      members(`${issuer}/witnesses`, "the issuer's witnesses"),
+    ]);
+    evidence = { policy, systemWitnesses, batchOrigins };
+  } catch (error) {
+    const reason = (error as Error).message;
+    return error instanceof Unreadable
+      ? policyCheck(false, `not checked: ${reason}`, true)
+      : policyCheck(false, reason);
+  }
+  return checkWitnessPolicy(credential, evidence, keyOf, nquads);
+}
 
 async function logCheck(credential: Record<string, unknown>): Promise<Check> {
   const logged = logProofsOf(proofsOf(credential), credential['issuer']);
@@ -86,7 +134,12 @@ async function logCheck(credential: Record<string, unknown>): Promise<Check> {
   return inclusionCheck(true, `included under a tree head the log signed: ${[...new Set(seen)].join(', ')}`);
 }
 
-export async function verifyAnchor(base: string, anchor: string): Promise<AnchorVerification> {
+/** `batchOrigins`: the anchor origins of the anchor's operations the page knows (from the DID's history). */
+export async function verifyAnchor(
+  base: string,
+  anchor: string,
+  batchOrigins: readonly string[] = [],
+): Promise<AnchorVerification> {
   let linkset: string;
   try {
     const response = await fetch(`${base}/cas/${encodeURIComponent(anchor)}`);
@@ -104,17 +157,25 @@ export async function verifyAnchor(base: string, anchor: string): Promise<Anchor
       checks: [
         check,
         { id: 'proofs', title: "Anchor credential's proofs", ok: false, reason },
-        NOT_CHECKED_POLICY,
+        policyCheck(false, reason, true),
         inclusionCheck(false, reason),
       ],
     };
   }
-  const [proofs, log] = await Promise.all([checkProofs(parts.credential, keyOf, nquads), logCheck(parts.credential)]);
-  return { anchor, checks: [check, proofs, NOT_CHECKED_POLICY, log] };
+  const [proofs, policy, log] = await Promise.all([
+    checkProofs(parts.credential, keyOf, nquads),
+    witnessPolicyCheck(parts.credential, batchOrigins),
+    logCheck(parts.credential),
+  ]);
+  return { anchor, checks: [check, proofs, policy, log] };
 }
 
-export async function verifyAnchors(base: string, anchors: readonly string[]): Promise<AnchorVerification[]> {
+export async function verifyAnchors(
+  base: string,
+  anchors: readonly string[],
+  originsOf: Readonly<Record<string, readonly string[]>> = {},
+): Promise<AnchorVerification[]> {
   const results: AnchorVerification[] = [];
-  for (const anchor of anchors) results.push(await verifyAnchor(base, anchor));
+  for (const anchor of anchors) results.push(await verifyAnchor(base, anchor, originsOf[anchor] ?? []));
   return results;
 }

@@ -31,12 +31,17 @@ function checkItem(check: Check): ComponentChild {
 }
 
 /** "Verify": checks, in the page, every anchor of the DID's history (anchor hash, proofs, policy, log inclusion). */
-export function VerifyPanel(props: { base: string; anchors: readonly string[] }): ComponentChild {
+export function VerifyPanel(props: {
+  base: string;
+  anchors: readonly string[];
+  /** Each anchor's operation origins the page knows (its batch witnesses). */
+  originsOf?: Readonly<Record<string, readonly string[]>>;
+}): ComponentChild {
   const [run, setRun] = useState<State>({ state: 'idle' });
   const start = (): void => {
     setRun({ state: 'running' });
     loadVerifier()
-      .then((loaded) => loaded.verifyAnchors(props.base, props.anchors))
+      .then((loaded) => loaded.verifyAnchors(props.base, props.anchors, props.originsOf))
       .then(
         (results) => setRun({ state: 'done', results }),
         (error: unknown) =>

@@ -19,13 +19,16 @@ import {
   sthProblem,
   type LogEvidence,
 } from './log.js';
+import { checkWitnessPolicy, type PolicyEvidence } from './policy.js';
 import { checkProofs, keyInDocument, proofsOf, type KeyLookup } from './proofs.js';
 import { didWebUrl } from './verifier.js';
 
 /** Real answers of a vct-log and two nodes (see vectors/README.md); the tests tamper with copies. */
 interface Capture {
+  nodes: [string, string];
+  policy: string;
   logUrl: string;
-  history: { operations: Array<{ versionId: string }> };
+  history: { operations: Array<{ versionId: string; anchor: { anchorOrigin?: string } }> };
   linksets: Record<string, string>;
   didDocuments: Record<string, unknown>;
   sth: LogEvidence['sth'];
@@ -153,6 +156,86 @@ describe('(b) proofs', () => {
     expect((await checkProofs({ ...credential, proof: [] }, keyOf, nquads)).reason).toBe(
       'the anchor credential has no proof',
     );
+  });
+});
+
+describe('(c) witness proofs against the witness policy', () => {
+  // The capture's federation (vectors/README.md): node 2 accepted node 1's Invite, so it is node 1's one system
+  // witness; the DID's operations come from node 1 itself, so the anchors have no batch witness.
+  const [node1, node2] = capture.nodes;
+  const evidence = (change: Partial<PolicyEvidence> = {}): PolicyEvidence => ({
+    policy: capture.policy,
+    systemWitnesses: [`${node2}/services/node`],
+    batchOrigins: [capture.history.operations[0]!.anchor.anchorOrigin as string],
+    ...change,
+  });
+  const node2Method = `did:web:${new URL(node2).host.replace(':', '%3A')}#vc-key`;
+  const withoutProof = (credential: Record<string, unknown>, method: string) => ({
+    ...credential,
+    proof: proofsOf(credential).filter((proof) => proof.verificationMethod !== method),
+  });
+
+  it("is green for every anchor: node 2's system witness proof verifies and satisfies node 1's policy", async () => {
+    for (const anchor of anchors) {
+      const check = await checkWitnessPolicy(await credentialOf(anchor), evidence(), keyOf, nquads);
+      expect(check.reason).toBe(
+        `the policy "${capture.policy}" holds: MinPercent(100,batch): 0 of 0 batch witnesses proved; ` +
+          `MinPercent(50,system): 1 of 1 system witness proved`,
+      );
+      expect(check.ok).toBe(true);
+    }
+  });
+
+  it('is red, naming the policy term, when the witness proof is removed', async () => {
+    const credential = withoutProof(await credentialOf(anchors[0] as string), node2Method);
+    const check = await checkWitnessPolicy(credential, evidence(), keyOf, nquads);
+    expect(check.ok).toBe(false);
+    expect(check.notChecked).toBeUndefined();
+    expect(check.reason).toBe(
+      `the policy "${capture.policy}" fails on MinPercent(50,system): 0 of 1 system witness proved (none from ${new URL(node2).host})`,
+    );
+    // The default policy (no policy set: 404) needs every system witness too.
+    const byDefault = await checkWitnessPolicy(credential, evidence({ policy: undefined }), keyOf, nquads);
+    expect(byDefault.reason).toMatch(/^the default policy fails on MinPercent\(100,system\): 0 of 1 system witness/);
+  });
+
+  it("does not count a witness proof whose signature fails, nor the issuer's own, nor an unknown signer's", async () => {
+    const credential = await credentialOf(anchors[0] as string);
+    const forged = {
+      ...credential,
+      proof: proofsOf(credential).map((proof) =>
+        proof.verificationMethod === node2Method
+          ? { ...proof, proofValue: proofsOf(credential)[0]!.proofValue }
+          : proof,
+      ),
+    };
+    const check = await checkWitnessPolicy(forged, evidence(), keyOf, nquads);
+    expect(check.ok).toBe(false);
+    expect(check.reason).toContain('MinPercent(50,system): 0 of 1 system witness proved');
+    expect(check.reason).toContain(`the proof by ${node2Method} does not count: the Ed25519 signature does not verify`);
+
+    // Node 2 not among the witnesses: its proof is named as not counted, and an empty system role holds.
+    const unknown = await checkWitnessPolicy(credential, evidence({ systemWitnesses: [] }), keyOf, nquads);
+    expect(unknown.ok).toBe(true);
+    expect(unknown.reason).toContain(
+      `not counted, neither a batch nor a system witness of this anchor: ${node2Method}`,
+    );
+
+    // A batch origin on node 2 makes it a batch witness too: its one proof counts for both roles.
+    const both = await checkWitnessPolicy(credential, evidence({ batchOrigins: [node1, node2] }), keyOf, nquads);
+    expect(both.reason).toContain('MinPercent(100,batch): 1 of 1 batch witness proved');
+    expect(both.ok).toBe(true);
+  });
+
+  it('is red for a policy the node could not have set', async () => {
+    const check = await checkWitnessPolicy(
+      await credentialOf(anchors[0] as string),
+      evidence({ policy: 'MinPercent(150,batch)' }),
+      keyOf,
+      nquads,
+    );
+    expect(check.ok).toBe(false);
+    expect(check.reason).toMatch(/^the node's policy cannot be evaluated: invalid witness policy/);
   });
 });
 

@@ -8,7 +8,7 @@ import { ANCHOR_WITNESS, PUBLIC, derivedActivityId, hostOf, type StoredActivity 
 import type { CredentialVerifier } from '../observer/credential-verifier.js';
 import { checkProofWindow } from './proof-window.js';
 import type { WitnessCandidates } from './witness-candidates.js';
-import { evaluateWitnessPolicy, selectWitnesses, type PolicyWitness } from './witness-policy.js';
+import { evaluateWitnessPolicy, selectWitnesses, type PolicyWitness } from '@anchor/common/witness-policy';
 import type { WitnessPolicySetting } from './policy-setting.js';
 import { WitnessingRecords, type WitnessEntry, type WitnessingRecord } from './witnessing-records.js';
 

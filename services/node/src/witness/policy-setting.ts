@@ -1,5 +1,5 @@
 import type { ConfigValues } from '../runtime-config/config-values.js';
-import { DEFAULT_WITNESS_POLICY, parseWitnessPolicy, type WitnessPolicy } from './witness-policy.js';
+import { DEFAULT_WITNESS_POLICY, parseWitnessPolicy, type WitnessPolicy } from '@anchor/common/witness-policy';
 
 const SETTING = 'witness-policy';
 

@@ -3,7 +3,7 @@ import type { Logger } from '@anchor/common/log';
 import { LEDGER_TYPE_VCT_V1, ledgerTypeOf, type WebFingerClient } from '@anchor/common/webfinger';
 import type { ActivityStore } from '../activitypub/activity-store.js';
 import type { ActorResolver } from '../activitypub/actor-resolver.js';
-import type { PolicyWitness, WitnessRole } from './witness-policy.js';
+import type { PolicyWitness, WitnessRole } from '@anchor/common/witness-policy';
 
 export interface WitnessCandidatesDeps {
   actors: ActorResolver;

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigValues } from '../runtime-config/config-values.js';
 import { WitnessPolicySetting } from './policy-setting.js';
-import { parseWitnessPolicy, type WitnessPolicy, type WitnessRole } from './witness-policy.js';
+import { parseWitnessPolicy, type WitnessPolicy, type WitnessRole } from '@anchor/common/witness-policy';
 
 /** Property tests of the witness-policy parser with a fixed seed (the same cases every run). */
 const RUNS = { seed: 20261126, numRuns: 400 };

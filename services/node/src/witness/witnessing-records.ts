@@ -1,7 +1,7 @@
 import type { DataIntegrityProof } from '@anchor/common/jsonld';
 import type { Store, StoreProvider } from '@anchor/common/storage';
 import type { AnchorCredential } from '../anchor-model/anchor-credential.js';
-import type { WitnessRole } from './witness-policy.js';
+import type { WitnessRole } from '@anchor/common/witness-policy';
 
 export const WITNESS_STORES = {
   anchors: 'witness-anchor',

@@ -1,14 +1,15 @@
-import { AppError } from '@anchor/common/errors';
+import { AppError } from '../errors/index.js';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_WITNESS_POLICY,
   evaluateWitnessPolicy,
+  explainWitnessPolicy,
   parseWitnessPolicy,
   requiredProofs,
   selectWitnesses,
   type PolicyWitness,
   type WitnessPolicy,
-} from './witness-policy.js';
+} from './index.js';
 
 const batch = (uri: string, hasLog = false): PolicyWitness => ({ uri, roles: ['batch'], hasLog });
 const system = (uri: string, hasLog = false): PolicyWitness => ({ uri, roles: ['system'], hasLog });
@@ -88,6 +89,19 @@ describe('evaluateWitnessPolicy', () => {
     expect(evaluateWitnessPolicy(policy, witnesses, provedBy('b1', 's2'))).toBe(true);
     expect(evaluateWitnessPolicy(policy, witnesses, provedBy('b1'))).toBe(false);
     expect(evaluateWitnessPolicy(policy, witnesses, provedBy('s1', 's2'))).toBe(false);
+  });
+
+  it('explains the verdict: each role its term, witnesses counted and proofs', () => {
+    const outcome = explainWitnessPolicy(policy, witnesses, provedBy('b1'));
+    expect(outcome).toEqual({
+      satisfied: false,
+      operator: 'AND',
+      batch: { role: 'batch', term: 'MinPercent(100,batch)', total: 1, collected: 1, holds: true },
+      system: { role: 'system', term: 'MinPercent(50,system)', total: 2, collected: 0, holds: false },
+    });
+    const outOf = explainWitnessPolicy(parseWitnessPolicy('OutOf(2,system)'), witnesses, provedBy('s1', 'b1'));
+    expect(outOf.system).toMatchObject({ term: 'OutOf(2,system) or MinPercent(100,system)', holds: false });
+    expect(outOf.satisfied).toBe(false);
   });
 
   it('a role without witnesses holds; with no witnesses at all the default policy holds', () => {

@@ -1,8 +1,9 @@
-import { badRequest } from '@anchor/common/errors';
+import { badRequest } from '../errors/index.js';
 
 /**
  * The witness policy (orb.md §2.6): which share of an anchor's witnesses must return a proof before the
- * anchor is published. Pure code: parsing, evaluation and selection take everything they need as input.
+ * anchor is published. Pure code: parsing, evaluation and selection take everything they need as input;
+ * the node selects and evaluates with it, the explorer's in-page verifier evaluates an anchor's proofs with it.
  *
  * Grammar: space-separated tokens, any order, each at most once per role:
  *   OutOf(n,batch|system)        at least n proofs of that role (n = 0: the role needs none)
@@ -119,21 +120,57 @@ function counts(
   return { total: members.length, collected: members.filter((w) => proved(w.uri)).length };
 }
 
+/** How one role fared under the policy: its term, its witnesses counted, their proofs, whether it holds. */
+export interface RoleOutcome {
+  role: WitnessRole;
+  /** The policy's term for the role as written in the grammar, e.g. `MinPercent(50,system)`. */
+  term: string;
+  total: number;
+  collected: number;
+  holds: boolean;
+}
+
+export interface PolicyOutcome {
+  satisfied: boolean;
+  operator: 'AND' | 'OR';
+  batch: RoleOutcome;
+  system: RoleOutcome;
+}
+
+/** A role's rule in the policy grammar (the default 100% included), to name the term that failed. */
+export function roleTerm(rule: RoleRule, role: WitnessRole): string {
+  const percent = `MinPercent(${rule.minPercent},${role})`;
+  return rule.minNumber !== 0 ? `OutOf(${rule.minNumber},${role}) or ${percent}` : percent;
+}
+
 /**
- * Whether the proofs received satisfy the policy. With LogRequired only witnesses with a log count, on
- * both sides of the fraction (the original counted log-less witnesses in the total, so one of them made
- * a 100% rule unsatisfiable).
+ * The policy's verdict with each role's counts, so a reader (the explorer) can say which term failed. With
+ * LogRequired only witnesses with a log count, on both sides of the fraction (the original counted
+ * log-less witnesses in the total, so one of them made a 100% rule unsatisfiable).
  */
+export function explainWitnessPolicy(
+  policy: WitnessPolicy,
+  witnesses: readonly PolicyWitness[],
+  proved: (uri: string) => boolean,
+): PolicyOutcome {
+  const outcome = (role: WitnessRole): RoleOutcome => {
+    const { total, collected } = counts(policy, witnesses, role, proved);
+    const rule = policy[role];
+    return { role, term: roleTerm(rule, role), total, collected, holds: roleHolds(rule, collected, total) };
+  };
+  const batch = outcome('batch');
+  const system = outcome('system');
+  const satisfied = policy.operator === 'AND' ? batch.holds && system.holds : batch.holds || system.holds;
+  return { satisfied, operator: policy.operator, batch, system };
+}
+
+/** Whether the proofs received satisfy the policy (`explainWitnessPolicy` without the counts). */
 export function evaluateWitnessPolicy(
   policy: WitnessPolicy,
   witnesses: readonly PolicyWitness[],
   proved: (uri: string) => boolean,
 ): boolean {
-  const batch = counts(policy, witnesses, 'batch', proved);
-  const system = counts(policy, witnesses, 'system', proved);
-  const batchHolds = roleHolds(policy.batch, batch.collected, batch.total);
-  const systemHolds = roleHolds(policy.system, system.collected, system.total);
-  return policy.operator === 'AND' ? batchHolds && systemHolds : batchHolds || systemHolds;
+  return explainWitnessPolicy(policy, witnesses, proved).satisfied;
 }
 
 export interface SelectionInput {
