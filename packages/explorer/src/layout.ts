@@ -2,12 +2,13 @@ import { h, type ComponentChild } from 'preact';
 import { useState } from 'preact/hooks';
 import { searchTarget, viewHref } from './node-address.js';
 
-export type View = 'did' | 'anchors' | 'anchor' | 'federation';
+export type View = 'did' | 'anchors' | 'anchor' | 'federation' | 'node';
 
 const VIEWS: ReadonlyArray<[View, string, Record<string, string>]> = [
   ['did', 'DIDs', {}],
   ['anchors', 'Anchors', { view: 'anchors' }],
   ['federation', 'Federation', { view: 'federation' }],
+  ['node', 'Node', { view: 'node' }],
 ];
 
 /** The search box of every page: a DID in any form opens its DID page, an anchor hash or hashlink its anchor. */

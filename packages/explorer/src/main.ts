@@ -5,6 +5,7 @@ import { DidPage } from './did-page.js';
 import { FederationPage } from './federation-page.js';
 import { Layout, type View } from './layout.js';
 import { nodeBase } from './node-address.js';
+import { NodePage } from './node-page.js';
 
 const root = document.getElementById('app');
 if (root === null) throw new Error('the page has no #app element');
@@ -27,6 +28,9 @@ try {
   } else if (requested === 'federation') {
     view = 'federation';
     page = h(FederationPage, { base });
+  } else if (requested === 'node') {
+    view = 'node';
+    page = h(NodePage, { base });
   } else {
     page = h(DidPage, { base, did });
   }

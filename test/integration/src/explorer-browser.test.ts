@@ -2,9 +2,9 @@
  * The explorer in a real browser: Debian's chromium, headless, driven by playwright-core, against a local
  * federation (kms, log, two nodes). A DID created with the CLI on node1 is found on node2's explorer by each of
  * its forms, published with both nodes' witness proofs; the anchors and federation pages show it and both
- * nodes; an unknown DID or anchor gets a clear message; no page logs a console error, axe finds no serious or
- * critical violation, and the keyboard reaches the search box and the links. Screenshots of each page go to
- * test/integration/.artifacts/explorer/.
+ * nodes; the node page charts its metrics; an unknown DID or anchor gets a clear message; no page logs a
+ * console error, axe finds no serious or critical violation, and the keyboard reaches the search box and the
+ * links. Screenshots of each page go to test/integration/.artifacts/explorer/.
  */
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
@@ -188,6 +188,19 @@ describe.skipIf(binary === undefined)('the explorer in headless chromium against
       `${node2}/explorer/?view=federation`,
     );
     await expectClean(page, 'federation');
+  });
+
+  it("charts the node's metrics and refreshes them", async () => {
+    const page = await open(`${node1}/explorer/?view=node`, '#node-status');
+    // Two readings at least: the rates are drawn from the second one on.
+    await page
+      .locator('#node-status')
+      .filter({ hasText: /^([2-9]|\d{2,}) readings/ })
+      .waitFor({ timeout: 30_000 });
+    expect(Number(await page.textContent('#node-accepted'))).toBeGreaterThanOrEqual(1);
+    expect(await page.locator('.charts figure canvas').count()).toBe(4);
+    expect(await page.textContent('#chart-ops figcaption')).toMatch(/^Operations per second: \d+\.\d\d$/);
+    await expectClean(page, 'node');
   });
 
   it('says plainly that a DID or an anchor does not exist, or that a DID is malformed', async () => {
