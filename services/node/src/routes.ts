@@ -52,6 +52,18 @@ export interface RoutedFeatures {
 }
 
 const JSON_TYPES = ['application/json', 'application/ld+json'];
+
+/**
+ * `Access-Control-Allow-Origin: *` on a read the explorer's verifier makes from another node's page, as
+ * `/.well-known/did.json` has: the witness policy and the `witnesses` collection an anchor's proofs are judged
+ * by. Only where the token rules let the request in; a browser sends no token.
+ */
+function crossOrigin(handler: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    return handler(req, res, next);
+  };
+}
 const PAGING: QueryParameterSpec[] = [
   { name: 'page', description: '`true` for a `CollectionPage` instead of the collection' },
   {
@@ -373,7 +385,11 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
     },
     collection('followers', 'unordered `Collection` of the services following this one', ap.followers),
     collection('following', 'unordered `Collection` of the services this one follows', ap.following),
-    collection('witnesses', 'unordered `Collection` of the services witnessing for this one', ap.witnesses),
+    collection(
+      'witnesses',
+      'unordered `Collection` of the services witnessing for this one',
+      crossOrigin(ap.witnesses),
+    ),
     collection('witnessing', 'unordered `Collection` of the services this one witnesses for', ap.witnessing),
     collection('inbox', '`OrderedCollection` of the activities received', ap.inbox),
     collection('liked', '`OrderedCollection` of the anchor hashlinks this service liked', ap.liked),
@@ -440,7 +456,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
         200: { description: 'the policy', mediaType: 'text/plain' },
         404: 'no policy is set: the default applies',
       },
-      handler: witness.handlers.getPolicy,
+      handler: crossOrigin(witness.handlers.getPolicy),
     },
     {
       method: 'POST',

@@ -11,7 +11,10 @@ const post = (url: string, body: string, token?: string) =>
     body,
   });
 
-/** `GET /policy` is a read (the original's `/policy|read&admin|admin`), `POST /policy` stays the admin's. */
+/**
+ * `GET /policy` is a read (the original's `/policy|read&admin|admin`), `POST /policy` stays the admin's; the
+ * policy and the witnesses collection are readable from another origin (the explorer's check (c)).
+ */
 describe('/policy: read class for GET, admin for POST', () => {
   let open: TestNode;
   let ruled: TestNode;
@@ -41,8 +44,13 @@ describe('/policy: read class for GET, admin for POST', () => {
     const read = await get(`${open.url}/policy`);
     expect(read.status).toBe(200);
     expect(await read.text()).toBe(POLICY);
-    // Not a self-verifying answer: no cross-origin header, like the node's other reads (/cas, history).
-    expect(read.headers.get('access-control-allow-origin')).toBeNull();
+    // Readable from another node's explorer page, as /.well-known/did.json is; a change is not.
+    expect(read.headers.get('access-control-allow-origin')).toBe('*');
+    expect((await post(`${open.url}/policy`, POLICY)).headers.get('access-control-allow-origin')).toBeNull();
+    const witnesses = await get(`${open.url}/services/node/witnesses?page=true`);
+    expect(witnesses.status).toBe(200);
+    expect(witnesses.headers.get('access-control-allow-origin')).toBe('*');
+    expect((await get(`${open.url}/services/node/followers`)).headers.get('access-control-allow-origin')).toBeNull();
   });
 
   it('with read tokens GET /policy needs one, and POST still needs the admin token', async () => {
