@@ -2,12 +2,13 @@ import { h, type ComponentChild } from 'preact';
 import { useState } from 'preact/hooks';
 import { searchTarget, viewHref } from './node-address.js';
 
-export type View = 'did' | 'anchors' | 'anchor' | 'federation' | 'node';
+export type View = 'did' | 'anchors' | 'anchor' | 'federation' | 'log' | 'node';
 
 const VIEWS: ReadonlyArray<[View, string, Record<string, string>]> = [
   ['did', 'DIDs', {}],
   ['anchors', 'Anchors', { view: 'anchors' }],
   ['federation', 'Federation', { view: 'federation' }],
+  ['log', 'Log', { view: 'log' }],
   ['node', 'Node', { view: 'node' }],
 ];
 

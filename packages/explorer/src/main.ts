@@ -5,6 +5,7 @@ import { DidPage } from './did-page.js';
 import { FederationPage } from './federation-page.js';
 import { Layout, type View } from './layout.js';
 import { nodeBase } from './node-address.js';
+import { LogPage } from './log-page.js';
 import { NodePage } from './node-page.js';
 
 const root = document.getElementById('app');
@@ -28,6 +29,9 @@ try {
   } else if (requested === 'federation') {
     view = 'federation';
     page = h(FederationPage, { base });
+  } else if (requested === 'log') {
+    view = 'log';
+    page = h(LogPage, { base });
   } else if (requested === 'node') {
     view = 'node';
     page = h(NodePage, { base });

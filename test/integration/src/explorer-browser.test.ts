@@ -203,6 +203,16 @@ describe.skipIf(binary === undefined)('the explorer in headless chromium against
     await expectClean(page, 'node');
   });
 
+  it("shows the node's log: its tree size over time, its signed tree heads, what the log monitor saw", async () => {
+    const page = await open(`${node1}/explorer/?view=log`, '#log-status');
+    expect(await page.textContent('#log-status')).toMatch(/^Tree size [1-9]\d* \(/);
+    expect(await page.textContent('#log-url')).toBe(federation.layout.log.logUrl);
+    expect(await page.locator('#chart-tree-size canvas').count()).toBe(1);
+    expect(await page.locator('table.sths tbody tr').count()).toBeGreaterThanOrEqual(1);
+    await page.locator('section[aria-label="Log monitor"] p, #log-monitor').first().waitFor();
+    await expectClean(page, 'log');
+  });
+
   it('says plainly that a DID or an anchor does not exist, or that a DID is malformed', async () => {
     const unknown = 'did:node:uAAA:EiAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
     const page = await open(`${node1}/explorer/?did=${encodeURIComponent(unknown)}`, '#did-status');
