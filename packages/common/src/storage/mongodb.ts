@@ -102,6 +102,8 @@ export interface MongoStoreOptions {
 /** The driver's heartbeat period (its default): how often a server monitor checks its server. */
 const HEARTBEAT_FREQUENCY_MS = 10_000;
 const OPERATION_TIMEOUT_MS = 30_000;
+/** Statements per bulk write on FerretDB (see `writeRun`). */
+const FERRET_BULK_SLICE = 8;
 /** Key lookups in flight for one `findByIds` on a server that plans only exact `_id` filters. */
 const ID_LOOKUPS_IN_FLIGHT = 8;
 /** Upserts of one key that lose an insert race are repeated (see `MongoStore.put`); one retry settles it. */
@@ -648,14 +650,22 @@ export class MongoStoreProvider implements StoreProvider {
     attempt = 1,
   ): Promise<void> {
     const store = run[0]!.store;
+    // FerretDB v1 keeps each update statement's read of its target open until the whole command ends, one of
+    // its 100 SQLite connections apiece: a 100-statement command, or a few long ones at once, held them all
+    // and the server answered nobody again (seen as every call past the deadline, the server idle). There a
+    // run goes in ordered slices of FERRET_BULK_SLICE.
+    const slice = this.idLookupsOnly ? FERRET_BULK_SLICE : run.length;
+    let done = 0;
     try {
-      await store.collection.bulkWrite(
-        run.map((w) => this.bulkOp(w, now)),
-        session ? { ordered: true, session } : { ordered: true },
-      );
+      for (; done < run.length; done += slice)
+        await store.collection.bulkWrite(
+          run.slice(done, done + slice).map((w) => this.bulkOp(w, now)),
+          session ? { ordered: true, session } : { ordered: true },
+        );
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
-      const at = duplicateKeyIndex(error);
+      const index = duplicateKeyIndex(error);
+      const at = index === undefined ? undefined : done + index;
       const lostPutRace = at !== undefined && run[at]?.op === 'put';
       // A put that lost an upsert race (see MongoStore.put): without a transaction the ordered run stopped
       // there with the writes before it applied, so the run goes on from that put.

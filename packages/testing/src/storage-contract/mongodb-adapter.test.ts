@@ -275,6 +275,21 @@ describe('mongodb adapter: batches', () => {
     expect(await sy.get('k3')).toEqual({ n: 3 });
   });
 
+  it('writes long runs of puts to existing keys, several batches at once (FerretDB held a connection per statement)', async () => {
+    // FerretDB v1 keeps a connection per update statement until its command ends, of 100: one 300-statement
+    // command never answered. The adapter sends such runs in slices there.
+    const p = await provider({ operationTimeoutMs: 20_000 });
+    const name = uniqueName('long-runs');
+    const store = await p.open<{ n: number }>(name);
+    const keys = Array.from({ length: 300 }, (_, i) => `k${i}`);
+    await store.batch(keys.map((key) => ({ op: 'put' as const, key, value: { n: 0 } })));
+    await Promise.all(
+      [1, 2, 3].map((n) => p.batch(keys.map((key) => ({ store: name, op: 'put' as const, key, value: { n } })))),
+    );
+    // Without transactions the three may interleave: each key holds one of them.
+    for (const value of await store.getMany(keys)) expect([1, 2, 3]).toContain(value?.n);
+  }, 60_000);
+
   it('runs batches in transactions where the server has them, and refuses transactions: "always" where it has not', async () => {
     const auto = await provider();
     const hello = await raw.db().admin().command({ hello: 1 });
