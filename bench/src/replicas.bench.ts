@@ -1,16 +1,24 @@
 /**
- * One node identity as one and as three replicas (`npm run bench -- replicas [--creates N] [--lease 15s]`):
+ * One node identity as one and as three replicas (`npm run bench -- replicas [--creates N] [--lease 15s] [--kills 2]`):
  * processes on one FerretDB and one RabbitMQ namespace behind haproxy (`@anchor/testing/replicas`), the
  * issue's operator setup. For each size: creates/s through the balancer and CPU per create (every replica's
  * user + system time over the run, from /proc), then how long until every acknowledged create is published.
- * With three, a second run kills the batch-writer lease holder (SIGKILL) a third of the way in: how long until
- * a survivor holds the lease, and until every acknowledged create is published. Each DID's create must be
+ * With three, further runs (`--kills`, default 2) each kill the batch-writer lease holder (SIGKILL) a third of
+ * the way in: how long until a survivor holds the lease, and until every acknowledged create is published; the
+ * killed replica is started again before the next. Each DID's create must be
  * published exactly once (no DID in two anchors, no anchor under two transaction numbers).
  * The last line is one JSON object (see `result` below); its `lost` counts acknowledged creates not published
  * by the deadline (PUBLISH_DEADLINE_MS after the last ack). `npm test` never runs this.
+ *
+ * Whether a create is published is read from the shared database, the records resolution reads (a DID's
+ * latest anchor, under its bare suffix in the `operation` store, written with its published operation), by
+ * `_id`; then a sample is resolved through the balancer. Polling resolution itself was the run's heaviest
+ * load: on FerretDB a resolution reads a DID's operations by key prefix, which FerretDB's SQLite backend
+ * cannot plan (it plans only `{_id: <key>}`), so each read two whole collections (0.5-5 s at load 15), 8 at a
+ * time, over and over, and the publishing starved behind the bench's own reads (node README, replicas).
  */
 import { randomUUID } from 'node:crypto';
-import { createStoreProvider, StoreLease } from '@anchor/common/storage';
+import { createStoreProvider, queryAll, StoreLease, type StoreProvider } from '@anchor/common/storage';
 import { metadataOf, postOperation, resolveDid, TestDid } from '@anchor/node/testing';
 import { AMQP_URL, amqpUnavailable, deleteQueues } from '@anchor/testing/amqp-broker';
 import { stopAllProcesses } from '@anchor/testing/process';
@@ -24,6 +32,8 @@ function option(name: string): string | undefined {
 }
 const CREATES = Number(option('creates') ?? 600);
 const LEASE = option('lease') ?? '15s';
+/** Kill runs after the 3-replica run, each from three replicas again. */
+const KILLS = Number(option('kills') ?? 2);
 const CONNECTIONS = 16;
 const PUBLISH_DEADLINE_MS = 180_000;
 const TOPICS = ['node.anchor', 'node.activity.outbox', 'node.activity.inbox', 'node.activity.delivery'];
@@ -42,6 +52,7 @@ interface Run {
   allPublishedAt: number | undefined;
   lost: number;
   publishedTwice: number;
+  resolveMismatches: number;
 }
 
 const unavailable = (await amqpUnavailable()) ?? (await haproxyBinary()).reason;
@@ -67,25 +78,79 @@ async function createAll(set: ReplicaSet, dids: readonly TestDid[], onDone?: (do
   return acknowledged;
 }
 
-/** Resolves until every DID is published or the deadline passes; each DID's published operations. */
-async function published(url: string, dids: readonly TestDid[], deadline: number) {
-  const found = new Map<string, Published[]>();
-  let waiting = [...dids];
-  while (waiting.length > 0 && Date.now() < deadline) {
-    const still: TestDid[] = [];
-    for (let i = 0; i < waiting.length; i += 8)
-      await Promise.all(
-        waiting.slice(i, i + 8).map(async (did) => {
-          const answer = await resolveDid(url, did.did).catch(() => undefined);
-          const method = answer?.status === 200 ? metadataOf(answer).method : undefined;
-          if (method?.published === true) found.set(did.suffix, method.publishedOperations as Published[]);
-          else still.push(did);
-        }),
-      );
-    waiting = still;
-    if (waiting.length > 0) await new Promise((resolve) => setTimeout(resolve, 250));
+/** DIDs looked up per read of the database while waiting. */
+const LOOKUP_SLICE = 32;
+/** DIDs resolved through the balancer once all are seen published: resolution agrees with the records. */
+const RESOLVED_SAMPLE = 24;
+
+/**
+ * Waits until every DID's latest anchor is in the database or the deadline passes, reading the waiting ones
+ * in acceptance order LOOKUP_SLICE at a time and going on only while a slice is all published (batches are
+ * cut oldest first), so a wait costs one slice's reads per poll. Then each DID's published operations, from
+ * one read of the operation store, and a sample resolved through the balancer.
+ */
+async function published(set: ReplicaSet, dids: readonly TestDid[], deadline: number) {
+  const storage = await createStoreProvider({ type: 'mongodb', url: set.databaseUrl, sweepIntervalMs: 0 });
+  try {
+    const anchors = await storage.open<{ anchor: string }>('operation');
+    let waiting = [...dids];
+    while (waiting.length > 0 && Date.now() < deadline) {
+      const slice = waiting.slice(0, LOOKUP_SLICE);
+      const found = await anchors.getMany(slice.map((did) => did.suffix)).catch(() => slice.map(() => undefined));
+      const seen = new Set(slice.filter((_, at) => found[at] !== undefined));
+      waiting = waiting.filter((did) => !seen.has(did));
+      if (seen.size < slice.length) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const doneAt = { date: Date.now(), performance: performance.now() };
+    // The one read of the whole operation store; a 503 (past the adapter's deadline on a loaded machine) is asked again.
+    let found: Map<string, Published[]> | undefined;
+    for (let attempt = 1; found === undefined; attempt++)
+      found = await publishedOperations(storage, dids).catch((error: unknown) => {
+        if (attempt >= 5) throw error;
+        return undefined;
+      });
+    return { found, unpublished: waiting.length, doneAt };
+  } finally {
+    await storage.close();
   }
-  return { found, unpublished: waiting.length };
+}
+
+/** Each DID's published operations as stored (`<suffix>:<anchor hash>` records), checked against resolution for a sample. */
+async function publishedOperations(storage: StoreProvider, dids: readonly TestDid[]) {
+  const suffixes = new Set(dids.map((did) => did.suffix));
+  const found = new Map<string, Published[]>();
+  const operations = await storage.open<Published & { suffix?: string }>('operation');
+  for (const { key, value } of await queryAll(operations, { limit: 5_000 })) {
+    const suffix = key.split(':')[0]!;
+    if (!key.includes(':') || !suffixes.has(suffix)) continue;
+    const { canonicalReference, transactionNumber } = value;
+    found.set(suffix, [...(found.get(suffix) ?? []), { canonicalReference, transactionNumber }]);
+  }
+  return found;
+}
+
+/**
+ * Resolves a sample of the DIDs through `url` (a 503 is asked again: a store call past its deadline under
+ * load): how many resolve as published with the operations the store holds, and what the others answered.
+ */
+async function checkResolution(url: string, dids: readonly TestDid[], found: Map<string, Published[]>) {
+  const sample = dids.filter((_, at) => at % Math.max(1, Math.floor(dids.length / RESOLVED_SAMPLE)) === 0);
+  const mismatches: string[] = [];
+  for (const did of sample) {
+    let answer = await resolveDid(url, did.did).catch(() => undefined);
+    for (let attempt = 1; answer?.status !== 200 && attempt < 5; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      answer = await resolveDid(url, did.did).catch(() => undefined);
+    }
+    const method = answer?.status === 200 ? metadataOf(answer).method : undefined;
+    const stored = found.get(did.suffix)?.length ?? 0;
+    const served = (method?.publishedOperations as Published[] | undefined)?.length ?? 0;
+    if (method?.published !== true || served !== stored)
+      mismatches.push(
+        `${did.suffix}: ${answer?.status ?? 'no answer'}, ${served} published operations, ${stored} stored`,
+      );
+  }
+  return { resolved: sample.length - mismatches.length, mismatches };
 }
 
 /** DIDs whose create is in more than one anchor, plus anchors under more than one transaction number. */
@@ -144,20 +209,26 @@ async function measure(set: ReplicaSet, label: string, onDone?: (done: number) =
   // A killed replica's last 200 ms are not counted: then the figure is a floor.
   const cpuMs = cpu.stop();
   const acked = performance.now();
-  const { found, unpublished } = await published(set.url, acknowledged, Date.now() + PUBLISH_DEADLINE_MS);
+  const { found, unpublished, doneAt } = await published(set, acknowledged, Date.now() + PUBLISH_DEADLINE_MS);
+  const allPublishedAt = unpublished === 0 ? doneAt.date : undefined;
+  const publishedMs = unpublished === 0 ? doneAt.performance - acked : undefined;
+  const { resolved, mismatches } =
+    unpublished === 0 ? await checkResolution(set.url, acknowledged, found) : { resolved: 0, mismatches: [] };
+  if (mismatches.length > 0) console.log(`${label}: resolution disagrees with the store: ${mismatches.join('; ')}`);
   const run: Run = {
     acknowledged,
     createsPerS: acknowledged.length / seconds,
     cpuMsPerCreate: cpuMs / Math.max(1, acknowledged.length),
-    publishedMs: unpublished === 0 ? performance.now() - acked : undefined,
-    allPublishedAt: unpublished === 0 ? Date.now() : undefined,
+    publishedMs,
+    allPublishedAt,
     lost: unpublished,
     publishedTwice: publishedTwice(found),
+    resolveMismatches: mismatches.length,
   };
   console.log(
     `${label}: ${acknowledged.length}/${CREATES} acknowledged, ${run.createsPerS.toFixed(1)} creates/s, ` +
       `${run.cpuMsPerCreate.toFixed(2)} ms CPU per create, all published ${run.publishedMs?.toFixed(0) ?? `never (${unpublished} not)`} ms after the last ack, ` +
-      `published twice ${run.publishedTwice} (load average ${loadAverage().toFixed(2)})`,
+      `published twice ${run.publishedTwice}, ${resolved} resolved alike (load average ${loadAverage().toFixed(2)})`,
   );
   return run;
 }
@@ -179,34 +250,58 @@ async function withSet<T>(count: number, body: (set: ReplicaSet) => Promise<T>):
   }
 }
 
+interface Kill {
+  run: Run;
+  takeoverMs: number | undefined;
+  allPublishedAfterKillMs: number | undefined;
+}
+
+/** A run during which the lease holder is killed (SIGKILL) a third of the way in; the takeover is watched from the store. */
+async function killRun(set: ReplicaSet, label: string): Promise<Kill> {
+  const holder = await leaseHolder(set);
+  if (!holder) throw new Error('no batch-writer lease holder before the kill run');
+  let killedAt = 0;
+  let takeoverMs: number | undefined;
+  const watch = (async () => {
+    while (killedAt === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (takeoverMs === undefined && Date.now() - killedAt < PUBLISH_DEADLINE_MS) {
+      const next = await leaseHolder(set).catch(() => undefined);
+      if (next && next !== holder) takeoverMs = Date.now() - killedAt;
+      else await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  const run = await measure(set, label, async (done) => {
+    if (done === Math.floor(CREATES / 3)) {
+      killedAt = Date.now();
+      await holder.kill();
+    }
+  });
+  await watch;
+  const allPublishedAfterKillMs = run.allPublishedAt === undefined ? undefined : run.allPublishedAt - killedAt;
+  return { run, takeoverMs, allPublishedAfterKillMs };
+}
+
 console.log(
   `replicas bench: ${CREATES} creates per run, ${CONNECTIONS} connections, lease ${LEASE}; load average ${loadAverage().toFixed(2)}`,
 );
 try {
   const one = await withSet(1, (set) => measure(set, '1 replica '));
-  const { three, kill } = await withSet(3, async (set) => {
+  const { three, kills } = await withSet(3, async (set) => {
     const three = await measure(set, '3 replicas');
-    const holder = await leaseHolder(set);
-    if (!holder) throw new Error('no batch-writer lease holder after the first run');
-    let killedAt = 0;
-    let takeoverMs: number | undefined;
-    const watch = (async () => {
-      while (killedAt === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-      while (takeoverMs === undefined && Date.now() - killedAt < PUBLISH_DEADLINE_MS) {
-        const next = await leaseHolder(set).catch(() => undefined);
-        if (next && next !== holder) takeoverMs = Date.now() - killedAt;
-        else await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    })();
-    const run = await measure(set, '3 replicas, lease holder killed', async (done) => {
-      if (done === Math.floor(CREATES / 3)) {
-        killedAt = Date.now();
-        await holder.kill();
-      }
-    });
-    await watch;
-    const allPublishedAfterKillMs = run.allPublishedAt === undefined ? undefined : run.allPublishedAt - killedAt;
-    return { three, kill: { run, takeoverMs, allPublishedAfterKillMs } };
+    const kills: Kill[] = [];
+    for (let round = 1; round <= KILLS; round++) {
+      kills.push(await killRun(set, `3 replicas, lease holder killed (${round} of ${KILLS})`));
+      // The killed replica back, so the next round starts from three again.
+      // A start-up can fail on a store call past its deadline while FerretDB is loaded: try again.
+      for (const replica of set.replicas.filter((each) => !each.running))
+        for (let attempt = 1; !replica.running; attempt++)
+          await replica.start().catch((error: unknown) => {
+            if (attempt >= 3) throw error;
+            console.log(`restarting r${replica.index} failed (${String(error).split('\n')[0]}); again`);
+          });
+      await set.proxy.waitForUp(3);
+    }
+    return { three, kills };
   });
   console.log('\n| | 1 replica | 3 replicas |');
   console.log('|---|---|---|');
@@ -217,19 +312,33 @@ try {
   console.log(
     `| all published after the last ack (ms) | ${one.publishedMs?.toFixed(0) ?? 'never'} | ${three.publishedMs?.toFixed(0) ?? 'never'} |`,
   );
-  console.log(
-    `kill -9 of the lease holder a third of the way in: a new holder after ${kill.takeoverMs ?? 'none'} ms, ` +
-      `all ${kill.run.acknowledged.length} acknowledged published ${kill.allPublishedAfterKillMs ?? 'never'} ms after the kill, lost ${kill.run.lost}`,
-  );
+  for (const [at, kill] of kills.entries())
+    console.log(
+      `kill -9 ${at + 1} of the lease holder a third of the way in: a new holder after ${kill.takeoverMs ?? 'none'} ms, ` +
+        `all ${kill.run.acknowledged.length} acknowledged published ${kill.allPublishedAfterKillMs ?? 'never'} ms after the kill, lost ${kill.run.lost}`,
+    );
+  const worst = (values: Array<number | undefined>): number | null =>
+    values.some((value) => value === undefined) ? null : Math.max(...(values as number[]));
   const result = {
     replicas: 3,
     creates: CREATES,
     lease: LEASE,
-    acknowledged: kill.run.acknowledged.length,
-    lost: kill.run.lost + three.lost,
-    published_twice: kill.run.publishedTwice + three.publishedTwice + one.publishedTwice,
-    takeover_ms: kill.takeoverMs ?? null,
-    all_published_after_kill_ms: kill.allPublishedAfterKillMs ?? null,
+    kills: kills.length,
+    acknowledged: kills.reduce((sum, kill) => sum + kill.run.acknowledged.length, three.acknowledged.length),
+    lost: kills.reduce((sum, kill) => sum + kill.run.lost, one.lost + three.lost),
+    published_twice: kills.reduce(
+      (sum, kill) => sum + kill.run.publishedTwice,
+      one.publishedTwice + three.publishedTwice,
+    ),
+    resolve_mismatches: kills.reduce(
+      (sum, kill) => sum + kill.run.resolveMismatches,
+      one.resolveMismatches + three.resolveMismatches,
+    ),
+    takeover_ms: worst(kills.map((kill) => kill.takeoverMs)),
+    all_published_after_kill_ms: worst(kills.map((kill) => kill.allPublishedAfterKillMs)),
+    takeover_ms_each: kills.map((kill) => kill.takeoverMs ?? null),
+    all_published_after_kill_ms_each: kills.map((kill) => kill.allPublishedAfterKillMs ?? null),
+    acknowledged_each_kill: kills.map((kill) => kill.run.acknowledged.length),
     creates_per_s_1: Number(one.createsPerS.toFixed(1)),
     creates_per_s_3: Number(three.createsPerS.toFixed(1)),
     cpu_ms_per_create_1: Number(one.cpuMsPerCreate.toFixed(3)),
