@@ -35,7 +35,7 @@ export {
   type HealthReport,
 } from './health.js';
 export { JSON_MEDIA_TYPES, formatByteSize, jsonBody, parseByteSize } from './body-parsing.js';
-export { checkQuery } from './query-rule.js';
+export { checkQuery, queryValue } from './query-rule.js';
 export { securityHeaders } from './security-headers.js';
 export { expressHandlerOf, FastRoutes, type FastAnswer, type FastHandler, type FastRequest } from './fast-routes.js';
 export { errorCodeForStatus } from './status-codes.js';

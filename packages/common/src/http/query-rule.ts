@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { badRequest } from '../errors/index.js';
 
 /**
@@ -26,3 +26,13 @@ export const queryRule: RequestHandler = (req, _res, next) => {
   checkQuery(searchOf(req.originalUrl));
   next();
 };
+
+/**
+ * The one reader of an express route's query parameter: its value, or undefined when absent. The query rule
+ * has already refused a repeated one; anything but a plain string (a parser building arrays or objects) is a 400.
+ */
+export function queryValue(req: Pick<Request, 'query'>, name: string): string | undefined {
+  const value = req.query[name];
+  if (value === undefined || typeof value === 'string') return value;
+  throw badRequest(`query parameter '${name}' must be given once, as a plain value`);
+}

@@ -1,7 +1,6 @@
 import { badRequest, notFound } from '@anchor/common/errors';
-import { isAuthorized, requireAuthorization, signedBy } from '@anchor/common/http';
+import { isAuthorized, queryValue, requireAuthorization, signedBy } from '@anchor/common/http';
 import type { Request, Response } from 'express';
-import { singleQueryValue } from '../util/query-value.js';
 import type { RefType } from './activity-refs.js';
 import type { ActivityRef, ActivityStore } from './activity-store.js';
 import { AS_CONTEXT, anchorHashOf, isPublic, type StoredActivity } from './vocabulary.js';
@@ -23,10 +22,10 @@ const CURSOR = /^[A-Za-z0-9_-]{1,1024}$/;
  * `?page=true[&page-num=N]` (orb.md §3.2) or `?page=true&after=<cursor>` (the `next` links: a keyset seek, so
  * a page deep in a large collection costs what the first does); anything malformed is a 400.
  */
-export function pagingOf(query: Request['query']): Paging {
-  const page = singleQueryValue(query.page, 'page');
-  const pageNum = singleQueryValue(query['page-num'], 'page-num');
-  const after = singleQueryValue(query.after, 'after');
+export function pagingOf(req: Pick<Request, 'query'>): Paging {
+  const page = queryValue(req, 'page');
+  const pageNum = queryValue(req, 'page-num');
+  const after = queryValue(req, 'after');
   if (page !== undefined && page !== 'true' && page !== 'false')
     throw badRequest("query parameter page must be 'true' or 'false'");
   if (pageNum !== undefined && !/^\d{1,9}$/.test(pageNum))
@@ -156,7 +155,7 @@ export function collectionHandlers(deps: CollectionRouteDeps) {
       await pages.document(
         `${serviceEndpoint}/${name}`,
         { refType, objectIri: serviceId, ordered: false, items: 'iris' },
-        pagingOf(req.query),
+        pagingOf(req),
       ),
     );
   };
@@ -173,10 +172,7 @@ export function collectionHandlers(deps: CollectionRouteDeps) {
     }
     const id =
       anchor === undefined ? `${serviceEndpoint}/${name}` : `${serviceEndpoint}/${name}/${encodeURIComponent(anchor)}`;
-    send(
-      res,
-      await pages.document(id, { refType, objectIri, ordered: true, items: 'activities' }, pagingOf(req.query)),
-    );
+    send(res, await pages.document(id, { refType, objectIri, ordered: true, items: 'activities' }, pagingOf(req)));
   };
 
   return {
@@ -191,7 +187,7 @@ export function collectionHandlers(deps: CollectionRouteDeps) {
         await pages.document(
           `${serviceEndpoint}/liked`,
           { refType: 'liked', objectIri: serviceId, ordered: true, items: 'iris' },
-          pagingOf(req.query),
+          pagingOf(req),
         ),
       );
     },
@@ -204,7 +200,7 @@ export function collectionHandlers(deps: CollectionRouteDeps) {
         await pages.document(
           `${serviceEndpoint}/inbox`,
           { refType: 'inbox', objectIri: serviceId, ordered: true, items: 'activities' },
-          pagingOf(req.query),
+          pagingOf(req),
         ),
       );
     },
@@ -216,7 +212,7 @@ export function collectionHandlers(deps: CollectionRouteDeps) {
         await pages.document(
           `${serviceEndpoint}/outbox`,
           { refType, objectIri: serviceId, ordered: true, items: 'activities' },
-          pagingOf(req.query),
+          pagingOf(req),
         ),
       );
     },

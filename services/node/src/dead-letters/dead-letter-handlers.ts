@@ -1,6 +1,6 @@
 import { badRequest, notFound } from '@anchor/common/errors';
+import { queryValue } from '@anchor/common/http';
 import type { RequestHandler } from 'express';
-import { singleQueryValue } from '../util/query-value.js';
 import type { DeadLetter } from './dead-letter-store.js';
 import type { DeadLetters } from './dead-letters.js';
 
@@ -22,14 +22,14 @@ export interface DeadLetterHandlers {
  */
 export function deadLetterHandlers(deadLetters: DeadLetters): DeadLetterHandlers {
   const list: RequestHandler = async (req, res) => {
-    const topic = singleQueryValue(req.query.topic, 'topic');
+    const topic = queryValue(req, 'topic');
     if (topic !== undefined && !deadLetters.topics.includes(topic))
       throw badRequest(`topic '${topic}' keeps no dead letters (topics: ${deadLetters.topics.join(', ')})`);
-    const limitText = singleQueryValue(req.query.limit, 'limit');
+    const limitText = queryValue(req, 'limit');
     const limit = limitText === undefined ? DEFAULT_PAGE : Number(limitText);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE)
       throw badRequest(`limit must be an integer from 1 to ${MAX_PAGE}`);
-    const page = await deadLetters.list({ topic, limit, after: singleQueryValue(req.query.after, 'after') });
+    const page = await deadLetters.list({ topic, limit, after: queryValue(req, 'after') });
     res.json({ deadLetters: page.items.map(({ value }) => view(value)), ...(page.next ? { next: page.next } : {}) });
   };
 

@@ -1,11 +1,11 @@
 import { badRequest } from '@anchor/common/errors';
+import { queryValue } from '@anchor/common/http';
 import { getLogger } from '@anchor/common/log';
 import type { Store } from '@anchor/common/storage';
 import { createWebFingerClient, JRD_MEDIA_TYPE } from '@anchor/common/webfinger';
 import type { RequestHandler } from 'express';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
-import { singleQueryValue } from '../util/query-value.js';
 import type { DidAnchor } from '../operations/operation-records.js';
 import type { ResolutionService } from '../resolution/resolution-service.js';
 import type { LogSetting } from '../vct-client/log-setting.js';
@@ -90,7 +90,7 @@ export function createDiscoveryFeature(ctx: NodeContext, deps: DiscoveryDeps): D
       res.type('application/json').send(JSON.stringify(ctx.domainDidDocument));
     },
     webFinger: async (req, res) => {
-      const jrd = await webFinger.describe(webFingerResource(req.query.resource));
+      const jrd = await webFinger.describe(webFingerResource(queryValue(req, 'resource')));
       res.type(JRD_MEDIA_TYPE).send(JSON.stringify(jrd));
     },
     nodeInfoLinks: (_req, res) => {
@@ -112,8 +112,7 @@ export function createDiscoveryFeature(ctx: NodeContext, deps: DiscoveryDeps): D
 }
 
 /** The `resource` query parameter: required, once, non-empty (RFC 7033 §4.2: 400 otherwise). */
-function webFingerResource(value: unknown): string {
-  const resource = singleQueryValue(value, 'resource');
+function webFingerResource(resource: string | undefined): string {
   if (resource === undefined || resource === '')
     throw badRequest('the resource query parameter is required, e.g. ?resource=did:node:...');
   return resource;

@@ -1,5 +1,5 @@
 import { badRequest } from '@anchor/common/errors';
-import { endWhenServerCloses, jsonBody } from '@anchor/common/http';
+import { jsonBody, endWhenServerCloses, queryValue } from '@anchor/common/http';
 import { getLogger } from '@anchor/common/log';
 import type { RequestHandler, Response } from 'express';
 import type { CasFeature } from '../cas/cas-feature.js';
@@ -7,7 +7,6 @@ import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
 import type { ObserverFeature } from '../observer/observer-feature.js';
 import type { OperationStores } from '../operations/operation-stores.js';
-import { singleQueryValue } from '../util/query-value.js';
 import { MirrorImport, type ImportedAnchor } from './mirror-import.js';
 import {
   EXPORT_MAX_COUNT,
@@ -63,8 +62,7 @@ export function createExportFeature(
   });
   const streams = new Set<Response>();
 
-  const countOf = (value: unknown): number => {
-    const text = singleQueryValue(value, 'count');
+  const countOf = (text: string | undefined): number => {
     if (text === undefined) return EXPORT_MAX_COUNT;
     const count = /^\d{1,7}$/.test(text) ? Number(text) : 0;
     if (count < 1 || count > EXPORT_MAX_COUNT)
@@ -73,17 +71,17 @@ export function createExportFeature(
   };
 
   const getExport: RequestHandler = async (req, res) => {
-    const after = parseCursor(singleQueryValue(req.query.after, 'after'));
-    const page = await exporter.page(after, countOf(req.query.count));
+    const after = parseCursor(queryValue(req, 'after'));
+    const page = await exporter.page(after, countOf(queryValue(req, 'count')));
     res.type('application/json').send(exportPageJson(page));
   };
 
   const streamExport: RequestHandler = async (req, res) => {
     // EventSource reconnects with the id of the last event it received.
     const lastEventId = req.get('last-event-id');
-    const after = singleQueryValue(req.query.after, 'after') ?? lastEventId;
+    const after = queryValue(req, 'after') ?? lastEventId;
     let cursor: ExportCursor = parseCursor(after);
-    const count = countOf(req.query.count);
+    const count = countOf(queryValue(req, 'count'));
     res.status(200).set({
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',

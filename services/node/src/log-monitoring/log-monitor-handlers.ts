@@ -1,8 +1,7 @@
 import { badRequest, notFound } from '@anchor/common/errors';
 import type { RequestHandler } from 'express';
 import { LOG_MONITOR_UPDATE } from '../schemas/index.js';
-import { jsonBody } from '@anchor/common/http';
-import { singleQueryValue } from '../util/query-value.js';
+import { jsonBody, queryValue } from '@anchor/common/http';
 import { checkLogUrl } from '../vct-client/log-setting.js';
 import type { MonitoredLog, MonitoredLogs } from './monitored-logs.js';
 
@@ -18,7 +17,7 @@ type ListedStatus = (typeof STATUSES)[number];
  */
 export function logMonitorHandlers(logs: MonitoredLogs): { get: RequestHandler; post: RequestHandler } {
   const get: RequestHandler = async (req, res) => {
-    const status = singleQueryValue(req.query.status, 'status') ?? 'active';
+    const status = queryValue(req, 'status') ?? 'active';
     if (!(STATUSES as readonly string[]).includes(status))
       throw badRequest(`status '${status}' is not supported: active, inactive or failed`);
     const listed = status as ListedStatus;

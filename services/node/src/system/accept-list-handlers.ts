@@ -8,8 +8,7 @@ import {
   type AcceptLists,
   type AcceptListType,
 } from '../runtime-config/accept-lists.js';
-import { singleQueryValue } from '../util/query-value.js';
-import { jsonBody } from '@anchor/common/http';
+import { jsonBody, queryValue } from '@anchor/common/http';
 
 /**
  * `GET|POST <service path>/acceptlist` (spec System endpoints, orb.md §1.2): who may follow this node and who
@@ -26,7 +25,7 @@ export function acceptListHandlers(acceptLists: AcceptLists): { get: RequestHand
   const updates = new KeyedMutex();
 
   const get: RequestHandler = async (req, res) => {
-    const type = singleQueryValue(req.query.type, 'type');
+    const type = queryValue(req, 'type');
     if (type === undefined) {
       res.json(await acceptLists.all());
       return;
