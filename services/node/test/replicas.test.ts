@@ -4,7 +4,14 @@ import { waitFor } from '@anchor/testing/process';
 import { haproxyBinary, startNodeReplicas, type Replica, type ReplicaSet } from '@anchor/testing/replicas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnchorBatches, UNFINISHED } from '../src/anchoring/anchor-batches.js';
-import { metadataOf, postOperation, resolveDid, TestDid } from '../src/testing/test-node.js';
+import {
+  checkResolution,
+  createAll,
+  published,
+  publishedTwice,
+  TestDid,
+  type Published,
+} from '../src/testing/index.js';
 import { namespaceQueues, testMqNamespace } from './node-process.js';
 
 /**
@@ -39,22 +46,23 @@ describe.skipIf(unavailable !== undefined)('three replicas of one node behind ha
 
   it('publishes every create spread over three replicas exactly once, resolvable from every replica', async () => {
     const dids = Array.from({ length: CREATES }, () => new TestDid(set.url));
-    const acknowledged = await createAll(set.url, dids);
+    const acknowledged = await createAll(set.url, dids, 12);
     expect(acknowledged).toHaveLength(dids.length);
     const started = Date.now();
     // A single replica takes 25-35 s for as many on this shared machine under load: the bound says "not a minute".
-    const anchored = await waitAllPublished(set.url, acknowledged, 60_000);
+    const anchored = await waitAllPublished(set, acknowledged, 60_000);
     console.info(`[replicas] ${acknowledged.length} creates published ${Date.now() - started} ms after the last ack`);
     expectPublishedOnce(anchored, acknowledged);
-    // Every replica, asked directly, resolves every DID as published.
-    for (const replica of set.replicas) await waitAllPublished(replica.url, acknowledged, 5_000);
+    // Every replica, asked directly, resolves every DID as published with the operations the store holds.
+    for (const replica of set.replicas)
+      expect((await checkResolution(replica.url, acknowledged, anchored, acknowledged.length)).mismatches).toEqual([]);
   }, 120_000);
 
   it('loses no acknowledged create when the lease holder is killed mid-load', async () => {
     const holder = await leaseHolder(set);
     const dids = Array.from({ length: CREATES }, () => new TestDid(set.url));
     let killedAt = 0;
-    const acknowledged = await createAll(set.url, dids, async (done) => {
+    const acknowledged = await createAll(set.url, dids, 12, async (done) => {
       if (done === Math.floor(CREATES / 3)) {
         killedAt = Date.now();
         await holder.kill();
@@ -70,13 +78,11 @@ describe.skipIf(unavailable !== undefined)('three replicas of one node behind ha
       { timeoutMs: LEASE_MS * 3, intervalMs: 100, description: 'a new batch-writer lease holder' },
     );
     const takeoverMs = Date.now() - killedAt;
-    const anchored = await waitAllPublished(
-      set.url,
-      acknowledged,
-      Math.max(1_000, killedAt + 30_000 - Date.now()),
-    ).catch(async (error: Error) => {
-      throw new Error(`${error.message}; unfinished batches: ${await unfinishedBatches(set)}`);
-    });
+    const anchored = await waitAllPublished(set, acknowledged, Math.max(1_000, killedAt + 30_000 - Date.now())).catch(
+      async (error: Error) => {
+        throw new Error(`${error.message}; unfinished batches: ${await unfinishedBatches(set)}`);
+      },
+    );
     const publishedMs = Date.now() - killedAt;
     console.info(
       `[replicas] killed r${holder.index}: r${successor.index} took the lease in ${takeoverMs} ms, ` +
@@ -91,80 +97,19 @@ describe.skipIf(unavailable !== undefined)('three replicas of one node behind ha
   }, 120_000);
 });
 
-/** Posts every create through `url`, 12 at a time; the DIDs whose create was acknowledged (200). */
-async function createAll(
-  url: string,
-  dids: readonly TestDid[],
-  onDone?: (done: number) => Promise<void>,
-): Promise<TestDid[]> {
-  const acknowledged: TestDid[] = [];
-  let next = 0;
-  let done = 0;
-  const refusals = new Map<string, number>();
-  const worker = async (): Promise<void> => {
-    while (next < dids.length) {
-      const did = dids[next++]!;
-      const answer = await postOperation(url, did.created.request).catch((error: Error) => {
-        const refusal = `no answer: ${String(error.cause ?? error.message)}`;
-        refusals.set(refusal, (refusals.get(refusal) ?? 0) + 1);
-        return undefined;
-      });
-      if (answer?.status === 200) acknowledged.push(did);
-      else if (answer) {
-        const refusal = `${answer.status} ${answer.text.slice(0, 120)}`;
-        refusals.set(refusal, (refusals.get(refusal) ?? 0) + 1);
-      }
-      await onDone?.(++done);
-    }
-  };
-  await Promise.all(Array.from({ length: 12 }, worker));
-  if (refusals.size > 0) console.info('[replicas] not acknowledged:', Object.fromEntries(refusals));
-  return acknowledged;
+/** Every DID's create published exactly once: in one anchor, and no anchor under two transaction numbers. */
+function expectPublishedOnce(found: Map<string, Published[]>, dids: readonly TestDid[]): void {
+  const missing = dids.filter((did) => found.get(did.suffix)?.length !== 1);
+  expect(missing.map((did) => `${did.suffix}: ${JSON.stringify(found.get(did.suffix))}`)).toEqual([]);
+  expect(publishedTwice(found)).toBe(0);
 }
 
-interface Published {
-  canonicalReference: string;
-  transactionNumber: number;
-}
-
-/** The published operations of each DID once all are published (resolved through `url`, 8 at a time). */
-async function waitAllPublished(
-  url: string,
-  dids: readonly TestDid[],
-  timeoutMs: number,
-): Promise<Map<string, Published[]>> {
-  const published = new Map<string, Published[]>();
-  const deadline = Date.now() + timeoutMs;
-  let waiting = [...dids];
-  while (waiting.length > 0) {
-    const still: TestDid[] = [];
-    for (let i = 0; i < waiting.length; i += 8)
-      await Promise.all(
-        waiting.slice(i, i + 8).map(async (did) => {
-          const answer = await resolveDid(url, did.did).catch(() => undefined);
-          const method = answer?.status === 200 ? metadataOf(answer).method : undefined;
-          if (method?.published === true) published.set(did.suffix, method.publishedOperations as Published[]);
-          else still.push(did);
-        }),
-      );
-    waiting = still;
-    if (waiting.length === 0) break;
-    if (Date.now() > deadline)
-      throw new Error(`${waiting.length} of ${dids.length} acknowledged creates unpublished after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  return published;
-}
-
-/** No DID in two anchors (its create published once), no anchor under two transaction numbers. */
-function expectPublishedOnce(published: Map<string, Published[]>, dids: readonly TestDid[]): void {
-  const twice = dids.filter((did) => published.get(did.suffix)?.length !== 1);
-  expect(twice.map((did) => `${did.suffix}: ${JSON.stringify(published.get(did.suffix))}`)).toEqual([]);
-  const numbersOf = new Map<string, Set<number>>();
-  for (const operations of published.values())
-    for (const { canonicalReference, transactionNumber } of operations)
-      numbersOf.set(canonicalReference, (numbersOf.get(canonicalReference) ?? new Set()).add(transactionNumber));
-  expect([...numbersOf].filter(([, numbers]) => numbers.size > 1)).toEqual([]);
+/** Waits until every DID is published (read from the shared database by `_id`); each one's published operations. */
+async function waitAllPublished(set: ReplicaSet, dids: readonly TestDid[], timeoutMs: number) {
+  const { found, unpublished } = await published(set.databaseUrl, dids, Date.now() + timeoutMs);
+  if (unpublished > 0)
+    throw new Error(`${unpublished} of ${dids.length} acknowledged creates unpublished after ${timeoutMs} ms`);
+  return found;
 }
 
 /** The replica holding the batch-writer lease (read from the shared database). */

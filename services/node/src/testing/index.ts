@@ -13,3 +13,4 @@ export {
   type TestNode,
   type HttpAnswer,
 } from './test-node.js';
+export { checkResolution, createAll, published, publishedTwice, type Published } from './replica-publication.js';
