@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createStoreProvider } from '@anchor/common/storage';
 import { startLocalFederation, type LocalFederation } from '@anchor/dev-env';
 import { freePort, makeTempDir, runProcess, waitFor, type TempDir } from '@anchor/testing/process';
 import type { Browser, Page } from 'playwright-core';
@@ -183,6 +184,54 @@ describe.skipIf(binary === undefined)('the explorer in headless chromium against
     const others = problemsOf(page).filter((problem) => !problem.endsWith(policy404));
     problemsOf(page).splice(0, Infinity, ...others);
     await expectClean(page, 'did-verified');
+  });
+
+  it("fails the anchor-hash check, with its reason, when node2's stored copy of the anchor linkset is altered", async () => {
+    const page = await open(`${node2}/explorer/?did=${encodeURIComponent(created.did)}`, '#did-status');
+    const href = await page.locator('section[aria-label="Latest anchor"] dd a').first().getAttribute('href');
+    const anchor = new URL(href!, node2).searchParams.get('anchor')!;
+    // node2's own store (LMDB under <dataDir>/db, which another process may open beside the running node):
+    // its CAS copy of the linkset, its author changed, as a node that rewrote who made the anchor would serve it.
+    const storage = await createStoreProvider({
+      type: 'lmdb',
+      dataDir: join(federation.layout.nodes[1]!.dataDir, 'db'),
+    });
+    const cas = await storage.open<{ content: string; mediaType: string; size: number }>('cas');
+    const original = await cas.get(anchor);
+    expect(original, `node2 holds ${anchor}`).toBeDefined();
+    const linkset = JSON.parse(Buffer.from(original!.content, 'base64').toString('utf8')) as {
+      linkset: { author?: unknown }[];
+    };
+    linkset.linkset[0]!.author = [{ href: 'https://evil.example/services/node' }];
+    const tampered = Buffer.from(JSON.stringify(linkset));
+    try {
+      await cas.put(anchor, { ...original!, content: tampered.toString('base64'), size: tampered.length });
+      await page.locator('#verify-button:enabled').click();
+      await page
+        .locator('#verify-status')
+        .filter({ hasText: /\S/ })
+        .filter({ hasNotText: /^Verifying/ })
+        .waitFor({ timeout: 60_000 });
+      expect(await page.textContent('#verify-status')).toBe('Some checks fail: see the reasons.');
+      const check = page.locator(`.verification[data-anchor="${anchor}"] li[data-check="anchor-hash"]`);
+      expect(await check.getAttribute('data-result')).toBe('fail');
+      expect(await check.locator('.reason').textContent()).toMatch(
+        new RegExp(`the anchor linkset hashes to u[\\w-]+, not to the anchor hash ${anchor}$`),
+      );
+      // The checks that need the credential are not passed on a linkset that failed its hash.
+      const others = await page
+        .locator(`.verification[data-anchor="${anchor}"] li.check:not([data-check="anchor-hash"])`)
+        .evaluateAll((items) => items.map((item) => item.getAttribute('data-result')));
+      expect(others.length).toBe(3);
+      expect(others).not.toContain('pass');
+    } finally {
+      await cas.put(anchor, original!);
+      await storage.close();
+    }
+    const policy404 = `status of 404 (Not Found) (${node1}/policy)`;
+    const others = problemsOf(page).filter((problem) => !problem.endsWith(policy404));
+    problemsOf(page).splice(0, Infinity, ...others);
+    await expectClean(page, 'did-tampered');
   });
 
   it('lists the anchor on the anchors page with its create operation and witnesses', async () => {
