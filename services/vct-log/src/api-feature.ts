@@ -8,7 +8,8 @@ import type { VctLogContext } from './log-context.js';
 import type { LogsFeature } from './logs-feature.js';
 import type { PreparerFeature } from './preparer-feature.js';
 import { vctLogRoutes } from './routes.js';
-import { tlogTileHandlers } from './api/tlog-tiles.js';
+import { TilesDir } from './api/tiles-dir.js';
+import { servedCheckpoint, tlogTileHandlers } from './api/tlog-tiles.js';
 import { SignedCheckpoints } from './signing/signed-checkpoints.js';
 import { SignedTreeHeads } from './signing/signed-tree-heads.js';
 import { Cosigning, parseWitnessEndpoint } from './witness/cosigning.js';
@@ -22,6 +23,10 @@ export interface ApiFeature extends Feature {
   readonly checkpoints: SignedCheckpoints;
   /** Asks `--witnesses` to cosign each new checkpoint; its lines are served with the checkpoint. */
   readonly cosigning: Cosigning;
+  /** `--tiles-dir`: the tiles written as files; undefined without it. */
+  readonly tilesDir: TilesDir | undefined;
+  /** After a round: the witnesses are asked, then the tiles and the cosigned checkpoint written. */
+  afterRound(): Promise<void>;
 }
 
 export function createApiFeature(
@@ -60,6 +65,14 @@ export function createApiFeature(
     checkpointNote: (served) => checkpoints.note(served.alias, served.head()),
     ...(ctx.config.witnessTimeoutMs === undefined ? {} : { timeoutMs: ctx.config.witnessTimeoutMs }),
   });
+  const tilesDir =
+    ctx.config.tilesDir === undefined
+      ? undefined
+      : new TilesDir({
+          dir: ctx.config.tilesDir,
+          logs: logs.logs,
+          checkpoint: (served) => servedCheckpoint(checkpoints, cosigning, served),
+        });
   mountRoutes(
     http,
     vctLogRoutes(http, {
@@ -79,10 +92,18 @@ export function createApiFeature(
     name: 'api',
     checkpoints,
     cosigning,
+    tilesDir,
+    async afterRound() {
+      await cosigning.runNow();
+      await tilesDir?.runNow();
+    },
     get baseUrl() {
       return knownBaseUrl();
     },
-    stop: () => cosigning.close(),
+    async stop() {
+      await tilesDir?.close();
+      await cosigning.close();
+    },
     async start() {
       baseUrl ??= `${ctx.listener.secure ? 'https' : 'http'}://${displayHost(ctx.config.host ?? '127.0.0.1')}:${ctx.listener.port}`;
     },

@@ -19,6 +19,7 @@ import { tracingOptions } from '@anchor/common/tracing';
 import { workerThreadsOption } from '@anchor/common/workers';
 import { issuerItemProblem, logItemProblem, buildLogDefinitions } from './log-definitions.js';
 import type { VctLogOptions } from './log-options.js';
+import { checkTilesDir } from './api/tiles-dir.js';
 import { parseWitnessEndpoint } from './witness/cosigning.js';
 
 /**
@@ -129,6 +130,10 @@ export const VCT_LOG_CONFIG = defineConfig({
       flag: 'tlog-origin',
       help: "origin line of each log's C2SP checkpoint (GET /<alias>/checkpoint), {alias} replaced by the alias; it is also the note key name (no spaces, no '+') and must hold {alias} when several logs are served (default <base-url without its scheme>/{alias}, as example.com/vct/main)",
     }),
+    tilesDir: opt.string({
+      flag: 'tiles-dir',
+      help: "write each log's C2SP tlog-tiles (checkpoint, hash tiles, entry bundles) as files under <tiles-dir>/<alias>/ after every integration round, for a plain web server to serve; caught up from the store at start; created when missing, and a path the log cannot write stops the start (none: no files are written)",
+    }),
     witnesses: opt.list({
       flag: 'witnesses',
       validateItem: witnessItemProblem,
@@ -236,6 +241,7 @@ export function vctLogOptionsFrom(flags: VctLogFlags): { options: VctLogOptions;
     maxRootAgeMs: flags.maxRootAge,
     maxGetEntries: flags.maxGetEntries,
     tlogOrigin: flags.tlogOrigin,
+    tilesDir: flags.tilesDir === undefined ? undefined : checkedTilesDir(flags.tilesDir),
     witnesses: flags.witnesses,
     witnessLogs: flags.witnessLogs,
     witnessKeyFile: flags.witnessKey,
@@ -270,4 +276,10 @@ function verifierKeyProblem(item: string): string | undefined {
   } catch (error) {
     return (error as Error).message;
   }
+}
+
+/** `--tiles-dir`, made and written to once here so that a path the log cannot write is a config error. */
+function checkedTilesDir(dir: string): string {
+  checkTilesDir(dir);
+  return dir;
 }

@@ -31,6 +31,8 @@ export interface VctLogOptions extends ServiceOptions {
   maxGetEntries?: number;
   /** Origin line of each alias's C2SP checkpoint, `{alias}` replaced; default `<base URL without scheme>/{alias}`. */
   tlogOrigin?: string | undefined;
+  /** `--tiles-dir`: each alias's tlog-tiles written as files under `<tilesDir>/<alias>/`. Default none (off). */
+  tilesDir?: string | undefined;
   /** Witnesses asked to cosign each new checkpoint: `<cosignature vkey>@<submission URL>`. */
   witnesses?: readonly string[];
   /** How long the log waits for one witness's answer. Default 10 s. */

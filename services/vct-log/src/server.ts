@@ -24,6 +24,8 @@ export interface VctLogServer extends ServiceHandle {
   integrateNow(): Promise<void>;
   /** Asks `--witnesses` to cosign the current checkpoints now; resolves when each answered or failed (tests). */
   cosignNow(): Promise<void>;
+  /** `--tiles-dir`: writes the tiles and checkpoint files now (after the round in flight); resolves when done. */
+  writeTilesNow(): Promise<void>;
   /** Witness mode: the cosignature/v1 vkey (`<name>+<hash>+<base64(0x04 ‖ key)>`); undefined without `--witness-logs`. */
   readonly witnessVerifierKey: string | undefined;
 }
@@ -56,7 +58,7 @@ const vctLogService: ServiceDefinition<VctLogOptions, VctLogContextMembers, VctL
     const witness = add(await createWitnessFeature(ctx, () => (later.api as ApiFeature).baseUrl));
     const api = add(createApiFeature(ctx, logs, preparer, contexts.routes, witness.addCheckpoint));
     later.api = api;
-    const sequencer = add(await createSequencerFeature(ctx, logs, () => api.cosigning.nudge()));
+    const sequencer = add(await createSequencerFeature(ctx, logs, () => void api.afterRound()));
     return { logs, api, sequencer, witness };
   },
   started(ctx, { logs, api, witness }) {
@@ -75,8 +77,8 @@ const vctLogService: ServiceDefinition<VctLogOptions, VctLogContextMembers, VctL
       ...(api.cosigning.witnesses.length > 0 ? { witnesses: api.cosigning.witnesses.map((w) => w.url) } : {}),
       ...(witnessing ? { witnessVerifierKey: witnessing.verifierKey, witnessedOrigins: witnessing.origins } : {}),
     });
-    // The head the log starts with is cosigned too, not only the ones rounds make.
-    api.cosigning.nudge();
+    // The head the log starts with is cosigned too, not only the ones rounds make; --tiles-dir catches up.
+    void api.afterRound();
   },
 };
 
@@ -98,6 +100,7 @@ export function createServer(options: VctLogOptions = {}): VctLogServer {
     noteVerifierKey: (alias) => running('key').parts.api.checkpoints.verifierKey(alias),
     integrateNow: () => running('sequencer').parts.sequencer.runRound(),
     cosignNow: () => running('cosigning').parts.api.cosigning.runNow(),
+    writeTilesNow: async () => running('tiles-dir').parts.api.tilesDir?.runNow(),
     get witnessVerifierKey() {
       return running('witness').parts.witness.witness()?.verifierKey;
     },

@@ -95,6 +95,7 @@ describe('vct-log binary', () => {
         /--tlog-origin "example.com\/log" names one log, but --logs serves 2/,
       ],
       [['--tlog-origin', 'example.com/a+b'], {}, /--tlog-origin "example.com\/a\+b" is no note key name/],
+      [['--tiles-dir', '/dev/null/tiles'], {}, /--tiles-dir: cannot write to \/dev\/null\/tiles: ENOTDIR/],
     ];
     for (const [args, env, message] of cases) {
       const result = await runProcess(main, { args, env });

@@ -1,6 +1,7 @@
 import { internal, notFound } from '@anchor/common/errors';
 import type { FastAnswer, FastHandler } from '@anchor/common/http';
-import { TILE_WIDTH, encodeEntryBundle, parseTilePath, tileWidth } from '@anchor/common/tlog';
+import { TILE_WIDTH, encodeEntryBundle, parseTilePath, tilePath, tileWidth, type TileRef } from '@anchor/common/tlog';
+import type { TransparencyLog } from '../merkle-log/transparency-log.js';
 import type { SignedCheckpoints } from '../signing/signed-checkpoints.js';
 import type { LogRegistry } from './log-access.js';
 
@@ -8,6 +9,11 @@ import type { LogRegistry } from './log-access.js';
 export const FULL_TILE_CACHE = 'public, max-age=31536000, immutable';
 /** A partial tile is replaced by a wider one as the tree grows, and the checkpoint by the next head. */
 export const SHORT_CACHE = 'public, max-age=5';
+
+/** The witnesses' cosignature lines held for a checkpoint text (`Cosigning`). */
+export interface CosignatureLines {
+  linesFor(alias: string, text: string): string;
+}
 
 export interface TlogTileHandlers {
   readonly checkpoint: FastHandler;
@@ -22,16 +28,13 @@ export interface TlogTileHandlers {
 export function tlogTileHandlers(
   logs: LogRegistry,
   checkpoints: SignedCheckpoints,
-  cosigning?: { linesFor(alias: string, text: string): string },
+  cosigning?: CosignatureLines,
 ): TlogTileHandlers {
   return {
     async checkpoint(req): Promise<FastAnswer> {
       const alias = req.params.alias ?? '';
       const { log } = logs.require(alias, 'read');
-      const note = await checkpoints.note(alias, log.head());
-      // The witnesses' cosignatures of this very checkpoint, after the log's own signature line.
-      const lines = cosigning?.linesFor(alias, note.slice(0, note.indexOf('\n\n') + 1)) ?? '';
-      const body = note + lines;
+      const body = await servedCheckpoint(checkpoints, cosigning, log);
       return { contentType: 'text/plain', body, headers: { 'Cache-Control': SHORT_CACHE } };
     },
     async tile(req): Promise<FastAnswer> {
@@ -44,21 +47,38 @@ export function tlogTileHandlers(
       const headers = { 'Cache-Control': tile.width === TILE_WIDTH ? FULL_TILE_CACHE : SHORT_CACHE };
       if (tile.level !== 'entries')
         return { contentType: 'application/octet-stream', body: await log.hashTile(tile), headers };
-      const size = log.head().size;
-      if (tile.width > tileWidth(size, 'entries', tile.index))
-        throw notFound(`entry bundle ${path} is beyond the log's tree of size ${size}`);
-      const start = tile.index * TILE_WIDTH;
-      const entries = await log.entries(start, start + tile.width - 1);
-      const bytes = entries.map((entry) => Buffer.from(entry.leafInput, 'utf8'));
-      // add-vc takes bodies up to --request-body-limit, but a bundle's lengths are 16-bit: such a bundle
-      // cannot be written (get-entries serves the entry); said, rather than blamed on the request.
-      const large = bytes.findIndex((entry) => entry.length > 0xffff);
-      if (large >= 0)
-        throw internal(
-          `entry ${start + large} is ${bytes[large]?.length} bytes, over the 65,535 of a C2SP entry bundle: ${path} cannot be served (GET /${alias}/v1/get-entries serves the entry)`,
-        );
-      const body = encodeEntryBundle(bytes);
+      const body = await entryBundle(log, tile);
       return { contentType: 'application/octet-stream', body, headers };
     },
   };
+}
+
+/** An alias's checkpoint as served: the log's signed note of its head, then the witnesses' lines for it. */
+export async function servedCheckpoint(
+  checkpoints: SignedCheckpoints,
+  cosigning: CosignatureLines | undefined,
+  log: TransparencyLog,
+): Promise<string> {
+  const note = await checkpoints.note(log.alias, log.head());
+  // The witnesses' cosignatures of this very checkpoint, after the log's own signature line.
+  return note + (cosigning?.linesFor(log.alias, note.slice(0, note.indexOf('\n\n') + 1)) ?? '');
+}
+
+/** An entry bundle of the committed tree (`tile.level` is `entries`); beyond the tree it is `not_found`. */
+export async function entryBundle(log: TransparencyLog, tile: TileRef): Promise<Buffer> {
+  const path = tilePath(tile);
+  const size = log.head().size;
+  if (tile.width > tileWidth(size, 'entries', tile.index))
+    throw notFound(`entry bundle ${path} is beyond the log's tree of size ${size}`);
+  const start = tile.index * TILE_WIDTH;
+  const entries = await log.entries(start, start + tile.width - 1);
+  const bytes = entries.map((entry) => Buffer.from(entry.leafInput, 'utf8'));
+  // add-vc takes bodies up to --request-body-limit, but a bundle's lengths are 16-bit: such a bundle
+  // cannot be written (get-entries serves the entry); said, rather than blamed on the request.
+  const large = bytes.findIndex((entry) => entry.length > 0xffff);
+  if (large >= 0)
+    throw internal(
+      `entry ${start + large} is ${bytes[large]?.length} bytes, over the 65,535 of a C2SP entry bundle: ${path} cannot be served (GET /${log.alias}/v1/get-entries serves the entry)`,
+    );
+  return encodeEntryBundle(bytes);
 }

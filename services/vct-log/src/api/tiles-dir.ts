@@ -1,0 +1,159 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { ConfigError } from '@anchor/common/config';
+import { errorMessage } from '@anchor/common/errors';
+import { getLogger } from '@anchor/common/log';
+import { TILE_WIDTH, tilePath, tileWidth, type TileRef } from '@anchor/common/tlog';
+import type { TransparencyLog } from '../merkle-log/transparency-log.js';
+import { entryBundle } from './tlog-tiles.js';
+
+const log = getLogger('vct-tiles-dir');
+
+/** What has been written of one alias: the tree size whose tiles are all on disk, and the checkpoint file. */
+interface Written {
+  size: number;
+  checkpoint?: string;
+}
+
+export interface TilesDirOptions {
+  /** The directory; each alias is written under `<dir>/<alias>/`. */
+  dir: string;
+  logs: readonly TransparencyLog[];
+  /** The alias's checkpoint as `GET /<alias>/checkpoint` serves it (undefined: the log has none, P-256). */
+  checkpoint: (log: TransparencyLog) => Promise<string | undefined>;
+}
+
+/**
+ * `--tiles-dir`: each alias's C2SP tlog-tiles as files, so a plain web server serving the directory is the
+ * read-only tlog-tiles endpoint. After each round the tiles a new head completes (full tiles, and the partial
+ * ones of its size) are written, then the checkpoint, so a reader never sees a checkpoint whose tiles are
+ * missing. Each file is written to a temporary name in its directory and renamed. The first round after start
+ * writes every tile that is not on disk (full tiles once there never change); a failed write is logged and
+ * the round is tried again next time: it never stops the log.
+ */
+export class TilesDir {
+  private readonly written = new Map<string, Written>();
+  private running: Promise<void> | undefined;
+  private again = false;
+  private closed = false;
+
+  constructor(private readonly options: TilesDirOptions) {}
+
+  /** One round now, or after the one in flight (one more if asked meanwhile); never rejects. */
+  runNow(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        for (const served of this.options.logs) await this.writeLog(served);
+      } while (this.again && !this.closed);
+    })().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  /** Lets the round in flight finish. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.running;
+  }
+
+  private async writeLog(served: TransparencyLog): Promise<void> {
+    const root = join(this.options.dir, served.alias);
+    const size = served.head().size;
+    const done = this.written.get(served.alias);
+    try {
+      let checkpoint: string | undefined;
+      try {
+        checkpoint = await this.options.checkpoint(served);
+      } catch (error) {
+        // A P-256 log has no checkpoint (C2SP notes are Ed25519): its tiles are still written.
+        if (done === undefined) log.warn('no checkpoint to write', { alias: served.alias, err: errorMessage(error) });
+      }
+      if (done !== undefined && done.size === size && done.checkpoint === checkpoint) return;
+      if (done === undefined || done.size !== size) await this.writeTiles(served, root, done?.size, size);
+      if (checkpoint !== undefined && checkpoint !== done?.checkpoint)
+        await writeAtomically(join(root, 'checkpoint'), checkpoint);
+      this.written.set(served.alias, { size, ...(checkpoint === undefined ? {} : { checkpoint }) });
+    } catch (error) {
+      log.error('could not write the tiles to --tiles-dir; trying again after the next round', {
+        alias: served.alias,
+        dir: root,
+        size,
+        err: errorMessage(error),
+      });
+    }
+  }
+
+  /**
+   * The tiles of a tree of `size` not written at `from` (every one not on disk when `from` is unknown): full
+   * tiles completed since, and the partial tiles of `size`.
+   */
+  private async writeTiles(served: TransparencyLog, root: string, from: number | undefined, size: number) {
+    for (const level of ['entries', ...levelsOf(size)] as const) {
+      const nodes = Math.floor(size / TILE_WIDTH ** (level === 'entries' ? 0 : level));
+      const before = from === undefined ? 0 : Math.floor(from / TILE_WIDTH ** (level === 'entries' ? 0 : level));
+      const last = Math.ceil(nodes / TILE_WIDTH) - 1;
+      for (let index = Math.floor(before / TILE_WIDTH); index <= last; index++) {
+        const tile: TileRef = { level, index, width: tileWidth(size, level, index) };
+        // Written at `from` already: a full tile, or the partial tile of that very width.
+        if (from !== undefined && tile.width === tileWidth(from, level, index)) continue;
+        const file = join(root, tilePath(tile));
+        if (from === undefined && (await exists(file))) continue;
+        const bytes = level === 'entries' ? await entryBundle(served, tile) : await served.hashTile(tile);
+        await writeAtomically(file, bytes);
+      }
+    }
+  }
+}
+
+/** The hash-tile levels a tree of `size` has (level L exists once it has a node at height 8·L). */
+function levelsOf(size: number): number[] {
+  const levels: number[] = [];
+  for (let level = 0; Math.floor(size / TILE_WIDTH ** level) > 0; level++) levels.push(level);
+  return levels;
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A reader sees the old file or the new one, never half of one: written beside it, then renamed. */
+async function writeAtomically(file: string, data: string | Buffer): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  const temp = join(dirname(file), `.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+  try {
+    await writeFile(temp, data);
+    await rename(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * `--tiles-dir` at start: created when missing and written to once, so a path the log cannot write is a
+ * configuration error (exit 2, as an unreadable `--tls-cacerts`), not a log line every round.
+ */
+export function checkTilesDir(dir: string): void {
+  const probe = join(dir, `.tmp-${process.pid}-probe`);
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(probe, '');
+    rmSync(probe);
+  } catch (error) {
+    throw new ConfigError(`--tiles-dir: cannot write to ${dir}: ${errorMessage(error)}`, { cause: error });
+  }
+}
