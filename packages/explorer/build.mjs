@@ -16,6 +16,8 @@ const { metafile } = await build({
   logLevel: 'warning',
 });
 writeFileSync('dist/verifier.meta.json', JSON.stringify(metafile));
+// The federation graph likewise (cytoscape), imported by the federation page once it has read the federation.
+await build({ ...common, entryPoints: ['src/federation-graph.ts'], outfile: 'dist/graph.js', logLevel: 'warning' });
 await build({
   entryPoints: ['src/main.ts'],
   bundle: true,

@@ -1,6 +1,41 @@
 import { h, type ComponentChild } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { getJson } from './api.js';
+import type * as GraphModule from './federation-graph.js';
+
+/** The graph is its own bundle (cytoscape), loaded once the federation is read (the page stays small). */
+const GRAPH_URL = new URL('./graph.js', import.meta.url).href;
+let graph: Promise<typeof GraphModule> | undefined;
+function loadGraph(): Promise<typeof GraphModule> {
+  graph ??= import(GRAPH_URL) as Promise<typeof GraphModule>;
+  graph.catch(() => (graph = undefined));
+  return graph;
+}
+
+/**
+ * The federation drawn as a graph above the table (which says the same in rows, for a screen reader): the
+ * canvas is named by what the graph holds.
+ */
+function FederationGraph(props: { self: string; peers: readonly Peer[] }): ComponentChild {
+  const canvas = useRef<HTMLDivElement>(null);
+  const [label, setLabel] = useState<string>('The federation as a graph: drawing…');
+  useEffect(() => {
+    loadGraph().then(
+      (loaded) => {
+        if (canvas.current !== null) setLabel(loaded.drawFederation(canvas.current, props.self, props.peers));
+      },
+      (error: unknown) => setLabel(`The graph could not be drawn: ${(error as Error).message}`),
+    );
+  }, []);
+  return h('figure', { class: 'federation-graph' }, [
+    h('div', { ref: canvas, class: 'graph', role: 'img', 'aria-label': label, id: 'federation-graph' }),
+    h(
+      'figcaption',
+      null,
+      'Arrows point from the node that follows, or witnesses, to the one it follows or witnesses for.',
+    ),
+  ]);
+}
 
 /** The four collections of the node's service actor that make the federation, with what each means. */
 export const RELATIONS = [
@@ -107,6 +142,7 @@ export function FederationPage(props: { base: string }): ComponentChild {
           ? `Could not read the federation: ${loaded.message}`
           : `This node and ${loaded.peers.length} peer${loaded.peers.length === 1 ? '' : 's'}.`,
     ),
+    loaded.state === 'found' ? h(FederationGraph, { self: loaded.self.actor, peers: loaded.peers }) : null,
     loaded.state === 'found'
       ? h('table', { class: 'federation' }, [
           h('caption', null, 'Services of the federation, how each is linked to this node, and its health'),

@@ -253,6 +253,18 @@ describe.skipIf(binary === undefined)('the explorer in headless chromium against
   it('shows both nodes on the federation page, linked both ways, and this node healthy', async () => {
     const page = await open(`${node1}/explorer/?view=federation`, '#federation-status');
     expect(await page.textContent('#federation-status')).toBe('This node and 1 peer.');
+    // The graph (cytoscape, its own bundle): drawn on canvas, named by the nodes and edges it holds.
+    await page.locator('#federation-graph[aria-label^="The federation as a graph. Nodes:"]').waitFor();
+    expect(await page.locator('#federation-graph canvas').count()).toBeGreaterThan(0);
+    const [host1, host2] = [new URL(node1).host, new URL(node2).host];
+    const drawn = (await page.getAttribute('#federation-graph', 'aria-label'))!;
+    expect(drawn).toContain(`Nodes: ${host1}/services/node (this node), ${host2}/services/node.`);
+    for (const [from, to] of [
+      [host1, host2],
+      [host2, host1],
+    ])
+      for (const relation of ['follows', 'witnesses for'])
+        expect(drawn).toContain(`${from}/services/node ${relation} ${to}/services/node`);
     const rows = page.locator('table.federation tbody tr');
     expect(await rows.count()).toBe(2);
     expect(await rows.nth(0).textContent()).toContain(`${node1}/services/node (this node)`);

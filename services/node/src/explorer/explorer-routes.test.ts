@@ -46,6 +46,12 @@ describe('the explorer served by the node', () => {
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
     expect((await script.text()).length).toBeGreaterThan(1_000);
+    // The bundles imported on demand: the verifier and the federation graph.
+    for (const name of ['verifier.js', 'graph.js']) {
+      const bundle = await fetch(`${node.url}/explorer/${name}`);
+      expect(bundle.status, name).toBe(200);
+      expect(bundle.headers.get('content-type'), name).toMatch(/^text\/javascript/);
+    }
     const style = await fetch(`${node.url}/explorer/explorer.css`);
     expect(style.status).toBe(200);
     expect(style.headers.get('content-type')).toMatch(/^text\/css/);

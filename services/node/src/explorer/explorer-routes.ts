@@ -30,6 +30,9 @@ const ASSETS: Readonly<Record<string, string>> = {
   // The in-page verifier, imported on the first "Verify".
   'verifier.js': 'text/javascript; charset=utf-8',
   'verifier.js.map': 'application/json',
+  // The federation graph (cytoscape), imported by the federation page.
+  'graph.js': 'text/javascript; charset=utf-8',
+  'graph.js.map': 'application/json',
 };
 
 let distDir: string | undefined;
@@ -73,7 +76,9 @@ export function explorerRoutes(): RouteSpec[] {
     {
       method: 'GET',
       path: `${EXPLORER_PATH}:asset`,
-      params: { asset: 'a file of the explorer (`explorer.js`, `explorer.css`, `verifier.js`, their source maps)' },
+      params: {
+        asset: 'a file of the explorer (`explorer.js`, `explorer.css`, `verifier.js`, `graph.js`, their source maps)',
+      },
       auth: 'open',
       tag: 'explorer',
       summary: "the explorer's script, style sheet and source map",
