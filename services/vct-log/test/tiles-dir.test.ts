@@ -189,3 +189,43 @@ describe('--tiles-dir served by a plain web server, read by Go', () => {
     expect(parseCheckpoint(openNote(note, [parseVerifierKey(verifierKey)]).text)).toMatchObject({ size: 523 });
   }, 120_000);
 });
+
+describe('--tiles-dir of a P-256 log', () => {
+  it('writes the tiles but no checkpoint; a bundle holding an entry over 64 KiB is left out, the rest go on', async () => {
+    const dir = await makeTempDir('vct-tiles-dir-p256-');
+    const tiles = join(dir.path, 'tiles', 'main');
+    const server = createServer({
+      dataDir: dir.path,
+      storage: { type: 'lmdb' },
+      canonicalizeWorkers: 0,
+      integrationIntervalMs: 60_000,
+      keyType: 'P-256',
+      tilesDir: join(dir.path, 'tiles'),
+    });
+    try {
+      await server.start();
+      for (const name of ['a', 'b', 'c']) {
+        const reply = await call(`${server.url}/main/v1/add-vc`, { json: anchorCredential(name) });
+        expect(reply.status).toBe(200);
+      }
+      await server.integrateNow();
+      await server.writeTilesNow();
+      expect((await stat(join(tiles, 'tile/0/000.p/3'))).size).toBe(3 * 32);
+      expect((await stat(join(tiles, 'tile/entries/000.p/3'))).isFile()).toBe(true);
+      await expect(stat(join(tiles, 'checkpoint'))).rejects.toThrow(/ENOENT/);
+      // add-vc takes up to 1 MB; a C2SP bundle's lengths are 16-bit.
+      const large = await call(`${server.url}/main/v1/add-vc`, { json: anchorCredential('x'.repeat(70_000)) });
+      expect(large.status).toBe(200);
+      await server.integrateNow();
+      const more = await call(`${server.url}/main/v1/add-vc`, { json: anchorCredential('d') });
+      expect(more.status).toBe(200);
+      await server.integrateNow();
+      await server.writeTilesNow();
+      expect((await stat(join(tiles, 'tile/0/000.p/5'))).size).toBe(5 * 32);
+      await expect(stat(join(tiles, 'tile/entries/000.p/5'))).rejects.toThrow(/ENOENT/);
+    } finally {
+      await server.stop();
+      await dir.remove();
+    }
+  }, 120_000);
+});

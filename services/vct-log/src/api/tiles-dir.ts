@@ -7,9 +7,10 @@ import { errorMessage } from '@anchor/common/errors';
 import { getLogger } from '@anchor/common/log';
 import { TILE_WIDTH, tilePath, tileWidth, type TileRef } from '@anchor/common/tlog';
 import type { TransparencyLog } from '../merkle-log/transparency-log.js';
-import { entryBundle } from './tlog-tiles.js';
+import { entryBundle, isOversizedBundle } from './tlog-tiles.js';
 
 const log = getLogger('vct-tiles-dir');
+const FAILURE_LOG_INTERVAL_MS = 60_000;
 
 /** What has been written of one alias: the tree size whose tiles are all on disk, and the checkpoint file. */
 interface Written {
@@ -35,6 +36,10 @@ export interface TilesDirOptions {
  */
 export class TilesDir {
   private readonly written = new Map<string, Written>();
+  /** The last failure logged per alias: the same one is logged again only after a minute, not every round. */
+  private readonly failing = new Map<string, { message: string; at: number }>();
+  /** Entry bundles holding an entry over 64 KiB, which no web server can serve either. */
+  private readonly oversized = new Set<string>();
   private running: Promise<void> | undefined;
   private again = false;
   private closed = false;
@@ -82,12 +87,17 @@ export class TilesDir {
       if (checkpoint !== undefined && checkpoint !== done?.checkpoint)
         await writeAtomically(join(root, 'checkpoint'), checkpoint);
       this.written.set(served.alias, { size, ...(checkpoint === undefined ? {} : { checkpoint }) });
+      if (this.failing.delete(served.alias)) log.info('--tiles-dir written again', { alias: served.alias, size });
     } catch (error) {
-      log.error('could not write the tiles to --tiles-dir; trying again after the next round', {
+      const message = errorMessage(error);
+      const last = this.failing.get(served.alias);
+      if (last?.message === message && Date.now() - last.at < FAILURE_LOG_INTERVAL_MS) return;
+      this.failing.set(served.alias, { message, at: Date.now() });
+      log.error('could not write the tiles to --tiles-dir; trying again after each round', {
         alias: served.alias,
         dir: root,
         size,
-        err: errorMessage(error),
+        err: message,
       });
     }
   }
@@ -107,7 +117,16 @@ export class TilesDir {
         if (from !== undefined && tile.width === tileWidth(from, level, index)) continue;
         const file = join(root, tilePath(tile));
         if (from === undefined && (await exists(file))) continue;
-        const bytes = level === 'entries' ? await entryBundle(served, tile) : await served.hashTile(tile);
+        let bytes: Buffer;
+        try {
+          bytes = level === 'entries' ? await entryBundle(served, tile) : await served.hashTile(tile);
+        } catch (error) {
+          if (!isOversizedBundle(error)) throw error;
+          // Never writable (its lengths are 16-bit): left out, so the hash tiles and checkpoint go on.
+          if (!this.oversized.has(file)) log.warn('an entry bundle left out', { file, err: errorMessage(error) });
+          this.oversized.add(file);
+          continue;
+        }
         await writeAtomically(file, bytes);
       }
     }

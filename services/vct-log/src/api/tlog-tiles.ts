@@ -77,8 +77,16 @@ export async function entryBundle(log: TransparencyLog, tile: TileRef): Promise<
   // cannot be written (get-entries serves the entry); said, rather than blamed on the request.
   const large = bytes.findIndex((entry) => entry.length > 0xffff);
   if (large >= 0)
-    throw internal(
-      `entry ${start + large} is ${bytes[large]?.length} bytes, over the 65,535 of a C2SP entry bundle: ${path} cannot be served (GET /${log.alias}/v1/get-entries serves the entry)`,
+    throw Object.assign(
+      internal(
+        `entry ${start + large} is ${bytes[large]?.length} bytes, over the 65,535 of a C2SP entry bundle: ${path} cannot be served (GET /${log.alias}/v1/get-entries serves the entry)`,
+      ),
+      { oversizedEntry: start + large },
     );
   return encodeEntryBundle(bytes);
+}
+
+/** An `entryBundle` refusal that no retry mends: the bundle holds an entry over 64 KiB. */
+export function isOversizedBundle(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && 'oversizedEntry' in error;
 }
