@@ -2,31 +2,10 @@
  * A DID's history as the node lists it (`GET /sidetree/v1/identifiers/{did}/history`), and the timeline rows
  * the page draws from it. Pure (no fetch, no DOM), so it is unit-tested on a node's real answers.
  */
-export interface HistoryOperation {
-  type: 'create' | 'update' | 'recover' | 'deactivate';
-  published: boolean;
-  applied: boolean;
-  anchor?: {
-    canonicalReference: string;
-    equivalentReferences: string[];
-    transactionTime: number;
-    transactionNumber?: number;
-    operationIndex?: number;
-    protocolVersion?: number;
-    anchorOrigin?: string;
-  };
-  versionId?: string;
-  canonicalId?: string;
-  canonicalIdChanged: boolean;
-  deactivated: boolean;
-  receivedTime?: number;
-  operationRequest: string;
-}
+import type { DidHistory, DidHistoryEntry } from '@anchor/common/did/history';
 
-export interface DidHistory {
-  didSuffix: string;
-  operations: HistoryOperation[];
-}
+export type { DidHistory };
+export type HistoryOperation = DidHistoryEntry;
 
 /** One row of the timeline: what happened, when, in which anchor, and what it changed. */
 export interface TimelineRow {

@@ -8,6 +8,7 @@ import {
 } from '@anchor/common/witness-policy';
 import type { Check } from './anchor.js';
 import { proofProblem, proofsOf, type Canonicalize, type KeyLookup } from './proofs.js';
+import { hostOf } from '@anchor/common/did/iri-host';
 
 /** What check (c) reads from the anchor credential's issuer besides the credential. */
 export interface PolicyEvidence {
@@ -21,18 +22,7 @@ export interface PolicyEvidence {
 
 const TITLE = 'Witness proofs against the witness policy';
 
-/** The host a service id, an origin or a did:web names (a witness proof is signed by a did:web key of its own host). */
-export function hostOf(iri: string): string | undefined {
-  if (iri.startsWith('did:web:')) {
-    const host = decodeURIComponent(iri.slice('did:web:'.length).split(/[:#]/)[0] ?? '');
-    return host === '' ? undefined : host;
-  }
-  try {
-    return new URL(iri).host || undefined;
-  } catch {
-    return undefined;
-  }
-}
+export { hostOf };
 
 export function policyCheck(ok: boolean, reason: string, notChecked = false): Check {
   return { id: 'witness-policy', title: TITLE, ok, reason, ...(notChecked ? { notChecked } : {}) };

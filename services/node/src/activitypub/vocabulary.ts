@@ -201,15 +201,4 @@ export function derivedActivityId(serviceEndpoint: string, seed: string): string
   return `${serviceEndpoint}/activities/${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-/** The host (host[:port]) an IRI belongs to: a URL's host, or a did:web DID's host. */
-export function hostOf(iri: string): string | undefined {
-  if (iri.startsWith('did:web:')) {
-    const host = decodeURIComponent(iri.slice('did:web:'.length).split(/[:#]/)[0] ?? '');
-    return host === '' ? undefined : host;
-  }
-  try {
-    return new URL(iri).host || undefined;
-  } catch {
-    return undefined;
-  }
-}
+export { hostOf } from '@anchor/common/did/iri-host';
