@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { ConfigError } from '@anchor/common/config';
 import { errorMessage } from '@anchor/common/errors';
 import { getLogger } from '@anchor/common/log';
-import { TILE_WIDTH, tilePath, tileWidth, type TileRef } from '@anchor/common/tlog';
+import { TILE_WIDTH, parseCheckpoint, parseNote, tilePath, tileWidth, type TileRef } from '@anchor/common/tlog';
 import type { TransparencyLog } from '../merkle-log/transparency-log.js';
 import { entryBundle, isOversizedBundle } from './tlog-tiles.js';
 
@@ -22,8 +22,8 @@ export interface TilesDirOptions {
   /** The directory; each alias is written under `<dir>/<alias>/`. */
   dir: string;
   logs: readonly TransparencyLog[];
-  /** The alias's checkpoint as `GET /<alias>/checkpoint` serves it (undefined: the log has none, P-256). */
-  checkpoint: (log: TransparencyLog) => Promise<string | undefined>;
+  /** The alias's checkpoint as `GET /<alias>/checkpoint` serves it (it throws for a P-256 log, which has none). */
+  checkpoint: (log: TransparencyLog) => Promise<string>;
 }
 
 /**
@@ -72,12 +72,14 @@ export class TilesDir {
 
   private async writeLog(served: TransparencyLog): Promise<void> {
     const root = join(this.options.dir, served.alias);
-    const size = served.head().size;
     const done = this.written.get(served.alias);
+    let size = served.head().size;
     try {
       let checkpoint: string | undefined;
       try {
         checkpoint = await this.options.checkpoint(served);
+        // The tiles of the checkpoint's own size: the tree may have grown meanwhile (rounds go on).
+        size = parseCheckpoint(parseNote(checkpoint).text).size;
       } catch (error) {
         // A P-256 log has no checkpoint (C2SP notes are Ed25519): its tiles are still written.
         if (done === undefined) log.warn('no checkpoint to write', { alias: served.alias, err: errorMessage(error) });
