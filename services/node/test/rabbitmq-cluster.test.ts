@@ -154,6 +154,10 @@ describe.skipIf(unavailable !== undefined)('a node on a three-member RabbitMQ cl
     expect(ackedAfterKill).toBeGreaterThan(0);
     expect(after.get(anchorQueue)).toBeDefined();
     expect(after.get(anchorQueue)).not.toBe(victim.nodeName);
+    // The node was connected to the killed member and moved on to the next one in --mq-url.
+    expect(node.process.output()).toContain(
+      `connection to ${victim.url.replace(':guest@', ':***@')} lost; reconnecting to the next broker`,
+    );
     // The node reports its broker healthy again, on a surviving member, without a restart.
     const report = await health(node);
     expect(report.status).toBe(200);
