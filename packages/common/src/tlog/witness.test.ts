@@ -46,7 +46,7 @@ const GO_SIGNER = 'PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7
 const SOFA = 'example.com/behind-the-sofa\n20852163\nCsUYapGGPo4dkMgIAUqom/Xajj7h2fB2MPA3j2jxq2I=\n';
 /**
  * PeterNeumann's seed as a cosignature/v1 key cosigning SOFA at the spec's example time: Go's
- * transparency-dev/formats note.NewVerifierForCosignatureV1 verifies this line (go-interop.test.ts checks a
+ * transparency-dev/formats note.NewVerifierForCosignatureV1 verifies this line (packages/testing/src/tlog-go/tlog-interop.test.ts checks a
  * fresh one of the same making on every run).
  */
 const PETER_COSIGNATURE =

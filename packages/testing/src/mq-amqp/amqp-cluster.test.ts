@@ -74,7 +74,7 @@ describe.skipIf(unavailable !== undefined)('mq kit on a three-member RabbitMQ cl
     const consumed = new Map<number, number>();
     await consumer.subscribe<number>(
       topic,
-      (d) => {
+      async (d) => {
         consumed.set(d.body, (consumed.get(d.body) ?? 0) + 1);
       },
       { concurrency: 50 },

@@ -1,9 +1,6 @@
-import { execFile, spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MerkleTree, leafHash } from '../merkle/index.js';
+import { MerkleTree, leafHash } from '@anchor/common/merkle';
 import {
   cosignCheckpoint,
   cosignatureKeyHash,
@@ -23,9 +20,8 @@ import {
   tilePath,
   tileWidth,
   type TileRef,
-} from './index.js';
-
-const ENSURE = fileURLToPath(new URL('../../../../scripts/ensure-tlog-go-client.sh', import.meta.url));
+} from '@anchor/common/tlog';
+import { askTlogGo, ensureTlogGoClient } from './index.js';
 
 interface GoAnswer {
   openedText: string;
@@ -43,21 +39,6 @@ interface GoCosignedAnswer {
   cosigned: string;
 }
 
-function askGo<Answer = GoAnswer>(binary: string, request: object): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, [], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0 ? resolve(JSON.parse(stdout) as Answer) : reject(new Error(`the Go client failed: ${stderr}`)),
-    );
-    child.stdin.end(JSON.stringify(request));
-  });
-}
-
 /** Go's tlog paths name the tile height (8) and call entry bundles `data`; C2SP's do neither. */
 const c2spPathOf = (goPath: string): string =>
   goPath.replace(/^tile\/8\//, 'tile/').replace(/^tile\/data\//, 'tile/entries/');
@@ -71,7 +52,7 @@ const c2spPathOf = (goPath: string): string =>
 describe('C2SP formats against Go (golang.org/x/mod sumdb/note, sumdb/tlog)', () => {
   let binary: string;
   beforeAll(async () => {
-    binary = (await promisify(execFile)(ENSURE, [], { maxBuffer: 1 << 20 })).stdout.trim();
+    binary = await ensureTlogGoClient();
   }, 300_000);
 
   it('Go opens our signed checkpoint, we open Go’s; roots, tile paths and hash tiles agree', async () => {
@@ -95,7 +76,7 @@ describe('C2SP formats against Go (golang.org/x/mod sumdb/note, sumdb/tlog)', ()
     ].filter((tile) => tile.width > 0);
     expect(tiles.map((tile) => tile.width)).toEqual([256, 112, 256, 17, 1, 17]);
 
-    const go = await askGo(binary, {
+    const go = await askTlogGo<GoAnswer>(binary, {
       verifierKey: ed25519VerifierKey(origin, raw),
       note,
       signerKey,
@@ -140,7 +121,7 @@ describe('C2SP formats against Go (golang.org/x/mod sumdb/note, sumdb/tlog)', ()
     const lines = (await cosign(witnesses[0]!, 1764730000)) + (await cosign(witnesses[1]!, 1764730001));
     const third = witnesses[2]!;
     const signerKey = `PRIVATE+KEY+${third.name}+${noteKeyHash(third.name, third.raw).toString(16).padStart(8, '0')}+${Buffer.concat([Buffer.from([1]), third.seed]).toString('base64')}`;
-    const go = await askGo<GoCosignedAnswer>(binary, {
+    const go = await askTlogGo<GoCosignedAnswer>(binary, {
       cosigned: {
         note: note + lines,
         logVerifierKey: ed25519VerifierKey(origin, log.raw),
