@@ -609,9 +609,16 @@ export class MongoStoreProvider implements StoreProvider {
     this.assertOpen();
     const planned = this.plan(ops);
     if (planned.length === 0) return;
-    await this.guarded('batch', () =>
-      this.useTransactions ? this.batchInTransaction(planned) : this.batchWithoutTransaction(planned),
-    );
+    if (this.useTransactions) return this.guarded('batch', () => this.batchInTransaction(planned));
+    // Without transactions a batch is many driver calls (a bulk write per run of one store, per slice on
+    // FerretDB), each under the deadline on its own: one deadline for them all failed a large batch that was
+    // making progress (the observer's 50-operation commit chunks took over 30 s on a loaded FerretDB), and
+    // replaced the client under every other call of the process (node README, replicas).
+    try {
+      await this.batchWithoutTransaction(planned);
+    } catch (error) {
+      throw mapMongoError(error, 'batch');
+    }
   }
 
   private async batchInTransaction(planned: readonly PlannedWrite[]): Promise<void> {
@@ -631,7 +638,7 @@ export class MongoStoreProvider implements StoreProvider {
   }
 
   private async batchWithoutTransaction(planned: readonly PlannedWrite[]): Promise<void> {
-    await this.checkInserts(planned);
+    await this.bounded('batch: inserts check', () => this.checkInserts(planned));
     const now = Date.now();
     for (const run of runsOf(planned))
       await this.writeRun(
@@ -657,11 +664,13 @@ export class MongoStoreProvider implements StoreProvider {
     const slice = this.idLookupsOnly ? FERRET_BULK_SLICE : run.length;
     let done = 0;
     try {
-      for (; done < run.length; done += slice)
-        await store.collection.bulkWrite(
-          run.slice(done, done + slice).map((w) => this.bulkOp(w, now)),
-          session ? { ordered: true, session } : { ordered: true },
-        );
+      for (; done < run.length; done += slice) {
+        const writes = run.slice(done, done + slice).map((w) => this.bulkOp(w, now));
+        // In a transaction the whole transaction is under one deadline (batchInTransaction's caller).
+        if (session) await store.collection.bulkWrite(writes, { ordered: true, session });
+        else
+          await this.bounded(`batch: store ${store.name}`, () => store.collection.bulkWrite(writes, { ordered: true }));
+      }
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
       const index = duplicateKeyIndex(error);

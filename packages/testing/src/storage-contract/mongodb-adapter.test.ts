@@ -290,6 +290,26 @@ describe('mongodb adapter: batches', () => {
     for (const value of await store.getMany(keys)) expect([1, 2, 3]).toContain(value?.n);
   }, 60_000);
 
+  it('bounds each write of a batch by the deadline, not the whole batch (FerretDB gets it in slices)', async () => {
+    // The node's observer commits 50 DIDs a chunk (~150 statements, 19 slices on FerretDB): on a loaded FerretDB
+    // a chunk took over 30 s though every slice answered, and the one deadline failed it and replaced the client.
+    const mongo = mongoThroughProxy(server.url);
+    const proxy = await TcpProxy.start(mongo.target, { answerDelayMs: 700 });
+    try {
+      const p = await provider({ url: mongo.urlVia(proxy.port), operationTimeoutMs: 2_000 });
+      const name = uniqueName('slow-slices');
+      await p.open<{ n: number }>(name);
+      // 40 puts: on FerretDB five slices, each answered 0.7 s late, 3.5 s in all (elsewhere one bulk write).
+      const keys = Array.from({ length: 40 }, (_, i) => `k${i}`);
+      await p.batch(keys.map((key) => ({ store: name, op: 'put' as const, key, value: { n: 1 } })));
+      // Read back past the proxy: getMany is one call of many lookups on FerretDB, under one deadline.
+      const direct = await (await provider()).open<{ n: number }>(name);
+      for (const value of await direct.getMany(keys)) expect(value).toEqual({ n: 1 });
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
+
   it('runs batches in transactions where the server has them, and refuses transactions: "always" where it has not', async () => {
     const auto = await provider();
     const hello = await raw.db().admin().command({ hello: 1 });

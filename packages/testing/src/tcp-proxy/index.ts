@@ -1,7 +1,8 @@
 /**
  * A loopback TCP proxy that tests put between a client and a server to simulate network failures:
  * `cut()` drops every open connection, `refuse()` makes new ones fail until `accept()`, `blackhole()` makes
- * every connection carry nothing (open ones and new ones, which are accepted) until `restore()`.
+ * every connection carry nothing (open ones and new ones, which are accepted) until `restore()`;
+ * `answerDelayMs` holds back every chunk the server sends by that long (a slow server or network).
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
@@ -11,11 +12,17 @@ export class TcpProxy {
   private silent = false;
   private readonly pairs = new Set<{ client: Socket; upstream: Socket }>();
 
-  private constructor(private readonly server: Server) {}
+  private constructor(
+    private readonly server: Server,
+    private readonly answerDelayMs: number,
+  ) {}
 
-  static async start(target: { host: string; port: number }): Promise<TcpProxy> {
+  static async start(
+    target: { host: string; port: number },
+    options: { answerDelayMs?: number } = {},
+  ): Promise<TcpProxy> {
     const server = createServer();
-    const proxy = new TcpProxy(server);
+    const proxy = new TcpProxy(server, options.answerDelayMs ?? 0);
     server.on('connection', (client: Socket) => proxy.pipe(client, target));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -44,7 +51,9 @@ export class TcpProxy {
     this.pairs.add(pair);
     if (this.silent) return;
     client.pipe(upstream);
-    upstream.pipe(client);
+    if (this.answerDelayMs === 0) upstream.pipe(client);
+    // Timers of one delay fire in the order they were set: the chunks keep their order.
+    else upstream.on('data', (chunk: Buffer) => setTimeout(() => client.write(chunk), this.answerDelayMs));
   }
 
   get port(): number {
