@@ -1,5 +1,5 @@
 import { leafHash, MerkleTree } from '@anchor/common/merkle';
-import { createMemStoreProvider, type StoreProvider } from '@anchor/common/storage';
+import { createMemStoreProvider, type Store, type StoreOptions, type StoreProvider } from '@anchor/common/storage';
 import { hashTile, tileWidth } from '@anchor/common/tlog';
 import { cuttableProvider } from '@anchor/testing/storage-faults';
 import { describe, expect, it } from 'vitest';
@@ -23,9 +23,9 @@ function countingProvider(inner: StoreProvider): StoreProvider & { reads: Map<st
     batch: (ops) => inner.batch(ops),
     ping: () => inner.ping(),
     close: () => inner.close(),
-    async open(name, options) {
-      const store = await inner.open(name, options);
-      return Object.assign(Object.create(store) as typeof store, {
+    async open<T extends object>(name: string, options?: StoreOptions): Promise<Store<T>> {
+      const store = await inner.open<T>(name, options);
+      return Object.assign(Object.create(store) as Store<T>, {
         get: (key: string) => (add(name, 1), store.get(key)),
         getMany: (keys: readonly string[]) => (add(name, keys.length), store.getMany(keys)),
       });
