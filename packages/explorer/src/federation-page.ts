@@ -1,6 +1,7 @@
 import { h, type ComponentChild } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { getJson } from './api.js';
+import { healthSummary, isHealthy } from './health.js';
 import type * as GraphModule from './federation-graph.js';
 
 /** The graph is its own bundle (cytoscape), loaded once the federation is read (the page stays small). */
@@ -49,8 +50,8 @@ type Relation = (typeof RELATIONS)[number][0];
 interface Peer {
   actor: string;
   relations: Relation[];
-  /** `up`, or why not: read from the peer's own host. */
-  reachable: string;
+  /** Its health (`healthOf`), read from the peer's own host. */
+  health: string;
 }
 
 type Loaded =
@@ -80,30 +81,37 @@ async function collectionItems(url: string): Promise<string[] | string> {
   return items;
 }
 
-/** A service's own health report (`/healthcheck`, same origin): its status, or why there is none. */
-async function ownHealth(base: string): Promise<string> {
-  const report = await getJson<{ status?: unknown }>(`${base}/healthcheck`);
-  if (report.ok) return String(report.value.status ?? 'unknown');
-  return report.status === 503 ? 'unhealthy' : `unknown (${report.message})`;
-}
-
 /** A peer's base URL (its actor is `<base>/services/node`), where its own explorer is. */
 function peerBase(actor: string): string {
   return actor.replace(/\/services\/[^/]+$/, '');
 }
 
 /**
- * Whether a peer answers, read from its host: its `/.well-known/did.json` is the one public read a node
- * answers to any origin (CORS `*`; its health report has no CORS headers, so its full health is on its own
- * explorer). `up` when it answers, else the status or the network failure.
+ * A node's health from its `/healthcheck`, this node's or a peer's (a node answers it to any origin), in a
+ * few words (`healthSummary`). A peer whose health cannot be read (an older node without that header, or a
+ * network failure, which a browser does not tell apart) is asked for its `/.well-known/did.json`, which every
+ * node answers to any origin, to say at least whether it is up.
  */
-async function peerReachable(actor: string): Promise<string> {
+async function healthOf(base: string): Promise<string> {
+  let response: Response;
   try {
-    const response = await fetch(`${peerBase(actor)}/.well-known/did.json`);
-    return response.ok ? 'up' : `down (${response.status})`;
+    response = await fetch(`${base}/healthcheck`, { headers: { accept: 'application/json' } });
   } catch {
-    return 'does not answer';
+    try {
+      const did = await fetch(`${base}/.well-known/did.json`);
+      return did.ok ? 'up (its health is not readable from this page)' : `down (${did.status})`;
+    } catch {
+      return 'does not answer';
+    }
   }
+  if (response.status === 401 || response.status === 403) return `unknown (its health needs a read token)`;
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch {
+    body = undefined;
+  }
+  return healthSummary(response.status, body);
 }
 
 async function loadFederation(base: string): Promise<Loaded> {
@@ -115,14 +123,17 @@ async function loadFederation(base: string): Promise<Loaded> {
     const items = await collectionItems(`${selfId}/${relation}`);
     if (typeof items === 'string') return { state: 'failed', message: `${relation}: ${items}` };
     for (const id of items) {
-      const peer = byActor.get(id) ?? { actor: id, relations: [], reachable: 'unknown' };
+      const peer = byActor.get(id) ?? { actor: id, relations: [], health: 'unknown' };
       peer.relations.push(relation);
       byActor.set(id, peer);
     }
   }
   const peers = [...byActor.values()].sort((a, b) => a.actor.localeCompare(b.actor));
-  await Promise.all(peers.map(async (peer) => (peer.reachable = await peerReachable(peer.actor))));
-  return { state: 'found', self: { actor: selfId, health: await ownHealth(base) }, peers };
+  const [self] = await Promise.all([
+    healthOf(base),
+    ...peers.map(async (peer) => (peer.health = await healthOf(peerBase(peer.actor)))),
+  ]);
+  return { state: 'found', self: { actor: selfId, health: self }, peers };
 }
 
 /** The federation page (`?view=federation`): this node and each peer, how they are linked, and their health. */
@@ -174,9 +185,9 @@ export function FederationPage(props: { base: string }): ComponentChild {
                   ),
                 ),
                 h('td', { key: 'health' }, [
-                  h('span', { class: healthClass(peer.reachable) }, peer.reachable),
+                  h('span', { class: healthClass(peer.health) }, peer.health),
                   ' · ',
-                  h('a', { href: `${peerBase(peer.actor)}/explorer/?view=federation` }, 'its health on its explorer'),
+                  h('a', { href: `${peerBase(peer.actor)}/explorer/?view=federation` }, 'its explorer'),
                 ]),
               ]),
             ),
@@ -187,5 +198,5 @@ export function FederationPage(props: { base: string }): ComponentChild {
 }
 
 function healthClass(health: string): string {
-  return health === 'OK' || health === 'up' ? 'ok' : 'pending';
+  return isHealthy(health) ? 'ok' : 'pending';
 }

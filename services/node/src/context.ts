@@ -98,6 +98,8 @@ export function nodeSettings(config: NodeConfig): ServiceSettings {
     },
     bodyLimit: server.bodyLimit,
     maintenance: server.maintenanceMode,
+    // Other nodes' explorers show this node's health (its statuses name its own database, kms and log).
+    builtins: { healthAnyOrigin: true },
     tokens: { definitions: auth.authTokensDef, tokens: auth.authTokens },
     client: {
       timeoutMs: server.httpTimeout,

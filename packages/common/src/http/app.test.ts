@@ -283,6 +283,18 @@ describe('/healthcheck', () => {
     expect(body).toMatchObject({ dbStatus: 'success', mqStatus: 'success', status: 'OK', version: '0.1.0' });
     expect(new Date(body.currentTime as string).toISOString()).toBe(body.currentTime);
     expect(reply.headers.get('cache-control')).toBe('no-store');
+    // Not for other origins unless the service says so: its statuses may name internal addresses.
+    expect(reply.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('answers any origin, healthy or not, only with healthAnyOrigin', async () => {
+    const { app, url } = await startApp({ builtins: { healthAnyOrigin: true } });
+    app.health.register('dbStatus', () => 'down');
+    const reply = await call(`${url}/healthcheck`);
+    expect(reply.status).toBe(503);
+    expect(reply.headers.get('access-control-allow-origin')).toBe('*');
+    // The header is the health route's only: the other built-ins stay same-origin.
+    expect((await call(`${url}/metrics`)).headers.get('access-control-allow-origin')).toBeNull();
   });
 
   it('is 503 with the failing statuses when a check fails or throws', async () => {

@@ -14,6 +14,12 @@ import './request.js';
 export interface BuiltinRoutes {
   /** `GET /healthcheck`. Default true. */
   health?: boolean | 'open';
+  /**
+   * `GET /healthcheck` answers with `Access-Control-Allow-Origin: *`, so a page of another origin may read it
+   * (the node's, for other nodes' explorers). Default false: a health body carries the error texts of its
+   * checks (a database or kms address among them), not for any page a browser on the service's network opens.
+   */
+  healthAnyOrigin?: boolean;
   /** `GET /metrics`. Default true; services that expose metrics on a separate listener turn it off. */
   metrics?: boolean | 'open';
   /** `GET /loglevels`, `POST /loglevels`. Default true. */
@@ -46,6 +52,7 @@ export function builtinRoutes(enabled: BuiltinRoutes, health: HealthChecks, metr
       },
       handler: async (_req, res) => {
         const report = await health.evaluate();
+        if (enabled.healthAnyOrigin === true) res.setHeader('Access-Control-Allow-Origin', '*');
         res
           .status(report.healthy ? 200 : 503)
           .set('Cache-Control', 'no-store')

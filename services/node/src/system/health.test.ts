@@ -30,6 +30,11 @@ describe('health of a ready node', () => {
     await node.stop();
   });
 
+  it("answers any origin: other nodes' explorers show this node's health", async () => {
+    const response = await fetch(`${node.url}/healthcheck`);
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
   it('is 200 with every component status, the time and the version', async () => {
     const before = Date.now();
     const { status, body } = await health(node);
