@@ -6,6 +6,7 @@ import { ConfigError } from '@anchor/common/config';
 import { errorMessage } from '@anchor/common/errors';
 import { getLogger } from '@anchor/common/log';
 import { TILE_WIDTH, parseCheckpoint, parseNote, tilePath, tileWidth, type TileRef } from '@anchor/common/tlog';
+import { CoalescedRounds } from '../coalesced-rounds.js';
 import type { TransparencyLog } from '../merkle-log/transparency-log.js';
 import { entryBundle, isOversizedBundle } from './tlog-tiles.js';
 
@@ -40,34 +41,20 @@ export class TilesDir {
   private readonly failing = new Map<string, { message: string; at: number }>();
   /** Entry bundles holding an entry over 64 KiB, which no web server can serve either. */
   private readonly oversized = new Set<string>();
-  private running: Promise<void> | undefined;
-  private again = false;
-  private closed = false;
+  private readonly rounds = new CoalescedRounds(async () => {
+    for (const served of this.options.logs) await this.writeLog(served);
+  });
 
   constructor(private readonly options: TilesDirOptions) {}
 
   /** One round now, or after the one in flight (one more if asked meanwhile); never rejects. */
   runNow(): Promise<void> {
-    if (this.closed) return Promise.resolve();
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      do {
-        this.again = false;
-        for (const served of this.options.logs) await this.writeLog(served);
-      } while (this.again && !this.closed);
-    })().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+    return this.rounds.run();
   }
 
   /** Lets the round in flight finish. */
-  async close(): Promise<void> {
-    this.closed = true;
-    await this.running;
+  close(): Promise<void> {
+    return this.rounds.close();
   }
 
   private async writeLog(served: TransparencyLog): Promise<void> {

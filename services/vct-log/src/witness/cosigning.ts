@@ -9,6 +9,7 @@ import {
   parseNote,
   parseTreeSize,
 } from '@anchor/common/tlog';
+import { CoalescedRounds } from '../coalesced-rounds.js';
 import type { TransparencyLog } from '../merkle-log/transparency-log.js';
 
 const log = getLogger('vct-cosigning');
@@ -65,9 +66,9 @@ export interface CosigningOptions {
  */
 export class Cosigning {
   private readonly state = new Map<string, WitnessState[]>();
-  private running: Promise<void> | undefined;
-  private again = false;
-  private closed = false;
+  private readonly rounds = new CoalescedRounds(async () => {
+    await Promise.all(this.logs.map((served) => this.cosign(served)));
+  });
 
   constructor(
     private readonly logs: readonly TransparencyLog[],
@@ -93,26 +94,13 @@ export class Cosigning {
 
   /** One round now, or after the one in flight; resolves when the witnesses have answered or failed. */
   runNow(): Promise<void> {
-    if (this.options.witnesses.length === 0 || this.closed) return Promise.resolve();
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      do {
-        this.again = false;
-        await Promise.all(this.logs.map((served) => this.cosign(served)));
-      } while (this.again);
-    })().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+    if (this.options.witnesses.length === 0) return Promise.resolve();
+    return this.rounds.run();
   }
 
   /** Lets the round in flight finish, then closes the client's connections. */
   async close(): Promise<void> {
-    this.closed = true;
-    await this.running;
+    await this.rounds.close();
     this.options.http.close();
   }
 
