@@ -4,15 +4,15 @@ import type { ActivityPubFeature } from './activitypub/activitypub-feature.js';
 import type { CasFeature } from './cas/cas-feature.js';
 import type { NodeContext } from './context.js';
 import type { DeadLettersFeature } from './dead-letters/dead-letters-feature.js';
-import type { DiscoveryFeature } from './discovery/discovery-feature.js';
+import type { WellKnownFeature } from './well-known/well-known-feature.js';
 import type { ExportFeature } from './export/export-feature.js';
-import type { FederationFeature } from './federation/federation-feature.js';
+import type { AnchorPropagationFeature } from './anchor-propagation/anchor-propagation-feature.js';
 import type { LogMonitoringFeature } from './log-monitoring/log-monitoring-feature.js';
 import type { ObserverFeature } from './observer/observer-feature.js';
 import type { OperationStores } from './operations/operation-stores.js';
 import type { ResolutionFeature } from './resolution/resolution-feature.js';
 import type { SidetreeApiFeature } from './sidetree-api/sidetree-api-feature.js';
-import type { VcFeature } from './vc/vc-feature.js';
+import type { AnchorCredentialsFeature } from './anchor-credentials/anchor-credentials-feature.js';
 import type { VctClientFeature } from './vct-client/vct-client-feature.js';
 import type { WitnessFeature } from './witness/witness-feature.js';
 
@@ -27,24 +27,24 @@ export interface NodeServer {
   /** The listening URL (after start). */
   readonly url: string;
   readonly context: NodeContext;
-  /** The parts later features build on (federation, discovery, system endpoints) and tests inspect. */
+  /** The parts later features build on (anchor propagation, well-known documents, system endpoints) and tests inspect. */
   readonly services: NodeServices;
 }
 
 export interface NodeServices {
   readonly stores: OperationStores;
   readonly cas: CasFeature;
-  readonly vc: VcFeature;
+  readonly anchorCredentials: AnchorCredentialsFeature;
   readonly resolution: ResolutionFeature;
   readonly vct: VctClientFeature;
   readonly observer: ObserverFeature;
   readonly anchoring: AnchoringFeature;
   readonly sidetreeApi: SidetreeApiFeature;
-  readonly discovery: DiscoveryFeature;
+  readonly wellKnown: WellKnownFeature;
   /** The ActivityPub service: store, inbox, outbox, delivery; `outboxCount(type)` and `anchorAlternates(anchor)` for NodeInfo and WebFinger. */
   readonly activitypub: ActivityPubFeature;
   readonly witness: WitnessFeature;
-  readonly federation: FederationFeature;
+  readonly anchorPropagation: AnchorPropagationFeature;
   readonly logMonitoring: LogMonitoringFeature;
   readonly deadLetters: DeadLettersFeature;
   /** The export for mirrors and the import that builds one. */

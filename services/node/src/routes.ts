@@ -13,7 +13,7 @@ import { AP_CONTENT_TYPE } from './activitypub/collections.js';
 import type { CasFeature } from './cas/cas-feature.js';
 import type { NodeContext } from './context.js';
 import type { DidWebFeature } from './did-web/did-web-feature.js';
-import type { DiscoveryFeature } from './discovery/discovery-feature.js';
+import type { WellKnownFeature } from './well-known/well-known-feature.js';
 import {
   ACCEPT_LIST_UPDATE,
   ACTIVITY,
@@ -24,7 +24,7 @@ import {
 import type { SidetreeApiFeature } from './sidetree-api/sidetree-api-feature.js';
 import { DRIVER_IDENTIFIERS_PATH, IDENTIFIERS_PATH, OPERATIONS_PATH } from './sidetree-api/sidetree-api.js';
 import type { SystemFeature } from './system/system-feature.js';
-import type { VcFeature } from './vc/vc-feature.js';
+import type { AnchorCredentialsFeature } from './anchor-credentials/anchor-credentials-feature.js';
 import type { VctClientFeature } from './vct-client/vct-client-feature.js';
 import type { WitnessFeature } from './witness/witness-feature.js';
 import type { JsonLdContextsFeature } from '@anchor/common/jsonld-contexts';
@@ -39,13 +39,13 @@ export interface RoutedFeatures {
   sidetreeApi: SidetreeApiFeature;
   didWeb: DidWebFeature;
   cas: CasFeature;
-  vc: VcFeature;
+  anchorCredentials: AnchorCredentialsFeature;
   vct: VctClientFeature;
   logMonitoring: LogMonitoringFeature;
   activitypub: ActivityPubFeature;
   witness: WitnessFeature;
   system: SystemFeature;
-  discovery: DiscoveryFeature;
+  wellKnown: WellKnownFeature;
   contexts: JsonLdContextsFeature;
   deadLetters: DeadLettersFeature;
   exports: ExportFeature;
@@ -95,7 +95,7 @@ export function nodeApiInfo(ctx: NodeContext): ApiInfo {
  * The README's endpoint tables are rendered from it (`npm run docs`).
  */
 export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpec[] {
-  const { sidetreeApi, didWeb, cas, vc, vct, logMonitoring, activitypub, witness, system, discovery, deadLetters } =
+  const { sidetreeApi, didWeb, cas, anchorCredentials, vct, logMonitoring, activitypub, witness, system, wellKnown, deadLetters } =
     features;
   const exportQuery: QueryParameterSpec[] = [
     {
@@ -242,7 +242,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
         400: 'not a UUID',
         404: 'no such credential',
       },
-      handler: vc.handlers.getCredential,
+      handler: anchorCredentials.handlers.getCredential,
     },
     {
       method: 'GET',
@@ -610,7 +610,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
           mediaType: `application/json; profile="http://nodeinfo.diaspora.software/ns/schema/${version}#"`,
         },
       },
-      handler: discovery.handlers.nodeInfo[version],
+      handler: wellKnown.handlers.nodeInfo[version],
     })),
 
     // Discovery: open even under a catch-all token rule, as in the original (a peer must find this node before it holds any credential).
@@ -622,7 +622,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       summary:
         '`{"resolutionEndpoint": "<base>/sidetree/v1/identifiers", "operationEndpoint": "<base>/sidetree/v1/operations"}` (the path keeps the original\'s name)',
       responses: { 200: { description: 'the endpoints', mediaType: 'application/json' } },
-      handler: discovery.handlers.didOrb,
+      handler: wellKnown.handlers.didOrb,
     },
     ...['/.well-known/host-meta', '/.well-known/host-meta.json'].map((path): RouteSpec => ({
       method: 'GET',
@@ -632,7 +632,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       summary:
         'JRD: the WebFinger template `<base>/.well-known/webfinger?resource={uri}` and the service, again as `alternate` for each `--discovery-domains` entry',
       responses: { 200: { description: 'the JRD', mediaType: 'application/json' } },
-      handler: discovery.handlers.hostMeta,
+      handler: wellKnown.handlers.hostMeta,
     })),
     {
       method: 'GET',
@@ -642,7 +642,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       summary:
         'the domain DID `did:web:<host>`: the anchor-credential signing key, which anchor-credential proofs name',
       responses: { 200: { description: 'the DID document', mediaType: 'application/json' } },
-      handler: discovery.handlers.domainDid,
+      handler: wellKnown.handlers.domainDid,
     },
     {
       method: 'GET',
@@ -651,7 +651,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       tag: 'discovery',
       summary: 'the links to `/nodeinfo/2.0` and `/nodeinfo/2.1`',
       responses: { 200: { description: 'the links', mediaType: 'application/json' } },
-      handler: discovery.handlers.nodeInfoLinks,
+      handler: wellKnown.handlers.nodeInfoLinks,
     },
     {
       method: 'GET',
@@ -667,7 +667,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
         404: 'a resource this node does not describe',
         502: 'the configured log does not answer its own WebFinger query',
       },
-      handler: discovery.handlers.webFinger,
+      handler: wellKnown.handlers.webFinger,
     },
     ...features.contexts.routes,
 

@@ -12,8 +12,8 @@ import { createDeadLettersFeature } from './dead-letters/dead-letters-feature.js
 import { createDidDiscoveryFeature } from './did-discovery/did-discovery-feature.js';
 import { createDidWebFeature } from './did-web/did-web-feature.js';
 import { createExportFeature } from './export/export-feature.js';
-import { createDiscoveryFeature } from './discovery/discovery-feature.js';
-import { createFederationFeature } from './federation/federation-feature.js';
+import { createWellKnownFeature } from './well-known/well-known-feature.js';
+import { createAnchorPropagationFeature } from './anchor-propagation/anchor-propagation-feature.js';
 import { createLogMonitoringFeature } from './log-monitoring/log-monitoring-feature.js';
 import { createObserverFeature } from './observer/observer-feature.js';
 import { OperationStores } from './operations/operation-stores.js';
@@ -21,7 +21,7 @@ import { createResolutionFeature } from './resolution/resolution-feature.js';
 import { nodeRoutes } from './routes.js';
 import { createSidetreeApiFeature } from './sidetree-api/sidetree-api-feature.js';
 import { createSystemFeature } from './system/system-feature.js';
-import { createVcFeature } from './vc/vc-feature.js';
+import { createAnchorCredentialsFeature } from './anchor-credentials/anchor-credentials-feature.js';
 import { createVctClientFeature } from './vct-client/vct-client-feature.js';
 import { createWitnessFeature } from './witness/witness-feature.js';
 
@@ -44,7 +44,7 @@ const nodeService = (options: NodeServerOptions): ServiceDefinition<NodeConfig, 
     const stores = await OperationStores.open(ctx.storage);
     const parsedOperations = new ParsedOperationCache();
     const cas = add(await createCasFeature(ctx));
-    const vc = add(await createVcFeature(ctx));
+    const anchorCredentials = add(await createAnchorCredentialsFeature(ctx));
     const resolution = add(createResolutionFeature(ctx, { stores }));
     const didWeb = add(createDidWebFeature(ctx, { webView: resolution.webView }));
     const vct = add(await createVctClientFeature(ctx));
@@ -59,7 +59,7 @@ const nodeService = (options: NodeServerOptions): ServiceDefinition<NodeConfig, 
         stores,
         parsedOperations,
         cas,
-        vc,
+        anchorCredentials,
         vct,
         observer,
         witnessing: options.witnessing ?? witness.witnessing,
@@ -75,7 +75,9 @@ const nodeService = (options: NodeServerOptions): ServiceDefinition<NodeConfig, 
     const sidetreeApi = add(
       createSidetreeApiFeature(ctx, { stores, resolution, sink: anchoring.writer, discovery: didDiscovery }),
     );
-    const federation = add(await createFederationFeature(ctx, { activityPub: activitypub, anchoring, observer, cas }));
+    const anchorPropagation = add(
+      await createAnchorPropagationFeature(ctx, { activityPub: activitypub, anchoring, observer, cas }),
+    );
     const logMonitoring = add(
       await createLogMonitoringFeature(ctx, {
         vct,
@@ -95,8 +97,8 @@ const nodeService = (options: NodeServerOptions): ServiceDefinition<NodeConfig, 
     );
     const exports = add(createExportFeature(ctx, { stores, observer, cas }));
     const system = add(createSystemFeature(ctx));
-    const discovery = add(
-      createDiscoveryFeature(ctx, {
+    const wellKnown = add(
+      createWellKnownFeature(ctx, {
         resolution: resolution.service,
         didAnchors: stores.didAnchors,
         cas: cas.store,
@@ -110,13 +112,13 @@ const nodeService = (options: NodeServerOptions): ServiceDefinition<NodeConfig, 
         sidetreeApi,
         didWeb,
         cas,
-        vc,
+        anchorCredentials,
         vct,
         logMonitoring,
         activitypub,
         witness,
         system,
-        discovery,
+        wellKnown,
         contexts,
         deadLetters,
         exports,
@@ -125,16 +127,16 @@ const nodeService = (options: NodeServerOptions): ServiceDefinition<NodeConfig, 
     const services: NodeServices = {
       stores,
       cas,
-      vc,
+      anchorCredentials,
       resolution,
       vct,
       observer,
       anchoring,
       sidetreeApi,
-      discovery,
+      wellKnown,
       activitypub,
       witness,
-      federation,
+      anchorPropagation,
       logMonitoring,
       deadLetters,
       exports,

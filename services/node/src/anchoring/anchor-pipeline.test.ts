@@ -28,7 +28,7 @@ import { CredentialVerifier } from '../observer/credential-verifier.js';
 import { encodeRequest, operationKey, type QueuedOperation } from '../operations/operation-records.js';
 import { OperationStores } from '../operations/operation-stores.js';
 import { ConfigValues } from '../runtime-config/config-values.js';
-import { CredentialStore, VC_STORE } from '../vc/vc-feature.js';
+import { CredentialStore, VC_STORE } from '../anchor-credentials/anchor-credentials-feature.js';
 import { LogSetting } from '../vct-client/log-setting.js';
 import { VctClient } from '../vct-client/vct-client.js';
 import { dataUriEncodingFor } from '../anchor-model/anchor-linkset.js';

@@ -13,7 +13,7 @@ import { decodeRequest, type QueuedOperation } from '../operations/operation-rec
 import type { OperationStores } from '../operations/operation-stores.js';
 import type { AnchorEvent } from '../anchor-model/anchor-event.js';
 import type { AnchorRecord } from '../anchor-model/anchor-records.js';
-import type { CredentialStore } from '../vc/vc-feature.js';
+import type { CredentialStore } from '../anchor-credentials/anchor-credentials-feature.js';
 import type { AnchorStatus } from '../anchor-model/anchor-status.js';
 import type { AnchorBatch, AnchorBatches } from './anchor-batches.js';
 import type { BatchFileBuilder } from '../anchor-model/batch-file-builder.js';

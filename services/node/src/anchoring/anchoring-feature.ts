@@ -9,7 +9,7 @@ import type { NodeFeature } from '../feature.js';
 import { vcVerificationMethod } from '../identity/domain-did-document.js';
 import type { ObserverFeature } from '../observer/observer-feature.js';
 import type { OperationStores } from '../operations/operation-stores.js';
-import type { VcFeature } from '../vc/vc-feature.js';
+import type { AnchorCredentialsFeature } from '../anchor-credentials/anchor-credentials-feature.js';
 import type { VctClientFeature } from '../vct-client/vct-client-feature.js';
 import { AnchorBatches } from './anchor-batches.js';
 import { dataUriEncodingFor } from '../anchor-model/anchor-linkset.js';
@@ -32,7 +32,7 @@ export interface AnchoringDeps {
   /** Shared with the observer, which takes this node's published batches from it. */
   parsedOperations: ParsedOperationCache;
   cas: CasFeature;
-  vc: VcFeature;
+  anchorCredentials: AnchorCredentialsFeature;
   vct: VctClientFeature;
   observer: ObserverFeature;
   /** The witnessing step; defaults to `selfWitnessing` (no witnesses: the node's own proof suffices). */
@@ -44,7 +44,7 @@ export interface AnchoringDeps {
  * witness, publish), then the batch writer (one per deployment, by lease) that cuts batches and hands them
  * to it. The operations parsed at intake reach the pipeline's build, and a built batch's operations reach
  * the observer, through the parsed-operation cache the observer shares. The domain DID document whose key
- * verifies the anchor credentials' proofs is served by discovery (`/.well-known/did.json`).
+ * verifies the anchor credentials' proofs is served by the well-known documents (`/.well-known/did.json`).
  */
 export async function createAnchoringFeature(ctx: NodeContext, deps: AnchoringDeps): Promise<AnchoringFeature> {
   const log = getLogger('anchor-writer');
@@ -72,7 +72,7 @@ export async function createAnchoringFeature(ctx: NodeContext, deps: AnchoringDe
     batches,
     operations: deps.stores,
     cas: deps.cas.store,
-    credentials: deps.vc.credentials,
+    credentials: deps.anchorCredentials.credentials,
     localWitness,
     witnessing: deps.witnessing ?? selfWitnessing,
     submit: (event) => deps.observer.submit(event),

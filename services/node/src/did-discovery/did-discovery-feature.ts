@@ -6,7 +6,7 @@ import type { NodeFeature } from '../feature.js';
 import type { AnchorObserver } from '../observer/anchor-observer.js';
 import type { ResolutionService, ResolvedDid, VersionOptions } from '../resolution/resolution-service.js';
 import { DidDiscovery } from './did-discovery.js';
-import { createDiscoveryMetrics } from './discovery-metrics.js';
+import { createDidDiscoveryMetrics } from './did-discovery-metrics.js';
 import { plainHttpPolicy } from './peer-base.js';
 
 export interface DidDiscoveryFeature extends NodeFeature {
@@ -34,7 +34,7 @@ export function createDidDiscoveryFeature(
       webFinger: createWebFingerClient({ httpClient: ctx.httpClient, cacheTtlMs: 1_000 }),
       httpClient: ctx.httpClient,
       log: getLogger('did-discovery'),
-      metrics: createDiscoveryMetrics(ctx.metrics),
+      metrics: createDidDiscoveryMetrics(ctx.metrics),
     },
     {
       namespace: sidetree.didNamespace,

@@ -10,7 +10,7 @@ import { LRUCache } from 'lru-cache';
 import type { AnchorObserver } from '../observer/anchor-observer.js';
 import type { ResolutionService, ResolvedDid, VersionOptions } from '../resolution/resolution-service.js';
 import { OperationRejected } from '../operations/operation-rejected.js';
-import type { DiscoveryMetrics } from './discovery-metrics.js';
+import type { DidDiscoveryMetrics } from './did-discovery-metrics.js';
 import { anchorOriginBase, checkPeer, hintedBase } from './peer-base.js';
 
 export interface DidDiscoveryOptions {
@@ -34,7 +34,7 @@ export interface DidDiscoveryDeps {
   webFinger: WebFingerClient;
   httpClient: HttpClient;
   log: Logger;
-  metrics: DiscoveryMetrics;
+  metrics: DidDiscoveryMetrics;
 }
 
 /** What an anchor origin says about a DID: the parts of its resolution result compared here. */

@@ -37,12 +37,12 @@ export class CredentialStore {
   }
 }
 
-export interface VcFeature extends NodeFeature {
+export interface AnchorCredentialsFeature extends NodeFeature {
   readonly credentials: CredentialStore;
   readonly handlers: { readonly getCredential: RequestHandler };
 }
 
-export async function createVcFeature(ctx: NodeContext): Promise<VcFeature> {
+export async function createAnchorCredentialsFeature(ctx: NodeContext): Promise<AnchorCredentialsFeature> {
   const credentials = new CredentialStore(await ctx.storage.open<Record<string, unknown>>(VC_STORE), ctx.urls.vcBase);
   const getCredential: RequestHandler = async (req, res) => {
     const id = String(req.params.id);
@@ -51,5 +51,5 @@ export async function createVcFeature(ctx: NodeContext): Promise<VcFeature> {
     if (!credential) throw notFound(`no anchor credential ${ctx.urls.vcBase}/${id}`);
     res.type('application/ld+json').send(JSON.stringify(credential));
   };
-  return { name: 'vc', credentials, handlers: { getCredential } };
+  return { name: 'anchor-credentials', credentials, handlers: { getCredential } };
 }

@@ -2,7 +2,7 @@ import type { Metrics } from '@anchor/common/metrics';
 import type { Histogram } from 'prom-client';
 
 /** The original's resolver metrics for discovery and the anchor origin (orb.md §8.1 `resolver`), `node_` prefixed. */
-export interface DiscoveryMetrics {
+export interface DidDiscoveryMetrics {
   /** Discovering an unknown hinted DID, by result: found (anchors processed), none (nothing new), failed. */
   requestDiscoverySeconds: Histogram<'result'>;
   /** Asking the anchor origin about a DID and processing what it has that this node lacked. */
@@ -13,8 +13,8 @@ export interface DiscoveryMetrics {
 
 export const DISCOVERY_RESULTS = ['found', 'none', 'failed'] as const;
 
-export function createDiscoveryMetrics(metrics: Metrics): DiscoveryMetrics {
-  const created: DiscoveryMetrics = {
+export function createDidDiscoveryMetrics(metrics: Metrics): DidDiscoveryMetrics {
+  const created: DidDiscoveryMetrics = {
     requestDiscoverySeconds: metrics.histogram({
       name: 'resolver_request_discovery_seconds',
       help: 'Seconds to discover a DID unknown here from its hint, by result',

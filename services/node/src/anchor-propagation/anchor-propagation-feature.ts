@@ -11,7 +11,7 @@ import { ExportCatchUp } from '../export/export-catch-up.js';
 import { ActivitySync } from './activity-sync.js';
 import { AnchorIntakeService } from './anchor-intake.js';
 
-export interface FederationFeature extends NodeFeature {
+export interface AnchorPropagationFeature extends NodeFeature {
   readonly intake: AnchorIntakeService;
   readonly sync: ActivitySync;
   /** Runs catch-up now (tests, and the start of the node); resolves with the activities handled. */
@@ -25,10 +25,10 @@ export interface FederationFeature extends NodeFeature {
  * and catch-up reads what was missed while the node was down — once at start, then every
  * `--sync-interval`, on the batch-writer instance of a deployment.
  */
-export async function createFederationFeature(
+export async function createAnchorPropagationFeature(
   ctx: NodeContext,
   deps: { activityPub: ActivityPubFeature; anchoring: AnchoringFeature; observer: ObserverFeature; cas: CasFeature },
-): Promise<FederationFeature> {
+): Promise<AnchorPropagationFeature> {
   const log = getLogger('federation');
   const { activityPub } = deps;
   const me = ctx.urls.serviceId;
@@ -113,7 +113,7 @@ export async function createFederationFeature(
   };
 
   return {
-    name: 'federation',
+    name: 'anchor-propagation',
     intake,
     sync,
     syncNow,

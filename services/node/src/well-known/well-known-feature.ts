@@ -14,7 +14,7 @@ import { nodeInfoContentType, nodeInfoDocument, NodeInfoUsageCounter, type NodeI
 import { WebFingerResources } from './webfinger-resources.js';
 import { didOrbDocument, hostMetaDocument, nodeInfoLinks } from './well-known-documents.js';
 
-export interface DiscoveryDeps {
+export interface WellKnownDeps {
   resolution: ResolutionService;
   didAnchors: Store<DidAnchor>;
   cas: { has(hash: string): Promise<boolean> };
@@ -23,13 +23,13 @@ export interface DiscoveryDeps {
   federation: FederationView;
 }
 
-export interface DiscoveryFeature extends NodeFeature {
+export interface WellKnownFeature extends NodeFeature {
   readonly webFinger: WebFingerResources;
   readonly nodeInfo: NodeInfoUsageCounter;
-  readonly handlers: DiscoveryHandlers;
+  readonly handlers: WellKnownHandlers;
 }
 
-export interface DiscoveryHandlers {
+export interface WellKnownHandlers {
   readonly didOrb: RequestHandler;
   /** `/.well-known/host-meta` and `/.well-known/host-meta.json`. */
   readonly hostMeta: RequestHandler;
@@ -47,7 +47,7 @@ export interface DiscoveryHandlers {
  * does not close them); and `/nodeinfo/2.0`, `/nodeinfo/2.1`, which token rules may protect as in the
  * original.
  */
-export function createDiscoveryFeature(ctx: NodeContext, deps: DiscoveryDeps): DiscoveryFeature {
+export function createWellKnownFeature(ctx: NodeContext, deps: WellKnownDeps): WellKnownFeature {
   const discoveryDomains = (ctx.config.discovery.discoveryDomains ?? []).map((domain) => domain.replace(/\/$/, ''));
   const webFinger = new WebFingerResources({
     urls: ctx.urls,
@@ -75,7 +75,7 @@ export function createDiscoveryFeature(ctx: NodeContext, deps: DiscoveryDeps): D
     (_req, res) => {
       res.type(nodeInfoContentType(version)).send(JSON.stringify(nodeInfoDocument(version, nodeInfo.usage)));
     };
-  const handlers: DiscoveryHandlers = {
+  const handlers: WellKnownHandlers = {
     didOrb: (_req, res) => {
       res.json(didOrbDocument(ctx.urls));
     },
@@ -100,7 +100,7 @@ export function createDiscoveryFeature(ctx: NodeContext, deps: DiscoveryDeps): D
   };
 
   return {
-    name: 'discovery',
+    name: 'well-known',
     webFinger,
     nodeInfo,
     handlers,
