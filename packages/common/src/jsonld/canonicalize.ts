@@ -1,6 +1,7 @@
 import { AppError, badRequest } from '../errors/index.js';
 import { bundledDocumentLoader, type DocumentLoader } from './document-loader.js';
-import { jsonld, rdfCanonize, type JsonLdEventHandler } from './jsonld-engine.js';
+import { jsonld, rdfCanonize, type JsonLdEventHandler, type RdfQuad } from './jsonld-engine.js';
+import { canonizeUniqueFirstDegree } from './rdfc-unique.js';
 
 export interface CanonicalizeOptions {
   /** Defaults to the bundled, network-free loader. */
@@ -112,7 +113,15 @@ export interface CanonizeDatasetOptions {
  */
 export function canonizeDataset(input: object[] | string, options: CanonizeDatasetOptions = {}): Promise<string> {
   const dataset = typeof input === 'string' ? rdfCanonize.NQuads.parse(input) : input;
-  const maxDeepIterations = workBound(options.maxDeepIterations) ?? defaultMaxDeepIterations(dataset.length);
+  const bound = workBound(options.maxDeepIterations);
+  // Distinct first-degree hashes (nearly every credential) need no Hash N-Degree Quads: the fast path's case.
+  const unique = canonizeUniqueFirstDegree(
+    dataset as RdfQuad[],
+    options.hashAlgorithm ?? 'sha256',
+    options.canonicalIdMap,
+  );
+  if (unique !== undefined) return Promise.resolve(unique);
+  const maxDeepIterations = bound ?? defaultMaxDeepIterations(dataset.length);
   return rdfCanonize.canonize(dataset, {
     algorithm: 'RDFC-1.0',
     format: 'application/n-quads',

@@ -61,5 +61,5 @@ export {
 } from './verify.js';
 export { type ProofCanonicalizeOptions, documentWithoutProofs } from './proof-data.js';
 export { formatDateTimeStamp, isDateTimeStamp } from './date-time.js';
-/** Whether jsonld.js runs with the shared, cached active contexts (false only after an unexpected upgrade). */
-export { activeContextSharing } from './jsonld-engine.js';
+/** Whether jsonld.js runs with the shared, cached active contexts and dictionary node maps (false only after an unexpected upgrade). */
+export { activeContextSharing, dictionaryNodeMaps } from './jsonld-engine.js';

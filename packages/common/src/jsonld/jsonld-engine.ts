@@ -50,8 +50,27 @@ interface JsonLdApi {
   fromRDF(dataset: object[]): Promise<object[]>;
 }
 
+/** A term of rdf-canonize's (and jsonld.js's) datasets. */
+export interface RdfTerm {
+  termType: string;
+  value: string;
+  datatype?: RdfTerm;
+  language?: string;
+}
+
+export interface RdfQuad {
+  subject: RdfTerm;
+  predicate: RdfTerm;
+  object: RdfTerm;
+  graph: RdfTerm;
+}
+
 interface RdfCanonizeApi {
-  NQuads: { parse(input: string): object[] };
+  NQuads: {
+    parse(input: string): object[];
+    /** One quad as a canonical N-Quads line, newline included. */
+    serializeQuadComponents(subject: RdfTerm, predicate: RdfTerm, object: RdfTerm, graph: RdfTerm): string;
+  };
   canonize(
     dataset: object[],
     options: {
@@ -111,6 +130,49 @@ function installAbsoluteIriRule(): boolean {
 
 /** Whether the RFC 3987 absolute-IRI rule is in force (false only on a jsonld.js this was not written for). */
 export const rfc3987AbsoluteIris: boolean = installAbsoluteIriRule();
+
+type CreateNodeMap = (
+  input: unknown,
+  graphs: Record<string, object>,
+  graph: string,
+  issuer: unknown,
+  name?: string,
+  list?: unknown[],
+) => void;
+
+/**
+ * jsonld.js files each subject of a graph under its IRI in a plain object (`toRDF`'s node map). Every credential
+ * brings IRIs never seen before, and V8 gives a plain object a new hidden-class transition for each new key,
+ * kept on the shared transition tree of `{}`: that was most of `createNodeMap`'s time (~15% of `toRDF` on the
+ * log's credentials). A graph's subject map is therefore a dictionary from the start (no prototype). Only an
+ * `@id` named like an `Object.prototype` member reads differently (jsonld.js would take the inherited member as
+ * an existing subject, and with `__proto__` wrote onto `Object.prototype`); such an `@id` is a relative IRI, whose
+ * triples toRDF drops either way. Like the IRI rule,
+ * it is set before jsonld.js loads, whose modules copy `createNodeMap` when they load.
+ */
+function installDictionaryNodeMaps(): boolean {
+  const version = (require('jsonld/package.json') as { version: string }).version;
+  if (version !== '9.0.0') return false;
+  if (require.cache[require.resolve('jsonld/lib/toRdf.js')] !== undefined)
+    throw new Error('jsonld.js was loaded before @anchor/common/jsonld could set its node maps');
+  const nodeMap = require('jsonld/lib/nodeMap.js') as { createNodeMap: CreateNodeMap };
+  const createNodeMap = nodeMap.createNodeMap;
+  if (typeof createNodeMap !== 'function') return false;
+  nodeMap.createNodeMap = (input, graphs, graph, issuer, name, list) => {
+    const subjects = graphs[graph];
+    if (
+      subjects !== undefined &&
+      Object.getPrototypeOf(subjects) === Object.prototype &&
+      Object.keys(subjects).length === 0
+    )
+      graphs[graph] = Object.create(null) as object;
+    createNodeMap(input, graphs, graph, issuer, name, list);
+  };
+  return true;
+}
+
+/** Whether subject maps are dictionaries (false only on a jsonld.js this was not written for). */
+export const dictionaryNodeMaps: boolean = installDictionaryNodeMaps();
 
 export const jsonld = require('jsonld') as JsonLdApi;
 export const rdfCanonize = require('rdf-canonize') as RdfCanonizeApi;

@@ -10,7 +10,7 @@ import {
   issuerDidDocument,
   issuerKey,
 } from '../fixtures.js';
-import { activeContextSharing } from '../jsonld-engine.js';
+import { activeContextSharing, dictionaryNodeMaps } from '../jsonld-engine.js';
 import { signDocument } from '../sign.js';
 import { controllerDocumentResolver } from '../verification-method.js';
 import { verifyDocument } from '../verify.js';
@@ -114,6 +114,25 @@ const corpus: Record<string, unknown> = {
       verificationMethod: KEY_2020_ID,
       proofPurpose: 'assertionMethod',
       proofValue: 'z5C5b',
+    },
+  },
+  // The transparency log's bench credential: one subject map of new IRIs, eight blank-node tags (node maps).
+  'credential with blank-node tags under ActivityStreams': {
+    '@context': [CONTEXT_URLS.credentialsV1, CONTEXT_URLS.activityStreams],
+    id: 'https://node1.example.com/vc/interop-1',
+    type: ['VerifiableCredential'],
+    issuer: 'https://node1.example.com/services/node',
+    issuanceDate: '2024-03-01T19:23:24.123Z',
+    credentialSubject: {
+      id: 'https://node1.example.com/anchors/interop-1',
+      type: 'Note',
+      name: 'Anchor batch 1',
+      tag: Array.from({ length: 8 }, (_, k) => ({
+        type: 'Link',
+        href: `hl:uEiB1x${k}oA1vVq9eN6bG9z2cP0bJzV1kXwq8C1m0Q8cY2a4bZ3w`,
+        name: `did:node:EiD${k}1aBcDeF`,
+        mediaType: 'application/json',
+      })),
     },
   },
 };
@@ -263,8 +282,9 @@ describe('proofs made by Digital Bazaar verify here', () => {
 });
 
 describe('canonical N-Quads agree with a pristine jsonld.js', () => {
-  it('with the active-context sharing in force here', () => {
+  it('with the active-context sharing and the dictionary node maps in force here', () => {
     expect(activeContextSharing).toBe(true);
+    expect(dictionaryNodeMaps).toBe(true);
   });
 
   it('on every document of the corpus, whatever the order (cached contexts carry no state between calls)', async () => {
