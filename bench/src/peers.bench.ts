@@ -21,6 +21,7 @@
  *
  *   npm run bench -- peers                  every pair
  *   npm run bench -- peers --only kms,vc    some (plc, vc, fedify, tessera, kms)
+ *   npm run bench -- peers --only vct-log-cpu   our vct-log's CPU per append alone (not a pair; holds on a busy machine)
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,7 +31,7 @@ import { didPlcPairs } from './peers/did-plc.js';
 import { fedifyPairs } from './peers/fedify.js';
 import { kmsPair } from './peers/kms.js';
 import { printPairs } from './peers/pairs.js';
-import { tesseraPairs } from './peers/tessera.js';
+import { tesseraPairs, vctLogAppendCpu } from './peers/tessera.js';
 import { vcPairs } from './peers/vc.js';
 
 const GROUPS: Record<string, (dir: string) => Promise<void>> = {
@@ -38,10 +39,16 @@ const GROUPS: Record<string, (dir: string) => Promise<void>> = {
   vc: vcPairs,
   fedify: fedifyPairs,
   tessera: tesseraPairs,
+  'vct-log-cpu': vctLogAppendCpu,
   kms: kmsPair,
 };
 const onlyAt = process.argv.indexOf('--only');
-const wanted = onlyAt >= 0 ? (process.argv[onlyAt + 1] ?? '').split(',') : Object.keys(GROUPS);
+/** Not a pair: run only when asked for. */
+const ON_REQUEST = new Set(['vct-log-cpu']);
+const wanted =
+  onlyAt >= 0
+    ? (process.argv[onlyAt + 1] ?? '').split(',')
+    : Object.keys(GROUPS).filter((name) => !ON_REQUEST.has(name));
 const unknown = wanted.filter((name) => !(name in GROUPS));
 if (unknown.length > 0)
   throw new Error(`unknown peers ${unknown.join(', ')}; known: ${Object.keys(GROUPS).join(', ')}`);

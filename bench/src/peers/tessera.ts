@@ -137,16 +137,20 @@ async function measureTessera(dir: string): Promise<LogFigures> {
   }
 }
 
-async function measureOurs(dir: string): Promise<LogFigures> {
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  const service = await startProcess(serviceBin('@anchor/vct-log'), {
+function startOurs(dir: string, port: number) {
+  return startProcess(serviceBin('@anchor/vct-log'), {
     name: 'vct-log',
     args: ['--host-url', `127.0.0.1:${port}`, '--data-dir', join(dir, 'vct-log'), '--log-level', 'warning'],
-    readyUrl: `${origin}/healthcheck`,
+    readyUrl: `http://127.0.0.1:${port}/healthcheck`,
     readyStatus: (status) => status === 200,
     readyTimeoutMs: 60_000,
   });
+}
+
+async function measureOurs(dir: string): Promise<LogFigures> {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const service = await startOurs(dir, port);
   const getJson = async <T>(path: string): Promise<T> => {
     const response = await fetch(`${origin}${path}`);
     if (!response.ok) throw new Error(`GET ${path}: ${response.status}`);
@@ -212,4 +216,29 @@ export async function tesseraPairs(dir: string): Promise<void> {
   if (ours.cpuMsPerAppend !== undefined && peer.cpuMsPerAppend !== undefined)
     pair('log: CPU per append', 'ms', ours.cpuMsPerAppend, peer.cpuMsPerAppend, { lowerIsBetter: true });
   pair(`log: inclusion proofs (${PROOF_CONNECTIONS} conn): vct-log / Tessera`, 'proofs/s', ours.proofs, peer.proofs);
+}
+
+/**
+ * Our vct-log's CPU per append alone (`--only vct-log-cpu`): the same appends and connections as the pair, the
+ * CPU of the service process over every thread (HTTP thread and entry workers) divided by the appends answered.
+ * A cost rather than a rate, so it holds on a busy machine where the pair's wall-clock rates do not.
+ */
+export async function vctLogAppendCpu(dir: string): Promise<void> {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const service = await startOurs(dir, port);
+  try {
+    const file = appendsFile(dir, 'vct-log-cpu', '/main/v1/add-vc', ENTRIES);
+    const common = { origin, requestsFile: file, connections: APPEND_CONNECTIONS };
+    const warm = await runRequestLoad({ ...common, durationS: 2 });
+    const before = processCpuMs(service.pid);
+    const appends = await runRequestLoad({ ...common, durationS: APPEND_S, offset: warm.used });
+    const after = processCpuMs(service.pid);
+    if (before === undefined || after === undefined) throw new Error('no /proc here: CPU per append unknown');
+    console.log(
+      `  our vct-log (LMDB): ${appends.ok} appends (${appends.failures} failed), CPU ${(((after - before) * 1_000) / appends.ok).toFixed(0)} µs an append, every thread`,
+    );
+  } finally {
+    await service.stop();
+  }
 }

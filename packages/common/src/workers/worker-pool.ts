@@ -16,6 +16,8 @@ export interface WorkerPoolOptions {
   unref?: boolean;
   /** The log module of the pool's messages (default `workers`). */
   logModule?: string;
+  /** Node options of the threads (default the process's; a test runner's own conditions would load sources). */
+  execArgv?: string[];
 }
 
 interface Waiting<Result> {
@@ -84,7 +86,10 @@ export class WorkerPool<Task, Result> {
   }
 
   private spawn(): void {
-    const worker = new Worker(this.options.file, { workerData: this.options.workerData });
+    const worker = new Worker(this.options.file, {
+      workerData: this.options.workerData,
+      ...(this.options.execArgv ? { execArgv: this.options.execArgv } : {}),
+    });
     if (this.options.unref) worker.unref();
     let loaded: () => void = () => undefined;
     const thread: Thread<Result> = { worker, inFlight: new Map(), loaded: Promise.resolve(), wasLoaded: false };

@@ -29,6 +29,11 @@ export interface EntryPreparerOptions {
 
   /** The service's JSON-LD contexts (bundled and operator ones). */
   contexts: JsonLdContexts;
+  /**
+   * The compiled worker module and its Node options; default `entry-worker.js` beside this module with the
+   * process's options (tests from sources name the built worker, without the runner's source conditions).
+   */
+  worker?: { file: URL; execArgv: string[] };
 }
 
 export async function createEntryPreparer(options: EntryPreparerOptions): Promise<EntryPreparer> {
@@ -52,7 +57,8 @@ export async function createEntryPreparer(options: EntryPreparerOptions): Promis
   // (the client may retry).
   const broadcast = new ContextBroadcast(options.contexts);
   const pool = new WorkerPool<PrepareTask, PreparedCredential>({
-    file: new URL('./entry-worker.js', import.meta.url),
+    file: options.worker?.file ?? new URL('./entry-worker.js', import.meta.url),
+    ...(options.worker ? { execArgv: options.worker.execArgv } : {}),
     size: options.workers,
     taskName: 'preparing the entry',
     workerData: {
