@@ -95,6 +95,8 @@ interface SizeFigures {
   resolve_version_time_p99_ms: number;
   disk_bytes_per_did: number;
   rss_mb: number;
+  rss_anon_mb: number;
+  rss_file_mb: number;
   startup_ms: number;
   load_average: number;
 }
@@ -126,9 +128,10 @@ function diskBytes(path: string): number {
   return readdirSync(path).reduce((sum, name) => sum + diskBytes(join(path, name)), 0);
 }
 
-function rssMb(pid: number): number {
+/** Resident memory of `pid` from /proc (`VmRSS`, or its `RssAnon` heap part / `RssFile` mapped-file part: LMDB's pages). */
+function rssMb(pid: number, field: 'VmRSS' | 'RssAnon' | 'RssFile' = 'VmRSS'): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
+  return Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) / 1024;
 }
 
 const suffixes = (): string[] => readFileSync(didsFile, 'utf8').split('\n').filter(Boolean);
@@ -390,6 +393,8 @@ try {
       resolve_version_time_p99_ms: versionPaced.p99,
       disk_bytes_per_did: DATABASE === 'lmdb' ? diskBytes(join(dir.path, 'source')) / grown : Number.NaN,
       rss_mb: rssMb(source.pid),
+      rss_anon_mb: rssMb(source.pid, 'RssAnon'),
+      rss_file_mb: rssMb(source.pid, 'RssFile'),
       startup_ms: startupMs,
       load_average: loadAtStart,
     };
@@ -410,6 +415,8 @@ try {
     );
     report(SECTION, `at ${at} DIDs: store bytes on disk per DID`, row.disk_bytes_per_did, 'B');
     report(SECTION, `at ${at} DIDs: node resident memory`, row.rss_mb, 'MB');
+    report(SECTION, `at ${at} DIDs: of it anonymous (heap, buffers)`, row.rss_anon_mb, 'MB');
+    report(SECTION, `at ${at} DIDs: of it mapped files (LMDB pages)`, row.rss_file_mb, 'MB');
     report(SECTION, `at ${at} DIDs: start-up on this store`, row.startup_ms, 'ms');
     report(SECTION, `at ${at} DIDs: load average (1 min) as measuring began`, row.load_average, '');
     for (const [metric, value] of [
