@@ -95,8 +95,19 @@ export function nodeApiInfo(ctx: NodeContext): ApiInfo {
  * The README's endpoint tables are rendered from it (`npm run docs`).
  */
 export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpec[] {
-  const { sidetreeApi, didWeb, cas, anchorCredentials, vct, logMonitoring, activitypub, witness, system, wellKnown, deadLetters } =
-    features;
+  const {
+    sidetreeApi,
+    didWeb,
+    cas,
+    anchorCredentials,
+    vct,
+    logMonitoring,
+    activitypub,
+    witness,
+    system,
+    wellKnown,
+    deadLetters,
+  } = features;
   const exportQuery: QueryParameterSpec[] = [
     {
       name: 'after',
