@@ -90,6 +90,17 @@ describe('observer', () => {
     );
   });
 
+  it('clears the pending record a submit left behind for an anchor processed meanwhile', async () => {
+    // What a submit racing a commit leaves: the commit deleted the record before the submit inserted it.
+    const { records, observer } = b.server.services.observer;
+    const anchorHash = parseHashlink(updateAnchor).resourceHash;
+    expect(await records.anchors.get(anchorHash)).toBeDefined();
+    await records.pending.insert(anchorHash, { event: { hashlink: updateAnchor }, submittedAt: Date.now() });
+    expect(await observer.process({ hashlink: updateAnchor })).toBe('duplicate');
+    expect(await records.pending.get(anchorHash)).toBeUndefined();
+    expect(await records.pending.count()).toBe(0);
+  });
+
   it('refuses an embedded linkset that does not hash to its hashlink', async () => {
     const linkset = JSON.parse(
       (await a.server.services.cas.store.read(parseHashlink(updateAnchor).resourceHash))!.content.toString(),

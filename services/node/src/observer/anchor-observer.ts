@@ -108,7 +108,18 @@ export class AnchorObserver {
 
   /** Processes an anchor and its unprocessed parents; resolves once committed (or found already done). */
   async process(event: AnchorEvent): Promise<'processed' | 'duplicate'> {
-    return this.processAt(event, 0, new Set());
+    const outcome = await this.processAt(event, 0, new Set());
+    if (outcome === 'duplicate') await this.clearPending(parseHashlink(event.hashlink).resourceHash);
+    return outcome;
+  }
+
+  /**
+   * Deletes the pending record of an anchor already processed. A commit deletes it atomically, but a submit
+   * that read "not processed" just before that commit inserts it again afterwards; left alone, it would be
+   * re-queued at every start. A read first: duplicates are common and most have no record.
+   */
+  private async clearPending(anchorHash: string): Promise<void> {
+    if (await this.records.pending.get(anchorHash)) await this.records.pending.delete(anchorHash);
   }
 
   /** Records an anchor as refused for good (it is never retried; a replay finds the record). */

@@ -71,6 +71,11 @@ export async function createObserverFeature(
     const anchorHash = parseHashlink(event.hashlink).resourceHash;
     if (await records.anchors.get(anchorHash)) return;
     await records.pending.insert(anchorHash, { event, submittedAt: Date.now() });
+    // Processed between the read and the insert: that commit deleted no record, so this one must go.
+    if (await records.anchors.get(anchorHash)) {
+      await records.pending.delete(anchorHash);
+      return;
+    }
     await ctx.mq.publish(ANCHOR_TOPIC, event);
   };
 
