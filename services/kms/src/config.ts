@@ -1,18 +1,14 @@
-import {
-  databaseUrlRequired,
-  logOptions,
-  metricsHostOption,
-  requestBodyLimitOption,
-  serviceOptionsOf,
-  storageOptions,
-  tlsServeOptions,
-  tlsServePairCheck,
-} from '@anchor/common/service';
+import { serviceOptionsOf } from '@anchor/common/service';
 import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
-import { readCaCertificates, tlsCaCertsOption } from '@anchor/common/http-client';
+import {
+  allowedPeerNetworksOption,
+  hostUrlOption,
+  serviceChecks,
+  serviceTailOptions,
+  storageOptions,
+} from '@anchor/common/config/shared';
+import { readCaCertificates } from '@anchor/common/http-client';
 import { PROJECT_VERSION } from '@anchor/common/version';
-import { allowedPeerNetworksOption } from '@anchor/common/httpsig';
-import { tracingOptions } from '@anchor/common/tracing';
 import { workerThreadsOption } from '@anchor/common/workers';
 import type { KmsOptions } from './server.js';
 
@@ -28,11 +24,7 @@ export const KMS_CONFIG = defineConfig({
     'Key management service: keystores owned by controller DIDs, keys encrypted at rest under a master key, and the operations of trustbloc/kms (sign, verify, AEAD, MAC, NaCl box, key wrap, BBS) under /v1/keystores.',
   envPrefix: 'KMS',
   options: {
-    hostUrl: opt.hostPort({
-      flag: 'host-url',
-      default: '0.0.0.0:8074',
-      help: 'address the API listens on (host:port; :port for all interfaces)',
-    }),
+    hostUrl: hostUrlOption({ default: '0.0.0.0:8074' }),
     baseUrl: opt.url({
       flag: 'base-url',
       protocols: ['http', 'https'],
@@ -95,16 +87,13 @@ export const KMS_CONFIG = defineConfig({
       'sign-workers',
       'worker threads for the signatures of POST .../signbatch; auto = one per core; 0 signs on the HTTP thread',
     ),
-    requestBodyLimit: requestBodyLimitOption(),
-    metricsHost: metricsHostOption(),
-    ...tracingOptions(),
-    ...tlsServeOptions(),
-    tlsCaCerts: tlsCaCertsOption('the node (--node-url), and the did:web documents of keystore controllers'),
-    ...logOptions({ example: 'kms-server=debug:info' }),
+    ...serviceTailOptions({
+      caCertsFor: 'the node (--node-url), and the did:web documents of keystore controllers',
+      log: { example: 'kms-server=debug:info' },
+    }),
   },
   checks: [
-    tlsServePairCheck,
-    databaseUrlRequired('KMS'),
+    ...serviceChecks('KMS'),
     (c) =>
       c.secretLockKeyPath !== undefined && c.secretLockKey !== undefined
         ? 'options --secret-lock-key-path and --secret-lock-key (env KMS_SECRET_LOCK_KEY): give the master key once'

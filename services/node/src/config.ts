@@ -1,5 +1,5 @@
 import { kmsOptions, kmsOptionsProblem } from '@anchor/common/clients';
-import { lmdbCommitIntervalOption } from '@anchor/common/service';
+import { lmdbCommitIntervalOption } from '@anchor/common/config/shared';
 import { tracingOptions } from '@anchor/common/tracing';
 import { defineConfig, formatDuration, opt, type ConfigOf } from '@anchor/common/config';
 import { formatByteSize, parseByteSize } from '@anchor/common/http';

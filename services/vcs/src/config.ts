@@ -1,19 +1,19 @@
+import { serviceOptionsOf, storageSettingsOf } from '@anchor/common/service';
+import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
 import {
-  databaseUrlRequired,
+  allowedPeerNetworksOption,
+  hostUrlOption,
   logOptions,
   metricsHostOption,
   requestBodyLimitOption,
-  serviceOptionsOf,
+  serviceChecks,
   storageOptions,
-  storageSettingsOf,
+  tlsCaCertsOption,
   tlsServeOptions,
-  tlsServePairCheck,
-} from '@anchor/common/service';
-import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
+  tracingOptions,
+} from '@anchor/common/config/shared';
 import { contextsFileOption } from '@anchor/common/jsonld-contexts';
 import { PROJECT_VERSION } from '@anchor/common/version';
-import { allowedPeerNetworksOption } from '@anchor/common/httpsig';
-import { tracingOptions } from '@anchor/common/tracing';
 import { VCS_MODES, type VcsOptions } from './vcs-options.js';
 
 const STORE_TYPES = ['mem', 'lmdb', 'mongodb'] as const;
@@ -32,12 +32,7 @@ export const VCS_CONFIG = defineConfig({
     'status lists (StatusList2021, Bitstring Status List), W3C VC-API routes.',
   envPrefix: 'VC_REST',
   options: {
-    hostUrl: opt.hostPort({
-      flag: 'host-url',
-      short: 'u',
-      required: true,
-      help: 'address the API listens on (host:port; :port for all interfaces)',
-    }),
+    hostUrl: hostUrlOption({ short: 'u', required: true }),
     hostUrlExternal: opt.url({
       flag: 'host-url-external',
       short: 'x',
@@ -180,10 +175,7 @@ export const VCS_CONFIG = defineConfig({
       min: 1,
       help: 'growth factor of the wait for later retries',
     }),
-    tlsCacerts: opt.list({
-      flag: 'tls-cacerts',
-      help: 'comma-separated CA certificate files trusted for outbound https (kms, node, log, did:web, status lists), besides the bundled roots',
-    }),
+    tlsCacerts: tlsCaCertsOption('the kms, the node, the log, did:web documents and status lists'),
     tlsSystemcertpool: opt.bool({
       flag: 'tls-systemcertpool',
       help: "accepted for compatibility and not used: outbound https trusts Node's bundled roots plus --tls-cacerts",
@@ -203,8 +195,7 @@ export const VCS_CONFIG = defineConfig({
     }),
   },
   checks: [
-    tlsServePairCheck,
-    databaseUrlRequired('VC_REST'),
+    ...serviceChecks('VC_REST'),
     (c) =>
       (c.kmsSecretsDatabaseType ?? c.databaseType) === 'mongodb' && !(c.kmsSecretsDatabaseUrl ?? c.databaseUrl)
         ? 'option --kms-secrets-database-url (env KMSSECRETS_DATABASE_URL): required with a mongodb key store'

@@ -1,21 +1,17 @@
-import {
-  databaseUrlRequired,
-  logOptions,
-  metricsHostOption,
-  requestBodyLimitOption,
-  serviceOptionsOf,
-  storageOptions,
-  tlsServeOptions,
-  tlsServePairCheck,
-} from '@anchor/common/service';
+import { serviceOptionsOf } from '@anchor/common/service';
 import { kmsOptions, kmsOptionsProblem, kmsSettingsOf } from '@anchor/common/clients';
 import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
-import { readCaCertificates, tlsCaCertsOption } from '@anchor/common/http-client';
+import {
+  allowedPeerNetworksOption,
+  hostUrlOption,
+  serviceChecks,
+  serviceTailOptions,
+  storageOptions,
+} from '@anchor/common/config/shared';
+import { readCaCertificates } from '@anchor/common/http-client';
 import { contextsFileOption } from '@anchor/common/jsonld-contexts';
 import { PROJECT_VERSION } from '@anchor/common/version';
-import { allowedPeerNetworksOption } from '@anchor/common/httpsig';
 import { isValidKeyName, parseVerifierKey } from '@anchor/common/tlog';
-import { tracingOptions } from '@anchor/common/tracing';
 import { workerThreadsOption } from '@anchor/common/workers';
 import { issuerItemProblem, logItemProblem, buildLogDefinitions } from './log-definitions.js';
 import type { VctLogOptions } from './log-options.js';
@@ -35,13 +31,7 @@ export const VCT_LOG_CONFIG = defineConfig({
     'per deployment, each under /<alias>/v1/..., signed by one Ed25519 or P-256 key.',
   envPrefix: 'VCT',
   options: {
-    hostUrl: opt.hostPort({
-      flag: 'host-url',
-      short: 'a',
-      env: ['VCT_API_HOST'],
-      default: '0.0.0.0:5678',
-      help: 'address the API listens on (host:port; :port for all interfaces)',
-    }),
+    hostUrl: hostUrlOption({ short: 'a', env: ['VCT_API_HOST'], default: '0.0.0.0:5678' }),
     baseUrl: opt.url({
       flag: 'base-url',
       protocols: ['http', 'https'],
@@ -178,15 +168,14 @@ export const VCT_LOG_CONFIG = defineConfig({
       default: '5m',
       help: 'how long resolved DID documents (proof verification keys) are reused',
     }),
-    requestBodyLimit: requestBodyLimitOption(),
-    metricsHost: metricsHostOption({
-      short: 'm',
-      help: 'serve /metrics on this separate listener (as the original) instead of the API listener',
+    ...serviceTailOptions({
+      caCertsFor: 'the kms, and the did:web documents of add-vc proofs',
+      log: { example: 'vct-sequencer=debug:info' },
+      metricsHost: {
+        short: 'm',
+        help: 'serve /metrics on this separate listener (as the original) instead of the API listener',
+      },
     }),
-    ...tracingOptions(),
-    ...tlsServeOptions(),
-    tlsCaCerts: tlsCaCertsOption('the kms, and the did:web documents of add-vc proofs'),
-    ...logOptions({ example: 'vct-sequencer=debug:info' }),
   },
   checks: [
     (c) => kmsOptionsProblem(c),
@@ -212,8 +201,7 @@ export const VCT_LOG_CONFIG = defineConfig({
       c.witnessName !== undefined && !isValidKeyName(c.witnessName)
         ? `--witness-name ${JSON.stringify(c.witnessName)} is no note key name: no spaces and no '+'`
         : undefined,
-    tlsServePairCheck,
-    databaseUrlRequired('VCT'),
+    ...serviceChecks('VCT'),
   ],
 });
 

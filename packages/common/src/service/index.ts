@@ -15,24 +15,8 @@ export {
 } from './service.js';
 export type { ContextExtension, ServiceSettings } from './service-settings.js';
 export { openStorage, type StorageSettings } from './open-storage.js';
-export {
-  databaseUrlRequired,
-  lmdbCommitIntervalOption,
-  storageOptions,
-  storageSettingsOf,
-  type StorageOptions,
-} from './storage-options.js';
-export {
-  logOptions,
-  metricsHostOption,
-  requestBodyLimitOption,
-  serviceOptionsOf,
-  serviceSettingsOf,
-  tlsServeOptions,
-  tlsServePairCheck,
-  tlsSettingsOf,
-  type ServiceOptions,
-} from './service-options.js';
+export { storageSettingsOf, type StorageOptions } from './storage-options.js';
+export { serviceOptionsOf, serviceSettingsOf, tlsSettingsOf, type ServiceOptions } from './service-options.js';
 export { serviceHandle, type Running, type ServiceHandle } from './service-handle.js';
 export { tokenRulesFor, type TokenSettings } from './token-settings.js';
 export { startMetricsListener } from './metrics-listener.js';

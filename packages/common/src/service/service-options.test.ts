@@ -1,18 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, defineConfig, loadConfig, opt } from '../config/index.js';
-import { tracingOptions } from '../tracing/index.js';
 import {
   logOptions,
   metricsHostOption,
   requestBodyLimitOption,
-  serviceOptionsOf,
-  serviceSettingsOf,
   storageOptions,
-  storageSettingsOf,
   tlsServeOptions,
   tlsServePairCheck,
-  tlsSettingsOf,
-} from './index.js';
+  tracingOptions,
+} from '../config/shared/index.js';
+import { serviceOptionsOf, serviceSettingsOf, storageSettingsOf, tlsSettingsOf } from './index.js';
 
 const spec = defineConfig({
   program: 'kit-options-test',

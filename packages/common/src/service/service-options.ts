@@ -1,6 +1,4 @@
-import { opt, type HostPort } from '../config/index.js';
-import { parseByteSize } from '../http/index.js';
-import { formatLogSpec, parseLogSpec } from '../log/index.js';
+import type { HostPort } from '../config/index.js';
 import { tracingSettingsOf } from '../tracing/index.js';
 import type { StoreKind } from '../storage/index.js';
 import type { ServiceSettings } from './service-settings.js';
@@ -52,7 +50,8 @@ export function serviceSettingsOf(
 
 /**
  * The `ServiceOptions` from the values of the flags every service declares: `--host-url`, `--data-dir`, the
- * `storageOptions`, `--request-body-limit`, `--metrics-host`, the `tracingOptions` and the `tlsServeOptions`. The
+ * `storageOptions`, `--request-body-limit`, `--metrics-host`, the `tracingOptions` and the `tlsServeOptions` (all
+ * declared in `@anchor/common/config/shared`). The
  * CA certificates are left to the service, whose `--tls-cacerts` help names what it trusts them for.
  */
 export function serviceOptionsOf(flags: {
@@ -81,27 +80,9 @@ export function serviceOptionsOf(flags: {
   };
 }
 
-/** `--tls-serve-cert` and `--tls-serve-key`: the API listener serves HTTPS with both (`tlsServePairCheck`). */
-export function tlsServeOptions() {
-  return {
-    tlsServeCert: opt.string({
-      flag: 'tls-serve-cert',
-      help: 'PEM certificate file: serve HTTPS (with --tls-serve-key)',
-    }),
-    tlsServeKey: opt.string({ flag: 'tls-serve-key', help: 'PEM private key file of --tls-serve-cert' }),
-  };
-}
-
 interface TlsServeValues {
   tlsServeCert?: string | undefined;
   tlsServeKey?: string | undefined;
-}
-
-/** The spec check that goes with `tlsServeOptions`: both files or neither. */
-export function tlsServePairCheck(c: TlsServeValues): string | undefined {
-  return (c.tlsServeCert === undefined) !== (c.tlsServeKey === undefined)
-    ? 'options --tls-serve-cert and --tls-serve-key: give both to serve HTTPS, or neither'
-    : undefined;
 }
 
 /** The `tls` option from those values. */
@@ -109,57 +90,4 @@ export function tlsSettingsOf(values: TlsServeValues): { certFile: string; keyFi
   return values.tlsServeCert && values.tlsServeKey
     ? { certFile: values.tlsServeCert, keyFile: values.tlsServeKey }
     : undefined;
-}
-
-/** `--request-body-limit`, checked at start-up (a size `parseByteSize` reads). */
-export function requestBodyLimitOption() {
-  return opt.string({
-    flag: 'request-body-limit',
-    default: '1mb',
-    validate: (value) => (isByteSize(value) ? undefined : 'must be a size such as 512kb or 1mb'),
-    help: 'largest request body accepted; larger ones get 413',
-  });
-}
-
-function isByteSize(value: string): boolean {
-  try {
-    parseByteSize(value);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** `--metrics-host`; `short` and `help` keep a service's historical alias and wording. */
-export function metricsHostOption(overrides: { short?: string; help?: string } = {}) {
-  return opt.hostPort({
-    flag: 'metrics-host',
-    ...(overrides.short === undefined ? {} : { short: overrides.short }),
-    help: overrides.help ?? 'serve /metrics on this separate listener instead of the API listener',
-  });
-}
-
-/**
- * `--log-level` (env `LOG_LEVEL` besides the prefixed name) and `--log-format`. `example` is a per-module
- * spec naming one of the service's modules; `levels` and `short` keep a service's historical wording and alias.
- */
-export function logOptions(level: { example: string; levels?: string; short?: string }) {
-  return {
-    logLevel: opt.custom({
-      flag: 'log-level',
-      ...(level.short === undefined ? {} : { short: level.short }),
-      env: ['LOG_LEVEL'],
-      type: 'level spec',
-      default: 'info',
-      parse: parseLogSpec,
-      format: formatLogSpec,
-      help: `log levels: ${level.levels ?? 'error, warning, info or debug'}, optionally per module (${level.example})`,
-    }),
-    // One variable for every service, as LOG_LEVEL: a deployment sets LOG_FORMAT once.
-    logFormat: opt.enum(['json', 'text'] as const, {
-      flag: 'log-format',
-      env: ['LOG_FORMAT'],
-      help: 'log line format (default: text on a terminal, json otherwise)',
-    }),
-  };
 }
