@@ -21,6 +21,7 @@ export {
   storageOptions,
 } from './storage-options.js';
 export { logOptions } from './log-options.js';
+export { mqOptions, mqRedeliveryOptions } from './mq-options.js';
 export { tracingOptions } from '../../tracing/index.js';
 export { tlsCaCertsOption } from '../../http-client/index.js';
 export { allowedPeerNetworksOption } from '../../httpsig/index.js';

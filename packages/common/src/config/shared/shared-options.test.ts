@@ -5,6 +5,8 @@ import {
   hostUrlOption,
   logOptions,
   metricsHostOption,
+  mqOptions,
+  mqRedeliveryOptions,
   requestBodyLimitOption,
   serviceChecks,
   serviceTailOptions,
@@ -182,6 +184,51 @@ describe('the shared option sections', () => {
         help: 'log line format (default: text on a terminal, json otherwise)',
       },
     });
+  });
+
+  it('declare the queue flags', () => {
+    expect(declaredAll(mqOptions({ url: 'q' }))).toEqual({
+      mqUrl: {
+        flag: 'mq-url',
+        short: 'q',
+        env: ['MQ_URL'],
+        type: 'string',
+        required: false,
+        secret: true,
+        default: undefined,
+        help: 'amqp:// URL of RabbitMQ, or the members of a RabbitMQ cluster as comma-separated URLs (tried in order; after a lost connection the next one); empty for the in-process queue',
+      },
+      mqQueueType: {
+        flag: 'mq-queue-type',
+        short: undefined,
+        env: [],
+        type: 'classic|quorum',
+        required: false,
+        secret: false,
+        default: undefined,
+        help: 'classic or quorum (replicated over a cluster, survives the loss of a minority of its members); default: quorum when --mq-url names several brokers, classic for one. Queues of a namespace keep the type they were created with',
+      },
+      mqNamespace: {
+        flag: 'mq-namespace',
+        short: undefined,
+        env: ['MQ_NAMESPACE'],
+        type: 'string',
+        required: false,
+        secret: false,
+        default: undefined,
+        help: "Prefix of this service's queue names, so services sharing a broker and vhost never take each other's work; default derived from the service id. Replicas of one service share it",
+      },
+    });
+    expect(
+      Object.values(mqRedeliveryOptions()).map((def) => [def.flag, def.env, def.type, declared(def).default]),
+    ).toEqual([
+      ['mq-redelivery-max-attempts', ['MQ_REDELIVERY_MAX_ATTEMPTS'], 'int', '30'],
+      ['mq-redelivery-initial-interval', ['MQ_REDELIVERY_INITIAL_INTERVAL'], 'duration', '2s'],
+      ['mq-redelivery-multiplier', ['MQ_REDELIVERY_MULTIPLIER'], 'number', '1.5'],
+      ['mq-redelivery-max-interval', ['MQ_REDELIVERY_MAX_INTERVAL'], 'duration', '1m'],
+    ]);
+    const spec = defineConfig({ program: 'mq-options-test', options: mqOptions() });
+    expect(() => loadConfig(spec, { argv: ['--mq-url', 'http://broker'], env: {} })).toThrow(/--mq-url/);
   });
 
   it('compose the service tail in the order --help lists it, and its checks', () => {
