@@ -136,7 +136,7 @@ describe('the shared option sections', () => {
         required: false,
         secret: false,
         default: undefined,
-        help: 'prefix of the store (collection) names',
+        help: 'prefix of the store (collection) names, so that several services or nodes can share one database',
       },
       lmdbCommitInterval: {
         flag: 'lmdb-commit-interval',

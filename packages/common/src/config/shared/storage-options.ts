@@ -30,7 +30,7 @@ export function databasePrefixOption() {
   return opt.string({
     flag: 'database-prefix',
     env: ['DATABASE_PREFIX'],
-    help: 'prefix of the store (collection) names',
+    help: 'prefix of the store (collection) names, so that several services or nodes can share one database',
   });
 }
 
