@@ -16,6 +16,9 @@
  * load: on FerretDB a resolution reads a DID's operations by key prefix, which FerretDB's SQLite backend
  * cannot plan (it plans only `{_id: <key>}`), so each read two whole collections (0.5-5 s at load 15), 8 at a
  * time, over and over, and the publishing starved behind the bench's own reads (node README, replicas).
+ *
+ * `--service vct-log` runs the same for the vct-log instead (`./vct-log/replicas.ts`: add-vc, the sequencer
+ * lease, `--entries N`, `--lease` default the log's 10s), with its own last JSON line.
  */
 import { randomUUID } from 'node:crypto';
 import { createStoreProvider, StoreLease } from '@anchor/common/storage';
@@ -25,6 +28,7 @@ import { stopAllProcesses } from '@anchor/testing/process';
 import { haproxyBinary, startNodeReplicas, type Replica, type ReplicaSet } from '@anchor/testing/replicas';
 import { processCpuMs } from './federation/node-processes.js';
 import { loadAverage } from './lib/machine.js';
+import { vctLogReplicasBench } from './vct-log/replicas.js';
 
 function option(name: string): string | undefined {
   const at = process.argv.indexOf(`--${name}`);
@@ -48,6 +52,18 @@ interface Run {
   lost: number;
   publishedTwice: number;
   resolveMismatches: number;
+}
+
+if (option('service') === 'vct-log') {
+  const { reason } = await haproxyBinary();
+  if (reason) console.log(`replicas bench (vct-log) skipped: ${reason}`);
+  else
+    await vctLogReplicasBench({
+      entries: Number(option('entries') ?? 2000),
+      lease: option('lease') ?? '10s',
+      kills: KILLS,
+    });
+  process.exit(0);
 }
 
 const unavailable = (await amqpUnavailable()) ?? (await haproxyBinary()).reason;
