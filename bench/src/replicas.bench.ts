@@ -26,8 +26,8 @@ import { checkResolution, createAll, published, publishedTwice, TestDid } from '
 import { AMQP_URL, amqpUnavailable, deleteQueues } from '@anchor/testing/amqp-broker';
 import { stopAllProcesses } from '@anchor/testing/process';
 import { haproxyBinary, startNodeReplicas, type Replica, type ReplicaSet } from '@anchor/testing/replicas';
-import { processCpuMs } from './federation/node-processes.js';
 import { loadAverage } from './lib/machine.js';
+import { cpuSampler } from './lib/replica-cpu.js';
 import { vctLogReplicasBench } from './vct-log/replicas.js';
 
 function option(name: string): string | undefined {
@@ -70,30 +70,6 @@ const unavailable = (await amqpUnavailable()) ?? (await haproxyBinary()).reason;
 if (unavailable) {
   console.log(`replicas bench skipped: ${unavailable}`);
   process.exit(0);
-}
-
-function cpuSampler(set: ReplicaSet): { stop(): number } {
-  const first = new Map<number, number>();
-  const last = new Map<number, number>();
-  const sample = (): void => {
-    for (const replica of set.running) {
-      const ms = processCpuMs(replica.process.pid);
-      if (ms === undefined) continue;
-      if (!first.has(replica.process.pid)) first.set(replica.process.pid, ms);
-      last.set(replica.process.pid, ms);
-    }
-  };
-  sample();
-  const timer = setInterval(sample, 200);
-  return {
-    stop() {
-      sample();
-      clearInterval(timer);
-      let total = 0;
-      for (const [pid, ms] of last) total += ms - (first.get(pid) ?? ms);
-      return total;
-    },
-  };
 }
 
 async function leaseHolder(set: ReplicaSet): Promise<Replica | undefined> {

@@ -20,8 +20,8 @@ import { createStoreProvider, StoreLease } from '@anchor/common/storage';
 import type { SignedTreeHead } from '@anchor/common/vct';
 import { stopAllProcesses } from '@anchor/testing/process';
 import { startVctLogReplicas, type Replica, type ReplicaSet } from '@anchor/testing/replicas';
-import { processCpuMs } from '../federation/node-processes.js';
 import { loadAverage } from '../lib/machine.js';
+import { cpuSampler } from '../lib/replica-cpu.js';
 import { benchCredential, clientLeafHash } from './credentials.js';
 
 export interface VctReplicasOptions {
@@ -148,31 +148,6 @@ function postJson(url: string, body: string, agent: http.Agent): Promise<{ statu
     request.on('error', reject);
     request.end(body);
   });
-}
-
-/** Every running replica's user + system CPU (ms) over the sampler's life; a killed replica's last 200 ms are missed. */
-function cpuSampler(set: ReplicaSet): { stop(): number } {
-  const first = new Map<number, number>();
-  const last = new Map<number, number>();
-  const sample = (): void => {
-    for (const replica of set.running) {
-      const ms = processCpuMs(replica.process.pid);
-      if (ms === undefined) continue;
-      if (!first.has(replica.process.pid)) first.set(replica.process.pid, ms);
-      last.set(replica.process.pid, ms);
-    }
-  };
-  sample();
-  const timer = setInterval(sample, 200);
-  return {
-    stop() {
-      sample();
-      clearInterval(timer);
-      let total = 0;
-      for (const [pid, ms] of last) total += ms - (first.get(pid) ?? ms);
-      return total;
-    },
-  };
 }
 
 /** The tip of the sequencer lease chain, if it is held now, and the replica holding it (its holder id is in its log). */
