@@ -18,9 +18,10 @@ const ROUNDS = Number(process.env['LEASE_RACE_ROUNDS'] ?? 334);
 
 function expectExclusive(result: LeaseRaceResult): void {
   expect(raceViolations(result)).toEqual([]);
-  expect(result.written).toBeGreaterThan(result.rounds / 20);
-  // Paused holders were deposed and refused, and the lease changed hands more than once. How many times
-  // depends on how many pauses outlast the lease, which falls with the machine's load (8 on FerretDB at load 6).
+  // The race did exercise the fence: writes were taken, paused holders were deposed and refused, and the lease
+  // changed hands more than once. These counts fall with the machine's load (on FerretDB at load ~1: 50-237 writes
+  // and 7-25 epochs over 13 runs; 8 epochs at load 6), so they are floors for a meaningful run, not targets.
+  expect(result.written).toBeGreaterThan(10);
   expect(result.refused).toBeGreaterThan(0);
   expect(result.epochs).toBeGreaterThan(2);
 }
