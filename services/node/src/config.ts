@@ -2,6 +2,7 @@ import { defineConfig, opt, type ConfigOf } from '@anchor/common/config';
 import {
   allowedPeerNetworksOption,
   databasePrefixOption,
+  databaseStallToleranceOption,
   databaseTypeOption,
   databaseUrlOption,
   hostUrlOption,
@@ -160,6 +161,7 @@ export const nodeConfigSpec = defineConfig({
       databaseUrl: databaseUrlOption('v'),
       databasePrefix: databasePrefixOption(),
       lmdbCommitInterval: lmdbCommitIntervalOption(),
+      databaseStallTolerance: databaseStallToleranceOption(),
     },
     queue: {
       ...mqOptions({ url: 'q' }),

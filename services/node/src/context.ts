@@ -75,6 +75,7 @@ export function nodeSettings(config: NodeConfig): ServiceSettings {
       url: storage.databaseUrl,
       prefix: storage.databasePrefix,
       commitIntervalMs: storage.lmdbCommitInterval,
+      stallToleranceMs: storage.databaseStallTolerance,
     },
     queue: {
       ...(queue.mqUrl !== undefined ? { url: queue.mqUrl } : {}),

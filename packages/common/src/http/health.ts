@@ -2,9 +2,17 @@
  * Health of a service's components for `GET /healthcheck`. Each named check resolves to a status:
  * "success" (or nothing) when healthy, or an error text; throwing or outlasting the timeout counts as an
  * error text too. A check may declare non-success statuses that are not failures (the node reports
- * vctStatus "disabled" or "log endpoint not configured" and stays healthy).
+ * vctStatus "disabled" or "log endpoint not configured" and stays healthy), or answer a `CheckResult` that says
+ * itself whether its status is healthy (a stalled store is "degraded" and healthy for a while, see
+ * `StallBoundedProbe`); a healthy non-success status makes the overall status `Degraded`, still 200.
  */
-export type HealthCheck = () => Promise<string | void> | string | void;
+export type HealthCheck = () => Promise<string | void | CheckResult> | string | void | CheckResult;
+
+/** A status and whether it counts as healthy, whatever the check's `acceptable` list says. */
+export interface CheckResult {
+  status: string;
+  healthy: boolean;
+}
 
 export interface HealthCheckOptions {
   /** Non-success statuses that do not make the service unhealthy. */
@@ -18,7 +26,7 @@ export interface HealthOptions {
   timeoutMs?: number;
   /** Name of the timestamp field: `currentTime` (node, default) or `current_time` (log service). */
   timeField?: string;
-  /** Name of the overall status field (`OK`, `Starting`, `Maintenance`, `Unavailable`); null leaves it out. Default `status`. */
+  /** Name of the overall status field (`OK`, `Degraded`, `Starting`, `Maintenance`, `Unavailable`); null leaves it out. Default `status`. */
   statusField?: string | null;
 }
 
@@ -90,9 +98,11 @@ export class HealthChecks {
     );
     const body: Record<string, unknown> = {};
     let failing = false;
-    for (const [name, registered, status] of results) {
+    let degraded = false;
+    for (const [name, registered, { status, healthy: ok }] of results) {
       body[name] = status;
-      if (status !== HEALTHY && !registered.acceptable.has(status)) failing = true;
+      if (!ok) failing = true;
+      else if (status !== HEALTHY && !registered.acceptable.has(status)) degraded = true;
     }
     const healthy = !this.startingUp && (this.maintenanceMode || !failing);
     if (this.statusField !== null)
@@ -100,9 +110,11 @@ export class HealthChecks {
         ? 'Starting'
         : this.maintenanceMode
           ? 'Maintenance'
-          : healthy
-            ? 'OK'
-            : 'Unavailable';
+          : !healthy
+            ? 'Unavailable'
+            : degraded
+              ? 'Degraded'
+              : 'OK';
     body[this.timeField] = new Date().toISOString();
     for (const provider of this.fieldProviders) {
       for (const [key, value] of Object.entries(await provider())) if (!(key in body)) body[key] = value;
@@ -111,17 +123,18 @@ export class HealthChecks {
   }
 }
 
-async function runCheck({ check, timeoutMs }: Registered): Promise<string> {
+async function runCheck({ check, timeoutMs, acceptable }: Registered): Promise<CheckResult> {
+  const judged = (status: string): CheckResult => ({ status, healthy: status === HEALTHY || acceptable.has(status) });
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<string>((resolve) => {
-    timer = setTimeout(() => resolve(`health check timed out after ${timeoutMs} ms`), timeoutMs);
+  const timeout = new Promise<CheckResult>((resolve) => {
+    timer = setTimeout(() => resolve(judged(`health check timed out after ${timeoutMs} ms`)), timeoutMs);
   });
   try {
     const outcome = Promise.resolve()
       .then(check)
       .then(
-        (status) => (typeof status === 'string' ? status : HEALTHY),
-        (error: unknown) => (error instanceof Error ? error.message : String(error)) || 'health check failed',
+        (status) => (typeof status === 'object' ? status : judged(typeof status === 'string' ? status : HEALTHY)),
+        (error: unknown) => judged((error instanceof Error ? error.message : String(error)) || 'health check failed'),
       );
     return await Promise.race([outcome, timeout]);
   } finally {

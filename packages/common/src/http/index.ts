@@ -29,11 +29,13 @@ export {
 export {
   HealthChecks,
   HEALTHY,
+  type CheckResult,
   type HealthCheck,
   type HealthCheckOptions,
   type HealthOptions,
   type HealthReport,
 } from './health.js';
+export { StallBoundedProbe, type StallBoundedProbeOptions } from './stall-bounded-probe.js';
 export { JSON_MEDIA_TYPES, formatByteSize, jsonBody, parseByteSize } from './body-parsing.js';
 export { checkQuery, queryValue } from './query-rule.js';
 export { securityHeaders } from './security-headers.js';

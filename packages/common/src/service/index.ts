@@ -14,7 +14,7 @@ export {
   type ServiceDefinition,
 } from './service.js';
 export type { ContextExtension, ServiceSettings } from './service-settings.js';
-export { openStorage, type StorageSettings } from './open-storage.js';
+export { openStorage, STORE_STALL_TOLERANCE_MS, type StorageSettings } from './open-storage.js';
 export { storageSettingsOf, type StorageOptions } from './storage-options.js';
 export { serviceOptionsOf, serviceSettingsOf, tlsSettingsOf, type ServiceOptions } from './service-options.js';
 export { serviceHandle, type Running, type ServiceHandle } from './service-handle.js';

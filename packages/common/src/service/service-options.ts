@@ -62,6 +62,7 @@ export function serviceOptionsOf(flags: {
   databasePrefix?: string | undefined;
   databaseTimeout: number;
   lmdbCommitInterval: number;
+  databaseStallTolerance?: number | undefined;
   requestBodyLimit: string;
   metricsHost?: HostPort | undefined;
   tracingOtlpUrl?: string | undefined;

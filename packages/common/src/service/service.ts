@@ -1,5 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import { createHttpApp, startHttpServer, TokenRules, type HttpApp, type RunningHttpServer } from '../http/index.js';
+import {
+  createHttpApp,
+  StallBoundedProbe,
+  startHttpServer,
+  TokenRules,
+  type HttpApp,
+  type RunningHttpServer,
+} from '../http/index.js';
 import { createHttpClient, type HttpClient } from '../http-client/index.js';
 import { configureLogging, getLogger, type Logger } from '../log/index.js';
 import { createMetrics, type Metrics } from '../metrics/index.js';
@@ -9,7 +16,7 @@ import type { StoreProvider } from '../storage/index.js';
 import type { Feature } from './feature.js';
 import { meteredStorage } from './metered-storage.js';
 import { startMetricsListener } from './metrics-listener.js';
-import { openStorage } from './open-storage.js';
+import { openStorage, STORE_STALL_TOLERANCE_MS } from './open-storage.js';
 import type { ContextExtension, ServiceSettings } from './service-settings.js';
 import { tokenRulesFor } from './token-settings.js';
 
@@ -22,6 +29,11 @@ export interface ServiceContext<Config> {
   /** The service's queue; reading it throws when the service declares none. */
   readonly mq: MessageQueue;
   readonly http: HttpApp;
+  /**
+   * The store's health probe behind `/healthcheck`'s dbStatus (one ping in flight, its result reused). Intake
+   * asks its `stalledForMs()` to answer 503 with Retry-After instead of queueing work behind a stalled store.
+   */
+  readonly storeHealth: StallBoundedProbe;
   /** Outbound client; signs requests when the service's extension gives a signer. */
   readonly httpClient: HttpClient;
   /** The API listener; reading it before `start` throws. */
@@ -158,7 +170,12 @@ export async function createService<Config, Extra extends object, Parts>(
     });
     releases.push(() => httpClient.close());
 
-    http.health.register('dbStatus', () => storage.ping());
+    // A stalled store (connection open, no answer) must neither hang the probe nor pile up pings behind it.
+    const storeHealth = new StallBoundedProbe(() => storage.ping(), {
+      unhealthyAfterMs: settings.storage.stallToleranceMs ?? STORE_STALL_TOLERANCE_MS,
+      name: 'the store',
+    });
+    http.health.register('dbStatus', () => storeHealth.check());
     if (queue) http.health.register('mqStatus', () => (queue.isConnected() ? 'success' : 'not connected'));
     for (const [name, check] of Object.entries(extension.health ?? {})) http.health.register(name, check);
     if (settings.maintenance) http.health.setMaintenance(true);
@@ -172,6 +189,7 @@ export async function createService<Config, Extra extends object, Parts>(
         return mq();
       },
       http,
+      storeHealth,
       httpClient,
       get listener() {
         if (!listening) throw new Error(`${definition.name} is not started`);

@@ -2,7 +2,10 @@ import type { StoreKind } from '../storage/index.js';
 import type { StorageSettings } from './open-storage.js';
 
 /** A service's store as its options name it; the data directory is the service's own option. */
-export type StorageOptions = Pick<StorageSettings, 'type' | 'url' | 'prefix' | 'connectTimeoutMs' | 'commitIntervalMs'>;
+export type StorageOptions = Pick<
+  StorageSettings,
+  'type' | 'url' | 'prefix' | 'connectTimeoutMs' | 'commitIntervalMs' | 'stallToleranceMs'
+>;
 
 /** The `storage` option (`ServiceOptions`) from the values of `storageOptions` (`@anchor/common/config/shared`). */
 export function storageSettingsOf(values: {
@@ -11,6 +14,7 @@ export function storageSettingsOf(values: {
   databasePrefix?: string | undefined;
   databaseTimeout: number;
   lmdbCommitInterval: number;
+  databaseStallTolerance?: number | undefined;
 }): StorageOptions {
   return {
     type: values.databaseType,
@@ -18,5 +22,6 @@ export function storageSettingsOf(values: {
     prefix: values.databasePrefix,
     connectTimeoutMs: values.databaseTimeout,
     commitIntervalMs: values.lmdbCommitInterval,
+    ...(values.databaseStallTolerance === undefined ? {} : { stallToleranceMs: values.databaseStallTolerance }),
   };
 }

@@ -13,6 +13,7 @@ export {
 } from './listen-options.js';
 export {
   databasePrefixOption,
+  databaseStallToleranceOption,
   databaseTimeoutOption,
   databaseTypeOption,
   databaseUrlOption,

@@ -158,6 +158,16 @@ describe('the shared option sections', () => {
         default: '30s',
         help: 'how long start-up keeps retrying, with backoff (0.5 s doubling to 10 s), a database it cannot reach (0: one attempt)',
       },
+      databaseStallTolerance: {
+        flag: 'database-stall-tolerance',
+        short: undefined,
+        env: [],
+        type: 'duration',
+        required: false,
+        secret: false,
+        default: '10s',
+        help: 'how long /healthcheck reports a database that stopped answering (connection open, no reply) as degraded (200, status Degraded) before it reports it unavailable (503): a load balancer keeps the replicas in rotation through a short stall and takes them out after a long one. A database that answers with an error is 503 at once',
+      },
     });
   });
 
@@ -249,6 +259,7 @@ describe('the shared option sections', () => {
       'database-prefix',
       'lmdb-commit-interval',
       'database-timeout',
+      'database-stall-tolerance',
       'request-body-limit',
       'metrics-host',
       'tracing-otlp-url',

@@ -54,10 +54,19 @@ export function databaseTimeoutOption() {
   });
 }
 
+/** `--database-stall-tolerance`: how long /healthcheck calls a store that stopped answering degraded, not down. */
+export function databaseStallToleranceOption() {
+  return opt.duration({
+    flag: 'database-stall-tolerance',
+    default: '10s',
+    help: 'how long /healthcheck reports a database that stopped answering (connection open, no reply) as degraded (200, status Degraded) before it reports it unavailable (503): a load balancer keeps the replicas in rotation through a short stall and takes them out after a long one. A database that answers with an error is 503 at once',
+  });
+}
+
 /**
- * The storage flags of a service: `--database-type|url|prefix`, `--lmdb-commit-interval`, `--database-timeout`
- * (the service kit's `storageSettingsOf` maps their values). `shorts` keeps a service's historical one-letter
- * aliases (the vcs's `-t` and `-v`).
+ * The storage flags of a service: `--database-type|url|prefix`, `--lmdb-commit-interval`, `--database-timeout`,
+ * `--database-stall-tolerance` (the service kit's `storageSettingsOf` maps their values). `shorts` keeps a
+ * service's historical one-letter aliases (the vcs's `-t` and `-v`).
  */
 export function storageOptions(shorts: { type?: string; url?: string } = {}) {
   return {
@@ -66,6 +75,7 @@ export function storageOptions(shorts: { type?: string; url?: string } = {}) {
     databasePrefix: databasePrefixOption(),
     lmdbCommitInterval: lmdbCommitIntervalOption(),
     databaseTimeout: databaseTimeoutOption(),
+    databaseStallTolerance: databaseStallToleranceOption(),
   };
 }
 
