@@ -1,6 +1,6 @@
 import { AppError } from '@anchor/common/errors';
 import type { Logger } from '@anchor/common/log';
-import type { ProviderBatchOp } from '@anchor/common/storage';
+import { storeUnavailable, type ProviderBatchOp } from '@anchor/common/storage';
 import {
   canonicalDid,
   parseOperation,
@@ -49,6 +49,12 @@ export interface OperationIntakeDeps {
   sink: AcceptedOperationSink;
   metrics: NodeMetrics;
   log: Logger;
+  /**
+   * How long the store has been known silent or failing (the service kit's store probe), undefined while it
+   * answers: intake then refuses at once with 503 and Retry-After instead of holding the request on a write
+   * that would wait for the adapter's deadline.
+   */
+  storeStalledForMs?: (() => number | undefined) | undefined;
   /** Refuses operations while the anchoring queue is full (`--max-queued-operations`). */
   backPressure?: IntakeBackPressure | undefined;
   /**
@@ -86,6 +92,7 @@ export class OperationIntake {
     const started = performance.now();
     let type = 'unknown';
     try {
+      this.refuseWhileStoreUnavailable();
       await this.deps.backPressure?.admit();
       if (body === undefined || body.length === 0)
         throw new OperationRejected('invalid', 'the request body must be a Sidetree operation request (JSON)');
@@ -99,12 +106,26 @@ export class OperationIntake {
       return result;
     } catch (error) {
       const reason =
-        error instanceof OperationRejected ? error.reason : error instanceof QueueFull ? 'queue-full' : 'error';
+        error instanceof OperationRejected
+          ? error.reason
+          : error instanceof QueueFull
+            ? 'queue-full'
+            : error instanceof AppError && error.code === 'unavailable'
+              ? 'store-unavailable'
+              : 'error';
       this.deps.metrics.operationsRejected.inc({ reason });
       throw error;
     } finally {
       this.deps.metrics.operationAcceptSeconds.observe({ type }, (performance.now() - started) / 1000);
     }
+  }
+
+  private refuseWhileStoreUnavailable(): void {
+    const stalledMs = this.deps.storeStalledForMs?.();
+    if (stalledMs === undefined) return;
+    throw storeUnavailable(
+      `the node's database has not answered for ${(stalledMs / 1000).toFixed(1)} s: the operation was not accepted, retry later`,
+    );
   }
 
   private parse(body: Buffer): ParsedOperation {

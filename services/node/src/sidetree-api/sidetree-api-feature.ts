@@ -50,6 +50,7 @@ export function createSidetreeApiFeature(
       sink: deps.sink,
       metrics: ctx.nodeMetrics,
       log,
+      storeStalledForMs: () => ctx.storeHealth.stalledForMs(),
       backPressure: new IntakeBackPressure(() => deps.stores.queued.count(), {
         maxQueued: ctx.config.anchoring.maxQueuedOperations,
         onDepth: (depth) => ctx.nodeMetrics.operationQueueDepth.set(depth),
