@@ -38,7 +38,11 @@ export interface AnchorBatch {
   witnessChecks?: number;
   /** `hl:<hash>:<links>` of the witnessed anchor linkset (published). */
   anchorEvent?: string;
+  /** When it was first handed to the observer. */
   publishedAt?: number;
+  /** Times it was handed to the observer again (not processed in time), and when last. */
+  resubmits?: number;
+  resubmittedAt?: number;
   processedAt?: number;
   /** Completed records disappear after a day. */
   expiresAt?: number;

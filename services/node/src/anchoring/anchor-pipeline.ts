@@ -86,14 +86,27 @@ export interface AnchorPipelineDeps {
 
 /** How often a published anchor is checked for processing by another instance's observer. */
 const PROCESSED_POLL_MS = 1_000;
-/** A published anchor not processed after this long is handed to the observer again. */
+/**
+ * A published anchor not processed after this long is handed to the observer again, then after twice as long
+ * each time up to RESUBMIT_MAX_MS: the hand-over is durable (RabbitMQ), so a resubmit rescues a lost or
+ * dead-lettered message, while an anchor still being committed would be processed by a second replica at
+ * once (on a loaded FerretDB that doubled the commit's writes; node README, replicas).
+ */
 const RESUBMIT_AFTER_MS = 60_000;
+const RESUBMIT_MAX_MS = 15 * 60_000;
+
+/** How long a published anchor handed over `resubmits` times already waits for the observer before the next hand-over. */
+export function resubmitWaitMs(resubmits: number): number {
+  return Math.min(RESUBMIT_MAX_MS, RESUBMIT_AFTER_MS * 2 ** resubmits);
+}
 
 interface Run {
   timer: NodeJS.Timeout | undefined;
   busy: Promise<void> | undefined;
   /** Another advance was asked for while busy. */
   again: boolean;
+  /** Runs in a row that could not read or record the batch (the store failing): their retries back off. */
+  storeFailures: number;
 }
 
 /**
@@ -123,7 +136,7 @@ export class AnchorPipeline {
     if (this.stopped) return;
     let run = this.runs.get(batchId);
     if (!run) {
-      run = { timer: undefined, busy: undefined, again: false };
+      run = { timer: undefined, busy: undefined, again: false, storeFailures: 0 };
       this.runs.set(batchId, run);
     }
     if (run.busy) {
@@ -169,6 +182,8 @@ export class AnchorPipeline {
   private async step(batchId: string): Promise<void> {
     try {
       await this.steps(batchId);
+      const run = this.runs.get(batchId);
+      if (run) run.storeFailures = 0;
     } catch (error) {
       if (isFenced(error)) {
         // Another instance holds the batch-writer lease now: it resumes this batch from its stored status.
@@ -176,9 +191,17 @@ export class AnchorPipeline {
         this.runs.delete(batchId);
         return;
       }
-      // The store itself failed (reading the record, or recording a failure): try again later.
-      this.deps.log.error('anchor step could not run; retrying', { batchId, err: errorMessage(error) });
-      this.schedule(batchId, this.deps.retry.maxMs);
+      // The store itself failed (reading the record, or recording a failure): try again with backoff. A flat
+      // wait of the longest delay (60 s) held a new writer's batches that long after a takeover on a loaded store.
+      const run = this.runs.get(batchId);
+      const failures = run ? ++run.storeFailures : 1;
+      const delay = backoffDelay(this.deps.retry, failures);
+      this.deps.log.error('anchor step could not run; retrying', {
+        batchId,
+        retryInMs: delay,
+        err: errorMessage(error),
+      });
+      this.schedule(batchId, delay);
     }
   }
 
@@ -420,9 +443,18 @@ export class AnchorPipeline {
       } as Partial<AnchorBatch>);
       return 'done';
     }
-    if (Date.now() - (batch.publishedAt ?? 0) > RESUBMIT_AFTER_MS) {
+    const resubmits = batch.resubmits ?? 0;
+    const waitMs = resubmitWaitMs(resubmits);
+    if (Date.now() - (batch.resubmittedAt ?? batch.publishedAt ?? 0) > waitMs) {
+      this.deps.log.warn('published anchor not processed yet; handing it to the observer again', {
+        batchId,
+        resubmits: resubmits + 1,
+        waitedMs: waitMs,
+      });
       await this.deps.submit({ hashlink: anchorEvent, batchId });
-      return { batch: await this.save(batchId, batch, 'published', { publishedAt: Date.now() }) };
+      return {
+        batch: await this.save(batchId, batch, 'published', { resubmits: resubmits + 1, resubmittedAt: Date.now() }),
+      };
     }
     return { waitMs: PROCESSED_POLL_MS };
   }
