@@ -21,6 +21,8 @@
  * lease, `--entries N`, `--lease` default the log's 10s), with its own last JSON line.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createStoreProvider, StoreLease } from '@anchor/common/storage';
 import { checkResolution, createAll, published, publishedTwice, TestDid } from '@anchor/node/testing';
 import { AMQP_URL, amqpUnavailable, deleteQueues } from '@anchor/testing/amqp-broker';
@@ -38,6 +40,8 @@ const CREATES = Number(option('creates') ?? 600);
 const LEASE = option('lease') ?? '15s';
 /** Kill runs after the 3-replica run, each from three replicas again. */
 const KILLS = Number(option('kills') ?? 2);
+/** A directory: every replica's output is written there (the writer's and the observer's steps at debug), to split a kill round's time. */
+const LOGS = option('logs');
 const CONNECTIONS = 16;
 const PUBLISH_DEADLINE_MS = 180_000;
 const TOPICS = ['node.anchor', 'node.activity.outbox', 'node.activity.inbox', 'node.activity.delivery'];
@@ -120,18 +124,39 @@ async function measure(set: ReplicaSet, label: string, onDone?: (done: number) =
   return run;
 }
 
+let saved = 0;
+/** Writes each running or exited replica's captured output under `--logs` (before a restart replaces it). */
+function saveLogs(set: ReplicaSet, tag: string, only?: Replica): void {
+  if (!LOGS) return;
+  mkdirSync(LOGS, { recursive: true });
+  for (const replica of only ? [only] : set.replicas) {
+    let output: string;
+    try {
+      output = replica.process.output();
+    } catch {
+      continue;
+    }
+    writeFileSync(join(LOGS, `${String(++saved).padStart(2, '0')}-${tag}-r${replica.index}.log`), output);
+  }
+}
+
 async function withSet<T>(count: number, body: (set: ReplicaSet) => Promise<T>): Promise<T> {
   const namespace = `bench-replicas-${randomUUID().slice(0, 8)}`;
   const set = await startNodeReplicas({
     count,
     amqpUrl: AMQP_URL,
     namespace,
-    extraArgs: ['--batch-writer-lease', LEASE],
+    extraArgs: [
+      '--batch-writer-lease',
+      LEASE,
+      ...(LOGS ? ['--log-level', 'anchor-writer=debug:observer=debug:warning', '--log-format', 'json'] : []),
+    ],
     readyTimeoutMs: 120_000,
   });
   try {
     return await body(set);
   } finally {
+    saveLogs(set, `${count}`);
     await set.stop();
     await deleteQueues(TOPICS.flatMap((topic) => [`${namespace}.${topic}`, `${namespace}.${topic}.dead`]));
   }
@@ -160,6 +185,7 @@ async function killRun(set: ReplicaSet, label: string): Promise<Kill> {
   const run = await measure(set, label, async (done) => {
     if (done === Math.floor(CREATES / 3)) {
       killedAt = Date.now();
+      console.log(`${label}: killing r${holder.index} at ${new Date(killedAt).toISOString()}`);
       await holder.kill();
     }
   });
@@ -180,12 +206,14 @@ try {
       kills.push(await killRun(set, `3 replicas, lease holder killed (${round} of ${KILLS})`));
       // The killed replica back, so the next round starts from three again.
       // A start-up can fail on a store call past its deadline while FerretDB is loaded: try again.
-      for (const replica of set.replicas.filter((each) => !each.running))
+      for (const replica of set.replicas.filter((each) => !each.running)) {
+        saveLogs(set, `kill${round}`, replica);
         for (let attempt = 1; !replica.running; attempt++)
           await replica.start().catch((error: unknown) => {
             if (attempt >= 3) throw error;
             console.log(`restarting r${replica.index} failed (${String(error).split('\n')[0]}); again`);
           });
+      }
       await set.proxy.waitForUp(3);
     }
     return { three, kills };
