@@ -75,4 +75,42 @@ describe('/healthcheck with a store probe', () => {
     app.health.setMaintenance(true);
     expect(await call(url)).toMatchObject({ status: 200, json: { status: 'Maintenance' } });
   });
+
+  it('does not run a check that reads the store while the store is not answering, nor fail the service for it', async () => {
+    const clock = { now: 0 };
+    let silent = false;
+    let storeReads = 0;
+    const { app, url } = await appWithStore(
+      () => (silent ? new Promise<void>(() => undefined) : Promise.resolve()),
+      clock,
+    );
+    // A check that reads the store hangs with it: without dependsOn it would time out and make the service 503.
+    app.health.register(
+      'vctStatus',
+      () => {
+        storeReads++;
+        return silent ? new Promise<string>(() => undefined) : 'success';
+      },
+      { dependsOn: 'dbStatus' },
+    );
+    expect(() => app.health.register('late', () => 'success', { dependsOn: 'queueStatus' })).toThrow(/not registered/);
+    expect(await call(url)).toMatchObject({ status: 200, json: { vctStatus: 'success', status: 'OK' } });
+    expect(storeReads).toBe(1);
+
+    silent = true;
+    clock.now = 1_000;
+    expect(await call(url)).toMatchObject({
+      status: 200,
+      json: { vctStatus: 'not checked while dbStatus is not success', status: 'Degraded' },
+    });
+    clock.now = 11_000;
+    expect(await call(url)).toMatchObject({
+      status: 503,
+      json: {
+        dbStatus: expect.stringMatching(/^unavailable: /),
+        vctStatus: 'not checked while dbStatus is not success',
+      },
+    });
+    expect(storeReads).toBe(1);
+  });
 });

@@ -19,6 +19,13 @@ export interface HealthCheckOptions {
   acceptable?: readonly string[];
   /** Overrides the default timeout for this check. */
   timeoutMs?: number;
+  /**
+   * A check registered before this one whose part this check needs (`dbStatus` for a check that reads the
+   * store). While that check is not "success" this one is not run (it would hang on a stalled store until
+   * its timeout, failing the service for the other check's cause); its status says so and counts as healthy,
+   * so the other check's own status decides (a degraded store keeps the service Degraded, 200).
+   */
+  dependsOn?: string;
 }
 
 export interface HealthOptions {
@@ -39,6 +46,7 @@ interface Registered {
   check: HealthCheck;
   acceptable: ReadonlySet<string>;
   timeoutMs: number;
+  dependsOn: string | undefined;
 }
 
 export const HEALTHY = 'success';
@@ -62,10 +70,13 @@ export class HealthChecks {
   register(name: string, check: HealthCheck, options: HealthCheckOptions = {}): void {
     if (this.checks.has(name) || name === this.timeField || name === this.statusField)
       throw new Error(`health check name "${name}" is already in use`);
+    if (options.dependsOn !== undefined && !this.checks.has(options.dependsOn))
+      throw new Error(`health check "${name}" depends on "${options.dependsOn}", which is not registered (yet)`);
     this.checks.set(name, {
       check,
       acceptable: new Set(options.acceptable ?? []),
       timeoutMs: options.timeoutMs ?? this.timeoutMs,
+      dependsOn: options.dependsOn,
     });
   }
 
@@ -91,10 +102,21 @@ export class HealthChecks {
     this.startingUp = on;
   }
 
-  /** Runs every check concurrently, each bounded by its timeout. */
+  /** Runs every check concurrently, each bounded by its timeout; a dependent one after its dependency. */
   async evaluate(): Promise<HealthReport> {
+    const outcomes = new Map<string, Promise<CheckResult>>();
+    for (const [name, registered] of this.checks) {
+      const needed = registered.dependsOn === undefined ? undefined : this.checks.get(registered.dependsOn);
+      const dependency = registered.dependsOn === undefined ? undefined : outcomes.get(registered.dependsOn);
+      outcomes.set(
+        name,
+        needed === undefined || dependency === undefined
+          ? runCheck(registered)
+          : dependency.then((first) => runDependent(registered, first, needed)),
+      );
+    }
     const results = await Promise.all(
-      [...this.checks].map(async ([name, registered]) => [name, registered, await runCheck(registered)] as const),
+      [...this.checks].map(async ([name, registered]) => [name, registered, await outcomes.get(name)!] as const),
     );
     const body: Record<string, unknown> = {};
     let failing = false;
@@ -121,6 +143,28 @@ export class HealthChecks {
     }
     return { healthy, body };
   }
+}
+
+/** How long a dependent check runs before its dependency is asked again (it may have stalled since). */
+const DEPENDENT_PATIENCE_MS = 1_000;
+
+/**
+ * A check that needs another's part: not run while that one is not "success"; when it is slow, the other is
+ * asked again, since a dependency that answered from a fresh result may have stalled just after.
+ */
+async function runDependent(registered: Registered, first: CheckResult, needed: Registered): Promise<CheckResult> {
+  const notChecked: CheckResult = { status: `not checked while ${registered.dependsOn} is not success`, healthy: true };
+  if (first.status !== HEALTHY) return notChecked;
+  const own = runCheck(registered);
+  let timer: NodeJS.Timeout | undefined;
+  const slow = await Promise.race([
+    own.then(() => false),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), DEPENDENT_PATIENCE_MS))),
+  ]);
+  clearTimeout(timer);
+  if (!slow) return own;
+  const again = await Promise.race([runCheck(needed), own.then(() => undefined)]);
+  return again === undefined || again.status === HEALTHY ? own : notChecked;
 }
 
 async function runCheck({ check, timeoutMs, acceptable }: Registered): Promise<CheckResult> {

@@ -99,11 +99,16 @@ export async function createLogMonitoringFeature(
     log,
   );
 
-  ctx.http.health.register('logMonitorStatus', async () => {
-    const failed = (await logs.withStatus('active')).filter((record) => record.failure !== undefined);
-    if (failed.length === 0) return NO_FAILED_LOG;
-    return `failed: ${failed.map((record) => `${record.logUrl} (${record.failure!.kind})`).join(', ')}`;
-  });
+  ctx.http.health.register(
+    'logMonitorStatus',
+    async () => {
+      const failed = (await logs.withStatus('active')).filter((record) => record.failure !== undefined);
+      if (failed.length === 0) return NO_FAILED_LOG;
+      return `failed: ${failed.map((record) => `${record.logUrl} (${record.failure!.kind})`).join(', ')}`;
+      // The watched logs are read from the store: a stalled store is dbStatus's to report.
+    },
+    { dependsOn: 'dbStatus' },
+  );
 
   return {
     name: 'log-monitoring',

@@ -55,7 +55,8 @@ export async function createVctClientFeature(ctx: NodeContext): Promise<VctClien
       if (url === undefined) return LOG_NOT_CONFIGURED;
       return client.health(url);
     },
-    { acceptable: [VCT_DISABLED, LOG_NOT_CONFIGURED] },
+    // The log's URL is read from the store: a stalled store is dbStatus's to report.
+    { acceptable: [VCT_DISABLED, LOG_NOT_CONFIGURED], dependsOn: 'dbStatus' },
   );
 
   return { name: 'vct-client', logSetting, client, handlers: { getLog, setLog } };
