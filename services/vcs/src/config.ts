@@ -222,6 +222,7 @@ export function vcsOptionsFrom(flags: VcsFlags): VcsOptions {
       databasePrefix: flags.kmsSecretsDatabasePrefix ?? flags.databasePrefix,
       databaseTimeout: flags.databaseTimeout,
       lmdbCommitInterval: flags.lmdbCommitInterval,
+      databaseStallTolerance: flags.databaseStallTolerance,
     }),
     apiToken: flags.apiToken,
     requestTokens: flags.requestTokens,

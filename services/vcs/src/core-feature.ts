@@ -4,7 +4,8 @@ import { createHttpClient, readCaCertificates, type HttpClient } from '@anchor/c
 import { createGuardedFetchJson, peerFetchPolicy } from '@anchor/common/httpsig';
 import type { DocumentLoader } from '@anchor/common/jsonld';
 import type { Feature } from '@anchor/common/service';
-import { openStorage } from '@anchor/common/service';
+import { openStorage, STORE_STALL_TOLERANCE_MS } from '@anchor/common/service';
+import { StallBoundedProbe } from '@anchor/common/http';
 import { VctLog } from './anchoring/vct-log.js';
 import { CredentialIssuer } from './credentials/issuer.js';
 import { PresentationProver } from './credentials/holder.js';
@@ -135,7 +136,19 @@ export async function createCoreFeature(ctx: VcsContext, documentLoader: Documen
     issuesHere ? { lists: statusLists, profiles, baseUrl: knownBaseUrl } : undefined,
   );
 
-  http.health.register('kmsStatus', () => signingKeys.status());
+  // The keys' store (or the kms) can stall as the service's store can: probed the same way, so a short stall
+  // reads Degraded (200) instead of timing the health check out into a 503.
+  const keysHealth = new StallBoundedProbe(
+    async () => {
+      const status = await signingKeys.status();
+      if (status !== 'success') throw new Error(status);
+    },
+    {
+      unhealthyAfterMs: (config.keyStorage ?? config.storage)?.stallToleranceMs ?? STORE_STALL_TOLERANCE_MS,
+      name: config.kmsUrl ? 'the kms' : 'the key store',
+    },
+  );
+  http.health.register('kmsStatus', () => keysHealth.check());
   if (config.nodeUrl)
     http.health.register('nodeStatus', () => serviceHealth(outbound, config.nodeUrl as string, tokens.node));
   if (log) http.health.register('vctStatus', () => log.status());
