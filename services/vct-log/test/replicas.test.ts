@@ -1,4 +1,4 @@
-import { verifyConsistency } from '@anchor/common/merkle';
+import { leafHash, verifyConsistency, verifyInclusion } from '@anchor/common/merkle';
 import type { SignedTreeHead } from '@anchor/common/vct';
 import { waitFor } from '@anchor/testing/process';
 import { haproxyBinary, startVctLogReplicas, type Replica, type ReplicaSet } from '@anchor/testing/replicas';
@@ -10,7 +10,10 @@ import { LogLoad } from './log-load.js';
  * One log as three processes on one FerretDB behind haproxy: add-vc spread over all three while the replica
  * holding the sequencer lease is killed (SIGKILL) mid-load. No acknowledged entry is lost, and every tree
  * head any replica served (each asked directly) is consistent with every other: equal sizes have equal
- * roots, and each is a prefix of the last.
+ * roots, and each is a prefix of the last. A monitor reading get-sth from the replicas in turn (what a client
+ * behind a round-robin balancer sees) never gets a smaller tree than before, and has each new head proved
+ * consistent with the one before it, its last entry served and its inclusion proved, each by the next
+ * replica in turn.
  */
 const { reason } = await haproxyBinary();
 if (reason) console.warn(`vct-log replicas test skipped: ${reason}`);
@@ -26,8 +29,9 @@ describe.skipIf(reason !== undefined)('three replicas of one vct-log behind hapr
       extraArgs: [
         '--sequencer-lease',
         `${LEASE_MS}ms`,
+        // Long enough that a replica's own round leaves it behind the integrating one for a while.
         '--integration-interval',
-        '100ms',
+        '500ms',
         '--canonicalize-workers',
         '0',
         '--log-level',
@@ -49,6 +53,7 @@ describe.skipIf(reason !== undefined)('three replicas of one vct-log behind hapr
         await sleep(100);
       }
     });
+    const monitor = new RoundRobinMonitor(set.replicas);
     const load = new LogLoad(set.url, 6);
     await load.ackAfter(Date.now());
     await waitFor(async () => load.acknowledged.size >= 100, { timeoutMs: 60_000, description: '100 entries' });
@@ -70,10 +75,17 @@ describe.skipIf(reason !== undefined)('three replicas of one vct-log behind hapr
     const { lost, inconsistent, treeSize, missing } = await load.verify(30_000);
     watching = false;
     await Promise.all(watchers);
+    await monitor.stop();
     console.info(
       `[vct-log replicas] ${load.acknowledged.size} acknowledged (${load.summary()}), tree ${treeSize}, ` +
-        `takeover ${takeoverMs} ms, ${heads.length} heads watched on the replicas`,
+        `takeover ${takeoverMs} ms, ${heads.length} heads watched on the replicas; round-robin monitor: ` +
+        `${monitor.seen} heads, ${monitor.grew} new, ${monitor.backwards.length} smaller than an earlier one` +
+        `${monitor.backwards.length > 0 ? ` (worst by ${Math.max(...monitor.backwards.map((b) => b.by))})` : ''}, ` +
+        `${monitor.unproven.length} not proved by the next replica`,
     );
+    expect(monitor.backwards).toEqual([]);
+    expect(monitor.unproven).toEqual([]);
+    expect(monitor.grew).toBeGreaterThan(2);
     expect(missing).toEqual([]);
     expect(lost).toBe(0);
     expect(inconsistent).toBe(0);
@@ -120,5 +132,112 @@ async function expectConsistent(url: string, heads: readonly SignedTreeHead[], f
       proof,
     );
     expect(ok, `head of size ${size} consistent with ${final.tree_size}`).toBe(true);
+  }
+}
+
+/**
+ * A log monitor behind a round-robin balancer: get-sth from each running replica in turn. A head smaller
+ * than the largest seen is a step back; a head of a size seen before must have its root; a larger one must
+ * be proved by the next replicas in turn (get-sth-consistency from the previous head, get-entries of its
+ * last leaf and get-proof-by-hash of that leaf), as a monitor would ask whichever replica the balancer picks.
+ */
+class RoundRobinMonitor {
+  seen = 0;
+  grew = 0;
+  readonly backwards: { replica: number; size: number; by: number }[] = [];
+  readonly unproven: string[] = [];
+  private running = true;
+  private turn = 0;
+  private readonly done: Promise<void>;
+
+  constructor(private readonly replicas: readonly Replica[]) {
+    this.done = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.done;
+  }
+
+  /** The next running replica in turn. */
+  private next(): Replica {
+    for (;;) {
+      const replica = this.replicas[this.turn++ % this.replicas.length]!;
+      if (replica.running) return replica;
+    }
+  }
+
+  private async loop(): Promise<void> {
+    let last: SignedTreeHead | undefined;
+    while (this.running) {
+      const replica = this.next();
+      const reply = await call<SignedTreeHead>(`${replica.url}/main/v1/get-sth`).catch(() => undefined);
+      if (reply?.status === 200) {
+        const head = reply.body;
+        this.seen++;
+        if (last && head.tree_size < last.tree_size) {
+          this.backwards.push({ replica: replica.index, size: head.tree_size, by: last.tree_size - head.tree_size });
+        } else if (last && head.tree_size === last.tree_size) {
+          if (head.sha256_root_hash !== last.sha256_root_hash) this.unproven.push(`size ${head.tree_size}: two roots`);
+        } else {
+          if (last) await this.prove(last, head);
+          last = head;
+        }
+      }
+      await sleep(20);
+    }
+  }
+
+  private async prove(before: SignedTreeHead, head: SignedTreeHead): Promise<void> {
+    this.grew++;
+    const root = Buffer.from(head.sha256_root_hash, 'base64');
+    const what = `${before.tree_size} -> ${head.tree_size}`;
+    const ask = async <T>(path: string): Promise<{ replica: Replica; status: number; body: T } | undefined> => {
+      const replica = this.next();
+      const reply = await call<T>(`${replica.url}/main/v1/${path}`).catch(() => undefined);
+      return reply && { replica, status: reply.status, body: reply.body };
+    };
+    if (before.tree_size > 0) {
+      const consistency = await ask<{ consistency: string[] | null }>(
+        `get-sth-consistency?first=${before.tree_size}&second=${head.tree_size}`,
+      );
+      if (consistency?.status !== 200) {
+        this.unproven.push(
+          `${what}: get-sth-consistency answered ${consistency?.status ?? 'nothing'} (r${consistency?.replica.index})`,
+        );
+      } else {
+        const proof = (consistency.body.consistency ?? []).map((node) => Buffer.from(node, 'base64'));
+        const ok = verifyConsistency(
+          before.tree_size,
+          head.tree_size,
+          Buffer.from(before.sha256_root_hash, 'base64'),
+          root,
+          proof,
+        );
+        if (!ok) this.unproven.push(`${what}: the consistency proof does not verify`);
+      }
+    }
+    const last = head.tree_size - 1;
+    const entries = await ask<{ entries: { leaf_input: string }[] }>(`get-entries?start=${last}&end=${last}`);
+    const leafInput = entries?.status === 200 ? entries.body.entries[0]?.leaf_input : undefined;
+    if (leafInput === undefined) {
+      this.unproven.push(
+        `${what}: get-entries of leaf ${last} answered ${entries?.status ?? 'nothing'} (r${entries?.replica.index})`,
+      );
+      return;
+    }
+    const hash = leafHash(Buffer.from(leafInput, 'base64'));
+    const inclusion = await ask<{ leaf_index: number; audit_path: string[] | null }>(
+      `get-proof-by-hash?hash=${encodeURIComponent(hash.toString('base64'))}&tree_size=${head.tree_size}`,
+    );
+    if (inclusion?.status !== 200) {
+      this.unproven.push(
+        `${what}: get-proof-by-hash answered ${inclusion?.status ?? 'nothing'} (r${inclusion?.replica.index})`,
+      );
+      return;
+    }
+    const path = (inclusion.body.audit_path ?? []).map((node) => Buffer.from(node, 'base64'));
+    if (!verifyInclusion(inclusion.body.leaf_index, head.tree_size, hash, path, root))
+      this.unproven.push(`${what}: the inclusion proof of leaf ${last} does not verify`);
   }
 }

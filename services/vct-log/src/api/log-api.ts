@@ -56,9 +56,9 @@ export class LogApi {
     });
   }
 
-  getSth(alias: string): Promise<string> {
+  async getSth(alias: string): Promise<string> {
     const { log } = this.options.logs.require(alias, 'read');
-    return this.options.treeHeads.body(alias, log.head());
+    return this.options.treeHeads.body(alias, await log.currentHead());
   }
 
   async getSthConsistency(alias: string, query: QueryParams): Promise<string> {
@@ -71,7 +71,7 @@ export class LogApi {
       throw badRequest(`${where} ${first} and second_tree_size ${second} values is not a valid range`);
     const { log } = this.options.logs.require(alias, 'read');
     if (first === 0n) return json({ consistency: null });
-    const size = log.head().size;
+    const size = (await log.currentHead()).size;
     if (second > BigInt(size))
       throw badRequest(`validation failed: need tree size: ${second} for proof but only got: ${size}`);
     return json({ consistency: hashesOrNull(await log.consistencyProof(Number(first), Number(second))) });
@@ -83,7 +83,7 @@ export class LogApi {
       throw badRequest('validate GetProofByHash request: validation failed: tree_size value must be greater than zero');
     const { log } = this.options.logs.require(alias, 'read');
     const hash = leafHashParam(query.get('hash'));
-    const size = log.head().size;
+    const size = (await log.currentHead()).size;
     if (treeSize > BigInt(size)) throw notFound(`not found: got tree size: ${size} but we expected: ${treeSize}`);
     const index = await log.indexOfLeafHash(hash);
     if (index === undefined || BigInt(index) >= treeSize)
@@ -98,7 +98,7 @@ export class LogApi {
     if (start < 0n || end < 0n) throw badRequest(`${where} ${start} and end ${end} values must be >= 0`);
     if (start > end) throw badRequest(`${where} ${start} and end ${end} values is not a valid range`);
     const { log } = this.options.logs.require(alias, 'read');
-    const size = BigInt(log.head().size);
+    const size = BigInt((await log.currentHead()).size);
     if (start >= size) throw badRequest(`need tree size: ${start + 1n} to get leaves but only got: ${size}`);
     // The range is cut at the cap and at the tree's end; clients page on from the last entry they got.
     const cap = BigInt(this.options.maxGetEntries);
@@ -121,7 +121,7 @@ export class LogApi {
     if (leafIndex < 0n) throw badRequest(`${where} leaf_index must be greater than or equal to zero`);
     if (leafIndex >= treeSize) throw badRequest(`${where} leaf_index must be less than tree_size`);
     const { log } = this.options.logs.require(alias, 'read');
-    const size = log.head().size;
+    const size = (await log.currentHead()).size;
     if (treeSize > BigInt(size)) throw badRequest(`bad request: need tree size: ${treeSize} for proof, got: ${size}`);
     const [entry] = await log.entries(Number(leafIndex), Number(leafIndex));
     if (!entry) throw internal(`entry ${leafIndex} is missing`);

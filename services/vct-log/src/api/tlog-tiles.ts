@@ -34,6 +34,8 @@ export function tlogTileHandlers(
     async checkpoint(req): Promise<FastAnswer> {
       const alias = req.params.alias ?? '';
       const { log } = logs.require(alias, 'read');
+      // A replica that does not write the heads reads the newest one first (`currentHead`).
+      await log.currentHead();
       const body = await servedCheckpoint(checkpoints, cosigning, log);
       return { contentType: 'text/plain', body, headers: { 'Cache-Control': SHORT_CACHE } };
     },
@@ -44,6 +46,8 @@ export function tlogTileHandlers(
       const tile = parseTilePath(path);
       if (!tile)
         throw notFound(`${JSON.stringify(path)} is not a tile path (tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>])`);
+      // A tile of a checkpoint another replica served is within this one's tree too.
+      await log.currentHead();
       const headers = { 'Cache-Control': tile.width === TILE_WIDTH ? FULL_TILE_CACHE : SHORT_CACHE };
       if (tile.level !== 'entries')
         return { contentType: 'application/octet-stream', body: await log.hashTile(tile), headers };

@@ -128,6 +128,37 @@ describe('Sequencer', () => {
     expect(r3.log.head()).toEqual(r2.log.head());
   });
 
+  it('with a lease, has a replica that does not integrate answer from the newest stored head', async () => {
+    const provider = createMemStoreProvider({ sweepIntervalMs: 0 });
+    const open = async (name: string) => {
+      const log = await TransparencyLog.open(provider, 'main');
+      const lease = await openSequencerLease(provider, name, 60_000);
+      return {
+        log,
+        sequencer: new Sequencer([log], { intervalMs: 60_000, batchSize: 100, maxRootAgeMs: 3_600_000, lease }),
+      };
+    };
+    const [leader, follower] = [await open('leader'), await open('follower')];
+    await leader.sequencer.runRound();
+    await follower.sequencer.runRound();
+    for (let i = 0; i < 5; i++) await leader.log.accept(entryFor(`e${i}`, 100 + i));
+    await leader.sequencer.runRound();
+    // The follower's own round has not come: its head in memory is behind, what it answers is not.
+    expect(follower.log.head().size).toBe(0);
+    expect((await follower.log.currentHead()).size).toBe(5);
+    expect(follower.log.head()).toEqual(leader.log.head());
+    expect(await follower.log.consistencyProof(2, 5)).toEqual(await leader.log.consistencyProof(2, 5));
+    expect(await leader.log.currentHead()).toEqual(leader.log.head());
+
+    // A burst of reads on the follower (one re-read of the store: CoalescedRounds) all get the newest head.
+    await leader.log.accept(entryFor('burst', 200));
+    await leader.sequencer.runRound();
+    const heads = await Promise.all(Array.from({ length: 20 }, () => follower.log.currentHead()));
+    expect(new Set(heads.map((head) => head.size))).toEqual(new Set([6]));
+    await leader.sequencer.stop();
+    await follower.sequencer.stop();
+  });
+
   it('has the tree heads of a replica that lost the lease refused by the store, its tree rolled back', async () => {
     const provider = createMemStoreProvider({ sweepIntervalMs: 0 });
     const open = async (name: string) => {

@@ -39,13 +39,45 @@ export class Sequencer {
   private running = false;
   private stopping = false;
   private leader = false;
+  /** Date.now() before the lease's latest renewal or fenced write that succeeded. */
+  private confirmedAt = 0;
+  /**
+   * The lease epoch in which this replica last caught up with each log: from then on, while the epoch lasts,
+   * its head in memory is the newest (a re-claim after being deposed is a new epoch, with heads between).
+   */
+  private readonly caughtUp = new Map<TransparencyLog, number>();
 
   constructor(
     private readonly logs: readonly TransparencyLog[],
     private readonly options: SequencerOptions,
   ) {
     const { lease } = options;
-    if (lease) for (const transparencyLog of logs) transparencyLog.writeThrough((ops) => lease.write(ops));
+    if (!lease) return;
+    for (const transparencyLog of logs) {
+      transparencyLog.writeThrough(async (ops) => {
+        const at = Date.now();
+        await lease.write(ops);
+        this.confirmedAt = Math.max(this.confirmedAt, at);
+      });
+      transparencyLog.readsFromMemoryWhile(() => this.writesHeadsOf(transparencyLog));
+    }
+  }
+
+  /**
+   * Whether this replica's head of `transparencyLog` is the newest anywhere: it holds the lease (no other
+   * replica can write a head), confirmed within half its duration (a margin for clocks and a stalled
+   * process: a successor claims only once the whole duration is over), and it caught up since taking it.
+   * Otherwise a read is answered from the stored head, not from a head another replica may have passed.
+   */
+  private writesHeadsOf(transparencyLog: TransparencyLog): boolean {
+    const lease = this.options.lease;
+    if (!lease) return true;
+    return (
+      this.leader &&
+      lease.epoch !== undefined &&
+      this.caughtUp.get(transparencyLog) === lease.epoch &&
+      Date.now() - this.confirmedAt < lease.durationMs / 2
+    );
   }
 
   start(): void {
@@ -86,8 +118,10 @@ export class Sequencer {
     const { lease } = this.options;
     let leader = true;
     if (lease) {
+      const at = Date.now();
       try {
-        leader = await (this.leader ? lease.renew() : lease.acquire());
+        leader = await (this.leader ? lease.renew(at) : lease.acquire(at));
+        if (leader) this.confirmedAt = Math.max(this.confirmedAt, at);
       } catch (error) {
         leader = false;
         log.warn('cannot reach the sequencer lease; following the stored heads this round', { err: error as Error });
@@ -98,10 +132,13 @@ export class Sequencer {
         });
     }
     this.leader = leader;
+    if (!leader) this.caughtUp.clear();
     for (const transparencyLog of this.logs) {
       try {
         // With a lease, another replica may have integrated since our last round: follow it first.
+        const epoch = lease?.epoch;
         if (!leader || lease) await transparencyLog.catchUp();
+        if (leader && epoch !== undefined) this.caughtUp.set(transparencyLog, epoch);
         if (leader) await this.drain(transparencyLog);
       } catch (error) {
         // Deposed mid-round: the store refused the head; the next round follows the new holder.

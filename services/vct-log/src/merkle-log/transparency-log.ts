@@ -15,17 +15,13 @@ import {
   type LogStores,
   type TreeHeadRecord,
 } from './log-records.js';
+import { CoalescedRounds } from '../coalesced-rounds.js';
+import { ForwardHead, type TreeHead } from './forward-head.js';
 import { readLeafHashes, TileTree } from './tile-tree.js';
 
-const log = getLogger('vct-log');
+export type { TreeHead } from './forward-head.js';
 
-/** A committed tree head: what STHs are signed from and what every read is answered against. */
-export interface TreeHead {
-  size: number;
-  root: Buffer;
-  /** When this head was produced (ms). */
-  timestamp: number;
-}
+const log = getLogger('vct-log');
 
 /** A new entry to accept: its dedupe identity and its leaf (see `prepareEntry`). */
 export interface NewEntry {
@@ -66,7 +62,11 @@ export interface IntegrationResult {
  */
 export class TransparencyLog {
   readonly #tree: TileTree;
-  #head: TreeHead;
+  readonly #served: ForwardHead;
+  /** Whether the head in memory is the newest in the store (see `readsFromMemoryWhile`). */
+  #inMemoryIsNewest: () => boolean = () => true;
+  /** Re-reads of the stored head for `currentHead`: a burst of reads shares one. */
+  readonly #rereads = new CoalescedRounds(() => this.catchUp());
   /** Serialises integration and catch-up (the only writers of the tree). */
   #writing: Promise<unknown> = Promise.resolve();
   /** How integration batches are written: the provider's batch, or the sequencer lease's fenced write. */
@@ -80,7 +80,7 @@ export class TransparencyLog {
     head: TreeHead,
   ) {
     this.#tree = tree;
-    this.#head = head;
+    this.#served = new ForwardHead(head);
     this.#writeOps = (ops) => provider.batch(ops);
   }
 
@@ -139,8 +139,32 @@ export class TransparencyLog {
     return new TransparencyLog(alias, provider, stores, tree, head);
   }
 
+  /** The head in memory: this replica's own last head, or the last it read (it never moves backwards). */
   head(): TreeHead {
     return this.#head;
+  }
+
+  get #head(): TreeHead {
+    return this.#served.head;
+  }
+
+  /**
+   * The head to answer a client with: the one in memory while `inMemoryIsNewest()` holds (this replica
+   * writes the heads), else the stored head as read after this call (one read shared by the calls that
+   * arrived meanwhile). A monitor that got a head from any replica then gets one at least as new from this
+   * one, and the proofs and entries up to it.
+   */
+  async currentHead(): Promise<TreeHead> {
+    if (!this.#inMemoryIsNewest()) await this.#rereads.run();
+    return this.#head;
+  }
+
+  /**
+   * Says when the head in memory may be served without reading the store: always on a store with one writer
+   * (the default); with replicas, the sequencer's answer to "do I hold the lease and have I caught up".
+   */
+  readsFromMemoryWhile(inMemoryIsNewest: () => boolean): void {
+    this.#inMemoryIsNewest = inMemoryIsNewest;
   }
 
   /**
@@ -347,7 +371,7 @@ export class TransparencyLog {
   async #writeHead(head: TreeHead, ops: ProviderBatchOp[]): Promise<void> {
     const record: TreeHeadRecord = { size: head.size, root: head.root.toString('base64'), timestamp: head.timestamp };
     await this.#writeOps([...ops, { store: this.stores.names.treeHeads, op: 'put', key: this.alias, value: record }]);
-    this.#head = head;
+    this.#served.offer(head);
   }
 
   async #catchUp(): Promise<void> {
@@ -372,7 +396,13 @@ export class TransparencyLog {
         );
       }
     }
-    if (stored.size > current.size || stored.timestamp > current.timestamp) this.#head = head;
+    if (this.#served.offer(head) === 'fork')
+      log.error('the stored tree head has another root than the served one of its size; keeping the served one', {
+        alias: this.alias,
+        size: stored.size,
+        stored: stored.root,
+        served: current.root.toString('base64'),
+      });
   }
 
   /** Reads the committed edge back (after a failed batch): leaves appended beyond the head are dropped. */
