@@ -16,7 +16,7 @@
  */
 import http from 'node:http';
 import { MerkleTree, leafHash } from '@anchor/common/merkle';
-import { createStoreProvider, StoreLease } from '@anchor/common/storage';
+import { createStoreProvider, LEASE_STORE, StoreLease, type LeaseLink } from '@anchor/common/storage';
 import type { SignedTreeHead } from '@anchor/common/vct';
 import { stopAllProcesses } from '@anchor/testing/process';
 import { startVctLogReplicas, type Replica, type ReplicaSet } from '@anchor/testing/replicas';
@@ -65,6 +65,8 @@ interface Run {
   /** The largest step back the monitor saw (tree sizes). */
   worstBackwards: number;
   headsSeen: number;
+  /** Claims of the sequencer lease during the run (hand-overs, and the first claim). */
+  leaseClaims: number;
 }
 
 /** A log monitor: get-sth through the balancer every MONITOR_INTERVAL_MS, every answer kept. */
@@ -164,6 +166,22 @@ async function sequencerHolder(set: ReplicaSet): Promise<{ holder: string; repli
   }
 }
 
+/** The versions of the sequencer lease chain's claims (a chain keeps every claim; each starts an epoch). */
+async function leaseClaims(set: ReplicaSet): Promise<number[]> {
+  const storage = await createStoreProvider({ type: 'mongodb', url: set.databaseUrl, sweepIntervalMs: 0 });
+  try {
+    const links = await storage.open<LeaseLink>(LEASE_STORE, { indexes: [['lease', 'version']], exclusive: true });
+    const page = await links.query({
+      where: { lease: 'sequencer' },
+      orderBy: { field: 'version', direction: 'asc' },
+      limit: 10_000,
+    });
+    return page.items.filter((item) => item.value.kind === 'claim').map((item) => item.value.version);
+  } finally {
+    await storage.close();
+  }
+}
+
 /**
  * Reads the tree on through the balancer into `hashes` (its leaf hashes in order) until it holds at least
  * `minSize` leaves or the deadline passes. A replica a round behind answers a range past its head with 400;
@@ -212,6 +230,7 @@ async function measure(
   let answered = 0;
   let lastAckAt = 0;
   const baseSize = (await getJson<SignedTreeHead>(`${set.url}/main/v1/get-sth`, agent)).tree_size;
+  const claimsBefore = new Set(await leaseClaims(set));
   const cpu = cpuSampler(set);
   const started = performance.now();
   await Promise.all(
@@ -266,6 +285,7 @@ async function measure(
   })();
   await monitor.stop();
   agent.destroy();
+  const claims = (await leaseClaims(set)).filter((version) => !claimsBefore.has(version)).length;
 
   const merkle = MerkleTree.fromLeafHashes(tree);
   const inconsistentHeads = monitor.heads.filter(
@@ -286,6 +306,7 @@ async function measure(
     backwards,
     worstBackwards,
     headsSeen: monitor.heads.length,
+    leaseClaims: claims,
   };
   const integratedMs = result.allIntegratedAt === undefined ? undefined : result.allIntegratedAt - lastAckAt;
   console.log(
@@ -294,7 +315,7 @@ async function measure(
       `${result.perSecond.toFixed(1)} add-vc/s, ${result.cpuMsPerEntry.toFixed(2)} ms CPU per entry, ` +
       `all in a head ${integratedMs === undefined ? `never (${missing} missing)` : `${Math.max(0, integratedMs)} ms after the last ack`}, ` +
       `integrated twice ${result.integratedTwice}, ${result.headsSeen} heads seen: ${inconsistentHeads} inconsistent, ` +
-      `${backwards} smaller than an earlier one (worst by ${worstBackwards}) (load average ${loadAverage().toFixed(2)})`,
+      `${backwards} smaller than an earlier one (worst by ${worstBackwards}), ${claims} lease claims (load average ${loadAverage().toFixed(2)})`,
   );
   return result;
 }
@@ -417,6 +438,7 @@ export async function vctLogReplicasBench(options: VctReplicasOptions): Promise<
       integrated_ms_1: one.allIntegratedAt === undefined ? null : Math.max(0, one.allIntegratedAt - one.lastAckAt),
       integrated_ms_3:
         three.allIntegratedAt === undefined ? null : Math.max(0, three.allIntegratedAt - three.lastAckAt),
+      lease_claims_each: runs.map((run) => run.leaseClaims),
       load_average: Number(loadAverage().toFixed(2)),
     };
     console.log(JSON.stringify(result));
