@@ -1,10 +1,15 @@
-import { mongoServerForTests, mongoThroughProxy, type MongoTestServer } from '@anchor/testing/ferretdb';
-import { makeTempDir, stopAllProcesses, waitFor, type TempDir } from '@anchor/testing/process';
-import { TcpProxy } from '@anchor/testing/tcp-proxy';
+import { stopAllProcesses, waitFor } from '@anchor/testing/process';
+import type { TcpProxy } from '@anchor/testing/tcp-proxy';
 import { serializeRequest } from '@anchor/sidetree';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postOperation, TestDid, waitPublished } from '../src/testing/test-node.js';
-import { startNodeProcess, type NodeProcess } from './node-process.js';
+import type { NodeProcess } from './node-process.js';
+import {
+  health,
+  startNodeOnProxiedDatabase,
+  type HealthAnswer,
+  type ProxiedDatabaseNode,
+} from './proxied-database-node.js';
 
 /**
  * A stalled database, as haproxy sees it: the built node talks to MongoDB (MONGODB_URL when set, else FerretDB)
@@ -15,46 +20,19 @@ import { startNodeProcess, type NodeProcess } from './node-process.js';
 
 const TOLERANCE_S = 6;
 
-interface HealthAnswer {
-  status: number;
-  body: Record<string, string>;
-}
-
-async function health(node: NodeProcess): Promise<HealthAnswer> {
-  const response = await fetch(`${node.url}/healthcheck`, { headers: { accept: 'application/json' } });
-  return { status: response.status, body: (await response.json()) as Record<string, string> };
-}
-
 describe('health through a database stall (MongoDB through a blackholed TCP proxy)', () => {
-  let server: MongoTestServer;
-  let dir: TempDir;
-  let proxy: TcpProxy;
   let node: NodeProcess;
+  let proxy: TcpProxy;
+  let database: ProxiedDatabaseNode | undefined;
 
   beforeAll(async () => {
-    server = await mongoServerForTests();
-    const mongo = mongoThroughProxy(server.url);
-    proxy = await TcpProxy.start(mongo.target);
-    dir = await makeTempDir('node-db-stall-');
-    node = await startNodeProcess(dir, {
-      args: [
-        '--database-type',
-        'mongodb',
-        '--database-url',
-        mongo.urlVia(proxy.port),
-        '--database-prefix',
-        `stall${process.pid}_`,
-        '--database-stall-tolerance',
-        `${TOLERANCE_S}s`,
-      ],
-    });
+    database = await startNodeOnProxiedDatabase('stall', ['--database-stall-tolerance', `${TOLERANCE_S}s`]);
+    ({ node, proxy } = database);
   }, 20 * 60_000);
 
   afterAll(async () => {
     await stopAllProcesses();
-    await proxy?.close();
-    await dir?.remove();
-    await server?.stop();
+    await database?.close();
   });
 
   it(

@@ -1,27 +1,17 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { AMQP_URL, amqpUnavailable } from '@anchor/testing/amqp-broker';
-import { mongoServerForTests, mongoThroughProxy, type MongoTestServer } from '@anchor/testing/ferretdb';
 import { makeTempDir, stopAllProcesses, waitFor, type TempDir } from '@anchor/testing/process';
 import { TcpProxy } from '@anchor/testing/tcp-proxy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postOperation, TestDid, waitPublished } from '../src/testing/test-node.js';
 import { startNodeProcess, type NodeProcess } from './node-process.js';
+import { health, startNodeOnProxiedDatabase, type ProxiedDatabaseNode } from './proxied-database-node.js';
 
 /**
  * /healthcheck follows the node's real dependencies: the built node talks to RabbitMQ and MongoDB (MONGODB_URL
  * when set, else FerretDB) through a TCP proxy that the test cuts and restores, as a network failure would.
  */
-
-interface HealthAnswer {
-  status: number;
-  body: Record<string, string>;
-}
-
-async function health(node: NodeProcess): Promise<HealthAnswer> {
-  const response = await fetch(`${node.url}/healthcheck`, { headers: { accept: 'application/json' } });
-  return { status: response.status, body: (await response.json()) as Record<string, string> };
-}
 
 const healthBecomes = (
   node: NodeProcess,
@@ -117,33 +107,18 @@ describe.skipIf(brokerProblem !== undefined)('health follows the queue (RabbitMQ
 });
 
 describe('health follows the database (MongoDB through a TCP proxy)', () => {
-  let server: MongoTestServer;
-  let dir: TempDir;
-  let proxy: TcpProxy;
   let node: NodeProcess;
+  let proxy: TcpProxy;
+  let database: ProxiedDatabaseNode | undefined;
 
   beforeAll(async () => {
-    server = await mongoServerForTests();
-    const mongo = mongoThroughProxy(server.url);
-    proxy = await TcpProxy.start(mongo.target);
-    dir = await makeTempDir('node-health-db-');
-    node = await startNodeProcess(dir, {
-      args: [
-        '--database-type',
-        'mongodb',
-        '--database-url',
-        mongo.urlVia(proxy.port),
-        '--database-prefix',
-        `health${process.pid}_`,
-      ],
-    });
+    database = await startNodeOnProxiedDatabase('health');
+    ({ node, proxy } = database);
   }, 20 * 60_000);
 
   afterAll(async () => {
     await stopAllProcesses();
-    await proxy?.close();
-    await dir?.remove();
-    await server?.stop();
+    await database?.close();
   });
 
   it('is 200 with the database reachable, 503 with the ping error while it is not, 200 once it returns', async () => {

@@ -99,13 +99,13 @@ export async function createLogMonitoringFeature(
     log,
   );
 
+  // The watched logs are read from the store: a stalled store is dbStatus's to report.
   ctx.http.health.register(
     'logMonitorStatus',
     async () => {
       const failed = (await logs.withStatus('active')).filter((record) => record.failure !== undefined);
       if (failed.length === 0) return NO_FAILED_LOG;
       return `failed: ${failed.map((record) => `${record.logUrl} (${record.failure!.kind})`).join(', ')}`;
-      // The watched logs are read from the store: a stalled store is dbStatus's to report.
     },
     { dependsOn: 'dbStatus' },
   );
