@@ -3,6 +3,7 @@
  * entries when the declared indexes or expiry field changed since the data was written), runs cross-store
  * batches in one backend write, and sweeps expired records periodically.
  */
+import { KeyedMutex } from '../concurrency/index.js';
 import { badRequest } from '../errors/index.js';
 import { storeUnavailable } from './unavailable.js';
 import { planAndWrite, prepareBatch, KvStore, runBatch, type KvStoreHost } from './kv-store.js';
@@ -36,7 +37,7 @@ export function prefixedName(prefix: string | undefined, name: string): string {
 
 export class KvStoreProvider implements StoreProvider, KvStoreHost {
   private readonly stores = new Map<string, KvStore<object>>();
-  private readonly opening = new Map<string, Promise<unknown>>();
+  private readonly opening = new KeyedMutex();
   private readonly exclusive = new Set<string>();
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
@@ -70,14 +71,7 @@ export class KvStoreProvider implements StoreProvider, KvStoreHost {
     checkStoreName(name);
     if (options.exclusive === true) this.exclusive.add(name);
     // Opens of one name are serialised: a second open waits for the first one's index rebuild.
-    const previous = this.opening.get(name) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(() => this.openNow(name, options));
-    this.opening.set(name, next);
-    try {
-      return (await next) as unknown as Store<T>;
-    } finally {
-      if (this.opening.get(name) === next) this.opening.delete(name);
-    }
+    return (await this.opening.run(name, () => this.openNow(name, options))) as unknown as Store<T>;
   }
 
   private async openNow(name: string, options: StoreOptions): Promise<KvStore<object>> {
@@ -176,7 +170,7 @@ export class KvStoreProvider implements StoreProvider, KvStoreHost {
     if (this.closed) return;
     this.closed = true;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
-    await Promise.allSettled([...this.opening.values()]);
+    await this.opening.settled();
     if (this.sweeping) await this.sweeping.catch(() => undefined);
     await this.backend.close();
   }

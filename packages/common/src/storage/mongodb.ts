@@ -34,6 +34,7 @@ import {
   type Filter,
   type Sort,
 } from 'mongodb';
+import { KeyedMutex } from '../concurrency/index.js';
 import { badRequest, conflict, errorMessage } from '../errors/index.js';
 import { getLogger } from '../log/index.js';
 import { entriesOf } from './kv-layout.js';
@@ -369,7 +370,7 @@ const databaseOf = (options: MongoStoreOptions): string =>
 export class MongoStoreProvider implements StoreProvider {
   readonly kind = 'mongodb' as const;
   private readonly stores = new Map<string, MongoStore<object>>();
-  private readonly opening = new Map<string, Promise<unknown>>();
+  private readonly opening = new KeyedMutex();
   private readonly lease: SweeperLease | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
@@ -556,14 +557,7 @@ export class MongoStoreProvider implements StoreProvider {
   async open<T extends object>(name: string, options: StoreOptions = {}): Promise<Store<T>> {
     this.assertOpen();
     checkStoreName(name);
-    const previous = this.opening.get(name) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(() => this.openNow(name, options));
-    this.opening.set(name, next);
-    try {
-      return (await next) as unknown as Store<T>;
-    } finally {
-      if (this.opening.get(name) === next) this.opening.delete(name);
-    }
+    return (await this.opening.run(name, () => this.openNow(name, options))) as unknown as Store<T>;
   }
 
   async exists(name: string): Promise<boolean> {
@@ -794,7 +788,7 @@ export class MongoStoreProvider implements StoreProvider {
     this.closed = true;
     this.watch?.stop();
     if (this.sweepTimer) clearInterval(this.sweepTimer);
-    await Promise.allSettled([...this.opening.values(), this.sweeping]);
+    await Promise.allSettled([this.opening.settled(), this.sweeping]);
     // Another replica takes over at its next period instead of after the lease lapses.
     const lease = this.lease;
     if (lease) await this.bounded('expiry sweeper lease', () => lease.release()).catch(() => undefined);

@@ -17,7 +17,7 @@ import {
   type PublishedOperation,
 } from '../operations/operation-records.js';
 import { type OperationStores, STORE } from '../operations/operation-stores.js';
-import { KeyedMutex } from '../util/keyed-mutex.js';
+import { KeyedMutex } from '@anchor/common/concurrency';
 import type { AnchorEvent, ProcessedAnchor } from '../anchor-model/anchor-event.js';
 import { ANCHOR_STORES, AnchorRecords, type AnchorRecord } from '../anchor-model/anchor-records.js';
 import { readBatchOperations } from './batch-files.js';

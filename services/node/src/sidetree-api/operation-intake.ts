@@ -20,7 +20,7 @@ import { OperationRejected } from '../operations/operation-rejected.js';
 import { OperationStores, STORE } from '../operations/operation-stores.js';
 import type { ResolutionService } from '../resolution/resolution-service.js';
 import type { AllowedOrigins } from '../runtime-config/allowed-origins.js';
-import { KeyedMutex } from '../util/keyed-mutex.js';
+import { KeyedMutex } from '@anchor/common/concurrency';
 import { QueueFull, type IntakeBackPressure } from './intake-back-pressure.js';
 
 /** Told about every write (the batch writer mirrors the queue). */

@@ -1,7 +1,7 @@
 import { badRequest } from '@anchor/common/errors';
 import type { RequestHandler } from 'express';
 import { ACCEPT_LIST_UPDATE } from '../schemas/index.js';
-import { KeyedMutex } from '../util/keyed-mutex.js';
+import { KeyedMutex } from '@anchor/common/concurrency';
 import {
   ACCEPT_LIST_TYPES,
   type AcceptListEntry,

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { ALLOWED_ORIGINS_UPDATE } from '../schemas/index.js';
-import { KeyedMutex } from '../util/keyed-mutex.js';
+import { KeyedMutex } from '@anchor/common/concurrency';
 import { jsonBody } from '@anchor/common/http';
 import type { AllowedOrigins } from '../runtime-config/allowed-origins.js';
 

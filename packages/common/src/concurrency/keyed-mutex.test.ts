@@ -49,4 +49,22 @@ describe('KeyedMutex', () => {
     await Promise.all([mutex.run('did', async () => tick(1)), mutex.run('did', async () => tick(1))]);
     expect((mutex as unknown as { tails: Map<string, unknown> }).tails.size).toBe(0);
   });
+
+  it('settles once every run started before it has finished, failed ones included', async () => {
+    const mutex = new KeyedMutex();
+    const done: string[] = [];
+    const failing = mutex.run('a', async () => {
+      await tick(5);
+      done.push('a');
+      throw new Error('boom');
+    });
+    void mutex.run('b', async () => {
+      await tick(2);
+      done.push('b');
+    });
+    await mutex.settled();
+    expect(done.sort()).toEqual(['a', 'b']);
+    await expect(failing).rejects.toThrow('boom');
+    await expect(new KeyedMutex().settled()).resolves.toBeUndefined();
+  });
 });

@@ -1,0 +1,1 @@
+export { KeyedMutex } from './keyed-mutex.js';
