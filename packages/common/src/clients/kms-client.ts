@@ -1,7 +1,13 @@
 import { base64UrlPaddedDecode, base64UrlPaddedEncode } from '../encoding/index.js';
 import { AppError } from '../errors/index.js';
 import type { RequestSigner } from '../http/principal.js';
-import { createHttpClient, peerStatusOf, type HttpClient, type RetryPolicy } from '../http-client/index.js';
+import {
+  createHttpClient,
+  readPeerHealth,
+  type HttpClient,
+  type PeerHealth,
+  type RetryPolicy,
+} from '../http-client/index.js';
 
 /** The original's (aries) key-type strings the kms accepts (`vct-kms.md` B.3, minus the unsound ones). */
 export type KmsKeyType =
@@ -118,12 +124,7 @@ export interface CreatedDid {
   didDocument?: Record<string, unknown>;
 }
 
-export interface KmsHealth {
-  healthy: boolean;
-  status: number;
-  body?: Record<string, unknown>;
-  problem?: string;
-}
+export type KmsHealth = PeerHealth;
 
 /**
  * The kms's HTTP API (services/kms/README.md), typed: bytes in and out as Buffers, base64url with padding on
@@ -197,16 +198,7 @@ export class KmsClient {
 
   /** `GET /healthcheck`; a kms that does not answer rejects with a retryable error. */
   async health(): Promise<KmsHealth> {
-    try {
-      const { status, data } = await this.http.get<Record<string, unknown>>(`${this.url}/healthcheck`, {
-        retry: false,
-      });
-      return { healthy: true, status, body: data };
-    } catch (error) {
-      const status = peerStatusOf(error);
-      if (status === undefined) throw error;
-      return { healthy: false, status, problem: (error as Error).message };
-    }
+    return readPeerHealth(this.http, this.url, { retry: false });
   }
 
   close(): void {

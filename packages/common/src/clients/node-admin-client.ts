@@ -1,4 +1,10 @@
-import { createHttpClient, peerStatusOf, type HttpClient } from '../http-client/index.js';
+import {
+  createHttpClient,
+  peerStatusOf,
+  readPeerHealth,
+  type HttpClient,
+  type PeerHealth,
+} from '../http-client/index.js';
 import { notFound } from '../errors/index.js';
 import { CONTEXT_URLS } from '../jsonld/index.js';
 
@@ -35,15 +41,7 @@ export interface NodeAdminClientOptions {
   ca?: Array<string | Buffer>;
 }
 
-export interface NodeHealth {
-  /** True when `/healthcheck` answered 200. */
-  healthy: boolean;
-  status: number;
-  /** The health result, when healthy. */
-  body?: Record<string, unknown>;
-  /** When unhealthy: the status line and the node's answer as text (which components failed). */
-  problem?: string;
-}
+export type NodeHealth = PeerHealth;
 
 /** An activity as a collection page lists it (the fields an administrator looks at). */
 export interface AdminActivity extends Record<string, unknown> {
@@ -251,14 +249,7 @@ export class NodeAdminClient {
 
   /** `GET /healthcheck`; a node that is not up yet (no answer) rejects with a retryable error. */
   async health(): Promise<NodeHealth> {
-    try {
-      const { status, data } = await this.http.get<Record<string, unknown>>(`${this.url}/healthcheck`);
-      return { healthy: true, status, body: data };
-    } catch (error) {
-      const status = peerStatusOf(error);
-      if (status === undefined) throw error;
-      return { healthy: false, status, problem: (error as Error).message };
-    }
+    return readPeerHealth(this.http, this.url);
   }
 
   close(): void {

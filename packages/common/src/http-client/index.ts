@@ -12,4 +12,5 @@ export {
   type HttpResponse,
   type RetryPolicy,
 } from './http-client.js';
+export { readPeerHealth, type PeerHealth } from './peer-health.js';
 export { readCaCertificates, tlsCaCertsOption, withBundledRoots } from './ca-certificates.js';
