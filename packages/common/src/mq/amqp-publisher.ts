@@ -1,14 +1,17 @@
 /**
  * Publishing with publisher confirms over one confirm channel per connection. Publishes are pipelined:
- * each one resolves on its own confirm while many are outstanding. A publish declares the queues it needs
- * first (once per connection, wait queues periodically), is sent mandatory so that a message the broker
- * could not route comes back and is retried after redeclaring, and keeps retrying over reconnections
- * until its deadline, after which it fails with a clear `unavailable` error.
+ * each one resolves on its own confirm while many are outstanding. A publish declares the queues of its
+ * route first (once per connection, classic wait queues periodically), is sent mandatory so that a message
+ * the broker could not route comes back and is retried after redeclaring, and keeps retrying over
+ * reconnections until its deadline, after which it fails with a clear `unavailable` error. The route is
+ * asked again on every attempt, and a quorum wait queue whose epoch ended before the message went out is
+ * replaced by the new epoch's before sending (amqp-topology.ts).
  */
 import type { Channel, ConfirmChannel, Message, Options } from 'amqplib';
 import { AppError, errorMessage, internal, unavailable } from '../errors/index.js';
 import type { FailoverConnection } from './amqp-failover.js';
-import { queueTypeMismatch, specType, type QueueSpec } from './amqp-topology.js';
+import { DeadlineError, KeptChannel, withDeadline } from './amqp-channel.js';
+import { queueTypeMismatch, specType, type QueueSpec, type Route } from './amqp-topology.js';
 
 /** AMQP reply codes that retrying cannot fix (access refused, precondition failed, not allowed). */
 const PERMANENT_CODES = new Set([403, 406, 530]);
@@ -18,37 +21,23 @@ export function amqpCode(error: unknown): number | undefined {
   return typeof code === 'number' ? code : undefined;
 }
 
-class DeadlineError extends Error {}
-
 /** amqplib's error for a publish the broker nacked. */
 function isNack(error: unknown): boolean {
   return error instanceof Error && error.message === 'message nacked';
 }
 class UnroutableError extends Error {}
-
-/** Settles with `promise`, or rejects once `deadline` (epoch ms) passes. */
-export function withDeadline<T>(promise: Promise<T>, deadline: number, what: string): Promise<T> {
-  const remaining = deadline - Date.now();
-  if (remaining <= 0) {
-    // The caller made `promise` already (a publish sent, say): its later failure must not go unhandled.
-    promise.catch(() => undefined);
-    return Promise.reject(new DeadlineError(`${what}: deadline passed`));
-  }
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DeadlineError(`${what}: timed out`)), remaining);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
+/** The route's wait queue stopped taking publishes (its epoch ended) before the message went out. */
+class EpochEndedError extends Error {}
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export class AmqpPublisher {
-  private channel: ConfirmChannel | undefined;
-  private opening: Promise<ConfirmChannel> | undefined;
-  private topology: Channel | undefined;
-  private topologyOpening: Promise<Channel> | undefined;
+  private readonly confirms: KeptChannel<ConfirmChannel>;
+  private readonly topology: KeptChannel<Channel>;
+  /** When each queue was declared on this connection. */
   private readonly declared = new Map<string, number>();
+  /** Declared queues that take publishes only until a time (quorum wait queues), to forget them after. */
+  private readonly declaredUntil = new Map<string, number>();
   private readonly declaring = new Map<string, Promise<void>>();
   private readonly returned = new Set<string>();
   private drain: Promise<void> | undefined;
@@ -57,71 +46,29 @@ export class AmqpPublisher {
   closed = false;
 
   constructor(
-    private readonly model: FailoverConnection,
+    model: FailoverConnection,
     private readonly timeoutMs: number,
-    private readonly onError: (error: unknown, context: string) => void,
-  ) {}
-
-  /** After a reconnection: channels and declarations belonged to the old connection. */
-  reset(): void {
-    this.channel = undefined;
-    this.opening = undefined;
-    this.topology = undefined;
-    this.topologyOpening = undefined;
-    this.declared.clear();
-  }
-
-  private confirmChannel(deadline: number): Promise<ConfirmChannel> {
-    if (this.channel) return Promise.resolve(this.channel);
-    if (!this.opening) {
-      const opening = this.model.createConfirmChannel().then((ch) => {
-        ch.on('error', (e: unknown) => this.onError(e, 'publisher channel'));
-        ch.on('close', () => {
-          if (this.channel === ch) this.channel = undefined;
-        });
+    onError: (error: unknown, context: string) => void,
+  ) {
+    this.confirms = new KeptChannel(
+      () => model.createConfirmChannel(),
+      'publisher channel',
+      onError,
+      (ch) =>
         ch.on('return', (m: Message) => {
           const id = m.properties.correlationId as string | undefined;
           if (id !== undefined) this.returned.add(id);
-        });
-        if (this.opening === opening) {
-          this.channel = ch;
-          this.opening = undefined;
-        } else {
-          // Opened for a connection that has since been replaced (see reset).
-          void ch.close().catch(() => undefined);
-        }
-        return ch;
-      });
-      opening.catch(() => {
-        if (this.opening === opening) this.opening = undefined;
-      });
-      this.opening = opening;
-    }
-    return withDeadline(this.opening, deadline, 'opening the publisher channel');
+        }),
+    );
+    this.topology = new KeptChannel(() => model.createChannel(), 'topology channel', onError);
   }
 
-  private topologyChannel(deadline: number): Promise<Channel> {
-    if (this.topology) return Promise.resolve(this.topology);
-    if (!this.topologyOpening) {
-      const opening = this.model.createChannel().then((ch) => {
-        ch.on('error', (e: unknown) => this.onError(e, 'topology channel'));
-        ch.on('close', () => {
-          if (this.topology === ch) this.topology = undefined;
-        });
-        if (this.topologyOpening === opening) {
-          this.topology = ch;
-          this.topologyOpening = undefined;
-        } else {
-          void ch.close().catch(() => undefined);
-        }
-        return ch;
-      });
-      opening.catch(() => {
-        if (this.topologyOpening === opening) this.topologyOpening = undefined;
-      });
-      this.topologyOpening = opening;
-    }
-    return withDeadline(this.topologyOpening, deadline, 'opening the topology channel');
+  /** After a reconnection: channels and declarations belonged to the old connection. */
+  reset(): void {
+    this.confirms.reset();
+    this.topology.reset();
+    this.declared.clear();
+    this.declaredUntil.clear();
   }
 
   /** Declares a queue unless it was declared on this connection recently enough. */
@@ -131,7 +78,7 @@ export class AmqpPublisher {
     let pending = this.declaring.get(spec.name);
     if (!pending) {
       pending = (async () => {
-        const ch = await this.topologyChannel(deadline);
+        const ch = await this.topology.get(deadline);
         const sentAt = Date.now();
         try {
           await ch.assertQueue(spec.name, spec.options);
@@ -145,11 +92,23 @@ export class AmqpPublisher {
           }
           throw error;
         }
-        this.declared.set(spec.name, sentAt);
+        this.remember(spec, sentAt);
       })().finally(() => this.declaring.delete(spec.name));
       this.declaring.set(spec.name, pending);
     }
     await withDeadline(pending, deadline, `declaring ${spec.name}`);
+  }
+
+  /** Records a declaration; one per epoch would otherwise pile up in a long-lived process. */
+  private remember(spec: QueueSpec, at: number): void {
+    this.declared.set(spec.name, at);
+    if (spec.publishUntil === undefined) return;
+    this.declaredUntil.set(spec.name, spec.publishUntil);
+    for (const [name, until] of this.declaredUntil) {
+      if (until > at) continue;
+      this.declaredUntil.delete(name);
+      this.declared.delete(name);
+    }
   }
 
   forget(names: readonly string[]): void {
@@ -162,8 +121,11 @@ export class AmqpPublisher {
     content: Buffer,
     props: Options.Publish,
     deadline: number,
+    publishUntil: number,
   ): Promise<void> {
     while (this.drain) await withDeadline(this.drain, deadline, 'waiting for the publisher channel to drain');
+    // Checked with nothing awaited between it and the publish itself.
+    if (Date.now() >= publishUntil) throw new EpochEndedError(`the epoch of ${queue} ended`);
     const id = `p${(this.seq++).toString(36)}`;
     try {
       await withDeadline(
@@ -192,43 +154,39 @@ export class AmqpPublisher {
   }
 
   /**
-   * Declares `declare` (in order), then publishes `content` to the queue `target` and resolves once the
-   * broker has confirmed it. Retries transient failures (connection loss, nack, unroutable) until the
-   * publish timeout.
+   * Declares the queues of `route` at the time of each attempt (in order), then publishes `content` to the
+   * last of them and resolves once the broker has confirmed it. Retries transient failures (connection loss,
+   * nack, unroutable) until the publish timeout.
    */
-  publish(
-    declare: readonly QueueSpec[],
-    target: string,
-    content: Buffer,
-    props: Options.Publish,
-    label: string,
-  ): Promise<void> {
-    const task = this.run(declare, target, content, props, label);
+  publish(route: Route, content: Buffer, props: Options.Publish, label: string): Promise<void> {
+    const task = this.run(route, content, props, label);
     this.inFlight.add(task);
     void task.catch(() => undefined).finally(() => this.inFlight.delete(task));
     return task;
   }
 
-  private async run(
-    declare: readonly QueueSpec[],
-    target: string,
-    content: Buffer,
-    props: Options.Publish,
-    label: string,
-  ): Promise<void> {
+  private async run(route: Route, content: Buffer, props: Options.Publish, label: string): Promise<void> {
     const deadline = Date.now() + this.timeoutMs;
     let lastError: unknown;
     for (let attempt = 0; ; attempt++) {
       if (this.closed) throw unavailable('amqp message queue is closed');
+      const declare = route(Date.now());
       try {
         for (const spec of declare) await this.declare(spec, deadline);
-        const ch = await this.confirmChannel(deadline);
-        await this.send(ch, target, content, props, deadline);
+        const ch = await this.confirms.get(deadline);
+        const until = Math.min(...declare.map((s) => s.publishUntil ?? Number.POSITIVE_INFINITY));
+        await this.send(ch, declare[declare.length - 1]!.name, content, props, deadline, until);
         return;
       } catch (error) {
+        // A new epoch began while declaring: go at once to its queue.
+        if (error instanceof EpochEndedError) continue;
         if (error instanceof AppError && !error.retryable) throw error;
         if (error instanceof UnroutableError) this.forget(declare.map((s) => s.name));
-        if (isNack(error)) this.dropChannel();
+        // Retries go out on a new confirm channel after a nack. On a cluster, a channel that published to a
+        // quorum queue while its leader moved can keep nacking that queue's messages for as long as it lives
+        // (seen on RabbitMQ 3.10.8 after kill -9 of the leader's member); a new channel starts clean.
+        // Publishes still unconfirmed on the old one fail with "channel closed" and are retried as well.
+        if (isNack(error)) this.confirms.drop();
         if (!(error instanceof DeadlineError)) lastError = error;
         const remaining = deadline - Date.now();
         if (remaining <= 0 || error instanceof DeadlineError) {
@@ -241,19 +199,6 @@ export class AmqpPublisher {
         await sleep(Math.min(remaining, 25 * 2 ** Math.min(attempt, 6)));
       }
     }
-  }
-
-  /**
-   * Retries go out on a new confirm channel after a nack. On a cluster, a channel that published to a
-   * quorum queue while its leader moved can keep nacking that queue's messages for as long as it lives
-   * (seen on RabbitMQ 3.10.8 after kill -9 of the leader's member); a new channel starts clean. Publishes
-   * still unconfirmed on the old one fail with "channel closed" and are retried as well.
-   */
-  private dropChannel(): void {
-    const ch = this.channel;
-    if (!ch) return;
-    this.channel = undefined;
-    void ch.close().catch(() => undefined);
   }
 
   async close(): Promise<void> {

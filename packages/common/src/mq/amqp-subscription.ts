@@ -9,8 +9,8 @@ import { randomUUID } from 'node:crypto';
 import type { Channel, ConsumeMessage, Options } from 'amqplib';
 import type { FailoverConnection } from './amqp-failover.js';
 import { errorMessage } from '../errors/index.js';
-import { withDeadline } from './amqp-publisher.js';
-import { queueTypeMismatch, waitQueue, workQueue, type QueueSpec, type QueueType } from './amqp-topology.js';
+import { openChannel } from './amqp-channel.js';
+import { queueTypeMismatch, workQueue, type QueueType, type Route } from './amqp-topology.js';
 import { deadLetterHeaders, HEADERS, visibleHeaders, withFirstFailure } from './message.js';
 import { failureOutcome, type QueueDefaults } from './options.js';
 import { deadLetterTopic, type Delivery, type Handler, type Subscription } from './types.js';
@@ -21,13 +21,9 @@ export interface SubscriptionHost {
   readonly queueType: QueueType;
   readonly timeoutMs: number;
   isConnected(): boolean;
-  republish(
-    declare: readonly QueueSpec[],
-    target: string,
-    content: Buffer,
-    props: Options.Publish,
-    label: string,
-  ): Promise<void>;
+  /** The queues a message to `topic` delayed by `delayMs` goes through (its target last), at a given time. */
+  route(topic: string, delayMs: number): Route;
+  republish(route: Route, content: Buffer, props: Options.Publish, label: string): Promise<void>;
   detach(subscription: AmqpSubscription): void;
   onError(error: unknown, context: string): void;
 }
@@ -96,12 +92,16 @@ export class AmqpSubscription implements Subscription {
   }
 
   private async open(deadline: number): Promise<void> {
-    const ch = await withDeadline(this.host.model.createChannel(), deadline, `opening a channel for ${this.topic}`);
+    const ch = await openChannel(
+      () => this.host.model.createChannel(),
+      deadline,
+      `consumer channel of ${this.topic}`,
+      (e, context) => this.host.onError(e, context),
+    );
     if (this.closed) {
       await ch.close().catch(() => undefined);
       return;
     }
-    ch.on('error', (e: unknown) => this.host.onError(e, `consumer channel of ${this.topic}`));
     ch.on('close', () => this.lost(ch));
     try {
       const spec = workQueue(this.topic, this.host.queueType);
@@ -145,24 +145,18 @@ export class AmqpSubscription implements Subscription {
     try {
       body = JSON.parse(msg.content.toString('utf8'));
     } catch (error) {
-      await this.forward(
-        ch,
-        msg,
-        deadLetterTopic(this.topic),
-        [workQueue(deadLetterTopic(this.topic), this.host.queueType)],
-        {
-          id,
-          attempt: 1,
-          publishedAt,
-          headers: deadLetterHeaders(
-            headers,
-            this.topic,
-            'invalid-message',
-            `body is not JSON: ${errorMessage(error)}`,
-            attempt,
-          ),
-        },
-      );
+      await this.forward(ch, msg, deadLetterTopic(this.topic), this.host.route(deadLetterTopic(this.topic), 0), {
+        id,
+        attempt: 1,
+        publishedAt,
+        headers: deadLetterHeaders(
+          headers,
+          this.topic,
+          'invalid-message',
+          `body is not JSON: ${errorMessage(error)}`,
+          attempt,
+        ),
+      });
       return;
     }
     const delivery: Delivery<unknown> = { id, topic: this.topic, body, headers, attempt, publishedAt };
@@ -171,22 +165,16 @@ export class AmqpSubscription implements Subscription {
     } catch (error) {
       const outcome = failureOutcome(error, attempt, this.policy);
       if (outcome.kind === 'retry') {
-        const wait = outcome.delayMs > 0 ? [waitQueue(this.topic, outcome.delayMs, this.host.queueType)] : [];
-        await this.forward(
-          ch,
-          msg,
-          wait[0]?.name ?? this.topic,
-          [workQueue(this.topic, this.host.queueType), ...wait],
-          {
-            id,
-            attempt: outcome.nextAttempt,
-            publishedAt,
-            headers: withFirstFailure(headers),
-          },
-        );
+        const where = outcome.delayMs > 0 ? `${this.topic} in ${outcome.delayMs} ms` : this.topic;
+        await this.forward(ch, msg, where, this.host.route(this.topic, outcome.delayMs), {
+          id,
+          attempt: outcome.nextAttempt,
+          publishedAt,
+          headers: withFirstFailure(headers),
+        });
       } else {
         const dead = deadLetterTopic(this.topic);
-        await this.forward(ch, msg, dead, [workQueue(dead, this.host.queueType)], {
+        await this.forward(ch, msg, dead, this.host.route(dead, 0), {
           id,
           attempt: 1,
           publishedAt,
@@ -202,8 +190,9 @@ export class AmqpSubscription implements Subscription {
   private async forward(
     ch: Channel,
     msg: ConsumeMessage,
-    target: string,
-    declare: readonly QueueSpec[],
+    /** Where the message is going, for the report if it cannot. */
+    where: string,
+    route: Route,
     next: { id: string; attempt: number; publishedAt: number; headers: Record<string, string> },
   ): Promise<void> {
     const props: Options.Publish = {
@@ -214,9 +203,9 @@ export class AmqpSubscription implements Subscription {
       headers: { ...next.headers, [HEADERS.attempt]: next.attempt, [HEADERS.publishedAt]: next.publishedAt },
     };
     try {
-      await this.host.republish(declare, target, msg.content, props, `redelivery of ${next.id} on ${this.topic}`);
+      await this.host.republish(route, msg.content, props, `redelivery of ${next.id} on ${this.topic}`);
     } catch (error) {
-      this.host.onError(error, `moving message ${next.id} of ${this.topic} to ${target}; the broker will redeliver it`);
+      this.host.onError(error, `moving message ${next.id} of ${this.topic} to ${where}; the broker will redeliver it`);
       try {
         ch.nack(msg, false, true);
       } catch {

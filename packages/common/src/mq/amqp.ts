@@ -4,20 +4,24 @@
  * reconnection after a broker or connection loss, to the next of several broker addresses (a cluster's
  * members, amqp-failover.ts) with exponential backoff once all failed: subscriptions reopen by themselves
  * and publishes wait for the connection (up to `publishTimeoutMs`, then fail `unavailable`); a publish whose
- * confirm was lost with the connection is sent again (at least once). Queues are classic or quorum.
+ * confirm was lost with the connection is sent again (at least once). Queues are classic or quorum; quorum
+ * wait queues change every epoch (`waitEpochMs`, see amqp-topology.ts for why).
  */
 import type { Options } from 'amqplib';
 import { AppError, badRequest, errorMessage, unavailable } from '../errors/index.js';
-import { AmqpPublisher, withDeadline } from './amqp-publisher.js';
+import { openChannel, withDeadline } from './amqp-channel.js';
+import { AmqpPublisher } from './amqp-publisher.js';
 import { AmqpSubscription, type SubscriptionHost } from './amqp-subscription.js';
 import { FailoverConnection } from './amqp-failover.js';
 import {
+  DEFAULT_WAIT_EPOCH_MS,
   defaultQueueType,
+  messageRoute,
+  MIN_WAIT_EPOCH_MS,
   QUEUE_TYPES,
-  waitQueue,
-  workQueue,
-  type QueueSpec,
+  waitQueueTopic,
   type QueueType,
+  type Route,
 } from './amqp-topology.js';
 import { checkTopic, HEADERS, prepareMessage } from './message.js';
 import { resolveQueueDefaults, resolveSubscribeOptions, type QueueDefaults, type QueueOptions } from './options.js';
@@ -38,6 +42,11 @@ export interface AmqpQueueOptions extends QueueOptions {
   url: string;
   /** classic or quorum queues; default quorum when `url` names several brokers, classic otherwise. */
   queueType?: QueueType;
+  /**
+   * Quorum wait queues only: how long each is published to before the next one takes over (it is deleted by
+   * the broker its delay + 2 epochs after creation). Default 10 min; at least 1 s. Tests shorten it.
+   */
+  waitEpochMs?: number;
   /** How long a publish (or a redelivery) may wait for a connection and its confirm. Default 30 s. */
   publishTimeoutMs?: number;
   /** How long the first connection may take before the factory gives up. Default 30 s. */
@@ -134,8 +143,11 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
   readonly kind = 'amqp' as const;
   private readonly publisher: AmqpPublisher;
   private readonly subscriptions = new Set<AmqpSubscription>();
-  /** Wait queues this process has used, per topic (for deleteTopic). */
-  private readonly waitQueues = new Map<string, Set<string>>();
+  /**
+   * Wait queues this process has used, per topic (for deleteTopic), each with the time after which the broker
+   * has deleted it by itself (Infinity for classic ones, renewed while used).
+   */
+  private readonly waitQueues = new Map<string, Map<string, number>>();
   private connected = true;
   /** Set when close() starts: no new publishes or subscriptions (redeliveries still go out). */
   private closing = false;
@@ -145,6 +157,7 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
     readonly model: FailoverConnection,
     private readonly addresses: readonly string[],
     readonly queueType: QueueType,
+    readonly waitEpochMs: number,
     private readonly defaults: QueueDefaults,
     readonly timeoutMs: number,
     private readonly report: (error: unknown, context: string) => void,
@@ -174,6 +187,9 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
     const queueType = options.queueType ?? defaultQueueType(urls.length);
     if (!(QUEUE_TYPES as readonly string[]).includes(queueType))
       throw badRequest(`amqp message queue: queueType must be one of ${QUEUE_TYPES.join(', ')}`);
+    const waitEpochMs = options.waitEpochMs ?? DEFAULT_WAIT_EPOCH_MS;
+    if (!Number.isInteger(waitEpochMs) || waitEpochMs < MIN_WAIT_EPOCH_MS)
+      throw badRequest(`amqp message queue: waitEpochMs must be an integer >= ${MIN_WAIT_EPOCH_MS}`);
     const defaults = resolveQueueDefaults(options);
     const publishTimeoutMs = options.publishTimeoutMs ?? 30_000;
     const connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
@@ -237,7 +253,7 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
         },
       );
     }
-    return new AmqpMessageQueue(model, addresses, queueType, defaults, publishTimeoutMs, report);
+    return new AmqpMessageQueue(model, addresses, queueType, waitEpochMs, defaults, publishTimeoutMs, report);
   }
 
   isConnected(): boolean {
@@ -261,12 +277,6 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
   async publish<T>(topic: string, body: T, options?: PublishOptions): Promise<void> {
     this.assertOpen();
     const m = prepareMessage(topic, body, options);
-    const declare: QueueSpec[] = [workQueue(topic, this.queueType)];
-    if (m.delayMs > 0) {
-      const wait = waitQueue(topic, m.delayMs, this.queueType);
-      declare.push(wait);
-      this.rememberWaitQueue(topic, wait.name);
-    }
     const props: Options.Publish = {
       persistent: true,
       messageId: m.id,
@@ -274,35 +284,46 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
       timestamp: Math.floor(m.publishedAt / 1000),
       headers: { ...m.headers, [HEADERS.attempt]: 1, [HEADERS.publishedAt]: m.publishedAt },
     };
-    await this.publisher.publish(
-      declare,
-      declare[declare.length - 1]!.name,
+    await this.republish(
+      this.route(topic, m.delayMs),
       Buffer.from(m.json, 'utf8'),
       props,
       `publish ${m.id} to ${topic}`,
     );
   }
 
-  republish(
-    declare: readonly QueueSpec[],
-    target: string,
-    content: Buffer,
-    props: Options.Publish,
-    label: string,
-  ): Promise<void> {
-    for (const spec of declare) this.rememberWaitQueueOf(spec);
-    return this.publisher.publish(declare, target, content, props, label);
+  route(topic: string, delayMs: number): Route {
+    return messageRoute(topic, delayMs, this.queueType, this.waitEpochMs);
   }
 
-  private rememberWaitQueueOf(spec: QueueSpec): void {
-    const match = /^(.*)\.wait\.\d+$/.exec(spec.name);
-    if (match) this.rememberWaitQueue(match[1]!, spec.name);
+  republish(route: Route, content: Buffer, props: Options.Publish, label: string): Promise<void> {
+    return this.publisher.publish(
+      (now) => {
+        const specs = route(now);
+        for (const spec of specs) this.rememberWaitQueue(spec.name, spec.publishUntil, spec.options.arguments);
+        return specs;
+      },
+      content,
+      props,
+      label,
+    );
   }
 
-  private rememberWaitQueue(topic: string, name: string): void {
-    let set = this.waitQueues.get(topic);
-    if (!set) this.waitQueues.set(topic, (set = new Set()));
-    set.add(name);
+  private rememberWaitQueue(
+    name: string,
+    publishUntil: number | undefined,
+    args: Options.AssertQueue['arguments'],
+  ): void {
+    const topic = waitQueueTopic(name);
+    if (topic === undefined) return;
+    let queues = this.waitQueues.get(topic);
+    if (!queues) this.waitQueues.set(topic, (queues = new Map()));
+    if (queues.has(name)) return;
+    const expires = typeof args?.['x-expires'] === 'number' ? args['x-expires'] : 0;
+    queues.set(name, publishUntil === undefined ? Number.POSITIVE_INFINITY : publishUntil + expires);
+    // Past epochs' queues are gone from the broker: forget them, or one name per epoch would pile up.
+    const now = Date.now();
+    for (const [other, goneAt] of queues) if (goneAt <= now) queues.delete(other);
   }
 
   async subscribe<T>(topic: string, handler: Handler<T>, options?: SubscribeOptions): Promise<Subscription> {
@@ -332,7 +353,7 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
 
   /** The queues of a topic this process knows of: work queue, dead-letter queue, wait queues it used. */
   queuesOf(topic: string): string[] {
-    return [topic, deadLetterTopic(topic), ...(this.waitQueues.get(topic) ?? [])];
+    return [topic, deadLetterTopic(topic), ...(this.waitQueues.get(topic)?.keys() ?? [])];
   }
 
   /**
@@ -342,8 +363,13 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
   async deleteTopic(topic: string): Promise<void> {
     checkTopic(topic);
     this.assertOpen();
-    const ch = await withDeadline(this.model.createChannel(), Date.now() + this.timeoutMs, 'opening a channel');
-    ch.on('error', () => undefined);
+    const ch = await openChannel(
+      () => this.model.createChannel(),
+      Date.now() + this.timeoutMs,
+      'channel deleting queues',
+      // A refused delete rejects deleteQueue itself; the channel's error event adds nothing.
+      () => undefined,
+    );
     try {
       for (const name of this.queuesOf(topic)) await ch.deleteQueue(name);
     } finally {

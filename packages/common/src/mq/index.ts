@@ -12,6 +12,7 @@ export {
   type AmqpQueueOptions,
 } from './amqp.js';
 export {
+  DEFAULT_WAIT_EPOCH_MS,
   defaultQueueType,
   quantizeDelay,
   QUEUE_TYPES,
