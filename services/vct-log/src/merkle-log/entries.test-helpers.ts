@@ -35,3 +35,24 @@ export function flakyProvider(
     close: () => inner.close(),
   };
 }
+
+/**
+ * A provider that calls `afterBatch` once each batch is written (before the caller sees it): a test steps its
+ * clock there, as if each write took that long, or acts between two writes of one integration batch.
+ */
+export function observedProvider(
+  inner: StoreProvider,
+  afterBatch: (ops: readonly ProviderBatchOp[]) => void | Promise<void>,
+): StoreProvider {
+  return {
+    kind: inner.kind,
+    open: <T extends object>(name: string, options?: StoreOptions): Promise<Store<T>> => inner.open<T>(name, options),
+    exists: (name) => inner.exists(name),
+    batch: async (ops) => {
+      await inner.batch(ops);
+      await afterBatch(ops);
+    },
+    ping: () => inner.ping(),
+    close: () => inner.close(),
+  };
+}

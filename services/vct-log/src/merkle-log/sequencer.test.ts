@@ -1,9 +1,10 @@
-import { createMemStoreProvider, type StoreProvider } from '@anchor/common/storage';
+import { rootOfLeafHashes } from '@anchor/common/merkle';
+import { createMemStoreProvider, LEASE_STORE, type ProviderBatchOp, type StoreProvider } from '@anchor/common/storage';
 import { waitFor } from '@anchor/testing/process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { entryFor, flakyProvider } from './entries.test-helpers.js';
+import { entryFor, flakyProvider, observedProvider } from './entries.test-helpers.js';
 import { openSequencerLease, Sequencer } from './sequencer.js';
-import { TransparencyLog } from './transparency-log.js';
+import { INTEGRATION_SLICE, TransparencyLog } from './transparency-log.js';
 
 describe('the sequencer lease', () => {
   let provider: StoreProvider;
@@ -188,5 +189,99 @@ describe('Sequencer', () => {
     expect(b.log.head().size).toBe(3);
     await a.sequencer.runRound();
     expect(a.log.head()).toEqual(b.log.head());
+  });
+
+  it('with a lease, bounds each batch by a quarter of the lease, fences every write, and goes on in the same round', async () => {
+    const inner = createMemStoreProvider({ sweepIntervalMs: 0 });
+    // Each write takes 10 s by the sequencer's clock; the lease is 60 s, so a batch is bounded by 15 s.
+    let clock = 0;
+    const integrationWrites: Array<readonly ProviderBatchOp[]> = [];
+    const provider = observedProvider(inner, (ops) => {
+      clock += 10_000;
+      if (ops.some((op) => op.store === 'main.entries' || op.store === 'tree-heads')) integrationWrites.push(ops);
+    });
+    const log = await TransparencyLog.open(provider, 'main');
+    const count = 3 * INTEGRATION_SLICE + 44;
+    for (let i = 0; i < count; i++) await log.accept(entryFor(`e${i}`, 100 + i));
+    const lease = await openSequencerLease(provider, 'r1', 60_000);
+    const batches: number[] = [];
+    const sequencer = new Sequencer([log], {
+      intervalMs: 60_000,
+      batchSize: 1_000,
+      maxRootAgeMs: 3_600_000,
+      lease,
+      now: () => clock,
+      onIntegrated: (_log, result) => batches.push(result.integrated),
+    });
+    integrationWrites.length = 0;
+    await sequencer.runRound();
+    // The first batch takes a slice after its first write (10 s in) and after its second (20 s, past the 15 s
+    // bound) none: its head covers three slices; the next batch, in the same round, takes the rest.
+    expect(batches).toEqual([3 * INTEGRATION_SLICE, 44]);
+    expect(log.head().size).toBe(count);
+    expect(log.head().root).toEqual(
+      rootOfLeafHashes(
+        Array.from({ length: count }, (_, i) => Buffer.from(entryFor(`e${i}`, 100 + i).leafHash, 'base64')),
+      ),
+    );
+    // Every write of the batches carried the next link of the lease chain, in one epoch.
+    expect(integrationWrites).toHaveLength(4);
+    const links = integrationWrites.map((ops) => ops.find((op) => op.store === LEASE_STORE && op.op === 'insert'));
+    expect(links.every((link) => link !== undefined)).toBe(true);
+    expect(new Set(links.map((link) => (link as { value: { epoch: number } }).value.epoch))).toEqual(
+      new Set([lease.epoch]),
+    );
+    await sequencer.stop();
+  });
+
+  it('has a time-bounded batch deposed between its writes refused, and the successor resume where it stopped', async () => {
+    const inner = createMemStoreProvider({ sweepIntervalMs: 0 });
+    let clock = 0;
+    let depose: (() => Promise<void>) | undefined;
+    const provider = observedProvider(inner, async (ops) => {
+      clock += 1;
+      // Right after a's first slice lands, a stalls past its lease and b takes over.
+      if (depose && ops.some((op) => op.store === 'main.entries')) {
+        const run = depose;
+        depose = undefined;
+        await run();
+      }
+    });
+    const open = async (name: string) => {
+      const log = await TransparencyLog.open(provider, 'main');
+      const lease = await openSequencerLease(provider, name, 50);
+      const failures: unknown[] = [];
+      const sequencer = new Sequencer([log], {
+        intervalMs: 60_000,
+        batchSize: 1_000,
+        maxRootAgeMs: 3_600_000,
+        lease,
+        now: () => clock,
+        onRoundFailed: (_log, error) => failures.push(error),
+      });
+      return { log, lease, sequencer, failures };
+    };
+    const [a, b] = [await open('a'), await open('b')];
+    const count = 2 * INTEGRATION_SLICE + 7;
+    for (let i = 0; i < count; i++) await a.log.accept(entryFor(`e${i}`, 100 + i));
+    depose = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 80));
+      expect(await b.lease.acquire()).toBe(true);
+    };
+    await a.sequencer.runRound();
+    // a's second write met b's claim: refused by the store, a's tree read back to the head it had.
+    expect(a.failures).toHaveLength(1);
+    expect(a.failures[0]).toMatchObject({ code: 'conflict' });
+    expect(a.log.head().size).toBe(0);
+    expect(b.lease.epoch).toBeGreaterThan(0);
+    // b rolls a's written slice forward (the same leaves at the same indices) and integrates the rest.
+    await b.sequencer.runRound();
+    const hashes = Array.from({ length: count }, (_, i) => Buffer.from(entryFor(`e${i}`, 100 + i).leafHash, 'base64'));
+    expect(b.log.head().size).toBe(count);
+    expect(b.log.head().root).toEqual(rootOfLeafHashes(hashes));
+    await a.sequencer.runRound();
+    expect(a.log.head()).toEqual(b.log.head());
+    expect(await a.log.indexOfLeafHash(hashes[INTEGRATION_SLICE]!)).toBe(INTEGRATION_SLICE);
+    await b.sequencer.stop();
   });
 });

@@ -2,10 +2,10 @@ import type { AppError } from '@anchor/common/errors';
 import { EMPTY_TREE_ROOT, rootOfLeafHashes, verifyConsistency, verifyInclusion } from '@anchor/common/merkle';
 import { createMemStoreProvider, type StoreProvider } from '@anchor/common/storage';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { entryFor, flakyProvider } from './entries.test-helpers.js';
+import { entryFor, flakyProvider, observedProvider } from './entries.test-helpers.js';
 import { leafHashOf } from '@anchor/common/vct';
-import { indexKey, TREE_HEADS_STORE, type LeafHashChunk, type TreeHeadRecord } from './log-records.js';
-import { TransparencyLog, type TreeHead } from './transparency-log.js';
+import { indexKey, openLogStores, TREE_HEADS_STORE, type LeafHashChunk, type TreeHeadRecord } from './log-records.js';
+import { INTEGRATION_SLICE, TransparencyLog, type TreeHead } from './transparency-log.js';
 
 const FOREVER = Number.MAX_SAFE_INTEGER;
 
@@ -72,6 +72,93 @@ describe('TransparencyLog', () => {
     const hashes = Array.from({ length: 7 }, (_, i) => leafHashOf(entryFor(`quad ${i}`, 1_000 + i).leafInput));
     heads.forEach((head) => expect(head.root).toEqual(rootOfLeafHashes(hashes.slice(0, head.size))));
     expect(verifyConsistency(3, 7, heads[0]!.root, heads[2]!.root, await log.consistencyProof(3, 7))).toBe(true);
+  });
+
+  it('bounds a batch by time: it takes no slice once the bound has come, and the next batch resumes there', async () => {
+    const inner = createMemStoreProvider({ sweepIntervalMs: 0 });
+    // Each write takes 100 ms by this clock; `writes` counts the writes that carry entries.
+    let clock = 0;
+    let writes = 0;
+    const timed = await TransparencyLog.open(
+      observedProvider(inner, (ops) => {
+        clock += 100;
+        if (ops.some((op) => op.store === 'main.entries')) writes++;
+      }),
+      'main',
+      500,
+    );
+    const count = 4 * INTEGRATION_SLICE + 10;
+    await acceptAll(timed, count);
+    const hashes = Array.from({ length: count }, (_, i) => leafHashOf(entryFor(`quad ${i}`, 1_000_000 + i).leafInput));
+    const now = () => clock;
+
+    // A bound already past: one slice is still taken, its head committed.
+    writes = 0;
+    expect(await timed.integrate(1_000, FOREVER, now, clock)).toMatchObject({
+      integrated: INTEGRATION_SLICE,
+      stoppedEarly: true,
+    });
+    expect(writes).toBe(1);
+    // 150 ms: after the first write (100 ms) a third slice is taken, after the second (200 ms) none; the
+    // third slice goes with the head.
+    writes = 0;
+    const second = await timed.integrate(1_000, FOREVER, now, clock + 150);
+    expect(second).toMatchObject({ integrated: 3 * INTEGRATION_SLICE, stoppedEarly: true });
+    expect(second.delaysMs).toHaveLength(3 * INTEGRATION_SLICE);
+    expect(writes).toBe(3);
+    expect(timed.head().size).toBe(4 * INTEGRATION_SLICE);
+    expect(timed.head().root).toEqual(rootOfLeafHashes(hashes.slice(0, 4 * INTEGRATION_SLICE)));
+    // What it stopped short of stayed queued: the next batch takes it, unbounded here, in one write.
+    writes = 0;
+    const third = await timed.integrate(1_000, FOREVER, now);
+    expect(third.integrated).toBe(10);
+    expect(third.stoppedEarly).toBeUndefined();
+    expect(writes).toBe(1);
+    expect(timed.head().root).toEqual(rootOfLeafHashes(hashes));
+    expect((await timed.entries(count - 11, count - 1)).map((e) => e.leafInput)).toEqual(
+      Array.from({ length: 11 }, (_, i) => entryFor(`quad ${count - 11 + i}`, 1_000_000 + count - 11 + i).leafInput),
+    );
+    expect(await timed.indexOfLeafHash(hashes[count - 1]!)).toBe(count - 1);
+    expect((await timed.integrate(1_000, FOREVER, now, clock + 150)).integrated).toBe(0);
+    const reopened = await TransparencyLog.open(inner, 'main', 500);
+    expect(reopened.head()).toEqual(timed.head());
+  });
+
+  it('rolls a time-bounded batch whose head was never written forward, slice by slice, to the same tree', async () => {
+    const inner = createMemStoreProvider({ sweepIntervalMs: 0 });
+    let clock = 0;
+    let failHeads = true;
+    const cut = await TransparencyLog.open(
+      observedProvider(
+        flakyProvider(inner, (ops) => failHeads && ops.some((op) => op.store === TREE_HEADS_STORE)),
+        () => {
+          clock += 100;
+        },
+      ),
+      'main',
+      500,
+    );
+    const count = 2 * INTEGRATION_SLICE + 5;
+    await acceptAll(cut, count);
+    const hashes = Array.from({ length: count }, (_, i) => leafHashOf(entryFor(`quad ${i}`, 1_000_000 + i).leafInput));
+    const now = () => clock;
+    // Two slices are written, the write of the last with the head fails: the head stays, the tree is read back.
+    await expect(cut.integrate(1_000, FOREVER, now, clock + 1_000)).rejects.toThrow(/injected/);
+    expect(cut.head().size).toBe(0);
+    failHeads = false;
+    // Bounded again, the roll-forward stops after its first slice; the next batch finishes it, then the rest.
+    expect(await cut.integrate(1_000, FOREVER, now, clock)).toMatchObject({
+      integrated: INTEGRATION_SLICE,
+      stoppedEarly: true,
+    });
+    expect(await cut.integrate(1_000, FOREVER, now, clock + 1_000)).toMatchObject({
+      integrated: INTEGRATION_SLICE,
+      stoppedEarly: true,
+    });
+    expect((await cut.integrate(1_000, FOREVER, now, clock + 1_000)).integrated).toBe(5);
+    expect(cut.head().root).toEqual(rootOfLeafHashes(hashes));
+    expect(await cut.indexOfLeafHash(hashes[INTEGRATION_SLICE]!)).toBe(INTEGRATION_SLICE);
+    expect((await (await openLogStores(inner, 'main')).queue.query({ limit: 10 })).items).toEqual([]);
   });
 
   it('answers inclusion and consistency proofs for every past size, and they verify', async () => {
