@@ -1,6 +1,4 @@
-import type { Metrics } from '@anchor/common/metrics';
-
-const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+import { REQUEST_BUCKETS, type Metrics } from '@anchor/common/metrics';
 
 /** The vcs's own metrics (prefix `vcs_`), beside the kit's request metrics. */
 export class VcsMetrics {
@@ -17,7 +15,7 @@ export class VcsMetrics {
     this.issueSeconds = metrics.histogram({
       name: 'issue_seconds',
       help: 'Seconds to issue one credential (checks, status allocation, proof, index, log)',
-      buckets: LATENCY_BUCKETS,
+      buckets: REQUEST_BUCKETS,
     });
     this.verifications = metrics.counter({
       name: 'verifications',
@@ -28,7 +26,7 @@ export class VcsMetrics {
       name: 'verify_seconds',
       help: 'Seconds to run the requested checks of one credential or presentation',
       labelNames: ['subject'],
-      buckets: LATENCY_BUCKETS,
+      buckets: REQUEST_BUCKETS,
     });
     this.presentationsSigned = metrics.counter({
       name: 'presentations_signed',

@@ -1,7 +1,4 @@
-import type { Metrics } from '@anchor/common/metrics';
-
-type Counter = ReturnType<Metrics['counter']>;
-type Histogram = ReturnType<Metrics['histogram']>;
+import { REQUEST_BUCKETS, type Counter, type Histogram, type Metrics } from '@anchor/common/metrics';
 
 /** The operations the original counts, each with a counter (successes) and a latency histogram, labelled by alias. */
 export const OPERATIONS = [
@@ -15,8 +12,6 @@ export const OPERATIONS = [
   'webfinger',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
-
-const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 /**
  * The log's metrics (prefix `vct_`): per operation `vct_<op>` (successful requests) and
@@ -47,7 +42,7 @@ export class VctMetrics {
         name: `${op}_latency_seconds`,
         help: `Seconds to answer ${op.replace(/_/g, '-')}`,
         labelNames: ['alias'],
-        buckets: LATENCY_BUCKETS,
+        buckets: REQUEST_BUCKETS,
       });
     }
     this.counters = counters;
@@ -56,7 +51,7 @@ export class VctMetrics {
       name: 'add_vc_parse_credential_latency_seconds',
       help: 'Seconds to check a credential (schema, JSON-LD canonicalisation, proofs) in add-vc',
       labelNames: ['alias'],
-      buckets: LATENCY_BUCKETS,
+      buckets: REQUEST_BUCKETS,
     });
     this.duplicates = metrics.counter({
       name: 'add_vc_duplicates',
@@ -77,13 +72,13 @@ export class VctMetrics {
       name: 'integration_batch_seconds',
       help: 'Seconds to integrate one batch',
       labelNames: ['alias'],
-      buckets: LATENCY_BUCKETS,
+      buckets: REQUEST_BUCKETS,
     });
     this.integrationDelaySeconds = metrics.histogram({
       name: 'integration_delay_seconds',
       help: 'Seconds from accepting an entry to its integration into the tree',
       labelNames: ['alias'],
-      buckets: LATENCY_BUCKETS,
+      buckets: REQUEST_BUCKETS,
     });
     this.integrationFailures = metrics.counter({
       name: 'integration_failures',

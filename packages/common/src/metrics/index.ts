@@ -6,8 +6,10 @@ export {
   createMetrics,
   observeDuration,
   DEFAULT_BUCKETS,
+  REQUEST_BUCKETS,
   type Metrics,
   type MetricsOptions,
   type MetricOptions,
   type HistogramOptions,
 } from './metrics.js';
+export type { Counter, Gauge, Histogram } from 'prom-client';

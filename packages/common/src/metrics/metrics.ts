@@ -3,6 +3,11 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric
 /** Seconds buckets from 5 ms to 10 s: the ones the spec shows for `node_activitypub_inbox_handler_seconds`. */
 export const DEFAULT_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+/** Seconds buckets from 0.5 ms to 5 s: the answer time of one API request that may sign, verify or write. */
+export const REQUEST_BUCKETS: readonly number[] = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+];
+
 export interface MetricsOptions {
   /** Prepended to every metric made through this object, e.g. `node_`. Process metrics stay unprefixed. */
   prefix?: string;
