@@ -3,6 +3,7 @@ import express, { type RequestHandler } from 'express';
 import { parseStrictJson } from '../encoding/strict-json.js';
 import { AppError, badRequest } from '../errors/index.js';
 import { validate, type Schema } from '../schemas/index.js';
+import { checkJsonCharset, KitRequest, type RouteRequest } from './handler.js';
 import './request.js';
 
 /** Media types parsed as JSON: plain JSON, JSON-LD, ActivityStreams, and any other `+json` type. */
@@ -42,12 +43,8 @@ const readJsonTypes: RequestHandler = (req, _res, next) => {
     next();
     return;
   }
-  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
-  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-    next(new AppError('unsupported_media_type', `unsupported charset "${charset.toUpperCase()}"`));
-    return;
-  }
   try {
+    checkJsonCharset(req.headers['content-type']);
     req.body = parseStrictJson(req.body, 'request body');
     next();
   } catch (error) {
@@ -55,25 +52,40 @@ const readJsonTypes: RequestHandler = (req, _res, next) => {
   }
 };
 
-/** A request as every handler shape has it: `body` parsed JSON, a string, or exact bytes (fast routes). */
+/** @deprecated An express request, read by `jsonBody` while a service still has express handlers. */
 export interface RequestWithBody {
   readonly body?: unknown;
 }
 
+/** Each request's JSON value, parsed once however many times its handler reads it. */
+const parsedJson = new WeakMap<RouteRequest, unknown>();
+
 /**
  * A request's JSON body, read by the one rule every route of every service follows: the body is JSON
  * whatever its Content-Type (none, an empty one as Go's `http.Post(url, "", body)` sends, text/plain,
- * form-urlencoded from `curl -d`: the originals never looked at it), read by the strict reader; the kit
- * parsed the JSON types already (as strictly). No body is a 400 naming `what`; with a schema, a body it
- * does not satisfy is a 400 naming the first problem.
+ * form-urlencoded from `curl -d`: the originals never looked at it), read by the strict reader; the kit's
+ * express path has parsed the JSON types already (as strictly), and that value is the one read. No body is a
+ * 400 naming `what`; with a schema, a body it does not satisfy is a 400 naming the first problem.
  */
-export function jsonBody(req: RequestWithBody, what?: string): unknown;
-export function jsonBody<T>(req: RequestWithBody, schema: Schema<T>, what?: string): T;
-export function jsonBody(req: RequestWithBody, schemaOrWhat?: Schema<unknown> | string, named?: string): unknown {
+export function jsonBody(req: RouteRequest | RequestWithBody, what?: string): unknown;
+export function jsonBody<T>(req: RouteRequest | RequestWithBody, schema: Schema<T>, what?: string): T;
+export function jsonBody(
+  req: RouteRequest | RequestWithBody,
+  schemaOrWhat?: Schema<unknown> | string,
+  named?: string,
+): unknown {
   const schema = typeof schemaOrWhat === 'string' ? undefined : schemaOrWhat;
   const what = typeof schemaOrWhat === 'string' ? schemaOrWhat : named;
-  const body = parsedBody(req.body, what ?? 'request body');
+  const body =
+    req instanceof KitRequest ? routeJson(req, what ?? 'request body') : parsedBody(req.body, what ?? 'request body');
   return schema === undefined ? body : validate(schema, body, what === undefined ? {} : { what });
+}
+
+function routeJson(req: KitRequest, what: string): unknown {
+  if (parsedJson.has(req)) return parsedJson.get(req);
+  const value = parsedBody(req.parsedBody ?? req.body, what);
+  parsedJson.set(req, value);
+  return value;
 }
 
 function parsedBody(body: unknown, what: string): unknown {
@@ -83,6 +95,15 @@ function parsedBody(body: unknown, what: string): unknown {
     return parseStrictJson(body, what);
   }
   return body;
+}
+
+/**
+ * A request's body as text, whatever its Content-Type (a spec sent by `curl -d` arrives form-encoded):
+ * text/plain as the express path decoded it (by its charset), other bytes as UTF-8; undefined without a body.
+ */
+export function textBody(req: RouteRequest): string | undefined {
+  if (typeof req.parsedBody === 'string') return req.parsedBody;
+  return req.body?.toString('utf8');
 }
 
 /**

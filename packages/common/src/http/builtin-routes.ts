@@ -1,11 +1,11 @@
-import type { Request } from 'express';
 import { badRequest } from '../errors/index.js';
 import { currentLogSpec, setLogLevels } from '../log/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { docsRoutes } from './docs-route.js';
 import type { HealthChecks } from './health.js';
-import type { RouteSpec } from './route-spec.js';
-import './request.js';
+import { textBody } from './body-parsing.js';
+import { answer, type RouteRequest } from './handler.js';
+import type { HandlerRouteSpec } from './route-spec.js';
 
 /**
  * Which built-in routes a service serves. `'open'` serves one to anyone whatever the token rules (the
@@ -28,16 +28,17 @@ export interface BuiltinRoutes {
   docs?: boolean;
 }
 
-/** A text body whatever its content type (a spec sent by `curl -d` arrives form-encoded). */
-function textBody(req: Request): string {
-  if (typeof req.body === 'string') return req.body;
-  if (Buffer.isBuffer(req.body)) return req.body.toString('utf8');
-  throw badRequest('expected a text/plain body with a log level spec such as "anchor-writer=debug:info"');
+/** The level spec sent, whatever its content type (a spec sent by `curl -d` arrives form-encoded). */
+function levelSpec(req: RouteRequest): string {
+  const text = textBody(req);
+  if (text === undefined)
+    throw badRequest('expected a text/plain body with a log level spec such as "anchor-writer=debug:info"');
+  return text;
 }
 
 /** The routes every service serves, as route-table entries (`createHttpApp` mounts them; `http.builtinRoutes`). */
-export function builtinRoutes(enabled: BuiltinRoutes, health: HealthChecks, metrics: Metrics): RouteSpec[] {
-  const routes: RouteSpec[] = [];
+export function builtinRoutes(enabled: BuiltinRoutes, health: HealthChecks, metrics: Metrics): HandlerRouteSpec[] {
+  const routes: HandlerRouteSpec[] = [];
   const healthRoute = enabled.health ?? true;
   if (healthRoute !== false) {
     routes.push({
@@ -50,13 +51,16 @@ export function builtinRoutes(enabled: BuiltinRoutes, health: HealthChecks, metr
         200: { description: 'healthy (or in maintenance)', mediaType: 'application/json' },
         503: { description: 'starting, or a dependency is unhealthy: the same report', mediaType: 'application/json' },
       },
-      handler: async (_req, res) => {
+      handler: async () => {
         const report = await health.evaluate();
-        if (enabled.healthAnyOrigin === true) res.setHeader('Access-Control-Allow-Origin', '*');
-        res
-          .status(report.healthy ? 200 : 503)
-          .set('Cache-Control', 'no-store')
-          .json(report.body);
+        return answer({
+          json: report.body,
+          status: report.healthy ? 200 : 503,
+          headers: {
+            ...(enabled.healthAnyOrigin === true ? { 'Access-Control-Allow-Origin': '*' } : {}),
+            'Cache-Control': 'no-store',
+          },
+        });
       },
     });
   }
@@ -69,9 +73,9 @@ export function builtinRoutes(enabled: BuiltinRoutes, health: HealthChecks, metr
       tag: 'operations',
       summary: 'Prometheus text exposition format 0.0.4',
       responses: { 200: { description: 'the metrics', mediaType: 'text/plain' } },
-      handler: async (_req, res) => {
+      handler: async () => {
         const { contentType, body } = await metrics.exposition();
-        res.set('Content-Type', contentType).send(body);
+        return answer({ text: body, type: contentType });
       },
     });
   }
@@ -84,9 +88,7 @@ export function builtinRoutes(enabled: BuiltinRoutes, health: HealthChecks, metr
         tag: 'operations',
         summary: 'the current log level spec as text, `module=level:...:default`',
         responses: { 200: { description: 'the level spec', mediaType: 'text/plain' } },
-        handler: (_req, res) => {
-          res.type('text/plain').send(currentLogSpec());
-        },
+        handler: () => answer({ text: currentLogSpec() }),
       },
       {
         method: 'POST',
@@ -104,9 +106,9 @@ export function builtinRoutes(enabled: BuiltinRoutes, health: HealthChecks, metr
           200: { description: 'the new level spec', mediaType: 'text/plain' },
           400: 'an unknown level, a spec without the default last, an empty spec or a module named twice; no level changes',
         },
-        handler: (req, res) => {
-          setLogLevels(textBody(req));
-          res.type('text/plain').send(currentLogSpec());
+        handler: (req) => {
+          setLogLevels(levelSpec(req));
+          return answer({ text: currentLogSpec() });
         },
       },
     );

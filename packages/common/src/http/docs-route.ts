@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { notFound } from '../errors/index.js';
-import type { RouteSpec } from './route-spec.js';
+import { answer } from './handler.js';
+import type { HandlerRouteSpec } from './route-spec.js';
 
 /**
  * `GET /docs`: the service's API documentation, rendered in the browser by Swagger UI from the service's own
@@ -51,7 +52,7 @@ function asset(name: string): Buffer {
   return bytes;
 }
 
-export function docsRoutes(): RouteSpec[] {
+export function docsRoutes(): HandlerRouteSpec[] {
   return [
     {
       method: 'GET',
@@ -60,9 +61,7 @@ export function docsRoutes(): RouteSpec[] {
       tag: 'operations',
       summary: 'the API documentation of this service (Swagger UI over `/openapi.json`, served from here)',
       responses: { 200: { description: 'the page', mediaType: 'text/html' } },
-      handler: (_req, res) => {
-        res.type('text/html; charset=utf-8').send(PAGE);
-      },
+      handler: () => answer({ text: PAGE, type: 'text/html' }),
     },
     {
       method: 'GET',
@@ -75,15 +74,12 @@ export function docsRoutes(): RouteSpec[] {
         200: { description: 'the file', mediaType: 'text/javascript' },
         404: 'no such file of the documentation page',
       },
-      handler: (req, res) => {
+      handler: (req) => {
         const name = String(req.params['asset']);
-        if (name === 'init.js') {
-          res.type('text/javascript; charset=utf-8').send(INIT);
-          return;
-        }
+        if (name === 'init.js') return answer({ text: INIT, type: 'text/javascript' });
         const type = ASSETS[name];
         if (type === undefined) throw notFound(`no documentation file ${name}`);
-        res.set('Cache-Control', 'public, max-age=86400').type(type).send(asset(name));
+        return answer({ bytes: asset(name), type, headers: { 'Cache-Control': 'public, max-age=86400' } });
       },
     },
   ];

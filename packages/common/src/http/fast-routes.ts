@@ -1,31 +1,16 @@
-import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { Logger } from '../log/index.js';
 import { ANONYMOUS, bearerToken, credentialsRequired, invalidBearerToken } from './authentication.js';
+import { sendAnswer, writeAnswer } from './answer-writers.js';
 import { readRawBody } from './body-parsing.js';
+import { checkJsonCharset, KitRequest, type Answer, type Handler, type RouteRequest } from './handler.js';
 import { errorResponse, logErrorResponse } from './error-mapping.js';
 import { checkQuery, searchOf } from './query-rule.js';
 import type { RequestObserver } from './request-logging.js';
 import type { Principal, SignatureAuthenticator } from './principal.js';
 import type { CompiledToken, TokenRules } from './token-rules.js';
 import './request.js';
-
-/** What a fast route's handler gets: the same on the fast path and through express. */
-export interface FastRequest {
-  readonly method: string;
-  /** The path as sent (percent-encoding kept), without the query. */
-  readonly path: string;
-  /** The route's `:name` segments and its `*name` tail (segments joined by `/`), percent-decoded as express decodes them. */
-  readonly params: Readonly<Record<string, string>>;
-  readonly query: URLSearchParams;
-  /** The exact body bytes, never parsed (undefined when empty): the handler reads them as its protocol says. */
-  readonly body: Buffer | undefined;
-  readonly headers: IncomingHttpHeaders;
-  /** Who sent it: a matched bearer token, a verified HTTP signer (signed routes), or anonymous. */
-  readonly principal: Principal;
-  /** Whether the token rules are satisfied (no token defined for the path and method, or one matched). */
-  readonly authorized: boolean;
-}
 
 export interface FastRouteOptions {
   /**
@@ -37,18 +22,12 @@ export interface FastRouteOptions {
   signed?: boolean;
 }
 
-/** A prepared answer: text is sent with `; charset=utf-8` after the media type, bytes as they are; without ETag. */
-export interface FastAnswer {
-  contentType: string;
-  /** Text, or bytes (a tlog tile) whose media type takes no charset. */
-  body: string | Buffer;
-  /** Default 200. */
-  status?: number;
-  /** Further response headers, e.g. `Location`. */
-  headers?: Readonly<Record<string, string>>;
-}
-
-export type FastHandler = (request: FastRequest) => FastAnswer | Promise<FastAnswer>;
+/** @deprecated The one shape is `RouteRequest`. */
+export type FastRequest = RouteRequest;
+/** @deprecated The one shape is `Answer` (built by `answer`). */
+export type FastAnswer = Answer;
+/** @deprecated The one shape is `Handler`. */
+export type FastHandler = Handler;
 
 interface FastRoute {
   method: string;
@@ -56,7 +35,7 @@ interface FastRoute {
   template: string;
   pattern: RegExp;
   paramNames: readonly string[];
-  handler: FastHandler;
+  handler: Handler;
   signed: boolean;
 }
 
@@ -85,11 +64,11 @@ export class FastRoutes {
     private readonly selfAuthorizing: Router,
   ) {}
 
-  get(template: string, handler: FastHandler, options: FastRouteOptions = {}): this {
+  get(template: string, handler: Handler, options: FastRouteOptions = {}): this {
     return this.#add('GET', template, handler, options);
   }
 
-  post(template: string, handler: FastHandler, options: FastRouteOptions = {}): this {
+  post(template: string, handler: Handler, options: FastRouteOptions = {}): this {
     return this.#add('POST', template, handler, options);
   }
 
@@ -113,7 +92,7 @@ export class FastRoutes {
     return undefined;
   }
 
-  #add(method: 'GET' | 'POST', template: string, handler: FastHandler, options: FastRouteOptions): this {
+  #add(method: 'GET' | 'POST', template: string, handler: Handler, options: FastRouteOptions): this {
     const paramNames: string[] = [];
     const source = template.replace(
       /([:*])(\w+)|[^:*]+/g,
@@ -126,7 +105,7 @@ export class FastRoutes {
     // Case-sensitive with an optional trailing slash: how the kit's express routes match.
     const signed = options.signed ?? false;
     this.#routes.push({ method, template, pattern: new RegExp(`^${source}/?$`), paramNames, handler, signed });
-    const viaExpress = expressHandlerOf(handler);
+    const viaExpress = expressHandlerOf(handler, false);
     const router = signed ? this.selfAuthorizing : this.express;
     if (method === 'GET') router.get(template, viaExpress);
     else router.post(template, viaExpress);
@@ -135,22 +114,31 @@ export class FastRoutes {
 }
 
 /**
- * A fast handler behind an express route: how the kit serves fast routes that express must answer (a signed
- * request), and how a service serves a handler of the one fast shape on a method the fast path lacks (a PUT).
+ * A handler behind an express route. `etags` (the kit's express routes): the answer goes out through express's
+ * `res.send`, with its ETag and a 304 for a fresh conditional GET, as express routes always answered; without
+ * (a fast route that express must answer, a signed request): exactly as the fast path writes it.
  */
-export function expressHandlerOf(handler: FastHandler): RequestHandler {
+export function expressHandlerOf(handler: Handler, etags = true): RequestHandler {
   return async (req: Request, res: Response) => {
-    const answer = await handler({
-      method: req.method,
-      path: req.path,
-      params: flatParams(req.params as Record<string, string | string[]>),
-      query: new URLSearchParams(searchOf(req.originalUrl)),
-      body: req.rawBody,
-      headers: req.headers,
-      principal: req.principal,
-      authorized: req.authorized,
-    });
-    writeAnswer(res, answer, []);
+    const request = new KitRequest(
+      {
+        method: req.method,
+        path: req.path,
+        url: req.originalUrl,
+        params: flatParams(req.params as Record<string, string | string[]>),
+        search: searchOf(req.originalUrl),
+        body: req.rawBody,
+        // The body parsers' JSON value or text; their bytes (other types) are `body` already.
+        parsedBody: Buffer.isBuffer(req.body) ? undefined : (req.body as unknown),
+        headers: req.headers,
+        principal: req.principal,
+        authorized: req.authorized,
+      },
+      res,
+    );
+    const answer = await handler(request);
+    if (etags) sendAnswer(res, answer);
+    else writeAnswer(res, answer, []);
   };
 }
 
@@ -172,10 +160,12 @@ export function fastRouteBodies(routes: FastRoutes, limit: number): RequestHandl
       next();
       return;
     }
-    readRawBody(req, limit).then((body) => {
-      req.rawBody = body;
-      next();
-    }, next);
+    readRawBody(req, limit)
+      .then((body) => {
+        if (body !== undefined) checkJsonCharset(req.headers['content-type']);
+        req.rawBody = body;
+      })
+      .then(() => next(), next);
   };
 }
 
@@ -228,7 +218,7 @@ export function fastPath(options: FastPathOptions): RequestListener {
       return;
     }
     observe(req, res, path, () => match.route.template);
-    serve(req, match, url, path, queryAt < 0 ? '' : url.slice(queryAt + 1), tokens, presented).then(
+    serve(req, res, match, url, path, queryAt < 0 ? '' : url.slice(queryAt + 1), tokens, presented).then(
       (answer) => writeAnswer(res, answer, securityHeaders),
       (error: unknown) => writeError(res, error, method, path),
     );
@@ -236,13 +226,14 @@ export function fastPath(options: FastPathOptions): RequestListener {
 
   async function serve(
     req: IncomingMessage,
+    res: ServerResponse,
     { route, params }: Match,
     url: string,
     path: string,
     search: string,
     tokens: readonly CompiledToken[],
     presented: string | undefined,
-  ): Promise<FastAnswer> {
+  ): Promise<Answer> {
     checkQuery(search);
     let principal: Principal = ANONYMOUS;
     let tokenMatched = false;
@@ -255,6 +246,7 @@ export function fastPath(options: FastPathOptions): RequestListener {
     }
     const bodyless = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
     const body = bodyless ? undefined : await readRawBody(req, bodyLimit);
+    if (body !== undefined) checkJsonCharset(req.headers['content-type']);
     if (route.signed && !tokenMatched && signatureAuthenticator !== undefined) {
       const signer = await signatureAuthenticator({
         method: route.method,
@@ -265,16 +257,12 @@ export function fastPath(options: FastPathOptions): RequestListener {
       if (signer) principal = { kind: 'signature', actor: signer.actor, keyId: signer.keyId };
     }
     const authorized = tokens.length === 0 || tokenMatched;
-    return route.handler({
-      method: route.method,
-      path,
-      params,
-      query: new URLSearchParams(search),
-      body,
-      headers: req.headers,
-      principal,
-      authorized,
-    });
+    return route.handler(
+      new KitRequest(
+        { method: route.method, path, url, params, search, body, headers: req.headers, principal, authorized },
+        res,
+      ),
+    );
   }
 
   function writeError(res: ServerResponse, error: unknown, method: string, path: string): void {
@@ -293,29 +281,4 @@ export function fastPath(options: FastPathOptions): RequestListener {
     res.setHeader('Content-Length', Buffer.byteLength(body));
     res.end(body);
   }
-}
-
-/**
- * Sends an answer through `res.end`: express's `res.send` would also hash the body for an ETag, which costs
- * more than a cached answer. The header fields go to `writeHead` as one flat list, as `setHeader` would leave
- * them (a later field replaces an earlier one of the same name): a response nobody set a header on yet is
- * then written without node's per-header bookkeeping, about a quarter of the CPU of a small answer.
- */
-function writeAnswer(res: ServerResponse, answer: FastAnswer, headers: ReadonlyArray<readonly [string, string]>): void {
-  const contentType = typeof answer.body === 'string' ? `${answer.contentType}; charset=utf-8` : answer.contentType;
-  const contentLength = String(Buffer.byteLength(answer.body));
-  const fields: string[] = [];
-  if (answer.headers === undefined) {
-    for (const [name, value] of headers) fields.push(name, value);
-  } else {
-    const own = new Map<string, readonly [string, string]>();
-    for (const [name, value] of [...headers, ...Object.entries(answer.headers)])
-      own.set(name.toLowerCase(), [name, value]);
-    own.delete('content-type');
-    own.delete('content-length');
-    for (const [name, value] of own.values()) fields.push(name, value);
-  }
-  fields.push('Content-Type', contentType, 'Content-Length', contentLength);
-  res.writeHead(answer.status ?? 200, fields);
-  res.end(answer.body);
 }

@@ -2,7 +2,8 @@
  * The HTTP kit every service serves with: `createHttpApp` (helmet, body parsing with raw bytes, bearer
  * token rules and signature authentication, built-in `/healthcheck`, `/metrics`, `/loglevels`, one JSON
  * error mapper), its fast routes answered in front of express (`FastRoutes`) and `startHttpServer`
- * (graceful shutdown); route tables (`mountRoutes`) and their OpenAPI document (`openApiDocument`,
+ * (graceful shutdown); the one handler shape (`Handler`: a `RouteRequest` in, an `answer(...)` out, bodies
+ * read by `jsonBody`); route tables (`mountRoutes`) and their OpenAPI document (`openApiDocument`,
  * `openApiRoute`) and README tables (`withRouteTables`).
  */
 import './request.js';
@@ -36,7 +37,8 @@ export {
   type HealthReport,
 } from './health.js';
 export { StallBoundedProbe, type StallBoundedProbeOptions } from './stall-bounded-probe.js';
-export { JSON_MEDIA_TYPES, formatByteSize, jsonBody, parseByteSize } from './body-parsing.js';
+export { JSON_MEDIA_TYPES, formatByteSize, jsonBody, parseByteSize, textBody } from './body-parsing.js';
+export { answer, type Answer, type AnswerSpec, type Handler, type RouteRequest } from './handler.js';
 export { checkQuery, queryValue } from './query-rule.js';
 export { securityHeaders } from './security-headers.js';
 export { expressHandlerOf, FastRoutes, type FastAnswer, type FastHandler, type FastRequest } from './fast-routes.js';
@@ -47,6 +49,7 @@ export type {
   AuthClass,
   ExpressRouteSpec,
   FastRouteSpec,
+  HandlerRouteSpec,
   HttpMethod,
   JsonSchema,
   QueryParameterSpec,

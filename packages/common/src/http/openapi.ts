@@ -1,4 +1,5 @@
-import type { AuthClass, JsonSchema, ResponseSpec, RouteSpec } from './route-spec.js';
+import { answer } from './handler.js';
+import type { AuthClass, HandlerRouteSpec, JsonSchema, ResponseSpec, RouteSpec } from './route-spec.js';
 import { openApiPath, pathParameters, tokenKind } from './route-table.js';
 
 /** What a service says about itself in its OpenAPI document. */
@@ -179,7 +180,7 @@ function responsesOf(route: RouteSpec): Record<string, unknown> {
  * `GET /openapi.json` (open): the document of the table it is part of, built on first request (the table
  * is complete by then, this route included).
  */
-export function openApiRoute(info: ApiInfo, routes: readonly RouteSpec[]): RouteSpec {
+export function openApiRoute(info: ApiInfo, routes: readonly RouteSpec[]): HandlerRouteSpec {
   let document: string | undefined;
   return {
     method: 'GET',
@@ -188,9 +189,9 @@ export function openApiRoute(info: ApiInfo, routes: readonly RouteSpec[]): Route
     tag: 'operations',
     summary: "this OpenAPI 3.1 document: every route of the service's table",
     responses: { 200: { description: 'the document', mediaType: 'application/json' } },
-    handler: (_req, res) => {
+    handler: () => {
       document ??= JSON.stringify(openApiDocument(info, routes));
-      res.type('application/json').send(document);
+      return answer({ text: document, type: 'application/json' });
     },
   };
 }

@@ -1,7 +1,8 @@
 import type { RequestHandler, Router } from 'express';
 import { requireToken } from './authentication.js';
 import { bodyParsers, parseByteSize } from './body-parsing.js';
-import type { FastRoutes } from './fast-routes.js';
+import { expressHandlerOf, type FastRoutes } from './fast-routes.js';
+import type { Handler } from './handler.js';
 import type { RouteBodyLimits } from './route-body-limits.js';
 import type { HttpApp } from './http-app.js';
 import type { HttpMethod, RouteSpec } from './route-spec.js';
@@ -49,7 +50,7 @@ export function routeTableOf(http: HttpApp): readonly RouteSpec[] {
 /** Mounts one route on the given routers (`mountRoutes` for a table; the kit for its built-in routes). */
 export function mountRoute(targets: RouteTargets, route: RouteSpec): void {
   checkRoute(route);
-  if (route.fast) {
+  if (route.fast === true) {
     // Fast routes apply the token rules themselves; `signed` ones also verify signatures on the fast path.
     const options = { signed: route.auth === 'signed' };
     if (route.method === 'GET') targets.fast.get(route.path, route.handler, options);
@@ -63,7 +64,7 @@ export function mountRoute(targets: RouteTargets, route: RouteSpec): void {
     targets.bodyLimits.add(route.method, route.path);
     handlers.push(...bodyParsers(parseByteSize(route.bodyLimit)));
   }
-  handlers.push(route.handler);
+  handlers.push(isExpressHandler(route.handler) ? route.handler : expressHandlerOf(route.handler));
   switch (route.method) {
     case 'GET':
       router.get(route.path, ...handlers);
@@ -78,6 +79,14 @@ export function mountRoute(targets: RouteTargets, route: RouteSpec): void {
       router.delete(route.path, ...handlers);
       break;
   }
+}
+
+/**
+ * An express handler of a deprecated `ExpressRouteSpec` takes `(req, res[, next])`; a `Handler` takes the
+ * request alone. Only while a service still mounts express handlers.
+ */
+function isExpressHandler(handler: Handler | RequestHandler): handler is RequestHandler {
+  return handler.length >= 2;
 }
 
 function checkRoute(route: RouteSpec): void {
