@@ -44,7 +44,13 @@ const KILLS = Number(option('kills') ?? 2);
 const LOGS = option('logs');
 const CONNECTIONS = 16;
 const PUBLISH_DEADLINE_MS = 180_000;
-const TOPICS = ['node.anchor', 'node.activity.outbox', 'node.activity.inbox', 'node.activity.delivery'];
+const TOPICS = [
+  'node.anchor',
+  'node.accepted',
+  'node.activity.outbox',
+  'node.activity.inbox',
+  'node.activity.delivery',
+];
 
 interface Run {
   acknowledged: TestDid[];

@@ -52,7 +52,13 @@ export async function startVctLogProcess(
 }
 
 /** The node's queue topics (`<namespace>.<topic>` on the broker). */
-export const NODE_TOPICS = ['node.anchor', 'node.activity.outbox', 'node.activity.inbox', 'node.activity.delivery'];
+export const NODE_TOPICS = [
+  'node.anchor',
+  'node.accepted',
+  'node.activity.outbox',
+  'node.activity.inbox',
+  'node.activity.delivery',
+];
 
 /**
  * A namespace of its own for a test's node on the shared broker. The default namespace comes from the node's

@@ -104,6 +104,7 @@ export async function createAnchoringFeature(ctx: NodeContext, deps: AnchoringDe
       batchTimeoutMs: ctx.config.anchoring.batchWriterTimeout,
       maxOperations: ctx.config.anchoring.maxOperationsPerBatch,
     },
+    ctx.mq,
   );
 
   // Our anchor is processed: move its batch on at once (other instances' observers are noticed by polling).

@@ -10,8 +10,11 @@ import {
   waitPublished,
   type TestNode,
 } from '../testing/test-node.js';
+import { DID_NODE_PROTOCOL, parseOperation, serializeRequest } from '@anchor/sidetree';
+import { encodeRequest, operationKey } from '../operations/operation-records.js';
 import { AnchorBatches, type AnchorBatch } from './anchor-batches.js';
 import type { CompletedAnchor } from './anchor-pipeline.js';
+import { ACCEPTED_TOPIC, type AcceptedAnnouncement } from './batch-writer.js';
 
 /** The batch writer and the anchor pipeline on in-process nodes: cuts, eligibility, retries, resumption. */
 describe('batch writer and anchor pipeline', () => {
@@ -164,7 +167,8 @@ describe('batch writer and anchor pipeline', () => {
   });
 
   it('cuts an operation once when the cut was written but its answer was lost', async () => {
-    node = await startTestNode();
+    // A timeout the five posts fit in on a loaded machine (posted one by one past 100 ms each, they were cut 1+2+2).
+    node = await startTestNode({ args: ['--batch-writer-timeout', '1500ms'] });
     const storage = node.server.context.storage;
     const batch = storage.batch.bind(storage);
     let lost = 0;
@@ -177,7 +181,9 @@ describe('batch writer and anchor pipeline', () => {
       }
     };
     const dids = Array.from({ length: 5 }, () => new TestDid(node!.url));
-    for (const did of dids) expect((await postOperation(node.url, did.created.request)).status).toBe(200);
+    const url = node.url;
+    const answers = await Promise.all(dids.map((did) => postOperation(url, did.created.request)));
+    expect(answers.map((answer) => answer.status)).toEqual(dids.map(() => 200));
     for (const did of dids) await waitPublished(node.url, did.did);
     expect(lost).toBe(1);
     const current = node;
@@ -186,5 +192,53 @@ describe('batch writer and anchor pipeline', () => {
       timeoutMs: 5_000,
     });
     expect((await allBatches(current)).map((b) => sizeOf(b.value))).toEqual([5]);
+  });
+
+  it("takes another instance's accepted operations from their announcement", async () => {
+    node = await startTestNode();
+    const { storage, mq } = node.server.context;
+    const stores = node.server.services.stores;
+    // Stored as another instance's intake stores it, then announced: the writer has it only from the announcement.
+    const did = new TestDid(node.url);
+    const operation = parseOperation(serializeRequest(did.created.request), { protocol: DID_NODE_PROTOCOL });
+    const key = operationKey(operation);
+    const acceptedAt = Date.now();
+    await stores.queued.insert(key, {
+      suffix: operation.didSuffix,
+      type: operation.type,
+      request: encodeRequest(operation.canonicalRequest),
+      acceptedAt,
+      receivedTime: 0,
+    });
+    const announce = (operations: AcceptedAnnouncement['operations']) =>
+      mq.publish<AcceptedAnnouncement>(ACCEPTED_TOPIC, { operations });
+    await announce([
+      { key, suffix: operation.didSuffix, acceptedAt, protocolVersion: DID_NODE_PROTOCOL.protocolVersion },
+    ]);
+    await waitPublished(node.url, did.did);
+
+    // An announcement of an operation no longer queued (a redelivery after its anchor) is cut and dropped by the
+    // build: a batch that completes with no operations. No re-count would ever have found it.
+    const before = (await allBatches(node)).length;
+    await announce([
+      {
+        key: 'uEiGone:claim',
+        suffix: 'uEiGone',
+        acceptedAt: Date.now(),
+        protocolVersion: DID_NODE_PROTOCOL.protocolVersion,
+      },
+    ]);
+    // A malformed announcement is ignored.
+    await mq.publish(ACCEPTED_TOPIC, { operations: [{ key: 7 }] });
+    const current = node;
+    const empty = await waitFor(
+      async () =>
+        (await allBatches(current)).find(
+          (batch, at) => at >= before && batch.value.status === 'completed' && batch.value.operationCount === 0,
+        ),
+      { timeoutMs: 8_000 },
+    );
+    expect(empty.value.operationCount).toBe(0);
+    expect(await (await AnchorBatches.open(storage)).in(['cut', 'built', 'failed'])).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage } from '@anchor/common/errors';
 import type { Logger } from '@anchor/common/log';
+import type { MessageQueue, Subscription } from '@anchor/common/mq';
 import { isFenced, type StoreLease } from '@anchor/common/storage';
 import { traceCarrier, type TraceCarrier } from '@anchor/common/tracing';
 import type { ParsedOperation } from '@anchor/sidetree';
@@ -39,8 +40,24 @@ interface Pending {
   trace?: TraceCarrier | undefined;
 }
 
-/** How often the writer re-counts the stored queue to pick up operations accepted by other instances. */
-const RESYNC_MS = 1_000;
+/**
+ * How often the writer re-counts the stored queue for operations it was not told about (an instance that died
+ * between its store write and its announcement, an announcement the broker refused). Other instances announce
+ * what they accept on ACCEPTED_TOPIC: counting every second was the writer's heaviest store load on FerretDB,
+ * where a count reads the whole queue (0.2-0.7 s for 500 operations under load) and the re-sync that followed
+ * nearly every count on three replicas read it all again (0.7-1.2 s; node README, replicas).
+ */
+const RECOUNT_MS = 10_000;
+/** How long an instance that is not the writer gathers its accepted operations into one announcement. */
+const ANNOUNCE_MS = 50;
+
+/** The topic on which instances that are not the batch writer tell it the operations they accepted. */
+export const ACCEPTED_TOPIC = 'node.accepted';
+
+/** What an instance announces on ACCEPTED_TOPIC: the queue records' keys and what the mirror keeps of them. */
+export interface AcceptedAnnouncement {
+  operations: Array<{ key: string; suffix: string; acceptedAt: number; protocolVersion: number }>;
+}
 
 /**
  * The batch writer (orb.md §2.3): one per deployment (it holds the `batch-writer` lease), it cuts batches
@@ -58,10 +75,14 @@ const RESYNC_MS = 1_000;
  *   pipeline takes it from there and, after a crash, resumes it. Queued operations are never rewritten:
  *   those listed by an unfinished batch are in flight, the others wait.
  *
- * The queue is mirrored in memory (keys, DIDs and acceptance times), fed by this instance's intake and
- * re-synchronised from the store when the store holds more than the mirror can explain (operations accepted
- * by other instances). While it is the writer, the operations its intake parsed are kept in the
- * parsed-operation cache for the pipeline's build, and forgotten when their batch is released.
+ * The queue is mirrored in memory (keys, DIDs and acceptance times), fed by this instance's intake, by the
+ * other instances' announcements on ACCEPTED_TOPIC (each announces what it accepted while it is not the
+ * writer; only the writer consumes the topic, so announcements made while nobody holds the lease wait in the
+ * broker for the next one), and re-synchronised from the store when it takes the lease and whenever a re-count
+ * (every RECOUNT_MS) finds more stored than the mirror can explain. An announcement of an operation anchored
+ * meanwhile (a redelivery) is cut again and dropped by the build, which finds no queued record for it. While
+ * it is the writer, the operations its intake parsed are kept in the parsed-operation cache for the pipeline's
+ * build, and forgotten when their batch is released.
  */
 export class BatchWriter {
   private readonly queue = new Map<string, Pending>();
@@ -87,6 +108,11 @@ export class BatchWriter {
   private newest = 0;
   private outOfOrder = false;
   private readonly tickMs: number;
+  /** This writer's consumer of the other instances' announcements, while it holds the lease. */
+  private announcements: Subscription | undefined;
+  /** Accepted here while not the writer, not announced yet. */
+  private unannounced: AcceptedAnnouncement['operations'] = [];
+  private announceTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly operations: OperationStores,
@@ -97,6 +123,8 @@ export class BatchWriter {
     private readonly metrics: NodeMetrics,
     private readonly log: Logger,
     private readonly options: BatchWriterOptions,
+    /** Where the instances announce their accepted operations to the writer (absent: the writer re-counts only). */
+    private readonly mq?: MessageQueue,
   ) {
     // Granularity of the timeout check: a tenth of the timeout, between 10 ms and 100 ms.
     this.tickMs = Math.max(10, Math.min(100, Math.floor(options.batchTimeoutMs / 10)));
@@ -116,6 +144,9 @@ export class BatchWriter {
     this.running = false;
     if (this.leaseTimer) clearTimeout(this.leaseTimer);
     if (this.tickTimer) clearTimeout(this.tickTimer);
+    if (this.announceTimer) clearTimeout(this.announceTimer);
+    await this.announce();
+    await this.closeAnnouncements();
     await this.cutting;
     await this.pipeline.stop();
     if (this.leader)
@@ -135,7 +166,17 @@ export class BatchWriter {
   /** The intake's write ended: `entry` was accepted, or nothing was written (undefined). */
   accepted(entry: AcceptedOperation | undefined): void {
     this.inTransit--;
-    if (!entry || !this.leader) return;
+    if (!entry) return;
+    if (!this.leader) {
+      this.unannounced.push({
+        key: entry.key,
+        suffix: entry.suffix,
+        acceptedAt: entry.acceptedAt,
+        protocolVersion: entry.protocolVersion,
+      });
+      this.announceTimer ??= setTimeout(() => void this.announce(), ANNOUNCE_MS);
+      return;
+    }
     const pending = {
       suffix: entry.suffix,
       acceptedAt: entry.acceptedAt,
@@ -145,6 +186,42 @@ export class BatchWriter {
     if (this.enqueue(entry.key, pending) && entry.operation)
       this.parsedOperations.keepAccepted(entry.key, entry.operation);
     if (this.queue.size >= this.options.maxOperations) this.tick(0);
+  }
+
+  /** Tells the writer, whichever instance it is, what this instance accepted since the last announcement. */
+  private async announce(): Promise<void> {
+    this.announceTimer = undefined;
+    const operations = this.unannounced;
+    this.unannounced = [];
+    if (operations.length === 0 || !this.mq) return;
+    await this.mq.publish<AcceptedAnnouncement>(ACCEPTED_TOPIC, { operations }).catch((error: unknown) =>
+      // Not lost: the operations are stored, and the writer's next re-count finds them.
+      this.log.warn('could not announce accepted operations to the batch writer', {
+        operations: operations.length,
+        err: errorMessage(error),
+      }),
+    );
+  }
+
+  /** Another instance's announcement: its operations join the mirror (those mirrored or batched already are skipped). */
+  private announced(body: AcceptedAnnouncement): void {
+    // Not the writer any more: the next one re-synchronises from the store when it takes the lease.
+    if (!this.leader || !Array.isArray(body?.operations)) return;
+    for (const { key, suffix, acceptedAt, protocolVersion } of body.operations) {
+      if (typeof key !== 'string' || typeof suffix !== 'string' || typeof acceptedAt !== 'number') continue;
+      this.enqueue(key, { suffix, acceptedAt, protocolVersion: queuedProtocolVersion({ protocolVersion }) });
+    }
+    if (this.queue.size >= this.options.maxOperations) this.tick(0);
+  }
+
+  private async closeAnnouncements(): Promise<void> {
+    const subscription = this.announcements;
+    this.announcements = undefined;
+    await subscription
+      ?.close()
+      .catch((error: unknown) =>
+        this.log.warn('could not close the announcements consumer', { err: errorMessage(error) }),
+      );
   }
 
   /** A batch no longer holds its DIDs (the pipeline released it: processed, or failed for good). */
@@ -197,6 +274,15 @@ export class BatchWriter {
     this.pipeline.resume();
     this.log.info('this instance is the batch writer', { holder: this.lease.holder });
     try {
+      // Before the store is read: an operation announced meanwhile is then in the store's answer, the consumer's, or both.
+      if (this.mq)
+        this.announcements = await this.mq.subscribe<AcceptedAnnouncement>(
+          ACCEPTED_TOPIC,
+          async ({ body }) => this.announced(body),
+          { concurrency: 1 },
+        );
+      // Accepted here before this instance knew it was the writer: the store read below has them.
+      this.unannounced = [];
       for (const { key, value } of await this.batches.in([...UNFINISHED, 'failed'])) {
         for (const opKey of value.operationKeys) {
           if (value.status !== 'processed') this.batchedKeys.add(opKey);
@@ -218,6 +304,7 @@ export class BatchWriter {
     this.log.warn('this instance lost the batch-writer lease');
     this.leader = false;
     if (this.tickTimer) clearTimeout(this.tickTimer);
+    await this.closeAnnouncements();
     await this.pipeline.stop();
     this.queue.clear();
     this.inFlight.clear();
@@ -304,7 +391,7 @@ export class BatchWriter {
 
   private async cutDue(): Promise<void> {
     await this.settleUncertain();
-    if (Date.now() - this.lastResync >= RESYNC_MS) {
+    if (Date.now() - this.lastResync >= RECOUNT_MS) {
       this.lastResync = Date.now();
       // More stored than mirrored, batched or being written here: another instance accepted some.
       if ((await this.operations.queued.count()) > this.queue.size + this.batchedKeys.size + this.inTransit)
