@@ -72,6 +72,7 @@ if (option('service') === 'vct-log') {
       entries: Number(option('entries') ?? 2000),
       lease: option('lease') ?? '10s',
       kills: KILLS,
+      logs: LOGS,
     });
   process.exit(0);
 }

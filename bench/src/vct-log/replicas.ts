@@ -12,9 +12,12 @@
  * is read back (get-entries) and checked: every acknowledged entry is in it exactly once (`lost`,
  * `integrated_twice`), every head the monitor saw has the root of the tree's first `tree_size` leaves
  * (`inconsistent_heads`), and no head the monitor saw is smaller than one it saw before (`sth_backwards`).
- * The last line is one JSON object. `npm test` never runs this.
+ * The last line is one JSON object. `--logs DIR` writes every replica's output there (the sequencer's batches
+ * at debug), after each kill run and at the end of each set. `npm test` never runs this.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import { join } from 'node:path';
 import { MerkleTree, leafHash } from '@anchor/common/merkle';
 import { createStoreProvider, LEASE_STORE, StoreLease, type LeaseLink } from '@anchor/common/storage';
 import type { SignedTreeHead } from '@anchor/common/vct';
@@ -29,6 +32,8 @@ export interface VctReplicasOptions {
   /** `--sequencer-lease` of every replica. */
   lease: string;
   kills: number;
+  /** `--logs DIR`: every replica's output (the sequencer's batches at debug, JSON) is written there. */
+  logs?: string | undefined;
 }
 
 const CONNECTIONS = 16;
@@ -352,6 +357,22 @@ async function killRun(set: ReplicaSet, label: string, options: VctReplicasOptio
   return { run, takeoverMs, allIntegratedAfterKillMs };
 }
 
+let saved = 0;
+/** Writes each replica's captured output under `--logs` (before a restart replaces it). */
+function saveLogs(set: ReplicaSet, options: VctReplicasOptions, tag: string): void {
+  if (!options.logs) return;
+  mkdirSync(options.logs, { recursive: true });
+  for (const replica of set.replicas) {
+    let output: string;
+    try {
+      output = replica.process.output();
+    } catch {
+      continue;
+    }
+    writeFileSync(join(options.logs, `${String(++saved).padStart(2, '0')}-${tag}-r${replica.index}.log`), output);
+  }
+}
+
 async function withSet<T>(
   count: number,
   options: VctReplicasOptions,
@@ -360,12 +381,19 @@ async function withSet<T>(
   const set = await startVctLogReplicas({
     count,
     // The sequencer's info lines name each holder's id: how the bench finds the replica to kill.
-    extraArgs: ['--sequencer-lease', options.lease, '--log-level', 'vct-sequencer=info:warning'],
+    extraArgs: [
+      '--sequencer-lease',
+      options.lease,
+      ...(options.logs
+        ? ['--log-level', 'vct-sequencer=debug:vct-log=info:warning', '--log-format', 'json']
+        : ['--log-level', 'vct-sequencer=info:warning']),
+    ],
     readyTimeoutMs: 120_000,
   });
   try {
     return await body(set);
   } finally {
+    saveLogs(set, options, `${count}`);
     await set.stop();
   }
 }
@@ -382,6 +410,7 @@ export async function vctLogReplicasBench(options: VctReplicasOptions): Promise<
       const kills: Kill[] = [];
       for (let round = 1; round <= options.kills; round++) {
         kills.push(await killRun(set, `3 replicas, lease holder killed (${round} of ${options.kills})`, options));
+        saveLogs(set, options, `kill${round}`);
         for (const replica of set.replicas.filter((each) => !each.running))
           for (let attempt = 1; !replica.running; attempt++)
             await replica.start().catch((error: unknown) => {
