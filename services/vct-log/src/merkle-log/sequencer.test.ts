@@ -193,15 +193,15 @@ describe('Sequencer', () => {
 
   it('with a lease, bounds each batch by a quarter of the lease, fences every write, and goes on in the same round', async () => {
     const inner = createMemStoreProvider({ sweepIntervalMs: 0 });
-    // Each write takes 10 s by the sequencer's clock; the lease is 60 s, so a batch is bounded by 15 s.
+    // Each write takes 5 s by the sequencer's clock; the lease is 60 s, so a batch is bounded by 15 s.
     let clock = 0;
     const integrationWrites: Array<readonly ProviderBatchOp[]> = [];
     const provider = observedProvider(inner, (ops) => {
-      clock += 10_000;
+      clock += 5_000;
       if (ops.some((op) => op.store === 'main.entries' || op.store === 'tree-heads')) integrationWrites.push(ops);
     });
     const log = await TransparencyLog.open(provider, 'main');
-    const count = 3 * INTEGRATION_SLICE + 44;
+    const count = 4 * INTEGRATION_SLICE + 44;
     for (let i = 0; i < count; i++) await log.accept(entryFor(`e${i}`, 100 + i));
     const lease = await openSequencerLease(provider, 'r1', 60_000);
     const batches: number[] = [];
@@ -215,9 +215,9 @@ describe('Sequencer', () => {
     });
     integrationWrites.length = 0;
     await sequencer.runRound();
-    // The first batch takes a slice after its first write (10 s in) and after its second (20 s, past the 15 s
-    // bound) none: its head covers three slices; the next batch, in the same round, takes the rest.
-    expect(batches).toEqual([3 * INTEGRATION_SLICE, 44]);
+    // The first batch looks at the clock before each further slice: at 0, 5 and 10 s in it takes one, at 15 s
+    // (the bound) none; its head covers four slices, and the next batch, in the same round, takes the rest.
+    expect(batches).toEqual([4 * INTEGRATION_SLICE, 44]);
     expect(log.head().size).toBe(count);
     expect(log.head().root).toEqual(
       rootOfLeafHashes(
@@ -225,7 +225,7 @@ describe('Sequencer', () => {
       ),
     );
     // Every write of the batches carried the next link of the lease chain, in one epoch.
-    expect(integrationWrites).toHaveLength(4);
+    expect(integrationWrites).toHaveLength(5);
     const links = integrationWrites.map((ops) => ops.find((op) => op.store === LEASE_STORE && op.op === 'insert'));
     expect(links.every((link) => link !== undefined)).toBe(true);
     expect(new Set(links.map((link) => (link as { value: { epoch: number } }).value.epoch))).toEqual(

@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { entryFor, flakyProvider, observedProvider } from './entries.test-helpers.js';
 import { leafHashOf } from '@anchor/common/vct';
 import { indexKey, openLogStores, TREE_HEADS_STORE, type LeafHashChunk, type TreeHeadRecord } from './log-records.js';
-import { INTEGRATION_SLICE, TransparencyLog, type TreeHead } from './transparency-log.js';
+import { INTEGRATION_SLICE, nextSliceSize, TransparencyLog, type TreeHead } from './transparency-log.js';
 
 const FOREVER = Number.MAX_SAFE_INTEGER;
 
@@ -87,7 +87,7 @@ describe('TransparencyLog', () => {
       'main',
       500,
     );
-    const count = 4 * INTEGRATION_SLICE + 10;
+    const count = 8 * INTEGRATION_SLICE + 10;
     await acceptAll(timed, count);
     const hashes = Array.from({ length: count }, (_, i) => leafHashOf(entryFor(`quad ${i}`, 1_000_000 + i).leafInput));
     const now = () => clock;
@@ -99,20 +99,26 @@ describe('TransparencyLog', () => {
       stoppedEarly: true,
     });
     expect(writes).toBe(1);
-    // 150 ms: after the first write (100 ms) a third slice is taken, after the second (200 ms) none; the
-    // third slice goes with the head.
+    // 250 ms: a slice (100 ms) fits half of it, the size stays; after the third write (300 ms) no slice is
+    // taken, the fourth goes with the head.
     writes = 0;
-    const second = await timed.integrate(1_000, FOREVER, now, clock + 150);
-    expect(second).toMatchObject({ integrated: 3 * INTEGRATION_SLICE, stoppedEarly: true });
-    expect(second.delaysMs).toHaveLength(3 * INTEGRATION_SLICE);
+    const second = await timed.integrate(1_000, FOREVER, now, clock + 250);
+    expect(second).toMatchObject({ integrated: 4 * INTEGRATION_SLICE, stoppedEarly: true });
+    expect(second.delaysMs).toHaveLength(4 * INTEGRATION_SLICE);
+    expect(writes).toBe(4);
+    expect(timed.head().size).toBe(5 * INTEGRATION_SLICE);
+    expect(timed.head().root).toEqual(rootOfLeafHashes(hashes.slice(0, 5 * INTEGRATION_SLICE)));
+    // 150 ms: a slice takes more than half of it, so the next slices are smaller (128 * 75 / 100 = 96).
+    writes = 0;
+    const third = await timed.integrate(1_000, FOREVER, now, clock + 150);
+    expect(third).toMatchObject({ integrated: 2 * INTEGRATION_SLICE + 96, stoppedEarly: true });
     expect(writes).toBe(3);
-    expect(timed.head().size).toBe(4 * INTEGRATION_SLICE);
-    expect(timed.head().root).toEqual(rootOfLeafHashes(hashes.slice(0, 4 * INTEGRATION_SLICE)));
+    expect(timed.head().root).toEqual(rootOfLeafHashes(hashes.slice(0, 7 * INTEGRATION_SLICE + 96)));
     // What it stopped short of stayed queued: the next batch takes it, unbounded here, in one write.
     writes = 0;
-    const third = await timed.integrate(1_000, FOREVER, now);
-    expect(third.integrated).toBe(10);
-    expect(third.stoppedEarly).toBeUndefined();
+    const rest = await timed.integrate(1_000, FOREVER, now);
+    expect(rest.integrated).toBe(INTEGRATION_SLICE - 96 + 10);
+    expect(rest.stoppedEarly).toBeUndefined();
     expect(writes).toBe(1);
     expect(timed.head().root).toEqual(rootOfLeafHashes(hashes));
     expect((await timed.entries(count - 11, count - 1)).map((e) => e.leafInput)).toEqual(
@@ -122,6 +128,14 @@ describe('TransparencyLog', () => {
     expect((await timed.integrate(1_000, FOREVER, now, clock + 150)).integrated).toBe(0);
     const reopened = await TransparencyLog.open(inner, 'main', 500);
     expect(reopened.head()).toEqual(timed.head());
+  });
+
+  it('sizes the slices of a time-bounded batch from the time the last one took', () => {
+    expect(nextSliceSize(128, 100, 75)).toBe(96);
+    expect(nextSliceSize(16, 10, 100)).toBe(32); // at most twofold a step
+    expect(nextSliceSize(100, 0, 100)).toBe(INTEGRATION_SLICE); // never above the most
+    expect(nextSliceSize(128, 10_000, 10)).toBe(1); // never below one
+    expect(nextSliceSize(128, 100, -5)).toBe(1); // a bound already past
   });
 
   it('rolls a time-bounded batch whose head was never written forward, slice by slice, to the same tree', async () => {

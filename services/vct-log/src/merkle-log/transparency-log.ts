@@ -6,7 +6,6 @@ import { tilePath, tileWidth, type TileRef } from '@anchor/common/tlog';
 import { leafHashOf } from '@anchor/common/vct';
 import {
   indexKey,
-  LEAF_HASH_CHUNK,
   LEAF_INDEX_BUILT,
   openLogStores,
   parseQueueKey,
@@ -57,9 +56,9 @@ export interface IntegrationResult {
 }
 
 /**
- * Queue records per write of a time-bounded batch: some 400 writes (an entry, a queue delete and a leaf-index
- * record each), under a second on a loaded FerretDB, against a bound of a quarter of the 10 s lease; the lease
- * link each write carries adds two writes, under 1 %.
+ * Most queue records per write of a time-bounded batch: some 400 writes (an entry, a queue delete and a
+ * leaf-index record each); the lease link each write carries adds two, under 1 %. A slower store gets smaller
+ * slices (see `#sliceSize`).
  */
 export const INTEGRATION_SLICE = 128;
 
@@ -90,6 +89,12 @@ export class TransparencyLog {
   #writing: Promise<unknown> = Promise.resolve();
   /** How integration batches are written: the provider's batch, or the sequencer lease's fenced write. */
   #writeOps: (ops: readonly ProviderBatchOp[]) => Promise<void>;
+  /**
+   * Records per slice of a time-bounded batch: a slice (its reads and its write) is kept to half the batch's
+   * bound, so that the lease link each write carries comes well within the lease, however slow the store is
+   * (128 records took 20-40 s at load 35 on FerretDB). Learnt from each slice, kept across batches.
+   */
+  #sliceSize = INTEGRATION_SLICE;
 
   private constructor(
     readonly alias: string,
@@ -274,8 +279,8 @@ export class TransparencyLog {
    * Trillian re-signs its root at least once per MaxRootDuration.
    *
    * With `until` (a time by `now`) the batch is bounded by time as well: its records are written in slices of
-   * `INTEGRATION_SLICE` queue records, one write each (so each carries the sequencer's lease link, renewing
-   * it); once `until` has come no further slice is taken, the head is committed at the slices taken
+   * at most `INTEGRATION_SLICE` queue records, one write each (so each carries the sequencer's lease link,
+   * renewing it), each slice kept to half the bound by the time the last ones took; once `until` has come no further slice is taken, the head is committed at the slices taken
    * (`stoppedEarly`), and the rest stays queued for the next batch. A slice written without its head (a crash, a
    * fenced write) is a batch cut short, rolled forward by the next batch as on a store without transactions.
    */
@@ -305,20 +310,24 @@ export class TransparencyLog {
 
     const start = this.#head.size;
     const names = this.stores.names;
-    const hashes = queued.map(({ value }) => Buffer.from(value.leafHash, 'base64'));
-    const known = await this.stores.leafIndex.getMany(hashes.map((hash) => leafIndexKey(hash)));
     const inBatch = new Set<string>();
-    const slices: Slice[] = [];
     let appended = 0;
-    for (let from = 0; from < queued.length; from += INTEGRATION_SLICE) {
+    // Each slice's leaf-index records are read as the slice is taken: on FerretDB a read is one lookup per
+    // key, and a batch bounded by time may take only its first slices of what it read from the queue.
+    let from = 0;
+    const slice = async (size: number): Promise<Slice | undefined> => {
+      const records = queued.slice(from, from + size);
+      from += records.length;
+      if (records.length === 0) return undefined;
+      const hashes = records.map(({ value }) => Buffer.from(value.leafHash, 'base64'));
+      const known = await this.stores.leafIndex.getMany(hashes.map((hash) => leafIndexKey(hash)));
       // Entries first, in index order (here and across slices): a batch cut short on a store without
       // transactions leaves a prefix of them, which `#completeInterrupted` rolls forward.
       const entryOps: ProviderBatchOp[] = [];
       const queueOps: ProviderBatchOp[] = [];
       const indexOps: ProviderBatchOp[] = [];
-      const slice: Slice = { hashes: [], ops: [], acceptedAt: [] };
-      for (let position = from; position < Math.min(queued.length, from + INTEGRATION_SLICE); position++) {
-        const { key } = queued[position]!;
+      const taken: Slice = { hashes: [], ops: [], acceptedAt: [] };
+      for (const [position, { key }] of records.entries()) {
         const { queued: at, identity } = parseQueueKey(key);
         queueOps.push({ store: names.queue, op: 'delete', key });
         const hash = hashes[position]!;
@@ -327,52 +336,69 @@ export class TransparencyLog {
         const record = known[position];
         if ((record !== undefined && record.index < start) || inBatch.has(hashKey)) continue;
         inBatch.add(hashKey);
-        slice.acceptedAt.push(at);
-        slice.hashes.push(hash);
+        taken.acceptedAt.push(at);
+        taken.hashes.push(hash);
         const index = start + appended++;
         entryOps.push({ store: names.entries, op: 'insert', key: indexKey(index), value: { identity } });
         indexOps.push({ store: names.leafIndex, op: 'put', key: hashKey, value: { index } });
       }
-      slice.ops = [...entryOps, ...queueOps, ...indexOps];
-      slices.push(slice);
-    }
-    if (appended === 0) {
-      await this.#writeOps(slices.flatMap((slice) => slice.ops));
-      return { integrated: 0, delaysMs: [] };
-    }
-    const written = await this.#commitSlices(slices, now, until);
+      taken.ops = [...entryOps, ...queueOps, ...indexOps];
+      return taken;
+    };
+    const taken = await this.#commitSlices(slice, now, until);
     const done = now();
-    const delaysMs = slices.slice(0, written).flatMap((slice) => slice.acceptedAt.map((at) => done - at));
-    return { integrated: delaysMs.length, delaysMs, ...(written < slices.length ? { stoppedEarly: true } : {}) };
+    const delaysMs = taken.slices.flatMap((each) => each.acceptedAt.map((at) => done - at));
+    const left = taken.stoppedEarly && from < queued.length;
+    return { integrated: delaysMs.length, delaysMs, ...(left ? { stoppedEarly: true } : {}) };
   }
 
   /**
-   * Appends the slices' leaves and writes their records, then the touched tiles and the new head: all in one
-   * write when `until` is infinite, else one write per slice, taking no further slice once `until` has come
-   * (at least one is always taken); the last slice taken goes in the head's write. Returns how many slices the
-   * head covers. On a failure the tree is read back to the committed head and the error rethrown.
+   * Takes slices from `next(size)` (at most `size` records each) until it gives none: appends their leaves and
+   * writes their records, then the touched tiles and the new head. All in one write when `until` is infinite
+   * (slices of `INTEGRATION_SLICE`); else one write per slice, taking no further slice once `until` has come
+   * (at least one is always taken; then `stoppedEarly`), the last slice taken going in the head's write, and
+   * each slice's size set from the time the one before took. When no slice appended a leaf (every record was
+   * of a leaf already in the tree) only their records are written. On a failure the tree is read back to the
+   * committed head and the error rethrown.
    */
-  async #commitSlices(slices: readonly Slice[], now: () => number, until: number): Promise<number> {
+  async #commitSlices(
+    next: (size: number) => Promise<Slice | undefined>,
+    now: () => number,
+    until: number,
+  ): Promise<{ slices: Slice[]; stoppedEarly: boolean }> {
     const bounded = Number.isFinite(until);
+    const target = (until - now()) / 2;
+    const slices: Slice[] = [];
     let pending: ProviderBatchOp[] = [];
-    let taken = 0;
+    let stoppedEarly = false;
     try {
-      for (const slice of slices) {
-        if (bounded && taken > 0) {
-          if (now() >= until) break;
+      let started = now();
+      let size = bounded ? this.#sliceSize : INTEGRATION_SLICE;
+      for (;;) {
+        if (bounded && slices.length > 0 && now() >= until) {
+          stoppedEarly = true;
+          break;
+        }
+        const slice = await next(size);
+        if (!slice) break;
+        // The slice before goes now, unless this one was the last: that one goes with the head.
+        if (bounded && slices.length > 0) {
           await this.#writeOps(pending);
           pending = [];
+          size = this.#sliceSize = nextSliceSize(size, now() - started, target);
+          started = now();
         }
         for (const hash of slice.hashes) this.#tree.append(hash);
         pending.push(...slice.ops);
-        taken++;
+        slices.push(slice);
       }
-      await this.#commitAppended(pending, now);
+      if (this.#tree.size > this.#head.size) await this.#commitAppended(pending, now);
+      else if (pending.length > 0) await this.#writeOps(pending);
     } catch (error) {
       await this.#rollBack();
       throw error;
     }
-    return taken;
+    return { slices, stoppedEarly };
   }
 
   /**
@@ -388,35 +414,40 @@ export class TransparencyLog {
   async #completeInterrupted(limit: number, now: () => number, until: number): Promise<IntegrationResult | undefined> {
     const start = this.#head.size;
     if (!(await this.stores.entries.get(indexKey(start)))) return undefined;
-    const identities: string[] = [];
-    for (let index = start; identities.length < limit; index += LEAF_HASH_CHUNK) {
-      const count = Math.min(LEAF_HASH_CHUNK, limit - identities.length);
-      const records = await this.stores.entries.getMany(Array.from({ length: count }, (_, i) => indexKey(index + i)));
-      const present = records.findIndex((record) => record === undefined);
-      for (const record of present === -1 ? records : records.slice(0, present)) identities.push(record!.identity);
-      if (present !== -1) break;
-    }
-    const leaves = await this.stores.leaves.getMany(identities);
     const names = this.stores.names;
-    const slices: Slice[] = [];
-    for (const [offset, leaf] of leaves.entries()) {
-      const identity = identities[offset] as string;
-      if (!leaf)
-        throw internal(`log "${this.alias}": entry ${start + offset} names leaf ${identity}, which is missing`);
-      if (offset % INTEGRATION_SLICE === 0) slices.push({ hashes: [], ops: [], acceptedAt: [] });
-      const slice = slices[slices.length - 1]!;
-      const hash = leafHashOf(leaf.leafInput);
-      slice.hashes.push(hash);
-      slice.ops.push({ store: names.queue, op: 'delete', key: queueKey(leaf.timestamp, identity) });
-      slice.ops.push({ store: names.leafIndex, op: 'put', key: leafIndexKey(hash), value: { index: start + offset } });
-    }
-    const written = await this.#commitSlices(slices, now, until);
+    let found = 0;
+    let ended = false;
+    // The entries past the head, a slice at a time, up to the first one missing (or `limit`).
+    const slice = async (size: number): Promise<Slice | undefined> => {
+      const count = Math.min(size, limit - found);
+      if (ended || count <= 0) return undefined;
+      const from = start + found;
+      const records = await this.stores.entries.getMany(Array.from({ length: count }, (_, i) => indexKey(from + i)));
+      const present = records.findIndex((record) => record === undefined);
+      if (present !== -1) ended = true;
+      const identities = (present === -1 ? records : records.slice(0, present)).map((record) => record!.identity);
+      if (identities.length === 0) return undefined;
+      const leaves = await this.stores.leaves.getMany(identities);
+      const taken: Slice = { hashes: [], ops: [], acceptedAt: [] };
+      for (const [offset, leaf] of leaves.entries()) {
+        const identity = identities[offset] as string;
+        if (!leaf)
+          throw internal(`log "${this.alias}": entry ${from + offset} names leaf ${identity}, which is missing`);
+        const hash = leafHashOf(leaf.leafInput);
+        taken.hashes.push(hash);
+        taken.ops.push({ store: names.queue, op: 'delete', key: queueKey(leaf.timestamp, identity) });
+        taken.ops.push({ store: names.leafIndex, op: 'put', key: leafIndexKey(hash), value: { index: from + offset } });
+      }
+      found += identities.length;
+      return taken;
+    };
+    const { stoppedEarly } = await this.#commitSlices(slice, now, until);
     const integrated = this.#head.size - start;
     log.warn('finished an integration batch that had been written only in part', {
       alias: this.alias,
       from: start,
       entries: integrated,
-      ...(written < slices.length ? { left: identities.length - integrated } : {}),
+      ...(stoppedEarly ? { stoppedEarly } : {}),
     });
     // Entries may be queued behind the batch finished here (or left of it): the caller goes on at once.
     return { integrated, delaysMs: [], stoppedEarly: true };
@@ -486,6 +517,15 @@ export class TransparencyLog {
 
 function toHead(record: TreeHeadRecord): TreeHead {
   return { size: record.size, root: Buffer.from(record.root, 'base64'), timestamp: record.timestamp };
+}
+
+/**
+ * The size of the next slice after one of `size` records took `tookMs` (reads and write), for slices of
+ * `targetMs`: in proportion, growing at most twofold a step, between 1 and `INTEGRATION_SLICE`.
+ */
+export function nextSliceSize(size: number, tookMs: number, targetMs: number): number {
+  const scaled = tookMs <= 0 ? size * 2 : Math.floor((size * Math.max(0, targetMs)) / tookMs);
+  return Math.max(1, Math.min(INTEGRATION_SLICE, size * 2, scaled));
 }
 
 /** Leaf-index key of a leaf hash. */
