@@ -33,7 +33,7 @@ import { LogSetting } from '../vct-client/log-setting.js';
 import { VctClient } from '../vct-client/vct-client.js';
 import { dataUriEncodingFor } from '../anchor-model/anchor-linkset.js';
 import { AnchorBatches, type AnchorBatch } from './anchor-batches.js';
-import { AnchorPipeline, type CompletedAnchor } from './anchor-pipeline.js';
+import { AnchorPipeline, resubmitWaitMs, type CompletedAnchor } from './anchor-pipeline.js';
 import type { AnchorCredential } from '../anchor-model/anchor-credential.js';
 import { createBatchFileBuilder } from '../anchor-model/batch-file-builder.js';
 import { LocalWitness } from './local-witness.js';
@@ -100,7 +100,11 @@ describe('anchor pipeline', () => {
     await provider.close();
   });
 
+  /** Claim lookups the pipeline made (the anchoring feature asks the observer's `anchor-sequence`). */
+  let claimChecks: string[] = [];
+
   async function startPipeline(witnessing: AnchorWitnessing = selfWitnessing): Promise<AnchorPipeline> {
+    claimChecks = [];
     const cas = await CasStore.open(provider, `${ORIGIN}/cas`);
     const configValues = await ConfigValues.open(provider);
     const started = new AnchorPipeline({
@@ -122,6 +126,10 @@ describe('anchor pipeline', () => {
         submitted.push(event);
       },
       anchorRecord: (anchorHash) => records.anchors.get(anchorHash),
+      anchorClaimed: async (anchorHash) => {
+        claimChecks.push(anchorHash);
+        return (await records.sequence.query({ where: { anchorHash }, limit: 1 })).items.length > 0;
+      },
       serviceId: SERVICE_ID,
       vcBase: `${ORIGIN}/vc`,
       namespace: 'did:node',
@@ -326,5 +334,40 @@ describe('anchor pipeline', () => {
     expect(released).toEqual([{ batchId, keys: [key], failed: true }]);
     expect(await stores.queued.count()).toBe(1);
     expect(completed).toEqual([]);
+  });
+
+  it('hands a published anchor to the observer again after the wait, unless an observer has claimed it', async () => {
+    const run = await startPipeline();
+    const publishedLongAgo = async () => {
+      const { key } = await queueCreate();
+      const batchId = await cut([key]);
+      run.advance(batchId);
+      await waitFor(async () => (await statusOf(batchId)) === 'published', { timeoutMs: 5_000 });
+      // As if handed over longer ago than the first wait.
+      const batch = (await batches.get(batchId))!;
+      await batches.save(batchId, { ...batch, publishedAt: Date.now() - resubmitWaitMs(0) - 1_000 }, batch);
+      return { batchId, anchorHash: parseHashlink(batch.anchorEvent!).resourceHash };
+    };
+
+    // Not claimed (the message lost, or still queued): handed over again.
+    const lost = await publishedLongAgo();
+    run.advance(lost.batchId);
+    await waitFor(async () => (await batches.get(lost.batchId))?.resubmits === 1, { timeoutMs: 5_000 });
+    expect(submitted.filter((event) => event.batchId === lost.batchId)).toHaveLength(2);
+
+    // Claimed: an observer is committing it, and the broker holds its message until it is done.
+    const committing = await publishedLongAgo();
+    await records.sequence.insert(AnchorRecords.sequenceKey(99), {
+      anchorHash: committing.anchorHash,
+      transactionNumber: 99,
+    });
+    run.advance(committing.batchId);
+    await waitFor(() => claimChecks.includes(committing.anchorHash), { timeoutMs: 5_000 });
+    // Its step ends (stop waits for it): not handed over.
+    await run.stop();
+    const batch = (await batches.get(committing.batchId))!;
+    expect(batch.status).toBe('published');
+    expect(batch.resubmits).toBeUndefined();
+    expect(submitted.filter((event) => event.batchId === committing.batchId)).toHaveLength(1);
   });
 });

@@ -69,6 +69,8 @@ export interface AnchorPipelineDeps {
   /** Durable hand-over to the observer, and its record of an anchor. */
   submit: (event: AnchorEvent) => Promise<void>;
   anchorRecord: (anchorHash: string) => Promise<AnchorRecord | undefined>;
+  /** Whether an observer has claimed the anchor's transaction number: it is committing it (or did, and died). */
+  anchorClaimed?: (anchorHash: string) => Promise<boolean>;
   serviceId: string;
   vcBase: string;
   namespace: string;
@@ -117,6 +119,8 @@ interface Run {
  */
 export class AnchorPipeline {
   private readonly runs = new Map<string, Run>();
+  /** Published anchors an observer was seen to have claimed (a claim is never taken back). */
+  private readonly claimed = new Set<string>();
   private readonly listeners: AnchorCompletedListener[] = [];
   private readonly releasedListeners: BatchReleasedListener[] = [];
   private stopped = false;
@@ -172,6 +176,7 @@ export class AnchorPipeline {
     for (const run of this.runs.values()) if (run.timer) clearTimeout(run.timer);
     await Promise.all([...this.runs.values()].map((run) => run.busy));
     this.runs.clear();
+    this.claimed.clear();
   }
 
   /** Releases the worker thread (at node stop). */
@@ -444,8 +449,16 @@ export class AnchorPipeline {
       return 'done';
     }
     const resubmits = batch.resubmits ?? 0;
-    const waitMs = resubmitWaitMs(resubmits);
-    if (Date.now() - (batch.resubmittedAt ?? batch.publishedAt ?? 0) > waitMs) {
+    const waited = Date.now() - (batch.resubmittedAt ?? batch.publishedAt ?? 0);
+    if (waited > resubmitWaitMs(resubmits) && !this.claimed.has(batchId) && this.deps.anchorClaimed !== undefined) {
+      // Read once the first wait is over, not at every poll: on FerretDB the claim is found by a scan.
+      if (await this.deps.anchorClaimed(parseHashlink(anchorEvent).resourceHash)) this.claimed.add(batchId);
+    }
+    // Claimed: an observer is committing it, and the broker hands its unacknowledged message on if that one dies or
+    // fails; a hand-over would start a second commit beside the first (on FerretDB each doubled a slow commit's
+    // writes; node README, replicas). Only a dead-lettered message needs one then: the longest wait.
+    const waitMs = this.claimed.has(batchId) ? RESUBMIT_MAX_MS : resubmitWaitMs(resubmits);
+    if (waited > waitMs) {
       this.deps.log.warn('published anchor not processed yet; handing it to the observer again', {
         batchId,
         resubmits: resubmits + 1,
@@ -460,6 +473,7 @@ export class AnchorPipeline {
   }
 
   private release(batchId: string, operationKeys: readonly string[], failed: boolean): void {
+    this.claimed.delete(batchId);
     for (const listener of this.releasedListeners) listener(batchId, operationKeys, failed);
   }
 

@@ -77,6 +77,8 @@ export async function createAnchoringFeature(ctx: NodeContext, deps: AnchoringDe
     witnessing: deps.witnessing ?? selfWitnessing,
     submit: (event) => deps.observer.submit(event),
     anchorRecord: (anchorHash) => deps.observer.records.anchors.get(anchorHash),
+    anchorClaimed: async (anchorHash) =>
+      (await deps.observer.records.sequence.query({ where: { anchorHash }, limit: 1 })).items.length > 0,
     serviceId: ctx.urls.serviceId,
     vcBase: ctx.urls.vcBase,
     namespace: ctx.config.sidetree.didNamespace,

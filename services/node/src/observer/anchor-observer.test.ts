@@ -101,6 +101,41 @@ describe('observer', () => {
     expect(await records.pending.count()).toBe(0);
   });
 
+  it("replays a commit that failed after its operations were written with their queued copies' deletes only", async () => {
+    const c = await startTestNode();
+    try {
+      const storage = c.server.context.storage;
+      const batch = storage.batch.bind(storage);
+      const sent: Array<Array<{ store: string; op: string }>> = [];
+      let failed = false;
+      // The first chunk lands, then its answer is lost: the anchor's records are never written.
+      storage.batch = async (ops) => {
+        sent.push(ops.map(({ store, op }) => ({ store, op })));
+        await batch(ops);
+        if (!failed && ops.some((op) => op.store === 'operation')) {
+          failed = true;
+          throw new Error('the write had no answer within the deadline');
+        }
+      };
+      const { observer } = c.server.services.observer;
+      const event = { hashlink: createAnchor, attributedTo: `${a.url}/services/node` };
+      await expect(observer.process(event)).rejects.toThrow(/no answer/);
+      sent.length = 0;
+      expect(await observer.process(event)).toBe('processed');
+      // The retry's chunk: the queued copy's delete, not the published operation and latest anchor again.
+      const chunks = sent.filter((ops) => ops.some((op) => op.store === 'operation-queue'));
+      expect(chunks).toEqual([[{ store: 'operation-queue', op: 'delete' }]]);
+      expect(sent.some((ops) => ops.some((op) => op.store === 'operation'))).toBe(false);
+      const onA = await resolveDid(a.url, did.value.did);
+      const onC = await resolveDid(c.url, did.value.did);
+      expect(onC.status).toBe(200);
+      expect(metadataOf(onC).method.published).toBe(true);
+      expect(metadataOf(onC).canonicalId).toBe(metadataOf(onA).canonicalId);
+    } finally {
+      await c.stop();
+    }
+  });
+
   it('refuses an embedded linkset that does not hash to its hashlink', async () => {
     const linkset = JSON.parse(
       (await a.server.services.cas.store.read(parseHashlink(updateAnchor).resourceHash))!.content.toString(),

@@ -355,6 +355,7 @@ export class AnchorObserver {
         ...(this.options.discoveryDomain ? [`https:${this.options.discoveryDomain}:${anchor.anchorHash}`] : []),
       ]);
       const writes: Array<Promise<void>> = [];
+      let alreadyWritten = 0;
       for (let from = 0; from < entries.length; from += COMMIT_CHUNK) {
         const earlier = writes.at(-CHUNKS_IN_FLIGHT);
         if (earlier !== undefined) await earlier.catch(() => undefined);
@@ -369,6 +370,21 @@ export class AnchorObserver {
           const { anchor } = fresh[anchorAt] as (typeof fresh)[number];
           const operation = anchor.operations[operationIndex] as AnchoredOperation;
           const transactionNumber = numbers[anchorAt] as number;
+          const previous = latest.get(suffix);
+          // A replay (a retry after a failed or timed-out commit, another replica's commit of the same anchor): the
+          // DID's latest anchor written by this anchor under this number means its published operation was written
+          // before it (one ordered run of one store), so only the queued copy's delete may be missing. A commit of
+          // a few hundred operations that failed late rewrote all of them on every retry (node README, replicas).
+          const single = entries[at - 1]?.suffix !== suffix && entries[at + 1]?.suffix !== suffix;
+          if (
+            single &&
+            previous?.anchor === anchor.event.hashlink &&
+            previous.transactionNumber === transactionNumber
+          ) {
+            dequeued.push({ store: STORE.queued, op: 'delete', key: operationKey(operation) });
+            alreadyWritten++;
+            continue;
+          }
           const published: PublishedOperation = {
             suffix,
             type: operation.type,
@@ -386,7 +402,6 @@ export class AnchorObserver {
           // The DID's latest anchor and version once, at its last entry (the group's highest number for it):
           // the latest anchor stays the newest one; the version moves on with every commit for the DID.
           if (entries[at + 1]?.suffix === suffix) continue;
-          const previous = latest.get(suffix);
           const newest =
             previous === undefined || previous.transactionNumber <= transactionNumber
               ? { anchor: anchor.event.hashlink, transactionNumber }
@@ -408,6 +423,11 @@ export class AnchorObserver {
       }
       const failed = (await Promise.allSettled(writes)).find((write) => write.status === 'rejected');
       if (failed !== undefined) throw failed.reason;
+      if (alreadyWritten > 0)
+        this.log.debug('commit replayed: operations found written already', () => ({
+          operations: alreadyWritten,
+          of: entries.length,
+        }));
 
       const recordOps = fresh.map(({ anchor }, anchorAt) => {
         const { event } = anchor;
