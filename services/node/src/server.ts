@@ -106,24 +106,6 @@ const nodeService = (options: NodeServerOptions): ServiceDefinition<NodeConfig, 
         federation: activitypub,
       }),
     );
-    mountRoutes(
-      ctx.http,
-      nodeRoutes(ctx, {
-        sidetreeApi,
-        didWeb,
-        cas,
-        anchorCredentials,
-        vct,
-        logMonitoring,
-        activitypub,
-        witness,
-        system,
-        wellKnown,
-        contexts,
-        deadLetters,
-        exports,
-      }),
-    );
     const services: NodeServices = {
       stores,
       cas,
@@ -141,6 +123,7 @@ const nodeService = (options: NodeServerOptions): ServiceDefinition<NodeConfig, 
       deadLetters,
       exports,
     };
+    mountRoutes(ctx.http, nodeRoutes(ctx, { ...services, didWeb, system, contexts }));
     return services;
   },
   started(ctx) {
