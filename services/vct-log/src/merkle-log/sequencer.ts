@@ -44,8 +44,13 @@ export class Sequencer {
   /** Date.now() before the lease's latest renewal or fenced write that succeeded. */
   private confirmedAt = 0;
   /**
-   * The lease epoch in which this replica last caught up with each log: from then on, while the epoch lasts,
-   * its head in memory is the newest (a re-claim after being deposed is a new epoch, with heads between).
+   * The lease epoch in which this replica last committed a head of its own for each log: from then on, while
+   * the epoch lasts, its head in memory is the newest (a re-claim after being deposed is a new epoch, with
+   * heads between). Catching up after the claim is not enough: on a store without transactions a deposed
+   * holder's write that passed the fence before the claim can still be landing, its head with it (the bench
+   * saw a get-sth step back by one slice, 128 leaves, so); once a head of ours is written at indices past
+   * it (the entries are inserted if absent, so ours would have met its), no head of the old epoch can pass
+   * ours.
    */
   private readonly caughtUp = new Map<TransparencyLog, number>();
 
@@ -68,7 +73,8 @@ export class Sequencer {
   /**
    * Whether this replica's head of `transparencyLog` is the newest anywhere: it holds the lease (no other
    * replica can write a head), confirmed within half its duration (a margin for clocks and a stalled
-   * process: a successor claims only once the whole duration is over), and it caught up since taking it.
+   * process: a successor claims only once the whole duration is over), and it committed a head of its own
+   * since taking it (see `caughtUp`).
    * Otherwise a read is answered from the stored head, not from a head another replica may have passed.
    */
   private writesHeadsOf(transparencyLog: TransparencyLog): boolean {
@@ -138,9 +144,7 @@ export class Sequencer {
     for (const transparencyLog of this.logs) {
       try {
         // With a lease, another replica may have integrated since our last round: follow it first.
-        const epoch = lease?.epoch;
         if (!leader || lease) await transparencyLog.catchUp();
-        if (leader && epoch !== undefined) this.caughtUp.set(transparencyLog, epoch);
         if (leader) await this.drain(transparencyLog);
       } catch (error) {
         // Deposed mid-round: the store refused the head; the next round follows the new holder.
@@ -173,8 +177,11 @@ export class Sequencer {
     for (;;) {
       if (lease && !(await this.confirm(lease, boundMs))) return;
       const started = process.hrtime.bigint();
+      const epoch = lease?.epoch;
       const result = await transparencyLog.integrate(batchSize, maxRootAgeMs, now, now() + boundMs);
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      if (epoch !== undefined && result.integrated > 0 && lease?.epoch === epoch)
+        this.caughtUp.set(transparencyLog, epoch);
       if (result.integrated > 0) {
         this.options.onIntegrated?.(transparencyLog, result, seconds);
         log.debug('integrated a batch', {
