@@ -62,8 +62,16 @@ export interface IntegrationResult {
  */
 export const INTEGRATION_SLICE = 128;
 
+/** A batch's time bound (`until`, by its clock) and the time each of its slices should fit in. */
+interface Bound {
+  until: number;
+  sliceMs: number;
+}
+
 /** One slice of a batch: the leaves it appends, its records (entries first), and when its entries were accepted. */
 interface Slice {
+  /** Records read for it (queue records, or entries of a roll-forward). */
+  records: number;
   hashes: Buffer[];
   ops: ProviderBatchOp[];
   acceptedAt: number[];
@@ -299,7 +307,9 @@ export class TransparencyLog {
   }
 
   async #integrate(limit: number, maxRootAgeMs: number, now: () => number, until: number): Promise<IntegrationResult> {
-    const resumed = await this.#completeInterrupted(limit, now, until);
+    // Half the bound, from the batch's start (its reads of the queue count against the bound, not the slices).
+    const bound = { until, sliceMs: (until - now()) / 2 };
+    const resumed = await this.#completeInterrupted(limit, now, bound);
     if (resumed) return resumed;
     const queued = (await this.stores.queue.query({ limit })).items;
     if (queued.length === 0) {
@@ -326,7 +336,7 @@ export class TransparencyLog {
       const entryOps: ProviderBatchOp[] = [];
       const queueOps: ProviderBatchOp[] = [];
       const indexOps: ProviderBatchOp[] = [];
-      const taken: Slice = { hashes: [], ops: [], acceptedAt: [] };
+      const taken: Slice = { records: records.length, hashes: [], ops: [], acceptedAt: [] };
       for (const [position, { key }] of records.entries()) {
         const { queued: at, identity } = parseQueueKey(key);
         queueOps.push({ store: names.queue, op: 'delete', key });
@@ -345,7 +355,7 @@ export class TransparencyLog {
       taken.ops = [...entryOps, ...queueOps, ...indexOps];
       return taken;
     };
-    const taken = await this.#commitSlices(slice, now, until);
+    const taken = await this.#commitSlices(slice, now, bound);
     const done = now();
     const delaysMs = taken.slices.flatMap((each) => each.acceptedAt.map((at) => done - at));
     const left = taken.stoppedEarly && from < queued.length;
@@ -364,16 +374,23 @@ export class TransparencyLog {
   async #commitSlices(
     next: (size: number) => Promise<Slice | undefined>,
     now: () => number,
-    until: number,
+    { until, sliceMs }: Bound,
   ): Promise<{ slices: Slice[]; stoppedEarly: boolean }> {
     const bounded = Number.isFinite(until);
-    const target = (until - now()) / 2;
     const slices: Slice[] = [];
     let pending: ProviderBatchOp[] = [];
     let stoppedEarly = false;
+    let size = bounded ? this.#sliceSize : INTEGRATION_SLICE;
+    let started = now();
+    // A slice written (with its reads) took `tookMs`: the next one is sized to fit `sliceMs`. A short last
+    // slice that was quick says little; a bound already past at the start, nothing.
+    const learn = (written: Slice): void => {
+      const tookMs = now() - started;
+      started = now();
+      if (sliceMs > 0 && (written.records >= size || tookMs > sliceMs))
+        size = this.#sliceSize = nextSliceSize(written.records, tookMs, sliceMs);
+    };
     try {
-      let started = now();
-      let size = bounded ? this.#sliceSize : INTEGRATION_SLICE;
       for (;;) {
         if (bounded && slices.length > 0 && now() >= until) {
           stoppedEarly = true;
@@ -385,8 +402,7 @@ export class TransparencyLog {
         if (bounded && slices.length > 0) {
           await this.#writeOps(pending);
           pending = [];
-          size = this.#sliceSize = nextSliceSize(size, now() - started, target);
-          started = now();
+          learn(slices[slices.length - 1]!);
         }
         for (const hash of slice.hashes) this.#tree.append(hash);
         pending.push(...slice.ops);
@@ -394,6 +410,7 @@ export class TransparencyLog {
       }
       if (this.#tree.size > this.#head.size) await this.#commitAppended(pending, now);
       else if (pending.length > 0) await this.#writeOps(pending);
+      if (bounded && slices.length > 0) learn(slices[slices.length - 1]!);
     } catch (error) {
       await this.#rollBack();
       throw error;
@@ -411,7 +428,7 @@ export class TransparencyLog {
    * this batch is idempotent (puts and deletes), so a second interruption is finished the same way. On a
    * transactional store nothing is ever found here: the cost is one read per round.
    */
-  async #completeInterrupted(limit: number, now: () => number, until: number): Promise<IntegrationResult | undefined> {
+  async #completeInterrupted(limit: number, now: () => number, bound: Bound): Promise<IntegrationResult | undefined> {
     const start = this.#head.size;
     if (!(await this.stores.entries.get(indexKey(start)))) return undefined;
     const names = this.stores.names;
@@ -428,7 +445,7 @@ export class TransparencyLog {
       const identities = (present === -1 ? records : records.slice(0, present)).map((record) => record!.identity);
       if (identities.length === 0) return undefined;
       const leaves = await this.stores.leaves.getMany(identities);
-      const taken: Slice = { hashes: [], ops: [], acceptedAt: [] };
+      const taken: Slice = { records: identities.length, hashes: [], ops: [], acceptedAt: [] };
       for (const [offset, leaf] of leaves.entries()) {
         const identity = identities[offset] as string;
         if (!leaf)
@@ -441,7 +458,7 @@ export class TransparencyLog {
       found += identities.length;
       return taken;
     };
-    const { stoppedEarly } = await this.#commitSlices(slice, now, until);
+    const { stoppedEarly } = await this.#commitSlices(slice, now, bound);
     const integrated = this.#head.size - start;
     log.warn('finished an integration batch that had been written only in part', {
       alias: this.alias,
