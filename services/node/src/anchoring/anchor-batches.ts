@@ -128,6 +128,19 @@ export class AnchorBatches {
     await this.writeOps(ops);
   }
 
+  /** The status records of the newest `limit` batches in `status`, newest first (without their bodies). */
+  async newest(
+    status: AnchorStatus,
+    limit: number,
+  ): Promise<Array<Pick<AnchorBatch, 'createdAt' | 'processedAt' | 'operationCount'>>> {
+    const page = await this.records.query({
+      where: { status },
+      orderBy: { field: 'createdAt', direction: 'desc' },
+      limit,
+    });
+    return page.items.map(({ value }) => value);
+  }
+
   /** Every batch in one of `statuses`, oldest first. */
   async in(statuses: readonly AnchorStatus[]): Promise<Array<{ key: string; value: AnchorBatch }>> {
     const found: Array<{ key: string; value: AnchorBatchRecord }> = [];

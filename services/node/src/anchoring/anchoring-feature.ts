@@ -12,6 +12,7 @@ import type { OperationStores } from '../operations/operation-stores.js';
 import type { AnchorCredentialsFeature } from '../anchor-credentials/anchor-credentials-feature.js';
 import type { VctClientFeature } from '../vct-client/vct-client-feature.js';
 import { AnchorBatches } from './anchor-batches.js';
+import { CoalescedWrites } from './coalesced-writes.js';
 import { dataUriEncodingFor } from '../anchor-model/anchor-linkset.js';
 import { AnchorPipeline, type AnchorCompletedListener } from './anchor-pipeline.js';
 import { createBatchFileBuilder } from '../anchor-model/batch-file-builder.js';
@@ -56,7 +57,9 @@ export async function createAnchoringFeature(ctx: NodeContext, deps: AnchoringDe
     durationMs: ctx.config.anchoring.batchWriterLease,
   });
   // Every cut and status change carries the lease's epoch: a writer that lost the lease is refused by the store.
-  const batches = await AnchorBatches.open(ctx.storage, (ops) => lease.write(ops));
+  // Those asked for while one is in flight share the next one's lease link (several anchors in flight at once).
+  const fenced = new CoalescedWrites((ops) => lease.write(ops));
+  const batches = await AnchorBatches.open(ctx.storage, fenced.write);
   const localWitness = new LocalWitness({
     signer: ctx.keys.vcSigner,
     verificationMethod: vcVerificationMethod(ctx.urls, ctx.keys),

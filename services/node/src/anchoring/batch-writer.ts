@@ -51,6 +51,48 @@ const RECOUNT_MS = 10_000;
 /** How long an instance that is not the writer gathers its accepted operations into one announcement. */
 const ANNOUNCE_MS = 50;
 
+/** The fewest operations a cut sized by the observed anchoring rate holds (the observer commits 50 per chunk). */
+const MIN_SIZED_CUT = 100;
+/** A cut holds about as many operations as the last anchors went from cut to processed in this long. */
+const CUT_HORIZON_MS = 15_000;
+/** Completed anchors a new writer estimates that rate from. */
+const RATE_SAMPLE = 5;
+/**
+ * Anchors in flight (cut, not yet processed) past which a timed-out cut waits until it is full (its `cutSize`):
+ * each anchor costs the store some 60-80 calls of its own besides its operations' (status changes, files,
+ * credential, claims), so on a store that lags, cutting whatever waited a second made many small anchors whose
+ * fixed costs slowed every other.
+ */
+const BUSY_IN_FLIGHT = 4;
+
+/**
+ * How many operations one cut takes: `maxOperations`, or, once anchors were seen going from cut to processed at
+ * `opsPerMs` (each anchor's operations over its time from cut to processed), what that rate anchors in
+ * CUT_HORIZON_MS, at least MIN_SIZED_CUT. On a store that commits a few operations a second (FerretDB under load)
+ * a takeover's backlog of hundreds went out as one anchor: nothing of it was published until the whole commit
+ * ended, one replica's observer committed it while the others idled, and a failure late in it replayed all of it.
+ * Cut in pieces, the first pieces publish while the rest are built, on every replica's observer at once. A store
+ * that anchors thousands a second (LMDB) keeps `maxOperations`.
+ */
+export function cutSize(opsPerMs: number | undefined, maxOperations: number): number {
+  if (opsPerMs === undefined || !Number.isFinite(opsPerMs)) return maxOperations;
+  return Math.min(maxOperations, Math.max(MIN_SIZED_CUT, Math.ceil(opsPerMs * CUT_HORIZON_MS)));
+}
+
+/** Operations per millisecond from cut to processed, over the batches that say both (undefined if none does). */
+export function anchoringRate(
+  batches: ReadonlyArray<{ createdAt: number; processedAt?: number | undefined; operationCount?: number | undefined }>,
+): number | undefined {
+  let operations = 0;
+  let elapsed = 0;
+  for (const { createdAt, processedAt, operationCount } of batches) {
+    if (processedAt === undefined || !operationCount || processedAt <= createdAt) continue;
+    operations += operationCount;
+    elapsed += processedAt - createdAt;
+  }
+  return elapsed > 0 ? operations / elapsed : undefined;
+}
+
 /** The topic on which instances that are not the batch writer tell it the operations they accepted. */
 export const ACCEPTED_TOPIC = 'node.accepted';
 
@@ -113,6 +155,9 @@ export class BatchWriter {
   /** Accepted here while not the writer, not announced yet. */
   private unannounced: AcceptedAnnouncement['operations'] = [];
   private announceTimer: NodeJS.Timeout | undefined;
+  /** When each in-flight batch was cut, and the anchoring rate seen so far (see `cutSize`). */
+  private readonly cutAt = new Map<string, number>();
+  private opsPerMs: number | undefined;
 
   constructor(
     private readonly operations: OperationStores,
@@ -227,6 +272,14 @@ export class BatchWriter {
   /** A batch no longer holds its DIDs (the pipeline released it: processed, or failed for good). */
   private released(batchId: string, keys: readonly string[], failed: boolean): void {
     const now = performance.timeOrigin + performance.now();
+    const cutAt = this.cutAt.get(batchId);
+    this.cutAt.delete(batchId);
+    const rate =
+      failed || cutAt === undefined
+        ? undefined
+        : anchoringRate([{ createdAt: cutAt, processedAt: now, operationCount: keys.length }]);
+    // The newest anchor weighs half: the rate follows the store's pace without swinging with every anchor.
+    if (rate !== undefined) this.opsPerMs = this.opsPerMs === undefined ? rate : (this.opsPerMs + rate) / 2;
     for (const key of keys) {
       const acceptedAt = this.acceptedAtOf.get(key);
       if (acceptedAt !== undefined && !failed) this.metrics.operationPublishSeconds.observe((now - acceptedAt) / 1000);
@@ -283,7 +336,10 @@ export class BatchWriter {
         );
       // Accepted here before this instance knew it was the writer: the store read below has them.
       this.unannounced = [];
+      // The pace of the last writer's anchors sizes this one's first cuts (a takeover's backlog among them).
+      this.opsPerMs = anchoringRate(await this.batches.newest('completed', RATE_SAMPLE));
       for (const { key, value } of await this.batches.in([...UNFINISHED, 'failed'])) {
+        if (IN_FLIGHT.includes(value.status)) this.cutAt.set(key, value.createdAt);
         for (const opKey of value.operationKeys) {
           if (value.status !== 'processed') this.batchedKeys.add(opKey);
           if (IN_FLIGHT.includes(value.status)) this.inFlight.set(suffixOfKey(opKey), key);
@@ -312,6 +368,7 @@ export class BatchWriter {
     this.parsedOperations.clearAccepted();
     this.acceptedAtOf.clear();
     this.uncertain.clear();
+    this.cutAt.clear();
   }
 
   /** Reloads the queue mirror from the store: every queued operation no unfinished batch holds. */
@@ -398,18 +455,20 @@ export class BatchWriter {
         await this.resync();
     }
     this.metrics.pendingOperations.set(this.pendingCount);
-    // Several batches in a row when the backlog holds more than one full batch.
+    // Several batches in a row when the backlog holds more than one full (or sized) batch.
     for (;;) {
       const first = this.firstEligible();
       if (first === undefined) return;
       const timedOut = Date.now() - first.acceptedAt >= this.options.batchTimeoutMs;
       if (!timedOut && this.queue.size < this.options.maxOperations) return;
-      const { picked: eligible, otherVersions } = this.eligible();
+      const limit = cutSize(this.opsPerMs, this.options.maxOperations);
+      const { picked: eligible, otherVersions } = this.eligible(limit);
       // Operations of an earlier protocol version cannot share a batch with those queued behind them: cut them
       // as they are rather than hold the later ones until their timeout.
       if (!timedOut && eligible.length < this.options.maxOperations && !otherVersions) return;
+      if (eligible.length < limit && !otherVersions && new Set(this.inFlight.values()).size >= BUSY_IN_FLIGHT) return;
       await this.cut(eligible);
-      if (eligible.length < this.options.maxOperations && !otherVersions) return;
+      if (eligible.length < limit && !otherVersions) return;
     }
   }
 
@@ -448,7 +507,7 @@ export class BatchWriter {
    * The operations the next batch may take, oldest first, at most one per DID, none of a DID in flight, all of
    * the oldest one's protocol version; `otherVersions` when operations of another version were passed over.
    */
-  private eligible(): { picked: Array<[string, Pending]>; otherVersions: boolean } {
+  private eligible(limit: number): { picked: Array<[string, Pending]>; otherVersions: boolean } {
     const taken = new Set<string>();
     const picked: Array<[string, Pending]> = [];
     let version: number | undefined;
@@ -467,7 +526,7 @@ export class BatchWriter {
         continue;
       }
       picked.push(entry);
-      if (picked.length >= this.options.maxOperations) break;
+      if (picked.length >= limit) break;
     }
     return { picked, otherVersions };
   }
@@ -508,6 +567,7 @@ export class BatchWriter {
       this.acceptedAtOf.set(key, pending.acceptedAt);
     }
     if (!written) return;
+    this.cutAt.set(batchId, now);
     this.metrics.batchSize.observe(keys.length);
     this.metrics.batchCutSeconds.observe((now - firstAcceptedAt) / 1000);
     this.log.debug('batch cut', () => ({ batchId, operations: keys.length }));
