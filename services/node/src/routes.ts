@@ -1,7 +1,9 @@
+import { AppError } from '@anchor/common/errors';
 import {
   openApiRoute,
   type ApiInfo,
   type ExpressRouteSpec,
+  type Handler,
   type QueryParameterSpec,
   type RouteSpec,
 } from '@anchor/common/http';
@@ -58,7 +60,29 @@ const JSON_TYPES = ['application/json', 'application/ld+json'];
  * `/.well-known/did.json` has: the witness policy and the `witnesses` collection an anchor's proofs are judged
  * by. Only where the token rules let the request in; a browser sends no token.
  */
-function crossOrigin(handler: RequestHandler): RequestHandler {
+function crossOrigin(handler: Handler): Handler {
+  return async (req) => {
+    let answered;
+    try {
+      answered = await handler(req);
+    } catch (error) {
+      // A refusal (no policy: 404, bad paging: 400) must be readable by that page as well.
+      if (!AppError.is(error)) throw error;
+      const { details, retryable } = error;
+      throw new AppError(error.code, error.message, {
+        ...(details === undefined ? {} : { details }),
+        retryable,
+        headers: { ...error.headers, ...ANY_ORIGIN },
+        cause: error,
+      });
+    }
+    return { ...answered, headers: { ...answered.headers, ...ANY_ORIGIN } };
+  };
+}
+const ANY_ORIGIN = { 'Access-Control-Allow-Origin': '*' };
+
+/** `crossOrigin` for the express handlers of the ActivityPub collections. */
+function crossOriginExpress(handler: RequestHandler): RequestHandler {
   return (req, res, next) => {
     res.setHeader('Access-Control-Allow-Origin', '*');
     return handler(req, res, next);
@@ -399,7 +423,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
     collection(
       'witnesses',
       'unordered `Collection` of the services witnessing for this one',
-      crossOrigin(ap.witnesses),
+      crossOriginExpress(ap.witnesses),
     ),
     collection('witnessing', 'unordered `Collection` of the services this one witnesses for', ap.witnessing),
     collection('inbox', '`OrderedCollection` of the activities received', ap.inbox),

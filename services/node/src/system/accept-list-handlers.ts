@@ -1,5 +1,4 @@
 import { badRequest } from '@anchor/common/errors';
-import type { RequestHandler } from 'express';
 import { ACCEPT_LIST_UPDATE } from '../schemas/index.js';
 import { KeyedMutex } from '@anchor/common/concurrency';
 import {
@@ -8,7 +7,7 @@ import {
   type AcceptLists,
   type AcceptListType,
 } from '../runtime-config/accept-lists.js';
-import { jsonBody, queryValue } from '@anchor/common/http';
+import { answer, jsonBody, type Handler } from '@anchor/common/http';
 
 /**
  * `GET|POST <service path>/acceptlist` (spec System endpoints, orb.md §1.2): who may follow this node and who
@@ -20,26 +19,23 @@ import { jsonBody, queryValue } from '@anchor/common/http';
  *   POST [{type, add?, remove?}, ...] → adds then removes per entry, in order; idempotent. The whole body
  *        is validated first, so one bad entry changes nothing. Answers the lists as GET does.
  */
-export function acceptListHandlers(acceptLists: AcceptLists): { get: RequestHandler; post: RequestHandler } {
+export function acceptListHandlers(acceptLists: AcceptLists): { get: Handler; post: Handler } {
   // Updates are read-modify-write of one stored list: serialise them in this instance.
   const updates = new KeyedMutex();
 
-  const get: RequestHandler = async (req, res) => {
-    const type = queryValue(req, 'type');
-    if (type === undefined) {
-      res.json(await acceptLists.all());
-      return;
-    }
+  const get: Handler = async (req) => {
+    const type = req.query.get('type');
+    if (type === null) return answer({ json: await acceptLists.all() });
     const listType = acceptListType(type);
-    res.json({ type: listType, url: await acceptLists.get(listType) } satisfies AcceptListEntry);
+    return answer({ json: { type: listType, url: await acceptLists.get(listType) } satisfies AcceptListEntry });
   };
 
-  const post: RequestHandler = async (req, res) => {
+  const post: Handler = async (req) => {
     const changes = jsonBody(req, ACCEPT_LIST_UPDATE, 'accept list update');
     await updates.run('accept-lists', async () => {
       for (const change of changes) await acceptLists.update(change.type, change);
     });
-    res.json(await acceptLists.all());
+    return answer({ json: await acceptLists.all() });
   };
   return { get, post };
 }

@@ -1,7 +1,6 @@
-import type { RequestHandler } from 'express';
 import { ALLOWED_ORIGINS_UPDATE } from '../schemas/index.js';
 import { KeyedMutex } from '@anchor/common/concurrency';
-import { jsonBody } from '@anchor/common/http';
+import { answer, jsonBody, type Handler } from '@anchor/common/http';
 import type { AllowedOrigins } from '../runtime-config/allowed-origins.js';
 
 /**
@@ -12,16 +11,14 @@ import type { AllowedOrigins } from '../runtime-config/allowed-origins.js';
  *   POST {add?: [], remove?: []} → adds then removes (idempotent); answers the new list. The intake uses
  *        the same `AllowedOrigins`, so the change applies to the next operation this instance receives.
  */
-export function allowedOriginsHandlers(allowedOrigins: AllowedOrigins): { get: RequestHandler; post: RequestHandler } {
+export function allowedOriginsHandlers(allowedOrigins: AllowedOrigins): { get: Handler; post: Handler } {
   const updates = new KeyedMutex();
 
-  const get: RequestHandler = async (_req, res) => {
-    res.json(await allowedOrigins.list());
-  };
+  const get: Handler = async () => answer({ json: await allowedOrigins.list() });
 
-  const post: RequestHandler = async (req, res) => {
+  const post: Handler = async (req) => {
     const change = jsonBody(req, ALLOWED_ORIGINS_UPDATE, 'allowed origins update');
-    res.json(await updates.run('allowed-origins', () => allowedOrigins.update(change)));
+    return answer({ json: await updates.run('allowed-origins', () => allowedOrigins.update(change)) });
   };
   return { get, post };
 }

@@ -1,5 +1,5 @@
 import { PROJECT_VERSION } from '@anchor/common/version';
-import type { RequestHandler } from 'express';
+import type { Handler } from '@anchor/common/http';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
 import { acceptListHandlers } from './accept-list-handlers.js';
@@ -7,8 +7,8 @@ import { allowedOriginsHandlers } from './allowed-origins-handlers.js';
 
 export interface SystemFeature extends NodeFeature {
   readonly handlers: {
-    readonly acceptList: { readonly get: RequestHandler; readonly post: RequestHandler };
-    readonly allowedOrigins: { readonly get: RequestHandler; readonly post: RequestHandler };
+    readonly acceptList: { readonly get: Handler; readonly post: Handler };
+    readonly allowedOrigins: { readonly get: Handler; readonly post: Handler };
   };
 }
 

@@ -1,15 +1,16 @@
-import { badRequest, notFound } from '@anchor/common/errors';
+import { notFound } from '@anchor/common/errors';
+import { answer, type Handler } from '@anchor/common/http';
 import { createWebFingerClient } from '@anchor/common/webfinger';
-import type { RequestHandler } from 'express';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
 import { LogSetting } from './log-setting.js';
 import { VctClient } from './vct-client.js';
+import { plainTextBody } from '../util/plain-text-body.js';
 
 export interface VctClientFeature extends NodeFeature {
   readonly logSetting: LogSetting;
   readonly client: VctClient;
-  readonly handlers: { readonly getLog: RequestHandler; readonly setLog: RequestHandler };
+  readonly handlers: { readonly getLog: Handler; readonly setLog: Handler };
 }
 
 /** Health statuses that are not failures (orb.md §8.2). */
@@ -34,17 +35,14 @@ export async function createVctClientFeature(ctx: NodeContext): Promise<VctClien
     writeToken: ctx.config.auth.requestTokens?.['vct-write'],
   });
 
-  const getLog: RequestHandler = async (_req, res) => {
+  const getLog: Handler = async () => {
     const url = await logSetting.get();
     if (url === undefined) throw notFound('no log is configured');
-    res.type('text/plain').send(url);
+    return answer({ text: url });
   };
-  const setLog: RequestHandler = async (req, res) => {
-    const body: unknown = req.body;
-    if (body !== undefined && typeof body !== 'string')
-      throw badRequest('POST /log takes the log URL as a text/plain body');
-    const url = await logSetting.set(body ?? '');
-    res.type('text/plain').send(url ?? '');
+  const setLog: Handler = async (req) => {
+    const url = await logSetting.set(plainTextBody(req, 'POST /log takes the log URL as a text/plain body') ?? '');
+    return answer({ text: url ?? '' });
   };
 
   ctx.http.health.register(

@@ -1,9 +1,8 @@
 import { badRequest } from '@anchor/common/errors';
-import { queryValue } from '@anchor/common/http';
+import { answer, type Handler } from '@anchor/common/http';
 import { getLogger } from '@anchor/common/log';
 import type { Store } from '@anchor/common/storage';
 import { createWebFingerClient, JRD_MEDIA_TYPE } from '@anchor/common/webfinger';
-import type { RequestHandler } from 'express';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
 import type { DidAnchor } from '../operations/operation-records.js';
@@ -30,13 +29,13 @@ export interface WellKnownFeature extends NodeFeature {
 }
 
 export interface WellKnownHandlers {
-  readonly didOrb: RequestHandler;
+  readonly didOrb: Handler;
   /** `/.well-known/host-meta` and `/.well-known/host-meta.json`. */
-  readonly hostMeta: RequestHandler;
-  readonly domainDid: RequestHandler;
-  readonly webFinger: RequestHandler;
-  readonly nodeInfoLinks: RequestHandler;
-  readonly nodeInfo: Readonly<Record<NodeInfoVersion, RequestHandler>>;
+  readonly hostMeta: Handler;
+  readonly domainDid: Handler;
+  readonly webFinger: Handler;
+  readonly nodeInfoLinks: Handler;
+  readonly nodeInfo: Readonly<Record<NodeInfoVersion, Handler>>;
 }
 
 /**
@@ -71,31 +70,21 @@ export function createWellKnownFeature(ctx: NodeContext, deps: WellKnownDeps): W
     getLogger('nodeinfo'),
   );
   const nodeInfoHandler =
-    (version: NodeInfoVersion): RequestHandler =>
-    (_req, res) => {
-      res.type(nodeInfoContentType(version)).send(JSON.stringify(nodeInfoDocument(version, nodeInfo.usage)));
-    };
+    (version: NodeInfoVersion): Handler =>
+    () =>
+      answer({ json: nodeInfoDocument(version, nodeInfo.usage), type: nodeInfoContentType(version) });
   const handlers: WellKnownHandlers = {
-    didOrb: (_req, res) => {
-      res.json(didOrbDocument(ctx.urls));
-    },
+    didOrb: () => answer({ json: didOrbDocument(ctx.urls) }),
     // The original answered /host-meta only with `Accept: application/json` (400 otherwise); both paths
     // serve the JRD here, since XRD is not offered and a 400 helps no client.
-    hostMeta: (_req, res) => {
-      res.json(hostMetaDocument(ctx.urls, discoveryDomains));
+    hostMeta: () => answer({ json: hostMetaDocument(ctx.urls, discoveryDomains) }),
+    // Public key material: the explorer of another node checks this node's witness proofs with it in the page.
+    domainDid: () => answer({ json: ctx.domainDidDocument, headers: { 'Access-Control-Allow-Origin': '*' } }),
+    webFinger: async (req) => {
+      const jrd = await webFinger.describe(webFingerResource(req.query.get('resource') ?? undefined));
+      return answer({ json: jrd, type: JRD_MEDIA_TYPE });
     },
-    domainDid: (_req, res) => {
-      // Public key material: the explorer of another node checks this node's witness proofs with it in the page.
-      res.setHeader('Access-Control-Allow-Origin', '*');
-      res.type('application/json').send(JSON.stringify(ctx.domainDidDocument));
-    },
-    webFinger: async (req, res) => {
-      const jrd = await webFinger.describe(webFingerResource(queryValue(req, 'resource')));
-      res.type(JRD_MEDIA_TYPE).send(JSON.stringify(jrd));
-    },
-    nodeInfoLinks: (_req, res) => {
-      res.json(nodeInfoLinks(ctx.urls));
-    },
+    nodeInfoLinks: () => answer({ json: nodeInfoLinks(ctx.urls) }),
     nodeInfo: { '2.0': nodeInfoHandler('2.0'), '2.1': nodeInfoHandler('2.1') },
   };
 

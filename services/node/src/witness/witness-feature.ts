@@ -1,7 +1,7 @@
-import { badRequest, notFound } from '@anchor/common/errors';
+import { notFound } from '@anchor/common/errors';
+import { answer, type Handler } from '@anchor/common/http';
 import { getLogger } from '@anchor/common/log';
 import { createWebFingerClient } from '@anchor/common/webfinger';
-import type { RequestHandler } from 'express';
 import type { ActivityPubFeature } from '../activitypub/activitypub-feature.js';
 import { LocalWitness } from '../anchoring/local-witness.js';
 import type { NodeContext } from '../context.js';
@@ -14,6 +14,7 @@ import { WitnessPolicySetting } from './policy-setting.js';
 import { WitnessCandidates } from './witness-candidates.js';
 import { offerHandler } from './witness-side.js';
 import { WitnessingRecords } from './witnessing-records.js';
+import { plainTextBody } from '../util/plain-text-body.js';
 
 export interface WitnessFeature extends NodeFeature {
   /** The witnessing step of the anchor pipeline: Offers to other nodes, their proofs, the policy. */
@@ -23,7 +24,7 @@ export interface WitnessFeature extends NodeFeature {
   /** Registers a listener for arriving proofs (the anchoring feature's pipeline looks at the anchor again). */
   onProof(listener: (anchorId: string) => void): void;
   /** The witness policy's endpoints: an administrator setting (the route table makes them token-only). */
-  readonly handlers: { readonly getPolicy: RequestHandler; readonly setPolicy: RequestHandler };
+  readonly handlers: { readonly getPolicy: Handler; readonly setPolicy: Handler };
 }
 
 /**
@@ -98,19 +99,17 @@ export async function createWitnessFeature(
     }),
   );
 
-  const getPolicy: RequestHandler = async (_req, res) => {
+  const getPolicy: Handler = async () => {
     const text = await policy.text();
     if (text === undefined)
       throw notFound(
         'no witness policy is set: the default applies (MinPercent(100,batch) AND MinPercent(100,system))',
       );
-    res.type('text/plain').send(text);
+    return answer({ text });
   };
-  const setPolicy: RequestHandler = async (req, res) => {
-    const body: unknown = req.body;
-    if (body !== undefined && typeof body !== 'string')
-      throw badRequest('POST /policy takes the witness policy as a text/plain body');
-    res.type('text/plain').send((await policy.set(body ?? '')) ?? '');
+  const setPolicy: Handler = async (req) => {
+    const body = plainTextBody(req, 'POST /policy takes the witness policy as a text/plain body');
+    return answer({ text: (await policy.set(body ?? '')) ?? '' });
   };
 
   return {
