@@ -365,9 +365,9 @@ export class TransparencyLog {
   /**
    * Takes slices from `next(size)` (at most `size` records each) until it gives none: appends their leaves and
    * writes their records, then the touched tiles and the new head. All in one write when `until` is infinite
-   * (slices of `INTEGRATION_SLICE`); else one write per slice, taking no further slice once `until` has come
-   * (at least one is always taken; then `stoppedEarly`), the last slice taken going in the head's write, and
-   * each slice's size set from the time the one before took. When no slice appended a leaf (every record was
+   * (slices of `INTEGRATION_SLICE`); else one write per slice and one for the head, taking no further slice
+   * once `until` has come (at least one is always taken; then `stoppedEarly`), each slice's size set from
+   * the time the one before took. When no slice appended a leaf (every record was
    * of a leaf already in the tree) only their records are written. On a failure the tree is read back to the
    * committed head and the error rethrown.
    */
@@ -378,39 +378,34 @@ export class TransparencyLog {
   ): Promise<{ slices: Slice[]; stoppedEarly: boolean }> {
     const bounded = Number.isFinite(until);
     const slices: Slice[] = [];
-    let pending: ProviderBatchOp[] = [];
+    const pending: ProviderBatchOp[] = [];
     let stoppedEarly = false;
     let size = bounded ? this.#sliceSize : INTEGRATION_SLICE;
-    let started = now();
-    // A slice written (with its reads) took `tookMs`: the next one is sized to fit `sliceMs`. A short last
-    // slice that was quick says little; a bound already past at the start, nothing.
-    const learn = (written: Slice): void => {
-      const tookMs = now() - started;
-      started = now();
-      if (sliceMs > 0 && (written.records >= size || tookMs > sliceMs))
-        size = this.#sliceSize = nextSliceSize(written.records, tookMs, sliceMs);
-    };
     try {
       for (;;) {
         if (bounded && slices.length > 0 && now() >= until) {
           stoppedEarly = true;
           break;
         }
+        const started = now();
         const slice = await next(size);
         if (!slice) break;
-        // The slice before goes now, unless this one was the last: that one goes with the head.
-        if (bounded && slices.length > 0) {
-          await this.#writeOps(pending);
-          pending = [];
-          learn(slices[slices.length - 1]!);
-        }
         for (const hash of slice.hashes) this.#tree.append(hash);
-        pending.push(...slice.ops);
         slices.push(slice);
+        if (!bounded) {
+          pending.push(...slice.ops);
+          continue;
+        }
+        // Each slice on its own, the head after them: what a slice costs (its reads and its write) is then
+        // measured alone, the head's tiles and the queue read not counted in it.
+        await this.#writeOps(slice.ops);
+        // A short last slice that was quick says little; a bound already past at the start, nothing.
+        const tookMs = now() - started;
+        if (sliceMs > 0 && (slice.records >= size || tookMs > sliceMs))
+          size = this.#sliceSize = nextSliceSize(slice.records, tookMs, sliceMs);
       }
       if (this.#tree.size > this.#head.size) await this.#commitAppended(pending, now);
       else if (pending.length > 0) await this.#writeOps(pending);
-      if (bounded && slices.length > 0) learn(slices[slices.length - 1]!);
     } catch (error) {
       await this.#rollBack();
       throw error;
