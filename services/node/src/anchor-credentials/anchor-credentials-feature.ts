@@ -1,6 +1,6 @@
 import { badRequest, notFound } from '@anchor/common/errors';
 import type { ProviderBatchOp, Store } from '@anchor/common/storage';
-import type { RequestHandler } from 'express';
+import { answer, type Handler } from '@anchor/common/http';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
 
@@ -39,17 +39,17 @@ export class CredentialStore {
 
 export interface AnchorCredentialsFeature extends NodeFeature {
   readonly credentials: CredentialStore;
-  readonly handlers: { readonly getCredential: RequestHandler };
+  readonly handlers: { readonly getCredential: Handler };
 }
 
 export async function createAnchorCredentialsFeature(ctx: NodeContext): Promise<AnchorCredentialsFeature> {
   const credentials = new CredentialStore(await ctx.storage.open<Record<string, unknown>>(VC_STORE), ctx.urls.vcBase);
-  const getCredential: RequestHandler = async (req, res) => {
-    const id = String(req.params.id);
+  const getCredential: Handler = async (req) => {
+    const id = String(req.params['id']);
     if (!UUID.test(id)) throw badRequest(`'${id}' is not an anchor credential id (a UUID)`);
     const credential = await credentials.get(id);
     if (!credential) throw notFound(`no anchor credential ${ctx.urls.vcBase}/${id}`);
-    res.type('application/ld+json').send(JSON.stringify(credential));
+    return answer({ json: credential, type: 'application/ld+json' });
   };
   return { name: 'anchor-credentials', credentials, handlers: { getCredential } };
 }

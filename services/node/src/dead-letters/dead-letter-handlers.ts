@@ -1,6 +1,5 @@
 import { badRequest, notFound } from '@anchor/common/errors';
-import { queryValue } from '@anchor/common/http';
-import type { RequestHandler } from 'express';
+import { answer, type Handler } from '@anchor/common/http';
 import type { DeadLetter } from './dead-letter-store.js';
 import type { DeadLetters } from './dead-letters.js';
 
@@ -9,10 +8,10 @@ const DEFAULT_PAGE = 50;
 const MAX_PAGE = 500;
 
 export interface DeadLetterHandlers {
-  list: RequestHandler;
-  get: RequestHandler;
-  replay: RequestHandler;
-  discard: RequestHandler;
+  list: Handler;
+  get: Handler;
+  replay: Handler;
+  discard: Handler;
 }
 
 /**
@@ -21,29 +20,27 @@ export interface DeadLetterHandlers {
  * dead letter(s) with times as RFC 3339.
  */
 export function deadLetterHandlers(deadLetters: DeadLetters): DeadLetterHandlers {
-  const list: RequestHandler = async (req, res) => {
-    const topic = queryValue(req, 'topic');
+  const list: Handler = async (req) => {
+    const topic = req.query.get('topic') ?? undefined;
     if (topic !== undefined && !deadLetters.topics.includes(topic))
       throw badRequest(`topic '${topic}' keeps no dead letters (topics: ${deadLetters.topics.join(', ')})`);
-    const limitText = queryValue(req, 'limit');
+    const limitText = req.query.get('limit') ?? undefined;
     const limit = limitText === undefined ? DEFAULT_PAGE : Number(limitText);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE)
       throw badRequest(`limit must be an integer from 1 to ${MAX_PAGE}`);
-    const page = await deadLetters.list({ topic, limit, after: queryValue(req, 'after') });
-    res.json({ deadLetters: page.items.map(({ value }) => view(value)), ...(page.next ? { next: page.next } : {}) });
+    const page = await deadLetters.list({ topic, limit, after: req.query.get('after') ?? undefined });
+    return answer({
+      json: { deadLetters: page.items.map(({ value }) => view(value)), ...(page.next ? { next: page.next } : {}) },
+    });
   };
 
-  const get: RequestHandler = async (req, res) => {
-    res.json(view(await found(deadLetters, req.params.id)));
-  };
+  const get: Handler = async (req) => answer({ json: view(await found(deadLetters, req.params['id'])) });
 
-  const replay: RequestHandler = async (req, res) => {
-    res.json(view(await deadLetters.replay(await found(deadLetters, req.params.id))));
-  };
+  const replay: Handler = async (req) =>
+    answer({ json: view(await deadLetters.replay(await found(deadLetters, req.params['id']))) });
 
-  const discard: RequestHandler = async (req, res) => {
-    res.json(view(await deadLetters.discard(await found(deadLetters, req.params.id))));
-  };
+  const discard: Handler = async (req) =>
+    answer({ json: view(await deadLetters.discard(await found(deadLetters, req.params['id']))) });
 
   return { list, get, replay, discard };
 }

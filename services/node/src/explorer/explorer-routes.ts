@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { RouteSpec } from '@anchor/common/http';
+import { answer, type HandlerRouteSpec } from '@anchor/common/http';
 import { notFound } from '@anchor/common/errors';
 
 /** Where the explorer's page is served. */
@@ -25,15 +25,27 @@ export const EXPLORER_CSP = [
 
 const ASSETS: Readonly<Record<string, string>> = {
   'explorer.js': 'text/javascript; charset=utf-8',
-  'explorer.js.map': 'application/json',
+  'explorer.js.map': 'application/json; charset=utf-8',
   'explorer.css': 'text/css; charset=utf-8',
   // The in-page verifier, imported on the first "Verify".
   'verifier.js': 'text/javascript; charset=utf-8',
-  'verifier.js.map': 'application/json',
+  'verifier.js.map': 'application/json; charset=utf-8',
   // The federation graph (cytoscape), imported by the federation page.
   'graph.js': 'text/javascript; charset=utf-8',
-  'graph.js.map': 'application/json',
+  'graph.js.map': 'application/json; charset=utf-8',
 };
+
+const PAGE_HEADERS = { 'Content-Security-Policy': EXPLORER_CSP, 'Cache-Control': 'no-cache' };
+
+/** A URL for a Location header as express's `res.location` writes it (encodeurl): what is not allowed there percent-encoded, `%XX` kept. */
+function encodeUrl(url: string): string {
+  return url
+    .replace(/(^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]|[\uD800-\uDBFF]([^\uDC00-\uDFFF]|$)/g, '$1\uFFFD$2')
+    .replace(
+      /(?:[^\x21\x23-\x3B\x3D\x3F-\x5F\x61-\x7A\x7C\x7E]|%(?:[^0-9A-Fa-f]|[0-9A-Fa-f][^0-9A-Fa-f]|$))+/g,
+      encodeURI,
+    );
+}
 
 let distDir: string | undefined;
 const cache = new Map<string, Buffer>();
@@ -50,7 +62,7 @@ function file(name: string): Buffer {
 }
 
 /** `GET /explorer/` and its files, open to anyone: the page reads only public endpoints. */
-export function explorerRoutes(): RouteSpec[] {
+export function explorerRoutes(): HandlerRouteSpec[] {
   return [
     {
       method: 'GET',
@@ -60,17 +72,18 @@ export function explorerRoutes(): RouteSpec[] {
       summary:
         "the explorer: a web page over this node's public endpoints (`?did=<any form>` opens a DID, `?node=<url>` reads another node)",
       responses: { 200: { description: 'the page', mediaType: 'text/html' } },
-      handler: (req, res) => {
+      handler: (req) => {
         // Relative asset URLs need the trailing slash (express matches `/explorer` here too).
         if (!req.path.endsWith('/')) {
-          const at = req.originalUrl.indexOf('?');
-          const query = at < 0 ? '' : req.originalUrl.slice(at);
-          res.redirect(301, `${req.baseUrl}${EXPLORER_PATH}${query}`);
-          return;
+          const at = req.url.indexOf('?');
+          const location = encodeUrl(`${EXPLORER_PATH}${at < 0 ? '' : req.url.slice(at)}`);
+          return answer({
+            status: 301,
+            text: `Moved Permanently. Redirecting to ${location}`,
+            headers: { Location: location },
+          });
         }
-        res.setHeader('Content-Security-Policy', EXPLORER_CSP);
-        res.setHeader('Cache-Control', 'no-cache');
-        res.type('text/html; charset=utf-8').send(file('index.html'));
+        return answer({ bytes: file('index.html'), type: 'text/html; charset=utf-8', headers: PAGE_HEADERS });
       },
     },
     {
@@ -86,13 +99,11 @@ export function explorerRoutes(): RouteSpec[] {
         200: { description: 'the file', mediaType: 'text/javascript' },
         404: 'no such file of the explorer',
       },
-      handler: (req, res) => {
+      handler: (req) => {
         const name = String(req.params['asset']);
         const type = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
         if (type === undefined) throw notFound(`no explorer file ${name}`);
-        res.setHeader('Content-Security-Policy', EXPLORER_CSP);
-        res.setHeader('Cache-Control', 'no-cache');
-        res.type(type).send(file(name));
+        return answer({ bytes: file(name), type, headers: PAGE_HEADERS });
       },
     },
   ];

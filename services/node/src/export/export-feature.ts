@@ -1,7 +1,7 @@
 import { badRequest } from '@anchor/common/errors';
-import { jsonBody, endWhenServerCloses, queryValue } from '@anchor/common/http';
+import { Readable } from 'node:stream';
+import { answer, jsonBody, type Handler } from '@anchor/common/http';
 import { getLogger } from '@anchor/common/log';
-import type { RequestHandler, Response } from 'express';
 import type { CasFeature } from '../cas/cas-feature.js';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
@@ -29,9 +29,9 @@ export interface ExportFeature extends NodeFeature {
   readonly export: OperationExport;
   readonly mirror: MirrorImport;
   readonly handlers: {
-    readonly getExport: RequestHandler;
-    readonly streamExport: RequestHandler;
-    readonly postImport: RequestHandler;
+    readonly getExport: Handler;
+    readonly streamExport: Handler;
+    readonly postImport: Handler;
   };
 }
 
@@ -60,7 +60,8 @@ export function createExportFeature(
   deps.observer.onProcessed(() => {
     for (const wake of [...waiting]) wake();
   });
-  const streams = new Set<Response>();
+  // The open streams, each ended (after its current page) when the feature stops.
+  const streams = new Set<AbortController>();
 
   const countOf = (text: string | undefined): number => {
     if (text === undefined) return EXPORT_MAX_COUNT;
@@ -70,78 +71,76 @@ export function createExportFeature(
     return count;
   };
 
-  const getExport: RequestHandler = async (req, res) => {
-    const after = parseCursor(queryValue(req, 'after'));
-    const page = await exporter.page(after, countOf(queryValue(req, 'count')));
-    res.type('application/json').send(exportPageJson(page));
+  const getExport: Handler = async (req) => {
+    const after = parseCursor(req.query.get('after') ?? undefined);
+    const page = await exporter.page(after, countOf(req.query.get('count') ?? undefined));
+    return answer({ text: exportPageJson(page), type: 'application/json' });
   };
 
-  const streamExport: RequestHandler = async (req, res) => {
+  const streamExport: Handler = (req) => {
     // EventSource reconnects with the id of the last event it received.
-    const lastEventId = req.get('last-event-id');
-    const after = queryValue(req, 'after') ?? lastEventId;
-    let cursor: ExportCursor = parseCursor(after);
-    const count = countOf(queryValue(req, 'count'));
-    res.status(200).set({
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      'x-accel-buffering': 'no',
+    const lastEventId = req.headers['last-event-id'];
+    const after = req.query.get('after') ?? (typeof lastEventId === 'string' ? lastEventId : undefined);
+    const from = parseCursor(after);
+    const count = countOf(req.query.get('count') ?? undefined);
+    const ended = new AbortController();
+    streams.add(ended);
+    const stream = Readable.from(exportEvents(from, count, AbortSignal.any([req.signal, ended.signal])));
+    stream.once('close', () => streams.delete(ended));
+    return answer({
+      stream,
+      type: 'text/event-stream; charset=utf-8',
+      headers: { 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
+      longLived: true,
     });
-    res.flushHeaders();
-    endWhenServerCloses(res);
-    streams.add(res);
-    let open = true;
-    let wake: (() => void) | undefined;
-    const closed = (): void => {
-      open = false;
-      streams.delete(res);
-      wake?.();
-    };
-    res.once('close', closed);
-    const write = async (text: string): Promise<void> => {
-      if (!res.write(text)) await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
-    };
+  };
+
+  /** The stream's events: the pages from `from` on, then each new one as it is committed, until `stop`. */
+  async function* exportEvents(from: ExportCursor, count: number, stop: AbortSignal): AsyncGenerator<string> {
+    let cursor = from;
     try {
       let quietSince = Date.now();
-      while (open) {
+      while (!stop.aborted) {
         const page = await exporter.page(cursor, count);
         if (page.items.length > 0) {
-          await write(`id: ${page.cursor}\nevent: page\ndata: ${exportPageJson(page)}\n\n`);
+          yield `id: ${page.cursor}\nevent: page\ndata: ${exportPageJson(page)}\n\n`;
           cursor = parseCursor(page.cursor);
           quietSince = Date.now();
         }
         if (page.more) continue;
         if (Date.now() - quietSince >= STREAM_HEARTBEAT_MS) {
-          await write(': keep-alive\n\n');
+          yield ': keep-alive\n\n';
           quietSince = Date.now();
         }
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, STREAM_POLL_MS);
-          wake = () => {
-            clearTimeout(timer);
-            waiting.delete(wake as () => void);
-            resolve();
-          };
-          waiting.add(wake);
-          if (!open) wake();
-        });
-        if (wake) waiting.delete(wake);
+        await nextCommit(stop);
       }
     } catch (error) {
       // Headers are out: the error goes to the stream as its last event.
       log.warn('export stream failed', { err: (error as Error).message });
-      if (open) res.write(`event: error\ndata: ${JSON.stringify({ message: (error as Error).message })}\n\n`);
-    } finally {
-      streams.delete(res);
-      res.end();
+      if (!stop.aborted) yield `event: error\ndata: ${JSON.stringify({ message: (error as Error).message })}\n\n`;
     }
-  };
+  }
 
-  const postImport: RequestHandler = async (req, res) => {
+  /** Resolves on the next commit made here, after STREAM_POLL_MS (another instance's commits), or on `stop`. */
+  const nextCommit = (stop: AbortSignal): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        waiting.delete(wake);
+        stop.removeEventListener('abort', wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, STREAM_POLL_MS);
+      waiting.add(wake);
+      stop.addEventListener('abort', wake);
+      if (stop.aborted) wake();
+    });
+
+  const postImport: Handler = async (req) => {
     const body = jsonBody(req, 'an export page') as { anchors?: unknown };
     if (typeof body !== 'object' || body === null || !Array.isArray(body.anchors))
       throw badRequest('an export page: a JSON object with an "anchors" list, as GET /sidetree/v1/export answers');
-    res.json(await mirror.import(body.anchors as ImportedAnchor[]));
+    return answer({ json: await mirror.import(body.anchors as ImportedAnchor[]) });
   };
 
   return {
@@ -150,7 +149,7 @@ export function createExportFeature(
     mirror,
     handlers: { getExport, streamExport, postImport },
     async stop() {
-      for (const res of streams) res.end();
+      for (const ended of streams) ended.abort();
     },
   };
 }

@@ -1,7 +1,6 @@
 import { badRequest, notFound } from '@anchor/common/errors';
-import type { RequestHandler } from 'express';
 import { LOG_MONITOR_UPDATE } from '../schemas/index.js';
-import { jsonBody, queryValue } from '@anchor/common/http';
+import { answer, jsonBody, type Handler } from '@anchor/common/http';
 import { checkLogUrl } from '../vct-client/log-setting.js';
 import type { MonitoredLog, MonitoredLogs } from './monitored-logs.js';
 
@@ -15,9 +14,9 @@ type ListedStatus = (typeof STATUSES)[number];
  * with its `Evidence`. 404 when none. POST `{"activate": [url], "deactivate": [url]}` switches monitoring (activating a failed log
  * starts it again from its current tree head; its evidence stays).
  */
-export function logMonitorHandlers(logs: MonitoredLogs): { get: RequestHandler; post: RequestHandler } {
-  const get: RequestHandler = async (req, res) => {
-    const status = queryValue(req, 'status') ?? 'active';
+export function logMonitorHandlers(logs: MonitoredLogs): { get: Handler; post: Handler } {
+  const get: Handler = async (req) => {
+    const status = req.query.get('status') ?? 'active';
     if (!(STATUSES as readonly string[]).includes(status))
       throw badRequest(`status '${status}' is not supported: active, inactive or failed`);
     const listed = status as ListedStatus;
@@ -31,16 +30,16 @@ export function logMonitorHandlers(logs: MonitoredLogs): { get: RequestHandler; 
     if (listed === 'failed')
       for (const [index, record] of records.entries())
         views[index]!.Evidence = (await logs.evidence(record.failure!.evidence)) ?? null;
-    res.json({ [listed]: views });
+    return answer({ json: { [listed]: views } });
   };
 
-  const post: RequestHandler = async (req, res) => {
+  const post: Handler = async (req) => {
     const change = jsonBody(req, LOG_MONITOR_UPDATE, 'log monitor update');
     const activate = (change.activate ?? []).map(checkLogUrl);
     const deactivate = (change.deactivate ?? []).map(checkLogUrl);
     for (const logUrl of activate) await logs.activate(logUrl);
     for (const logUrl of deactivate) await logs.deactivate(logUrl, 'operator');
-    res.status(200).end();
+    return answer({ status: 200 });
   };
 
   return { get, post };

@@ -1,7 +1,7 @@
+import type { Handler } from '@anchor/common/http';
 import { getLogger } from '@anchor/common/log';
 import { parseCosignatureVerifierKey } from '@anchor/common/tlog';
 import { createWebFingerClient } from '@anchor/common/webfinger';
-import type { RequestHandler } from 'express';
 import type { ActivityPubFeature } from '../activitypub/activitypub-feature.js';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
@@ -20,7 +20,7 @@ export interface LogMonitoringFeature extends NodeFeature {
   readonly watched: WatchedCredentials;
   readonly consistency: LogConsistencyMonitor;
   readonly proofs: ProofMonitor;
-  readonly handlers: { readonly get: RequestHandler; readonly post: RequestHandler };
+  readonly handlers: { readonly get: Handler; readonly post: Handler };
 }
 
 export interface LogMonitoringDeps {

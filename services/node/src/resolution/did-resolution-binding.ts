@@ -1,5 +1,5 @@
 import { AppError, errorMessage, statusOf } from '@anchor/common/errors';
-import type { FastAnswer } from '@anchor/common/http';
+import { answer, type Answer } from '@anchor/common/http';
 import { parseDidUrl, resourceOf, type DidUrl } from './did-url.js';
 import {
   DEREFERENCING_MEDIA_TYPE,
@@ -67,7 +67,7 @@ export async function resolveWithBinding(
   input: string,
   supportedMethods: ReadonlySet<string>,
   seed: SeedResolution,
-): Promise<FastAnswer> {
+): Promise<Answer> {
   const didUrl = parseDidUrl(input);
   const plainDid =
     didUrl !== undefined && didUrl.path === '' && didUrl.query === undefined && didUrl.fragment === undefined;
@@ -110,7 +110,7 @@ async function dereference(
   didUrl: DidUrl | undefined,
   supportedMethods: ReadonlySet<string>,
   seed: SeedResolution,
-): Promise<FastAnswer> {
+): Promise<Answer> {
   const fail = (code: DereferencingErrorCode, detail: string) => dereferencingFailure(representation, code, detail);
   if (didUrl === undefined)
     return fail('invalidDidUrl', `'${input}' is not a DID URL (did:<method>:<id>[?query][#fragment])`);
@@ -179,10 +179,10 @@ function unsupported(supportedMethods: ReadonlySet<string>, method: string): str
 }
 
 /** The document (or resource) alone: `application/did+json` without its `@context`. */
-function documentAnswer(mediaType: DocumentMediaType, status: number, document: Record<string, unknown>): FastAnswer {
+function documentAnswer(mediaType: DocumentMediaType, status: number, document: Record<string, unknown>): Answer {
   const body = { ...document };
   if (mediaType === 'application/did+json') delete body['@context'];
-  return { status, contentType: mediaType, body: JSON.stringify(body), headers: VARY };
+  return answer({ json: body, type: mediaType, status, headers: VARY });
 }
 
 /** Answers differ by `Accept`: caches must keep them apart. */
@@ -199,7 +199,7 @@ function errorCodeOf(status: number, method: string, error: unknown): Resolution
   return method === 'web' ? 'notFound' : 'invalidDid';
 }
 
-function failure(representation: BindingRepresentation, code: ResolutionErrorCode, detail: string): FastAnswer {
+function failure(representation: BindingRepresentation, code: ResolutionErrorCode, detail: string): Answer {
   if (representation.kind === 'dereferencing') return dereferencingFailure(representation, code, detail);
   const { type, status, title } = ERRORS[code];
   if (representation.kind === 'document') return message(status, detail);
@@ -218,7 +218,7 @@ function dereferencingFailure(
   representation: Extract<BindingRepresentation, { kind: 'dereferencing' | 'document' }>,
   code: DereferencingErrorCode,
   detail: string,
-): FastAnswer {
+): Answer {
   const { type, status, title } = ERRORS[code];
   if (representation.kind === 'document') return message(status, detail);
   return dereferencingAnswer(status, {
@@ -231,21 +231,21 @@ function dereferencingFailure(
 function dereferencingAnswer(
   status: number,
   result: { dereferencingMetadata: unknown; contentStream: unknown; contentMetadata: unknown },
-): FastAnswer {
-  return { status, contentType: DEREFERENCING_MEDIA_TYPE, body: JSON.stringify(result), headers: VARY };
+): Answer {
+  return answer({ json: result, type: DEREFERENCING_MEDIA_TYPE, status, headers: VARY });
 }
 
 function resultAnswer(
   representation: Extract<BindingRepresentation, { kind: 'result' }>,
   status: number,
   result: { didDocument: unknown; didResolutionMetadata: unknown; didDocumentMetadata: unknown },
-): FastAnswer {
+): Answer {
   const body = representation.form === 'ld' ? { '@context': RESOLUTION_CONTEXT, ...result } : result;
-  return { status, contentType: representation.mediaType, body: JSON.stringify(body), headers: VARY };
+  return answer({ json: body, type: representation.mediaType, status, headers: VARY });
 }
 
-function message(status: number, text: string): FastAnswer {
-  return { status, contentType: 'application/json', body: JSON.stringify({ message: text }), headers: VARY };
+function message(status: number, text: string): Answer {
+  return answer({ json: { message: text }, status, headers: VARY });
 }
 
 /** Every number in a metadata structure as its decimal string (DID Core §7.3 allows no numbers there). */

@@ -1,5 +1,5 @@
 import { badRequest, unavailable } from '@anchor/common/errors';
-import type { FastHandler } from '@anchor/common/http';
+import { answer, type Answer, type Handler } from '@anchor/common/http';
 import { getLogger } from '@anchor/common/log';
 import type { NodeContext } from '../context.js';
 import type { DidDiscoveryFeature } from '../did-discovery/did-discovery-feature.js';
@@ -13,16 +13,16 @@ import type { VersionOptions } from '../resolution/resolution-service.js';
 import { negotiateResolution } from '../resolution/resolution-media-types.js';
 import { IntakeBackPressure } from './intake-back-pressure.js';
 import { OperationIntake, type AcceptedOperationSink } from './operation-intake.js';
-import { queryValue, type SidetreeAnswer, type SidetreeApi } from './sidetree-api.js';
+import type { SidetreeApi } from './sidetree-api.js';
 
 export interface SidetreeApiFeature extends NodeFeature {
   readonly intake: OperationIntake;
   readonly api: SidetreeApi;
   /** The API as the HTTP kit's fast routes. */
   readonly handlers: {
-    readonly postOperation: FastHandler;
-    readonly getIdentifier: FastHandler;
-    readonly getHistory: FastHandler;
+    readonly postOperation: Handler;
+    readonly getIdentifier: Handler;
+    readonly getHistory: Handler;
   };
 }
 
@@ -77,28 +77,28 @@ export function createSidetreeApiFeature(
   const resolveSeed = async (
     did: string,
     versions: { versionId?: string | undefined; versionTime?: string | undefined },
-  ): Promise<SidetreeAnswer & { body: string }> => {
+  ): Promise<{ type: string; body: string }> => {
     if (deps.resolution.webView.isWebDid(did)) {
       if (versions.versionId !== undefined || versions.versionTime !== undefined) {
         throw badRequest('versionId and versionTime apply to did:node identifiers, not to did:web views');
       }
-      return { contentType: 'application/json', body: JSON.stringify(await deps.resolution.webView.resolve(did)) };
+      return { type: 'application/json', body: JSON.stringify(await deps.resolution.webView.resolve(did)) };
     }
-    return {
-      contentType: 'application/did+ld+json',
-      body: (await resolveDid(did, versions)).json,
-    };
+    return { type: 'application/did+ld+json', body: (await resolveDid(did, versions)).json };
   };
 
   const api: SidetreeApi = {
     async postOperation(body) {
       notInMaintenance();
-      return { contentType: 'application/did+ld+json', body: JSON.stringify(await intake.submit(body)) };
+      return answer({ json: await intake.submit(body), type: 'application/did+ld+json' });
     },
     async getIdentifier(rawDid, versions, accept) {
       notInMaintenance();
       const representation = negotiateResolution(accept);
-      if (representation.kind === 'seed') return { ...(await resolveSeed(decodeDid(rawDid), versions)), headers: VARY };
+      if (representation.kind === 'seed') {
+        const seed = await resolveSeed(decodeDid(rawDid), versions);
+        return answer({ text: seed.body, type: seed.type, headers: VARY });
+      }
       let did = rawDid;
       try {
         did = decodeDid(rawDid);
@@ -112,7 +112,7 @@ export function createSidetreeApiFeature(
   };
 
   /** A DID's operations with their anchors, from this node's stores (no peer is asked). */
-  const getHistory = async (rawDid: string): Promise<SidetreeAnswer> => {
+  const getHistory = async (rawDid: string): Promise<Answer> => {
     notInMaintenance();
     const did = decodeDid(rawDid);
     if (deps.resolution.webView.isWebDid(did))
@@ -121,7 +121,7 @@ export function createSidetreeApiFeature(
     await deps.resolution.service.resolve(did);
     const suffix = deps.resolution.service.parse(did).suffix;
     const operations = await deps.resolution.service.didOperations(suffix);
-    return { contentType: 'application/json', body: JSON.stringify(didHistory(operations, didNamespace)) };
+    return answer({ json: didHistory(operations, didNamespace) });
   };
 
   const handlers = {
@@ -135,8 +135,8 @@ export function createSidetreeApiFeature(
       api.getIdentifier(
         req.path.slice(req.path.indexOf('/identifiers/') + '/identifiers/'.length),
         {
-          versionId: queryValue(req.query, 'versionId'),
-          versionTime: queryValue(req.query, 'versionTime'),
+          versionId: req.query.get('versionId') ?? undefined,
+          versionTime: req.query.get('versionTime') ?? undefined,
         },
         req.headers.accept,
       ),
