@@ -1,6 +1,6 @@
 import { FencedError, isFenced, LEASE_STORE, StoreLease, type LeaseLink } from './lease.js';
 import { createMemStoreProvider } from './mem.js';
-import type { StoreProvider } from './types.js';
+import type { Store, StoreOptions, StoreProvider } from './types.js';
 import { describe, expect, it } from 'vitest';
 
 const open = (provider: StoreProvider, holder: string, durationMs = 1_000) =>
@@ -118,5 +118,50 @@ describe('StoreLease', () => {
     await expect(a.renew()).rejects.toThrow(/connection lost/);
     expect(await a.renew()).toBe(true);
     expect(a.epoch).toBe(1);
+  });
+
+  it('does not hold a claim made from a tip read before the holder appended and freed the slot after it', async () => {
+    // FerretDB under load answered a tip query from before the holder's latest links (CI, 2026-12-07): the
+    // claimer took the slot the holder had freed, then walked through the holder's freed slots writing beside it.
+    const provider = createMemStoreProvider({ sweepIntervalMs: 0 });
+    let gate: Promise<void> | undefined;
+    const lateReads: StoreProvider = {
+      ...provider,
+      kind: provider.kind,
+      batch: provider.batch.bind(provider),
+      open: async <T extends object>(name: string, options?: StoreOptions) => {
+        const store = await provider.open<T>(name, options);
+        return Object.assign(Object.create(store) as Store<T>, {
+          query: async (...args: Parameters<Store<T>['query']>) => {
+            const page = await store.query(...args);
+            await gate;
+            return page;
+          },
+        });
+      },
+    };
+    const a = await open(provider, 'a');
+    const b = await StoreLease.open(lateReads, { name: 'batch-writer', holder: 'b', durationMs: 1_000 });
+    const now = Date.now();
+    expect(await a.acquire(now)).toBe(true);
+    let openGate!: () => void;
+    gate = new Promise((resolve) => (openGate = resolve));
+    // b reads the tip (a's claim, expired by b's clock) but gets the answer only after a renewed and wrote.
+    const claim = b.acquire(now + 2_000);
+    expect(await a.renew(now + 1_500)).toBe(true);
+    await a.write([]);
+    gate = undefined;
+    openGate();
+    expect(await claim).toBe(false);
+    expect(b.epoch).toBeUndefined();
+    // a's next write frees the slot after b's claim: b must still be refused there.
+    await a.write([]);
+    await expect(b.write([])).rejects.toSatisfy(isFenced);
+    expect(a.epoch).toBe(1);
+    expect((await chain(provider)).map((l) => [l.version, l.kind, l.holder])).toEqual([
+      [1, 'claim', 'a'],
+      [2, 'claim', 'b'],
+      [4, 'write', 'a'],
+    ]);
   });
 });

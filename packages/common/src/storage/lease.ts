@@ -160,6 +160,11 @@ export class StoreLease {
     const version = (tip?.version ?? 0) + 1;
     const link = this.link(version, version, 'claim', now + this.options.durationMs);
     if (!(await this.links.insert(versionKey(this.options.name, version), link))) return false;
+    // The tip read above may predate the holder's later links, and the slot after it may since have been freed
+    // (a holder deletes its previous link as it appends): a claim there sits below the real tip, and its
+    // appends could walk through the holder's freed slots. Only a claim that is still the tip holds.
+    const after = await this.tip();
+    if (after !== undefined && after.version > version) return false;
     this.held = { epoch: version, claim: version, version, expiresAt: link.expiresAt };
     return true;
   }
