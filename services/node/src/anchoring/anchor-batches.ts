@@ -132,7 +132,7 @@ export class AnchorBatches {
   async newest(
     status: AnchorStatus,
     limit: number,
-  ): Promise<Array<Pick<AnchorBatch, 'createdAt' | 'processedAt' | 'operationCount'>>> {
+  ): Promise<Array<Pick<AnchorBatch, 'createdAt' | 'publishedAt' | 'processedAt' | 'operationCount'>>> {
     const page = await this.records.query({
       where: { status },
       orderBy: { field: 'createdAt', direction: 'desc' },

@@ -102,6 +102,22 @@ export function resubmitWaitMs(resubmits: number): number {
   return Math.min(RESUBMIT_MAX_MS, RESUBMIT_AFTER_MS * 2 ** resubmits);
 }
 
+/** The first hand-over again waits at least this many times as long as anchors took from published to processed. */
+const SLOW_OBSERVER_FACTOR = 3;
+
+/**
+ * How long a published anchor waits for the observer before it is handed over again: `resubmitWaitMs`, but the
+ * longest wait once an observer has claimed it, and at least SLOW_OBSERVER_FACTOR times what anchors took from
+ * published to processed lately (`processingMs`). An unclaimed anchor may be waiting its turn behind others on a
+ * replica that holds its message (one commit at a time per replica): on FerretDB anchors took 20-80 s and the
+ * minute's hand-over put a queued anchor on a second replica beside the first.
+ */
+export function observerWaitMs(resubmits: number, claimed: boolean, processingMs: number | undefined): number {
+  if (claimed) return RESUBMIT_MAX_MS;
+  const slow = processingMs === undefined ? 0 : Math.min(RESUBMIT_MAX_MS, SLOW_OBSERVER_FACTOR * processingMs);
+  return Math.max(resubmitWaitMs(resubmits), slow);
+}
+
 interface Run {
   timer: NodeJS.Timeout | undefined;
   busy: Promise<void> | undefined;
@@ -121,6 +137,8 @@ export class AnchorPipeline {
   private readonly runs = new Map<string, Run>();
   /** Published anchors an observer was seen to have claimed (a claim is never taken back). */
   private readonly claimed = new Set<string>();
+  /** How long anchors took from published to processed lately (the newest weighing half). */
+  private processingMs: number | undefined;
   private readonly listeners: AnchorCompletedListener[] = [];
   private readonly releasedListeners: BatchReleasedListener[] = [];
   private stopped = false;
@@ -177,6 +195,17 @@ export class AnchorPipeline {
     await Promise.all([...this.runs.values()].map((run) => run.busy));
     this.runs.clear();
     this.claimed.clear();
+  }
+
+  /** Learns how long anchors take from published to processed from batches processed before (a new writer's start). */
+  learnPace(batches: ReadonlyArray<Pick<AnchorBatch, 'publishedAt' | 'processedAt'>>): void {
+    for (const { publishedAt, processedAt } of [...batches].reverse())
+      if (publishedAt !== undefined && processedAt !== undefined) this.noteProcessing(processedAt - publishedAt);
+  }
+
+  private noteProcessing(ms: number): void {
+    if (!(ms >= 0)) return;
+    this.processingMs = this.processingMs === undefined ? ms : (this.processingMs + ms) / 2;
   }
 
   /** Releases the worker thread (at node stop). */
@@ -434,6 +463,7 @@ export class AnchorPipeline {
     const anchorEvent = required(batch.anchorEvent, 'anchorEvent');
     const record = await this.deps.anchorRecord(parseHashlink(anchorEvent).resourceHash);
     if (record?.status === 'processed') {
+      if (batch.publishedAt !== undefined) this.noteProcessing((record.processedAt ?? Date.now()) - batch.publishedAt);
       this.release(batchId, batch.operationKeys, false);
       return { batch: await this.save(batchId, batch, 'processed', { processedAt: record.processedAt }) };
     }
@@ -457,7 +487,7 @@ export class AnchorPipeline {
     // Claimed: an observer is committing it, and the broker hands its unacknowledged message on if that one dies or
     // fails; a hand-over would start a second commit beside the first (on FerretDB each doubled a slow commit's
     // writes; node README, replicas). Only a dead-lettered message needs one then: the longest wait.
-    const waitMs = this.claimed.has(batchId) ? RESUBMIT_MAX_MS : resubmitWaitMs(resubmits);
+    const waitMs = observerWaitMs(resubmits, this.claimed.has(batchId), this.processingMs);
     if (waited > waitMs) {
       this.deps.log.warn('published anchor not processed yet; handing it to the observer again', {
         batchId,

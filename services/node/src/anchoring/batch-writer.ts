@@ -337,7 +337,9 @@ export class BatchWriter {
       // Accepted here before this instance knew it was the writer: the store read below has them.
       this.unannounced = [];
       // The pace of the last writer's anchors sizes this one's first cuts (a takeover's backlog among them).
-      this.opsPerMs = anchoringRate(await this.batches.newest('completed', RATE_SAMPLE));
+      const completed = await this.batches.newest('completed', RATE_SAMPLE);
+      this.opsPerMs = anchoringRate(completed);
+      this.pipeline.learnPace(completed);
       for (const { key, value } of await this.batches.in([...UNFINISHED, 'failed'])) {
         if (IN_FLIGHT.includes(value.status)) this.cutAt.set(key, value.createdAt);
         for (const opKey of value.operationKeys) {
