@@ -2,13 +2,12 @@ import { AppError } from '@anchor/common/errors';
 import {
   openApiRoute,
   type ApiInfo,
-  type ExpressRouteSpec,
   type Handler,
+  type HandlerRouteSpec,
   type QueryParameterSpec,
   type RouteSpec,
 } from '@anchor/common/http';
 import { PROJECT_VERSION } from '@anchor/common/version';
-import type { RequestHandler } from 'express';
 import { WEBFINGER_PATH } from '@anchor/common/webfinger';
 import type { ActivityPubFeature } from './activitypub/activitypub-feature.js';
 import { AP_CONTENT_TYPE } from './activitypub/collections.js';
@@ -81,13 +80,6 @@ function crossOrigin(handler: Handler): Handler {
 }
 const ANY_ORIGIN = { 'Access-Control-Allow-Origin': '*' };
 
-/** `crossOrigin` for the express handlers of the ActivityPub collections. */
-function crossOriginExpress(handler: RequestHandler): RequestHandler {
-  return (req, res, next) => {
-    res.setHeader('Access-Control-Allow-Origin', '*');
-    return handler(req, res, next);
-  };
-}
 const PAGING: QueryParameterSpec[] = [
   { name: 'page', description: '`true` for a `CollectionPage` instead of the collection' },
   {
@@ -146,7 +138,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
   ];
   const ap = activitypub.handlers;
   const base = ctx.urls.servicePath;
-  const collection = (name: string, what: string, handler: RequestHandler): ExpressRouteSpec => ({
+  const collection = (name: string, what: string, handler: Handler): HandlerRouteSpec => ({
     method: 'GET',
     path: `${base}/${name}`,
     auth: 'signed',
@@ -157,7 +149,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
     responses: { 200: { description: 'the collection', mediaType: AP_CONTENT_TYPE }, 400: 'bad paging parameters' },
     handler,
   });
-  const perAnchor = (name: string, what: string, handler: RequestHandler): ExpressRouteSpec => ({
+  const perAnchor = (name: string, what: string, handler: Handler): HandlerRouteSpec => ({
     ...collection(`${name}/:anchor`, what, handler),
     params: { anchor: 'an anchor hashlink or hash' },
     responses: {
@@ -423,7 +415,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
     collection(
       'witnesses',
       'unordered `Collection` of the services witnessing for this one',
-      crossOriginExpress(ap.witnesses),
+      crossOrigin(ap.witnesses),
     ),
     collection('witnessing', 'unordered `Collection` of the services this one witnesses for', ap.witnessing),
     collection('inbox', '`OrderedCollection` of the activities received', ap.inbox),

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { unauthorized, type AppError } from '../errors/index.js';
+import type { RouteRequest } from './handler.js';
 import type { Principal, SignatureAuthenticator } from './principal.js';
 import { TokenRules, type TokenRule } from './token-rules.js';
 import './request.js';
@@ -83,8 +84,11 @@ export const requireToken: RequestHandler = (req, _res, next) => {
 /** Extra condition a self-authorising route accepts besides the token rules, e.g. "signer is a follower". */
 export type Authorization = (principal: Principal) => boolean | Promise<boolean>;
 
+/** What the decision reads of a request: a `RouteRequest`, or an express request (the kit sets both fields). */
+export type AuthorizedRequest = Pick<RouteRequest, 'authorized' | 'principal'>;
+
 /** Whether the token rules are satisfied, or else `alternative` accepts the principal. */
-export async function isAuthorized(req: Request, alternative?: Authorization): Promise<boolean> {
+export async function isAuthorized(req: AuthorizedRequest, alternative?: Authorization): Promise<boolean> {
   if (req.authorized) return true;
   return alternative ? await alternative(req.principal) : false;
 }
@@ -94,7 +98,7 @@ export async function isAuthorized(req: Request, alternative?: Authorization): P
  * by a token holder or by a signed follower:
  *   await requireAuthorization(req, signedBy((actor) => followers.has(actor)));
  */
-export async function requireAuthorization(req: Request, alternative?: Authorization): Promise<void> {
+export async function requireAuthorization(req: AuthorizedRequest, alternative?: Authorization): Promise<void> {
   if (!(await isAuthorized(req, alternative)))
     throw unauthorized('not authorised for this resource', { headers: { 'WWW-Authenticate': 'Bearer' } });
 }

@@ -7,8 +7,11 @@ import { call, serve } from './http.test-helpers.js';
 import {
   answer,
   createHttpApp,
+  isAuthorized,
   jsonBody,
   mountRoutes,
+  parseTokenRules,
+  requireAuthorization,
   textBody,
   type HandlerRouteSpec,
   type HttpApp,
@@ -230,5 +233,33 @@ describe('the one handler shape', () => {
       }),
     ]);
     expect(await call(`${fast}/boom`)).toMatchObject({ status: 500, json: { message: 'internal error' } });
+  });
+
+  it('decides a signed route from the RouteRequest: requireAuthorization and isAuthorized take it', async () => {
+    const http = createHttpApp({
+      metrics: createMetrics({ prefix: 'test_', processMetrics: false }),
+      auth: { rules: parseTokenRules(['/private|read|read'], { read: 'READ_TOKEN' }) },
+    });
+    mountRoutes(http, [
+      ...http.builtinRoutes,
+      route({
+        method: 'GET',
+        path: '/private',
+        auth: 'signed',
+        access: 'a token',
+        handler: async (req) => {
+          await requireAuthorization(req, (principal) => principal.kind === 'signature');
+          return answer({ json: { authorized: await isAuthorized(req) } });
+        },
+      }),
+    ]);
+    const { url } = await serve(http.listener);
+    expect(await call(`${url}/private`, { headers: { authorization: 'Bearer READ_TOKEN' } })).toMatchObject({
+      status: 200,
+      json: { authorized: true },
+    });
+    const refused = await call(`${url}/private`);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer');
   });
 });

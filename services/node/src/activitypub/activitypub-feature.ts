@@ -1,10 +1,9 @@
 import { notFound } from '@anchor/common/errors';
 import { parseHashlink } from '@anchor/common/encoding';
-import { jsonBody, type FastHandler } from '@anchor/common/http';
+import { answer, jsonBody, type Handler } from '@anchor/common/http';
 import { getLogger } from '@anchor/common/log';
 import { precompileSchemas } from '@anchor/common/schemas';
 import { ACTIVITY, INBOX_ACTIVITY } from '../schemas/index.js';
-import type { RequestHandler, Response } from 'express';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
 import { ActivityStore } from './activity-store.js';
@@ -40,25 +39,25 @@ export interface ActivityPubFeature extends NodeFeature {
 
 /** The endpoints under the service path; every one decides its own access (spec Authentication rule 6). */
 export interface ActivityPubHandlers {
-  readonly actor: RequestHandler;
-  readonly publicKey: RequestHandler;
-  readonly didDocument: RequestHandler;
-  readonly followers: RequestHandler;
-  readonly following: RequestHandler;
-  readonly witnesses: RequestHandler;
-  readonly witnessing: RequestHandler;
-  readonly liked: RequestHandler;
+  readonly actor: Handler;
+  readonly publicKey: Handler;
+  readonly didDocument: Handler;
+  readonly followers: Handler;
+  readonly following: Handler;
+  readonly witnesses: Handler;
+  readonly witnessing: Handler;
+  readonly liked: Handler;
   /** `/likes` and `/likes/:anchor`. */
-  readonly likes: RequestHandler;
+  readonly likes: Handler;
   /** `/shares` and `/shares/:anchor`. */
-  readonly shares: RequestHandler;
-  readonly inbox: RequestHandler;
-  readonly outbox: RequestHandler;
-  readonly activity: RequestHandler;
+  readonly shares: Handler;
+  readonly inbox: Handler;
+  readonly outbox: Handler;
+  readonly activity: Handler;
   /** The inbox POST: verifies its signatures on the fast path too. */
-  readonly postInbox: FastHandler;
+  readonly postInbox: Handler;
   /** The administrator's (and the node's own) outbox POST, signed like the inbox: the federation's throughput starts with these posts. */
-  readonly postOutbox: FastHandler;
+  readonly postOutbox: Handler;
 }
 
 /**
@@ -127,8 +126,7 @@ export async function createActivityPubFeature(ctx: NodeContext): Promise<Activi
     log,
   });
 
-  const json = (res: Response, document: unknown, type = AP_CONTENT_TYPE) =>
-    res.type(type).send(JSON.stringify(document));
+  const json = (document: unknown, type = AP_CONTENT_TYPE) => answer({ json: document, type });
   const collections = collectionHandlers({
     store,
     pages: new CollectionPages(store, config.federation.activityPubPageSize),
@@ -138,22 +136,22 @@ export async function createActivityPubFeature(ctx: NodeContext): Promise<Activi
   const handlers: ActivityPubHandlers = {
     ...collections,
     // The actor, its key and its DID document are public: peers verifying this node's signatures fetch them unsigned.
-    actor: (_req, res) => void json(res, serviceActor(urls, ctx.keys)),
-    publicKey: (req, res) => {
+    actor: () => json(serviceActor(urls, ctx.keys)),
+    publicKey: (req) => {
       if (urls.serviceIsDid)
         throw notFound(`the service key is published in ${urls.serviceEndpoint}/did.json (the service id is a DID)`);
-      if (req.params.id !== ctx.keys.httpKeyId) throw notFound(`no key ${String(req.params.id)}`);
-      json(res, publicKeyDocument(urls, ctx.keys), 'application/json');
+      if (req.params['id'] !== ctx.keys.httpKeyId) throw notFound(`no key ${String(req.params['id'])}`);
+      return json(publicKeyDocument(urls, ctx.keys), 'application/json');
     },
-    didDocument: (_req, res) => {
+    didDocument: () => {
       if (!urls.serviceIsDid) throw notFound('the service id is not a DID; its key is at /keys/' + ctx.keys.httpKeyId);
-      json(res, serviceDidDocument(urls, ctx.keys), 'application/json');
+      return json(serviceDidDocument(urls, ctx.keys), 'application/json');
     },
     postInbox: inbox.post,
     postOutbox: async (req) => {
       checkOutboxPoster(req.principal, req.authorized, me);
       const activity = await outbox.post(jsonBody(req, 'activity') as never);
-      return { contentType: 'application/json', body: JSON.stringify(activity.id), headers: { Location: activity.id } };
+      return answer({ json: activity.id, headers: { Location: activity.id } });
     },
   };
 

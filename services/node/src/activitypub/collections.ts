@@ -1,6 +1,13 @@
 import { badRequest, notFound } from '@anchor/common/errors';
-import { isAuthorized, queryValue, requireAuthorization, signedBy } from '@anchor/common/http';
-import type { Request, Response } from 'express';
+import {
+  answer,
+  checkQuery,
+  isAuthorized,
+  requireAuthorization,
+  signedBy,
+  type Answer,
+  type RouteRequest,
+} from '@anchor/common/http';
 import type { RefType } from './activity-refs.js';
 import type { ActivityRef, ActivityStore } from './activity-store.js';
 import { AS_CONTEXT, anchorHashOf, isPublic, type StoredActivity } from './vocabulary.js';
@@ -22,10 +29,12 @@ const CURSOR = /^[A-Za-z0-9_-]{1,1024}$/;
  * `?page=true[&page-num=N]` (orb.md §3.2) or `?page=true&after=<cursor>` (the `next` links: a keyset seek, so
  * a page deep in a large collection costs what the first does); anything malformed is a 400.
  */
-export function pagingOf(req: Pick<Request, 'query'>): Paging {
-  const page = queryValue(req, 'page');
-  const pageNum = queryValue(req, 'page-num');
-  const after = queryValue(req, 'after');
+export function pagingOf(query: URLSearchParams): Paging {
+  // The kit has refused a repeated parameter on a request already; the rule holds for any other caller too.
+  checkQuery(query.toString());
+  const page = query.get('page') ?? undefined;
+  const pageNum = query.get('page-num') ?? undefined;
+  const after = query.get('after') ?? undefined;
   if (page !== undefined && page !== 'true' && page !== 'false')
     throw badRequest("query parameter page must be 'true' or 'false'");
   if (pageNum !== undefined && !/^\d{1,9}$/.test(pageNum))
@@ -146,22 +155,21 @@ export function readers(deps: { store: ActivityStore; serviceId: string }) {
 export function collectionHandlers(deps: CollectionRouteDeps) {
   const { store, pages, serviceId, serviceEndpoint } = deps;
   const can = readers(deps);
-  const send = (res: Response, document: unknown) => res.type(AP_CONTENT_TYPE).send(JSON.stringify(document));
+  const send = (document: unknown): Answer => answer({ json: document, type: AP_CONTENT_TYPE });
 
-  const relationship = (refType: RefType, name: string) => async (req: Request, res: Response) => {
+  const relationship = (refType: RefType, name: string) => async (req: RouteRequest) => {
     await requireAuthorization(req, can.collection);
-    send(
-      res,
+    return send(
       await pages.document(
         `${serviceEndpoint}/${name}`,
         { refType, objectIri: serviceId, ordered: false, items: 'iris' },
-        pagingOf(req),
+        pagingOf(req.query),
       ),
     );
   };
-  const perAnchor = (refType: 'like' | 'share', name: string) => async (req: Request, res: Response) => {
+  const perAnchor = (refType: 'like' | 'share', name: string) => async (req: RouteRequest) => {
     await requireAuthorization(req, can.collection);
-    const anchor = req.params.anchor === undefined ? undefined : String(req.params.anchor);
+    const anchor = req.params['anchor'];
     let objectIri: string | undefined;
     if (anchor !== undefined) {
       try {
@@ -172,7 +180,9 @@ export function collectionHandlers(deps: CollectionRouteDeps) {
     }
     const id =
       anchor === undefined ? `${serviceEndpoint}/${name}` : `${serviceEndpoint}/${name}/${encodeURIComponent(anchor)}`;
-    send(res, await pages.document(id, { refType, objectIri, ordered: true, items: 'activities' }, pagingOf(req)));
+    return send(
+      await pages.document(id, { refType, objectIri, ordered: true, items: 'activities' }, pagingOf(req.query)),
+    );
   };
 
   return {
@@ -180,48 +190,45 @@ export function collectionHandlers(deps: CollectionRouteDeps) {
     following: relationship('following', 'following'),
     witnesses: relationship('witness', 'witnesses'),
     witnessing: relationship('witnessing', 'witnessing'),
-    async liked(req: Request, res: Response) {
+    async liked(req: RouteRequest) {
       await requireAuthorization(req, can.collection);
-      send(
-        res,
+      return send(
         await pages.document(
           `${serviceEndpoint}/liked`,
           { refType: 'liked', objectIri: serviceId, ordered: true, items: 'iris' },
-          pagingOf(req),
+          pagingOf(req.query),
         ),
       );
     },
     likes: perAnchor('like', 'likes'),
     shares: perAnchor('share', 'shares'),
-    async inbox(req: Request, res: Response) {
+    async inbox(req: RouteRequest) {
       await requireAuthorization(req, can.collection);
-      send(
-        res,
+      return send(
         await pages.document(
           `${serviceEndpoint}/inbox`,
           { refType: 'inbox', objectIri: serviceId, ordered: true, items: 'activities' },
-          pagingOf(req),
+          pagingOf(req.query),
         ),
       );
     },
     /** The whole outbox to authorised readers; otherwise (never a 401) only what was addressed to the public. */
-    async outbox(req: Request, res: Response) {
+    async outbox(req: RouteRequest) {
       const refType = (await isAuthorized(req, can.outbox)) ? 'outbox' : 'public-outbox';
-      send(
-        res,
+      return send(
         await pages.document(
           `${serviceEndpoint}/outbox`,
           { refType, objectIri: serviceId, ordered: true, items: 'activities' },
-          pagingOf(req),
+          pagingOf(req.query),
         ),
       );
     },
-    async activity(req: Request, res: Response) {
-      const id = `${serviceEndpoint}/activities/${String(req.params.id)}`;
+    async activity(req: RouteRequest) {
+      const id = `${serviceEndpoint}/activities/${String(req.params['id'])}`;
       const activity = await store.get(id);
       if (!activity) throw notFound(`no activity ${id}`);
       if (!isPublic(activity)) await requireAuthorization(req, can.outbox);
-      send(res, activity);
+      return send(activity);
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Logger } from '@anchor/common/log';
 import type { Delivery, MessageQueue, Subscription } from '@anchor/common/mq';
 import { INBOX_ACTIVITY } from '../schemas/index.js';
 import { queryPages, type Store, type StoreProvider } from '@anchor/common/storage';
-import { jsonBody, type FastAnswer, type FastRequest } from '@anchor/common/http';
+import { answer, jsonBody, type Answer, type RouteRequest } from '@anchor/common/http';
 import type { DeadLetterSource } from '../dead-letters/dead-letter-source.js';
 import type { NodeMetrics } from '../observability/node-metrics.js';
 import { inSpan } from '@anchor/common/tracing';
@@ -101,13 +101,13 @@ export class Inbox {
    * `POST <service>/inbox`, a signed fast route of the HTTP kit (its signature is verified over the exact
    * body before this runs; express's routers, parsers and helmet cost a delivery more CPU than the check).
    */
-  readonly post = async (req: FastRequest): Promise<FastAnswer> => {
+  readonly post = async (req: RouteRequest): Promise<Answer> => {
     if (this.deps.maintenance) throw unavailable('the node is in maintenance mode');
     checkInboxCredentials(req.principal, req.authorized);
     const activity = this.checked(jsonBody(req, INBOX_ACTIVITY, 'activity'));
     checkSignerIsActor(req.principal, activity.actor);
     await this.receive(activity);
-    return { contentType: 'text/plain', body: '' };
+    return answer({ text: '' });
   };
 
   /** Durable intake of an authenticated activity; false when it was received before. */

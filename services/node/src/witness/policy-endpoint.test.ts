@@ -39,7 +39,10 @@ describe('/policy: read class for GET, admin for POST', () => {
   });
 
   it('without read tokens GET /policy is open to anyone', async () => {
-    expect((await get(`${open.url}/policy`)).status).toBe(404);
+    const unset = await get(`${open.url}/policy`);
+    expect(unset.status).toBe(404);
+    // The explorer on another origin must see the 404 (the default policy applies), not a CORS failure.
+    expect(unset.headers.get('access-control-allow-origin')).toBe('*');
     expect((await post(`${open.url}/policy`, POLICY)).status).toBe(200);
     const read = await get(`${open.url}/policy`);
     expect(read.status).toBe(200);
@@ -50,6 +53,9 @@ describe('/policy: read class for GET, admin for POST', () => {
     const witnesses = await get(`${open.url}/services/node/witnesses?page=true`);
     expect(witnesses.status).toBe(200);
     expect(witnesses.headers.get('access-control-allow-origin')).toBe('*');
+    const badPaging = await get(`${open.url}/services/node/witnesses?page=maybe`);
+    expect(badPaging.status).toBe(400);
+    expect(badPaging.headers.get('access-control-allow-origin')).toBe('*');
     expect((await get(`${open.url}/services/node/followers`)).headers.get('access-control-allow-origin')).toBeNull();
   });
 
@@ -74,7 +80,9 @@ describe('/policy: read class for GET, admin for POST', () => {
 
   it('the witnesses collection the explorer classifies proofs with is readable with the same read token', async () => {
     const witnesses = `${ruled.url}/services/node/witnesses`;
-    expect((await get(witnesses)).status).toBe(401);
+    const refused = await get(witnesses);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('access-control-allow-origin')).toBe('*');
     const read = await get(witnesses, 'READ_TOKEN');
     expect(read.status).toBe(200);
     expect(((await read.json()) as { type: string }).type).toBe('Collection');
