@@ -7,7 +7,7 @@ import { traceCarrier, type TraceCarrier } from '@anchor/common/tracing';
 import type { ParsedOperation } from '@anchor/sidetree';
 import type { NodeMetrics } from '../observability/node-metrics.js';
 import { batchSpan } from '../observability/node-spans.js';
-import { queuedProtocolVersion, suffixOfKey } from '../operations/operation-records.js';
+import { queuedProtocolVersion, suffixOfKey, type QueuedOperation } from '../operations/operation-records.js';
 import { OperationStores } from '../operations/operation-stores.js';
 import { IN_FLIGHT, UNFINISHED, type AnchorBatch, type AnchorBatches } from './anchor-batches.js';
 import type { AnchorPipeline } from './anchor-pipeline.js';
@@ -158,6 +158,8 @@ export class BatchWriter {
   /** When each in-flight batch was cut, and the anchoring rate seen so far (see `cutSize`). */
   private readonly cutAt = new Map<string, number>();
   private opsPerMs: number | undefined;
+  /** Operations mirrored while a re-sync reads the store (kept when it replaces the mirror). */
+  private mirroredDuringResync: Map<string, Pending> | undefined;
 
   constructor(
     private readonly operations: OperationStores,
@@ -373,12 +375,23 @@ export class BatchWriter {
     this.cutAt.clear();
   }
 
-  /** Reloads the queue mirror from the store: every queued operation no unfinished batch holds. */
+  /**
+   * Reloads the queue mirror from the store: every queued operation no unfinished batch holds, and those mirrored
+   * while the store was read (an announcement or this instance's accept of an operation stored after the read
+   * began: clearing them with the rest lost them until a re-count).
+   */
   private async resync(): Promise<void> {
     this.lastResync = Date.now();
-    const stored = (await OperationStores.all(this.operations.queued)).sort(
-      (a, b) => a.value.acceptedAt - b.value.acceptedAt,
-    );
+    const during = new Map<string, Pending>();
+    this.mirroredDuringResync = during;
+    let stored: Array<{ key: string; value: QueuedOperation }>;
+    try {
+      stored = (await OperationStores.all(this.operations.queued)).sort(
+        (a, b) => a.value.acceptedAt - b.value.acceptedAt,
+      );
+    } finally {
+      this.mirroredDuringResync = undefined;
+    }
     const known = [...this.queue.keys()];
     this.queue.clear();
     this.newest = 0;
@@ -391,6 +404,7 @@ export class BatchWriter {
         protocolVersion: queuedProtocolVersion(value),
       });
     }
+    for (const [key, pending] of during) this.enqueue(key, pending);
     // Operations that left the store meanwhile (anchored by another node's batch) are no longer needed.
     this.parsedOperations.forgetAccepted(known.filter((key) => !this.queue.has(key)));
   }
@@ -401,6 +415,7 @@ export class BatchWriter {
     if (pending.acceptedAt < this.newest) this.outOfOrder = true;
     else this.newest = pending.acceptedAt;
     this.queue.set(key, pending);
+    this.mirroredDuringResync?.set(key, pending);
     return true;
   }
 
