@@ -1,4 +1,4 @@
-import { expressHandlerOf, mountRoutes } from '@anchor/common/http';
+import { mountRoutes } from '@anchor/common/http';
 import type { Feature } from '@anchor/common/service';
 import { precompileSchemas } from '@anchor/common/schemas';
 import { PROJECT_VERSION } from '@anchor/common/version';
@@ -51,8 +51,6 @@ export function createApiFeature(
       ...keystoreHandlers({ keystores, metrics, dids, baseUrl: knownBaseUrl, endpoint: kmsEndpoint(config) }),
       ...operations,
       ...wrapAndBbsOperations({ keystores, metrics, baseUrl: knownBaseUrl, bbs }),
-      // A PUT, which the fast path does not serve.
-      importKey: expressHandlerOf(operations.importKey),
     }),
   );
   return {

@@ -1,6 +1,5 @@
-import { openApiRoute, type ApiInfo, type FastHandler, type HttpApp, type RouteSpec } from '@anchor/common/http';
+import { openApiRoute, type ApiInfo, type Handler, type HttpApp, type RouteSpec } from '@anchor/common/http';
 import { PROJECT_VERSION } from '@anchor/common/version';
-import type { RequestHandler } from 'express';
 import * as schemas from './api/schemas.js';
 
 export const KMS_API_INFO: ApiInfo = {
@@ -11,30 +10,30 @@ export const KMS_API_INFO: ApiInfo = {
 };
 
 export interface RoutedHandlers {
-  createKeystore: FastHandler;
-  getKeystore: FastHandler;
-  createDid: FastHandler;
-  createKey: FastHandler;
-  importKey: RequestHandler;
-  exportKey: FastHandler;
-  rotateKey: FastHandler;
-  sign: FastHandler;
-  signBatch: FastHandler;
-  verify: FastHandler;
-  encrypt: FastHandler;
-  decrypt: FastHandler;
-  computeMac: FastHandler;
-  verifyMac: FastHandler;
-  easy: FastHandler;
-  easyOpen: FastHandler;
-  sealOpen: FastHandler;
-  wrap: FastHandler;
-  wrapWithSender: FastHandler;
-  unwrap: FastHandler;
-  signMulti: FastHandler;
-  verifyMulti: FastHandler;
-  deriveProof: FastHandler;
-  verifyProof: FastHandler;
+  createKeystore: Handler;
+  getKeystore: Handler;
+  createDid: Handler;
+  createKey: Handler;
+  importKey: Handler;
+  exportKey: Handler;
+  rotateKey: Handler;
+  sign: Handler;
+  signBatch: Handler;
+  verify: Handler;
+  encrypt: Handler;
+  decrypt: Handler;
+  computeMac: Handler;
+  verifyMac: Handler;
+  easy: Handler;
+  easyOpen: Handler;
+  sealOpen: Handler;
+  wrap: Handler;
+  wrapWithSender: Handler;
+  unwrap: Handler;
+  signMulti: Handler;
+  verifyMulti: Handler;
+  deriveProof: Handler;
+  verifyProof: Handler;
 }
 
 const KEYSTORE = { keystoreId: 'the keystore id (`POST /v1/keystores` answered it)' };
@@ -62,7 +61,7 @@ export function kmsRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec[] 
     path: string,
     tag: string,
     summary: string,
-    handler: FastHandler,
+    handler: Handler,
     extra: { body?: schemas.AnySchema; ok?: string; status?: number; notFound?: string; bodyOptional?: boolean } = {},
   ): RouteSpec => ({
     method,
@@ -91,7 +90,7 @@ export function kmsRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec[] 
     },
     handler,
   });
-  const op = (path: string, summary: string, body: schemas.AnySchema, handler: FastHandler, ok: string) =>
+  const op = (path: string, summary: string, body: schemas.AnySchema, handler: Handler, ok: string) =>
     scoped('key', 'POST', path, 'crypto', summary, handler, { body, ok });
 
   const routes: RouteSpec[] = [

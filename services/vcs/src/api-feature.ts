@@ -1,6 +1,5 @@
-import { jsonBody, mountRoutes, type FastHandler, type FastRequest, type RouteSpec } from '@anchor/common/http';
+import { answer, jsonBody, mountRoutes, type Handler, type RouteRequest, type RouteSpec } from '@anchor/common/http';
 import type { Feature } from '@anchor/common/service';
-import type { Request, RequestHandler } from 'express';
 import type { CoreFeature } from './core-feature.js';
 import type { Issued } from './credentials/issuer.js';
 import { verificationAnswer, type Verification } from './credentials/verifier.js';
@@ -18,28 +17,22 @@ export function createApiFeature(ctx: VcsContext, core: CoreFeature, contextRout
   // Bodies are small and never revalidated; hashing each one for an ETag is wasted work.
   http.app.set('etag', false);
   const publisher = new StatusListPublisher(core.profiles, core.statusLists, core.signing);
-  const param = (req: Request, name: string): string => String(req.params[name]);
-  const fastParam = (req: FastRequest, name: string): string => String(req.params[name]);
+  const param = (req: RouteRequest, name: string): string => String(req.params[name]);
   const vcApiProfile = (): string => {
     if (!config.vcApiProfile) throw notFound('no profile serves the VC-API issue and status routes (--vc-api-profile)');
     return config.vcApiProfile;
   };
-  /** A fast route's JSON answer (the hot routes skip express; see the kit's `FastRoutes`). */
-  const fastJson =
+  /** A handler of a JSON body with a JSON answer. */
+  const jsonHandler =
     (
       work: (
-        req: FastRequest,
+        req: RouteRequest,
         body: unknown,
       ) => Promise<{ status?: number; json: unknown; headers?: Record<string, string> }>,
-    ): FastHandler =>
+    ): Handler =>
     async (req) => {
-      const answer = await work(req, jsonBody(req));
-      return {
-        contentType: 'application/json',
-        body: JSON.stringify(answer.json),
-        ...(answer.status !== undefined ? { status: answer.status } : {}),
-        ...(answer.headers ? { headers: answer.headers } : {}),
-      };
+      const { status, json, headers } = await work(req, jsonBody(req));
+      return answer({ json, ...(status !== undefined ? { status } : {}), ...(headers ? { headers } : {}) });
     };
   const issuedAnswer = (issued: Issued) => ({
     status: 201,
@@ -62,18 +55,16 @@ export function createApiFeature(ctx: VcsContext, core: CoreFeature, contextRout
       });
     return { json: { checks: result.passed, warnings: [], errors: [] } };
   };
-  const profileHandlers = (kind: ProfileKind): [RequestHandler, RequestHandler, RequestHandler] => [
-    async (req, res) => {
+  const profileHandlers = (kind: ProfileKind): [Handler, Handler, Handler] => [
+    async (req) => {
       const record = await core.profiles.create(kind, jsonBody(req));
       ctx.vcsMetrics.profilesCreated.inc({ kind, method: record.did.split(':')[1] ?? 'unknown' });
-      res.status(201).json(publicProfile(record));
+      return answer({ json: publicProfile(record), status: 201 });
     },
-    async (req, res) => {
-      res.json(publicProfile(await core.profiles.get(kind, param(req, 'id'))));
-    },
-    async (req, res) => {
+    async (req) => answer({ json: publicProfile(await core.profiles.get(kind, param(req, 'id'))) }),
+    async (req) => {
       await core.profiles.delete(kind, param(req, 'id'));
-      res.status(200).end();
+      return answer({ status: 200 });
     },
   ];
   const [createIssuerProfile, getIssuerProfile, deleteIssuerProfile] = profileHandlers('issuer');
@@ -85,45 +76,44 @@ export function createApiFeature(ctx: VcsContext, core: CoreFeature, contextRout
     createHolderProfile,
     getHolderProfile,
     deleteHolderProfile,
-    issueCredential: fastJson(async (req, body) =>
-      issuedAnswer(await core.issuer.issue(fastParam(req, 'profile'), body)),
+    issueCredential: jsonHandler(async (req, body) =>
+      issuedAnswer(await core.issuer.issue(param(req, 'profile'), body)),
     ),
-    composeAndIssueCredential: fastJson(async (req, body) =>
-      issuedAnswer(await core.issuer.compose(fastParam(req, 'profile'), body)),
+    composeAndIssueCredential: jsonHandler(async (req, body) =>
+      issuedAnswer(await core.issuer.compose(param(req, 'profile'), body)),
     ),
-    updateStatus: async (req, res) => {
+    updateStatus: async (req) => {
       await updateStatus(param(req, 'profile'), jsonBody(req));
-      res.status(200).end();
+      return answer({ status: 200 });
     },
-    statusList: async (req, res) => {
-      res.json(await publisher.signedList(param(req, 'profile'), param(req, 'listId')));
-    },
-    verifyCredential: fastJson(async (_req, body) => ({
+    statusList: async (req) =>
+      answer({ json: await publisher.signedList(param(req, 'profile'), param(req, 'listId')) }),
+    verifyCredential: jsonHandler(async (_req, body) => ({
       json: verificationAnswer(await core.verifier.verifyCredential(body)),
     })),
-    verifyPresentation: fastJson(async (_req, body) => ({
+    verifyPresentation: jsonHandler(async (_req, body) => ({
       json: verificationAnswer(await core.verifier.verifyPresentation(body)),
     })),
-    provePresentation: fastJson(async (req, body) => ({
+    provePresentation: jsonHandler(async (req, body) => ({
       status: 201,
-      json: await core.prover.prove(fastParam(req, 'profile'), body),
+      json: await core.prover.prove(param(req, 'profile'), body),
     })),
-    vcApiIssue: fastJson(async (_req, body) => {
+    vcApiIssue: jsonHandler(async (_req, body) => {
       const issued = await core.issuer.issueVcApi(vcApiProfile(), body);
       return {
         status: 201,
         json: { verifiableCredential: issued.credential, ...(issued.receipt ? { vctReceipt: issued.receipt } : {}) },
       };
     }),
-    vcApiVerifyCredential: fastJson(async (_req, body) =>
+    vcApiVerifyCredential: jsonHandler(async (_req, body) =>
       vcApiVerification(await core.verifier.verifyCredential(body)),
     ),
-    vcApiVerifyPresentation: fastJson(async (_req, body) =>
+    vcApiVerifyPresentation: jsonHandler(async (_req, body) =>
       vcApiVerification(await core.verifier.verifyPresentation(body)),
     ),
-    vcApiStatus: async (req, res) => {
+    vcApiStatus: async (req) => {
       await updateStatus(vcApiProfile(), jsonBody(req));
-      res.status(200).end();
+      return answer({ status: 200 });
     },
   };
   mountRoutes(http, vcsRoutes(http, config.mode ?? 'combined', handlers, contextRoutes));

@@ -1,7 +1,6 @@
 import { openApiRoute, type ApiInfo, type HttpApp, type RouteSpec } from '@anchor/common/http';
 import { PROJECT_VERSION } from '@anchor/common/version';
-import type { FastHandler } from '@anchor/common/http';
-import type { RequestHandler } from 'express';
+import type { Handler } from '@anchor/common/http';
 import { COMPOSE_REQUEST, ISSUE_REQUEST } from './credentials/issuer.js';
 import { PROVE_REQUEST } from './credentials/holder.js';
 import { VERIFY_CREDENTIAL_REQUEST, VERIFY_PRESENTATION_REQUEST } from './credentials/verifier.js';
@@ -17,23 +16,23 @@ export const VCS_API_INFO: ApiInfo = {
 };
 
 export interface VcsHandlers {
-  createIssuerProfile: RequestHandler;
-  getIssuerProfile: RequestHandler;
-  deleteIssuerProfile: RequestHandler;
-  createHolderProfile: RequestHandler;
-  getHolderProfile: RequestHandler;
-  deleteHolderProfile: RequestHandler;
-  issueCredential: FastHandler;
-  composeAndIssueCredential: FastHandler;
-  updateStatus: RequestHandler;
-  statusList: RequestHandler;
-  verifyCredential: FastHandler;
-  verifyPresentation: FastHandler;
-  provePresentation: FastHandler;
-  vcApiIssue: FastHandler;
-  vcApiVerifyCredential: FastHandler;
-  vcApiVerifyPresentation: FastHandler;
-  vcApiStatus: RequestHandler;
+  createIssuerProfile: Handler;
+  getIssuerProfile: Handler;
+  deleteIssuerProfile: Handler;
+  createHolderProfile: Handler;
+  getHolderProfile: Handler;
+  deleteHolderProfile: Handler;
+  issueCredential: Handler;
+  composeAndIssueCredential: Handler;
+  updateStatus: Handler;
+  statusList: Handler;
+  verifyCredential: Handler;
+  verifyPresentation: Handler;
+  provePresentation: Handler;
+  vcApiIssue: Handler;
+  vcApiVerifyCredential: Handler;
+  vcApiVerifyPresentation: Handler;
+  vcApiStatus: Handler;
 }
 
 const JSON_TYPES = ['application/json', 'application/ld+json'];

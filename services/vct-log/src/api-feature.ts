@@ -1,4 +1,4 @@
-import { mountRoutes, type FastHandler, type RouteSpec } from '@anchor/common/http';
+import { mountRoutes, type Handler, type RouteSpec } from '@anchor/common/http';
 import type { Feature } from '@anchor/common/service';
 import { PROJECT_VERSION } from '@anchor/common/version';
 import { logApiHandlers } from './api/log-api-handlers.js';
@@ -34,7 +34,7 @@ export function createApiFeature(
   logs: LogsFeature,
   preparer: PreparerFeature,
   contextRoutes: readonly RouteSpec[],
-  addCheckpoint: FastHandler,
+  addCheckpoint: Handler,
 ): ApiFeature {
   const { http, vctMetrics } = ctx;
   let baseUrl = ctx.config.baseUrl?.replace(/\/+$/, '');

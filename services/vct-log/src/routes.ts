@@ -1,8 +1,7 @@
 import {
-  expressHandlerOf,
   openApiRoute,
   type ApiInfo,
-  type FastHandler,
+  type Handler,
   type HttpApp,
   type QueryParameterSpec,
   type RouteSpec,
@@ -11,7 +10,6 @@ import { TLOG_SIZE_MEDIA_TYPE } from '@anchor/common/tlog';
 import { LOG_ADD_VC } from '@anchor/common/schemas';
 import { PROJECT_VERSION } from '@anchor/common/version';
 import { WEBFINGER_PATH } from '@anchor/common/webfinger';
-import type { RequestHandler } from 'express';
 import type { LogApiHandlers } from './api/log-api-handlers.js';
 import type { TlogTileHandlers } from './api/tlog-tiles.js';
 
@@ -25,9 +23,9 @@ export interface RoutedHandlers {
   logApi: LogApiHandlers;
   /** The alias as C2SP tlog-tiles: checkpoint and tiles. */
   tlog: TlogTileHandlers;
-  webFinger: RequestHandler;
+  webFinger: Handler;
   /** C2SP tlog-witness `add-checkpoint` (witness mode, `--witness-logs`). */
-  addCheckpoint: FastHandler;
+  addCheckpoint: Handler;
   /** The operator's JSON-LD context routes (`@anchor/common/jsonld-contexts`). */
   contextRoutes: readonly RouteSpec[];
 }
@@ -238,7 +236,7 @@ export function vctLogRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec
         },
         422: 'the consistency proof does not verify (or is not empty from 0); another root at the size held (a split view); a size-0 checkpoint without the empty root',
       },
-      handler: expressHandlerOf(handlers.addCheckpoint),
+      handler: handlers.addCheckpoint,
     },
     ...handlers.contextRoutes,
   ];

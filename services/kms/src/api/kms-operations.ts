@@ -1,6 +1,7 @@
 import { base64UrlPaddedEncode as b64, randomBase64UrlId } from '@anchor/common/encoding';
 import { AppError, badRequest } from '@anchor/common/errors';
-import { jsonBody, type FastAnswer, type FastHandler, type FastRequest } from '@anchor/common/http';
+import { answer, jsonBody, type Answer, type Handler, type RouteRequest } from '@anchor/common/http';
+import type { Schema } from '@anchor/common/schemas';
 import {
   computeMac,
   decrypt,
@@ -24,7 +25,7 @@ import type { BatchSigner } from '../crypto/batch-sign/index.js';
 import type { KeyRecord, KeystoreRecord, KeyVersionRecord } from '../keystores/keystore-records.js';
 import { KEY_ID_PATTERN, type Keystores, type NewKeyVersion } from '../keystores/keystores.js';
 import type { KmsMetrics } from '../metrics.js';
-import { bytesListOf, bytesOf, optionalBytesOf } from './request-body.js';
+import { bytesListOf, bytesOf, optionalBytesOf } from './wire-encoding.js';
 import * as schemas from './schemas.js';
 
 export interface KmsOperationsOptions {
@@ -36,13 +37,8 @@ export interface KmsOperationsOptions {
   batchSigner: BatchSigner;
 }
 
-/** A handler's answer as JSON. */
-export function json(body: unknown, status = 200, headers?: Record<string, string>): FastAnswer {
-  return { contentType: 'application/json', body: JSON.stringify(body), status, ...(headers ? { headers } : {}) };
-}
-
 /** A crypto-core refusal of client input is the client's 400 (its message names the field, never key material). */
-export function asAppError(error: unknown): unknown {
+function asAppError(error: unknown): unknown {
   if (isKmsCryptoError(error)) return badRequest(error.message, { details: { reason: error.code } });
   return error;
 }
@@ -54,13 +50,13 @@ export class KeystoreScope {
     readonly baseUrl: () => string,
   ) {}
 
-  async keystore(req: FastRequest): Promise<KeystoreRecord> {
+  async keystore(req: RouteRequest): Promise<KeystoreRecord> {
     const keystore = await this.keystores.get(req.params.keystoreId as string);
     authorizeKeystore(this.keystores, keystore, req);
     return keystore;
   }
 
-  async key(req: FastRequest): Promise<{ keystore: KeystoreRecord; key: KeyRecord }> {
+  async key(req: RouteRequest): Promise<{ keystore: KeystoreRecord; key: KeyRecord }> {
     const keystore = await this.keystore(req);
     return { keystore, key: await this.keystores.key(keystore, req.params.keyId as string) };
   }
@@ -89,69 +85,105 @@ export function newVersion(material: KeyMaterial, kid: string): NewKeyVersion {
   return { material, publicKey };
 }
 
-/** Makes an operation's fast handler: measured under its name, its errors mapped to the kit's AppErrors. */
-export function measuredOperation(metrics: KmsMetrics) {
-  return (name: string, handler: (req: FastRequest) => Promise<FastAnswer>): FastHandler =>
-    (req) =>
-      metrics.measure(name, async () => {
+/** A keystore and one of its keys, as a key-scoped operation starts from. */
+export interface ScopedKey {
+  keystore: KeystoreRecord;
+  key: KeyRecord;
+}
+
+/**
+ * The one wrapper of the kms operations: each handler is measured under its name and its crypto refusals are
+ * the kit's 400s (`asAppError`). `keystore` and `key` operations first find the keystore (404), check the
+ * credentials (401/403) and, for `key`, find the key (404), then read the body against the schema (400), in
+ * that order.
+ */
+export class KmsOperations {
+  constructor(
+    private readonly metrics: KmsMetrics,
+    readonly scope: KeystoreScope,
+  ) {}
+
+  /** Any handler, measured and mapped. */
+  op(name: string, handler: (req: RouteRequest) => Promise<Answer>): Handler {
+    return (req) =>
+      this.metrics.measure(name, async () => {
         try {
           return await handler(req);
         } catch (error) {
           throw asAppError(error);
         }
       });
+  }
+
+  /** An operation on a keystore with a JSON body. */
+  keystore<T>(
+    name: string,
+    schema: Schema<T>,
+    work: (keystore: KeystoreRecord, body: T) => Promise<Answer> | Answer,
+  ): Handler {
+    return this.op(name, async (req) => {
+      const keystore = await this.scope.keystore(req);
+      return work(keystore, jsonBody(req, schema));
+    });
+  }
+
+  /** An operation on a key of a keystore with a JSON body. */
+  key<T>(name: string, schema: Schema<T>, work: (scoped: ScopedKey, body: T) => Promise<Answer> | Answer): Handler {
+    return this.op(name, async (req) => {
+      const scoped = await this.scope.key(req);
+      return work(scoped, jsonBody(req, schema));
+    });
+  }
 }
 
 /** The kms operations of the original (key creation, import, export, rotation, sign ... sealopen) as fast handlers. */
 export function kmsOperations({ keystores, metrics, baseUrl, batchSigner }: KmsOperationsOptions) {
   const scope = new KeystoreScope(keystores, baseUrl);
-  const op = measuredOperation(metrics);
+  const ops = new KmsOperations(metrics, scope);
 
   const keyCreated = (
     keystore: KeystoreRecord,
     key: KeyRecord,
     exportKey: boolean | undefined,
     status: number,
-  ): FastAnswer => {
+  ): Answer => {
     const location = scope.keyLocation(keystore, key.keyId);
     const version = keystores.version(key);
-    return json(
-      {
+    return answer({
+      json: {
         location,
         keyID: key.keyId,
         keyVersion: version.version,
         ...(exportKey && version.publicKey ? { publicKey: b64(Buffer.from(version.publicKey, 'base64')) } : {}),
       },
       status,
-      status === 201 ? { Location: location } : undefined,
-    );
+      ...(status === 201 ? { headers: { Location: location } } : {}),
+    });
   };
 
-  const exportKey = op('export', async (req) => {
+  const exportKey = ops.op('export', async (req) => {
     const { key } = await scope.key(req);
     const asked = req.query.get('keyVersion');
     if (asked !== null && !/^[1-9]\d{0,8}$/.test(asked)) throw badRequest('keyVersion: a positive integer expected');
     const version = keystores.version(key, asked === null ? undefined : Number(asked));
     if (!version.publicKey) throw badRequest(`a ${key.keyType} key is symmetric and has no public key`);
-    return json({
-      publicKey: b64(Buffer.from(version.publicKey, 'base64')),
-      keyType: key.keyType,
-      keyVersion: version.version,
+    return answer({
+      json: {
+        publicKey: b64(Buffer.from(version.publicKey, 'base64')),
+        keyType: key.keyType,
+        keyVersion: version.version,
+      },
     });
   });
 
   return {
-    createKey: op('create_key', async (req) => {
-      const keystore = await scope.keystore(req);
-      const body = jsonBody(req, schemas.CREATE_KEY);
+    createKey: ops.keystore('create_key', schemas.CREATE_KEY, async (keystore, body) => {
       const keyId = randomKeyId();
       const key = await keystores.addKey(keystore, keyId, newVersion(generateKey(body.keyType as KmsKeyType), keyId));
       return keyCreated(keystore, key, body.export, 201);
     }),
 
-    importKey: op('import_key', async (req) => {
-      const keystore = await scope.keystore(req);
-      const body = jsonBody(req, schemas.IMPORT_KEY);
+    importKey: ops.keystore('import_key', schemas.IMPORT_KEY, async (keystore, body) => {
       const keyId = body.keyID ?? randomKeyId();
       if (!KEY_ID_PATTERN.test(keyId)) throw badRequest('keyID: 1 to 128 of A-Z a-z 0-9 . _ ~ -');
       if ((body.keyBytes === undefined) === (body.jwk === undefined))
@@ -164,7 +196,7 @@ export function kmsOperations({ keystores, metrics, baseUrl, batchSigner }: KmsO
 
     exportKey,
 
-    rotateKey: op('rotate', async (req) => {
+    rotateKey: ops.op('rotate', async (req) => {
       const keystore = await scope.keystore(req);
       const body = req.body?.length ? jsonBody(req, schemas.ROTATE_KEY) : {};
       const keyId = req.params.keyId as string;
@@ -172,74 +204,64 @@ export function kmsOperations({ keystores, metrics, baseUrl, batchSigner }: KmsO
       return keyCreated(keystore, key, body.export, 200);
     }),
 
-    sign: op('sign', async (req) => {
-      const { keystore, key } = await scope.key(req);
-      const body = jsonBody(req, schemas.SIGN);
+    sign: ops.key('sign', schemas.SIGN, async ({ keystore, key }, body) => {
       const { material, version } = scope.current(keystore, key);
       const signature = sign(material, bytesOf(body.message, 'message'));
-      return json({ signature: b64(signature), keyVersion: version.version });
+      return answer({ json: { signature: b64(signature), keyVersion: version.version } });
     }),
 
     // Many messages in one request, each signed on its own with the newest version, answered in order: an
     // issuer signing many credentials pays the HTTP cost (most of a single sign's) once per batch.
-    signBatch: op('sign_batch', async (req) => {
-      const { keystore, key } = await scope.key(req);
-      const body = jsonBody(req, schemas.SIGN_BATCH);
+    signBatch: ops.key('sign_batch', schemas.SIGN_BATCH, async ({ keystore, key }, body) => {
       const messages = bytesListOf(body.messages, 'messages');
       const { material, version } = scope.current(keystore, key);
       const name = `${keystore.id}/${key.keyId}/${version.version}`;
       const signatures = await batchSigner.signAll(name, material, messages);
-      return json({ signatures: signatures.map((signature) => b64(signature)), keyVersion: version.version });
+      return answer({
+        json: { signatures: signatures.map((signature) => b64(signature)), keyVersion: version.version },
+      });
     }),
 
-    verify: op('verify', async (req) => {
-      const { keystore, key } = await scope.key(req);
-      const body = jsonBody(req, schemas.VERIFY);
+    verify: ops.key('verify', schemas.VERIFY, async ({ keystore, key }, body) => {
       const signature = bytesOf(body.signature, 'signature');
       const message = bytesOf(body.message, 'message');
       const verified = scope.candidates(keystore, key, body.keyVersion).some((m) => verify(m, signature, message));
-      return json({ verified });
+      return answer({ json: { verified } });
     }),
 
-    encrypt: op('encrypt', async (req) => {
-      const { keystore, key } = await scope.key(req);
-      const body = jsonBody(req, schemas.ENCRYPT);
+    encrypt: ops.key('encrypt', schemas.ENCRYPT, async ({ keystore, key }, body) => {
       const { material, version } = scope.current(keystore, key);
       const sealed = encrypt(material, bytesOf(body.message, 'message'), optionalBytesOf(body.aad, 'aad'));
-      return json({ cipherText: b64(sealed.ciphertext), nonce: b64(sealed.nonce), keyVersion: version.version });
+      return answer({
+        json: { cipherText: b64(sealed.ciphertext), nonce: b64(sealed.nonce), keyVersion: version.version },
+      });
     }),
 
-    decrypt: op('decrypt', async (req) => {
-      const { keystore, key } = await scope.key(req);
-      const body = jsonBody(req, schemas.DECRYPT);
+    decrypt: ops.key('decrypt', schemas.DECRYPT, async ({ keystore, key }, body) => {
       const cipherText = bytesOf(body.cipherText, 'cipherText');
       const nonce = bytesOf(body.nonce, 'nonce');
       const aad = optionalBytesOf(body.aad, 'aad');
       const plainText = firstThatOpens(scope.candidates(keystore, key, body.keyVersion), (m) =>
         decrypt(m, cipherText, aad, nonce),
       );
-      return json({ plainText: b64(plainText) });
+      return answer({ json: { plainText: b64(plainText) } });
     }),
 
-    computeMac: op('compute_mac', async (req) => {
-      const { keystore, key } = await scope.key(req);
-      const body = jsonBody(req, schemas.COMPUTE_MAC);
+    computeMac: ops.key('compute_mac', schemas.COMPUTE_MAC, async ({ keystore, key }, body) => {
       const { material, version } = scope.current(keystore, key);
-      return json({ mac: b64(computeMac(material, bytesOf(body.data, 'data'))), keyVersion: version.version });
+      return answer({
+        json: { mac: b64(computeMac(material, bytesOf(body.data, 'data'))), keyVersion: version.version },
+      });
     }),
 
-    verifyMac: op('verify_mac', async (req) => {
-      const { keystore, key } = await scope.key(req);
-      const body = jsonBody(req, schemas.VERIFY_MAC);
+    verifyMac: ops.key('verify_mac', schemas.VERIFY_MAC, async ({ keystore, key }, body) => {
       const mac = bytesOf(body.mac, 'mac');
       const data = bytesOf(body.data, 'data');
       const verified = scope.candidates(keystore, key, body.keyVersion).some((m) => verifyMac(m, mac, data));
-      return json({ verified });
+      return answer({ json: { verified } });
     }),
 
-    easy: op('easy', async (req) => {
-      const { keystore, key } = await scope.key(req);
-      const body = jsonBody(req, schemas.EASY);
+    easy: ops.key('easy', schemas.EASY, async ({ keystore, key }, body) => {
       const { material, version } = scope.current(keystore, key);
       const box = easy(
         material,
@@ -247,12 +269,10 @@ export function kmsOperations({ keystores, metrics, baseUrl, batchSigner }: KmsO
         bytesOf(body.nonce, 'nonce'),
         bytesOf(body.theirPub, 'theirPub'),
       );
-      return json({ cipherText: b64(box), keyVersion: version.version });
+      return answer({ json: { cipherText: b64(box), keyVersion: version.version } });
     }),
 
-    easyOpen: op('easy_open', async (req) => {
-      const keystore = await scope.keystore(req);
-      const body = jsonBody(req, schemas.EASY_OPEN);
+    easyOpen: ops.keystore('easy_open', schemas.EASY_OPEN, async (keystore, body) => {
       const material = await materialByPublicKey(keystores, keystore, bytesOf(body.myPub, 'myPub'));
       const plainText = easyOpen(
         material,
@@ -260,16 +280,14 @@ export function kmsOperations({ keystores, metrics, baseUrl, batchSigner }: KmsO
         bytesOf(body.nonce, 'nonce'),
         bytesOf(body.theirPub, 'theirPub'),
       );
-      return json({ plainText: b64(plainText) });
+      return answer({ json: { plainText: b64(plainText) } });
     }),
 
-    sealOpen: op('seal_open', async (req) => {
-      const keystore = await scope.keystore(req);
-      const body = jsonBody(req, schemas.SEAL_OPEN);
+    sealOpen: ops.keystore('seal_open', schemas.SEAL_OPEN, async (keystore, body) => {
       const material = await materialByPublicKey(keystores, keystore, bytesOf(body.myPub, 'myPub'));
-      return json({ plainText: b64(sealOpen(material, bytesOf(body.cipherText, 'cipherText'))) });
+      return answer({ json: { plainText: b64(sealOpen(material, bytesOf(body.cipherText, 'cipherText'))) } });
     }),
-  } satisfies Record<string, FastHandler>;
+  } satisfies Record<string, Handler>;
 }
 
 async function materialByPublicKey(

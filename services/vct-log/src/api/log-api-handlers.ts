@@ -1,17 +1,17 @@
-import type { FastHandler, FastRequest } from '@anchor/common/http';
+import { answer, textBody, type Handler, type RouteRequest } from '@anchor/common/http';
 import type { Operation, VctMetrics } from '../metrics.js';
 import type { LogApi } from './log-api.js';
 
-/** The log API's endpoints under `/<alias>` as the HTTP kit's fast handlers (the route table mounts them). */
+/** The log API's endpoints under `/<alias>` as the HTTP kit's handlers (the route table mounts them on the fast path). */
 export interface LogApiHandlers {
-  readonly addVc: FastHandler;
-  readonly getSth: FastHandler;
-  readonly getSthConsistency: FastHandler;
-  readonly getProofByHash: FastHandler;
-  readonly getEntries: FastHandler;
-  readonly getEntryAndProof: FastHandler;
+  readonly addVc: Handler;
+  readonly getSth: Handler;
+  readonly getSthConsistency: Handler;
+  readonly getProofByHash: Handler;
+  readonly getEntries: Handler;
+  readonly getEntryAndProof: Handler;
   /** The spec gives get-issuers both with and without /v1: one handler for both. */
-  readonly getIssuers: FastHandler;
+  readonly getIssuers: Handler;
 }
 
 /**
@@ -26,9 +26,9 @@ export function logApiHandlers(api: LogApi, metrics: VctMetrics): LogApiHandlers
   const handler =
     (
       op: Operation,
-      action: (alias: string, request: FastRequest) => string | Promise<string>,
+      action: (alias: string, request: RouteRequest) => string | Promise<string>,
       crossOrigin = false,
-    ): FastHandler =>
+    ): Handler =>
     async (req) => {
       const alias = req.params.alias ?? '';
       const done = metrics.time(op, alias);
@@ -36,14 +36,14 @@ export function logApiHandlers(api: LogApi, metrics: VctMetrics): LogApiHandlers
         const body = await action(alias, req);
         done(true);
         // Tree heads and proofs are public and self-verifying: a node's explorer checks them in the page.
-        return { contentType: 'application/json', body, ...(crossOrigin ? { headers: CROSS_ORIGIN } : {}) };
+        return answer({ text: body, type: 'application/json', ...(crossOrigin ? { headers: CROSS_ORIGIN } : {}) });
       } catch (error) {
         done(false);
         throw error;
       }
     };
   return {
-    addVc: handler('add_vc', (alias, req) => api.addVc(alias, req.body?.toString('utf8'))),
+    addVc: handler('add_vc', (alias, req) => api.addVc(alias, textBody(req))),
     getSth: handler('get_sth', (alias) => api.getSth(alias), true),
     getSthConsistency: handler('get_sth_consistency', (alias, req) => api.getSthConsistency(alias, req.query)),
     getProofByHash: handler('get_proof_by_hash', (alias, req) => api.getProofByHash(alias, req.query), true),

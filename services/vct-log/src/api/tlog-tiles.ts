@@ -1,5 +1,5 @@
 import { internal, notFound } from '@anchor/common/errors';
-import type { FastAnswer, FastHandler } from '@anchor/common/http';
+import { answer, type Answer, type Handler } from '@anchor/common/http';
 import { TILE_WIDTH, encodeEntryBundle, parseTilePath, tilePath, tileWidth, type TileRef } from '@anchor/common/tlog';
 import type { TransparencyLog } from '../merkle-log/transparency-log.js';
 import type { SignedCheckpoints } from '../signing/signed-checkpoints.js';
@@ -16,8 +16,8 @@ export interface CosignatureLines {
 }
 
 export interface TlogTileHandlers {
-  readonly checkpoint: FastHandler;
-  readonly tile: FastHandler;
+  readonly checkpoint: Handler;
+  readonly tile: Handler;
 }
 
 /**
@@ -31,15 +31,15 @@ export function tlogTileHandlers(
   cosigning?: CosignatureLines,
 ): TlogTileHandlers {
   return {
-    async checkpoint(req): Promise<FastAnswer> {
+    async checkpoint(req): Promise<Answer> {
       const alias = req.params.alias ?? '';
       const { log } = logs.require(alias, 'read');
       // A replica that does not write the heads reads the newest one first (`currentHead`).
       await log.currentHead();
       const body = await servedCheckpoint(checkpoints, cosigning, log);
-      return { contentType: 'text/plain', body, headers: { 'Cache-Control': SHORT_CACHE } };
+      return answer({ text: body, headers: { 'Cache-Control': SHORT_CACHE } });
     },
-    async tile(req): Promise<FastAnswer> {
+    async tile(req): Promise<Answer> {
       const alias = req.params.alias ?? '';
       const { log } = logs.require(alias, 'read');
       const path = `tile/${req.params.tile ?? ''}`;
@@ -49,10 +49,9 @@ export function tlogTileHandlers(
       // A tile of a checkpoint another replica served is within this one's tree too.
       await log.currentHead();
       const headers = { 'Cache-Control': tile.width === TILE_WIDTH ? FULL_TILE_CACHE : SHORT_CACHE };
-      if (tile.level !== 'entries')
-        return { contentType: 'application/octet-stream', body: await log.hashTile(tile), headers };
+      if (tile.level !== 'entries') return answer({ bytes: await log.hashTile(tile), headers });
       const body = await entryBundle(log, tile);
-      return { contentType: 'application/octet-stream', body, headers };
+      return answer({ bytes: body, headers });
     },
   };
 }

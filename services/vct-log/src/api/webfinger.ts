@@ -1,14 +1,9 @@
 import { badRequest, notFound } from '@anchor/common/errors';
 import { JRD_MEDIA_TYPE, transparencyLogJrd } from '@anchor/common/webfinger';
-import type { RequestHandler } from 'express';
+import { answer, type Handler } from '@anchor/common/http';
 import type { VctMetrics } from '../metrics.js';
 import type { LogSigner } from '../signing/log-signer.js';
 import type { LogRegistry } from './log-access.js';
-
-/** The `resource` parameter; undefined when absent (the kit refuses it given twice). */
-function firstValue(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
 
 export interface WebFingerRouteOptions {
   logs: LogRegistry;
@@ -23,21 +18,23 @@ export interface WebFingerRouteOptions {
  * which clients verify add-vc and STH signatures with. Errors as the original: no resource 400, a resource
  * that is not a URL 400, another host 404, no alias 404, an unknown alias 404.
  */
-export function webFingerHandler(options: WebFingerRouteOptions): RequestHandler {
+export function webFingerHandler(options: WebFingerRouteOptions): Handler {
   const { logs, signer, metrics } = options;
-  const handler: RequestHandler = (req, res) => {
+  const handler: Handler = (req) => {
     const started = process.hrtime.bigint();
     // Labelled by alias (the original labelled by resource, which lets clients grow the series at will).
     let alias = 'unknown';
     try {
-      alias = aliasOf(firstValue(req.query.resource) ?? '');
-      // The public key is public: a node's explorer reads it to check tree heads in the page.
-      res.setHeader('Access-Control-Allow-Origin', '*');
-      res
-        .status(200)
-        .type(JRD_MEDIA_TYPE)
-        .send(`${JSON.stringify(transparencyLogJrd(firstValue(req.query.resource) ?? '', signer.publicKeyBytes))}\n`);
+      const resource = req.query.get('resource') ?? '';
+      alias = aliasOf(resource);
+      const jrd = answer({
+        text: `${JSON.stringify(transparencyLogJrd(resource, signer.publicKeyBytes))}\n`,
+        type: JRD_MEDIA_TYPE,
+        // The public key is public: a node's explorer reads it to check tree heads in the page.
+        headers: { 'Access-Control-Allow-Origin': '*' },
+      });
       metrics.record('webfinger', alias, started, true);
+      return jrd;
     } catch (error) {
       metrics.record('webfinger', alias, started, false);
       throw error;

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { notFound } from '@anchor/common/errors';
-import type { FastHandler } from '@anchor/common/http';
+import type { Handler } from '@anchor/common/http';
 import type { Feature } from '@anchor/common/service';
 import type { VctLogContext } from '../log-context.js';
 import { loadOrCreateLogKey } from '../signing/key-file.js';
@@ -8,7 +8,7 @@ import { WITNESS_STORE, Witness, type WitnessRecord } from './witness.js';
 
 /** The witness mode (`--witness-logs`): `POST /add-checkpoint`, answered 404 for every origin without it. */
 export interface WitnessFeature extends Feature {
-  readonly addCheckpoint: FastHandler;
+  readonly addCheckpoint: Handler;
   /** The witness (once the listener is up: its default name holds the base URL); undefined without `--witness-logs`. */
   witness(): Witness | undefined;
 }

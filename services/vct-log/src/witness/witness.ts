@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { AppError, badRequest } from '@anchor/common/errors';
-import type { FastAnswer, FastHandler } from '@anchor/common/http';
+import { answer, type Answer, type Handler } from '@anchor/common/http';
 import { getLogger } from '@anchor/common/log';
 import type { Store } from '@anchor/common/storage';
 import {
@@ -83,7 +83,7 @@ export class Witness {
     return this.store.get(origin);
   }
 
-  readonly addCheckpoint: FastHandler = async (req) => {
+  readonly addCheckpoint: Handler = async (req) => {
     const body = req.body?.toString('utf8') ?? '';
     if (req.body !== undefined && Buffer.from(body, 'utf8').compare(req.body) !== 0)
       throw badRequest('an add-checkpoint body is UTF-8 text');
@@ -93,7 +93,7 @@ export class Witness {
     return this.inTurn(origin, () => this.add(request, origin));
   };
 
-  private async add(request: ReturnType<typeof parseAddCheckpoint>, origin: string): Promise<FastAnswer> {
+  private async add(request: ReturnType<typeof parseAddCheckpoint>, origin: string): Promise<Answer> {
     const record = this.logs.has(origin) ? await this.store.get(origin) : undefined;
     const held = record && { size: record.size, rootHash: Buffer.from(record.rootHash, 'base64') };
     let decision;
@@ -132,7 +132,7 @@ export class Witness {
       { name: this.settings.name, keyHash: this.keyHash, sign: ed25519NoteSign(this.settings.privateKey) },
       now,
     );
-    return { contentType: 'text/plain', body: line };
+    return answer({ text: line });
   }
 
   private inTurn<T>(origin: string, work: () => Promise<T>): Promise<T> {
@@ -147,7 +147,7 @@ export class Witness {
   }
 }
 
-function sizeConflict(size: number): FastAnswer {
+function sizeConflict(size: number): Answer {
   // Bytes, so the kit adds no charset: the spec names this media type exactly.
-  return { status: 409, contentType: TLOG_SIZE_MEDIA_TYPE, body: Buffer.from(formatTreeSize(size)) };
+  return answer({ status: 409, bytes: Buffer.from(formatTreeSize(size)), type: TLOG_SIZE_MEDIA_TYPE });
 }
