@@ -40,6 +40,13 @@ const CONNECTIONS = 16;
 /** How long after the last acknowledgement (or the kill) every acknowledged entry must be in a head. */
 const INTEGRATE_DEADLINE_MS = 120_000;
 const MONITOR_INTERVAL_MS = 25;
+/**
+ * Entries per get-entries of the read-back. On FerretDB one of 1,000 is some 2,000 lookups (entries, then
+ * leaves): at load 25-35 it passed the replicas' 30 s database deadline, each such answer replaced the
+ * replica's database client and failed the sequencer's batch in flight with it, and the read-back, asked
+ * again every 100 ms, kept integration from finishing (a kill run saw none of its 995 entries read back).
+ */
+const READ_PAGE = 100;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Ack {
@@ -203,7 +210,7 @@ async function readTree(
     const head = await getJson<SignedTreeHead>(`${url}/main/v1/get-sth`, agent).catch(() => undefined);
     const size = head?.tree_size ?? 0;
     while (hashes.length < size) {
-      const end = Math.min(size - 1, hashes.length + 999);
+      const end = Math.min(size - 1, hashes.length + READ_PAGE - 1);
       const page = await getJson<{ entries: Array<{ leaf_input: string }> }>(
         `${url}/main/v1/get-entries?start=${hashes.length}&end=${end}`,
         agent,
