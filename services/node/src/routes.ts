@@ -1,12 +1,5 @@
 import { AppError } from '@anchor/common/errors';
-import {
-  openApiRoute,
-  type ApiInfo,
-  type Handler,
-  type HandlerRouteSpec,
-  type QueryParameterSpec,
-  type RouteSpec,
-} from '@anchor/common/http';
+import { openApiRoute, type ApiInfo, type Handler, type QueryParameterSpec, type RouteSpec } from '@anchor/common/http';
 import { PROJECT_VERSION } from '@anchor/common/version';
 import { WEBFINGER_PATH } from '@anchor/common/webfinger';
 import type { ActivityPubFeature } from './activitypub/activitypub-feature.js';
@@ -138,7 +131,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
   ];
   const ap = activitypub.handlers;
   const base = ctx.urls.servicePath;
-  const collection = (name: string, what: string, handler: Handler): HandlerRouteSpec => ({
+  const collection = (name: string, what: string, handler: Handler): RouteSpec => ({
     method: 'GET',
     path: `${base}/${name}`,
     auth: 'signed',
@@ -149,7 +142,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
     responses: { 200: { description: 'the collection', mediaType: AP_CONTENT_TYPE }, 400: 'bad paging parameters' },
     handler,
   });
-  const perAnchor = (name: string, what: string, handler: Handler): HandlerRouteSpec => ({
+  const perAnchor = (name: string, what: string, handler: Handler): RouteSpec => ({
     ...collection(`${name}/:anchor`, what, handler),
     params: { anchor: 'an anchor hashlink or hash' },
     responses: {

@@ -52,7 +52,7 @@ const readJsonTypes: RequestHandler = (req, _res, next) => {
   }
 };
 
-/** @deprecated An express request, read by `jsonBody` while a service still has express handlers. */
+/** An express request of the kit's raw routers (`http.routes`, which no service route uses; tests do). */
 export interface RequestWithBody {
   readonly body?: unknown;
 }
@@ -82,6 +82,7 @@ export function jsonBody(
 }
 
 function routeJson(req: KitRequest, what: string): unknown {
+  if (req.parsedJson) return req.parsedBody;
   if (parsedJson.has(req)) return parsedJson.get(req);
   const value = parsedBody(req.parsedBody ?? req.body, what);
   parsedJson.set(req, value);
@@ -102,8 +103,18 @@ function parsedBody(body: unknown, what: string): unknown {
  * text/plain as the express path decoded it (by its charset), other bytes as UTF-8; undefined without a body.
  */
 export function textBody(req: RouteRequest): string | undefined {
-  if (typeof req.parsedBody === 'string') return req.parsedBody;
+  if (typeof req.parsedBody === 'string' && !(req instanceof KitRequest && req.parsedJson)) return req.parsedBody;
   return req.body?.toString('utf8');
+}
+
+/**
+ * A text/plain body as the express path decoded it (by its charset); undefined without a body; a body of any
+ * other type is a 400 saying `refusal`. For express routes (the fast path leaves bodies unparsed).
+ */
+export function plainTextBody(req: RouteRequest, refusal: string): string | undefined {
+  if (req.body === undefined) return undefined;
+  if (typeof req.parsedBody === 'string' && !(req instanceof KitRequest && req.parsedJson)) return req.parsedBody;
+  throw badRequest(refusal);
 }
 
 /**

@@ -5,7 +5,7 @@ import { docsRoutes } from './docs-route.js';
 import type { HealthChecks } from './health.js';
 import { textBody } from './body-parsing.js';
 import { answer, type RouteRequest } from './handler.js';
-import type { HandlerRouteSpec } from './route-spec.js';
+import type { RouteSpec } from './route-spec.js';
 
 /**
  * Which built-in routes a service serves. `'open'` serves one to anyone whatever the token rules (the
@@ -37,8 +37,8 @@ function levelSpec(req: RouteRequest): string {
 }
 
 /** The routes every service serves, as route-table entries (`createHttpApp` mounts them; `http.builtinRoutes`). */
-export function builtinRoutes(enabled: BuiltinRoutes, health: HealthChecks, metrics: Metrics): HandlerRouteSpec[] {
-  const routes: HandlerRouteSpec[] = [];
+export function builtinRoutes(enabled: BuiltinRoutes, health: HealthChecks, metrics: Metrics): RouteSpec[] {
+  const routes: RouteSpec[] = [];
   const healthRoute = enabled.health ?? true;
   if (healthRoute !== false) {
     routes.push({

@@ -38,8 +38,9 @@ export interface HttpAppOptions {
  *
  *   const http = createHttpApp({ metrics, bodyLimit: '1mb', auth: { rules, signatureAuthenticator } });
  *   http.health.register('dbStatus', () => store.ping());
- *   http.routes.post('/sidetree/v1/operations', async (req, res) => res.json(await ops.submit(req.body)));
- *   http.fastRoutes.get('/sidetree/v1/identifiers/:did', (req) => resolution.answer(req.params.did));
+ *   mountRoutes(http, [...http.builtinRoutes, { method: 'POST', path: '/things', auth: 'write', fast: true, tag: 'a',
+ *     summary: 'adds a thing', responses: { 200: 'added' },
+ *     handler: async (req) => answer({ json: await things.add(jsonBody(req, THING)) }) }]);
  *   const server = await startHttpServer(http.listener, { host: '0.0.0.0', port: 8080 });
  */
 export function createHttpApp(options: HttpAppOptions = {}): HttpApp {

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { notFound } from '../errors/index.js';
 import { answer } from './handler.js';
-import type { HandlerRouteSpec } from './route-spec.js';
+import type { RouteSpec } from './route-spec.js';
 
 /**
  * `GET /docs`: the service's API documentation, rendered in the browser by Swagger UI from the service's own
@@ -52,7 +52,7 @@ function asset(name: string): Buffer {
   return bytes;
 }
 
-export function docsRoutes(): HandlerRouteSpec[] {
+export function docsRoutes(): RouteSpec[] {
   return [
     {
       method: 'GET',

@@ -3,7 +3,7 @@ import { badRequest, unauthorized } from '../errors/index.js';
 import { createMetrics } from '../metrics/index.js';
 import { bearer, call, serve, type Reply } from './http.test-helpers.js';
 import { createHttpApp, formatByteSize, parseByteSize, type HttpAppOptions } from './index.js';
-import type { FastRequest } from './fast-routes.js';
+import type { RouteRequest } from './handler.js';
 import type { SignatureAuthenticator } from './principal.js';
 
 /** One app with a GET and a POST fast route; `fast` serves its listener, `viaExpress` the express app alone. */
@@ -152,7 +152,7 @@ describe('fast routes', () => {
       auth: { rules: [{ path: '/guarded', write: ['w'] }], signatureAuthenticator },
     });
     // Answers with what the kit told the handler.
-    const who = (req: FastRequest) => ({
+    const who = (req: RouteRequest) => ({
       contentType: 'application/json',
       body: JSON.stringify({ principal: req.principal, authorized: req.authorized, body: req.body?.toString('utf8') }),
     });

@@ -4,7 +4,7 @@ import type { Logger } from '../log/index.js';
 import { ANONYMOUS, bearerToken, credentialsRequired, invalidBearerToken } from './authentication.js';
 import { sendAnswer, writeAnswer } from './answer-writers.js';
 import { readRawBody } from './body-parsing.js';
-import { checkJsonCharset, KitRequest, type Answer, type Handler, type RouteRequest } from './handler.js';
+import { checkJsonCharset, isJsonMediaType, KitRequest, type Answer, type Handler } from './handler.js';
 import { errorResponse, logErrorResponse } from './error-mapping.js';
 import { checkQuery, searchOf } from './query-rule.js';
 import type { RequestObserver } from './request-logging.js';
@@ -21,13 +21,6 @@ export interface FastRouteOptions {
    */
   signed?: boolean;
 }
-
-/** @deprecated The one shape is `RouteRequest`. */
-export type FastRequest = RouteRequest;
-/** @deprecated The one shape is `Answer` (built by `answer`). */
-export type FastAnswer = Answer;
-/** @deprecated The one shape is `Handler`. */
-export type FastHandler = Handler;
 
 interface FastRoute {
   method: string;
@@ -51,7 +44,9 @@ interface Match {
  * per-request machinery (routers, body parsers, helmet, ETags) costs more CPU than a cached resolution or a
  * proof, which the throughput targets of these endpoints cannot afford.
  *
- *   http.fastRoutes.get('/:alias/v1/get-sth', (req) => ({ contentType: 'application/json', body: sth(req.params.alias) }));
+ *   http.fastRoutes.get('/:alias/v1/get-sth', (req) => answer({ text: sth(req.params.alias), type: 'application/json' }));
+ *
+ * Services declare them in their route table (`fast: true`); `mountRoutes` registers them here.
  *
  * A template may end in a `*name` tail (express 5's wildcard): one or more segments, as `a/b/c`.
  */
@@ -128,8 +123,10 @@ export function expressHandlerOf(handler: Handler, etags = true): RequestHandler
         params: flatParams(req.params as Record<string, string | string[]>),
         search: searchOf(req.originalUrl),
         body: req.rawBody,
-        // The body parsers' JSON value or text; their bytes (other types) are `body` already.
-        parsedBody: Buffer.isBuffer(req.body) ? undefined : (req.body as unknown),
+        // The body parsers' JSON value or text (their bytes, other types, are `body` already); a fast route's
+        // body is never parsed, on either path.
+        parsedBody: !etags || Buffer.isBuffer(req.body) ? undefined : (req.body as unknown),
+        parsedJson: etags && req.body !== undefined && isJsonMediaType(req.headers['content-type']),
         headers: req.headers,
         principal: req.principal,
         authorized: req.authorized,

@@ -13,7 +13,7 @@ import {
   parseTokenRules,
   requireAuthorization,
   textBody,
-  type HandlerRouteSpec,
+  type RouteSpec,
   type HttpApp,
   type RouteRequest,
 } from './index.js';
@@ -26,7 +26,7 @@ const NOTE = defineSchema<{ text: string }>({
   additionalProperties: false,
 });
 
-const route = (spec: Omit<HandlerRouteSpec, 'tag' | 'summary' | 'responses'>): HandlerRouteSpec => ({
+const route = (spec: Omit<RouteSpec, 'tag' | 'summary' | 'responses'>): RouteSpec => ({
   tag: 'test',
   summary: 'a test route',
   responses: { 200: 'ok' },
@@ -34,7 +34,7 @@ const route = (spec: Omit<HandlerRouteSpec, 'tag' | 'summary' | 'responses'>): H
 });
 
 /** Both paths' routes of the one shape, on one app; `fast` serves its listener, `viaExpress` the express app alone. */
-async function start(routes: (http: HttpApp) => HandlerRouteSpec[]) {
+async function start(routes: (http: HttpApp) => RouteSpec[]) {
   const http = createHttpApp({ metrics: createMetrics({ prefix: 'test_', processMetrics: false }), bodyLimit: '1kb' });
   mountRoutes(http, [...http.builtinRoutes, ...routes(http)]);
   return { http, fast: (await serve(http.listener)).url, viaExpress: (await serve(http.app)).url };

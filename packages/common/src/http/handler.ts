@@ -125,6 +125,8 @@ export interface RequestParts {
   headers: IncomingHttpHeaders;
   body: Buffer | undefined;
   parsedBody?: unknown;
+  /** `parsedBody` is a JSON value (the JSON types), not text: a JSON string body is not text to parse again. */
+  parsedJson?: boolean;
   principal: Principal;
   authorized: boolean;
 }
@@ -138,6 +140,8 @@ export class KitRequest implements RouteRequest {
   readonly headers: IncomingHttpHeaders;
   readonly body: Buffer | undefined;
   readonly parsedBody: unknown;
+  /** Whether `parsedBody` is the JSON value the express path parsed (rather than text). */
+  readonly parsedJson: boolean;
   readonly principal: Principal;
   readonly authorized: boolean;
   readonly #search: string;
@@ -153,6 +157,7 @@ export class KitRequest implements RouteRequest {
     this.headers = parts.headers;
     this.body = parts.body;
     this.parsedBody = parts.parsedBody;
+    this.parsedJson = parts.parsedJson ?? false;
     this.principal = parts.principal;
     this.authorized = parts.authorized;
     this.#search = parts.search;

@@ -37,19 +37,16 @@ export {
   type HealthReport,
 } from './health.js';
 export { StallBoundedProbe, type StallBoundedProbeOptions } from './stall-bounded-probe.js';
-export { JSON_MEDIA_TYPES, formatByteSize, jsonBody, parseByteSize, textBody } from './body-parsing.js';
+export { JSON_MEDIA_TYPES, formatByteSize, jsonBody, parseByteSize, plainTextBody, textBody } from './body-parsing.js';
 export { answer, type Answer, type AnswerSpec, type Handler, type RouteRequest } from './handler.js';
 export { checkQuery, queryValue } from './query-rule.js';
 export { securityHeaders } from './security-headers.js';
-export { expressHandlerOf, FastRoutes, type FastAnswer, type FastHandler, type FastRequest } from './fast-routes.js';
+export { FastRoutes } from './fast-routes.js';
 export { errorCodeForStatus } from './status-codes.js';
 export type { BuiltinRoutes } from './builtin-routes.js';
 export { mountRoutes, mountedRoutes, routeTableOf, openApiPath } from './route-table.js';
 export type {
   AuthClass,
-  ExpressRouteSpec,
-  FastRouteSpec,
-  HandlerRouteSpec,
   HttpMethod,
   JsonSchema,
   QueryParameterSpec,

@@ -1,5 +1,5 @@
 import { answer } from './handler.js';
-import type { AuthClass, HandlerRouteSpec, JsonSchema, ResponseSpec, RouteSpec } from './route-spec.js';
+import type { AuthClass, JsonSchema, ResponseSpec, RouteSpec } from './route-spec.js';
 import { openApiPath, pathParameters, tokenKind } from './route-table.js';
 
 /** What a service says about itself in its OpenAPI document. */
@@ -180,7 +180,7 @@ function responsesOf(route: RouteSpec): Record<string, unknown> {
  * `GET /openapi.json` (open): the document of the table it is part of, built on first request (the table
  * is complete by then, this route included).
  */
-export function openApiRoute(info: ApiInfo, routes: readonly RouteSpec[]): HandlerRouteSpec {
+export function openApiRoute(info: ApiInfo, routes: readonly RouteSpec[]): RouteSpec {
   let document: string | undefined;
   return {
     method: 'GET',

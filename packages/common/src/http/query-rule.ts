@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import { badRequest } from '../errors/index.js';
 
 /**
@@ -28,11 +28,11 @@ export const queryRule: RequestHandler = (req, _res, next) => {
 };
 
 /**
- * The one reader of an express route's query parameter: its value, or undefined when absent. The query rule
- * has already refused a repeated one; anything but a plain string (a parser building arrays or objects) is a 400.
+ * The one reader of a route's query parameter: its value, or undefined when absent. One given twice is a 400
+ * (the query rule refuses it before any handler; this holds for any query a handler is given).
  */
-export function queryValue(req: Pick<Request, 'query'>, name: string): string | undefined {
-  const value = req.query[name];
-  if (value === undefined || typeof value === 'string') return value;
-  throw badRequest(`query parameter '${name}' must be given once, as a plain value`);
+export function queryValue(req: { readonly query: URLSearchParams }, name: string): string | undefined {
+  const values = req.query.getAll(name);
+  if (values.length > 1) throw badRequest(`query parameter '${name}' must be given once, as a plain value`);
+  return values[0];
 }

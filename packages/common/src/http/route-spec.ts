@@ -1,4 +1,3 @@
-import type { RequestHandler } from 'express';
 import type { Handler } from './handler.js';
 
 /**
@@ -66,7 +65,7 @@ interface RouteBase {
 }
 
 /** A route of a service's table: its handler is of the one shape, served through express or, `fast`, in front of it. */
-export interface HandlerRouteSpec extends RouteBase {
+export interface RouteSpec extends RouteBase {
   /**
    * Served by the kit's fast path in front of express (see `FastRoutes`): for the hottest GET and POST routes,
    * answered without ETags; default false (through express, with ETags and 304s).
@@ -74,14 +73,3 @@ export interface HandlerRouteSpec extends RouteBase {
   fast?: boolean;
   handler: Handler;
 }
-
-/** @deprecated An express handler: every route takes a `Handler` (`HandlerRouteSpec`); kept while a service still mounts one. */
-export interface ExpressRouteSpec extends RouteBase {
-  fast?: false;
-  handler: RequestHandler;
-}
-
-/** @deprecated A fast route is a `HandlerRouteSpec` with `fast: true`. */
-export type FastRouteSpec = HandlerRouteSpec & { fast: true };
-
-export type RouteSpec = HandlerRouteSpec | ExpressRouteSpec;

@@ -4,7 +4,9 @@ import { createMetrics } from '../metrics/index.js';
 import { defineSchema } from '../schemas/index.js';
 import { bearer, call, serve } from './http.test-helpers.js';
 import {
+  answer,
   createHttpApp,
+  jsonBody,
   documentedRoutes,
   mountedRoutes,
   mountRoutes,
@@ -15,6 +17,7 @@ import {
   routeTableTags,
   withRouteTables,
   type ApiInfo,
+  type RouteRequest,
   type RouteSpec,
 } from './index.js';
 import type { SignatureAuthenticator } from './principal.js';
@@ -40,7 +43,7 @@ function table(http: ReturnType<typeof createHttpApp>): RouteSpec[] {
       tag: 'a',
       summary: 'open',
       responses: { 200: 'ok' },
-      handler: (req, res) => void res.type('application/json').send(seen(req)),
+      handler: (req) => answer({ text: seen(req), type: 'application/json' }),
     },
     {
       method: 'GET',
@@ -50,7 +53,7 @@ function table(http: ReturnType<typeof createHttpApp>): RouteSpec[] {
       summary: 'an item',
       params: { id: 'the item' },
       responses: { 200: 'ok', 404: 'no such item' },
-      handler: (req, res) => void res.type('application/json').send(seen(req)),
+      handler: (req) => answer({ text: seen(req), type: 'application/json' }),
     },
     {
       method: 'POST',
@@ -60,7 +63,7 @@ function table(http: ReturnType<typeof createHttpApp>): RouteSpec[] {
       summary: 'adds an item',
       body: { mediaTypes: ['application/json'], schema: NOTE },
       responses: { 200: { description: 'ok', mediaType: 'application/json' }, 400: 'not a note' },
-      handler: (req, res) => void res.type('application/json').send(seen(req)),
+      handler: (req) => answer({ text: seen(req), type: 'application/json' }),
     },
     {
       method: 'POST',
@@ -69,7 +72,7 @@ function table(http: ReturnType<typeof createHttpApp>): RouteSpec[] {
       tag: 'b',
       summary: 'admin only',
       responses: { 200: 'ok' },
-      handler: (req, res) => void res.type('application/json').send(seen(req)),
+      handler: (req) => answer({ text: seen(req), type: 'application/json' }),
     },
     {
       method: 'GET',
@@ -80,7 +83,7 @@ function table(http: ReturnType<typeof createHttpApp>): RouteSpec[] {
       summary: 'decides itself',
       query: [{ name: 'page', description: 'a page' }],
       responses: { 200: 'ok' },
-      handler: (req, res) => void res.type('application/json').send(seen(req)),
+      handler: (req) => answer({ text: seen(req), type: 'application/json' }),
     },
     {
       method: 'GET',
@@ -91,7 +94,7 @@ function table(http: ReturnType<typeof createHttpApp>): RouteSpec[] {
       summary: 'fast',
       params: { alias: 'a log' },
       responses: { 200: 'ok' },
-      handler: (req) => ({ contentType: 'application/json', body: seen(req) }),
+      handler: (req) => answer({ text: seen(req), type: 'application/json' }),
     },
     {
       method: 'POST',
@@ -102,7 +105,7 @@ function table(http: ReturnType<typeof createHttpApp>): RouteSpec[] {
       access: 'a signer',
       summary: 'fast signed',
       responses: { 200: 'ok' },
-      handler: (req) => ({ contentType: 'application/json', body: seen(req) }),
+      handler: (req) => answer({ text: seen(req), type: 'application/json' }),
     },
   ];
   routes.push(openApiRoute(INFO, routes));
@@ -201,8 +204,7 @@ describe('route tables', () => {
       bodyLimit: 1024,
       auth: { rules: [{ path: '/.*', read: ['R'], write: ['W'] }] },
     });
-    const echo = (req: { body?: unknown }, res: { json: (body: unknown) => void }) =>
-      void res.json({ length: String(req.body).length });
+    const echo = (req: RouteRequest) => answer({ json: { length: String(jsonBody(req)).length } });
     mountRoutes(http, [
       {
         method: 'POST',
@@ -254,7 +256,7 @@ describe('route tables', () => {
 
   it('refuse routes the kit cannot serve as declared, and a route given twice', () => {
     const http = createHttpApp({ metrics: createMetrics({ prefix: 'test_', processMetrics: false }) });
-    const handler = () => undefined;
+    const handler = () => answer({});
     expect(() =>
       mountRoutes(http, [{ method: 'POST', path: '/x', auth: 'read', tag: 'a', summary: 'x', responses: {}, handler }]),
     ).toThrow('a read route is a GET');
@@ -273,7 +275,7 @@ describe('route tables', () => {
           tag: 'a',
           summary: 'x',
           responses: {},
-          handler: () => ({ contentType: 'text/plain', body: '' }),
+          handler: () => answer({ text: '' }),
         },
       ]),
     ).toThrow('fast routes are read, write or signed');

@@ -2,7 +2,6 @@ import type { RequestHandler, Router } from 'express';
 import { requireToken } from './authentication.js';
 import { bodyParsers, parseByteSize } from './body-parsing.js';
 import { expressHandlerOf, type FastRoutes } from './fast-routes.js';
-import type { Handler } from './handler.js';
 import type { RouteBodyLimits } from './route-body-limits.js';
 import type { HttpApp } from './http-app.js';
 import type { HttpMethod, RouteSpec } from './route-spec.js';
@@ -64,7 +63,7 @@ export function mountRoute(targets: RouteTargets, route: RouteSpec): void {
     targets.bodyLimits.add(route.method, route.path);
     handlers.push(...bodyParsers(parseByteSize(route.bodyLimit)));
   }
-  handlers.push(isExpressHandler(route.handler) ? route.handler : expressHandlerOf(route.handler));
+  handlers.push(expressHandlerOf(route.handler));
   switch (route.method) {
     case 'GET':
       router.get(route.path, ...handlers);
@@ -79,14 +78,6 @@ export function mountRoute(targets: RouteTargets, route: RouteSpec): void {
       router.delete(route.path, ...handlers);
       break;
   }
-}
-
-/**
- * An express handler of a deprecated `ExpressRouteSpec` takes `(req, res[, next])`; a `Handler` takes the
- * request alone. Only while a service still mounts express handlers.
- */
-function isExpressHandler(handler: Handler | RequestHandler): handler is RequestHandler {
-  return handler.length >= 2;
 }
 
 function checkRoute(route: RouteSpec): void {

@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import type { RequestHandler } from 'express';
 import { opt } from '../config/index.js';
 import { AppError, badRequest, errorMessage, notFound } from '../errors/index.js';
-import { jsonBody, type RouteSpec } from '../http/index.js';
+import { answer, jsonBody, queryValue, type Handler, type RouteSpec } from '../http/index.js';
 import { bundledContext } from '../jsonld/index.js';
 import { getLogger } from '../log/index.js';
 import type { Feature } from '../service/index.js';
@@ -100,31 +99,30 @@ export async function readContextsFile(path: string): Promise<OperatorContext[]>
 }
 
 interface ContextHandlers {
-  add: RequestHandler;
-  list: RequestHandler;
-  remove: RequestHandler;
+  add: Handler;
+  list: Handler;
+  remove: Handler;
 }
 
 function contextHandlers(contexts: JsonLdContexts): ContextHandlers {
   return {
-    add: async (req, res) => {
+    add: async (req) => {
       if (req.body === undefined)
         throw badRequest('the body must be JSON: {"url","content"}, a list of them, or {"documents":[...]}');
       const added = parseOperatorContexts(jsonBody(req));
       await contexts.add(added);
       log.info('JSON-LD contexts added', { contexts: added.map((c) => c.url) });
-      res.json({ added: added.map((c) => c.url) });
+      return answer({ json: { added: added.map((c) => c.url) } });
     },
-    list: (_req, res) => {
-      res.json({ documents: contexts.list().map(({ url, document }) => ({ url, content: document })) });
-    },
-    remove: async (req, res) => {
-      const url = req.query.url;
-      if (typeof url !== 'string' || url.length === 0)
+    list: () =>
+      answer({ json: { documents: contexts.list().map(({ url, document }) => ({ url, content: document })) } }),
+    remove: async (req) => {
+      const url = queryValue(req, 'url');
+      if (url === undefined || url.length === 0)
         throw badRequest('the query parameter url (the context URL) is required, once');
       if (!(await contexts.remove(url))) throw notFound(`no context ${url} was added`);
       log.info('JSON-LD context removed', { context: url });
-      res.status(204).end();
+      return answer({ status: 204 });
     },
   };
 }

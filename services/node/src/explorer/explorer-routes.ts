@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { answer, type HandlerRouteSpec } from '@anchor/common/http';
+import { answer, type RouteSpec } from '@anchor/common/http';
 import { notFound } from '@anchor/common/errors';
 
 /** Where the explorer's page is served. */
@@ -62,7 +62,7 @@ function file(name: string): Buffer {
 }
 
 /** `GET /explorer/` and its files, open to anyone: the page reads only public endpoints. */
-export function explorerRoutes(): HandlerRouteSpec[] {
+export function explorerRoutes(): RouteSpec[] {
   return [
     {
       method: 'GET',
