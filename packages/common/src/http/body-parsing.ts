@@ -107,13 +107,26 @@ export function textBody(req: RouteRequest): string | undefined {
   return req.body?.toString('utf8');
 }
 
+/** How `plainTextBody` reads a body that is not text/plain. */
+export interface PlainTextOptions {
+  /**
+   * Take a JSON-typed body whose value is a string as text: its bytes as sent, quotes kept, so the handler's
+   * own check names it (the node's `POST /log` and `POST /policy` have always answered so). Default false:
+   * the 400 `refusal`, as for any other JSON value.
+   */
+  readonly jsonStringAsText?: boolean;
+}
+
 /**
  * A text/plain body as the express path decoded it (by its charset); undefined without a body; a body of any
  * other type is a 400 saying `refusal`. For express routes (the fast path leaves bodies unparsed).
  */
-export function plainTextBody(req: RouteRequest, refusal: string): string | undefined {
+export function plainTextBody(req: RouteRequest, refusal: string, options: PlainTextOptions = {}): string | undefined {
   if (req.body === undefined) return undefined;
-  if (typeof req.parsedBody === 'string' && !(req instanceof KitRequest && req.parsedJson)) return req.parsedBody;
+  if (typeof req.parsedBody === 'string') {
+    if (!(req instanceof KitRequest && req.parsedJson)) return req.parsedBody;
+    if (options.jsonStringAsText === true) return req.body.toString('utf8');
+  }
   throw badRequest(refusal);
 }
 

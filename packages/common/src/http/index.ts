@@ -37,7 +37,15 @@ export {
   type HealthReport,
 } from './health.js';
 export { StallBoundedProbe, type StallBoundedProbeOptions } from './stall-bounded-probe.js';
-export { JSON_MEDIA_TYPES, formatByteSize, jsonBody, parseByteSize, plainTextBody, textBody } from './body-parsing.js';
+export {
+  JSON_MEDIA_TYPES,
+  formatByteSize,
+  jsonBody,
+  parseByteSize,
+  plainTextBody,
+  textBody,
+  type PlainTextOptions,
+} from './body-parsing.js';
 export { answer, type Answer, type AnswerSpec, type Handler, type RouteRequest } from './handler.js';
 export { checkQuery, queryValue } from './query-rule.js';
 export { securityHeaders } from './security-headers.js';

@@ -215,6 +215,23 @@ describe('ActivityPub service between two nodes', () => {
     });
     expect(await set.text()).toBe('MinPercent(100,batch) AND MinPercent(50,system)');
     expect(await (await fetch(`${a.url}/policy`)).text()).toBe('MinPercent(100,batch) AND MinPercent(50,system)');
+    // A JSON string body is read as its text, quotes kept, so the policy parser names it; other bodies are refused.
+    const json = await fetch(`${a.url}/policy`, {
+      method: 'POST',
+      body: '"MinPercent(100,batch)"',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(json.status).toBe(400);
+    expect(await json.text()).toBe(
+      '{"message":"invalid witness policy: unknown token \'\\"MinPercent(100,batch)\\"\' (expected OutOf(n,batch|system), MinPercent(p,batch|system), LogRequired, AND, OR)"}',
+    );
+    const bytes = await fetch(`${a.url}/policy`, {
+      method: 'POST',
+      body: 'x',
+      headers: { 'content-type': 'application/octet-stream' },
+    });
+    expect(bytes.status).toBe(400);
+    expect(await bytes.text()).toBe('{"message":"POST /policy takes the witness policy as a text/plain body"}');
   });
 
   it('accepts a Follow and an Invite from a listed service: followers / following, witnessing / witnesses', async () => {

@@ -1,11 +1,10 @@
 import { notFound } from '@anchor/common/errors';
-import { answer, type Handler } from '@anchor/common/http';
+import { answer, plainTextBody, type Handler } from '@anchor/common/http';
 import { createWebFingerClient } from '@anchor/common/webfinger';
 import type { NodeContext } from '../context.js';
 import type { NodeFeature } from '../feature.js';
 import { LogSetting } from './log-setting.js';
 import { VctClient } from './vct-client.js';
-import { plainTextBody } from '../util/plain-text-body.js';
 
 export interface VctClientFeature extends NodeFeature {
   readonly logSetting: LogSetting;
@@ -41,7 +40,9 @@ export async function createVctClientFeature(ctx: NodeContext): Promise<VctClien
     return answer({ text: url });
   };
   const setLog: Handler = async (req) => {
-    const url = await logSetting.set(plainTextBody(req, 'POST /log takes the log URL as a text/plain body') ?? '');
+    const url = await logSetting.set(
+      plainTextBody(req, 'POST /log takes the log URL as a text/plain body', { jsonStringAsText: true }) ?? '',
+    );
     return answer({ text: url ?? '' });
   };
 

@@ -43,6 +43,21 @@ describe('GET/POST /log and vctStatus', () => {
     expect((await post('')).status).toBe(200);
     expect((await fetch(`${node.url}/log`)).status).toBe(404);
   });
+
+  it('reads a JSON string body as its text, quotes kept, and refuses other bodies', async () => {
+    const send = async (body: string, type: string) => {
+      const response = await fetch(`${node.url}/log`, { method: 'POST', body, headers: { 'content-type': type } });
+      return { status: response.status, body: await response.text() };
+    };
+    expect(await send('"https://vct.example.com/main"', 'application/json')).toEqual({
+      status: 400,
+      body: '{"message":"log URL \'\\"https://vct.example.com/main\\"\' is not an absolute URL"}',
+    });
+    const refused = { status: 400, body: '{"message":"POST /log takes the log URL as a text/plain body"}' };
+    expect(await send('{"a":1}', 'application/json')).toEqual(refused);
+    expect(await send('x', 'application/octet-stream')).toEqual(refused);
+    expect((await fetch(`${node.url}/log`)).status).toBe(404);
+  });
 });
 
 describe('vctStatus with --vct-enabled=false', () => {

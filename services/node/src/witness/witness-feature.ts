@@ -1,5 +1,5 @@
 import { notFound } from '@anchor/common/errors';
-import { answer, type Handler } from '@anchor/common/http';
+import { answer, plainTextBody, type Handler } from '@anchor/common/http';
 import { getLogger } from '@anchor/common/log';
 import { createWebFingerClient } from '@anchor/common/webfinger';
 import type { ActivityPubFeature } from '../activitypub/activitypub-feature.js';
@@ -14,7 +14,6 @@ import { WitnessPolicySetting } from './policy-setting.js';
 import { WitnessCandidates } from './witness-candidates.js';
 import { offerHandler } from './witness-side.js';
 import { WitnessingRecords } from './witnessing-records.js';
-import { plainTextBody } from '../util/plain-text-body.js';
 
 export interface WitnessFeature extends NodeFeature {
   /** The witnessing step of the anchor pipeline: Offers to other nodes, their proofs, the policy. */
@@ -108,7 +107,9 @@ export async function createWitnessFeature(
     return answer({ text });
   };
   const setPolicy: Handler = async (req) => {
-    const body = plainTextBody(req, 'POST /policy takes the witness policy as a text/plain body');
+    const body = plainTextBody(req, 'POST /policy takes the witness policy as a text/plain body', {
+      jsonStringAsText: true,
+    });
     return answer({ text: (await policy.set(body ?? '')) ?? '' });
   };
 
