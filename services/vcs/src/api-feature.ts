@@ -6,8 +6,8 @@ import { verificationAnswer, type Verification } from './credentials/verifier.js
 import { badRequest, notFound } from '@anchor/common/errors';
 import { publicProfile, type ProfileKind } from './profiles/profile-model.js';
 import { vcsRoutes, type VcsHandlers } from './routes.js';
-import { StatusListPublisher } from './status/status-list-publisher.js';
-import { parseStatusUpdate } from './status/status-update.js';
+import { StatusListPublisher } from './credential-status/status-list-publisher.js';
+import { parseStatusUpdate } from './credential-status/status-update.js';
 import type { VcsContext } from './vcs-context.js';
 
 /** The vcs's HTTP API (the routes of its mode, from the route table). */

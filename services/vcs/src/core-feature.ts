@@ -17,8 +17,8 @@ import { kmsSigningKeys } from './keys/kms-keys.js';
 import { localSigningKeys } from './keys/local-keys.js';
 import type { SigningKeys } from './keys/signing-keys.js';
 import { Profiles } from './profiles/profiles.js';
-import { StatusLists } from './status/status-lists.js';
-import { StatusSource } from './status/status-source.js';
+import { StatusLists } from './credential-status/status-lists.js';
+import { StatusSource } from './credential-status/status-source.js';
 import type { VcsContext } from './vcs-context.js';
 import { DEFAULT_RETRY } from './vcs-options.js';
 

@@ -5,7 +5,7 @@ import { COMPOSE_REQUEST, ISSUE_REQUEST } from './credentials/issuer.js';
 import { PROVE_REQUEST } from './credentials/holder.js';
 import { VERIFY_CREDENTIAL_REQUEST, VERIFY_PRESENTATION_REQUEST } from './credentials/verifier.js';
 import { HOLDER_PROFILE_REQUEST, ISSUER_PROFILE_REQUEST } from './profiles/profile-model.js';
-import { STATUS_UPDATE_REQUEST } from './status/status-update.js';
+import { STATUS_UPDATE_REQUEST } from './credential-status/status-update.js';
 import type { VcsMode } from './vcs-options.js';
 
 export const VCS_API_INFO: ApiInfo = {

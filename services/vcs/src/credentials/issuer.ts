@@ -7,7 +7,7 @@ import type { VcsMetrics } from '../metrics.js';
 import type { ProfileRecord } from '../profiles/profile-model.js';
 import type { Profiles } from '../profiles/profiles.js';
 import { JWS, PROOF_VALUE, representationName, type SignatureRepresentation } from '../profiles/signature-types.js';
-import type { StatusLists } from '../status/status-lists.js';
+import type { StatusLists } from '../credential-status/status-lists.js';
 import { checkCredential, issuerIdOf, objectAt, type Credential } from './credential-model.js';
 import type { ProofSigning, SigningRequest } from './proof-signing.js';
 

@@ -4,7 +4,7 @@ import { defineSchema, validate } from '@anchor/common/schemas';
 import type { VctLog } from '../anchoring/vct-log.js';
 import type { DidResolution } from '../dids/did-resolution.js';
 import type { VcsMetrics } from '../metrics.js';
-import type { StatusSource } from '../status/status-source.js';
+import type { StatusSource } from '../credential-status/status-source.js';
 import { checkCredential, checkPresentation, issuerIdOf } from './credential-model.js';
 import { expirationProblem, validFromProblem, type ValidityTime } from './validity-period.js';
 

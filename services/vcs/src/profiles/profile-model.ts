@@ -3,7 +3,7 @@ import { SIGNATURE_TYPES, type SignatureRepresentation, type SignatureType } fro
 import type { ProfileKeyType } from '../keys/signing-keys.js';
 
 export type ProfileKind = 'issuer' | 'holder';
-import { STATUS_PURPOSES, type StatusPurpose } from '../status-list/index.js';
+import { STATUS_PURPOSES, type StatusPurpose } from '../status-list-model/index.js';
 
 export { STATUS_PURPOSES, type StatusPurpose };
 

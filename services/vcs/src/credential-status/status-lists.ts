@@ -15,7 +15,7 @@ import {
   withBit,
   type AllocatorState,
   type ListFormat,
-} from '../status-list/index.js';
+} from '../status-list-model/index.js';
 
 /** One status entry of an issued credential. */
 export interface StatusEntryRef {

@@ -1,7 +1,7 @@
 import { createStoreProvider, type StoreProvider } from '@anchor/common/storage';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ProfileRecord } from '../profiles/profile-model.js';
-import { bitAt, LIST_SIZE } from '../status-list/index.js';
+import { bitAt, LIST_SIZE } from '../status-list-model/index.js';
 import { StatusLists } from './status-lists.js';
 
 const PROFILE = { name: 'uni', did: 'did:example:uni', credentialStatusPurposes: ['revocation'] } as ProfileRecord;

@@ -3,7 +3,7 @@ import type { FetchJson } from '@anchor/common/httpsig';
 import { verifyDocument, type DocumentLoader } from '@anchor/common/jsonld';
 import type { DidResolution } from '../dids/did-resolution.js';
 import type { Profiles } from '../profiles/profiles.js';
-import { bitAt, checkStatus, parseStatusEntry, type ParsedStatusEntry } from '../status-list/index.js';
+import { bitAt, checkStatus, parseStatusEntry, type ParsedStatusEntry } from '../status-list-model/index.js';
 import type { StatusLists } from './status-lists.js';
 
 /** What the status check found for one entry. */
