@@ -14,7 +14,7 @@ import type { KmsOptions } from './server.js';
 
 /**
  * Every flag of `kms`: each flag's first env name is `KMS_<FLAG>` (the config module's env rule, which is also
- * the original's spelling); the generic names the deployments use follow as aliases. `--help` prints them; the
+ * trustbloc/kms's spelling); the generic names the deployments use follow as aliases. `--help` prints them; the
  * README's option table lists them and a test checks it lists every flag.
  */
 export const KMS_CONFIG = defineConfig({

@@ -6,7 +6,7 @@ export const KMS_API_INFO: ApiInfo = {
   title: 'kms',
   version: PROJECT_VERSION,
   description:
-    'Key management: keystores owned by a controller DID, keys bound to their keystore, and the operations of the original kms (trustbloc/kms) under `/v1/keystores`. Every binary JSON field is base64url with padding.',
+    'Key management: keystores owned by a controller DID, keys bound to their keystore, and the operations of trustbloc/kms under `/v1/keystores`. Every binary JSON field is base64url with padding.',
 };
 
 export interface RoutedHandlers {
@@ -179,7 +179,7 @@ export function kmsRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec[] 
         'keys',
         path === ''
           ? 'the public key: `{"publicKey","keyType","keyVersion"}`; `?keyVersion=n` for an older version'
-          : "the public key, at the original's path",
+          : "the public key, at trustbloc/kms's path",
         handlers.exportKey,
         { ok: 'the public key', notFound: 'unknown keystore, key or version' },
       ),

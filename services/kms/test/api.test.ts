@@ -163,7 +163,7 @@ describe('kms API', () => {
   });
 
   describe('keys', () => {
-    it('are created for every key type of the original that is sound', async () => {
+    it('are created for every key type of aries that is sound', async () => {
       const types = [
         'ED25519',
         'ECDSAP256DER',
@@ -203,7 +203,7 @@ describe('kms API', () => {
       expect400(await call(`${ks.location}/keys`, { token: ks.capability, body: '' }), /body/);
     });
 
-    it("export the public key in the original's encoding, at both paths", async () => {
+    it("export the public key in aries' encoding, at both paths", async () => {
       const ed = await newKey('ED25519');
       const p256 = await newKey('ECDSAP256IEEEP1363');
       const der = await newKey('ECDSAP256DER');

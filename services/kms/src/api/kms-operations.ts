@@ -136,7 +136,7 @@ export class KmsOperations {
   }
 }
 
-/** The kms operations of the original (key creation, import, export, rotation, sign ... sealopen) as fast handlers. */
+/** The kms operations of trustbloc/kms (key creation, import, export, rotation, sign ... sealopen) as fast handlers. */
 export function kmsOperations({ keystores, metrics, baseUrl, batchSigner }: KmsOperationsOptions) {
   const scope = new KeystoreScope(keystores, baseUrl);
   const ops = new KmsOperations(metrics, scope);

@@ -1,7 +1,7 @@
 import { defineSchema, type Schema } from '@anchor/common/schemas';
 import { KEY_TYPES } from '../crypto/index.js';
 
-/** A binary field: padded base64url, as the original (Go `base64.URLEncoding`); decoded by the handler. */
+/** A binary field: padded base64url, trustbloc/kms's wire format (Go `base64.URLEncoding`); decoded by the handler. */
 const bytes = (description: string) => ({ type: 'string', description: `${description} (base64url with padding)` });
 const bytesList = (description: string) => ({
   type: 'array',
@@ -13,9 +13,9 @@ const keyVersion = {
   minimum: 1,
   description: 'the key version to use; without it each version is tried, newest first',
 };
-const keyType = { enum: [...KEY_TYPES], description: 'a key type of the original (aries `kms.KeyType`)' };
+const keyType = { enum: [...KEY_TYPES], description: 'a key type as aries spells it (`kms.KeyType`)' };
 
-// Unknown members are allowed: the original's clients send some this service ignores (`senderKID`, `vaultID`).
+// Unknown members are allowed: trustbloc/kms clients send some this service ignores (`senderKID`, `vaultID`).
 const object = (id: string, properties: Record<string, unknown>, required: string[]) =>
   defineSchema({ $id: `https://anchor.example/kms/${id}.json`, type: 'object', properties, required });
 
@@ -211,7 +211,7 @@ export interface WirePublicKey {
 const wirePublicKey = {
   type: 'object',
   description:
-    'a public key as the original writes it: `{kid, x, y, curve, type}`, every member base64url with padding (strings too)',
+    'a public key in the aries wrap shape: `{kid, x, y, curve, type}`, every member base64url with padding (strings too)',
   properties: {
     kid: { type: 'string' },
     x: { type: 'string' },
@@ -350,7 +350,7 @@ export const VERIFY_PROOF = defineSchema<VerifyProofBody>(
     {
       proof: bytes('the proof'),
       messages: bytesList('the revealed messages, in index order'),
-      revealedIndexes: indexes('their indexes (the IETF scheme needs them; the original did not)'),
+      revealedIndexes: indexes('their indexes (the IETF scheme needs them)'),
       nonce: bytes('the presentation header'),
       header: bytes('the BBS header'),
       keyVersion,

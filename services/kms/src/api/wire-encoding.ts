@@ -3,7 +3,7 @@ import { badRequest } from '@anchor/common/errors';
 import type { RecipientPublicKey, RecipientWrappedKey } from '../crypto/wrap/index.js';
 import type { WirePublicKey, WireWrappedKey } from './schemas.js';
 
-/** Bytes from a padded base64url field (the original's encoding of every binary field), or 400 naming the field. */
+/** Bytes from a padded base64url field (trustbloc/kms's encoding of every binary field), or 400 naming the field. */
 export function bytesOf(value: string, field: string): Buffer {
   try {
     return base64UrlPaddedDecode(value);

@@ -16,7 +16,7 @@ const TAG_LENGTH = 16;
 
 /**
  * AEAD encryption with a fresh random nonce per call (12 bytes; 24 for XChaCha20-Poly1305), returned beside
- * `ciphertext || tag` as the original's REST layer returns them. Random 96-bit nonces bound an AES-GCM or
+ * `ciphertext || tag` as trustbloc/kms's REST layer returns them. Random 96-bit nonces bound an AES-GCM or
  * ChaCha20-Poly1305 key to about 2^32 messages (NIST SP 800-38D §8.3); XChaCha20's 192-bit nonce has no
  * practical bound.
  */

@@ -1,6 +1,6 @@
 /**
- * The kms crypto core: pure functions over bytes, no I/O. Key types as the original (aries) spells them; every
- * bad input throws a `KmsCryptoError` (errors.ts). Facts per key type and the differences from the original:
+ * The kms crypto core: pure functions over bytes, no I/O. Key types as aries spells them; every
+ * bad input throws a `KmsCryptoError` (errors.ts). Facts per key type and the differences from aries:
  * README.md beside this file.
  */
 export { KmsCryptoError, isKmsCryptoError, type KmsCryptoErrorCode } from './errors.js';

@@ -1,5 +1,5 @@
 /**
- * The key types the kms accepts, spelled as the original (aries `kms.KeyType`) spells them, and what each one
+ * The key types the kms accepts, spelled as aries spells them (`kms.KeyType`), and what each one
  * is: which operations it allows and the parameters of its algorithm. RSA and the AnonCreds types of later
  * aries versions are left out (README).
  */
@@ -64,7 +64,7 @@ export type KeySpec =
   | { kind: 'ecdh'; curve: EcCurve | 'X25519' }
   | { kind: 'bbs' };
 
-// Hashes as the original's key templates pair them (aries localkms keytemplate.go): P-384 with SHA-384 in both
+// Hashes as aries' key templates pair them (aries localkms keytemplate.go): P-384 with SHA-384 in both
 // encodings, P-521 with SHA-512.
 function ecdsa(curve: EcCurveName, hash: 'sha256' | 'sha384' | 'sha512', encoding: SignatureEncoding): KeySpec {
   return { kind: 'signing', algorithm: 'ecdsa', curve: EC_CURVES[curve], hash, encoding };

@@ -76,7 +76,7 @@ function code(fn: () => unknown): string {
 }
 
 describe('key types', () => {
-  it('are the original spellings, RSA and AnonCreds left out', () => {
+  it("are aries' spellings, RSA and AnonCreds left out", () => {
     expect(KEY_TYPES).toHaveLength(20);
     for (const type of KEY_TYPES) expect(isKmsKeyType(type)).toBe(true);
     for (const other of [
@@ -161,7 +161,7 @@ describe('exportPublicKey', () => {
     ['NISTP384ECDHKW', 'P-384', 48],
     ['NISTP521ECDHKW', 'P-521', 66],
   ] as const)(
-    '%s: the original JSON {kid,x,y,curve,type}, coordinates in standard base64 at full size',
+    '%s: the aries JSON {kid,x,y,curve,type}, coordinates in standard base64 at full size',
     (type, curve, size) => {
       const m = generateKey(type);
       const json = JSON.parse(Buffer.from(exportPublicKey(m, 'key-1')).toString('utf8'));

@@ -40,8 +40,8 @@ export function generateKey(type: KmsKeyType): KeyMaterial {
 }
 
 /**
- * A key of `type` from its private key as a client holds it: PKCS#8 DER bytes (what the original accepts, for
- * ED25519, ECDSA and NIST ECDH keys; here also for secp256k1 and X25519) or a private JWK for the asymmetric
+ * A key of `type` from its private key as a client holds it: PKCS#8 DER bytes (ED25519, ECDSA, secp256k1,
+ * NIST ECDH and X25519 keys) or a private JWK for the asymmetric
  * types; the raw key bytes, or an `oct` JWK, for the AEAD and MAC types; the raw 32-byte scalar for BLS12381G2.
  * The public half is always derived from the private key, never taken from the input.
  */
@@ -54,7 +54,7 @@ export function importPrivateKey(type: KmsKeyType, key: Uint8Array | object): Ke
 }
 
 /**
- * The public key in the original's encoding for the type: raw 32 bytes (ED25519), SubjectPublicKeyInfo DER
+ * The public key in aries' encoding for the type: raw 32 bytes (ED25519), SubjectPublicKeyInfo DER
  * (the DER ECDSA types), the uncompressed point `04 || X || Y` (the IEEE P1363 types), the JSON
  * `{"kid","x","y","curve","type"}` with standard base64 coordinates (the ECDH key-wrap types, `kid` as the
  * service names the key), and the 96-byte compressed G2 point (BLS12381G2). AEAD and MAC keys have none.

@@ -4,8 +4,7 @@ import { rawSecret, requireBytes, requireKind, type KeyMaterial } from './key-ma
 const TAG_LENGTH = 32;
 
 /**
- * HMAC-SHA256 over `data`, the full 32-byte tag. The original prefixes Tink's 5-byte key-id header (37 bytes);
- * its MAC keys cannot be exported, so no tag of the original could be checked here anyway (README).
+ * HMAC-SHA256 over `data`, the full 32-byte tag, without the Tink key-id header aries puts before it (README).
  */
 export function computeMac(m: KeyMaterial, data: Uint8Array): Uint8Array {
   requireKind(m, ['mac'], 'compute a MAC');

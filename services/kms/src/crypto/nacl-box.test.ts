@@ -13,7 +13,7 @@ import {
 
 /**
  * NaCl box and sealed box against libsodium (libsodium-wrappers, an independent implementation): the kms
- * side holds an Ed25519 key and boxes with its X25519 conversion, as the original does; the other side is
+ * side holds an Ed25519 key and boxes with its X25519 conversion, as aries does; the other side is
  * plain libsodium, which converts the kms key's exported Ed25519 public key with
  * crypto_sign_ed25519_pk_to_curve25519.
  */

@@ -6,7 +6,7 @@ import { parsedKeyCache, requireBytes, requireKind, type KeyMaterial } from './k
 import { okpPrivateKey, okpPublicKey, okpRawPublicKey } from './key-objects.js';
 
 /**
- * NaCl `crypto_box` (X25519, XSalsa20-Poly1305) with an Ed25519 key converted to X25519 as the original does
+ * NaCl `crypto_box` (X25519, XSalsa20-Poly1305) with an Ed25519 key converted to X25519 as aries does
  * (libsodium `crypto_sign_ed25519_sk_to_curve25519`), and libsodium's anonymous sealed box open. The X25519
  * agreement runs in node:crypto (OpenSSL, which also refuses the all-zero secret of a low-order point, as
  * libsodium does); tweetnacl derives the box key (HSalsa20) and seals and opens (XSalsa20-Poly1305).
@@ -97,7 +97,7 @@ function sharedBoxKey(
   return key;
 }
 
-/** Only Ed25519 keys take part in boxes, as in the original (converted to X25519 here). */
+/** Only Ed25519 keys take part in boxes, as in aries (converted to X25519 here). */
 function requireEd25519(m: KeyMaterial, operation: string): void {
   const spec = requireKind(m, ['signing'], operation);
   if (spec.algorithm !== 'ed25519') throw wrongKeyKind(`a ${m.type} key cannot ${operation}: only ED25519 keys can`);

@@ -36,7 +36,7 @@ export function sign(m: KeyMaterial, message: Uint8Array): Uint8Array {
 /**
  * Checks a signature made by `sign`. A wrong, malformed or wrongly sized signature gives false, never an
  * exception; a key that cannot verify (not a signing key) is an error. High-S secp256k1 signatures are
- * accepted, as the original accepts them.
+ * accepted, as aries accepts them.
  */
 export function verify(m: KeyMaterial, signature: Uint8Array, message: Uint8Array): boolean {
   const spec = requireKind(m, ['signing'], 'verify');

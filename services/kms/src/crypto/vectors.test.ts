@@ -209,7 +209,7 @@ describe('Wycheproof AEAD', () => {
     let notApplicable = 0;
     for (const group of data.testGroups) {
       const type = typeOf(group.keySize);
-      // AES-192 is no key type of the original; nonces other than the type's size and truncated tags are
+      // AES-192 is no key type of aries; nonces other than the type's size and truncated tags are
       // refused as input (checked below) rather than computed.
       if (!type || group.tagSize !== 128) {
         notApplicable += group.tests.length;

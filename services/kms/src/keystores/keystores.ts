@@ -38,7 +38,7 @@ export const KEY_ID_PATTERN = /^[A-Za-z0-9._~-]{1,128}$/;
 /**
  * Keystores and their keys at rest: every key version's secret sealed by its keystore's data key, every data key
  * sealed by the master key, each under AAD naming the record. Keys live under `<keystore>:<key id>`, so a key
- * id is only ever looked up inside the keystore of the request (the original resolved any keystore's key).
+ * id is only ever looked up inside the keystore of the request (tenant isolation).
  */
 export class Keystores {
   // Keystores and key versions never change once written, so their records, unwrapped data keys and opened

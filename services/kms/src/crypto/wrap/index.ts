@@ -35,7 +35,7 @@ type KeyWrap = 'A256KW' | 'XC20PKW';
 
 const KEK_BITS = 256;
 
-/** As the original: XC20P key wrap for X25519 recipients, AES key wrap (RFC 3394) for the NIST curves. */
+/** As aries: XC20P key wrap for X25519 recipients, AES key wrap (RFC 3394) for the NIST curves. */
 function keyWrapFor(curve: WrapCurve): KeyWrap {
   return curve === 'X25519' ? 'XC20PKW' : 'A256KW';
 }
@@ -118,7 +118,7 @@ function parseAlgorithm(alg: unknown): { authcrypt: boolean; keyWrap: KeyWrap } 
 
 /**
  * The CEK of `wrapped`, with the recipient's ECDH key. ECDH-1PU needs the sender's public key (and the tag the
- * sender wrapped with, if any); for ECDH-ES both are ignored, as the original ignores its senderKID.
+ * sender wrapped with, if any); for ECDH-ES both are ignored, as aries ignores its senderKID.
  */
 export function unwrap(
   recipient: KeyMaterial,

@@ -7,8 +7,8 @@ export const WRAP_CURVES = ['P-256', 'P-384', 'P-521', 'X25519'] as const;
 export type WrapCurve = (typeof WRAP_CURVES)[number];
 
 /**
- * A public key in the original's wrap shape (aries `cryptoapi.PublicKey`): raw big-endian coordinates, `y`
- * empty for X25519, `curve` one of WRAP_CURVES (or an alias the original accepts), `type` "EC" or "OKP". The
+ * A public key in aries' wrap shape (aries `cryptoapi.PublicKey`): raw big-endian coordinates, `y`
+ * empty for X25519, `curve` one of WRAP_CURVES (or an alias aries accepts), `type` "EC" or "OKP". The
  * service does the wire encoding.
  */
 export interface WrapPublicKey {
@@ -27,7 +27,7 @@ export function isWrapCurve(value: unknown): value is WrapCurve {
   return typeof value === 'string' && (WRAP_CURVES as readonly string[]).includes(value);
 }
 
-/** Other spellings the original's parsers accept: Tink's (its own key export wrote these) and SEC 2's. */
+/** Other spellings aries' parsers accept: Tink's (its own key export wrote these) and SEC 2's. */
 const CURVE_ALIASES: Readonly<Record<string, WrapCurve>> = {
   NIST_P256: 'P-256',
   secp256r1: 'P-256',
@@ -60,7 +60,7 @@ export function wrapPublicKey(key: WrapPublicKey, field: string): { curve: WrapC
     return { curve, key: okpPublicKey('X25519', x, `${field}.x`) };
   }
   if (type !== 'EC') throw badInput(`${field}.type must be EC for curve ${curve}`);
-  // Go's big.Int.Bytes(), which the original used, drops leading zero bytes: shorter coordinates are padded.
+  // Go's big.Int.Bytes() drops leading zero bytes, so aries clients send short coordinates: padded to size.
   const coordinate = (value: Uint8Array, name: string): string => {
     if (value.length === 0 || value.length > ec.size)
       throw badInput(`${field}.${name} must be 1 to ${ec.size} bytes for ${curve}, got ${value.length}`);

@@ -192,7 +192,7 @@ describe('wrap: bad input', () => {
     ).toContain('small order');
   });
 
-  it("accepts the original's other curve spellings (Tink's, SEC 2's); the epk always says P-256 etc.", () => {
+  it("accepts aries' other curve spellings (Tink's, SEC 2's); the epk always says P-256 etc.", () => {
     for (const curve of ['NIST_P256', 'secp256r1']) {
       const wrapped = wrapAnoncrypt(cek, empty, empty, { ...publicShape(p256), curve });
       expect(wrapped.epk.curve).toBe('P-256');
