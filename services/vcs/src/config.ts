@@ -69,7 +69,7 @@ export const VCS_CONFIG = defineConfig({
       flag: 'bloc-domain',
       short: 'b',
       env: ['BLOC_DOMAIN'],
-      help: 'accepted for compatibility and not used: DIDs are did:node on --node-url (the original made did:trustbloc on this domain)',
+      help: 'accepted for compatibility and not used: DIDs are did:node on --node-url',
     }),
     universalResolverUrl: opt.url({
       flag: 'universal-resolver-url',

@@ -30,7 +30,7 @@ const CHANGE = {
   },
 } as const;
 
-/** `POST /{profile}/credentials/status` (the original's 2021 body) and the VC-API's `POST /credentials/status`. */
+/** `POST /{profile}/credentials/status` (vc-rest's 2021 body) and the VC-API's `POST /credentials/status`. */
 export const STATUS_UPDATE_REQUEST = defineSchema<{
   credentialId: string;
   credentialStatus: StatusChange | StatusChange[];

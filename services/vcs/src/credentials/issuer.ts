@@ -13,7 +13,7 @@ import type { ProofSigning, SigningRequest } from './proof-signing.js';
 
 export interface IssueOptions {
   verificationMethod?: string;
-  /** Deprecated by the original in favour of verificationMethod, which wins when both are given. */
+  /** Deprecated by vc-rest in favour of verificationMethod, which wins when both are given. */
   assertionMethod?: string;
   proofPurpose?: string;
   created?: string;
@@ -208,7 +208,7 @@ export class CredentialIssuer {
   }
 }
 
-/** compose's proofFormat: absent means jws, as the original, where the profile's suite writes JWS; else the suite's one form. */
+/** compose's proofFormat: absent means jws where the profile's suite writes JWS (vc-rest's default); else the suite's one form. */
 function composedRepresentation(
   profile: ProfileRecord,
   proofFormat: 'jws' | 'proofValue' | undefined,

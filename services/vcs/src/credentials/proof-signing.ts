@@ -11,7 +11,7 @@ import type { SigningKeys } from '../keys/signing-keys.js';
 import type { ProfileRecord } from '../profiles/profile-model.js';
 import { proofTypeOf } from '../profiles/signature-types.js';
 
-/** What a caller may choose about a proof (the original's signing options). */
+/** What a caller may choose about a proof (vc-rest's signing options). */
 export interface SigningRequest {
   verificationMethod?: string | undefined;
   proofPurpose?: string | undefined;

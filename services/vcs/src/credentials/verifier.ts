@@ -61,7 +61,7 @@ export const VERIFY_PRESENTATION_REQUEST = defineSchema<{
   properties: { verifiablePresentation: { type: 'object' }, options: OPTIONS },
 });
 
-/** A failed check, as the original reports it. */
+/** A failed check, as vc-rest reports it. */
 export interface FailedCheck {
   check: string;
   error: string;
@@ -176,7 +176,7 @@ export class CredentialVerifier {
 
   /**
    * Every proof must verify and be made with a key of `controller` (the issuer, the holder) listed under
-   * `purpose` in its own DID document; the original's exact challenge and domain rule: each side set only
+   * `purpose` in its own DID document; vc-rest's exact challenge and domain rule: each side set only
    * with the other. A presentation without a holder binds no controller.
    */
   private async proofProblem(
@@ -254,7 +254,7 @@ export class CredentialVerifier {
     return `${method} is not a key of the ${role} ${controller}: its DID document does not list it under ${purpose}`;
   }
 
-  /** No credentialStatus passes (as the original); each entry's list must be the issuer's and its bit clear. */
+  /** No credentialStatus passes (as in vc-rest); each entry's list must be the issuer's and its bit clear. */
   private async statusProblem(credential: Record<string, unknown>): Promise<Omit<FailedCheck, 'check'> | undefined> {
     const status = credential.credentialStatus;
     if (status === undefined) return undefined;

@@ -2,7 +2,7 @@ import { createECDH } from 'node:crypto';
 import { KeyPair, type Signer } from '@anchor/common/crypto';
 import { badRequest } from '@anchor/common/errors';
 
-/** The key types a profile's DID may be created with (`didKeyType`), in the original's spelling and ours. */
+/** The key types a profile's DID may be created with (`didKeyType`), in vc-rest's spelling and ours. */
 export type ProfileKeyType = 'Ed25519' | 'P-256';
 
 /**
@@ -23,7 +23,7 @@ export interface SigningKeys {
 }
 
 /**
- * A private key given with a profile (`didPrivateKey`, base58 in the original): Ed25519 as the 32-byte seed or the
+ * A private key given with a profile (`didPrivateKey`, base58 in vc-rest): Ed25519 as the 32-byte seed or the
  * 64-byte seed||public form, P-256 as the 32-byte scalar. 400 for anything else.
  */
 export function privateKeyFromBytes(type: ProfileKeyType, bytes: Uint8Array): KeyPair {

@@ -7,7 +7,7 @@ import { STATUS_PURPOSES, type StatusPurpose } from '../status-list-model/index.
 
 export { STATUS_PURPOSES, type StatusPurpose };
 
-/** `POST /profile` and `POST /holder/profile`: the original's fields (holder profiles take no uri and no status). */
+/** `POST /profile` and `POST /holder/profile`: vc-rest's fields (holder profiles take no uri and no status). */
 export interface ProfileRequest {
   name: string;
   uri?: string;
@@ -92,7 +92,7 @@ export interface ProfileRecord {
   recoveryKeyRef?: string;
 }
 
-/** The profile as the API shows it (the original's `DataProfile`, plus didKeyType). */
+/** The profile as the API shows it (vc-rest's `DataProfile`, plus didKeyType). */
 export function publicProfile(record: ProfileRecord): Record<string, unknown> {
   const { keyRef: _k, updateKeyRef: _u, recoveryKeyRef: _r, kind, ...shown } = record;
   if (kind === 'holder') return shown;

@@ -32,9 +32,9 @@ describe('status list bits', () => {
     expect(bitAt(last, LIST_SIZE - 8)).toBe(false);
   });
 
-  it('reads a list written least significant bit first (the original) differently, which is why the order matters', () => {
+  it('reads a list written least significant bit first (vc-rest) differently, which is why the order matters', () => {
     const lsbFirstIndex0 = emptyList();
-    lsbFirstIndex0[0] = 0x01; // where the original put index 0
+    lsbFirstIndex0[0] = 0x01; // where vc-rest put index 0
     expect(bitAt(lsbFirstIndex0, 0)).toBe(false);
     expect(bitAt(lsbFirstIndex0, 7)).toBe(true);
   });

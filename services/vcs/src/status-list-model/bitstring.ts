@@ -26,7 +26,7 @@ export function emptyList(entries: number = LIST_SIZE): Uint8Array {
 
 /**
  * The bit at `index`. Index 0 is the most significant (left-most) bit of the first byte, as both specifications
- * require (docs/adr/0009-status-list-bit-order.md); the original read the least significant bit first.
+ * require (docs/adr/0009-status-list-bit-order.md).
  */
 export function bitAt(bits: Uint8Array, index: number): boolean {
   checkIndex(bits, index, 1);
