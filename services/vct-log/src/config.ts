@@ -20,7 +20,7 @@ import { parseWitnessEndpoint } from './witness/cosigning.js';
 
 /**
  * Every flag of `vct-log`: each flag's first env name is `VCT_<FLAG>` (the config module's env rule); the
- * generic names the original or the spec use follow as aliases. `--help` prints them; the README's option table is generated from this spec and a
+ * generic names trustbloc/vct or the spec use follow as aliases. `--help` prints them; the README's option table is generated from this spec and a
  * test checks it lists every flag.
  */
 export const VCT_LOG_CONFIG = defineConfig({
@@ -47,7 +47,7 @@ export const VCT_LOG_CONFIG = defineConfig({
       short: 'l',
       default: ['main:rw'],
       validateItem: logItemProblem,
-      help: 'logs to serve, alias:permissions with permissions r, w or rw (an @endpoint suffix of the original is accepted and ignored: every log is embedded)',
+      help: 'logs to serve, alias:permissions with permissions r, w or rw (an @endpoint suffix is accepted and ignored: every log is embedded)',
     }),
     issuers: opt.list({
       flag: 'issuers',
@@ -73,7 +73,7 @@ export const VCT_LOG_CONFIG = defineConfig({
     }),
     kmsType: opt.enum(['local', 'web'] as const, {
       flag: 'kms-type',
-      help: "the original's spelling: local (a key file, as --key-file) or web (the kms at --kms-url); default web when --kms-url is given, else local",
+      help: "trustbloc/vct's spelling: local (a key file, as --key-file) or web (the kms at --kms-url); default web when --kms-url is given, else local",
     }),
     ...kmsOptions('the STH and add-vc signatures', {
       url: ['VCT_KMS_ENDPOINT'],
@@ -156,7 +156,7 @@ export const VCT_LOG_CONFIG = defineConfig({
     allowUndefinedTerms: opt.list({
       flag: 'allow-undefined-terms',
       default: ['href', 'rel', 'AnchorLink'],
-      help: 'JSON-LD terms a credential may use without its contexts defining them (dropped from the entry, as the original does); "any" accepts every undefined term',
+      help: 'JSON-LD terms a credential may use without its contexts defining them (dropped from the entry, as trustbloc/vct does); "any" accepts every undefined term',
     }),
     canonicalizeWorkers: workerThreadsOption(
       'canonicalize-workers',
@@ -173,7 +173,7 @@ export const VCT_LOG_CONFIG = defineConfig({
       log: { example: 'vct-sequencer=debug:info' },
       metricsHost: {
         short: 'm',
-        help: 'serve /metrics on this separate listener (as the original) instead of the API listener',
+        help: 'serve /metrics on this separate listener (as trustbloc/vct) instead of the API listener',
       },
     }),
   },

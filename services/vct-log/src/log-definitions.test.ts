@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildLogDefinitions, issuerItemProblem, logItemProblem } from './log-definitions.js';
 
 describe('log definitions', () => {
-  it('reads aliases, permissions and issuer lists as the original', () => {
+  it('reads aliases, permissions and issuer lists as trustbloc/vct', () => {
     const { logs, ignoredEndpoints } = buildLogDefinitions(
       ['maple2020:rw', 'maple2022:r', 'maple2023:w@log-server:8090'],
       ['maple2020@did:key:z6MkN7', 'maple2020@did:web:issuer.example.com%3A8443', 'maple2020@did:key:z6MkN7'],

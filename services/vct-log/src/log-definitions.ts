@@ -11,7 +11,7 @@ export interface LogDefinition {
 
 /**
  * Aliases become path segments and store names (`<alias>.entries`), so they are kept to letters, digits,
- * `_` and `-` (the original took any string).
+ * `_` and `-`.
  */
 export const ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
@@ -43,7 +43,7 @@ export function issuerItemProblem(item: string): string | undefined {
 }
 
 /**
- * The log definitions from `--logs` and `--issuers`. An `@endpoint` on a log (the original's external
+ * The log definitions from `--logs` and `--issuers`. An `@endpoint` on a log (trustbloc/vct's external
  * Trillian server) is accepted for configuration compatibility and reported through `ignoredEndpoints`:
  * every log here is embedded. A duplicated alias or an issuer for an unknown alias is a ConfigError.
  */

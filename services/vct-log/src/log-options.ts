@@ -64,7 +64,7 @@ export function vctLogSettings(options: VctLogOptions): ServiceSettings {
   return {
     ...serviceSettingsOf(options),
     builtins: { health: 'open', metrics: 'open' },
-    // As the original: /healthcheck, WebFinger and /metrics are open; reads need a read token and writes
+    // As trustbloc/vct: /healthcheck, WebFinger and /metrics are open; reads need a read token and writes
     // (add-vc, log levels) a write token, each only when some are configured.
     tokens: {
       open: ['/healthcheck', '/\\.well-known/webfinger', '/metrics'],

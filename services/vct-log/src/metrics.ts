@@ -1,6 +1,6 @@
 import { REQUEST_BUCKETS, type Counter, type Histogram, type Metrics } from '@anchor/common/metrics';
 
-/** The operations the original counts, each with a counter (successes) and a latency histogram, labelled by alias. */
+/** The operations trustbloc/vct counts, each with a counter (successes) and a latency histogram, labelled by alias. */
 export const OPERATIONS = [
   'add_vc',
   'get_sth',
@@ -15,7 +15,7 @@ export type Operation = (typeof OPERATIONS)[number];
 
 /**
  * The log's metrics (prefix `vct_`): per operation `vct_<op>` (successful requests) and
- * `vct_<op>_latency_seconds`, as the original's `<op>` / `<op>_latency` pairs; plus the credential check
+ * `vct_<op>_latency_seconds`, as trustbloc/vct's `<op>` / `<op>_latency` pairs; plus the credential check
  * time, tree size, pending and integrated entries, and how long entries wait for integration.
  */
 export class VctMetrics {

@@ -8,7 +8,7 @@ import { createEntryPreparer } from './credentials/entry-preparer.js';
 import type { VctLogContext } from './log-context.js';
 import type { LogsFeature } from './logs-feature.js';
 
-/** Terms the original's anchor credentials use without defining them. */
+/** Terms the anchor credentials of Orb nodes use without defining them. */
 const DEFAULT_UNDEFINED_TERMS: readonly string[] = ['href', 'rel', 'AnchorLink'];
 
 /** The credential checker and its canonicalisation workers (closed on stop). */

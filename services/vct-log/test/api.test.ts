@@ -55,7 +55,7 @@ describe('vct-log API', () => {
   const sth = async (alias = 'main') => (await call<SignedTreeHead>(`${base}/${alias}/v1/get-sth`)).body;
 
   describe('add-vc', () => {
-    it('answers with a signed timestamp, in the original shape, once the entry is stored', async () => {
+    it("answers with a signed timestamp, in trustbloc/vct's shape, once the entry is stored", async () => {
       const credential = anchorCredential('first');
       const before = Date.now();
       const reply = await addVc('main', credential);
@@ -274,7 +274,7 @@ describe('vct-log API', () => {
       expect(tooLarge.status).toBe(413);
     });
 
-    it('accepts a credential sent without a JSON content type, as the original reads any body', async () => {
+    it('accepts a credential sent without a JSON content type, as trustbloc/vct reads any body', async () => {
       const credential = anchorCredential('form-typed');
       const reply = await call<AddVcResponse>(`${base}/main/v1/add-vc`, {
         method: 'POST',
@@ -355,7 +355,7 @@ describe('vct-log API', () => {
       for (let i = 0; i < 12; i++) await addVc('main', anchorCredential(`tree-${i}`));
       await server.integrateNow();
       head = await sth();
-      // As the original's log monitor does: page through the entries and hash each leaf_input.
+      // As trustbloc/vct's log monitor does: page through the entries and hash each leaf_input.
       while (leafHashes.length < head.tree_size) {
         const page = await call<{ entries: Array<{ leaf_input: string }> }>(
           `${base}/main/v1/get-entries?start=${leafHashes.length}&end=${head.tree_size - 1}`,
@@ -364,7 +364,7 @@ describe('vct-log API', () => {
       }
     });
 
-    it('serves signed tree heads in the original shape', async () => {
+    it("serves signed tree heads in trustbloc/vct's shape", async () => {
       const reply = await call<SignedTreeHead>(`${base}/main/v1/get-sth`);
       expect(Object.keys(reply.body)).toEqual(['tree_size', 'timestamp', 'sha256_root_hash', 'tree_head_signature']);
       expect(reply.text.endsWith('\n')).toBe(true);
@@ -417,7 +417,7 @@ describe('vct-log API', () => {
       expect(reply.body.leaf_index).toBe(index);
     });
 
-    it('answers every malformed query with the original 4xx and message', async () => {
+    it("answers every malformed query with trustbloc/vct's 4xx and message", async () => {
       const size = head.tree_size;
       const validHash = encodeURIComponent(leafHashes[0]!.toString('base64'));
       const cases: Array<[string, number, string | RegExp]> = [
@@ -512,7 +512,7 @@ describe('vct-log API', () => {
         if (typeof message === 'string') expect(reply.body.message, path).toBe(message);
         else expect(reply.body.message, path).toMatch(message);
       }
-      // Validation comes before the permission check, as in the original.
+      // Validation comes before the permission check, as in trustbloc/vct.
       expect((await call<{ message: string }>(`${base}/writeonly/v1/get-entries?start=a&end=1`)).body.message).toBe(
         'validation failed: parameter "start" is not a number',
       );
@@ -551,7 +551,7 @@ describe('vct-log API', () => {
       );
     });
 
-    it('answers bad WebFinger queries as the original', async () => {
+    it('answers bad WebFinger queries as trustbloc/vct does', async () => {
       const wf = (resource?: string) =>
         call(
           `${base}/.well-known/webfinger${resource === undefined ? '' : `?resource=${encodeURIComponent(resource)}`}`,
@@ -705,7 +705,7 @@ describe('vct-log with did:web issuers, a lenient JSON-LD policy and a base URL 
     expect(reply.body.message).toMatch(/^parse credential: proof verification failed: proof 0 \(verification-method\)/);
   });
 
-  it('with "any", drops undefined terms from the entry as the original does', async () => {
+  it('with "any", drops undefined terms from the entry as trustbloc/vct does', async () => {
     const credential = {
       ...anchorCredential('lenient'),
       credentialSubject: { id: 'did:key:z6Mkw', nickname: 'dropped' },

@@ -8,7 +8,7 @@ import { call } from '../src/testing/index.js';
 
 const EXAMPLES = 'https://www.w3.org/2018/credentials/examples/v1';
 const ODRL = 'https://www.w3.org/ns/odrl.jsonld';
-// Operator contexts: the original's BDD contexts (both bundled now) under URLs nothing bundles, the first
+// Operator contexts: trustbloc/vct's BDD contexts (both bundled now) under URLs nothing bundles, the first
 // importing the second as the examples context imports ODRL.
 const DEGREE = 'https://contexts.example.org/degree/v1';
 const POLICY = 'https://contexts.example.org/policy/v1';
@@ -60,7 +60,7 @@ describe('vct-log: JSON-LD contexts as operator data', () => {
     await dir.remove();
   });
 
-  it("logs the original's BDD credential at once (the W3C examples context and ODRL are bundled)", async () => {
+  it("logs trustbloc/vct's BDD credential at once (the W3C examples context and ODRL are bundled)", async () => {
     const url = await start({ storage: { type: 'mem' } });
     const accepted = await call<AddVcResponse>(`${url}/main/v1/add-vc`, { json: original });
     expect(accepted.status).toBe(200);

@@ -117,7 +117,7 @@ describe('vct-log binary', () => {
     expect(result.stderr).toMatch(/is Ed25519, but --key-type asks for P-256/);
   });
 
-  it("takes --contexts-file and POST /ld/context on its worker threads; the original's BDD credential and its contexts file work as they are", async () => {
+  it("takes --contexts-file and POST /ld/context on its worker threads; trustbloc/vct's BDD credential and its contexts file work as they are", async () => {
     const dir = await tempDir('vct-contexts-');
     const fixture = (name: string) => readFile(new URL(`./fixtures/original-bdd/${name}`, import.meta.url), 'utf8');
     const file = join(dir.path, 'contexts.json');

@@ -10,10 +10,10 @@ export interface ServedLog {
 }
 
 /**
- * The logs of the deployment by alias, and the original's permission check (`hasPermissions`): an unknown
+ * The logs of the deployment by alias, and trustbloc/vct's permission check (`hasPermissions`): an unknown
  * alias is 404 `has permissions: alias "X" is not supported`; a log without the permission answers
- * `has permissions: action forbidden for "X"`, with 403 (the original said 401, which clients read as "send
- * credentials"; no credential can change a log's permissions).
+ * `has permissions: action forbidden for "X"`, with 403, not 401 (no credential can change a log's
+ * permissions).
  */
 export class LogRegistry {
   private readonly logs = new Map<string, ServedLog>();

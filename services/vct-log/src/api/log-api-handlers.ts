@@ -17,8 +17,8 @@ export interface LogApiHandlers {
 /**
  * The log API as fast handlers: a proof costs less to compute than express's per-request machinery, which
  * capped the log near 3,000 proofs/s on two cores with high tail latency. Each records its `vct_*`
- * operation metrics. add-vc takes its body as text whatever its Content-Type (the original reads any
- * body); it is parsed on a worker thread with the rest of the credential work.
+ * operation metrics. add-vc takes its body as text whatever its Content-Type (as trustbloc/vct reads
+ * it); it is parsed on a worker thread with the rest of the credential work.
  */
 const CROSS_ORIGIN = { 'Access-Control-Allow-Origin': '*' } as const;
 

@@ -15,15 +15,15 @@ export interface LogApiOptions {
   signer: LogSigner;
   treeHeads: SignedTreeHeads;
   metrics: VctMetrics;
-  /** Most entries one get-entries answers (the original's 1,000); longer ranges are cut short. */
+  /** Most entries one get-entries answers (trustbloc/vct's 1,000); longer ranges are cut short. */
   maxGetEntries: number;
 }
 
 /**
  * The log API of `/<alias>/v1/...`, independent of the HTTP layer: each operation takes the alias, the
- * query and (add-vc) the body, and returns the JSON text of its 200 answer, as the original's
+ * query and (add-vc) the body, and returns the JSON text of its 200 answer, as trustbloc/vct's
  * `json.Encoder` writes it (compact, ending in a newline; Go's nil slices as `null`), or throws an
- * AppError. Checks run in the original's order (vct-kms.md §A.3): query parameters are parsed and
+ * AppError. Checks run in trustbloc/vct's order (vct-kms.md §A.3): query parameters are parsed and
  * validated first, then the alias's permission, then anything else (the hash's base64). Sizes beyond the
  * committed tree are 4xx, never 500.
  */
@@ -142,7 +142,7 @@ function json(value: unknown): string {
   return `${JSON.stringify(value)}\n`;
 }
 
-/** Go encodes a nil `[][]byte` as `null`; the original's proofs without nodes come out that way. */
+/** Go encodes a nil `[][]byte` as `null`; trustbloc/vct's proofs without nodes come out that way. */
 function hashesOrNull(hashes: readonly Uint8Array[]): string[] | null {
   return hashes.length === 0 ? null : hashes.map((hash) => Buffer.from(hash).toString('base64'));
 }

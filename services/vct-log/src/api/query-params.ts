@@ -9,7 +9,7 @@ const INT64_MAX = 2n ** 63n - 1n;
 const INT64_MIN = -(2n ** 63n);
 
 /**
- * A query parameter read as the original reads it (`strconv.ParseInt(q.Get(name), 10, 64)`): an optional
+ * A query parameter read as trustbloc/vct reads it (`strconv.ParseInt(q.Get(name), 10, 64)`): an optional
  * sign and decimal digits within int64; anything else (missing, empty, `1e3`, ` 5`, `0x10`, beyond int64)
  * is 400 `validation failed: parameter "<name>" is not a number`.
  *

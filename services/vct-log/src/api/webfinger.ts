@@ -15,14 +15,14 @@ export interface WebFingerRouteOptions {
 
 /**
  * GET /.well-known/webfinger?resource=<base-url>/<alias>: the log's ledger type (`vct-v1`) and public key,
- * which clients verify add-vc and STH signatures with. Errors as the original: no resource 400, a resource
+ * which clients verify add-vc and STH signatures with. Errors as trustbloc/vct's: no resource 400, a resource
  * that is not a URL 400, another host 404, no alias 404, an unknown alias 404.
  */
 export function webFingerHandler(options: WebFingerRouteOptions): Handler {
   const { logs, signer, metrics } = options;
   const handler: Handler = (req) => {
     const started = process.hrtime.bigint();
-    // Labelled by alias (the original labelled by resource, which lets clients grow the series at will).
+    // Labelled by alias, not by the resource asked for: clients must not grow the series at will.
     let alias = 'unknown';
     try {
       const resource = req.query.get('resource') ?? '';

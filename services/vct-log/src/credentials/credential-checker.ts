@@ -21,7 +21,7 @@ export interface CredentialCheckerOptions {
 }
 
 /**
- * The add-vc credential check, as the original's `verifiable.ParseCredential` + issuer list: the body is
+ * The add-vc credential check, as trustbloc/vct's `verifiable.ParseCredential` + issuer list: the body is
  * prepared into an entry (JSON, shape, issuer list, JSON-LD with the bundled and operator contexts; see
  * `prepareCredential`) and, when the credential carries proofs, every proof must verify with its
  * did:key / did:web key. Every failure is a 400 `parse credential: ...`, except the issuer list's own

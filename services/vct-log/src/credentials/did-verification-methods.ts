@@ -15,7 +15,7 @@ export interface DidVerificationMethodOptions {
 }
 
 /**
- * Resolves the verification methods proofs name, through did:key and did:web (as the original's VDR
+ * Resolves the verification methods proofs name, through did:key and did:web (as trustbloc/vct's VDR
  * registry), keeping each DID's methods for `cacheTtlMs` so a burst of credentials from one issuer costs
  * one did:web fetch. Failures are not cached.
  */

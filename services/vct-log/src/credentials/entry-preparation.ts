@@ -9,14 +9,14 @@ import type { LogSigner, LogSignerSetup } from '../signing/log-signer.js';
 
 /**
  * Terms a credential's contexts may leave undefined (they are dropped from the N-Quads, hence from the
- * leaf): a list of names, or `'any'` to drop whatever is undefined silently, as the original's processor
+ * leaf): a list of names, or `'any'` to drop whatever is undefined silently, as trustbloc/vct's processor
  * does.
  */
 export type UndefinedTermsPolicy = readonly string[] | 'any';
 
 /**
- * The N-Quads of a log entry, as the original builds them: the credential without `proof` (the original sets
- * it to null, which JSON-LD drops, so no proof is ever part of an entry), canonicalised with URDNA2015.
+ * The N-Quads of a log entry, as trustbloc/vct builds them: the credential without `proof` (set to null,
+ * which JSON-LD drops, so no proof is ever part of an entry), canonicalised with URDNA2015.
  */
 export function canonicalizeCredential(
   credential: object,
@@ -43,14 +43,14 @@ export interface PreparedEntry {
 export interface PreparedCredential {
   issuer: string;
   entry: PreparedEntry;
-  /** base64 of the JCS of the proofs array (the original's `extra_data`), or null when it has none. */
+  /** base64 of the JCS of the proofs array (trustbloc/vct's `extra_data`), or null when it has none. */
   extraData: string | null;
   /** The credential carries proofs, which the caller must verify before accepting it. */
   hasProofs: boolean;
 }
 
 /**
- * Everything add-vc computes from the body alone, in the original's terms: the JSON, the credential's
+ * Everything add-vc computes from the body alone, in trustbloc/vct's terms: the JSON, the credential's
  * shape (issuer and issuanceDate required), the alias's issuer allow-list (checked before the JSON-LD
  * work, so a restricted log spends nothing on other issuers), then N-Quads, identity, leaf and signature.
  * It runs on the worker threads, so the HTTP thread only routes, stores and answers. Failures are 400

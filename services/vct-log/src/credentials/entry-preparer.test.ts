@@ -57,7 +57,7 @@ describe('entry preparation on the worker pool and in line', () => {
         inline.prepare(body, TIMESTAMP + n, undefined),
       ]);
       expect(fromPool).toEqual(fromInline);
-      // And both are the original's leaf and VCTimestampSignature of the credential's N-Quads.
+      // And both are trustbloc/vct's leaf and VCTimestampSignature of the credential's N-Quads.
       const vcEntry = vcEntryOf(await canonicalize(credential(n)));
       const leafInput = buildLeafInput(TIMESTAMP + n, vcEntry);
       expect(fromPool.entry.leafInput).toBe(leafInput);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The dedupe identity of a credential: SHA-256 of its N-Quads, as the original's `LeafIdentityHash`.
+ * The dedupe identity of a credential: SHA-256 of its N-Quads, as trustbloc/vct's `LeafIdentityHash`.
  * Proofs, JSON formatting and equivalent contexts do not change it; the timestamp is not part of it.
  * Returned as base64url, which is what the leaves store is keyed by. (The leaf itself, its hash and the
  * signed payloads are the VCT wire format: `@anchor/common/vct`.)

@@ -233,7 +233,7 @@ export class TransparencyLog {
     return { timestamp: existing.timestamp, duplicate: true };
   }
 
-  /** Index of a committed leaf by its Merkle leaf hash (the first one, as the original orders by sequence). */
+  /** Index of a committed leaf by its Merkle leaf hash (the first one, as trustbloc/vct orders by sequence). */
   async indexOfLeafHash(leafHash: Uint8Array): Promise<number | undefined> {
     const record = await this.stores.leafIndex.get(leafIndexKey(leafHash));
     // A record past the head is from a batch not yet committed (or cut short): not in the tree yet.

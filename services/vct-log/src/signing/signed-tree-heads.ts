@@ -8,8 +8,8 @@ import type { TreeHighWater } from './tree-high-water.js';
 const log = getLogger('vct-log');
 
 /**
- * get-sth bodies, signed once per tree head and reused until the head changes (the original signed on
- * every request; a verifier cannot tell the difference, and ECDSA signing, or a kms round trip, is not free).
+ * get-sth bodies, signed once per tree head and reused until the head changes (a verifier cannot tell a
+ * reused signature from a fresh one, and ECDSA signing, or a kms round trip, is not free).
  * Requests that arrive while a head is being signed share that signature. A head is recorded as the
  * alias's high-water mark before its signature is served, so no monitor holds a head the log forgot.
  */

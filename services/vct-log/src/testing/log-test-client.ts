@@ -35,7 +35,7 @@ export function anchorCredential(n: number | string, issuer = 'did:web:node1.exa
   };
 }
 
-/** The N-Quads a client computes for a credential (the original's `CreateLeaf`: proof removed). */
+/** The N-Quads a client computes for a credential (trustbloc/vct's `CreateLeaf`: proof removed). */
 export function nquadsOf(credential: object): Promise<string> {
   return canonicalize({ ...credential, proof: null }, { allowUndefinedTerms: ANCHOR_CREDENTIAL_UNDEFINED_TERMS });
 }
