@@ -25,11 +25,11 @@ import { sidetreeOptions, sidetreeOptionsProblem } from './sidetree-api/sidetree
 import { witnessingOptions, witnessingOptionsProblem } from './witness/witnessing-options.js';
 
 /**
- * Every flag of the node, in the original's spirit (orb.md §1.4), one section per feature: each feature folder
+ * Every flag of the node, in Orb's spirit (orb.md §1.4), one section per feature: each feature folder
  * declares its section (`anchoring/anchoring-options.ts`, ...) and the flags every service shares come from
  * `@anchor/common/config/shared`; this file composes them, and keeps the node-wide `server` and `auth` sections.
  * Each flag's first env name is `ANCHOR_<FLAG>` (the config module's env rule); the names listed follow as
- * aliases: this node's earlier names where they differ from the rule, and the generic names the original's
+ * aliases: this node's earlier names where they differ from the rule, and the generic names Orb
  * deployments use (DATABASE_TYPE, MQ_URL, LOG_LEVEL, BATCH_WRITER_TIMEOUT, ...), so existing manifests keep
  * working. Defaults are chosen so that a bare start (`--host-url`, `--external-endpoint`, `--data-dir`) is a
  * working node: did:node namespace, embedded LMDB store, in-process queue, 1 s batches, unpublished caching on,
@@ -120,12 +120,12 @@ export const nodeConfigSpec = defineConfig({
       signatureScheme: opt.enum(SIGNATURE_SCHEMES, {
         flag: 'http-signature-scheme',
         default: 'cavage',
-        help: 'How outbound requests are signed: cavage (draft-cavage, the only scheme the original reads) or rfc9421 (HTTP Message Signatures); inbound, both are verified',
+        help: 'How outbound requests are signed: cavage (draft-cavage, the only scheme Orb reads) or rfc9421 (HTTP Message Signatures); inbound, both are verified',
       }),
       signatureDateWindow: opt.duration({
         flag: 'http-signature-date-window',
         default: '5m',
-        help: 'Signed requests whose Date differs from now by more are rejected (the original never checked)',
+        help: 'Signed requests whose Date differs from now by more are rejected',
       }),
       authTokensDef: opt.list({
         flag: 'auth-tokens-def',

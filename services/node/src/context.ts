@@ -106,7 +106,7 @@ export function nodeSettings(config: NodeConfig): ServiceSettings {
       timeoutMs: server.httpTimeout,
       ca: readCaCertificates(server.tlsCaCerts ?? []),
       // Federation peers verify our requests by signature, so every outbound request is signed unless client
-      // token rules narrow it down (the original signed only where its client rules required a token).
+      // token rules narrow it down.
       signedPaths:
         auth.clientAuthTokensDef.length > 0
           ? { definitions: auth.clientAuthTokensDef, tokens: auth.clientAuthTokens }

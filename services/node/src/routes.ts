@@ -468,7 +468,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
     {
       method: 'GET',
       path: '/policy',
-      // The read class, as the original (`/policy|read&admin|admin`): the explorer checks witness proofs against it.
+      // The read class, as in Orb (`/policy|read&admin|admin`): the explorer checks witness proofs against it.
       auth: 'read',
       tag: 'federation',
       summary: 'the witness policy (text/plain)',
@@ -633,14 +633,14 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       handler: wellKnown.handlers.nodeInfo[version],
     })),
 
-    // Discovery: open even under a catch-all token rule, as in the original (a peer must find this node before it holds any credential).
+    // Discovery: open even under a catch-all token rule, as in Orb (a peer must find this node before it holds any credential).
     {
       method: 'GET',
       path: '/.well-known/did-orb',
       auth: 'open',
       tag: 'discovery',
       summary:
-        '`{"resolutionEndpoint": "<base>/sidetree/v1/identifiers", "operationEndpoint": "<base>/sidetree/v1/operations"}` (the path keeps the original\'s name)',
+        '`{"resolutionEndpoint": "<base>/sidetree/v1/identifiers", "operationEndpoint": "<base>/sidetree/v1/operations"}` (the path keeps Orb\'s name)',
       responses: { 200: { description: 'the endpoints', mediaType: 'application/json' } },
       handler: wellKnown.handlers.didOrb,
     },

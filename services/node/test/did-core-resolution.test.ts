@@ -153,11 +153,11 @@ describe('W3C DID test suite, DID resolution (DID Core 1.0 §7.1, §7.3), over t
     await dir?.remove();
   });
 
-  it("the harness accepts the original's (did:orb) report the W3C suite published", () => {
+  it("the harness accepts Orb's (did:orb) report the W3C suite published", () => {
     const statements = statementsOf(original);
     expect(failuresOf(statements)).toEqual([]);
     console.log(
-      `did-test-suite: the original's report, ${original.executions.length} executions, ${statements.length} DID Core §7.1 / §7.3 statements passed`,
+      `did-test-suite: Orb's report, ${original.executions.length} executions, ${statements.length} DID Core §7.1 / §7.3 statements passed`,
     );
   });
 
@@ -173,7 +173,7 @@ describe('W3C DID test suite, DID resolution (DID Core 1.0 §7.1, §7.3), over t
     );
   });
 
-  it("refuses the original's answer as DID resolution metadata: its integers break §7.3", () => {
+  it("refuses Orb's answer as DID resolution metadata: its integers break §7.3", () => {
     const execution: Execution = {
       function: 'resolve',
       input: { did: publishedDid, resolutionOptions: {} },

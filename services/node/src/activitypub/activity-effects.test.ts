@@ -157,7 +157,7 @@ describe('received Undo and Like', () => {
     ).toMatch(/AnchorEvent/);
   });
 
-  it("a Like's result may list several hashlinks (the original's parser reads a list); each must be one", () => {
+  it("a Like's result may list several hashlinks (Orb's parser reads a list); each must be one", () => {
     const held = (origin: string) => formatHashlink({ resourceHash: ANCHOR, links: [`${origin}/cas/${ANCHOR}`] });
     const like = (url: unknown) =>
       activity('Like', PEER, {
@@ -173,7 +173,7 @@ describe('received Undo and Like', () => {
     expect(refused(() => receivedLike(like([held(PEER), 42])))).toMatch(/a hashlink or a list of hashlinks/);
     expect(refused(() => receivedLike(like([])))).toMatch(/a hashlink or a list of hashlinks/);
   });
-  it("a Like's object may carry several URLs: the liked anchor is the first, as the original reads it", () => {
+  it("a Like's object may carry several URLs: the liked anchor is the first, as Orb reads it", () => {
     const withLink = formatHashlink({ resourceHash: ANCHOR, links: [`${PEER}/cas/${ANCHOR}`] });
     const like = activity('Like', PEER, {
       object: { type: 'AnchorEvent', url: [withLink, `hl:${ANCHOR}`, `${OTHER}/cas/${ANCHOR}`] },

@@ -1,5 +1,5 @@
 /**
- * What a reference says (the original's activity-ref model, orb.md §3.2): `objectIri` has `refIri` in the
+ * What a reference says (Orb's activity-ref model, orb.md §3.2): `objectIri` has `refIri` in the
  * collection `refType`. For this node's collections `objectIri` is its service id; for likes and shares
  * it is an anchor hash.
  *

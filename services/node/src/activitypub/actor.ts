@@ -40,7 +40,7 @@ export function serviceActor(urls: NodeUrls, keys: NodeKeys): Record<string, unk
   };
 }
 
-/** `GET <service>/keys/<id>` (URL service ids only): `{id, owner, publicKeyPem}` in the original's PEM form. */
+/** `GET <service>/keys/<id>` (URL service ids only): `{id, owner, publicKeyPem}` in Orb's PEM form. */
 export function publicKeyDocument(urls: NodeUrls, keys: NodeKeys): PublicKeyDocument {
   return servicePublicKeyDocument({
     serviceId: urls.serviceId,

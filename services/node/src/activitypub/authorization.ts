@@ -9,8 +9,7 @@ import type { Principal } from '@anchor/common/http';
 
 /**
  * Inbox POST, checked before the body is read: a bearer token that the rules admit, or an HTTP signature.
- * Unlike the original, an unsigned POST is refused even where no token rule covers the inbox: the inbox
- * must know who speaks.
+ * An unsigned POST is refused even where no token rule covers the inbox: the inbox must know who speaks.
  */
 export function checkInboxCredentials(principal: Principal, authorizedByToken: boolean): void {
   if (principal.kind === 'signature' || (principal.kind === 'token' && authorizedByToken)) return;

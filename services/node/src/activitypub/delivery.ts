@@ -39,13 +39,13 @@ export interface DeliveryOptions {
   followersIri: string;
   witnessesIri: string;
   maxAttempts: number;
-  /** Concurrent deliveries, and concurrent fan-outs (`--mq-outbox-pool`: the original's outbox pool covers both). */
+  /** Concurrent deliveries, and concurrent fan-outs (`--mq-outbox-pool`: Orb's outbox pool covers both). */
   concurrency: number;
 }
 
 /** Pending fan-outs older than this are queued again by the sweep (their message was lost). */
 const BROADCAST_STALE_MS = 60_000;
-/** Recipients resolved at once within one fan-out (the original's outbox resolve concurrency). */
+/** Recipients resolved at once within one fan-out (Orb's outbox resolve concurrency). */
 const RESOLVE_CONCURRENCY = 10;
 
 /**

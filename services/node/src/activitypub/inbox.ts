@@ -52,7 +52,7 @@ export interface InboxDeps {
 /**
  * The inbox (orb.md §3.4 "POST inbox", "Inbox listener"): a received activity is authenticated (a bearer
  * token, or an HTTP signature whose signer is the activity's actor — an unsigned POST is refused even where
- * no token rule covers the inbox, unlike the original), validated, stored in `inbox-pending` and queued
+ * no token rule covers the inbox), validated, stored in `inbox-pending` and queued
  * before the 200; duplicates (an id already received) are acknowledged and ignored. The queue consumer runs
  * the type's handler and then stores the activity in the inbox collection, with the collection changes the
  * handler returned, in one atomic write — also when the handler refused it for good (then without

@@ -56,7 +56,7 @@ export function isPublic(activity: Activity): boolean {
   return recipientsOf(activity).includes(PUBLIC);
 }
 
-/** The activity's type; an array of types must hold exactly one known type (the original sends one). */
+/** The activity's type; an array of types must hold exactly one known type (Orb sends one). */
 export function activityTypeOf(activity: Activity): string {
   const type = activity.type;
   if (typeof type === 'string') return type;
@@ -101,7 +101,7 @@ export function readAnchorEvent(value: unknown): {
 
 /**
  * Reads the AnchorEvent a Like names (its object, also when an Undo or the outbox reads it back): its `url`
- * may list several URLs, and the liked anchor is the first, as the original's Like handler reads it
+ * may list several URLs, and the liked anchor is the first, as Orb's Like handler reads it
  * (`URL()[0]`); the others are not read. The first must be a hashlink an embedded linkset hashes to.
  */
 export function readLikedAnchorEvent(value: unknown): ReturnType<typeof readAnchorEvent> {
@@ -127,7 +127,7 @@ function anchorEventAt(
 
 /**
  * Reads an AnchorEvent whose `url` may list several hashlinks, as a Like's result does (the liker's own
- * hashlinks of the anchor, one per place it keeps it; the original reads a list): each must be a hashlink,
+ * hashlinks of the anchor, one per place it keeps it; Orb reads a list): each must be a hashlink,
  * and an embedded linkset must hash to each.
  */
 export function readAnchorEventUrls(value: unknown): { hashlink: string; anchorHash: string }[] {

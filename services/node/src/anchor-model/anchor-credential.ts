@@ -45,7 +45,7 @@ export function buildAnchorCredential(input: {
 }
 
 /**
- * Checks that a received credential is the anchor credential of this anchor (the original's
+ * Checks that a received credential is the anchor credential of this anchor (Orb's
  * `ValidateAnchorCredential`): its subject's `href` is the anchor (the hashlink of the content), and its
  * `anchor` and `profile`, when present, agree with the content. Returns the transaction time it carries
  * (the issuance date in Unix seconds), which orders the anchor's operations.

@@ -1,5 +1,5 @@
 /**
- * An anchor to process (the original's `AnchorInfo`): this node's own anchors, and anchors other nodes
+ * An anchor to process (Orb's `AnchorInfo`): this node's own anchors, and anchors other nodes
  * announce. The same path serves both, so remote anchors get exactly the checks local ones do.
  */
 export interface AnchorEvent {

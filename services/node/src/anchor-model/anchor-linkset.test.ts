@@ -12,7 +12,7 @@ import {
 } from './anchor-linkset.js';
 
 /**
- * Vectors from the original's `pkg/linkset/linkset_test.go` (sidetree.md §5.6: hash(JCS(inner)) =
+ * Vectors from Orb's `pkg/linkset/linkset_test.go` (sidetree.md §5.6: hash(JCS(inner)) =
  * uEiDR9t1…): the inner content object, the reply credential, and the whole anchor linkset with
  * form-escaped JSON data URIs, which must come out byte for byte; and the gzip variant, whose data URIs
  * must decode to the same canonical parts (gzip bytes themselves depend on the compressor).
@@ -121,7 +121,7 @@ describe('anchor linkset (orb vectors)', () => {
     expect(canonicalize({ linkset: [link] })).toBe(canonicalize(LINKSET_URL_ENCODED));
   });
 
-  it("builds gzip data URIs that decode to the same canonical parts as the original's", () => {
+  it("builds gzip data URIs that decode to the same canonical parts as Orb's", () => {
     const link = buildAnchorLink({
       content: ORIGINAL,
       author: AUTHOR,
@@ -143,7 +143,7 @@ describe('anchor linkset (orb vectors)', () => {
   });
 });
 
-describe("content object (the original's did:orb generator)", () => {
+describe("content object (Orb's did:orb generator)", () => {
   const casLink = (hash: string) => `https://node1.example.com/cas/${hash}`;
   const previousHash = multibaseMultihash('previous anchor');
   const previous = `hl:${previousHash}:${hashlinkMetadata([casLink(previousHash)])}`;

@@ -12,7 +12,7 @@ import { permanent } from '@anchor/common/errors';
 import { profileVersion } from '@anchor/sidetree';
 
 /**
- * The anchor linkset, byte for byte as the original builds it (orb.md §2.4; the original's `linkset`,
+ * The anchor linkset, byte for byte as Orb builds it (orb.md §2.4; Orb's `linkset`,
  * `anchorlinkset` and `didorbgenerator` packages). Everything here is pure: JSON in, JSON out; the
  * canonical bytes of every part are JCS.
  *
@@ -179,7 +179,7 @@ export interface ReadAnchor {
 }
 
 /**
- * Reads and validates an anchor linkset (the original's `Link.Validate` plus `GetPayloadFromAnchorLink`,
+ * Reads and validates an anchor linkset (Orb's `Link.Validate` plus `GetPayloadFromAnchorLink`,
  * and the `replies` check it skips): one link; hashlink anchor; author and an orb#v<genesis time> profile
  * (which protocol version reads the batch is the observer's business; a witness signs any); `original`
  * hashing to `anchor`; `related` naming the same anchor with a core index `via` that the content's anchor

@@ -7,7 +7,7 @@ export const ANCHOR_STORES = {
   pending: 'anchor-pending',
 } as const;
 
-/** An anchor this node has dealt with (store `anchor`, keyed by the anchor hash; the original's anchor-ref). */
+/** An anchor this node has dealt with (store `anchor`, keyed by the anchor hash; Orb's anchor-ref). */
 export interface AnchorRecord {
   /** `hl:<hash>:<links>` as the anchor was announced. */
   hashlink: string;

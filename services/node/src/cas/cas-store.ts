@@ -45,7 +45,7 @@ export class CasStore {
     return `${this.casBase}/${hash}`;
   }
 
-  /** `hl:<hash>:<metadata>` naming this node's copy, as the original's CAS writes return. */
+  /** `hl:<hash>:<metadata>` naming this node's copy, as Orb's CAS writes return. */
   hashlinkFor(content: Uint8Array): string {
     return createHashlink(content, [this.linkFor(CasStore.hashOf(content))]);
   }

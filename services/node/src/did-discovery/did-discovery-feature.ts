@@ -19,7 +19,7 @@ export interface DidDiscoveryFeature extends NodeFeature {
 
 /**
  * `--enable-did-discovery`, `--resolve-from-anchor-origin`, `--verify-latest-from-anchor-origin`: all off
- * by default (as the original), and then nothing here runs on the resolution or intake paths.
+ * by default (as in Orb), and then nothing here runs on the resolution or intake paths.
  */
 export function createDidDiscoveryFeature(
   ctx: NodeContext,

@@ -59,7 +59,7 @@ const ENDPOINTS_KEPT = 1_000;
  * - discovery: a DID unknown here with a hashlink hint (`<ns>:hl:<hash>:<links>:<suffix>`) or an https hint
  *   (`<ns>:https:<domain>:<hash>:<suffix>`) has its anchor fetched from the hashlink's links or from the
  *   latest anchor the hinted node's WebFinger names (`via`), then whatever its anchor origin has anchored
- *   since; the original answered 404 and discovered in the background, this node answers once it knows.
+ *   since, before the answer: a client gets the DID on its first request.
  * - catching up: the anchor origin's resolution result lists the anchors of the DID's published operations;
  *   those missing here are processed (the newest, whose parents lead back to the others).
  */
@@ -104,7 +104,7 @@ export class DidDiscovery {
       );
       if (caughtUp > 0) resolved = await resolution.resolve(did, versions);
     } catch (error) {
-      // The origin being unreachable leaves this node's own (checked) view as the answer, as the original.
+      // The origin being unreachable leaves this node's own (checked) view as the answer, as in Orb.
       log.warn('could not ask the anchor origin for newer operations', { did, err: errorMessage(error) });
     }
     return resolved;
@@ -134,7 +134,7 @@ export class DidDiscovery {
 
   /**
    * `--verify-latest-from-anchor-origin`: an update, recover or deactivate of a DID anchored elsewhere is
-   * accepted only when the anchor origin has nothing this node lacks (the original's messages).
+   * accepted only when the anchor origin has nothing this node lacks (Orb's messages).
    * `published` is the DID's state from its published operations here, `current` with the pending ones.
    */
   async verifyLatest(suffix: string, published: ResolutionModel, current: ResolutionModel): Promise<void> {

@@ -27,7 +27,7 @@ interface Page {
   more: boolean;
 }
 
-/** A peer without an export (the original, an older version) is asked again after this long. */
+/** A peer without an export (an Orb node, an older version) is asked again after this long. */
 const NO_EXPORT_RETRY_MS = 3_600_000;
 
 /**

@@ -21,7 +21,7 @@ export interface LogConsistencyOptions {
 export type LogCheckOutcome = 'verified' | 'unchanged' | 'stale' | 'error' | 'failed' | 'skipped' | 'unwitnessed';
 
 /**
- * Watches transparency logs as RFC 6962 §5.3 monitors do (orb.md §2.5, the original's
+ * Watches transparency logs as RFC 6962 §5.3 monitors do (orb.md §2.5, Orb's
  * `vct-log-consistency-monitor`): each round, per active log, the current signed tree head is checked
  * against the log's WebFinger key, then against the last one verified — the same size must have the same
  * root, a larger tree must come with a valid consistency proof, a smaller tree signed later is a rollback —

@@ -43,7 +43,7 @@ describe('/log-monitor: activate and deactivate, token rules', () => {
     expect((await get('', 'WRONG')).status).toBe(401);
     expect((await post({ activate: [first] })).status).toBe(401);
     expect((await post({ activate: [first] }, 'READ_TOKEN')).status).toBe(401);
-    // Nothing is monitored yet: 404 for both lists, as the original.
+    // Nothing is monitored yet: 404 for both lists, as Orb answers.
     expect((await get('', 'READ_TOKEN')).status).toBe(404);
     expect((await get('?status=inactive', 'ADMIN_TOKEN')).status).toBe(404);
   });

@@ -9,7 +9,7 @@ type ListedStatus = (typeof STATUSES)[number];
 
 /**
  * `GET|POST /log-monitor` (orb.md §1.2): GET `?status=active|inactive` (default active) answers
- * `{"active": [...]}` / `{"inactive": [...]}` with each log's state under the original's member names (Log,
+ * `{"active": [...]}` / `{"inactive": [...]}` with each log's state under Orb's member names (Log,
  * STH, PubKey, Active) and this node's additions; `?status=failed` lists the logs found misbehaving, each
  * with its `Evidence`. 404 when none. POST `{"activate": [url], "deactivate": [url]}` switches monitoring (activating a failed log
  * starts it again from its current tree head; its evidence stays).

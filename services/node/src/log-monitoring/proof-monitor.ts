@@ -17,12 +17,12 @@ export interface ProofMonitorOptions {
 }
 
 /**
- * Proof monitoring (orb.md §2.5, the original's `vct/proofmonitoring`): every anchor credential this node
+ * Proof monitoring (orb.md §2.5, Orb's `vct/proofmonitoring`): every anchor credential this node
  * logs is watched until the log proves it included — get-proof-by-hash of its leaf against a tree head
  * signed after the entry's timestamp, so after the log's merge delay, the audit path checked against the
  * signed root. One that is still not included at the deadline is reported (metric, error line, status
  * `missing` in the `proof-monitor` store) and logged again, then watched again under its new entry.
- * Unlike the original, which only dropped such a credential, the promise the log broke is kept.
+ * The promise the log broke is kept, as evidence.
  */
 export class ProofMonitor {
   constructor(

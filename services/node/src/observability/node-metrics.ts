@@ -4,7 +4,7 @@ import type { Metrics } from '@anchor/common/metrics';
 /**
  * The node's pipeline metrics, all `node_`-prefixed (the registry adds the prefix), declared in one place
  * so every feature records into the same series and operators find them documented together (orb.md
- * §8.1 lists the original's equivalents). Durations are histograms in seconds with buckets 5 ms - 10 s.
+ * §8.1 lists Orb's equivalents). Durations are histograms in seconds with buckets 5 ms - 10 s.
  */
 export interface NodeMetrics {
   /** Operations accepted at POST /sidetree/v1/operations, by type. */
@@ -68,7 +68,7 @@ export interface NodeMetrics {
  */
 export const KNOWN_LABELS = Object.freeze({
   operationTypes: ['create', 'update', 'recover', 'deactivate'],
-  /** The activity types the inbox handles (orb.md §8.1 lists the original's: the spec's list is cut off). */
+  /** The activity types the inbox handles (orb.md §8.1 lists Orb's: the spec's list is cut off). */
   activityTypes: ['Accept', 'Announce', 'Create', 'Follow', 'InviteWitness', 'Like', 'Offer', 'Reject', 'Undo'],
   anchorOrigins: ['local', 'remote'],
   resolutionResults: ['found', 'deactivated', 'not_found', 'error'],

@@ -41,7 +41,7 @@ export interface DidOperations {
 
 /**
  * Loads a DID's operations from the stores and parses them (anchored mode: the stored canonical requests
- * were validated at ingest or come from anchors, which the resolver judges as the original does). Parsed
+ * were validated at ingest or come from anchors, which the resolver judges as Orb does). Parsed
  * operations of a previous view are reused by request, so a reload after a change parses only what is new
  * and keeps the memoised signature checks.
  */

@@ -100,7 +100,7 @@ describe('the W3C DID Resolution HTTP binding of the resolution endpoint and the
 
   const at = (path: string, did: string, query = '') => `${node.url}${path}/${did}${query}`;
 
-  it('keeps the original answer byte for byte without a binding media type, on both paths', async () => {
+  it("keeps Orb's answer byte for byte without a binding media type, on both paths", async () => {
     const seed = await get(at(PATHS[0], published.did));
     expect(seed.status).toBe(200);
     expect(seed.contentType).toBe('application/did+ld+json; charset=utf-8');
@@ -156,7 +156,7 @@ describe('the W3C DID Resolution HTTP binding of the resolution endpoint and the
         expect(answer.body.didDocumentMetadata.method.published).toBe(false);
       });
 
-      it("deactivated: 410 with the original's {@context, id} document and deactivated true, in every form, uAAA and canonical", async () => {
+      it("deactivated: 410 with Orb's {@context, id} document and deactivated true, in every form, uAAA and canonical", async () => {
         for (const did of [deactivated.did, deactivatedCanonical]) {
           const document = { '@context': ['https://www.w3.org/ns/did/v1'], id: did };
           const answer = await get(at(path, did), RESULT);

@@ -51,14 +51,14 @@ type BindingRepresentation = Exclude<ResolutionRepresentation, { kind: 'seed' }>
 
 /**
  * The W3C DID Resolution HTTP(S) binding of the node's resolution endpoints, for a request that asked for
- * it (`negotiateResolution`): the original's resolution, re-shaped. A resolution result carries
+ * it (`negotiateResolution`): Orb's resolution, re-shaped. A resolution result carries
  * `didResolutionMetadata` (`contentType`, the media type of its document, or `error`), and errors are
  * results too, with the binding's status: 400 `invalidDid` / `invalidOptions`, 404 `notFound`, 410 for a
- * deactivated DID (with its document, the original's `{@context, id}`, and `deactivated: true`), 501
+ * deactivated DID (with its document, Orb's `{@context, id}`, and `deactivated: true`), 501
  * `methodNotSupported`, 500 `internalError`. The bare document answers the document media types, its
  * Content-Type the one asked for. A DID URL (a fragment, `versionId` / `versionTime` parameters), or any
  * input asked for as `application/did-url-dereferencing`, is dereferenced (`dereference`). The DID document
- * metadata holds no numbers (DID Core §7.3): each number the original writes there (the `transactionTime`,
+ * metadata holds no numbers (DID Core §7.3): each number Orb writes there (the `transactionTime`,
  * `transactionNumber` and `protocolVersion` of `method.publishedOperations`) is written as its decimal
  * string. Maintenance mode stays the kit's 503.
  */
@@ -169,7 +169,7 @@ async function resolveSeed(
     return { failure: { code: errorCodeOf(status, method, error), detail: errorMessage(error) } };
   }
   const metadata = withoutNumbers(result.didDocumentMetadata ?? {}) as Record<string, unknown>;
-  // A deactivated DID keeps the original's `{@context, id}` document beside `deactivated: true`.
+  // A deactivated DID keeps Orb's `{@context, id}` document beside `deactivated: true`.
   const document = result.didDocument ?? { id: did };
   return { document, metadata, deactivated: metadata.deactivated === true };
 }
@@ -189,7 +189,7 @@ function documentAnswer(mediaType: DocumentMediaType, status: number, document: 
 export const VARY: Readonly<Record<string, string>> = { Vary: 'Accept' };
 
 /**
- * The resolution error of the original's refusal: a malformed DID is `invalidDid`, a versionId / versionTime
+ * The resolution error of Orb's refusal: a malformed DID is `invalidDid`, a versionId / versionTime
  * problem `invalidOptions`; a did:web the node does not serve (another host, not a `scid` form) `notFound`.
  */
 function errorCodeOf(status: number, method: string, error: unknown): ResolutionErrorCode {

@@ -12,7 +12,7 @@ const RESOLUTION_PROFILE = 'https://w3id.org/did-resolution';
 export type DocumentMediaType = (typeof DOCUMENT_MEDIA_TYPES)[number];
 
 /**
- * What a resolution request asked for: the original's answer (`seed`), a W3C resolution result (`result`,
+ * What a resolution request asked for: Orb's answer (`seed`), a W3C resolution result (`result`,
  * in the `ld` profile form or the `did-resolution` form), a DID URL dereferencing result (`dereferencing`),
  * or the bare DID document or resource (`document`).
  */
@@ -32,7 +32,7 @@ interface AcceptedType {
 /**
  * Reads the `Accept` header of a resolution request. Only a binding media type named explicitly selects
  * the binding, when no other type is preferred to it (a higher q); a wildcard, `application/json` or no
- * header keep the original's answer, so existing clients see the same bytes.
+ * header keep Orb's answer, so existing clients see the same bytes.
  */
 export function negotiateResolution(accept: string | string[] | undefined): ResolutionRepresentation {
   const header = Array.isArray(accept) ? accept.join(',') : accept;

@@ -12,7 +12,7 @@ export interface WebDidViewOptions {
 }
 
 /**
- * The did:web view of a did:node DID (orb.md §2.9, the original's webresolver): `did:web:<host>:scid:<suffix>`
+ * The did:web view of a did:node DID (orb.md §2.9, Orb's webresolver): `did:web:<host>:scid:<suffix>`
  * is this node's document of `did:node:uAAA:<suffix>` (published or not) with every occurrence of the
  * did:node id replaced by the did:web id, and `alsoKnownAs` naming the did:node identifiers (the canonical
  * id, or the `uAAA` id before publication, then the equivalent ids). Deactivated DIDs are not found.

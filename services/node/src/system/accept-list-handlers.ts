@@ -12,7 +12,7 @@ import { answer, jsonBody, type Handler } from '@anchor/common/http';
 /**
  * `GET|POST <service path>/acceptlist` (spec System endpoints, orb.md §1.2): who may follow this node and who
  * may invite it to witness, used when `--follow-auth-policy` / `--invite-witness-auth-policy` is
- * `accept-list`. Token-only (a valid HTTP signature is not enough), as in the original.
+ * `accept-list`. Token-only (a valid HTTP signature is not enough), as in Orb.
  *
  *   GET                 → [{type, url: [...]}, ...] for every type
  *   GET ?type=follow    → {type, url: [...]}; an unknown type is a 400

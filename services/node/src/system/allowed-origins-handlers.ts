@@ -5,7 +5,7 @@ import type { AllowedOrigins } from '../runtime-config/allowed-origins.js';
 
 /**
  * `GET|POST /allowedorigins` (spec System endpoints, "Allowed anchor origins"): the anchor origins create
- * and recover operations may name. Token-only, as in the original.
+ * and recover operations may name. Token-only, as in Orb.
  *
  *   GET                      → ["https://...", ...]
  *   POST {add?: [], remove?: []} → adds then removes (idempotent); answers the new list. The intake uses

@@ -5,7 +5,7 @@ import { NODEINFO_SCHEMA } from './well-known-documents.js';
 
 export type NodeInfoVersion = keyof typeof NODEINFO_SCHEMA;
 
-/** The software name NodeInfo announces: the schemas require `^[a-z0-9-]+$` (the original's "Orb" fails them). */
+/** The software name NodeInfo announces: the schemas require `^[a-z0-9-]+$`, which "Orb" fails. */
 export const SOFTWARE_NAME = 'anchor-node';
 
 /** What NodeInfo counts (spec NodeInfo: Create activities in the outbox are posts, Like activities comments). */
@@ -51,7 +51,7 @@ export function nodeInfoContentType(version: NodeInfoVersion): string {
 }
 
 /**
- * The outbox counts NodeInfo shows, recomputed every `--nodeinfo-refresh-interval` (as the original) rather
+ * The outbox counts NodeInfo shows, recomputed every `--nodeinfo-refresh-interval` (as in Orb) rather
  * than on every request: counting an outbox is a query per type, and NodeInfo is polled by crawlers.
  */
 export class NodeInfoUsageCounter {

@@ -24,7 +24,7 @@ export interface WebFingerDeps {
   /** `--discovery-domains`: other nodes' base URLs announced as alternates. */
   discoveryDomains: readonly string[];
   minResolvers: number;
-  /** `--vct-enabled`: without it the node announces no log, as the original. */
+  /** `--vct-enabled`: without it the node announces no log, as in Orb. */
   vctEnabled: boolean;
   logSetting: LogSetting;
   /** Reads the configured log's own WebFinger document (its ledger type). */
@@ -41,7 +41,7 @@ export interface WebFingerDeps {
  * kinds of resource a node describes. Anything else is a 404; a malformed DID or CAS hash is a 400.
  *
  * 1. the node (`<base>`, `<base>/`, the service id or endpoint, or `<base>/vct`, the log address older
- *    versions of the original announced): ledger type and a `vct` link when a log is configured;
+ *    Orb versions announced): ledger type and a `vct` link when a log is configured;
  * 2. the identifiers endpoint: min-resolvers, self, alternates per discovery domain;
  * 3. the operations endpoint: self, alternates per discovery domain;
  * 4. a DID of this node's namespace: anchor origin and min-resolvers; self (its canonical identifiers URL),

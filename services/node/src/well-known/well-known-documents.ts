@@ -1,7 +1,7 @@
 import { buildJrd, JRD_MEDIA_TYPE, WEBFINGER_PATH, type Jrd } from '@anchor/common/webfinger';
 import type { NodeUrls } from '../identity/node-urls.js';
 
-/** Link relations and media types of the discovery documents (as the original writes them). */
+/** Link relations and media types of the discovery documents (as Orb writes them). */
 export const LINK = Object.freeze({
   self: 'self',
   alternate: 'alternate',
@@ -27,7 +27,7 @@ export interface DidOrbDocument {
   operationEndpoint: string;
 }
 
-/** `/.well-known/did-orb`: where this node resolves DIDs and accepts operations (the path keeps the original's name). */
+/** `/.well-known/did-orb`: where this node resolves DIDs and accepts operations (the path keeps Orb's name). */
 export function didOrbDocument(urls: NodeUrls): DidOrbDocument {
   return { resolutionEndpoint: urls.identifiersEndpoint, operationEndpoint: urls.operationsEndpoint };
 }

@@ -41,7 +41,7 @@ export interface WellKnownHandlers {
 /**
  * How operators, peers and crawlers find this node (spec Discovery endpoints, orb.md §1.2 and §2.10):
  * `/.well-known/did-orb`, `host-meta` and `host-meta.json`, `did.json` (the domain DID with the
- * anchor-credential key), `webfinger`, `nodeinfo`, all GET and always open, as in the original (a peer
+ * anchor-credential key), `webfinger`, `nodeinfo`, all GET and always open, as in Orb (a peer
  * must be able to find and verify this node before it holds any credential, so even a catch-all token rule
  * does not close them); and `/nodeinfo/2.0`, `/nodeinfo/2.1`, which token rules may protect as in the
  * original.

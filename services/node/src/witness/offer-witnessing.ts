@@ -290,7 +290,7 @@ function offeredAnchor(offer: StoredActivity): string {
   return anchor;
 }
 
-/** The proof inside an AnchorReceipt attachment: `{"@context": ..., "proof": {...}}` (the original's shape). */
+/** The proof inside an AnchorReceipt attachment: `{"@context": ..., "proof": {...}}` (Orb's shape). */
 function proofOf(attachment: unknown): DataIntegrityProof & { created: string; verificationMethod: string } {
   const proof = (attachment as { proof?: unknown } | undefined)?.proof;
   if (typeof proof !== 'object' || proof === null || Array.isArray(proof))

@@ -12,7 +12,7 @@ const post = (url: string, body: string, token?: string) =>
   });
 
 /**
- * `GET /policy` is a read (the original's `/policy|read&admin|admin`), `POST /policy` stays the admin's; the
+ * `GET /policy` is a read (Orb's `/policy|read&admin|admin`), `POST /policy` stays the admin's; the
  * policy and the witnesses collection are readable from another origin (the explorer's check (c)).
  */
 describe('/policy: read class for GET, admin for POST', () => {

@@ -19,7 +19,7 @@ export interface WitnessCandidatesDeps {
  * The candidate witnesses of an anchor (orb.md §2.5): batch witnesses — the services of the anchor origins
  * of the batch's operations, found through their host's host-meta — and system witnesses — the services
  * that accepted this node's Invite (`witnesses`). This node itself is never a candidate. A batch origin
- * that cannot be resolved is left out, as in the original. Whether a witness keeps a transparency log
+ * that cannot be resolved is left out, as in Orb. Whether a witness keeps a transparency log
  * (WebFinger ledger type vct-v1) is looked up only when the policy requires logs.
  */
 export class WitnessCandidates {

@@ -30,7 +30,7 @@ export interface WitnessSideDeps {
 
 /**
  * Witnessing for others (orb.md §2.5 "Witness side"): an Offer is witnessed only for a service whose
- * Invite this node accepted (unlike the original, which witnessed for anyone), only within its time window,
+ * Invite this node accepted (a witness chooses whom it vouches for), only within its time window,
  * and only for a well-formed anchor link whose credential is issued by the offering service and carries
  * valid proofs. The node adds its own proof — log-backed when it has a log — and answers with an Accept
  * whose AnchorReceipt carries the proof. The Accept's id is derived from the Offer's, so an Offer handled

@@ -24,7 +24,7 @@ export interface WitnessEntry {
 }
 
 /**
- * The witnessing of one of this node's anchors (the original's `witness` + `anchor-status` stores in one
+ * The witnessing of one of this node's anchors (Orb's `witness` + `anchor-status` stores in one
  * record, keyed by the anchor's batch id): its candidates, who was asked when, and the selection rounds.
  * Written only by the anchor's witnessing step (never concurrently); proofs arrive separately.
  */
