@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { builtServiceMain, freePort, startProcess, type ServiceProcess, type TempDir } from '@anchor/testing/process';
+import { DEFAULT_QUEUE_DEFAULTS, quantizeDelay, retryBackoffs } from '@anchor/common/mq';
 
 export interface NodeProcess {
   process: ServiceProcess;
@@ -68,10 +69,17 @@ export function testMqNamespace(): string {
   return `test-${randomUUID().slice(0, 8)}`;
 }
 
-/** A namespace's work and dead-letter queues, and its wait queues of the given delays (ms). */
-export function namespaceQueues(namespace: string, delaysMs: readonly number[] = []): string[] {
+/**
+ * A namespace's work and dead-letter queues, and its delay queues (and old wait queues) of the given delays
+ * (ms; default: those of the node's default redelivery policy, which every subscription declares).
+ */
+export function namespaceQueues(
+  namespace: string,
+  delaysMs: readonly number[] = retryBackoffs(DEFAULT_QUEUE_DEFAULTS, quantizeDelay),
+): string[] {
   return NODE_TOPICS.flatMap((topic) => {
     const name = `${namespace}.${topic}`;
-    return [name, `${name}.dead`, ...delaysMs.map((ms) => `${name}.wait.${ms}`)];
+    const delayed = (q: string) => delaysMs.flatMap((ms) => [`${q}.delay.${ms}`, `${q}.wait.${ms}`]);
+    return [name, `${name}.dead`, ...delayed(name), ...delayed(`${name}.dead`)];
   });
 }

@@ -1,17 +1,15 @@
 /**
  * Publishing with publisher confirms over one confirm channel per connection. Publishes are pipelined:
  * each one resolves on its own confirm while many are outstanding. A publish declares the queues of its
- * route first (once per connection, classic wait queues periodically), is sent mandatory so that a message
- * the broker could not route comes back and is retried after redeclaring, and keeps retrying over
- * reconnections until its deadline, after which it fails with a clear `unavailable` error. The route is
- * asked again on every attempt, and a quorum wait queue whose epoch ended before the message went out is
- * replaced by the new epoch's before sending (amqp-topology.ts).
+ * route first (once per connection), is sent mandatory so that a message the broker could not route comes
+ * back and is retried after redeclaring, and keeps retrying over reconnections until its deadline, after
+ * which it fails with a clear `unavailable` error.
  */
-import type { Channel, ConfirmChannel, Message, Options } from 'amqplib';
+import type { Channel, ConfirmChannel, Message, Options, Replies } from 'amqplib';
 import { AppError, errorMessage, internal, unavailable } from '../errors/index.js';
 import type { FailoverConnection } from './amqp-failover.js';
 import { DeadlineError, KeptChannel, withDeadline } from './amqp-channel.js';
-import { queueTypeMismatch, specType, type QueueSpec, type Route } from './amqp-topology.js';
+import { queueTypeMismatch, specType, type QueueSpec } from './amqp-topology.js';
 
 /** AMQP reply codes that retrying cannot fix (access refused, precondition failed, not allowed). */
 const PERMANENT_CODES = new Set([403, 406, 530]);
@@ -26,18 +24,14 @@ function isNack(error: unknown): boolean {
   return error instanceof Error && error.message === 'message nacked';
 }
 class UnroutableError extends Error {}
-/** The route's wait queue stopped taking publishes (its epoch ended) before the message went out. */
-class EpochEndedError extends Error {}
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export class AmqpPublisher {
   private readonly confirms: KeptChannel<ConfirmChannel>;
   private readonly topology: KeptChannel<Channel>;
-  /** When each queue was declared on this connection. */
-  private readonly declared = new Map<string, number>();
-  /** Declared queues that take publishes only until a time (quorum wait queues), to forget them after. */
-  private readonly declaredUntil = new Map<string, number>();
+  /** The queues declared on this connection. */
+  private readonly declared = new Set<string>();
   private readonly declaring = new Map<string, Promise<void>>();
   private readonly returned = new Set<string>();
   private drain: Promise<void> | undefined;
@@ -49,6 +43,8 @@ export class AmqpPublisher {
     model: FailoverConnection,
     private readonly timeoutMs: number,
     onError: (error: unknown, context: string) => void,
+    /** Told of each declaration the broker answered (its message and consumer counts). */
+    private readonly onDeclared: (spec: QueueSpec, reply: Replies.AssertQueue) => void = () => undefined,
   ) {
     this.confirms = new KeptChannel(
       () => model.createConfirmChannel(),
@@ -68,20 +64,18 @@ export class AmqpPublisher {
     this.confirms.reset();
     this.topology.reset();
     this.declared.clear();
-    this.declaredUntil.clear();
   }
 
-  /** Declares a queue unless it was declared on this connection recently enough. */
+  /** Declares a queue unless it was declared on this connection. */
   async declare(spec: QueueSpec, deadline: number): Promise<void> {
-    const at = this.declared.get(spec.name);
-    if (at !== undefined && Date.now() - at < spec.redeclareMs) return;
+    if (this.declared.has(spec.name)) return;
     let pending = this.declaring.get(spec.name);
     if (!pending) {
       pending = (async () => {
         const ch = await this.topology.get(deadline);
-        const sentAt = Date.now();
+        let reply: Replies.AssertQueue;
         try {
-          await ch.assertQueue(spec.name, spec.options);
+          reply = await ch.assertQueue(spec.name, spec.options);
         } catch (error) {
           if (PERMANENT_CODES.has(amqpCode(error) ?? 0)) {
             const hint = queueTypeMismatch(error, spec.name, specType(spec));
@@ -92,23 +86,12 @@ export class AmqpPublisher {
           }
           throw error;
         }
-        this.remember(spec, sentAt);
+        this.declared.add(spec.name);
+        this.onDeclared(spec, reply);
       })().finally(() => this.declaring.delete(spec.name));
       this.declaring.set(spec.name, pending);
     }
     await withDeadline(pending, deadline, `declaring ${spec.name}`);
-  }
-
-  /** Records a declaration; one per epoch would otherwise pile up in a long-lived process. */
-  private remember(spec: QueueSpec, at: number): void {
-    this.declared.set(spec.name, at);
-    if (spec.publishUntil === undefined) return;
-    this.declaredUntil.set(spec.name, spec.publishUntil);
-    for (const [name, until] of this.declaredUntil) {
-      if (until > at) continue;
-      this.declaredUntil.delete(name);
-      this.declared.delete(name);
-    }
   }
 
   forget(names: readonly string[]): void {
@@ -121,11 +104,8 @@ export class AmqpPublisher {
     content: Buffer,
     props: Options.Publish,
     deadline: number,
-    publishUntil: number,
   ): Promise<void> {
     while (this.drain) await withDeadline(this.drain, deadline, 'waiting for the publisher channel to drain');
-    // Checked with nothing awaited between it and the publish itself.
-    if (Date.now() >= publishUntil) throw new EpochEndedError(`the epoch of ${queue} ended`);
     const id = `p${(this.seq++).toString(36)}`;
     try {
       await withDeadline(
@@ -154,34 +134,35 @@ export class AmqpPublisher {
   }
 
   /**
-   * Declares the queues of `route` at the time of each attempt (in order), then publishes `content` to the
-   * last of them and resolves once the broker has confirmed it. Retries transient failures (connection loss,
-   * nack, unroutable) until the publish timeout.
+   * Declares the queues of `route` (in order), then publishes `content` to the last of them and resolves once
+   * the broker has confirmed it. Retries transient failures (connection loss, nack, unroutable) until the
+   * publish timeout.
    */
-  publish(route: Route, content: Buffer, props: Options.Publish, label: string): Promise<void> {
+  publish(route: readonly QueueSpec[], content: Buffer, props: Options.Publish, label: string): Promise<void> {
     const task = this.run(route, content, props, label);
     this.inFlight.add(task);
     void task.catch(() => undefined).finally(() => this.inFlight.delete(task));
     return task;
   }
 
-  private async run(route: Route, content: Buffer, props: Options.Publish, label: string): Promise<void> {
+  private async run(
+    route: readonly QueueSpec[],
+    content: Buffer,
+    props: Options.Publish,
+    label: string,
+  ): Promise<void> {
     const deadline = Date.now() + this.timeoutMs;
     let lastError: unknown;
     for (let attempt = 0; ; attempt++) {
       if (this.closed) throw unavailable('amqp message queue is closed');
-      const declare = route(Date.now());
       try {
-        for (const spec of declare) await this.declare(spec, deadline);
+        for (const spec of route) await this.declare(spec, deadline);
         const ch = await this.confirms.get(deadline);
-        const until = Math.min(...declare.map((s) => s.publishUntil ?? Number.POSITIVE_INFINITY));
-        await this.send(ch, declare[declare.length - 1]!.name, content, props, deadline, until);
+        await this.send(ch, route[route.length - 1]!.name, content, props, deadline);
         return;
       } catch (error) {
-        // A new epoch began while declaring: go at once to its queue.
-        if (error instanceof EpochEndedError) continue;
         if (error instanceof AppError && !error.retryable) throw error;
-        if (error instanceof UnroutableError) this.forget(declare.map((s) => s.name));
+        if (error instanceof UnroutableError) this.forget(route.map((s) => s.name));
         // Retries go out on a new confirm channel after a nack. On a cluster, a channel that published to a
         // quorum queue while its leader moved can keep nacking that queue's messages for as long as it lives
         // (seen on RabbitMQ 3.10.8 after kill -9 of the leader's member); a new channel starts clean.

@@ -1,18 +1,30 @@
 /**
- * One subscription: a channel with prefetch = pool size consuming the topic's work queue. A handler that
- * resolves acks its message; one that throws has it republished (with a confirm) to the wait queue of its
- * backoff delay, or to the dead-letter queue, and only then acked, so a crash at any point leaves the
- * message in the broker (at least once). After a connection or channel loss the subscription reopens
- * itself; deliveries in flight on the lost channel are redelivered by the broker.
+ * One subscription: a channel consuming the topic's work queue (prefetch = pool size) and the topic's delay
+ * queues (prefetch DELAY_PREFETCH each). A handler that resolves acks its message; one that throws has it
+ * republished (with a confirm) to the delay queue of its backoff, or to the dead-letter queue, and only then
+ * acked. A message from a delay queue is held until its due time (x-due-at), republished to the work queue
+ * with a confirm, and only then acked. So a crash at any point leaves the message in the broker (at least
+ * once): what a dead subscriber held unacked is redelivered to another. After a connection or channel loss
+ * the subscription reopens itself; deliveries in flight on the lost channel are redelivered by the broker.
+ *
+ * The delay queues it consumes: those of its own retry backoffs (known from its policy), those of the delays
+ * its process published to the topic with (the queue tells it of new ones), and its `delays` option (ADR 0015).
  */
 import { randomUUID } from 'node:crypto';
 import type { Channel, ConsumeMessage, Options } from 'amqplib';
 import type { FailoverConnection } from './amqp-failover.js';
 import { errorMessage } from '../errors/index.js';
 import { openChannel } from './amqp-channel.js';
-import { queueTypeMismatch, workQueue, type QueueType, type Route } from './amqp-topology.js';
-import { deadLetterHeaders, HEADERS, visibleHeaders, withFirstFailure } from './message.js';
-import { failureOutcome, type QueueDefaults } from './options.js';
+import {
+  delayQueue,
+  quantizeDelay,
+  queueTypeMismatch,
+  workQueue,
+  type QueueSpec,
+  type QueueType,
+} from './amqp-topology.js';
+import { deadLetterHeaders, HEADERS, MAX_DELAY_MS, visibleHeaders, withFirstFailure } from './message.js';
+import { failureOutcome, retryBackoffs, type QueueDefaults } from './options.js';
 import { deadLetterTopic, type Delivery, type Handler, type Subscription } from './types.js';
 
 /** What a subscription needs from its queue. */
@@ -21,15 +33,24 @@ export interface SubscriptionHost {
   readonly queueType: QueueType;
   readonly timeoutMs: number;
   isConnected(): boolean;
-  /** The queues a message to `topic` delayed by `delayMs` goes through (its target last), at a given time. */
-  route(topic: string, delayMs: number): Route;
-  republish(route: Route, content: Buffer, props: Options.Publish, label: string): Promise<void>;
+  /** The queues a message to `topic` delayed by `delayMs` goes through (its target last). */
+  route(topic: string, delayMs: number): readonly QueueSpec[];
+  republish(route: readonly QueueSpec[], content: Buffer, props: Options.Publish, label: string): Promise<void>;
+  /** The (rounded) delays this process has published to `topic` with. */
+  delaysOf(topic: string): Iterable<number>;
+  /** Records a delay queue of `topic` a subscription consumes (for queuesOf and deleteTopic). */
+  noteDelay(topic: string, delayMs: number): void;
   detach(subscription: AmqpSubscription): void;
   onError(error: unknown, context: string): void;
 }
 
 /** Wait before reopening a channel that closed while the connection stayed up. */
 const REOPEN_DELAY_MS = 1_000;
+/**
+ * Unacked messages a subscription holds from each delay queue. A delay queue's messages come due in the
+ * order they were queued, so the window only has to cover those due soonest; it bounds memory.
+ */
+export const DELAY_PREFETCH = 200;
 
 function positiveInt(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isInteger(v) && v >= 1 ? v : undefined;
@@ -42,13 +63,46 @@ export class AmqpSubscription implements Subscription {
   private reopenTimer: NodeJS.Timeout | undefined;
   private readonly inFlight = new Set<Promise<void>>();
   private closed = false;
+  /** The (rounded) delays whose queues this subscription consumes. */
+  private readonly delays = new Set<number>();
+  /** On the current channel: consumer tag per delay consumed. */
+  private readonly consuming = new Map<number, string>();
+  /** On the current channel: delayed messages held until due, with their timers. */
+  private readonly held = new Map<ConsumeMessage, NodeJS.Timeout>();
+  /** Delay consumers are started one at a time, in this chain. */
+  private delaySync: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly host: SubscriptionHost,
     readonly topic: string,
     private readonly handler: Handler<unknown>,
     private readonly policy: QueueDefaults,
-  ) {}
+    /** Delays (ms) other processes publish to the topic with (SubscribeOptions.delays). */
+    delays: Iterable<number> = [],
+  ) {
+    for (const ms of [...retryBackoffs(policy, quantizeDelay), ...host.delaysOf(topic), ...delays])
+      this.delays.add(quantizeDelay(ms));
+    for (const ms of this.delays) host.noteDelay(topic, ms);
+  }
+
+  /** The (rounded) delays whose queues this subscription consumes, ascending. */
+  delayQueues(): number[] {
+    return [...this.delays].sort((a, b) => a - b);
+  }
+
+  /** Consumes the delay queue of `delayMs` too (a delay the process has just published with). */
+  addDelay(delayMs: number): void {
+    const ms = quantizeDelay(delayMs);
+    if (this.closed || this.delays.has(ms)) return;
+    this.delays.add(ms);
+    this.host.noteDelay(this.topic, ms);
+    // Before the work consumer exists, open() starts the delay consumers itself (after it, with their prefetch).
+    const ch = this.channel;
+    if (ch && this.consumerTag)
+      this.consumeDelays(ch).catch((error: unknown) =>
+        this.host.onError(error, `consuming the delay queue of ${ms} ms of ${this.topic}`),
+      );
+  }
 
   /** Opens the consumer; rejects if that cannot be done before the queue's timeout. */
   start(): Promise<void> {
@@ -87,6 +141,9 @@ export class AmqpSubscription implements Subscription {
     if (this.channel !== ch) return;
     this.channel = undefined;
     this.consumerTag = undefined;
+    this.consuming.clear();
+    // The broker hands the held messages to another consumer (or to us once we are back).
+    this.releaseHeld();
     // On a connection loss the queue's reconnect handler resumes us; a lone channel loss is ours to fix.
     if (!this.closed && this.host.isConnected()) this.scheduleResume();
   }
@@ -104,20 +161,102 @@ export class AmqpSubscription implements Subscription {
     }
     ch.on('close', () => this.lost(ch));
     try {
-      const spec = workQueue(this.topic, this.host.queueType);
-      await ch.assertQueue(spec.name, spec.options).catch((error: unknown) => {
-        const hint = queueTypeMismatch(error, spec.name, this.host.queueType);
-        throw hint === undefined ? error : new Error(hint, { cause: error });
-      });
+      await this.assertQueue(ch, workQueue(this.topic, this.host.queueType));
       await ch.prefetch(this.policy.concurrency);
       this.channel = ch;
       const { consumerTag } = await ch.consume(this.topic, (msg) => this.onMessage(ch, msg), { noAck: false });
       if (this.channel === ch) this.consumerTag = consumerTag;
+      await this.consumeDelays(ch);
     } catch (error) {
       if (this.channel === ch) this.channel = undefined;
       await ch.close().catch(() => undefined);
       throw error;
     }
+  }
+
+  private async assertQueue(ch: Channel, spec: QueueSpec): Promise<void> {
+    await ch.assertQueue(spec.name, spec.options).catch((error: unknown) => {
+      const hint = queueTypeMismatch(error, spec.name, this.host.queueType);
+      throw hint === undefined ? error : new Error(hint, { cause: error });
+    });
+  }
+
+  /** Starts a consumer on every delay queue not consumed yet on `ch` (serialised; declares each first). */
+  private consumeDelays(ch: Channel): Promise<void> {
+    const run = this.delaySync.then(async () => {
+      let qos = false;
+      for (;;) {
+        if (this.channel !== ch || this.closed) return;
+        const ms = [...this.delays].find((d) => !this.consuming.has(d));
+        if (ms === undefined) return;
+        // Per-consumer prefetch, for the consumers started after it (the work consumer keeps its own).
+        if (!qos) await ch.prefetch(DELAY_PREFETCH);
+        qos = true;
+        const spec = delayQueue(this.topic, ms, this.host.queueType);
+        await this.assertQueue(ch, spec);
+        const { consumerTag } = await ch.consume(spec.name, (msg) => this.onDelayed(ch, msg), { noAck: false });
+        if (this.channel === ch) this.consuming.set(ms, consumerTag);
+      }
+    });
+    this.delaySync = run.catch(() => undefined);
+    return run;
+  }
+
+  /** A message from a delay queue: held until its due time, then moved to the work queue. */
+  private onDelayed(ch: Channel, msg: ConsumeMessage | null): void {
+    if (msg === null) {
+      // The broker cancelled a delay consumer (its queue was deleted): start over, redeclaring the queues.
+      this.lost(ch);
+      void ch.close().catch(() => undefined);
+      return;
+    }
+    if (this.channel !== ch) return;
+    const raw = (msg.properties.headers ?? {}) as Record<string, unknown>;
+    const dueAt = positiveInt(raw[HEADERS.dueAt]) ?? 0;
+    const wait = Math.min(MAX_DELAY_MS, Math.max(0, dueAt - Date.now()));
+    const timer = setTimeout(() => {
+      this.held.delete(msg);
+      if (this.channel !== ch || this.closed) return;
+      const task = this.moveDue(ch, msg, raw)
+        .catch((error: unknown) => this.host.onError(error, `moving a delayed message of ${this.topic}`))
+        .finally(() => this.inFlight.delete(task));
+      this.inFlight.add(task);
+    }, wait);
+    // Held messages are the broker's (unacked): they must not keep a process alive that is otherwise done.
+    timer.unref();
+    this.held.set(msg, timer);
+  }
+
+  /** Republishes a due message to the work queue (confirmed), then acks it; on failure hands it back. */
+  private async moveDue(ch: Channel, msg: ConsumeMessage, raw: Record<string, unknown>): Promise<void> {
+    const headers = { ...raw };
+    delete headers[HEADERS.dueAt];
+    const id = typeof msg.properties.messageId === 'string' ? msg.properties.messageId : randomUUID();
+    const props: Options.Publish = {
+      persistent: true,
+      messageId: id,
+      contentType: typeof msg.properties.contentType === 'string' ? msg.properties.contentType : 'application/json',
+      headers,
+      ...(typeof msg.properties.timestamp === 'number' ? { timestamp: msg.properties.timestamp } : {}),
+    };
+    try {
+      await this.host.republish(this.host.route(this.topic, 0), msg.content, props, `delayed ${id} to ${this.topic}`);
+    } catch (error) {
+      this.host.onError(error, `moving delayed message ${id} to ${this.topic}; the broker will redeliver it`);
+      try {
+        ch.nack(msg, false, true);
+      } catch {
+        // The channel is gone: the broker requeues the message by itself.
+      }
+      return;
+    }
+    ack(ch, msg);
+  }
+
+  /** Stops holding: the messages stay unacked until their channel closes, which returns them to the broker. */
+  private releaseHeld(): void {
+    for (const timer of this.held.values()) clearTimeout(timer);
+    this.held.clear();
   }
 
   private onMessage(ch: Channel, msg: ConsumeMessage | null): void {
@@ -166,11 +305,13 @@ export class AmqpSubscription implements Subscription {
       const outcome = failureOutcome(error, attempt, this.policy);
       if (outcome.kind === 'retry') {
         const where = outcome.delayMs > 0 ? `${this.topic} in ${outcome.delayMs} ms` : this.topic;
-        await this.forward(ch, msg, where, this.host.route(this.topic, outcome.delayMs), {
+        // The delay queue of the backoff (one this subscription consumes); the jitter goes into the due time.
+        await this.forward(ch, msg, where, this.host.route(this.topic, outcome.backoffMs), {
           id,
           attempt: outcome.nextAttempt,
           publishedAt,
           headers: withFirstFailure(headers),
+          ...(outcome.delayMs > 0 ? { dueAt: Date.now() + outcome.delayMs } : {}),
         });
       } else {
         const dead = deadLetterTopic(this.topic);
@@ -192,15 +333,20 @@ export class AmqpSubscription implements Subscription {
     msg: ConsumeMessage,
     /** Where the message is going, for the report if it cannot. */
     where: string,
-    route: Route,
-    next: { id: string; attempt: number; publishedAt: number; headers: Record<string, string> },
+    route: readonly QueueSpec[],
+    next: { id: string; attempt: number; publishedAt: number; headers: Record<string, string>; dueAt?: number },
   ): Promise<void> {
     const props: Options.Publish = {
       persistent: true,
       messageId: next.id,
       contentType: 'application/json',
       timestamp: Math.floor(next.publishedAt / 1000),
-      headers: { ...next.headers, [HEADERS.attempt]: next.attempt, [HEADERS.publishedAt]: next.publishedAt },
+      headers: {
+        ...next.headers,
+        [HEADERS.attempt]: next.attempt,
+        [HEADERS.publishedAt]: next.publishedAt,
+        ...(next.dueAt === undefined ? {} : { [HEADERS.dueAt]: next.dueAt }),
+      },
     };
     try {
       await this.host.republish(route, msg.content, props, `redelivery of ${next.id} on ${this.topic}`);
@@ -224,6 +370,10 @@ export class AmqpSubscription implements Subscription {
     if (this.opening) await this.opening.catch(() => undefined);
     const ch = this.channel;
     if (ch && this.consumerTag) await ch.cancel(this.consumerTag).catch(() => undefined);
+    await this.delaySync;
+    if (ch) for (const tag of this.consuming.values()) await ch.cancel(tag).catch(() => undefined);
+    // Messages held for later go back to the broker with the channel; those being moved finish first.
+    this.releaseHeld();
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
     this.channel = undefined;
     if (ch) await ch.close().catch(() => undefined);

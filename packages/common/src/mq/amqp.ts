@@ -1,27 +1,27 @@
 /**
  * The AMQP adapter (amqplib, RabbitMQ): durable queues, persistent messages, publisher confirms, delayed
- * publish and delayed redelivery through per-delay TTL wait queues (topology in amqp-topology.ts), and
- * reconnection after a broker or connection loss, to the next of several broker addresses (a cluster's
- * members, amqp-failover.ts) with exponential backoff once all failed: subscriptions reopen by themselves
- * and publishes wait for the connection (up to `publishTimeoutMs`, then fail `unavailable`); a publish whose
- * confirm was lost with the connection is sent again (at least once). Queues are classic or quorum; quorum
- * wait queues change every epoch (`waitEpochMs`, see amqp-topology.ts for why).
+ * publish and delayed redelivery through per-delay delay queues that the subscriptions hold and move
+ * (topology in amqp-topology.ts, holding in amqp-subscription.ts), and reconnection after a broker or
+ * connection loss, to the next of several broker addresses (a cluster's members, amqp-failover.ts) with
+ * exponential backoff once all failed: subscriptions reopen by themselves and publishes wait for the
+ * connection (up to `publishTimeoutMs`, then fail `unavailable`); a publish whose confirm was lost with the
+ * connection is sent again (at least once). Queues are classic or quorum, the same way for both.
  */
-import type { Options } from 'amqplib';
+import type { Options, Replies } from 'amqplib';
 import { AppError, badRequest, errorMessage, unavailable } from '../errors/index.js';
 import { openChannel, withDeadline } from './amqp-channel.js';
 import { AmqpPublisher } from './amqp-publisher.js';
 import { AmqpSubscription, type SubscriptionHost } from './amqp-subscription.js';
 import { FailoverConnection } from './amqp-failover.js';
 import {
-  DEFAULT_WAIT_EPOCH_MS,
   defaultQueueType,
+  delayQueue,
   messageRoute,
-  MIN_WAIT_EPOCH_MS,
+  parseDelayQueue,
+  quantizeDelay,
   QUEUE_TYPES,
-  waitQueueTopic,
+  type QueueSpec,
   type QueueType,
-  type Route,
 } from './amqp-topology.js';
 import { checkTopic, HEADERS, prepareMessage } from './message.js';
 import { resolveQueueDefaults, resolveSubscribeOptions, type QueueDefaults, type QueueOptions } from './options.js';
@@ -43,8 +43,8 @@ export interface AmqpQueueOptions extends QueueOptions {
   /** classic or quorum queues; default quorum when `url` names several brokers, classic otherwise. */
   queueType?: QueueType;
   /**
-   * Quorum wait queues only: how long each is published to before the next one takes over (it is deleted by
-   * the broker its delay + 2 epochs after creation). Default 10 min; at least 1 s. Tests shorten it.
+   * Ignored (kept so that existing configurations still start): the length of the per-epoch quorum wait
+   * queues, which the delay queues replaced (ADR 0015). Still checked as before: an integer >= 1000.
    */
   waitEpochMs?: number;
   /** How long a publish (or a redelivery) may wait for a connection and its confirm. Default 30 s. */
@@ -144,10 +144,12 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
   private readonly publisher: AmqpPublisher;
   private readonly subscriptions = new Set<AmqpSubscription>();
   /**
-   * Wait queues this process has used, per topic (for deleteTopic), each with the time after which the broker
-   * has deleted it by itself (Infinity for classic ones, renewed while used).
+   * The (rounded) delays of each topic's delay queues this process published to or consumes: the
+   * subscriptions of a topic consume those published to, and queuesOf names them all.
    */
-  private readonly waitQueues = new Map<string, Map<string, number>>();
+  private readonly delays = new Map<string, Set<number>>();
+  /** Delay queues already reported as having no consumer (once per process). */
+  private readonly unconsumedReported = new Set<string>();
   private connected = true;
   /** Set when close() starts: no new publishes or subscriptions (redeliveries still go out). */
   private closing = false;
@@ -157,12 +159,11 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
     readonly model: FailoverConnection,
     private readonly addresses: readonly string[],
     readonly queueType: QueueType,
-    readonly waitEpochMs: number,
     private readonly defaults: QueueDefaults,
     readonly timeoutMs: number,
     private readonly report: (error: unknown, context: string) => void,
   ) {
-    this.publisher = new AmqpPublisher(model, timeoutMs, report);
+    this.publisher = new AmqpPublisher(model, timeoutMs, report, (spec, reply) => this.declared(spec, reply));
     model.on('connect', () => {
       this.connected = true;
       this.publisher.reset();
@@ -187,9 +188,9 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
     const queueType = options.queueType ?? defaultQueueType(urls.length);
     if (!(QUEUE_TYPES as readonly string[]).includes(queueType))
       throw badRequest(`amqp message queue: queueType must be one of ${QUEUE_TYPES.join(', ')}`);
-    const waitEpochMs = options.waitEpochMs ?? DEFAULT_WAIT_EPOCH_MS;
-    if (!Number.isInteger(waitEpochMs) || waitEpochMs < MIN_WAIT_EPOCH_MS)
-      throw badRequest(`amqp message queue: waitEpochMs must be an integer >= ${MIN_WAIT_EPOCH_MS}`);
+    // Ignored since the delay queues replaced the wait queues, but checked as it was (1 s at least).
+    if (options.waitEpochMs !== undefined && (!Number.isInteger(options.waitEpochMs) || options.waitEpochMs < 1_000))
+      throw badRequest('amqp message queue: waitEpochMs must be an integer >= 1000 (it is ignored)');
     const defaults = resolveQueueDefaults(options);
     const publishTimeoutMs = options.publishTimeoutMs ?? 30_000;
     const connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
@@ -253,7 +254,7 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
         },
       );
     }
-    return new AmqpMessageQueue(model, addresses, queueType, waitEpochMs, defaults, publishTimeoutMs, report);
+    return new AmqpMessageQueue(model, addresses, queueType, defaults, publishTimeoutMs, report);
   }
 
   isConnected(): boolean {
@@ -282,8 +283,15 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
       messageId: m.id,
       contentType: 'application/json',
       timestamp: Math.floor(m.publishedAt / 1000),
-      headers: { ...m.headers, [HEADERS.attempt]: 1, [HEADERS.publishedAt]: m.publishedAt },
+      headers: {
+        ...m.headers,
+        [HEADERS.attempt]: 1,
+        [HEADERS.publishedAt]: m.publishedAt,
+        ...(m.delayMs > 0 ? { [HEADERS.dueAt]: m.publishedAt + m.delayMs } : {}),
+      },
     };
+    // This process's subscriptions of the topic (now or later) consume the delay queue.
+    if (m.delayMs > 0) this.learnDelay(topic, m.delayMs);
     await this.republish(
       this.route(topic, m.delayMs),
       Buffer.from(m.json, 'utf8'),
@@ -292,38 +300,47 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
     );
   }
 
-  route(topic: string, delayMs: number): Route {
-    return messageRoute(topic, delayMs, this.queueType, this.waitEpochMs);
+  route(topic: string, delayMs: number): readonly QueueSpec[] {
+    return messageRoute(topic, delayMs, this.queueType);
   }
 
-  republish(route: Route, content: Buffer, props: Options.Publish, label: string): Promise<void> {
-    return this.publisher.publish(
-      (now) => {
-        const specs = route(now);
-        for (const spec of specs) this.rememberWaitQueue(spec.name, spec.publishUntil, spec.options.arguments);
-        return specs;
-      },
-      content,
-      props,
-      label,
+  republish(route: readonly QueueSpec[], content: Buffer, props: Options.Publish, label: string): Promise<void> {
+    return this.publisher.publish(route, content, props, label);
+  }
+
+  delaysOf(topic: string): Iterable<number> {
+    return this.delays.get(topic) ?? [];
+  }
+
+  noteDelay(topic: string, delayMs: number): void {
+    const ms = quantizeDelay(delayMs);
+    let known = this.delays.get(topic);
+    if (!known) this.delays.set(topic, (known = new Set()));
+    known.add(ms);
+  }
+
+  /** A delay published with: noted, and consumed by this process's subscriptions of the topic from now on. */
+  private learnDelay(topic: string, delayMs: number): void {
+    const ms = quantizeDelay(delayMs);
+    if (this.delays.get(topic)?.has(ms)) return;
+    this.noteDelay(topic, ms);
+    for (const s of this.subscriptions) if (s.topic === topic) s.addDelay(ms);
+  }
+
+  /**
+   * A delay queue nobody consumes keeps its messages until a subscription does (one that lists the delay in
+   * its `delays` option, or runs in the publishing process): said once, so that an operator can tell.
+   */
+  private declared(spec: QueueSpec, reply: Replies.AssertQueue): void {
+    const delay = parseDelayQueue(spec.name);
+    if (delay === undefined || reply.consumerCount > 0 || this.unconsumedReported.has(spec.name)) return;
+    if ([...this.subscriptions].some((s) => s.topic === delay.topic)) return;
+    this.unconsumedReported.add(spec.name);
+    this.report(
+      new Error(`delay queue ${spec.name} has no consumer`),
+      `delayed messages to ${delay.topic} wait in ${spec.name} until a subscription of ${delay.topic} consumes it ` +
+        `(one in this process, or one whose delays option lists ${delay.delayMs} ms)`,
     );
-  }
-
-  private rememberWaitQueue(
-    name: string,
-    publishUntil: number | undefined,
-    args: Options.AssertQueue['arguments'],
-  ): void {
-    const topic = waitQueueTopic(name);
-    if (topic === undefined) return;
-    let queues = this.waitQueues.get(topic);
-    if (!queues) this.waitQueues.set(topic, (queues = new Map()));
-    if (queues.has(name)) return;
-    const expires = typeof args?.['x-expires'] === 'number' ? args['x-expires'] : 0;
-    queues.set(name, publishUntil === undefined ? Number.POSITIVE_INFINITY : publishUntil + expires);
-    // Past epochs' queues are gone from the broker: forget them, or one name per epoch would pile up.
-    const now = Date.now();
-    for (const [other, goneAt] of queues) if (goneAt <= now) queues.delete(other);
   }
 
   async subscribe<T>(topic: string, handler: Handler<T>, options?: SubscribeOptions): Promise<Subscription> {
@@ -335,6 +352,7 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
       topic,
       handler as Handler<unknown>,
       resolveSubscribeOptions(this.defaults, options),
+      options?.delays,
     );
     this.subscriptions.add(subscription);
     try {
@@ -351,14 +369,18 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
     this.subscriptions.delete(subscription);
   }
 
-  /** The queues of a topic this process knows of: work queue, dead-letter queue, wait queues it used. */
+  /**
+   * The queues of a topic this process knows of: work queue, dead-letter queue, and the delay queues it
+   * published to or its subscriptions consume.
+   */
   queuesOf(topic: string): string[] {
-    return [topic, deadLetterTopic(topic), ...(this.waitQueues.get(topic)?.keys() ?? [])];
+    const delays = [...this.delaysOf(topic)].sort((a, b) => a - b);
+    return [topic, deadLetterTopic(topic), ...delays.map((ms) => delayQueue(topic, ms).name)];
   }
 
   /**
-   * Deletes a topic's queues (queuesOf; wait queues used by other processes expire by themselves).
-   * Messages in them are lost. For tests and operations, not services.
+   * Deletes a topic's queues (queuesOf; delay queues only other processes used are left). Messages in them
+   * are lost. For tests and operations, not services.
    */
   async deleteTopic(topic: string): Promise<void> {
     checkTopic(topic);
@@ -375,8 +397,8 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
     } finally {
       await ch.close().catch(() => undefined);
     }
-    this.waitQueues.delete(topic);
-    this.publisher.forget([topic, deadLetterTopic(topic)]);
+    this.publisher.forget(this.queuesOf(topic));
+    this.delays.delete(topic);
   }
 
   async close(): Promise<void> {

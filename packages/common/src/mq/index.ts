@@ -12,15 +12,16 @@ export {
   type AmqpQueueOptions,
 } from './amqp.js';
 export {
-  DEFAULT_WAIT_EPOCH_MS,
   defaultQueueType,
+  delayQueue,
+  parseDelayQueue,
   quantizeDelay,
   QUEUE_TYPES,
-  waitQueue,
   workQueue,
-  WAIT_QUEUE_IDLE_MS,
+  type QueueSpec,
   type QueueType,
 } from './amqp-topology.js';
+export { DELAY_PREFETCH } from './amqp-subscription.js';
 export { HEADERS, MAX_DELAY_MS } from './message.js';
 export {
   backoffDelay,
@@ -30,6 +31,7 @@ export {
   MIN_REDELIVERY_JITTER_MS,
   redeliveryDelay,
   REDELIVERY_JITTER,
+  retryBackoffs,
   type FailureOutcome,
   type QueueDefaults,
   type QueueOptions,

@@ -12,6 +12,8 @@ export const HEADERS = Object.freeze({
   attempt: 'x-attempt',
   /** Epoch ms of the original publish. Transport-only. */
   publishedAt: 'x-published-at',
+  /** On a message in an AMQP delay queue: epoch ms when it is due on its topic. Transport-only. */
+  dueAt: 'x-due-at',
   /** On dead letters: why ("max-attempts", "non-retryable", "invalid-message"). */
   deadLetterReason: 'x-dead-letter-reason',
   /** On dead letters: the last handler error's message. */
@@ -76,6 +78,7 @@ export function prepareMessage(topic: unknown, body: unknown, options: PublishOp
 const HIDDEN = new Set<string>([
   HEADERS.attempt,
   HEADERS.publishedAt,
+  HEADERS.dueAt,
   'x-death',
   'x-first-death-exchange',
   'x-first-death-queue',

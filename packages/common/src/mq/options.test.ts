@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError, permanent, transient } from '../errors/index.js';
-import { quantizeDelay, waitQueue } from './amqp-topology.js';
+import { delayQueue, quantizeDelay } from './amqp-topology.js';
 import {
   checkTopic,
   deadLetterHeaders,
@@ -19,6 +19,7 @@ import {
   REDELIVERY_JITTER,
   resolveQueueDefaults,
   resolveSubscribeOptions,
+  retryBackoffs,
 } from './options.js';
 
 describe('redelivery policy', () => {
@@ -51,6 +52,40 @@ describe('redelivery policy', () => {
       error: 'bad anchor',
     });
     expect(failureOutcome('a string', 1, policy)).toMatchObject({ kind: 'retry' });
+  });
+
+  it('names the backoff of a retry apart from its jittered wait, the backoff naming its delay queue', () => {
+    const policy = resolveQueueDefaults({ maxAttempts: 3 });
+    for (let i = 0; i < 50; i++) {
+      const outcome = failureOutcome(new Error('x'), 2, policy);
+      if (outcome.kind !== 'retry') throw new Error('expected a retry');
+      expect(outcome.backoffMs).toBe(3_000);
+      expect(outcome.delayMs).toBeGreaterThanOrEqual(outcome.backoffMs);
+      expect(outcome.delayMs).toBeLessThan(outcome.backoffMs + 300);
+    }
+  });
+
+  it('lists the few delay queues a retry policy can use: one per backoff step until the cap', () => {
+    // The original's defaults: 29 retries, ten distinct backoffs (2 s x 1.5, capped at 1 min).
+    expect(retryBackoffs(DEFAULT_QUEUE_DEFAULTS, quantizeDelay)).toEqual([
+      2_000, 3_000, 4_500, 6_800, 11_000, 16_000, 23_000, 35_000, 52_000, 60_000,
+    ]);
+    expect(retryBackoffs(resolveQueueDefaults({ maxAttempts: 3 }))).toEqual([2_000, 3_000]);
+    // The last delivery is dead-lettered, not retried; a constant backoff is one queue; none is none.
+    expect(retryBackoffs(resolveQueueDefaults({ maxAttempts: 1 }))).toEqual([]);
+    const constant = resolveQueueDefaults({
+      maxAttempts: 1_000_000,
+      backoff: { initialMs: 50, multiplier: 1, maxMs: 50 },
+    });
+    expect(retryBackoffs(constant)).toEqual([50]);
+    expect(retryBackoffs(resolveQueueDefaults({ backoff: { initialMs: 0, multiplier: 1, maxMs: 0 } }))).toEqual([]);
+  });
+
+  it('checks the delays a subscription is told other processes publish with', () => {
+    expect(() => resolveSubscribeOptions(DEFAULT_QUEUE_DEFAULTS, { delays: [1_000, 250] })).not.toThrow();
+    for (const delays of [[0], [-5], [Number.NaN], [MAX_DELAY_MS + 1], ['1000'], 1_000]) {
+      expect(() => resolveSubscribeOptions(DEFAULT_QUEUE_DEFAULTS, { delays } as never)).toThrow(/delays/);
+    }
   });
 
   it('waits the backoff plus a random part of a tenth of it (at least 100 ms); no backoff, no wait', () => {
@@ -98,6 +133,7 @@ describe('messages', () => {
     const raw = {
       [HEADERS.attempt]: 3,
       [HEADERS.publishedAt]: 1_700_000_000_000,
+      [HEADERS.dueAt]: 1_700_000_001_000,
       'x-death': [{ count: 1 }],
       'x-first-death-queue': 'q',
       traceparent: Buffer.from('tp'),
@@ -134,19 +170,7 @@ describe('amqp wait queues', () => {
     expect(distinct.size).toBeLessThan(400);
   });
 
-  it('declares a wait queue that expires its messages back to the topic and itself when idle', () => {
-    expect(waitQueue('orb.outbox', 4_321)).toEqual({
-      name: 'orb.outbox.wait.4400',
-      options: {
-        durable: true,
-        arguments: {
-          'x-message-ttl': 4_400,
-          'x-dead-letter-exchange': '',
-          'x-dead-letter-routing-key': 'orb.outbox',
-          'x-expires': 124_400,
-        },
-      },
-      redeclareMs: 30_000,
-    });
+  it('declares a delay queue per rounded delay, holding messages without a TTL or a dead-letter route', () => {
+    expect(delayQueue('orb.outbox', 4_321)).toEqual({ name: 'orb.outbox.delay.4400', options: { durable: true } });
   });
 });

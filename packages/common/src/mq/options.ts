@@ -62,6 +62,7 @@ export function resolveSubscribeOptions(defaults: QueueDefaults, options: Subscr
     backoff: options.backoff ? checkBackoff(options.backoff, 'subscribe options') : defaults.backoff,
   };
   checkCounts(resolved.concurrency, resolved.maxAttempts, 'subscribe options');
+  checkDelays(options.delays);
   return resolved;
 }
 
@@ -71,7 +72,8 @@ export function backoffDelay(policy: BackoffPolicy, attempt: number): number {
 }
 
 export type FailureOutcome =
-  | { kind: 'retry'; delayMs: number; nextAttempt: number }
+  /** `delayMs` is the wait (backoff + jitter); `backoffMs` the backoff alone, which names the AMQP delay queue. */
+  | { kind: 'retry'; delayMs: number; backoffMs: number; nextAttempt: number }
   | { kind: 'dead-letter'; reason: DeadLetterReason; error: string };
 
 /** A redelivery waits its backoff plus a random part of this share of it, or of `MIN_REDELIVERY_JITTER_MS`. */
@@ -94,5 +96,33 @@ export function redeliveryDelay(backoffMs: number, random: () => number = Math.r
 export function failureOutcome(error: unknown, attempt: number, policy: QueueDefaults): FailureOutcome {
   if (!isRetryable(error)) return { kind: 'dead-letter', reason: 'non-retryable', error: errorMessage(error) };
   if (attempt >= policy.maxAttempts) return { kind: 'dead-letter', reason: 'max-attempts', error: errorMessage(error) };
-  return { kind: 'retry', delayMs: redeliveryDelay(backoffDelay(policy.backoff, attempt)), nextAttempt: attempt + 1 };
+  const backoffMs = backoffDelay(policy.backoff, attempt);
+  return { kind: 'retry', delayMs: redeliveryDelay(backoffMs), backoffMs, nextAttempt: attempt + 1 };
+}
+
+/**
+ * The backoffs (ms, before jitter, ascending, distinct) a policy can ask for: those of deliveries 1 to
+ * maxAttempts - 1 (the last failed delivery is dead-lettered, not retried). A geometric backoff capped at
+ * maxMs gives only a handful; `round` maps each to the queue it goes to (AMQP: quantizeDelay).
+ */
+export function retryBackoffs(policy: QueueDefaults, round: (ms: number) => number = (ms) => ms): number[] {
+  const out = new Set<number>();
+  for (let attempt = 1; attempt < policy.maxAttempts; attempt++) {
+    const ms = backoffDelay(policy.backoff, attempt);
+    if (ms > 0) out.add(round(ms));
+    // Capped (or not growing): every later attempt waits the same.
+    if (ms >= policy.backoff.maxMs || policy.backoff.multiplier === 1) break;
+  }
+  return [...out].sort((a, b) => a - b);
+}
+
+/** Checks a subscription's `delays` option (the delays other processes publish to its topic with). */
+export function checkDelays(delays: unknown, where = 'subscribe options'): number[] {
+  if (delays === undefined) return [];
+  if (!Array.isArray(delays)) throw badRequest(`${where}: delays must be an array of milliseconds`);
+  for (const d of delays) {
+    if (typeof d !== 'number' || !Number.isFinite(d) || d <= 0 || d > MAX_DELAY_MS)
+      throw badRequest(`${where}: each of delays must be a number from 1 to ${MAX_DELAY_MS} (ms)`);
+  }
+  return delays as number[];
 }

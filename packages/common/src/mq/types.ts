@@ -42,6 +42,13 @@ export interface SubscribeOptions {
   /** Deliveries before dead-lettering. Default from the queue's options (30 in production defaults). */
   maxAttempts?: number;
   backoff?: BackoffPolicy;
+  /**
+   * AMQP: delays (ms) that other processes publish to this topic with (`PublishOptions.delayMs`). A
+   * subscription consumes the delay queues of its own retry backoffs and of the delays its own process
+   * published with; a delayed message from elsewhere waits in its delay queue until a subscription lists its
+   * delay here (rounded as the queue's name is). The mem adapter checks and ignores it.
+   */
+  delays?: readonly number[];
 }
 
 export interface Subscription {

@@ -1,6 +1,6 @@
 /**
  * AMQP-only behaviour beyond the shared contract: reconnection (through a proxy that can cut the
- * connection), bounded publishes, start-up failures, the wait-queue topology, foreign messages.
+ * connection), bounded publishes, start-up failures, the delay-queue topology, foreign messages.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect } from 'amqplib';
@@ -140,21 +140,21 @@ describe.skipIf(unavailable !== undefined)('amqp adapter', () => {
     await expectAppError(open({ url: 'http://localhost' }), 'bad_request', /amqp:\/\//);
   });
 
-  it('parks delayed messages in one wait queue per (rounded) delay, dead-lettering back to the topic', async () => {
+  it('parks delayed messages in one delay queue per (rounded) delay, moved to the topic when due', async () => {
     const q = await open();
     const t = topic();
     await q.publish(t, 'a', { delayMs: 1_234 });
     await q.publish(t, 'b', { delayMs: 1_290 });
     await q.publish(t, 'c', { delayMs: 250 });
-    expect(q.queuesOf(t).sort()).toEqual([t, deadLetterTopic(t), `${t}.wait.1300`, `${t}.wait.250`].sort());
-    expect(await queueDepth(`${t}.wait.1300`)).toBe(2);
+    expect(q.queuesOf(t).sort()).toEqual([t, deadLetterTopic(t), `${t}.delay.1300`, `${t}.delay.250`].sort());
+    expect(await queueDepth(`${t}.delay.1300`)).toBe(2);
     const started = Date.now();
     const got = new Collector<string>();
     await q.subscribe(t, got.handler());
     await got.waitFor(3);
     expect(got.bodies).toEqual(['c', 'a', 'b']);
     expect(got.deliveries[1]!.at - started).toBeGreaterThanOrEqual(1_000);
-    expect(await queueDepth(`${t}.wait.1300`)).toBe(0);
+    expect(await queueDepth(`${t}.delay.1300`)).toBe(0);
   });
 
   it('dead-letters a message from another producer whose body is not JSON, keeping its bytes', async () => {
