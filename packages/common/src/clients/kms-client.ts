@@ -9,7 +9,7 @@ import {
   type RetryPolicy,
 } from '../http-client/index.js';
 
-/** The original's (aries) key-type strings the kms accepts (`vct-kms.md` B.3, minus the unsound ones). */
+/** The aries key-type strings the kms accepts (`vct-kms.md` B.3, minus the unsound ones). */
 export type KmsKeyType =
   | 'ED25519'
   | 'ECDSAP256DER'
@@ -97,7 +97,7 @@ export interface Versioned<T> {
   keyVersion?: number;
 }
 
-/** A recipient's public key of wrap (JOSE terms): strings and coordinates as the original's REST shape. */
+/** A recipient's public key of wrap (JOSE terms): strings and coordinates as trustbloc/kms's REST shape. */
 export interface KmsRecipientKey {
   kid?: string;
   x: Uint8Array;
@@ -564,7 +564,7 @@ function badAnswer(what: string, problem: string): AppError {
   return new AppError('bad_gateway', `kms: ${what}: the answer has ${problem}`, { retryable: false });
 }
 
-/** The original's REST shape: strings base64url-encoded too (`vct-kms.md` B.2 wire notes). */
+/** trustbloc/kms's REST shape: strings base64url-encoded too (`vct-kms.md` B.2 wire notes). */
 function encodeRecipient(key: KmsRecipientKey): Record<string, string> {
   return {
     ...(key.kid !== undefined ? { kid: encode(Buffer.from(key.kid, 'utf8')) } : {}),

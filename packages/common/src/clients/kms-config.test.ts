@@ -20,7 +20,7 @@ describe('the kms flags', () => {
     expect(
       kmsSettingsOf(load(['--kms-url', 'http://kms:8075/', '--kms-keystore', 'ks1', '--kms-capability', 'cap'])),
     ).toEqual({ url: 'http://kms:8075', keystore: 'ks1', capability: 'cap' });
-    // The original's spelling: a keystore URL, from its env name.
+    // The Go services' spelling: a keystore URL, from its env name.
     expect(
       kmsSettingsOf(
         load(['--kms-key-id', 'k1'], { SVC_KMS_ENDPOINT: 'https://kms/v1/keystores/ks%2F2', SVC_KMS_CAPABILITY: 'c' }),

@@ -7,7 +7,7 @@ import { kmsKeyTypeFor, kmsSigner, type KmsSigner } from './kms-signer.js';
  * The flags of a service that signs through the kms, the same in every service (`--kms-url`,
  * `--kms-keystore`, `--kms-key-id`, `--kms-capability`); their env names follow the service's prefix. Spread
  * them into a section of the service's config spec and add `kmsOptionsProblem` to its checks. `envAliases`:
- * earlier env names (the original's) honoured after the derived ones.
+ * earlier env names (the Go services') honoured after the derived ones.
  */
 export function kmsOptions(what: string, envAliases: { url?: readonly string[]; keyId?: readonly string[] } = {}) {
   return {

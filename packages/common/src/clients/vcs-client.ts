@@ -10,7 +10,7 @@ export interface VcsClientOptions {
   timeoutMs?: number;
 }
 
-/** An issuer profile as `GET /profile/{name}` answers it (the original's fields). */
+/** An issuer profile as `GET /profile/{name}` answers it (vc-rest's fields). */
 export interface IssuerProfile extends Record<string, unknown> {
   name: string;
   did?: string;
@@ -136,7 +136,7 @@ export class VcsClient {
   async updateStatus(profile: string, credentialId: string, status: boolean, statusPurpose?: string): Promise<void> {
     await this.http.post(`${this.url}/${encodeURIComponent(profile)}/credentials/status`, {
       credentialId,
-      // The original's clients send the status as a string; the vcs takes both.
+      // vc-rest clients send the status as a string; the vcs takes both.
       credentialStatus: {
         type: 'StatusList2021Entry',
         status: String(status),

@@ -155,7 +155,7 @@ export class VctLogClient {
     return proof;
   }
 
-  /** The leaf hash of a credential logged at `timestamp` (the original client's `CalculateLeafHash`). */
+  /** The leaf hash of a credential logged at `timestamp` (trustbloc/vct's client `CalculateLeafHash`). */
   async leafHashOf(credential: Record<string, unknown>, timestamp: number): Promise<Buffer> {
     const { proof: _proof, ...unsigned } = credential;
     return leafHash(Buffer.from(buildLeafInput(timestamp, vcEntryOf(await this.nquadsOf(unsigned)))));

@@ -1,6 +1,6 @@
 /**
- * Durations in Go syntax (`500ms`, `10s`, `1m`, `1h30m`, `1.5s`), the format the original's flags use,
- * plus a bare integer meaning milliseconds (the original's `BATCH_WRITER_TIMEOUT` is integer ms).
+ * Durations in Go syntax (`500ms`, `10s`, `1m`, `1h30m`, `1.5s`), the format the Go services' flags use,
+ * plus a bare integer meaning milliseconds (Orb's `BATCH_WRITER_TIMEOUT` is integer ms).
  * Values are milliseconds; negative durations are rejected because no option wants one.
  */
 const UNIT_MS: Record<string, number> = {

@@ -33,7 +33,7 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
 /**
  * Checks a declaration once at start-up and applies the env rule (`envPrefix`): flag names are lower-case
- * kebab (the original's capitalised `--apclient-cache-Expiration` is not repeated), no flag, short alias
+ * kebab (Orb's capitalised `--apclient-cache-Expiration` is not repeated), no flag, short alias
  * or env var is claimed twice, and no section shares a name with a top-level option. Mistakes here are
  * programming errors, so they throw plain errors rather than `ConfigError`.
  */

@@ -255,7 +255,7 @@ export const opt = {
   },
 
   /**
-   * `name=value` pairs from repeated flags and/or comma-separated values, e.g. the original's
+   * `name=value` pairs from repeated flags and/or comma-separated values, e.g. Orb's
    * `ORB_AUTH_TOKENS=admin=ADMIN_TOKEN,read=READ_TOKEN`. A name given twice is an error. Defaults to `{}`.
    */
   map<const O extends OptionInput<Record<string, string>> & { default?: Readonly<Record<string, string>> }>(

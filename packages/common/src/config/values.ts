@@ -1,7 +1,7 @@
 import { InvalidValue } from './errors.js';
 import { parseDuration } from './duration.js';
 
-/** A listen address as the original's `--host-url` takes it: `host:port`. */
+/** A listen address as the Go services' `--host-url` takes it: `host:port`. */
 export interface HostPort {
   host: string;
   port: number;

@@ -2,7 +2,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { base64Decode, base64Encode } from './base64.js';
 
 /**
- * Data URIs as the original embeds linkset parts: gzip then standard base64
+ * Data URIs as Orb embeds linkset parts: gzip then standard base64
  * (`data:application/gzip;base64,H4sI...`), or form-escaped JSON (`data:application/json,%7B...`, escaped as
  * Go's url.QueryEscape does: only `A-Za-z0-9-_.~` kept, space as `+`).
  */

@@ -26,7 +26,7 @@ import {
 
 // Vectors: ../shared/reference/sidetree.md §5.6 (orb hashlink tests) and §1.3 (commitments).
 describe('hashlinks', () => {
-  it('hashes content as the original does', () => {
+  it('hashes content as Orb does', () => {
     expect(createHashlink('Hello World!')).toBe('hl:uEiB_g7Flf_H8U7ktwYFIodZd_C1LH6PWdyhK3dIAEm2QaQ');
   });
 

@@ -5,7 +5,7 @@ import { SHA2_256 } from './multihash.js';
 /**
  * Hashlinks (IETF draft-sporny-hashlink): `hl:<resource hash>[:<metadata>]`, where the resource hash is the
  * multibase (`u`) SHA2-256 multihash of the content and the metadata is multibase (`u`) CBOR of the map
- * `{15: [url, ...]}` (key 0x0f = links), definite-length as the original encodes it (`a1 0f 8N ...`).
+ * `{15: [url, ...]}` (key 0x0f = links), definite-length as Orb encodes it (`a1 0f 8N ...`).
  */
 export interface Hashlink {
   /** `uEi...` multibase multihash of the content. */

@@ -31,7 +31,7 @@ export function readCaCertificates(files: readonly string[]): Buffer[] {
 
 /**
  * Node's `ca` option replaces the bundled Mozilla roots; an operator's private CA is meant to be trusted
- * besides them (as the original's system pool plus `--tls-cacerts`), so the roots are listed again.
+ * besides them (as the Go services' system pool plus `--tls-cacerts`), so the roots are listed again.
  */
 export function withBundledRoots(extra: string | Buffer | ReadonlyArray<string | Buffer>): Array<string | Buffer> {
   return [...rootCertificates, ...(Array.isArray(extra) ? extra : [extra as string | Buffer])];

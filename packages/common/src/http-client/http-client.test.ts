@@ -224,7 +224,7 @@ describe('failure classification against a real peer', () => {
     expect(isRetryable(await failureOf(client.get(`${peer.url}/status/${status}`)))).toBe(true);
   });
 
-  it("reads the original's error bodies", async () => {
+  it("reads Orb's error bodies", async () => {
     expect((await failureOf(client.get(`${peer.url}/orb-error`))).message).toMatch(
       /: 404 Not Found: no such resource$/,
     );

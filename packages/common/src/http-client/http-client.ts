@@ -8,13 +8,13 @@ import { injectTraceHeaders } from '../tracing/index.js';
 import { withBundledRoots } from './ca-certificates.js';
 
 export interface HttpClientOptions {
-  /** Whole-request deadline (connect, send, receive). Default 20 s, the original's `HTTP_TIMEOUT`. */
+  /** Whole-request deadline (connect, send, receive). Default 20 s, Orb's `HTTP_TIMEOUT`. */
   timeoutMs?: number;
   /** Adds HTTP signature headers over the exact bytes sent (the httpsig module provides one). */
   signer?: RequestSigner;
   /**
-   * Which requests to sign; default every request when a signer is set. The original signs when its client
-   * token rules require a token for the target; reuse the server's `TokenRules` for that:
+   * Which requests to sign; default every request when a signer is set. To sign as Orb does (only where
+   * client token rules require a token for the target), reuse the server's `TokenRules`:
    * `shouldSign: ({ method, url }) => clientRules.tokensFor(url.pathname, method).length > 0`. (Its client
    * check skipped matching definitions without tokens, unlike the server's first-match rule; reusing
    * `TokenRules` gives both sides the same first-match semantics.)
@@ -22,7 +22,7 @@ export interface HttpClientOptions {
   shouldSign?: (request: { method: string; url: URL }) => boolean;
   /** Bearer token to send to a target, e.g. the log's write token for `{vct_url}` calls. */
   bearerToken?: (url: URL) => string | undefined;
-  /** Connections per host. Default 100, as the original. */
+  /** Connections per host. Default 100, as in Orb. */
   maxSockets?: number;
   /** An idle pooled connection is closed after this. Default 4 s, under the common 5 s server keep-alive. */
   idleSocketMs?: number;
@@ -330,7 +330,7 @@ function decode(what: string, data: Buffer, type: 'json' | 'text' | 'buffer'): u
   }
 }
 
-/** The peer's own explanation: `message` (this project), `errMessage` (the original's discovery API), or text. */
+/** The peer's own explanation: `message` (this project), `errMessage` (Orb's discovery API), or text. */
 function peerMessage(data: Buffer): string | undefined {
   const text = data.toString('utf8').trim();
   if (text === '') return undefined;

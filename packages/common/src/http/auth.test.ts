@@ -65,7 +65,7 @@ async function startApp() {
   http.routes.get('/open', echo);
   http.routes.post('/open', echo);
   http.routes.post('/policy', requireToken, echo);
-  // The original's outbox GET: everything for the authorised, public activities only for the others.
+  // Orb's outbox GET: everything for the authorised, public activities only for the others.
   http.selfAuthorizingRoutes.get('/services/node/outbox', async (req, res) => {
     const full = await isAuthorized(
       req,

@@ -27,8 +27,7 @@ export function bearerToken(header: string | undefined): string | undefined {
  *   - a bearer token on a path+method that defines tokens must match one of them, else 401;
  *   - without a usable token the signature authenticator is asked; a present but invalid signature is
  *     401 (its AppError), a valid one sets `principal` to the signer. It is asked even where no token is
- *     defined, so handlers such as the inbox always learn a signer: the original skipped signature
- *     checks on an inbox without tokens (orb.md §10 quirk 3);
+ *     defined, so handlers such as the inbox always learn a signer;
  *   - on paths without tokens a bearer token is not checked (no check is defined there).
  * Rejecting requests that lack credentials is left to `requireCredentials`, so self-authorising routes
  * can run in between.
@@ -73,7 +72,7 @@ export const credentialsRequired = (): AppError =>
   });
 
 /**
- * For routes the original serves as token-only (acceptlist, policy, ...): a signature is not enough when
+ * For routes Orb serves as token-only (acceptlist, policy, ...): a signature is not enough when
  * the rules define tokens for the path. Put it before the handler: `routes.post('/policy', requireToken, h)`.
  */
 export const requireToken: RequestHandler = (req, _res, next) => {

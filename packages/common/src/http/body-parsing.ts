@@ -63,7 +63,7 @@ const parsedJson = new WeakMap<RouteRequest, unknown>();
 /**
  * A request's JSON body, read by the one rule every route of every service follows: the body is JSON
  * whatever its Content-Type (none, an empty one as Go's `http.Post(url, "", body)` sends, text/plain,
- * form-urlencoded from `curl -d`: the originals never looked at it), read by the strict reader; the kit's
+ * form-urlencoded from `curl -d`: the Go services never looked at it), read by the strict reader; the kit's
  * express path has parsed the JSON types already (as strictly), and that value is the one read. No body is a
  * 400 naming `what`; with a schema, a body it does not satisfy is a 400 naming the first problem.
  */

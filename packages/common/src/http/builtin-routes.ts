@@ -9,7 +9,7 @@ import type { RouteSpec } from './route-spec.js';
 
 /**
  * Which built-in routes a service serves. `'open'` serves one to anyone whatever the token rules (the
- * vct-log's, as the original); `true` puts it behind the token rules like the service's read routes.
+ * vct-log's, as trustbloc/vct); `true` puts it behind the token rules like the service's read routes.
  */
 export interface BuiltinRoutes {
   /** `GET /healthcheck`. Default true. */

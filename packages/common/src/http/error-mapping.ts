@@ -83,8 +83,7 @@ export function logErrorResponse(
 /**
  * The one error mapper: every failure becomes a JSON body `{"message": ..., ...details}` with the
  * AppError's status and headers; anything else is a 500 `{"message":"internal error"}` whose stack is
- * logged, never sent. (The original wrote short text bodies such as "Unauthorized.\n" from most
- * handlers and `{"errMessage": ...}` from discovery; one JSON shape replaces both.)
+ * logged, never sent: one JSON shape for every service.
  */
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {

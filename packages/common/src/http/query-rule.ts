@@ -4,7 +4,7 @@ import { badRequest } from '../errors/index.js';
 /**
  * The one query rule of every route of every service: a parameter given twice (`?keyVersion=1&keyVersion=2`)
  * is a 400, never read as its first or last value, since which one the client meant cannot be told (and a
- * proxy or cache in between may read the other). The originals read the first value; refusing is stricter.
+ * proxy or cache in between may read the other).
  */
 export function checkQuery(search: string): void {
   if (search === '') return;

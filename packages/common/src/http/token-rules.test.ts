@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../config/index.js';
 import { TokenRules, parseTokenRules } from './index.js';
 
-/** The definitions used throughout the original's BDD suite, with this project's path names. */
+/** The definitions used throughout Orb's BDD suite, with this project's path names. */
 const ORIGINAL_DEFS = [
   '/nodeinfo/2.0',
   '/nodeinfo/2.1',
@@ -23,7 +23,7 @@ const ORIGINAL_DEFS = [
 ];
 const TOKENS = { admin: 'ADMIN_TOKEN', read: 'READ_TOKEN' };
 
-describe('parseTokenRules (the original format)', () => {
+describe("parseTokenRules (Orb's format)", () => {
   const rules = new TokenRules(parseTokenRules(ORIGINAL_DEFS, TOKENS));
   const names = (path: string, method: string) => rules.tokensFor(path, method).map((t) => t.name);
 
@@ -42,7 +42,7 @@ describe('parseTokenRules (the original format)', () => {
     expect(names('/nodeinfo/2.0', 'GET')).toEqual([]);
   });
 
-  it('anchors patterns at the start and at a segment boundary (fixing the original unanchored match)', () => {
+  it("anchors patterns at the start and at a segment boundary (not Orb's unanchored match)", () => {
     expect(names('/log-monitor', 'POST')).toEqual(['admin']);
     expect(names('/log', 'POST')).toEqual(['admin']);
     expect(names('/log/extra', 'POST')).toEqual(['admin']);

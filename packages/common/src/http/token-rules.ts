@@ -13,9 +13,7 @@ export interface NamedToken {
  *
  * `path` is a regular expression matched against the request path (raw, undecoded) from its start up to
  * a segment boundary, case-insensitively: `/log` covers `/log` and `/log/x` but not `/log-monitor`, and
- * `/services/node/.*` covers `/services/node/outbox` but not `/services/node` itself. (The original matches
- * unanchored anywhere in the route template, so `/log` also caught `/log-monitor` and `/cas` would catch
- * `/x/cas`; anchoring fixes that while keeping its definitions meaningful.)
+ * `/services/node/.*` covers `/services/node/outbox` but not `/services/node` itself.
  */
 export interface TokenRule {
   path: string | RegExp;
@@ -53,7 +51,7 @@ export function compilePathPattern(path: string | RegExp): RegExp {
   return new RegExp(`^(?:${source})(?=/|$)`, 'i');
 }
 
-/** Compiled bearer-token rules: the first rule whose path matches decides, as in the original. */
+/** Compiled bearer-token rules: the first rule whose path matches decides, as in Orb. */
 export class TokenRules {
   private readonly rules: CompiledRule[];
 
@@ -84,12 +82,11 @@ export class TokenRules {
 }
 
 /**
- * Reads the original's configuration format so deployments can reuse theirs:
+ * Reads Orb's configuration format so deployments can reuse theirs:
  *   definitions (`--auth-tokens-def`, comma-separated in env): `<path-regex>|<read1>&<read2>|<write1>&...`
  *   tokens (`--auth-tokens`): `name=value` pairs, e.g. `{ admin: 'ADMIN_TOKEN', read: 'READ_TOKEN' }`.
  * A definition with only a path makes that path public (first match wins). Problems are `ConfigError`s
- * (exit code 2 under `runMain`) naming the definition but never a token value; the original panicked on
- * an unknown token name.
+ * (exit code 2 under `runMain`) naming the definition but never a token value.
  */
 export function parseTokenRules(definitions: readonly string[], tokens: Readonly<Record<string, string>>): TokenRule[] {
   for (const [name, value] of Object.entries(tokens)) {

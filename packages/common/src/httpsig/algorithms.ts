@@ -1,12 +1,12 @@
 import { verify as nodeVerify, type KeyObject } from 'node:crypto';
 
 /**
- * Key types an HTTP signature may use. The original verifies Ed25519, P-256 and P-384 (its PEM block type
- * selects the algorithm); secp256k1 is accepted here too when it arrives as a standard SPKI key.
+ * Key types an HTTP signature may use: Orb's Ed25519, P-256 and P-384 (its PEM block type selects the
+ * algorithm), and secp256k1 when it arrives as a standard SPKI key.
  */
 export type HttpSigKeyType = 'Ed25519' | 'P-256' | 'P-384' | 'secp256k1';
 
-/** Hash and scalar size per key type: ECDSA signatures on the wire are IEEE P1363 `r || s`, as the original expects. */
+/** Hash and scalar size per key type: ECDSA signatures on the wire are IEEE P1363 `r || s`, as Orb expects. */
 export const KEY_PARAMETERS: Record<HttpSigKeyType, { hash: string | null; scalarBytes: number }> = {
   Ed25519: { hash: null, scalarBytes: 32 },
   'P-256': { hash: 'sha256', scalarBytes: 32 },
@@ -14,13 +14,13 @@ export const KEY_PARAMETERS: Record<HttpSigKeyType, { hash: string | null; scala
   secp256k1: { hash: 'sha256', scalarBytes: 32 },
 };
 
-/** The `algorithm` value the original writes and requires (its custom httpsignatures-go algorithm name). */
+/** The `algorithm` value Orb writes and requires (its custom httpsignatures-go algorithm name). */
 export const ORIGINAL_ALGORITHM = 'Sign';
 
 /**
  * Whether a declared `algorithm` is acceptable for a key of this type. The key, not the header, decides how
- * the signature is checked (as in draft-cavage-12 `hs2019` and in the original), so the declared name only has
- * to be one a sender could legitimately write for it: the original's `Sign`, `hs2019`, or the key's own name.
+ * the signature is checked (as in draft-cavage-12 `hs2019` and in Orb), so the declared name only has
+ * to be one a sender could legitimately write for it: Orb's `Sign`, `hs2019`, or the key's own name.
  */
 export function algorithmAcceptable(declared: string | undefined, type: HttpSigKeyType): boolean {
   if (declared === undefined) return true;
@@ -110,7 +110,7 @@ export function isHttpSigKeyType(type: string): type is HttpSigKeyType {
 
 /**
  * What signs the signing string: a `crypto` module `KeyPair`, or a remote KMS key behind the same shape.
- * ECDSA signatures may come back as DER or P1363; they are sent as P1363, the form the original verifies.
+ * ECDSA signatures may come back as DER or P1363; they are sent as P1363, the form Orb verifies.
  */
 export interface SigningKey {
   readonly type: string;

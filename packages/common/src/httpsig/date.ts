@@ -1,6 +1,6 @@
 import { unauthorized } from '../errors/index.js';
 
-/** `Sun, 06 Nov 1994 08:49:37 GMT` (RFC 9110 IMF-fixdate), the form the original's signer writes. */
+/** `Sun, 06 Nov 1994 08:49:37 GMT` (RFC 9110 IMF-fixdate), the form Orb's signer writes. */
 export function httpDate(date: Date): string {
   return date.toUTCString();
 }
@@ -9,8 +9,7 @@ const IMF_FIXDATE =
   /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
 /**
- * Rejects a `Date` outside `now ± windowMs`. The original does not check Date at all, which makes any captured
- * request replayable forever; a window bounds that. Only IMF-fixdate is accepted: signers write that form,
+ * Rejects a `Date` outside `now ± windowMs`: without a window any captured request is replayable forever. Only IMF-fixdate is accepted: signers write that form,
  * and a single accepted form keeps parsing unambiguous.
  */
 export function checkDateFreshness(value: string | undefined, now: number, windowMs: number): void {

@@ -3,8 +3,8 @@ import { base64Decode } from '../encoding/index.js';
 import { unauthorized } from '../errors/index.js';
 
 /**
- * RFC 3230 `Digest` header: `SHA-256=<base64>` (what the original's library writes) or `SHA-512=<base64>`.
- * The original's verifier also accepts MD5; this one does not, since MD5 no longer protects anything.
+ * RFC 3230 `Digest` header: `SHA-256=<base64>` (what Orb's library writes) or `SHA-512=<base64>`; not MD5,
+ * which no longer protects anything.
  */
 export type DigestAlgorithm = 'SHA-256' | 'SHA-512';
 

@@ -10,7 +10,7 @@ import { AppError, permanent, transient } from '../errors/index.js';
  */
 export type FetchJson = (url: string, options: { accept: string; signal: AbortSignal }) => Promise<unknown>;
 
-/** The Accept header the original sends for actors and keys, with plain JSON as a fallback. */
+/** The Accept header Orb sends for actors and keys, with plain JSON as a fallback. */
 export const ACTIVITY_JSON_ACCEPT =
   'application/ld+json; profile="https://www.w3.org/ns/activitystreams", application/json';
 

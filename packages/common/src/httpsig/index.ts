@@ -1,5 +1,5 @@
 /**
- * HTTP signatures (draft-cavage) in the original's wire format: `algorithm="Sign"`, signed headers
+ * HTTP signatures (draft-cavage) in Orb's wire format: `algorithm="Sign"`, signed headers
  * `(request-target) Date[ Digest]`, `Digest: SHA-256=<base64>`, keys served as `{id, owner, publicKeyPem}` with
  * the PEM block type naming the key type; and RFC 9421 HTTP Message Signatures beside them, verified always and
  * written when a signer is configured with `scheme: 'rfc9421'`. See the module files for the details of each part.

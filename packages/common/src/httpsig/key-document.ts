@@ -9,7 +9,7 @@ export interface PublicKeyDocument {
 
 export class KeyDocumentError extends Error {}
 
-/** The key name the original uses for its HTTP-signature key. */
+/** The key name Orb uses for its HTTP-signature key. */
 export const MAIN_KEY = 'main-key';
 
 /**
@@ -22,7 +22,7 @@ export function serviceKeyId(serviceId: string, keyName: string = MAIN_KEY): str
 
 /**
  * The public key document of a service, ready to serve as JSON: `{id, owner, publicKeyPem}` with the PEM in
- * the original's form by default, so nodes of the original can verify this node's signatures.
+ * Orb's form by default, so Orb nodes can verify this node's signatures.
  */
 export function servicePublicKeyDocument(options: {
   serviceId: string;

@@ -6,17 +6,17 @@ import { actorPublicKeyIds, parsePublicKeyDocument, serviceKeyId, servicePublicK
 import { encodePublicKeyPem, parsePublicKeyPem, PublicKeyFormatError } from './public-key-pem.js';
 
 const RFC8032_SEED = Buffer.from('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60', 'hex');
-/** The RFC 8032 test-vector public key, d75a9801..., as the original's `pem.EncodeToMemory` writes it. */
+/** The RFC 8032 test-vector public key, d75a9801..., as Orb's `pem.EncodeToMemory` writes it. */
 const ORIGINAL_ED25519_PEM =
   '-----BEGIN Ed25519-----\n11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\n-----END Ed25519-----\n';
 
-describe("the original's PEM form", () => {
+describe("Orb's PEM form", () => {
   it('writes Ed25519 as a raw 32-byte key under an `Ed25519` block, exactly as Go pem.EncodeToMemory', () => {
     const key = KeyPair.fromSeed('Ed25519', RFC8032_SEED);
     expect(encodePublicKeyPem(key)).toBe(ORIGINAL_ED25519_PEM);
   });
 
-  it('round-trips Ed25519: the parsed key verifies signatures of the original key', () => {
+  it('round-trips Ed25519: the parsed key verifies signatures of the key it was written from', () => {
     const key = KeyPair.fromSeed('Ed25519', RFC8032_SEED);
     const parsed = parsePublicKeyPem(ORIGINAL_ED25519_PEM);
     expect(parsed.type).toBe('Ed25519');
@@ -71,7 +71,7 @@ describe("the original's PEM form", () => {
       'invalid public key',
     ],
     [
-      'the P-521 block the original cannot read either',
+      'the P-521 block Orb cannot read either',
       '-----BEGIN P-521-----\nAAAA\n-----END P-521-----',
       'unsupported public key PEM block type "P-521"',
     ],
@@ -115,7 +115,7 @@ describe('ECDSA signature encodings', () => {
 });
 
 describe('public key documents', () => {
-  it('builds the service key document at <service>/keys/main-key, PEM in the original form', () => {
+  it("builds the service key document at <service>/keys/main-key, PEM in Orb's form", () => {
     const key = KeyPair.fromSeed('Ed25519', RFC8032_SEED);
     expect(servicePublicKeyDocument({ serviceId: 'https://orb.example.com/services/orb', key })).toEqual({
       id: 'https://orb.example.com/services/orb/keys/main-key',

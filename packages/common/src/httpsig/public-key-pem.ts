@@ -5,13 +5,13 @@ import { KEY_PARAMETERS, NodeVerificationKey, type HttpSigKeyType } from './algo
 /**
  * `publicKeyPem` in the two forms that meet on the wire.
  *
- * - The original's form (trustbloc/orb `EncodePublicKeyToPEM`): the PEM block type names the key type and the
+ * - Orb's form (trustbloc/orb `EncodePublicKeyToPEM`): the PEM block type names the key type and the
  *   body is the raw public key, not SPKI: `-----BEGIN Ed25519-----` over the 32-byte key, `-----BEGIN P-256-----`
- *   / `-----BEGIN P-384-----` over the uncompressed point `04 || X || Y`. The original's verifier dispatches on
+ *   / `-----BEGIN P-384-----` over the uncompressed point `04 || X || Y`. Orb's verifier dispatches on
  *   the block type, so this is the form to serve to its nodes.
  * - Standard SPKI (`-----BEGIN PUBLIC KEY-----`), as other ActivityPub software writes.
  *
- * Both are accepted on input; the original's form is produced by default.
+ * Both are accepted on input; Orb's form (`'original'`) is produced by default.
  */
 export type PemForm = 'original' | 'spki';
 
@@ -56,7 +56,7 @@ export function parsePublicKeyPem(pem: string): NodeVerificationKey {
 /** A public key in any shape at hand: a `KeyObject`, a PEM string (either form), or a `crypto` module `KeyPair`. */
 export type PublicKeySource = KeyObject | string | { publicKey: KeyObject } | { publicKeyPem(): string };
 
-/** Encodes a public key as `publicKeyPem`, by default in the original's form (see the module comment). */
+/** Encodes a public key as `publicKeyPem`, by default in Orb's form (see the module comment). */
 export function encodePublicKeyPem(source: PublicKeySource, form: PemForm = 'original'): string {
   const key = toVerificationKey(source);
   if (form === 'spki') return key.keyObject.export({ format: 'pem', type: 'spki' }).toString();

@@ -4,7 +4,7 @@ import { unauthorized } from '../errors/index.js';
 /**
  * The draft-cavage `Signature` header: `keyId="...",algorithm="...",headers="...",signature="..."`.
  *
- * The original (trustbloc/orb through igor-pavlenko/httpsignatures-go) writes the parameters in that order,
+ * Orb (through igor-pavlenko/httpsignatures-go) writes the parameters in that order,
  * joined by a bare `,`, with the header list in its configured casing: `(request-target) Date Digest`.
  */
 export interface SignatureParameters {
@@ -25,7 +25,7 @@ const TOKEN = /^[A-Za-z][A-Za-z0-9_-]*$/;
 const STRING_PARAMS = new Set(['keyId', 'algorithm', 'headers', 'signature']);
 const NUMBER_PARAMS = new Set(['created', 'expires']);
 
-/** Formats a `Signature` header value exactly as the original does. */
+/** Formats a `Signature` header value exactly as Orb does. */
 export function formatSignatureHeader(params: {
   keyId: string;
   algorithm: string;

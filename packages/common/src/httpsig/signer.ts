@@ -14,7 +14,7 @@ import { createMessageSigner } from './message-signer.js';
 import { formatSignatureHeader } from './signature-header.js';
 import { buildSigningString } from './signing-string.js';
 
-/** `cavage`: the draft-cavage headers the original reads (default); `rfc9421`: RFC 9421 HTTP Message Signatures. */
+/** `cavage`: the draft-cavage headers Orb reads (default); `rfc9421`: RFC 9421 HTTP Message Signatures. */
 export const SIGNATURE_SCHEMES = ['cavage', 'rfc9421'] as const;
 export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
 
@@ -22,18 +22,18 @@ export interface RequestSignerOptions {
   /** `<service>/keys/main-key`, or a DID URL such as `did:web:host:services:node#main-key`. */
   keyId: string;
   key: SigningKey;
-  /** Default `cavage`: the original speaks nothing else. */
+  /** Default `cavage`: Orb speaks nothing else. */
   scheme?: SignatureScheme;
-  /** Digest algorithm for bodies (draft-cavage `Digest`). Default SHA-256, as the original's library writes. */
+  /** Digest algorithm for bodies (draft-cavage `Digest`). Default SHA-256, as Orb's library writes. */
   digestAlgorithm?: DigestAlgorithm;
   /** Digest algorithm for bodies (RFC 9421 `Content-Digest`). Default sha-256. */
   contentDigestAlgorithm?: ContentDigestAlgorithm;
-  /** The draft-cavage `algorithm` parameter. Default `Sign`: the original's verifier accepts no other name. */
+  /** The draft-cavage `algorithm` parameter. Default `Sign`: Orb's verifier accepts no other name. */
   algorithm?: string;
   now?: () => Date;
 }
 
-/** The header lists the original signs with, in its casing: GET `(request-target) Date`, with a body `+ Digest`. */
+/** The header lists Orb signs with, in its casing: GET `(request-target) Date`, with a body `+ Digest`. */
 const WITHOUT_BODY = ['(request-target)', 'Date'] as const;
 const WITH_BODY = ['(request-target)', 'Date', 'Digest'] as const;
 

@@ -1,7 +1,7 @@
 /**
  * The draft-cavage signing string: one `name: value` line per signed header, in the order of the `headers`
  * parameter, joined by `\n` with no trailing newline. `(request-target)` is `<lower-case method> <path?query>`.
- * Header names are lower-cased in the string whatever their casing in `headers` (the original lists them as
+ * Header names are lower-cased in the string whatever their casing in `headers` (Orb lists them as
  * `Date`, `Digest`); values are trimmed, and repeated headers are joined with `, `.
  */
 export interface SigningStringSource {

@@ -8,7 +8,7 @@ import { buildSigningString, recordHeaderLookup } from './signing-string.js';
 /**
  * draft-cavage-http-signatures-12 Appendix C (vectors/draft-cavage/README.md): the signing string of each case
  * built from the test request, the published `Signature` header parsed, the signature checked over our signing
- * string with the appendix's RSA key (node:crypto: the module takes the original's key types, Ed25519 and
+ * string with the appendix's RSA key (node:crypto: the module takes Orb's key types, Ed25519 and
  * ECDSA, so the RSA key itself is not applicable), and the request's `Digest`.
  */
 interface Vectors {

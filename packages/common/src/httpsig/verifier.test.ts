@@ -126,7 +126,7 @@ describe('sign and verify over loopback HTTP', () => {
     expect(json.digest).toMatch(/^SHA-512=/);
   });
 
-  it('verifies P-256 and P-384 signers whose keys are published in the original PEM form', async () => {
+  it("verifies P-256 and P-384 signers whose keys are published in Orb's PEM form", async () => {
     const url = await receive();
     for (const type of ['P-256', 'P-384'] as const) {
       const ecKey = KeyPair.generate(type);

@@ -27,10 +27,10 @@ export interface SignatureVerifierOptions extends KeyResolverOptions {
 }
 
 /**
- * The inbound half: a `SignatureAuthenticator` that verifies a draft-cavage signature as the original does
- * (keyId → key document → owner actor, whose `publicKey` must name that keyId) with the checks the original
- * lacks: `(request-target)` and `date` must be signed, `digest` too when there is a body, the Digest must match
- * the received bytes, and `Date` must be within the window. A request with a `Signature-Input` field carries
+ * The inbound half: a `SignatureAuthenticator` that verifies a draft-cavage signature as Orb does
+ * (keyId → key document → owner actor, whose `publicKey` must name that keyId), and further requires:
+ * `(request-target)` and `date` signed, `digest` too when there is a body, the Digest matching the received
+ * bytes, and `Date` within the window. A request with a `Signature-Input` field carries
  * an RFC 9421 signature instead, checked by the same rules in that scheme's terms (`verifyMessageSignature`).
  *
  * Cheap checks run before any fetch, so unsigned junk costs no network traffic. Resolves `undefined` when the

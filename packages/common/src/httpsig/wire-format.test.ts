@@ -23,7 +23,7 @@ function unauthorizedMessage(run: () => unknown): string {
   throw new Error('expected a 401');
 }
 
-describe('signing requests in the original wire format', () => {
+describe("signing requests in Orb's wire format", () => {
   const key = KeyPair.fromSeed('Ed25519', RFC8032_SEED);
   const keyId = 'https://orb.example.com/services/orb/keys/main-key';
   const signer = createRequestSigner({ keyId, key, now: () => FIXED_DATE });
@@ -74,7 +74,7 @@ describe('signing requests in the original wire format', () => {
     expect(headers.Digest).toBe(`SHA-512=${createHash('sha512').update('x').digest('base64')}`);
   });
 
-  it('treats an empty body as no body (the original cannot digest an empty body)', async () => {
+  it('treats an empty body as no body (Orb cannot digest an empty body)', async () => {
     const headers = await signer({
       method: 'POST',
       url: 'https://peer.example.com/inbox',
@@ -109,7 +109,7 @@ describe('signing requests in the original wire format', () => {
 describe('parseSignatureHeader', () => {
   const signature = Buffer.from('sig-bytes').toString('base64');
 
-  it('reads the original header and lower-cases the signed header names', () => {
+  it("reads Orb's header and lower-cases the signed header names", () => {
     const parsed = parseSignatureHeader(
       `keyId="https://a/keys/main-key",algorithm="Sign",headers="(request-target) Date Digest",signature="${signature}"`,
     );

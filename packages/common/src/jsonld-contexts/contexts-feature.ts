@@ -45,7 +45,7 @@ export async function createJsonLdContextsFeature(
 ): Promise<JsonLdContextsFeature> {
   if (options.contextsFile !== undefined) {
     const fromFile = await readContextsFile(options.contextsFile);
-    // The original's deployments ship files holding contexts this project now bundles (the W3C examples, ODRL):
+    // trustbloc/vct deployments ship files holding contexts this project now bundles (the W3C examples, ODRL):
     // the bundled copy is used and the file's is passed over, said once, rather than refusing to start.
     const bundled = fromFile.filter((context) => bundledContext(context.url) !== undefined);
     const added = fromFile.filter((context) => bundledContext(context.url) === undefined);
@@ -130,7 +130,7 @@ function contextHandlers(contexts: JsonLdContexts): ContextHandlers {
 const CONTEXT_PATH = '/ld/context';
 
 /**
- * `POST`, `GET` and `DELETE /ld/context`: the original's context admin path (aries' `/ld/context`, which the
+ * `POST`, `GET` and `DELETE /ld/context`: trustbloc/vct's context admin path (aries' `/ld/context`, which the
  * log served under each alias), administrator token only.
  */
 export function jsonLdContextRoutes(handlers: ContextHandlers): RouteSpec[] {
@@ -144,7 +144,7 @@ export function jsonLdContextRoutes(handlers: ContextHandlers): RouteSpec[] {
       body: {
         mediaTypes: ['application/json'],
         description:
-          '`{"url","content"}`, a list of them, or `{"documents":[{"url","content"}]}` (the original\'s shapes)',
+          '`{"url","content"}`, a list of them, or `{"documents":[{"url","content"}]}` (trustbloc/vct\'s shapes)',
       },
       responses: {
         200: { description: '`{"added":["<url>",...]}`', mediaType: 'application/json' },

@@ -26,7 +26,7 @@ async function refusal(promise: Promise<unknown>): Promise<AppError> {
 }
 
 describe('parseOperatorContexts', () => {
-  it("reads the original's shapes: one {url, content}, a list, {documents: [...]}; `document` for `content`", () => {
+  it("reads trustbloc/vct's shapes: one {url, content}, a list, {documents: [...]}; `document` for `content`", () => {
     const one = { url: PET_URL, content: PETS };
     expect(parseOperatorContexts(one)).toEqual([{ url: PET_URL, document: PETS }]);
     expect(parseOperatorContexts([one, { url: 'urn:ctx:2', document: PETS }]).map((c) => c.url)).toEqual([

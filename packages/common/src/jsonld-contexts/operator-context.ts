@@ -11,7 +11,7 @@ export interface OperatorContext {
 export const MAX_CONTEXT_URL_BYTES = 1_000;
 
 /**
- * The contexts of a `--contexts-file` or of a `POST /ld/context` body, in any of the shapes the original's
+ * The contexts of a `--contexts-file` or of a `POST /ld/context` body, in any of the shapes trustbloc/vct's
  * tooling writes: one `{url, content}` document (its test fixtures), a list of them, or
  * `{"documents": [...]}` (aries' add-contexts request and remote-provider answer). `document` is taken
  * for `content`; aries' `documentURL` is ignored. A problem is a `bad_request` naming the entry.

@@ -1,7 +1,7 @@
 /**
- * The anchor credential's subject, as the original builds it (`{href, anchor, profile, rel, type:
+ * The anchor credential's subject, as Orb builds it (`{href, anchor, profile, rel, type:
  * ["AnchorLink"]}` under credentials/v1 + activityanchors/v1 + the suite context), uses three names that
- * none of those contexts define: `href`, `rel` and the type `AnchorLink`. The original's JSON-LD processor
+ * none of those contexts define: `href`, `rel` and the type `AnchorLink`. Orb's JSON-LD processor (aries')
  * drops them silently, so they are in neither its signatures nor its log leaves. To produce and check the
  * same bytes, canonicalise anchor credentials with `allowUndefinedTerms: ANCHOR_CREDENTIAL_UNDEFINED_TERMS`
  * — and treat those three members as unsigned: check `href` against the content it names (the linkset

@@ -139,7 +139,7 @@ describe('canonicalize', () => {
     );
   });
 
-  it("drops anything unmappable, like the original's processor, when allowUndefinedTerms is 'any'", async () => {
+  it("drops anything unmappable, like aries' processor, when allowUndefinedTerms is 'any'", async () => {
     const document = {
       '@context': CONTEXT_URLS.credentialsV1,
       id: 'https://example.org/c/1',
@@ -154,13 +154,13 @@ describe('canonicalize', () => {
     expect(await canonicalize({ ...document, id: 'relative/id' }, { allowUndefinedTerms: 'any' })).toBe('');
   });
 
-  describe('the anchor credential of the original', () => {
+  describe("Orb's anchor credential", () => {
     it('fails safe mode: href, rel and AnchorLink are defined by none of its contexts', async () => {
       const error = await failure(canonicalize(anchorCredential()));
       expect(error.message).toContain('"href"');
     });
 
-    it('canonicalises with those three terms allowed to drop, exactly as the original does', async () => {
+    it('canonicalises with those three terms allowed to drop, exactly as Orb does', async () => {
       const nquads = await canonicalize(anchorCredential(), { allowUndefinedTerms: ANCHOR_CREDENTIAL_UNDEFINED_TERMS });
       expect(nquads).toContain(
         '<https://w3id.org/activityanchors#anchor> "hl:uEiBu8Hq9v0OVhYV0mRN3pSvVTeSa8qqV2rh0sGmfxJ8-FQ"',

@@ -9,9 +9,9 @@ export interface CanonicalizeOptions {
   /**
    * Terms (property names, or type names) the document's contexts leave undefined and that may be dropped
    * instead of failing safe mode. Dropped terms are NOT covered by the canonical form, hence by no
-   * signature: use only to interoperate with documents the original produces that way (the anchor
+   * signature: use only to interoperate with documents Orb produces that way (the anchor
    * credential's subject; see ANCHOR_CREDENTIAL_UNDEFINED_TERMS). `'any'` drops whatever does not map to
-   * RDF, silently, as the original's JSON-LD processor does: for reproducing its log leaves of arbitrary
+   * RDF, silently, as aries' JSON-LD processor does: for reproducing its log leaves of arbitrary
    * credentials, never for signing or verifying.
    */
   allowUndefinedTerms?: readonly string[] | 'any';

@@ -57,8 +57,8 @@ const trustblocCredentialsV1 = asContext(trustblocCredentialsV1Json);
 
 /**
  * Every JSON-LD context the system meets, bundled in `contexts/` (the JSON data copied verbatim from
- * the context packages of Digital Bazaar, the W3C CCG repositories and the original's embedded copies of
- * the ActivityStreams and activity-anchors contexts, which the original loads in preference to the web).
+ * the context packages of Digital Bazaar, the W3C CCG repositories and Orb's embedded copies of
+ * the ActivityStreams and activity-anchors contexts, which Orb loads in preference to the web).
  * Nothing is ever fetched: a context that is not here is an error. Provenance of each file: contexts/README.md.
  */
 export const CONTEXT_URLS = {
@@ -80,7 +80,7 @@ export const CONTEXT_URLS = {
   bitstringStatusListV1: 'https://www.w3.org/ns/credentials/status/v1',
   activityStreams: 'https://www.w3.org/ns/activitystreams',
   activityAnchorsV1: 'https://w3id.org/activityanchors/v1',
-  // What credentials a user meets every day name, and what the original's deployments load (aries' embedded set).
+  // What credentials a user meets every day name, and what the Go services' deployments load (aries' embedded set).
   credentialsExamplesV1: 'https://www.w3.org/2018/credentials/examples/v1',
   credentialsExamplesV2: 'https://www.w3.org/ns/credentials/examples/v2',
   odrl: 'https://www.w3.org/ns/odrl.jsonld',

@@ -1,6 +1,6 @@
 /**
  * Proof `created` values are xsd:dateTimeStamp: an ISO 8601 date and time with a zone (`Z` or `±hh:mm`),
- * optionally with fractional seconds (the original writes the log's millisecond timestamps that way).
+ * optionally with fractional seconds (Orb writes the log's millisecond timestamps that way).
  */
 const DATE_TIME_STAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:Z|([+-])(\d{2}):(\d{2}))$/;
 

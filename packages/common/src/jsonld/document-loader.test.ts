@@ -38,7 +38,7 @@ describe('bundled contexts', () => {
     }
   });
 
-  it('carries the activity-anchors terms the original relies on, and ActivityStreams with https terms', () => {
+  it('carries the activity-anchors terms Orb relies on, and ActivityStreams with https terms', () => {
     const anchors = bundledContext(CONTEXT_URLS.activityAnchorsV1)?.document['@context'] as Record<string, unknown>;
     expect(anchors.anchor).toBe('https://w3id.org/activityanchors#anchor');
     expect(anchors.AnchorCredential).toMatchObject({ '@id': 'https://w3id.org/activityanchors#AnchorCredential' });

@@ -1,7 +1,7 @@
 /**
  * The credentials a user meets every day, canonicalised offline in safe mode: the W3C data model's examples
  * (v1 with its ODRL import, v2), citizenship, vaccination, the revocation and status lists, and the trustbloc
- * examples the original's deployments load. Each term must map through the bundled contexts, or it fails.
+ * examples the Go services' deployments load. Each term must map through the bundled contexts, or it fails.
  */
 import { describe, expect, it } from 'vitest';
 import { canonicalize } from './canonicalize.js';
@@ -96,7 +96,7 @@ const cases: Array<[what: string, document: Record<string, unknown>, expected: R
     /RevocationList2020Status/,
   ],
   [
-    'a credential with the trustbloc examples v1 context (the original era)',
+    'a credential with the trustbloc examples v1 context (the trustbloc era)',
     {
       '@context': [V1, CONTEXT_URLS.trustblocExamplesV1],
       type: ['VerifiableCredential'],

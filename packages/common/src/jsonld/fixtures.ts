@@ -93,7 +93,7 @@ export function degreeCredential(issuer: string = ISSUER_DID, courses = 7): Reco
   };
 }
 
-/** An anchor credential shaped as the original builds it (orb.md §2.4), before any proof. */
+/** An anchor credential shaped as Orb builds it (orb.md §2.4), before any proof. */
 export function anchorCredential(): Record<string, unknown> {
   return {
     '@context': [CONTEXT_URLS.credentialsV1, CONTEXT_URLS.activityAnchorsV1, CONTEXT_URLS.ed25519Signature2020V1],

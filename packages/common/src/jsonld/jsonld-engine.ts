@@ -109,7 +109,7 @@ interface ResolvedContextPrototype {
  * An absolute IRI as RFC 3987 has it, where jsonld.js 9 ends one at any `\s`: an IRI holding U+00A0 or another
  * non-ASCII space (a ucschar, allowed in IRIs and N-Quads) was "relative", so its triple was refused or dropped
  * (W3C rdf-canon test 060). ASCII whitespace still disqualifies, so whatever jsonld.js took as absolute still
- * is, and the original's processor (an IRI is absolute when it holds a colon) takes these too.
+ * is, and aries' processor (an IRI is absolute when it holds a colon) takes these too.
  */
 const ABSOLUTE_IRI = /^([A-Za-z][A-Za-z0-9+-.]*|_):[^\t\n\v\f\r ]*$/;
 

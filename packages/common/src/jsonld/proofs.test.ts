@@ -686,7 +686,7 @@ describe('DataIntegrityProof (eddsa-rdfc-2022, eddsa-jcs-2022, ecdsa-rdfc-2019, 
       true,
       true,
     ]);
-    // Only the last proof is broken: the original checked proof 0 alone and would have accepted this.
+    // Only the last proof is broken: a verifier that checks proof 0 alone (vc-rest did) accepts this.
     thrice.proof[2] = { ...thrice.proof[2], created: '2020-01-01T00:00:00Z' } as DataIntegrityProof;
     const result = await verifyDocument(thrice, { resolver: diResolver });
     expect(result.verified).toBe(false);

@@ -8,7 +8,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const SEVERITY: Readonly<Record<LogLevel, number>> = { error: 0, warning: 1, info: 2, debug: 3 };
 
 /**
- * Input spellings accepted besides the four levels: the original's zap/logutil names (`WARN`, `CRITICAL`,
+ * Input spellings accepted besides the four levels: the Go services' zap/logutil names (`WARN`, `CRITICAL`,
  * `FATAL`, `PANIC`, `DPANIC`) and `TRACE`, which has no level of its own here.
  */
 const ALIASES: Readonly<Record<string, LogLevel>> = {

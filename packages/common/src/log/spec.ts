@@ -16,8 +16,7 @@ const MODULE_NAME = /^[A-Za-z0-9_.\-/]+$/;
 /**
  * Parses a level spec. Rejected with a `bad_request` AppError giving the reason: an empty spec or
  * element, a malformed or repeated module entry, an unknown level, or a spec that does not end with
- * the default level. (The original logs a warning and falls back to INFO on a bad spec; here nothing
- * changes instead.)
+ * the default level; a rejected spec changes nothing.
  */
 export function parseLogSpec(text: string): LogLevelSpec {
   const trimmed = text.trim();

@@ -1,13 +1,13 @@
 import type { Metrics } from '../metrics/index.js';
 import type { Store, StoreProvider } from '../storage/index.js';
 
-/** The original's `db` families; `insert` and `replaceIf` count as a put, `getMany` as a bulk get, `count` as a query. */
+/** Orb's `db` metric families; `insert` and `replaceIf` count as a put, `getMany` as a bulk get, `count` as a query. */
 const OPERATIONS = ['put', 'get', 'get_bulk', 'query', 'delete', 'batch'] as const;
 type Operation = (typeof OPERATIONS)[number];
 
 /**
  * The provider with every store call timed into `<prefix>db_<operation>_seconds{type}` (type: the adapter),
- * as the original's `db` metrics. The timers are bound to their labels once, so a call costs two clock reads
+ * as Orb's `db` metrics. The timers are bound to their labels once, so a call costs two clock reads
  * and one bucket increment.
  */
 export function meteredStorage(provider: StoreProvider, metrics: Metrics): StoreProvider {

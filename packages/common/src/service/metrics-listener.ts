@@ -2,7 +2,7 @@ import type { HostPort } from '../config/index.js';
 import { startHttpServer, type RunningHttpServer } from '../http/index.js';
 import type { Metrics } from '../metrics/index.js';
 
-/** `/metrics` alone on a listener of its own (the original log's `--metrics-host`); everything else is 404. */
+/** `/metrics` alone on a listener of its own (trustbloc/vct's `--metrics-host`); everything else is 404. */
 export async function startMetricsListener(metrics: Metrics, where: HostPort): Promise<RunningHttpServer> {
   return startHttpServer(
     (req, res) => {

@@ -2,7 +2,7 @@ import { createStoreProvider, type StorageConfig, type StoreProvider } from '../
 
 /**
  * What a service's store is opened from. `connectTimeoutMs` (MongoDB) is how long start-up waits for a
- * database that cannot be reached yet, e.g. a container starting after the service (the original log's
+ * database that cannot be reached yet, e.g. a container starting after the service (trustbloc/vct's
  * `--timeout`); the adapter owns that retry (backoff from 0.5 s doubling to 10 s, at once for a malformed
  * URL or refused credentials; 0 makes one attempt, absent means 30 s). Local stores open at once.
  */

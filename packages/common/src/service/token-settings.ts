@@ -2,7 +2,7 @@ import { parseTokenRules, type TokenRule } from '../http/index.js';
 
 /**
  * A service's bearer-token rules, in one of the two forms the services' flags give them:
- *   - `definitions` + `tokens`: the original node's `<path-regex>|<read names>|<write names>` lines with
+ *   - `definitions` + `tokens`: Orb's `<path-regex>|<read names>|<write names>` lines with
  *     named token values (`--auth-tokens-def`, `--auth-tokens`);
  *   - `open` + `read` + `write`: paths anyone may call, then one set of read and write tokens for every
  *     other path (the log's `--api-read-token`, `--api-write-token`).

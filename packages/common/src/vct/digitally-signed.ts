@@ -6,10 +6,10 @@ import { base64Decode } from '../encoding/index.js';
 export type LogKeyType = 'Ed25519' | 'P-256';
 
 /**
- * The `algorithm` member of the original's `DigitallySigned` envelope: the signature family and the aries
+ * The `algorithm` member of trustbloc/vct's `DigitallySigned` envelope: the signature family and the aries
  * key type name a Go client hands to `PubKeyBytesToHandle`. `ED25519`: raw 32-byte key, pure Ed25519.
  * `ECDSAP256IEEEP1363`: 65-byte uncompressed point, raw `r || s` over SHA-256. The DER types (SPKI key,
- * DER signature) are what a cloud KMS behind the original produces; they are verified, never produced.
+ * DER signature) are what a cloud KMS behind trustbloc/vct produces; they are verified, never produced.
  */
 export interface SignatureAlgorithm {
   signature: 'EDDSA' | 'ECDSA';
@@ -58,7 +58,7 @@ export function envelopeOf(keyType: string, signatureBytes: Uint8Array): string 
 
 /**
  * Why a log's signature (base64 of its `DigitallySigned` JSON) does not verify over `payload` with the
- * public key bytes the log publishes, or undefined when it does. As the original client does, the envelope's
+ * public key bytes the log publishes, or undefined when it does. As trustbloc/vct's client does, the envelope's
  * key type decides how the key bytes and the signature are read.
  */
 export function envelopeProblem(

@@ -1,7 +1,7 @@
 import { leafHash } from '../merkle/index.js';
 
 /**
- * The log's leaf, byte for byte as the original builds it (vct-kms.md §A.5): a JSON `MerkleTreeLeaf`
+ * The log's leaf, byte for byte as trustbloc/vct builds it (vct-kms.md §A.5): a JSON `MerkleTreeLeaf`
  * serialised with JCS, whose `vc_entry` is base64 (standard, padded) of the URDNA2015 N-Quads of the
  * credential without its proof. The Merkle leaf hash is SHA-256(0x00 || those JCS bytes).
  */

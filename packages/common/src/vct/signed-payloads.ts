@@ -2,7 +2,7 @@ import { canonicalize as jcs } from '../encoding/index.js';
 import { checkLeafFields, STRUCTURE_VERSION, VC_LOG_ENTRY_TYPE } from './leaf.js';
 
 /**
- * The bytes a log signs (vct-kms.md §A.5-A.6), JCS-serialised JSON as the original produces them. The log
+ * The bytes a log signs (vct-kms.md §A.5-A.6), JCS-serialised JSON as trustbloc/vct produces them. The log
  * signs them; a client rebuilds the same bytes from what it sent and received and verifies them against
  * the public key the log publishes through WebFinger.
  */

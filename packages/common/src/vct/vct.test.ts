@@ -18,7 +18,7 @@ import {
   verifyEnvelope,
 } from './index.js';
 
-// vct-kms.md §A.7, V2 and V3: a Trillian root from the original's unit tests and a deterministic Ed25519 key.
+// vct-kms.md §A.7, V2 and V3: a Trillian root from trustbloc/vct's unit tests and a deterministic Ed25519 key.
 const V2_ROOT = Buffer.from('b638e67aa0a6e0ac4ede1f4f31bc5948bbbe5cc872c6704ab80088f721d9056e', 'hex');
 const V2_TIMESTAMP = 1617116456007;
 const V3_KEY = KeyPair.fromSeed('Ed25519', Buffer.from(Array.from({ length: 32 }, (_, i) => i)));
@@ -55,7 +55,7 @@ describe('MerkleTreeLeaf', () => {
     '_:c14n0 <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <https://www.w3.org/2018/credentials#VerifiableCredential> .\n',
   );
 
-  it('writes exactly the JCS of the leaf structure of the original', () => {
+  it("writes exactly the JCS of trustbloc/vct's leaf structure", () => {
     const leafInput = buildLeafInput(1617107246070, vcEntry);
     expect(leafInput).toBe(jcs(leafObject(1617107246070, vcEntry)));
     expect(leafInput).toBe(
@@ -105,7 +105,7 @@ describe('MerkleTreeLeaf', () => {
 });
 
 describe('VCTimestampSignature', () => {
-  it('is the JCS of the original structure, written out directly', () => {
+  it("is the JCS of trustbloc/vct's structure, written out directly", () => {
     const vcEntry = Buffer.alloc(2500, 9).toString('base64');
     const expected = jcs({
       svct_version: 0,
@@ -136,7 +136,7 @@ describe('DigitallySigned', () => {
       }),
     ).toString('base64');
 
-  it('labels the algorithms as the original and refuses other key types', () => {
+  it('labels the algorithms as trustbloc/vct does and refuses other key types', () => {
     expect(signatureAlgorithmOf('Ed25519')).toEqual({ signature: 'EDDSA', type: 'ED25519' });
     expect(signatureAlgorithmOf('P-256')).toEqual({ signature: 'ECDSA', type: 'ECDSAP256IEEEP1363' });
     expect(() => signatureAlgorithmOf('secp256k1')).toThrow(/Ed25519 or P-256/);

@@ -5,9 +5,9 @@ import { parseJrd, webFingerUrl, type Jrd } from './jrd.js';
 export interface WebFingerClientOptions {
   /** Outbound client (deadlines, TLS, tokens); default a fresh one with a 10 s deadline. */
   httpClient?: HttpClient;
-  /** How long an answer is reused. Default 5 minutes (the original's WebFinger client cache). */
+  /** How long an answer is reused. Default 5 minutes (Orb's WebFinger client cache). */
   cacheTtlMs?: number;
-  /** Most answers kept. Default 1,000 (as the original). */
+  /** Most answers kept. Default 1,000 (as in Orb). */
   maxEntries?: number;
 }
 

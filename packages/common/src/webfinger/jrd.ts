@@ -50,8 +50,8 @@ export interface JrdInput {
 }
 
 /**
- * A JRD with its members in the original's order (subject, properties, links) and its property names
- * sorted, as Go's map encoding writes them; empty members are left out (`omitempty` in the original).
+ * A JRD with its members in the Go services' order (subject, properties, links) and its property names
+ * sorted, as Go's map encoding writes them; empty members are left out (their `omitempty`).
  */
 export function buildJrd(input: JrdInput): Jrd {
   const jrd: Jrd = {};

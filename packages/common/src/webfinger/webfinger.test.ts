@@ -15,7 +15,7 @@ import {
 } from './index.js';
 
 describe('JRD builders', () => {
-  it('serialises a log JRD exactly as the original (sorted properties, self link)', () => {
+  it('serialises a log JRD exactly as trustbloc/vct (sorted properties, self link)', () => {
     const jrd = transparencyLogJrd('https://vct.example.com/maple2021', Buffer.from('public key'));
     expect(JSON.stringify(jrd)).toBe(
       '{"subject":"https://vct.example.com/maple2021","properties":{"https://trustbloc.dev/ns/ledger-type":"vct-v1","https://trustbloc.dev/ns/public-key":"cHVibGljIGtleQ=="},"links":[{"rel":"self","href":"https://vct.example.com/maple2021"}]}',

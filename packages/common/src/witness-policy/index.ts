@@ -10,9 +10,9 @@ import { badRequest } from '../errors/index.js';
  *   MinPercent(p,batch|system)   at least p% (0-100) of that role's witnesses
  *   LogRequired                  only witnesses with a transparency log count (and are selected)
  *   AND | OR                     how the batch and the system conditions combine (default AND)
- * Unset, a role needs 100% of its witnesses ("100% batch and 100% system", the original's default).
+ * Unset, a role needs 100% of its witnesses ("100% batch and 100% system", Orb's default).
  *
- * A role's condition holds, as in the original, when `(n ≠ 0 and collected ≥ n) or collected/total ≥ p%`
+ * A role's condition holds, as in Orb, when `(n ≠ 0 and collected ≥ n) or collected/total ≥ p%`
  * (a role without witnesses holds). So `OutOf(2,system)` with a single system witness is satisfied by
  * its proof: the percentage (100% by default) caps the number.
  */
@@ -82,7 +82,7 @@ export function parseWitnessPolicy(text: string): WitnessPolicy {
       policy[role].minPercent = value;
     } else {
       policy[role].minNumber = value;
-      // OutOf(0,role): the role needs no proof at all (the original sets its percentage to 0).
+      // OutOf(0,role): the role needs no proof at all (Orb sets its percentage to 0 too).
       if (value === 0 && !seen.has(`MinPercent for ${role}`)) policy[role].minPercent = 0;
     }
   }
@@ -145,8 +145,8 @@ export function roleTerm(rule: RoleRule, role: WitnessRole): string {
 
 /**
  * The policy's verdict with each role's counts, so a reader (the explorer) can say which term failed. With
- * LogRequired only witnesses with a log count, on both sides of the fraction (the original counted
- * log-less witnesses in the total, so one of them made a 100% rule unsatisfiable).
+ * LogRequired only witnesses with a log count, on both sides of the fraction (one log-less
+ * witness in the total would make a 100% rule unsatisfiable).
  */
 export function explainWitnessPolicy(
   policy: WitnessPolicy,

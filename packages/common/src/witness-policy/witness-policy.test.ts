@@ -27,7 +27,7 @@ describe('parseWitnessPolicy', () => {
     expect(parseWitnessPolicy('   ')).toEqual(DEFAULT_WITNESS_POLICY);
   });
 
-  it('reads the policies of the original BDD suite', () => {
+  it("reads the policies of Orb's BDD suite", () => {
     expect(parseWitnessPolicy('MinPercent(100,batch) AND MinPercent(50,system)')).toEqual({
       batch: { minNumber: 0, minPercent: 100 },
       system: { minNumber: 0, minPercent: 50 },

@@ -106,7 +106,7 @@ describe('the shared option sections', () => {
     });
   });
 
-  it('declare the storage flags, with the generic env names of the original deployments', () => {
+  it("declare the storage flags, with the generic env names of the Go services' deployments", () => {
     expect(declaredAll(storageOptions({ type: 't', url: 'v' }))).toEqual({
       databaseType: {
         flag: 'database-type',
