@@ -14,7 +14,7 @@ import type { ProtocolParameters } from './protocol.js';
 /**
  * The Sidetree hashing process (`base64url(multihash(H(data)))`), commitments and reveal values. Values are
  * compared as encoded strings, never as decoded bytes: two base64url strings whose spare bits differ decode
- * to the same bytes, and the original implementations compare strings.
+ * to the same bytes, and sidetree-go and Orb compare strings.
  */
 const DIGEST_OF: Readonly<Record<number, { algorithm: string; length: number }>> = {
   0x12: { algorithm: 'sha256', length: 32 },

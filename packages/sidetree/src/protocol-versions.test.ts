@@ -9,7 +9,7 @@ import { DID_NODE_PROTOCOL } from './protocol.js';
 import { anchorProfile, DID_NODE_TEST_PROTOCOL, profileVersion, ProtocolRegistry } from './protocol-versions.js';
 
 describe('ProtocolRegistry', () => {
-  it('runs v1.0 alone by default and names its anchors as the original does', () => {
+  it('runs v1.0 alone by default and names its anchors as Orb does', () => {
     const protocols = ProtocolRegistry.of(['1.0']);
     expect(protocols.current).toBe(DID_NODE_PROTOCOL);
     expect(anchorProfile(protocols.current)).toBe('https://w3id.org/orb#v0');
@@ -63,7 +63,7 @@ describe('ProtocolRegistry', () => {
   });
 });
 
-/** A create publishing `keys` Ed25519 keys (about 164 bytes each): the original's versions test sizes operations this way. */
+/** A create publishing `keys` Ed25519 keys (about 164 bytes each): Orb's versions test sizes operations this way. */
 function createWithKeys(keys: number): Buffer {
   const patches = [
     addPublicKeys(
@@ -81,7 +81,7 @@ function createWithKeys(keys: number): Buffer {
   return serializeRequest(built.request);
 }
 
-describe("two versions, two sets of limits (the original's versions feature)", () => {
+describe("two versions, two sets of limits (Orb's versions feature)", () => {
   it('v1.0 accepts a create with 9 keys (1,816 bytes) that the test version refuses as too large', () => {
     const request = createWithKeys(9);
     expect(request.length).toBeGreaterThan(DID_NODE_TEST_PROTOCOL.maxOperationSize);

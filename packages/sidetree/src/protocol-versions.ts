@@ -2,14 +2,14 @@ import { badRequest, transient } from '@anchor/common/errors';
 import { DID_NODE_PROTOCOL, type ProtocolParameters } from './protocol.js';
 
 /**
- * The did:node protocol versions a node may run, by the names the original's `--sidetree-protocol-versions`
+ * The did:node protocol versions a node may run, by the names Orb's `--sidetree-protocol-versions`
  * takes. A version is identified on the wire by its genesis time (`protocolVersion`): the anchor linkset's
- * profile names it (`https://w3id.org/orb#v<genesis time>`, as the original's generators do), operations
+ * profile names it (`https://w3id.org/orb#v<genesis time>`, as Orb's generators do), operations
  * anchored under it carry it, and an anchor is read under the version its profile names, so an anchor
  * written before a switch keeps its rules after it.
  */
 
-/** The original's `test` version: its limits differ from v1.0's (smaller operations and deltas, no P-384). */
+/** Orb's `test` version: its limits differ from v1.0's (smaller operations and deltas, no P-384). */
 export const DID_NODE_TEST_PROTOCOL: ProtocolParameters = Object.freeze({
   ...DID_NODE_PROTOCOL,
   name: 'did:node test',

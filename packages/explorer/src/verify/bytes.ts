@@ -94,7 +94,7 @@ async function gunzip(bytes: Uint8Array): Promise<Uint8Array> {
   return concat(...chunks);
 }
 
-/** The content of a linkset part's data URI: gzip + base64, or form-escaped JSON (as the original writes them). */
+/** The content of a linkset part's data URI: gzip + base64, or form-escaped JSON (as Orb writes them). */
 export async function decodeDataUri(uri: string): Promise<Uint8Array> {
   const gzip = 'data:application/gzip;base64,';
   const json = 'data:application/json,';

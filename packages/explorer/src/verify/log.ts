@@ -4,7 +4,7 @@ import { ed25519Verify, type Canonicalize, type Proof } from './proofs.js';
 
 /**
  * Check (d): a log-backed proof's credential is in the log (RFC 9162 inclusion proof) under a tree head the
- * log signed (its WebFinger key). The leaf is the original's JSON `MerkleTreeLeaf`, JCS-serialised, whose
+ * log signed (its WebFinger key). The leaf is trustbloc/vct's JSON `MerkleTreeLeaf`, JCS-serialised, whose
  * `vc_entry` is base64 of the credential's canonical N-Quads without its proofs, stamped with the proof's
  * `created` (the log's timestamp). Pure: the caller fetches the log's answers.
  */

@@ -271,7 +271,7 @@ describe('batch files: every check fails when violated', () => {
       () => parseCoreIndexFile(gz({ ...core, coreProofFileUri: 'u'.repeat(501) })),
       'core index file coreProofFileUri is too long',
     );
-    // Unknown members are ignored, as the original ignores them.
+    // Unknown members are ignored, as Orb ignores them.
     expect(parseCoreIndexFile(gz({ ...core, writerLockId: 'lock' })).operations?.create).toHaveLength(1);
   });
 

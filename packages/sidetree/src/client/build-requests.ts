@@ -23,7 +23,7 @@ import type {
  * Key-pair based request builders, pure and synchronous: the client side of the protocol, used by tests,
  * benchmarks and integration tests. Signed data is JCS-serialised and signed with a sorted compact header
  * (`signJws`), commitments and reveal values use the Go JWK normalisation, so the requests are accepted by
- * this node and by the original alike.
+ * this node and by Orb alike.
  */
 export interface AnchorWindowInput {
   /** Unix seconds; send both or neither (a lone anchorFrom is valid for protocol.anchorUntilWindow seconds). */

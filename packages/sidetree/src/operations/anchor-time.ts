@@ -3,9 +3,8 @@ import type { ProtocolParameters } from '../protocol.js';
 
 /**
  * `anchorFrom` / `anchorUntil` (Unix seconds, in signed data): the window in which an operation may be
- * anchored. Absent and 0 both mean "not set", as in the Go original. When only `anchorFrom` is set, the
- * window closes `protocol.anchorUntilWindow` seconds later, both at ingest and in resolution (the original
- * closes it immediately at ingest, so such operations could never be submitted).
+ * anchored. Absent and 0 both mean "not set", as in Orb. When only `anchorFrom` is set, the
+ * window closes `protocol.anchorUntilWindow` seconds later, both at ingest and in resolution.
  */
 export interface AnchorWindow {
   anchorFrom?: number | undefined;

@@ -66,7 +66,7 @@ export interface DeltaReading {
 
 /**
  * Reads a delta member. Ingest requires a valid delta and throws; anchored mode records the problem, because
- * the original decides what an invalid delta means at resolution (no update commitment for create and
+ * Orb decides what an invalid delta means at resolution (no update commitment for create and
  * recover, a rejected update).
  */
 export function readDelta(value: unknown, protocol: ProtocolParameters, mode: ParseMode): DeltaReading {

@@ -269,7 +269,7 @@ describe('parseOperation: ingest rejections', () => {
     expectBadRequest(() => ingest({ ...update, signedData: truncated }), 'signedData signature is invalid');
   });
 
-  it('rejects malformed signed data and headers the original would read differently', () => {
+  it('rejects malformed signed data and headers Orb would read differently', () => {
     const update = fixture.update();
     expectBadRequest(() => ingest({ ...update, signedData: undefined }), 'signedData is missing');
     expectBadRequest(() => ingest({ ...update, signedData: 42 }), 'signedData must be a compact JWS string');
@@ -315,7 +315,7 @@ describe('parseOperation: ingest rejections', () => {
       () => ingest({ ...update, signedData: mislabelled }),
       'signedData alg ES256K does not match the P-256 signing key (expected ES256)',
     );
-    // The original judges by the key alone, so anchored data with such a header still verifies.
+    // Orb judges by the key alone, so anchored data with such a header still verifies.
     const operation = anchored({ ...update, signedData: mislabelled });
     expect(operation.type === 'update' && signatureProblem(operation)).toBeUndefined();
   });
@@ -430,10 +430,10 @@ describe('parseOperation: ingest rejections', () => {
   });
 });
 
-describe('parseOperation: anchored mode reads like the original', () => {
+describe('parseOperation: anchored mode reads like Orb', () => {
   const create = fixture.created.request;
 
-  it('ignores and drops unknown members, hashing what the original hashes', () => {
+  it('ignores and drops unknown members, hashing what Orb hashes', () => {
     const operation = anchored({
       ...create,
       extra: 1,
@@ -482,7 +482,7 @@ describe('parseOperation: anchored mode reads like the original', () => {
     expect(anchored(fixture.recover({ anchorOrigin: undefined })).anchorOrigin).toBeUndefined();
   });
 
-  it('still refuses what the original refuses when reading batches', () => {
+  it('still refuses what Orb refuses when reading batches', () => {
     expect(() =>
       anchored({ ...fixture.update(), revealValue: revealValueOf(fixture.keys.nextUpdate.publicJwk()) }),
     ).toThrow('revealValue does not match');

@@ -83,7 +83,7 @@ describe('validatePatch: add-public-keys', () => {
     expect(
       check(addKeys(key({ type: 'X25519KeyAgreementKey2019', publicKeyJwk: x25519, purposes: ['keyAgreement'] }))),
     ).toBeTruthy();
-    // Orb vectors carry "crv":"P-256K" with placeholder coordinates: anchored operations of the original keep
+    // Orb vectors carry "crv":"P-256K" with placeholder coordinates: anchored operations of Orb nodes keep
     // resolving; at ingest a key must be usable (secp256k1 under its old name included).
     const placeholder = addKeys(key({ publicKeyJwk: { kty: 'EC', crv: 'P-256K', x: 'abc', y: 'def' } }));
     expect(check(placeholder, 'anchored')).toBeTruthy();

@@ -24,7 +24,7 @@ describe('public keys are usable keys at ingest', () => {
     ).toBeTruthy();
   });
 
-  it('refuses the garbage the original published: NUL, URLs, 33 bytes, spaces, non-ASCII, unknown curves', () => {
+  it('refuses the garbage Orb published: NUL, URLs, 33 bytes, spaces, non-ASCII, unknown curves', () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ ...ed, x: '\u0000' }, 'publicKeyJwk.x is not canonical base64url'],
       [{ ...ed, x: 'https://evil.example/key' }, 'publicKeyJwk.x is not canonical base64url'],

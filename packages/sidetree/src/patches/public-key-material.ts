@@ -10,9 +10,8 @@ import { isEd25519Point } from './ed25519-point.js';
 /**
  * At ingest every public key a patch adds must be a usable key: its JWK names a known key type and curve,
  * its coordinates are canonical base64url of the curve's exact length, and they decode to a point on the
- * curve (for the Edwards curves, a point that decompresses). The original published keys whose `x` was
- * a NUL byte, a URL, 33 bytes or padded with spaces, and curves such as `Ed25519A`; resolvers and verifiers
- * downstream then fail on a DID that looked fine. Unknown key types pass only where the protocol allows them.
+ * curve (for the Edwards curves, a point that decompresses): an unusable key makes resolvers and
+ * verifiers downstream fail on a DID that looked fine. Unknown key types pass only where the protocol allows them.
  */
 
 type PointCheck = (bytes: Uint8Array) => void;
@@ -48,11 +47,11 @@ const EC_CURVES: Readonly<Record<string, Curve>> = {
   'P-384': { size: 48, check: sec1((b) => p384.Point.fromBytes(b)) },
   'P-521': { size: 66, check: sec1((b) => p521.Point.fromBytes(b)) },
   secp256k1: { size: 32, check: sec1((b) => secp256k1.Point.fromBytes(b)) },
-  // The name early DID drafts and the original's clients use for secp256k1.
+  // The name early DID drafts and Orb's clients use for secp256k1.
   'P-256K': { size: 32, check: sec1((b) => secp256k1.Point.fromBytes(b)) },
 };
 
-/** BLS keys as the original's Bls12381G2Key2020 JWKs carry them: compressed points in `x`. */
+/** BLS keys as Orb's Bls12381G2Key2020 JWKs carry them: compressed points in `x`. */
 const BLS_CURVES: Readonly<Record<string, Curve>> = {
   BLS12381_G2: { size: 96, check: (x) => void bls12_381.G2.Point.fromBytes(x) },
   BLS12381_G1: { size: 48, check: (x) => void bls12_381.G1.Point.fromBytes(x) },
