@@ -85,9 +85,9 @@ describe.skipIf(unavailable !== undefined)('mq kit on a three-member RabbitMQ cl
   it('loses no confirmed message when the member the clients use is killed -9 under load', async () => {
     const c = cluster!;
     const errors: string[] = [];
-    const open = async (name: string): Promise<AmqpMessageQueue> => {
+    const open = async (name: string, url = c.urls): Promise<AmqpMessageQueue> => {
       const q = await AmqpMessageQueue.connect({
-        url: c.urls,
+        url,
         connectionName: name,
         publishTimeoutMs: 30_000,
         connectTimeoutMs: 30_000,
@@ -99,23 +99,35 @@ describe.skipIf(unavailable !== undefined)('mq kit on a three-member RabbitMQ cl
     };
     const publisher = await open('cluster-test-publisher');
     const consumer = await open('cluster-test-consumer');
-    const [first, second] = c.members;
+    const [first, second, third] = c.members;
+    // A second consumer on the third member (its list starts there): it keeps its connection through the kill,
+    // and what it holds from the delay queue is acked through the queue's new leader.
+    const steady = await open('cluster-test-steady-consumer', [third!, first!, second!].map((m) => m.url).join(','));
     const address = (url: string): string => url.replace(/:guest@/, ':***@');
     expect(publisher.queueType).toBe('quorum');
     expect(publisher.connectedBroker()).toBe(address(first!.url));
     expect(consumer.connectedBroker()).toBe(address(first!.url));
+    expect(steady.connectedBroker()).toBe(address(third!.url));
 
     const topic = uniqueName('cluster');
     const delayName = `${topic}.delay.${DELAY_MS}`;
     const consumed = new Map<number, number>();
-    // Another client publishes the delayed messages: the subscription is told their delay.
-    await consumer.subscribe<number>(
-      topic,
-      async (d) => {
-        consumed.set(d.body, (consumed.get(d.body) ?? 0) + 1);
-      },
-      { concurrency: 50, delays: [DELAY_MS] },
-    );
+    const consumedBySteady = new Set<number>();
+    // Another client publishes the delayed messages: the subscriptions are told their delay. The first one
+    // declares the queues, through the first member, which therefore leads them.
+    for (const [q, mine] of [
+      [consumer, undefined],
+      [steady, consumedBySteady],
+    ] as const) {
+      await q.subscribe<number>(
+        topic,
+        async (d) => {
+          consumed.set(d.body, (consumed.get(d.body) ?? 0) + 1);
+          mine?.add(d.body);
+        },
+        { concurrency: 25, delays: [DELAY_MS] },
+      );
+    }
 
     const confirmed = new Set<number>();
     const failed: string[] = [];
@@ -200,7 +212,7 @@ describe.skipIf(unavailable !== undefined)('mq kit on a three-member RabbitMQ cl
     ).length;
     console.log(
       `[amqp cluster] ${next} publishes, ${confirmed.size} confirmed (${beforeKill} before the kill), ` +
-        `${failed.length} failed, ${lost} confirmed but not consumed, ${consumed.size} distinct consumed, ` +
+        `${failed.length} failed, ${lost} confirmed but not consumed, ${consumed.size} distinct consumed (${consumedBySteady.size} by the steady consumer), ` +
         `${duplicates} consumed more than once; load ${loadEnded - loadStarted} ms (${ratePerS}/s after the kill); kill -9 of ${first!.nodeName} ` +
         `took ${killDone - killedAt} ms; publisher reconnected to ${publisher.connectedBroker()} ` +
         `${reconnectedAt - killedAt} ms after the kill, first confirm after the kill at +${firstConfirmAfterKill - killedAt} ms; ` +
@@ -224,6 +236,10 @@ describe.skipIf(unavailable !== undefined)('mq kit on a three-member RabbitMQ cl
     // The clients went to the next member in --mq-url order, and both report the loss they recovered from.
     expect(publisher.connectedBroker()).toBe(address(second!.url));
     expect(consumer.connectedBroker()).toBe(address(second!.url));
+    // The steady consumer never lost its connection, and took its share of the work, delayed messages included.
+    expect(steady.connectedBroker()).toBe(address(third!.url));
+    expect(errors.some((e) => e.startsWith('cluster-test-steady-consumer: connection to'))).toBe(false);
+    expect([...consumedBySteady].some((id) => id % DELAYED_EVERY === 0)).toBe(true);
     expect(errors.some((e) => e.startsWith('cluster-test-publisher: connection to') && e.includes('lost'))).toBe(true);
     // The queue is a quorum queue on all three members and no longer led by the killed one.
     const workLine = leaderAfter.split('\n').find((l) => l.startsWith(`${topic}\t`));
