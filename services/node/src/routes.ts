@@ -137,7 +137,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
     auth: 'signed',
     tag: 'federation',
     access: 'a token, or a signed follower or witness',
-    summary: `${what}; \`?page=true[&page-num=N]\` a \`CollectionPage\` (0-based, \`--activitypub-page-size\` items, \`next\` by cursor \`&after=\`, \`prev\`)`,
+    summary: `${what} (paged: notes below)`,
     query: PAGING,
     responses: { 200: { description: 'the collection', mediaType: AP_CONTENT_TYPE }, 400: 'bad paging parameters' },
     handler,
@@ -188,7 +188,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       tag: 'sidetree',
       summary:
         path === IDENTIFIERS_PATH
-          ? 'resolves every did:node form and `did:web:<host>:scid:<suffix>`; `Accept: application/did-resolution`, `application/ld+json;profile="https://w3id.org/did-resolution"`, `application/did+ld+json`, `application/did+json`, `application/did` or `application/did-url-dereferencing` select the W3C DID Resolution binding (see Resolution); a DID URL (`#fragment`, `?versionId=` / `?versionTime=`, sent percent-encoded as a whole) is dereferenced'
+          ? 'resolves every did:node form and `did:web:<host>:scid:<suffix>`, or dereferences a DID URL (notes below)'
           : 'the Universal Resolver driver path: the same resolution as `/sidetree/v1/identifiers/{did}`, W3C binding included',
       params: { did: 'the DID (percent-encoded as a whole, or with `%3A` for a port)' },
       query: [
@@ -215,8 +215,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       auth: 'read',
       fast: true,
       tag: 'sidetree',
-      summary:
-        'every operation this node holds for a did:node DID (any form), in resolution order: `{didSuffix, operations: [{type, published, applied, anchor: {canonicalReference, equivalentReferences, transactionTime, transactionNumber, operationIndex, protocolVersion, anchorOrigin}, versionId, canonicalId, canonicalIdChanged, deactivated, receivedTime, operationRequest}]}`; `versionId` opens that version (`?versionId=` on the resolution)',
+      summary: 'every operation this node holds for a did:node DID (any form), in resolution order (notes below)',
       params: { did: 'the DID (percent-encoded as a whole, or with `%3A` for a port)' },
       responses: {
         200: { description: 'the history', mediaType: 'application/json' },
@@ -291,8 +290,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       path: '/log-monitor',
       auth: 'admin',
       tag: 'sidetree',
-      summary:
-        'the monitored transparency logs with `?status=active` (default) or `inactive` as `{"active": [...]}` / `{"inactive": [...]}`, or those found misbehaving with `failed` (each with its `Evidence`: both tree heads, the proof, the key); each `{Log, STH, PubKey, Active, Source, VerifiedAt, CheckedAt, LastError, Failure}`',
+      summary: 'the monitored transparency logs, active or inactive, or those found misbehaving (notes below)',
       query: [
         {
           name: 'status',
@@ -312,8 +310,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       path: '/log-monitor',
       auth: 'admin',
       tag: 'sidetree',
-      summary:
-        '`{"activate"?: [log URL], "deactivate"?: [log URL]}` (any JSON content type): switches monitoring; activating a failed log starts it again from its current tree head (the evidence stays)',
+      summary: 'switches the monitoring of transparency logs on or off (notes below)',
       body: { mediaTypes: JSON_TYPES, schema: LOG_MONITOR_UPDATE },
       responses: { 200: 'done', 400: 'bad shape or not a log URL; nothing changes' },
       handler: logMonitoring.handlers.post,
@@ -323,8 +320,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       path: EXPORT_PATH,
       auth: 'read',
       tag: 'sidetree',
-      summary:
-        'every operation this node holds, in anchor order, a page at a time: `{items, anchors, cursor, more, latestTransactionNumber}`; each item an operation (`cursor`, `suffix`, `type`, `operation`, `anchor`, `transactionNumber`, `transactionTime`, `operationIndex`, `protocolVersion`), each anchor its witnessed `linkset` (the credential with its proofs) and, on the page holding its first operation, its batch `files` (see Export for mirrors)',
+      summary: 'every operation this node holds, in anchor order, a page at a time (notes below)',
       query: exportQuery,
       responses: {
         200: { description: 'a page of the export', mediaType: 'application/json' },
@@ -337,8 +333,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       path: EXPORT_STREAM_PATH,
       auth: 'read',
       tag: 'sidetree',
-      summary:
-        'the export as Server-Sent Events: one `page` event per page (its `id` the page cursor; `Last-Event-ID` resumes), then new anchors as they are committed; a comment every 15 s while idle',
+      summary: 'the export as Server-Sent Events, then new anchors as they are committed (notes below)',
       query: exportQuery,
       responses: {
         200: { description: 'the event stream', mediaType: 'text/event-stream' },
@@ -352,7 +347,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       auth: 'admin',
       tag: 'sidetree',
       summary:
-        "imports a page of another node's export (its `anchors`), in order, each verified as an announced anchor is (linkset hash, every proof, batch files against their hashes and the content object) before it is committed: how a mirror is built; `{imported, known, operations}`",
+        "imports a page of another node's export, each anchor verified before it is committed: how a mirror is built (notes below)",
       body: {
         mediaTypes: JSON_TYPES,
         schema: { type: 'object', required: ['anchors'], properties: { anchors: { type: 'array' } } },
@@ -498,8 +493,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       path: '/dead-letters',
       auth: 'admin',
       tag: 'federation',
-      summary:
-        'the dead letters kept, newest first: `{"deadLetters": [{id, topic, reason, error, attempts, publishedAt, firstFailedAt, lastFailedAt, subject, body, headers}], "next"?}`; `subject` says what it was (the activity and the recipient of a fan-out, the activity and the inbox of a delivery, the activity and its actor of a received one)',
+      summary: 'the dead letters kept, newest first (notes below)',
       query: [
         {
           name: 'topic',
@@ -536,7 +530,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       auth: 'admin',
       tag: 'federation',
       summary:
-        'publishes the message again on its topic, with fresh attempts (a delivery goes back to `queued`, a received activity is handled again), and forgets the dead letter; answers it',
+        'publishes the message again on its topic with fresh attempts, forgets the dead letter and answers it (notes below)',
       params: { id: 'the dead letter id' },
       responses: {
         200: { description: 'the dead letter replayed', mediaType: 'application/json' },
@@ -609,8 +603,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       path: '/allowedorigins',
       auth: 'admin',
       tag: 'system',
-      summary:
-        '`{"add"?: [uri or "*"], "remove"?: [...]}`; adds then removes, idempotent; answers the new list. The next operation this instance receives sees the change (other instances within `--allowed-origins-cache-expiration`)',
+      summary: 'adds then removes allowed anchor origins, idempotent, and answers the new list (notes below)',
       body: { mediaTypes: JSON_TYPES, schema: ALLOWED_ORIGINS_UPDATE },
       responses: {
         200: { description: 'the allowed origins', mediaType: 'application/json' },
@@ -623,7 +616,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       path: `/nodeinfo/${version}`,
       auth: 'read',
       tag: 'system',
-      summary: `NodeInfo ${version}: software \`anchor-node\` and its version, protocols \`["activitypub"]\`, one user, \`localPosts\` = Creates and \`localComments\` = Likes in the outbox, recounted every \`--nodeinfo-refresh-interval\``,
+      summary: `the node's NodeInfo ${version} document (notes below)`,
       responses: {
         200: {
           description: 'the NodeInfo document',

@@ -101,8 +101,7 @@ export function vcsRoutes(
         path: '/:profile/credentials/issueCredential',
         auth: 'write',
         tag: 'issuer',
-        summary:
-          'signs a credential: data model checked, issuer set (`overwriteIssuer` or none given), status entry added, proof by the profile key; with `--vct-url` the log receipt is in the `VCT-Receipt` header',
+        summary: 'checks a credential, adds its status entry and signs it with the profile key (notes below)',
         params: PROFILE,
         body: { mediaTypes: JSON_TYPES, schema: ISSUE_REQUEST },
         responses: {
@@ -120,8 +119,7 @@ export function vcsRoutes(
         path: '/:profile/credentials/composeAndIssueCredential',
         auth: 'write',
         tag: 'issuer',
-        summary:
-          'builds a credential from issuer, subject, types, dates, claims, evidence, termsOfUse (extra contexts in `credentialFormatOptions.@context`) and signs it as issueCredential does; `proofFormat` jws (the default where the suite writes JWS) or proofValue',
+        summary: 'builds a credential from its parts and signs it as issueCredential does (notes below)',
         params: PROFILE,
         body: { mediaTypes: JSON_TYPES, schema: COMPOSE_REQUEST },
         responses: {
@@ -138,8 +136,7 @@ export function vcsRoutes(
         path: '/:profile/credentials/status',
         auth: 'write',
         tag: 'issuer',
-        summary:
-          'revokes or suspends (`status` true) or unsuspends (`status` false) a credential by id: `{"credentialId","credentialStatus":{"type","status","statusPurpose"?}}`; answered once durable',
+        summary: 'revokes, suspends or unsuspends a credential by id, answered once durable (notes below)',
         params: PROFILE,
         body: { mediaTypes: JSON_TYPES, schema: STATUS_UPDATE_REQUEST },
         responses: {
@@ -197,8 +194,7 @@ export function vcsRoutes(
         path: '/verifier/credentials',
         auth: 'write',
         tag: 'verifier',
-        summary:
-          'runs `options.checks` (default `["proof","expiration","validFrom"]`; also `status` / `credentialStatus`, `logged`) on a credential: every proof, purpose assertionMethod, its key the issuer\'s, challenge and domain; the validity period at now or `options.validAt`',
+        summary: 'runs the requested checks on a credential (notes below)',
         body: { mediaTypes: JSON_TYPES, schema: VERIFY_CREDENTIAL_REQUEST },
         responses: {
           200: json('`{"checks":[...]}`: the checks that ran'),
@@ -212,8 +208,7 @@ export function vcsRoutes(
         path: '/verifier/presentations',
         auth: 'write',
         tag: 'verifier',
-        summary:
-          'runs `options.checks` (default `["proof","expiration","validFrom"]`; also `status`) on a presentation: its proof (purpose authentication, its key the holder\'s, challenge, domain) and every embedded credential',
+        summary: 'runs the requested checks on a presentation and every credential it embeds (notes below)',
         body: { mediaTypes: JSON_TYPES, schema: VERIFY_PRESENTATION_REQUEST },
         responses: {
           200: json('`{"checks":[...]}`'),

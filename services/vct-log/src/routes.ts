@@ -132,8 +132,7 @@ export function vctLogRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec
       'GET',
       '/v1/get-entries',
       {
-        summary:
-          '`{"entries":[{"leaf_input","extra_data"}]}`, inclusive range, at most `--max-get-entries` (1,000) entries and never past the tree\'s end: page on from the last entry received',
+        summary: 'the entries of an inclusive range, at most `--max-get-entries` of them (notes below)',
         query: [int('start', 'the first leaf index'), int('end', 'the last leaf index (inclusive)')],
         responses: {
           200: { description: 'the entries', mediaType: 'application/json' },
@@ -173,8 +172,7 @@ export function vctLogRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec
       'GET',
       '/checkpoint',
       {
-        summary:
-          'C2SP tlog-tiles: the committed head as a signed-note checkpoint (origin `--tlog-origin`, Ed25519 note signature by the log key); `Cache-Control: public, max-age=5`',
+        summary: 'the committed head as a C2SP tlog-tiles checkpoint (notes below)',
         responses: {
           200: { description: 'the checkpoint note', mediaType: 'text/plain' },
           403: NOT_SERVED[403],
@@ -187,8 +185,7 @@ export function vctLogRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec
       'GET',
       '/tile/*tile',
       {
-        summary:
-          'C2SP tlog-tiles: a hash tile `<L>/<N>[.p/<W>]` or an entry bundle `entries/<N>[.p/<W>]` (entries are `leaf_input` bytes) of the committed tree; full tiles `Cache-Control: public, max-age=31536000, immutable`, partial ones `public, max-age=5`',
+        summary: 'a C2SP tlog-tiles hash tile or entry bundle of the committed tree (notes below)',
         params: { ...ALIAS, tile: 'the tile path after `tile/`, over several segments (`0/x001/234.p/5`)' },
         responses: {
           200: { description: 'the tile bytes', mediaType: 'application/octet-stream' },
@@ -220,7 +217,7 @@ export function vctLogRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec
       auth: 'open',
       tag: 'witness',
       summary:
-        'C2SP tlog-witness (witness mode, `--witness-logs`): `old <size>`, consistency-proof lines, a blank line, a checkpoint signed by a known log; checked against the checkpoint held for its origin, stored, and answered with the cosignature/v1 line of `--witness-name`',
+        "C2SP tlog-witness: checks a known log's checkpoint against the one held for its origin, stores it and cosigns it (notes below)",
       body: {
         mediaTypes: ['text/plain'],
         description: 'the add-checkpoint body (any content type is read as text)',
