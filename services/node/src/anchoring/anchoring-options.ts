@@ -8,7 +8,7 @@ export const anchoringOptions = {
     env: ['BATCH_WRITER_TIMEOUT'],
     default: '1s',
     min: '10ms',
-    help: 'Longest time an accepted operation waits before its batch is cut (the original defaults to 60s)',
+    help: 'Longest time an accepted operation waits before its batch is cut',
   }),
   maxOperationsPerBatch: opt.int({
     flag: 'max-operations-per-batch',

@@ -110,7 +110,7 @@ export interface AcceptedAnnouncement {
  * - Eligible: the oldest queued operation of its DID, when no operation of that DID is in flight (in a
  *   batch not yet processed by the observer). So a batch holds at most one operation per DID, an update is
  *   never anchored before the operation it follows, and the rest roll over to later batches.
- * - One protocol version per batch (the original's cutter): the version of the oldest eligible operation;
+ * - One protocol version per batch (Orb's cutter): the version of the oldest eligible operation;
  *   operations accepted under another (before a `--current-sidetree-protocol-version` switch) wait for a
  *   batch of their own, so each is anchored under the rules it was accepted under.
  * - The cut is written ahead: one insert records the batch (`cut`) with the keys of its operations; the

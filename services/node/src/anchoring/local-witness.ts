@@ -27,7 +27,7 @@ export interface LocalWitnessOptions {
 }
 
 /**
- * The node's own proof on an anchor credential (orb.md §2.4 step 6, the original's local witness): when a
+ * The node's own proof on an anchor credential (orb.md §2.4 step 6, Orb's local witness): when a
  * transparency log is configured (`/log`), the credential is added to the log first and the proof records
  * the log — `domain` = the log URL, `created` = the log's timestamp, whose signature was checked against the
  * log's WebFinger key; without a log, `domain` = the anchor-credential domain and `created` = now. Either
@@ -40,7 +40,7 @@ export class LocalWitness {
   constructor(private readonly options: LocalWitnessOptions) {}
 
   /**
-   * As the original decides: the log backs the proof when `--sign-with-local-witness` is on (the default),
+   * As Orb decides: the log backs the proof when `--sign-with-local-witness` is on (the default),
    * or when the node is itself a witness of the batch (one of its operations names this node as origin).
    */
   async proof(credential: AnchorCredential, batchOrigins: readonly string[]): Promise<DataIntegrityProof> {

@@ -27,7 +27,7 @@ export interface WitnessRequest {
   link(): Promise<AnchorLink>;
   /** The credential with this node's proof (log-backed when a log is configured). */
   credential: AnchorCredential;
-  /** The anchor origins of the batch's operations (the original's batch witnesses). */
+  /** The anchor origins of the batch's operations (Orb's batch witnesses). */
   batchOrigins: readonly string[];
   /** When witnessing began (epoch ms) — the start of an Offer's time window. */
   startedAt: number;

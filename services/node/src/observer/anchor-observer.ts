@@ -68,7 +68,7 @@ interface PreparedAnchor {
 }
 
 /**
- * The observer (orb.md §2.1, §2.8; the original's observer + txnprocessor + anchor event handler): turns an
+ * The observer (orb.md §2.1, §2.8; Orb's observer + txnprocessor + anchor event handler): turns an
  * anchor — this node's or another node's — into published operations.
  *
  * 1. Skip it if already processed (replays and duplicates are no-ops).

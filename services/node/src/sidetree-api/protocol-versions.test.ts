@@ -14,7 +14,7 @@ import {
 
 /**
  * `--sidetree-protocol-versions` / `--current-sidetree-protocol-version` on one node whose database outlives
- * three starts (the original's versions feature, on one node): v1.0 accepts a create of 9 keys (about 1,800 bytes)
+ * three starts (Orb's versions feature, on one node): v1.0 accepts a create of 9 keys (about 1,800 bytes)
  * that the test version (at most 1,700 bytes) refuses. An operation is anchored under the version it was
  * accepted under, also when the switch comes between its acceptance and its batch, and what was anchored
  * under v1.0 keeps resolving under v1.0's rules after the switch (read under the test version's 1,500-byte
@@ -115,7 +115,7 @@ describe('two protocol versions', () => {
 });
 
 /**
- * Across nodes (the original's versions feature with domain2): an anchor written under the test version is
+ * Across nodes (Orb's versions feature with domain2): an anchor written under the test version is
  * not read by a node that runs v1.0 only; it waits in that node's pending anchors (a retryable refusal), and
  * once the node runs the test version too it is read, under the test version, after the restart.
  */

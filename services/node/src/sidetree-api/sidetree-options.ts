@@ -73,7 +73,7 @@ export const sidetreeOptions = {
     flag: 'sidetree-protocol-versions',
     env: ['SIDETREE_PROTOCOL_VERSIONS'],
     default: ['1.0'],
-    help: "did:node protocol versions this node runs, the original's names (test: its smaller operation and delta limits); an anchor is read under the version its profile names",
+    help: "did:node protocol versions this node runs, Orb's names (test: its smaller operation and delta limits); an anchor is read under the version its profile names",
   }),
   currentProtocolVersion: opt.enum(PROTOCOL_VERSION_NAMES, {
     flag: 'current-sidetree-protocol-version',
