@@ -23,7 +23,7 @@ import {
 } from './options.js';
 
 describe('redelivery policy', () => {
-  it('backs off like the original: 2 s x 1.5 per attempt, capped at 1 min', () => {
+  it('backs off like Orb: 2 s x 1.5 per attempt, capped at 1 min', () => {
     const delays = Array.from({ length: 12 }, (_, i) => backoffDelay(DEFAULT_QUEUE_DEFAULTS.backoff, i + 1));
     expect(delays).toEqual([
       2_000, 3_000, 4_500, 6_750, 10_125, 15_188, 22_781, 34_172, 51_258, 60_000, 60_000, 60_000,
@@ -123,7 +123,7 @@ describe('messages', () => {
     expect(prepareMessage('orb.anchor', [1]).id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('accepts the original topic names and refuses others', () => {
+  it("accepts Orb's topic names and refuses others", () => {
     for (const t of ['orb.operation', 'orb.anchor_linkset', 'orb.activity.outbox', 'a:b-c', 'x.dead'])
       expect(() => checkTopic(t)).not.toThrow();
     for (const t of ['', 'amq.gen-1', 'has space', 'ü']) expect(() => checkTopic(t)).toThrow(/invalid topic/);

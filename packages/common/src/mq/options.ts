@@ -1,5 +1,5 @@
 /**
- * Queue defaults (the original's: pool 5, 30 attempts, backoff 2 s x 1.5 up to 1 min), their validation,
+ * Queue defaults (Orb's: pool 5, 30 attempts, backoff 2 s x 1.5 up to 1 min), their validation,
  * and the one redelivery rule both adapters apply when a handler fails.
  */
 import { badRequest, errorMessage, isRetryable } from '../errors/index.js';

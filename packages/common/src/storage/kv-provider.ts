@@ -13,7 +13,7 @@ import { buildSchema, indexId } from './schema.js';
 import type { ProviderBatchOp, Store, StoreKind, StoreOptions, StoreProvider } from './types.js';
 
 export interface KvProviderOptions {
-  /** Prefix of the backend space names (`<prefix>_<store>`), like the original's DATABASE_PREFIX. */
+  /** Prefix of the backend space names (`<prefix>_<store>`), like the Go services' DATABASE_PREFIX. */
   prefix?: string;
   /** How often expired records are swept from stores with an expiry field; 0 disables. Default 60 s. */
   sweepIntervalMs?: number;
