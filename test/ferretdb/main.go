@@ -19,6 +19,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/FerretDB/FerretDB/build/version"
 	"github.com/FerretDB/FerretDB/ferretdb"
@@ -30,6 +31,7 @@ func main() {
 	dataDir := flag.String("data-dir", "", "directory for the SQLite databases (required)")
 	logLevel := flag.String("log-level", "warn", "FerretDB log level: debug, info, warn or error")
 	exitOnStdinEOF := flag.Bool("exit-on-stdin-eof", false, "stop when stdin reaches its end (the parent went away)")
+	idIndex := flag.Bool("id-index", true, "add to each collection the _id index FerretDB's SQLite backend queries by but never creates (false: stock FerretDB, every _id lookup a table scan)")
 	flag.Parse()
 
 	if *dataDir == "" {
@@ -76,6 +78,9 @@ func main() {
 			logger.Error("ferretdb stopped", "error", err)
 		}
 	}()
+	if *idIndex {
+		go keepIDIndexes(ctx, dir, 100*time.Millisecond, logger)
+	}
 	// MongoDBURI waits until the listener is bound, so the line below means "accepting connections".
 	fmt.Printf("ready %s ferretdb=%s mongodb=%s backend=sqlite\n", server.MongoDBURI(), ferretdbVersion(), version.Get().MongoDBVersion)
 	<-done

@@ -22,6 +22,8 @@ export interface MongoTestServer {
   readonly label: string;
   /** False on FerretDB, which has no multi-document transactions: the adapter's non-transactional path runs. */
   readonly transactions: boolean;
+  /** The FerretDB server's SQLite directory (one `<database>.sqlite` file per database); absent for MONGODB_URL. */
+  readonly dataDir?: string;
   /** Stops the server started for the tests (nothing for MONGODB_URL) and removes its data. */
   stop(): Promise<void>;
 }
@@ -54,13 +56,22 @@ export async function ferretDbBinary(): Promise<string> {
   return binary;
 }
 
-export async function startFerretDb(options: { readyTimeoutMs?: number } = {}): Promise<MongoTestServer> {
+export async function startFerretDb(
+  options: {
+    readyTimeoutMs?: number;
+    /** Further flags of test/ferretdb (its README). */ args?: readonly string[];
+  } = {},
+): Promise<MongoTestServer> {
   const binary = await ferretDbBinary();
   const data = await makeTempDir('anchor-ferretdb-');
   // stdin stays an open pipe: when this process goes away, even by SIGKILL, the server sees its end and stops.
-  const child = spawn(binary, ['--port', '0', '--data-dir', data.path, '--exit-on-stdin-eof'], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    binary,
+    ['--port', '0', '--data-dir', data.path, '--exit-on-stdin-eof', ...(options.args ?? [])],
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   const server = new ServiceProcess(child, 'ferretdb');
   const stop = async (): Promise<void> => {
     await server.stop();
@@ -80,6 +91,7 @@ export async function startFerretDb(options: { readyTimeoutMs?: number } = {}): 
     url: url.toString(),
     label: `FerretDB ${ferretdb} (${backend} backend, reports MongoDB ${mongodb})`,
     transactions: false,
+    dataDir: data.path,
     stop,
   };
 }
