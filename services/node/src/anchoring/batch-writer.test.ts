@@ -15,6 +15,7 @@ import { encodeRequest, operationKey } from '../operations/operation-records.js'
 import { AnchorBatches, type AnchorBatch } from './anchor-batches.js';
 import type { CompletedAnchor } from './anchor-pipeline.js';
 import { ACCEPTED_TOPIC, type AcceptedAnnouncement } from './batch-writer.js';
+import { StoreLease } from '@anchor/common/storage';
 
 /** The batch writer and the anchor pipeline on in-process nodes: cuts, eligibility, retries, resumption. */
 describe('batch writer and anchor pipeline', () => {
@@ -240,5 +241,48 @@ describe('batch writer and anchor pipeline', () => {
     );
     expect(empty.value.operationCount).toBe(0);
     expect(await (await AnchorBatches.open(storage)).in(['cut', 'built', 'failed'])).toEqual([]);
+  });
+
+  it('keeps renewing its lease while taking office reads a slow store', async () => {
+    node = await startTestNode({ args: ['--batch-writer-lease', '1s'] });
+    const { writer } = node.server.services.anchoring;
+    await writer.stop();
+    // Taking office reads the whole queue: here that read outlasts the lease twice over.
+    const queued = node.server.services.stores.queued;
+    const query = queued.query.bind(queued);
+    queued.query = async (options) => {
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      return query(options);
+    };
+    const rival = await StoreLease.open(node.server.context.storage, {
+      name: 'batch-writer',
+      holder: 'a rival replica',
+      durationMs: 1_000,
+    });
+    const starting = writer.start();
+    // The rival races from the moment the writer has claimed the lease, while it is still taking office.
+    const tip = await waitFor(async () => {
+      const link = await rival.tip();
+      return link && link.kind === 'claim' && link.holder !== rival.holder ? link : undefined;
+    });
+    let rivalWon = false;
+    let racing = true;
+    const race = (async () => {
+      while (racing) {
+        if (await rival.acquire()) rivalWon = true;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    await starting;
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    racing = false;
+    await race;
+    expect(rivalWon).toBe(false);
+    expect(writer.isLeader).toBe(true);
+    // One epoch throughout: the writer's, renewed (the chain moved on) and never claimed anew.
+    const later = await rival.tip();
+    expect(later?.holder).toBe(tip?.holder);
+    expect(later?.epoch).toBe(tip?.epoch);
+    expect(later!.version).toBeGreaterThan(tip!.version);
   });
 });

@@ -143,6 +143,8 @@ export class BatchWriter {
   private running = false;
   private tickTimer: NodeJS.Timeout | undefined;
   private leaseTimer: NodeJS.Timeout | undefined;
+  /** becomeLeader while it loads the store's state: the lease is renewed meanwhile, not after it. */
+  private takingOffice: Promise<void> | undefined;
   private cutting: Promise<void> | undefined;
   private lastResync = 0;
   private inTransit = 0;
@@ -185,6 +187,7 @@ export class BatchWriter {
   async start(): Promise<void> {
     this.running = true;
     await this.leaseLoop();
+    await this.takingOffice;
   }
 
   async stop(): Promise<void> {
@@ -192,6 +195,7 @@ export class BatchWriter {
     if (this.leaseTimer) clearTimeout(this.leaseTimer);
     if (this.tickTimer) clearTimeout(this.tickTimer);
     if (this.announceTimer) clearTimeout(this.announceTimer);
+    await this.takingOffice;
     await this.announce();
     await this.closeAnnouncements();
     await this.cutting;
@@ -304,8 +308,13 @@ export class BatchWriter {
     if (!this.running) return;
     try {
       const held = this.leader ? await this.lease.renew() : await this.lease.acquire();
-      if (held && !this.leader) await this.becomeLeader();
-      else if (!held && this.leader) await this.stepDown();
+      // Not awaited: taking office reads the batches and the whole queue, which on a slow store outlasted the
+      // lease, so a new writer lost the lease to the next taker before its first renewal (node README, replicas).
+      if (held && !this.leader) this.takingOffice = this.takeOffice();
+      else if (!held && this.leader) {
+        await this.takingOffice;
+        await this.stepDown();
+      }
     } catch (error) {
       this.log.warn('batch-writer lease check failed', { err: errorMessage(error) });
     }
@@ -322,6 +331,16 @@ export class BatchWriter {
     const tip = await this.lease.tip().catch(() => undefined);
     if (!tip || tip.holder === this.lease.holder) return third;
     return Math.min(third, Math.max(50, tip.expiresAt - Date.now() + 50));
+  }
+
+  private async takeOffice(): Promise<void> {
+    try {
+      await this.becomeLeader();
+    } catch (error) {
+      this.log.warn('batch-writer lease check failed', { err: errorMessage(error) });
+    } finally {
+      this.takingOffice = undefined;
+    }
   }
 
   private async becomeLeader(): Promise<void> {
