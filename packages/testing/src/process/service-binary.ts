@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './free-port.js';
@@ -15,11 +15,20 @@ export function builtServiceMain(service: string): string {
   const main = join(dir, 'dist', 'main.js');
   if (!existsSync(main))
     throw new Error(`${main} is missing: build first with \`npx tsc -b services/${service}\` from the repository root`);
-  const source = join(dir, 'src', 'server.ts');
-  const built = join(dir, 'dist', 'server.js');
-  if (!existsSync(built) || statSync(source).mtimeMs > statSync(built).mtimeMs)
+  // tsc -b leaves an output it would write unchanged untouched, but rewrites its build info on every build.
+  const buildInfo = join(dir, 'dist', '.tsbuildinfo');
+  if (!existsSync(buildInfo) || newestSourceMs(join(dir, 'src')) > statSync(buildInfo).mtimeMs)
     console.warn(`${service}: dist/ is older than src/; rebuild before trusting process tests`);
   return main;
+}
+
+function newestSourceMs(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile() && entry.name.endsWith('.ts'))
+      newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
 }
 
 export interface LoopbackService {
