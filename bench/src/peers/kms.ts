@@ -5,7 +5,7 @@
  * physical limit here (the mean of a loop just before the kms runs and one just after). The ratio is the share
  * of that limit the service delivers.
  *
- * Two figures, both printed as ratios: one sign per request (`/sign`, the original's route) and a batch of
+ * Two figures, both printed as ratios: one sign per request (`/sign`, trustbloc/kms's route) and a batch of
  * BATCH messages per request (`/signbatch`). The target is judged on the batch: one sign per request is bound
  * by the HTTP exchange, not by the kms, and the bench measures that bound beside it (a bare node:http server
  * answering the same bytes, same autocannon: its requests per second are the most signs any service answering

@@ -6,7 +6,7 @@
  * cache keys), the signature verified with node:crypto, and the key's owner required to be the activity's actor.
  *
  * Neither sender's own inbox can be the receiver of the other's deliveries: Fedify 1.5 signs with RSA keys, which
- * our verifier does not take, and it cannot read our node's key document (the original's `BEGIN Ed25519` PEM
+ * our verifier does not take, and it cannot read our node's key document (Orb's `BEGIN Ed25519` PEM
  * form) nor parse an activity whose object is an AnchorEvent (400 "Invalid activity"), the only object our
  * outbox lets a Like carry. So the receiver reads keys in either PEM form (SPKI through node:crypto, the
  * original's through @anchor/common/httpsig) and takes any JSON activity.

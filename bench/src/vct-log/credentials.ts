@@ -31,7 +31,7 @@ export function benchCredential(run: string, n: number): Record<string, unknown>
 }
 
 /**
- * What a client of the log computes to find its entry (the original's `CalculateLeafHash`): the leaf of
+ * What a client of the log computes to find its entry (trustbloc/vct's `CalculateLeafHash`): the leaf of
  * the credential's N-Quads at the acknowledged timestamp, hashed as an RFC 6962 leaf.
  */
 export async function clientLeafHash(credential: object, timestamp: number): Promise<Buffer> {

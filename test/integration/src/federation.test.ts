@@ -252,7 +252,7 @@ function federationSuite(backend: FederationBackend, problem: string | undefined
         { timeoutMs: 15_000, intervalMs: 250, description: "nodes 2 and 3 Liking node 1's anchor" },
       );
       // A log-backed proof's `created` is the log's timestamp of the credential's entry (the leaf input is
-      // the original's JSON MerkleTreeLeaf).
+      // trustbloc/vct's JSON MerkleTreeLeaf).
       const loggedAt = Date.parse(witnessProof!.created);
       await waitFor(
         async () => {

@@ -1,6 +1,6 @@
 /**
  * Both HTTP signature schemes between real node processes: node A signs with RFC 9421
- * (`--http-signature-scheme rfc9421`), node B with draft-cavage (the default, the only scheme the original reads).
+ * (`--http-signature-scheme rfc9421`), node B with draft-cavage (the default, the only scheme Orb reads).
  * Each verifies both. A follows B and witnesses for B, so every step of the federation crosses the two schemes:
  * A's Follow and witness Accepts reach B signed with RFC 9421, B's Accept, Offers and Create reach A signed with
  * draft-cavage.

@@ -1,6 +1,6 @@
 /**
  * The common KmsClient and kmsSigner against the real kms process: every operation family with its wire
- * form (padded base64url, the original's wrap key objects), both ways into a keystore (capability token,
+ * form (padded base64url, trustbloc/kms's wrap key objects), both ways into a keystore (capability token,
  * HTTP signature by the controller), the error mapping, and a signer that refuses a rotated key.
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
