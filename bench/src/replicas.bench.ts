@@ -25,7 +25,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createStoreProvider, StoreLease } from '@anchor/common/storage';
 import { checkResolution, createAll, published, publishedTwice, TestDid } from '@anchor/node/testing';
-import { AMQP_URL, amqpUnavailable, deleteQueues } from '@anchor/testing/amqp-broker';
+import { AMQP_URL, amqpUnavailable, deleteQueues, topicQueueNames } from '@anchor/testing/amqp-broker';
 import { stopAllProcesses } from '@anchor/testing/process';
 import { haproxyBinary, startNodeReplicas, type Replica, type ReplicaSet } from '@anchor/testing/replicas';
 import { loadAverage } from './lib/machine.js';
@@ -165,7 +165,7 @@ async function withSet<T>(count: number, body: (set: ReplicaSet) => Promise<T>):
   } finally {
     saveLogs(set, `${count}`);
     await set.stop();
-    await deleteQueues(TOPICS.flatMap((topic) => [`${namespace}.${topic}`, `${namespace}.${topic}.dead`]));
+    await deleteQueues(topicQueueNames(TOPICS.map((topic) => `${namespace}.${topic}`)));
   }
 }
 

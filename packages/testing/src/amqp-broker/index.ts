@@ -4,7 +4,7 @@
  */
 import { connect as tcpConnect } from 'node:net';
 import { connect } from 'amqplib';
-import { redactUrl } from '@anchor/common/mq';
+import { DEFAULT_QUEUE_DEFAULTS, delayQueue, quantizeDelay, redactUrl, retryBackoffs } from '@anchor/common/mq';
 
 export const AMQP_URL = process.env['AMQP_URL'] || 'amqp://guest:guest@127.0.0.1:5672';
 /** AMQP_URL with its password masked, for messages. */
@@ -42,6 +42,21 @@ async function probe(url: string): Promise<string | undefined> {
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }
+}
+
+/**
+ * The queues a service's subscriptions of `topics` leave on a broker: each topic's work and dead-letter
+ * queues, and the delay queues of both for the given delays (default: those of the default redelivery policy,
+ * which every subscription with it declares). Delay queues never expire: a test or bench that does not delete
+ * them leaves them on the shared broker.
+ */
+export function topicQueueNames(
+  topics: Iterable<string>,
+  delaysMs: readonly number[] = retryBackoffs(DEFAULT_QUEUE_DEFAULTS, quantizeDelay),
+): string[] {
+  return [...topics].flatMap((topic) =>
+    [topic, `${topic}.dead`].flatMap((t) => [t, ...delaysMs.map((ms) => delayQueue(t, ms).name)]),
+  );
 }
 
 /** Deletes queues (missing ones are fine), over a connection of its own. */
