@@ -171,6 +171,33 @@ for (const queueType of ['classic', 'quorum'] as const satisfies readonly QueueT
       expect(q.errors.filter((e) => /PRECONDITION|inequivalent/.test(e))).toEqual([]);
     });
 
+    it('moves at once a message in a delay queue without a usable due time, keeping its body and id', async () => {
+      const q = await open();
+      const t = topic();
+      const got = new Collector<string>();
+      await q.subscribe(t, got.handler(), { delays: [60_000] });
+      // Another producer's messages: no due time, and one that is not a number. Neither may stay held.
+      const conn = await connect(AMQP_URL);
+      try {
+        const ch = await conn.createConfirmChannel();
+        const props = { persistent: true, contentType: 'application/json' };
+        ch.sendToQueue(`${t}.delay.60000`, Buffer.from('"no due time"'), { ...props, messageId: 'm1' });
+        ch.sendToQueue(`${t}.delay.60000`, Buffer.from('"bad due time"'), {
+          ...props,
+          messageId: 'm2',
+          headers: { [HEADERS.dueAt]: 'soon' },
+        });
+        await ch.waitForConfirms();
+        await ch.close();
+      } finally {
+        await conn.close();
+      }
+      await got.waitFor(2, 10_000);
+      expect(got.bodies.sort()).toEqual(['bad due time', 'no due time']);
+      expect(got.deliveries.map((d) => d.id).sort()).toEqual(['m1', 'm2']);
+      expect(await queueDepth(`${t}.delay.60000`)).toBe(0);
+    });
+
     it('accepts waitEpochMs, now ignored, and still refuses the values it refused', async () => {
       const q = await open({ waitEpochMs: 20_000 });
       const t = topic();
