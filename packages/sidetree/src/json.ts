@@ -22,7 +22,7 @@ export function optionalString(value: unknown, path: string): string | undefined
   return value;
 }
 
-/** Unix seconds as the Go original reads them (int64): integers only; `undefined` when absent. */
+/** Unix seconds as Orb reads them (int64): integers only; `undefined` when absent. */
 export function optionalUnixSeconds(value: unknown, path: string): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isSafeInteger(value))

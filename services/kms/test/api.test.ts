@@ -501,7 +501,7 @@ describe('kms API', () => {
   });
 
   describe('key wrap', () => {
-    /** The original's wire form of an exported ECDH key (`{"kid","x","y","curve","type"}`, coordinates in std base64). */
+    /** aries' wire form of an exported ECDH key (`{"kid","x","y","curve","type"}`, coordinates in std base64). */
     const recipientOf = (key: CreatedKey) => {
       const exported = JSON.parse(unb64(key.publicKey as string).toString()) as {
         kid?: string;

@@ -146,7 +146,7 @@ describe('GET /metrics scraped and parsed as Prometheus does', () => {
       return histogram !== undefined && families.get(histogram) === 'HISTOGRAM';
     };
     expect([...named].filter((name) => !exported(name))).toEqual([]);
-    // The original's families the dashboard shows (orb.md §8.1), under node_.
+    // Orb's families the dashboard shows (orb.md §8.1), under node_.
     expect([...named]).toEqual(
       expect.arrayContaining([
         'node_db_put_seconds_bucket',

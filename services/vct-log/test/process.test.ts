@@ -121,7 +121,7 @@ describe('vct-log binary', () => {
     const dir = await tempDir('vct-contexts-');
     const fixture = (name: string) => readFile(new URL(`./fixtures/original-bdd/${name}`, import.meta.url), 'utf8');
     const file = join(dir.path, 'contexts.json');
-    // The original's file holds the W3C examples context, bundled here: it is passed over, not a reason to stop.
+    // trustbloc/vct's file holds the W3C examples context, bundled here: it is passed over, not a reason to stop.
     const fromFile = {
       url: 'https://example.org/bdd/file/v1',
       content: { '@context': { fileNote: 'https://example.org/bdd#fileNote' } },

@@ -89,7 +89,7 @@ describe('KmsClient against the kms service', () => {
     for (const keyType of ['NISTP256ECDHKW', 'X25519ECDHKW'] as const) {
       const recipient = await keystore.createKey(keyType);
       const exported = await keystore.exportPublicKey(recipient.keyId);
-      // The original exports ECDH-KW keys as JSON {kid, x, y, curve, type} with base64 coordinates.
+      // trustbloc/kms exports ECDH-KW keys as JSON {kid, x, y, curve, type} with base64 coordinates.
       const jwk = JSON.parse(exported.publicKey.toString('utf8')) as {
         kid?: string;
         x: string;

@@ -1,7 +1,7 @@
 /**
  * secp256k1 low-S normalisation. OpenSSL returns either of the two valid `s` values; Bitcoin-lineage
  * verifiers (@noble/curves by default, libsecp256k1) accept only `s <= n/2`, so signatures we emit are
- * normalised. Verification stays permissive, like the Go original.
+ * normalised. Verification stays permissive, like Orb's.
  */
 const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const SECP256K1_HALF_ORDER = SECP256K1_ORDER >> 1n;

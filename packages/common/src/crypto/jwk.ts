@@ -95,7 +95,7 @@ function importEcJwk(type: EcKeyType, jwk: Jwk): ImportedJwk {
   return { type, publicKey: createPublicKey(privateKey), privateKey };
 }
 
-/** The public JWK in the member order the Sidetree vectors and the Go original print: kty, crv, x(, y). */
+/** The public JWK in the member order the Sidetree vectors and Orb print: kty, crv, x(, y). */
 export function publicJwkOf(type: KeyType, publicKey: KeyObject): Jwk {
   const exported = publicKey.export({ format: 'jwk' });
   if (isEcKeyType(type)) return { kty: 'EC', crv: type, x: exported.x as string, y: exported.y as string };

@@ -13,7 +13,7 @@ export interface JwsHeaderInput {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** base64url of the header as sorted compact JSON, the only form the Go original verifies. */
+/** base64url of the header as sorted compact JSON, the only form Orb verifies. */
 export function encodeProtectedHeader(header: Record<string, unknown>): string {
   return base64UrlEncode(goJsonMarshal(header));
 }

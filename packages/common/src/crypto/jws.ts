@@ -14,7 +14,7 @@ import {
 } from './jws-header.js';
 
 /**
- * JWS compact serialization (RFC 7515 §7.1) as Sidetree operations and the Go original use it. The protected
+ * JWS compact serialization (RFC 7515 §7.1) as Sidetree operations and Orb use it. The protected
  * header is written as sorted compact JSON because the Go verifier rebuilds the signing input from a sorted
  * re-marshal of the header; our verifier checks the signature over the segments actually received.
  */

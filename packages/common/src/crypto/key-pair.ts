@@ -157,7 +157,7 @@ export class KeyPair {
 
   /**
    * Signs `data`: pure EdDSA for Ed25519; ECDSA with SHA-256 (P-256, secp256k1) or SHA-384 (P-384) as a raw
-   * `r || s` (IEEE P1363) signature, which is what JWS and the Go original expect. secp256k1 comes out low-S.
+   * `r || s` (IEEE P1363) signature, which is what JWS and Orb expect. secp256k1 comes out low-S.
    */
   sign(data: Uint8Array): Buffer {
     const privateKey = this.requirePrivate();
@@ -169,7 +169,7 @@ export class KeyPair {
 
   /**
    * Checks a signature made by `sign`. Malformed signatures (wrong length, garbage) give false, never an
-   * exception. High-S secp256k1 signatures are accepted, as the Go original accepts them.
+   * exception. High-S secp256k1 signatures are accepted, as Orb accepts them.
    */
   verify(data: Uint8Array, signature: Uint8Array): boolean {
     if (this.type === 'X25519') throw badRequest('X25519 keys cannot verify signatures');

@@ -29,7 +29,7 @@ describe('secp256k1 against @noble/curves', () => {
     }
   });
 
-  it('accepts the high-S signatures OpenSSL produces, as the Go original does', () => {
+  it('accepts the high-S signatures OpenSSL produces, as Orb does', () => {
     const privateKey = createPrivateKey({ key: key.privateJwk(), format: 'jwk' });
     let highS = 0;
     for (const message of messages) {

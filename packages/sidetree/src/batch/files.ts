@@ -1,7 +1,7 @@
 import type { JsonObject } from '../json.js';
 
 /**
- * The Sidetree batch files in the Go original's shapes (what orb writes to its CAS): the proof files hold
+ * The Sidetree batch files in Orb's shapes (what it writes to its CAS): the proof files hold
  * bare JWS strings, not `{signedData}` objects as in the DIF spec.
  */
 export interface SignedOperationReference {

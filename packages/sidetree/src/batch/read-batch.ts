@@ -21,7 +21,7 @@ import {
  * fetches them: core index, then (as its URIs say) core proof and provisional index, then provisional proof
  * and chunk. Each `parse*File` checks one file (size, decompression limit, shape); `assembleBatch` checks
  * the files against each other and returns the operations, parsed in anchored mode, in batch order
- * (creates, recovers, deactivates, updates). Unknown members in the files are ignored, as the Go original
+ * (creates, recovers, deactivates, updates). Unknown members in the files are ignored, as Orb
  * ignores them.
  */
 export function parseCoreIndexFile(

@@ -8,7 +8,7 @@ import type { ParseMode } from '../operations/parse-mode.js';
 
 /**
  * Update and recovery keys (the JWKs inside signed data). Their reveal values and commitments are hashed
- * over the Go original's normalised form (§1.7): exactly kty, crv, x and y (y always present, "" for
+ * over Orb's normalised form (§1.7): exactly kty, crv, x and y (y always present, "" for
  * Ed25519), plus n, e and nonce when non-empty; every other member (kid, alg, use, d...) is dropped. For EC
  * keys this is the plain public JWK, so the DIF vectors hash identically; for Ed25519 it is what orb hashes.
  */

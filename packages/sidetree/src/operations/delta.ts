@@ -16,7 +16,7 @@ export interface ValidDelta {
 }
 
 /**
- * The delta as the Go original hashes and stores it: only `patches` and `updateCommitment`, each omitted
+ * The delta as Orb hashes and stores it: only `patches` and `updateCommitment`, each omitted
  * when empty (`omitempty`); any other member is dropped. Ingest rejects other members, so for requests
  * accepted here this is the delta exactly as sent.
  */

@@ -45,7 +45,7 @@ export function parseCreate(request: JsonObject, context: ParseContext): CreateO
   };
 }
 
-/** suffixData reduced to the members the Go original hashes (unknown members are rejected at ingest). */
+/** suffixData reduced to the members Orb hashes (unknown members are rejected at ingest). */
 function readSuffixData(value: unknown, context: ParseContext): SuffixData {
   const { protocol, mode } = context;
   const object = requireObject(value, 'suffixData');

@@ -7,7 +7,7 @@ export type OperationType = 'create' | 'update' | 'recover' | 'deactivate';
 
 export const OPERATION_TYPES: readonly OperationType[] = ['create', 'update', 'recover', 'deactivate'];
 
-/** suffixData as the Go original hashes it: deltaHash, recoveryCommitment, and anchorOrigin / type when set. */
+/** suffixData as Orb hashes it: deltaHash, recoveryCommitment, and anchorOrigin / type when set. */
 export interface SuffixData {
   deltaHash: string;
   recoveryCommitment: string;

@@ -7,7 +7,7 @@ import type { SignedOperation } from './types.js';
  * Signature check of a signed operation, memoised per parsed operation: resolution may meet the same parsed
  * object many times (a node can cache parsed operations), and a verification costs far more than the rest.
  *
- * Verification follows the Go original: the curve and hash come from the signing key, the header `alg`
+ * Verification follows Orb: the curve and hash come from the signing key, the header `alg`
  * only had to be allowed by the protocol (checked when parsing). Ingest additionally requires `alg` to be
  * the key's own algorithm (`algorithmMismatch`).
  */

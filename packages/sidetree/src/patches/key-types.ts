@@ -1,7 +1,7 @@
 import type { VerificationRelationship } from './types.js';
 
 /**
- * Which document key types may serve which verification relationship (the Go original's table), and the
+ * Which document key types may serve which verification relationship (Orb's table), and the
  * JSON-LD suite context each type brings into a rendered did:node document.
  */
 const SIGNING_TYPES = [

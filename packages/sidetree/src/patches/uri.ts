@@ -1,7 +1,7 @@
 /**
  * URI checks for service endpoints and also-known-as entries. Ingest wants an absolute URI: a scheme, no
  * whitespace, and something the WHATWG parser accepts (covers http(s), did:, urn:, mailto: ...). Anchored
- * data is judged like the Go original judges it, so every node agrees on the same anchors.
+ * data is judged as Orb judges it, so every node agrees on the same anchors.
  */
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 // eslint-disable-next-line no-control-regex

@@ -22,7 +22,7 @@ const REPLACE_DOCUMENT_MEMBERS: ReadonlySet<string> = new Set(['publicKeys', 'se
 
 /**
  * Validates one patch and returns it typed. The returned object is the patch as received: patches are hashed
- * and written to batch files exactly as sent (the Go original keeps patch members as raw maps). Errors read
+ * and written to batch files exactly as sent (Orb keeps patch members as raw maps). Errors read
  * `invalid patch <index> (<action>): <problem>`.
  */
 export function validatePatch(value: unknown, index: number, protocol: ProtocolParameters, mode: ParseMode): Patch {

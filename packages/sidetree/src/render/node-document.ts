@@ -15,7 +15,7 @@ export const DID_RESOLUTION_CONTEXT = 'https://w3id.org/did-resolution/v1';
 const ED25519_MULTICODEC = Buffer.from([0xed, 0x01]);
 
 /**
- * A did:node DID document in the Go original's rendering: absolute ids `<did>#<id>`, the DID context plus one
+ * A did:node DID document in Orb's rendering: absolute ids `<did>#<id>`, the DID context plus one
  * suite context per key type (first seen first), Ed25519VerificationKey2018 keys as publicKeyBase58,
  * Ed25519VerificationKey2020 keys as publicKeyMultibase, every other key as its stored publicKeyJwk;
  * relationships, services (extra members kept) and alsoKnownAs only when non-empty.

@@ -27,7 +27,7 @@ export interface DidState {
 
 /**
  * The applier: one function per operation type, each returning the next state, or undefined when the
- * operation is rejected (the resolver then tries the next candidate). Outcomes follow the Go original:
+ * operation is rejected (the resolver then tries the next candidate). Outcomes follow Orb:
  *
  * | operation  | rejected when                      | unusable delta                      | outside its anchor window  |
  * |------------|------------------------------------|-------------------------------------|----------------------------|

@@ -5,7 +5,7 @@ import { buildTimeline, type TimelineEntry } from './operation-timeline.js';
 import type { AppliedOperation, ResolutionInput, ResolutionModel, ResolveOptions } from './types.js';
 
 /**
- * Resolves a DID from its operations (Sidetree §3.1, the Go original's processor):
+ * Resolves a DID from its operations (Sidetree §3.1, Orb's processor):
  *
  * 1. order the operations (published, then unpublished; `versionId` / `versionTime` cut the history);
  * 2. the first create wins (published creates come first);

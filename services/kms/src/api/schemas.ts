@@ -200,7 +200,7 @@ export const SEAL_OPEN = defineSchema<SealOpenBody>(
   ),
 );
 
-/** The original's public key object of wrap/unwrap: every member base64url with padding, strings too. */
+/** The aries public key object of wrap/unwrap: every member base64url with padding, strings too. */
 export interface WirePublicKey {
   kid?: string;
   x: string;

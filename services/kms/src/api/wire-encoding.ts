@@ -23,7 +23,7 @@ export function bytesListOf(values: readonly string[], field: string): Buffer[] 
 }
 
 /**
- * The original's wrap/unwrap JSON: every member base64url with padding, the strings `kid`, `curve`, `type` and
+ * trustbloc/kms's wrap/unwrap JSON: every member base64url with padding, the strings `kid`, `curve`, `type` and
  * `alg` included (their bytes are the UTF-8 of the string); `y` is empty for X25519.
  */
 const text = (value: string, field: string): string => bytesOf(value, field).toString('utf8');

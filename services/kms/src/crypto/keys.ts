@@ -70,7 +70,7 @@ export function exportPublicKey(m: KeyMaterial, kid?: string): Uint8Array {
   return spec.encoding === 'der' ? publicKey.export({ format: 'der', type: 'spki' }) : ecPublicPoint(publicKey);
 }
 
-/** The original's `cryptoapi.PublicKey` JSON (Go field order, `[]byte` as standard base64, empty fields left out). */
+/** aries' `cryptoapi.PublicKey` JSON (Go field order, `[]byte` as standard base64, empty fields left out). */
 function ecdhPublicKeyJson(
   spec: Extract<KeySpec, { kind: 'ecdh' }>,
   publicKey: KeyObject,

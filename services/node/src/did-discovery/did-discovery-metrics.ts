@@ -1,7 +1,7 @@
 import type { Metrics } from '@anchor/common/metrics';
 import type { Histogram } from 'prom-client';
 
-/** The original's resolver metrics for discovery and the anchor origin (orb.md §8.1 `resolver`), `node_` prefixed. */
+/** Orb's resolver metrics for discovery and the anchor origin (orb.md §8.1 `resolver`), `node_` prefixed. */
 export interface DidDiscoveryMetrics {
   /** Discovering an unknown hinted DID, by result: found (anchors processed), none (nothing new), failed. */
   requestDiscoverySeconds: Histogram<'result'>;

@@ -250,7 +250,7 @@ export class DidDiscovery {
     await checkPeer(base, this.options.peerPolicy);
     const endpoint = await this.resolutionEndpoint(base);
     const { data: bytes } = await this.deps.httpClient.get<Buffer>(`${endpoint}/${canonicalId}`, {
-      // The original's answer, with the metadata compared here (did+ld+json would be the bare document).
+      // Orb's answer, with the metadata compared here (did+ld+json would be the bare document).
       headers: { accept: 'application/json' },
       responseType: 'buffer',
     });

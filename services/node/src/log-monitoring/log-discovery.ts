@@ -18,9 +18,8 @@ export interface LogDiscoveryDeps {
 
 /**
  * Which logs are monitored without an operator saying so (orb.md §2.5): the node's own log (`/log`) and
- * the log each followed service announces in its WebFinger (`rel: vct`). The original switched these on
- * when `/log` was set or a Follow was accepted and off on Undo; deriving them each round from the setting
- * and the `following` collection gives the same result and catches changes made on any instance. A log
+ * the log each followed service announces in its WebFinger (`rel: vct`). They are derived each round from the
+ * setting and the `following` collection, so changes made on any instance are caught. A log
  * that is no longer wanted is deactivated (its state kept), except when an operator chose otherwise, and
  * not while a followed service's log could not be looked up.
  */

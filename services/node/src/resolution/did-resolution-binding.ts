@@ -39,7 +39,7 @@ export interface VersionParams {
   versionTime?: string | undefined;
 }
 
-/** The original's answer to a resolution request: a resolution result as JSON text (DID URL parameters override the request's). */
+/** Orb's answer to a resolution request: a resolution result as JSON text (DID URL parameters override the request's). */
 export type SeedResolution = (did: string, versions?: VersionParams) => Promise<{ body: string }>;
 
 interface SeedResult {

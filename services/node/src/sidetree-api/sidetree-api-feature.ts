@@ -73,7 +73,7 @@ export function createSidetreeApiFeature(
     deps.discovery?.resolve ??
     ((did: string, versions: VersionOptions) => deps.resolution.service.resolve(did, versions));
 
-  /** The original's answer: the resolution result, or the did:web view of a did:node DID. */
+  /** Orb's answer: the resolution result, or the did:web view of a did:node DID. */
   const resolveSeed = async (
     did: string,
     versions: { versionId?: string | undefined; versionTime?: string | undefined },

@@ -37,7 +37,7 @@ const webFingerTemplate = (base: string): string => `${base}${WEBFINGER_PATH}?re
 /**
  * `/.well-known/host-meta(.json)`: how a peer finds this node's WebFinger and its ActivityPub service (every
  * peer reads it before talking to a host), plus the same two links for each discovery domain as alternates.
- * The original hard-coded `/services/orb` for the alternates' service; they take this node's service path.
+ * The alternates' service is this node's service path.
  */
 export function hostMetaDocument(urls: NodeUrls, discoveryDomains: readonly string[]): Jrd {
   return buildJrd({

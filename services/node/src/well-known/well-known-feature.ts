@@ -75,8 +75,7 @@ export function createWellKnownFeature(ctx: NodeContext, deps: WellKnownDeps): W
       answer({ json: nodeInfoDocument(version, nodeInfo.usage), type: nodeInfoContentType(version) });
   const handlers: WellKnownHandlers = {
     didOrb: () => answer({ json: didOrbDocument(ctx.urls) }),
-    // The original answered /host-meta only with `Accept: application/json` (400 otherwise); both paths
-    // serve the JRD here, since XRD is not offered and a 400 helps no client.
+    // Both paths serve the JRD whatever the Accept header: XRD is not offered, and a 400 helps no client.
     hostMeta: () => answer({ json: hostMetaDocument(ctx.urls, discoveryDomains) }),
     // Public key material: the explorer of another node checks this node's witness proofs with it in the page.
     domainDid: () => answer({ json: ctx.domainDidDocument, headers: { 'Access-Control-Allow-Origin': '*' } }),

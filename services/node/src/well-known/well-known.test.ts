@@ -73,7 +73,7 @@ describe('well-known documents', () => {
       ],
     };
     expect((await getJson(`${node.url}/.well-known/host-meta.json`)).body).toEqual(expected);
-    // The original refused /host-meta without `Accept: application/json`.
+    // Orb refused /host-meta without `Accept: application/json`.
     expect(await getJson(`${node.url}/.well-known/host-meta`)).toMatchObject({ status: 200, body: expected });
     expect(await getJson(`${node.url}/.well-known/host-meta`, { accept: 'application/json' })).toMatchObject({
       status: 200,

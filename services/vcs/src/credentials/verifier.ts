@@ -312,7 +312,7 @@ function record(result: Verification, check: string, failure: Omit<FailedCheck, 
   else result.passed.push(check);
 }
 
-/** The original's answer: 200 `{"checks":[...]}`, or 400 with the failed checks. */
+/** vc-rest's answer: 200 `{"checks":[...]}`, or 400 with the failed checks. */
 export function verificationAnswer(result: Verification): { checks: string[] } {
   if (result.failed.length > 0)
     throw badRequest(

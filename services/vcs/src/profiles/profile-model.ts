@@ -17,7 +17,7 @@ export interface ProfileRequest {
   didPrivateKey?: string;
   didKeyType?: 'Ed25519' | 'P256' | 'P-256';
   didKeyID?: string;
-  /** The original's API documents `creator` as an input; accepted as an alias of didKeyID. */
+  /** vc-rest's API documents `creator` as an input; accepted as an alias of didKeyID. */
   creator?: string;
   disableVCStatus?: boolean;
   overwriteIssuer?: boolean;

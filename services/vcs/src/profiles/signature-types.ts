@@ -14,7 +14,7 @@ export const SIGNATURE_TYPES = [
 ] as const;
 export type SignatureType = (typeof SIGNATURE_TYPES)[number];
 
-/** The original's `signatureRepresentation`: 0 = proofValue, 1 = jws. */
+/** vc-rest's `signatureRepresentation`: 0 = proofValue, 1 = jws. */
 export type SignatureRepresentation = 0 | 1;
 export const PROOF_VALUE = 0;
 export const JWS = 1;

@@ -40,12 +40,12 @@ export function nquadsOf(credential: object): Promise<string> {
   return canonicalize({ ...credential, proof: null }, { allowUndefinedTerms: ANCHOR_CREDENTIAL_UNDEFINED_TERMS });
 }
 
-/** The original client's `CalculateLeafHash(timestamp, vc)`: the Merkle leaf hash of the logged leaf. */
+/** trustbloc/vct's client `CalculateLeafHash(timestamp, vc)`: the Merkle leaf hash of the logged leaf. */
 export async function leafHashFor(credential: object, timestamp: number): Promise<Buffer> {
   return leafHash(Buffer.from(buildLeafInput(timestamp, vcEntryOf(await nquadsOf(credential)))));
 }
 
-/** The original client's `VerifyVCTimestampSignature`: rebuilds the payload from the client's copy of the credential. */
+/** trustbloc/vct's client `VerifyVCTimestampSignature`: rebuilds the payload from the client's copy of the credential. */
 export async function addVcSignatureVerifies(
   response: AddVcResponse,
   credential: object,

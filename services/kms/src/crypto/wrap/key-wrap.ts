@@ -32,7 +32,7 @@ export function aesKeyUnwrap(kek: Uint8Array, wrapped: Uint8Array): Buffer {
   }
 }
 
-/** The original's XC20P key wrap: XChaCha20-Poly1305 of the key under the KEK, no associated data; nonce ‖ ciphertext ‖ tag. */
+/** aries' XC20P key wrap: XChaCha20-Poly1305 of the key under the KEK, no associated data; nonce ‖ ciphertext ‖ tag. */
 export function xc20pKeyWrap(kek: Uint8Array, key: Uint8Array): Buffer {
   if (key.length === 0) throw badInput('cek must not be empty');
   const nonce = randomBytes(XC20P_NONCE_LENGTH);
