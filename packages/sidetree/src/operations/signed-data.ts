@@ -56,7 +56,7 @@ export function readSignedData(value: unknown, protocol: ProtocolParameters, mod
 }
 
 /**
- * The Go original verifies over `base64url(json.Marshal(header))`, a sorted compact re-serialisation, not
+ * Orb verifies over `base64url(json.Marshal(header))`, a sorted compact re-serialisation, not
  * over the header segment it received; other implementations use the received segment. Both agree on a
  * signature exactly when the segment already is that re-serialisation, so this is required of every JWS.
  */
