@@ -134,6 +134,21 @@ export class KmsOperations {
       return work(scoped, jsonBody(req, schema));
     });
   }
+
+  /**
+   * An operation with the key's newest version (sign, encrypt, MAC, box, wrap): `work` gets its material and
+   * returns the answer's JSON, to which the version used is added last as `keyVersion`.
+   */
+  withCurrentKey<T>(
+    name: string,
+    schema: Schema<T>,
+    work: (material: KeyMaterial, body: T) => Promise<Record<string, unknown>> | Record<string, unknown>,
+  ): Handler {
+    return this.key(name, schema, async ({ keystore, key }, body) => {
+      const { material, version } = this.scope.current(keystore, key);
+      return answer({ json: { ...(await work(material, body)), keyVersion: version.version } });
+    });
+  }
 }
 
 /** The kms operations of trustbloc/kms (key creation, import, export, rotation, sign ... sealopen) as fast handlers. */
@@ -204,11 +219,9 @@ export function kmsOperations({ keystores, metrics, baseUrl, batchSigner }: KmsO
       return keyCreated(keystore, key, body.export, 200);
     }),
 
-    sign: ops.key('sign', schemas.SIGN, async ({ keystore, key }, body) => {
-      const { material, version } = scope.current(keystore, key);
-      const signature = sign(material, bytesOf(body.message, 'message'));
-      return answer({ json: { signature: b64(signature), keyVersion: version.version } });
-    }),
+    sign: ops.withCurrentKey('sign', schemas.SIGN, (material, body) => ({
+      signature: b64(sign(material, bytesOf(body.message, 'message'))),
+    })),
 
     // Many messages in one request, each signed on its own with the newest version, answered in order: an
     // issuer signing many credentials pays the HTTP cost (most of a single sign's) once per batch.
@@ -229,12 +242,9 @@ export function kmsOperations({ keystores, metrics, baseUrl, batchSigner }: KmsO
       return answer({ json: { verified } });
     }),
 
-    encrypt: ops.key('encrypt', schemas.ENCRYPT, async ({ keystore, key }, body) => {
-      const { material, version } = scope.current(keystore, key);
+    encrypt: ops.withCurrentKey('encrypt', schemas.ENCRYPT, (material, body) => {
       const sealed = encrypt(material, bytesOf(body.message, 'message'), optionalBytesOf(body.aad, 'aad'));
-      return answer({
-        json: { cipherText: b64(sealed.ciphertext), nonce: b64(sealed.nonce), keyVersion: version.version },
-      });
+      return { cipherText: b64(sealed.ciphertext), nonce: b64(sealed.nonce) };
     }),
 
     decrypt: ops.key('decrypt', schemas.DECRYPT, async ({ keystore, key }, body) => {
@@ -247,12 +257,9 @@ export function kmsOperations({ keystores, metrics, baseUrl, batchSigner }: KmsO
       return answer({ json: { plainText: b64(plainText) } });
     }),
 
-    computeMac: ops.key('compute_mac', schemas.COMPUTE_MAC, async ({ keystore, key }, body) => {
-      const { material, version } = scope.current(keystore, key);
-      return answer({
-        json: { mac: b64(computeMac(material, bytesOf(body.data, 'data'))), keyVersion: version.version },
-      });
-    }),
+    computeMac: ops.withCurrentKey('compute_mac', schemas.COMPUTE_MAC, (material, body) => ({
+      mac: b64(computeMac(material, bytesOf(body.data, 'data'))),
+    })),
 
     verifyMac: ops.key('verify_mac', schemas.VERIFY_MAC, async ({ keystore, key }, body) => {
       const mac = bytesOf(body.mac, 'mac');
@@ -261,16 +268,16 @@ export function kmsOperations({ keystores, metrics, baseUrl, batchSigner }: KmsO
       return answer({ json: { verified } });
     }),
 
-    easy: ops.key('easy', schemas.EASY, async ({ keystore, key }, body) => {
-      const { material, version } = scope.current(keystore, key);
-      const box = easy(
-        material,
-        bytesOf(body.payload, 'payload'),
-        bytesOf(body.nonce, 'nonce'),
-        bytesOf(body.theirPub, 'theirPub'),
-      );
-      return answer({ json: { cipherText: b64(box), keyVersion: version.version } });
-    }),
+    easy: ops.withCurrentKey('easy', schemas.EASY, (material, body) => ({
+      cipherText: b64(
+        easy(
+          material,
+          bytesOf(body.payload, 'payload'),
+          bytesOf(body.nonce, 'nonce'),
+          bytesOf(body.theirPub, 'theirPub'),
+        ),
+      ),
+    })),
 
     easyOpen: ops.keystore('easy_open', schemas.EASY_OPEN, async (keystore, body) => {
       const material = await materialByPublicKey(keystores, keystore, bytesOf(body.myPub, 'myPub'));

@@ -48,8 +48,7 @@ export function wrapAndBbsOperations({ keystores, metrics, baseUrl, bbs }: WrapB
       return answer({ json: { wrappedKey: wrappedKeyToWire(wrapped) } });
     }),
 
-    wrapWithSender: ops.key('wrap', schemas.WRAP, async ({ keystore, key }, body) => {
-      const { material, version } = scope.current(keystore, key);
+    wrapWithSender: ops.withCurrentKey('wrap', schemas.WRAP, (material, body) => {
       const wrapped = wrapAuthcrypt(
         material,
         bytesOf(body.cek, 'cek'),
@@ -58,7 +57,7 @@ export function wrapAndBbsOperations({ keystores, metrics, baseUrl, bbs }: WrapB
         publicKeyFromWire(body.recPubKey, 'recPubKey'),
         body.tag === undefined ? undefined : bytesOf(body.tag, 'tag'),
       );
-      return answer({ json: { wrappedKey: wrappedKeyToWire(wrapped), keyVersion: version.version } });
+      return { wrappedKey: wrappedKeyToWire(wrapped) };
     }),
 
     unwrap: ops.key('unwrap', schemas.UNWRAP, async ({ keystore, key }, body) => {
@@ -71,11 +70,9 @@ export function wrapAndBbsOperations({ keystores, metrics, baseUrl, bbs }: WrapB
       return answer({ json: { key: b64(cek) } });
     }),
 
-    signMulti: ops.key('sign_multi', schemas.SIGN_MULTI, async ({ keystore, key }, body) => {
-      const { material, version } = scope.current(keystore, key);
+    signMulti: ops.withCurrentKey('sign_multi', schemas.SIGN_MULTI, async (material, body) => {
       const header = body.header === undefined ? undefined : bytesOf(body.header, 'header');
-      const signature = await bbs.sign(material, bytesListOf(body.messages, 'messages'), header);
-      return answer({ json: { signature: b64(signature), keyVersion: version.version } });
+      return { signature: b64(await bbs.sign(material, bytesListOf(body.messages, 'messages'), header)) };
     }),
 
     verifyMulti: ops.key('verify_multi', schemas.VERIFY_MULTI, async ({ key }, body) => {
