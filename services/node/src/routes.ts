@@ -137,7 +137,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
     auth: 'signed',
     tag: 'federation',
     access: 'a token, or a signed follower or witness',
-    summary: `${what} (paged: notes below)`,
+    summary: `${what} (paged)`,
     query: PAGING,
     responses: { 200: { description: 'the collection', mediaType: AP_CONTENT_TYPE }, 400: 'bad paging parameters' },
     handler,
@@ -188,7 +188,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       tag: 'sidetree',
       summary:
         path === IDENTIFIERS_PATH
-          ? 'resolves every did:node form and `did:web:<host>:scid:<suffix>`, or dereferences a DID URL (notes below)'
+          ? 'resolves every did:node form and `did:web:<host>:scid:<suffix>`, or dereferences a DID URL'
           : 'the Universal Resolver driver path: the same resolution as `/sidetree/v1/identifiers/{did}`, W3C binding included',
       params: { did: 'the DID (percent-encoded as a whole, or with `%3A` for a port)' },
       query: [
@@ -215,7 +215,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       auth: 'read',
       fast: true,
       tag: 'sidetree',
-      summary: 'every operation this node holds for a did:node DID (any form), in resolution order (notes below)',
+      summary: 'every operation this node holds for a did:node DID (any form), in resolution order',
       params: { did: 'the DID (percent-encoded as a whole, or with `%3A` for a port)' },
       responses: {
         200: { description: 'the history', mediaType: 'application/json' },
@@ -290,7 +290,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       path: '/log-monitor',
       auth: 'admin',
       tag: 'sidetree',
-      summary: 'the monitored transparency logs, active or inactive, or those found misbehaving (notes below)',
+      summary: 'the monitored transparency logs, active or inactive, or those found misbehaving',
       query: [
         {
           name: 'status',
@@ -310,7 +310,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       path: '/log-monitor',
       auth: 'admin',
       tag: 'sidetree',
-      summary: 'switches the monitoring of transparency logs on or off (notes below)',
+      summary: 'switches the monitoring of transparency logs on or off',
       body: { mediaTypes: JSON_TYPES, schema: LOG_MONITOR_UPDATE },
       responses: { 200: 'done', 400: 'bad shape or not a log URL; nothing changes' },
       handler: logMonitoring.handlers.post,
@@ -320,7 +320,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       path: EXPORT_PATH,
       auth: 'read',
       tag: 'sidetree',
-      summary: 'every operation this node holds, in anchor order, a page at a time (notes below)',
+      summary: 'every operation this node holds, in anchor order, a page at a time',
       query: exportQuery,
       responses: {
         200: { description: 'a page of the export', mediaType: 'application/json' },
@@ -333,7 +333,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       path: EXPORT_STREAM_PATH,
       auth: 'read',
       tag: 'sidetree',
-      summary: 'the export as Server-Sent Events, then new anchors as they are committed (notes below)',
+      summary: 'the export as Server-Sent Events, then new anchors as they are committed',
       query: exportQuery,
       responses: {
         200: { description: 'the event stream', mediaType: 'text/event-stream' },
@@ -347,7 +347,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       auth: 'admin',
       tag: 'sidetree',
       summary:
-        "imports a page of another node's export, each anchor verified before it is committed: how a mirror is built (notes below)",
+        "imports a page of another node's export, each anchor verified before it is committed: how a mirror is built",
       body: {
         mediaTypes: JSON_TYPES,
         schema: { type: 'object', required: ['anchors'], properties: { anchors: { type: 'array' } } },
@@ -493,7 +493,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       path: '/dead-letters',
       auth: 'admin',
       tag: 'federation',
-      summary: 'the dead letters kept, newest first (notes below)',
+      summary: 'the dead letters kept, newest first',
       query: [
         {
           name: 'topic',
@@ -529,8 +529,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       path: '/dead-letters/:id/replay',
       auth: 'admin',
       tag: 'federation',
-      summary:
-        'publishes the message again on its topic with fresh attempts, forgets the dead letter and answers it (notes below)',
+      summary: 'publishes the message again on its topic with fresh attempts, forgets the dead letter and answers it',
       params: { id: 'the dead letter id' },
       responses: {
         200: { description: 'the dead letter replayed', mediaType: 'application/json' },
@@ -603,7 +602,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       path: '/allowedorigins',
       auth: 'admin',
       tag: 'system',
-      summary: 'adds then removes allowed anchor origins, idempotent, and answers the new list (notes below)',
+      summary: 'adds then removes allowed anchor origins, idempotent, and answers the new list',
       body: { mediaTypes: JSON_TYPES, schema: ALLOWED_ORIGINS_UPDATE },
       responses: {
         200: { description: 'the allowed origins', mediaType: 'application/json' },
@@ -616,7 +615,7 @@ export function nodeRoutes(ctx: NodeContext, features: RoutedFeatures): RouteSpe
       path: `/nodeinfo/${version}`,
       auth: 'read',
       tag: 'system',
-      summary: `the node's NodeInfo ${version} document (notes below)`,
+      summary: `the node's NodeInfo ${version} document`,
       responses: {
         200: {
           description: 'the NodeInfo document',

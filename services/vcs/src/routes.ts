@@ -101,7 +101,7 @@ export function vcsRoutes(
         path: '/:profile/credentials/issueCredential',
         auth: 'write',
         tag: 'issuer',
-        summary: 'checks a credential, adds its status entry and signs it with the profile key (notes below)',
+        summary: 'checks a credential, adds its status entry and signs it with the profile key',
         params: PROFILE,
         body: { mediaTypes: JSON_TYPES, schema: ISSUE_REQUEST },
         responses: {
@@ -119,7 +119,7 @@ export function vcsRoutes(
         path: '/:profile/credentials/composeAndIssueCredential',
         auth: 'write',
         tag: 'issuer',
-        summary: 'builds a credential from its parts and signs it as issueCredential does (notes below)',
+        summary: 'builds a credential from its parts and signs it as issueCredential does',
         params: PROFILE,
         body: { mediaTypes: JSON_TYPES, schema: COMPOSE_REQUEST },
         responses: {
@@ -136,7 +136,7 @@ export function vcsRoutes(
         path: '/:profile/credentials/status',
         auth: 'write',
         tag: 'issuer',
-        summary: 'revokes, suspends or unsuspends a credential by id, answered once durable (notes below)',
+        summary: 'revokes, suspends or unsuspends a credential by id, answered once durable',
         params: PROFILE,
         body: { mediaTypes: JSON_TYPES, schema: STATUS_UPDATE_REQUEST },
         responses: {
@@ -194,7 +194,7 @@ export function vcsRoutes(
         path: '/verifier/credentials',
         auth: 'write',
         tag: 'verifier',
-        summary: 'runs the requested checks on a credential (notes below)',
+        summary: 'runs the requested checks on a credential',
         body: { mediaTypes: JSON_TYPES, schema: VERIFY_CREDENTIAL_REQUEST },
         responses: {
           200: json('`{"checks":[...]}`: the checks that ran'),
@@ -208,7 +208,7 @@ export function vcsRoutes(
         path: '/verifier/presentations',
         auth: 'write',
         tag: 'verifier',
-        summary: 'runs the requested checks on a presentation and every credential it embeds (notes below)',
+        summary: 'runs the requested checks on a presentation and every credential it embeds',
         body: { mediaTypes: JSON_TYPES, schema: VERIFY_PRESENTATION_REQUEST },
         responses: {
           200: json('`{"checks":[...]}`'),

@@ -132,7 +132,7 @@ export function vctLogRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec
       'GET',
       '/v1/get-entries',
       {
-        summary: 'the entries of an inclusive range, at most `--max-get-entries` of them (notes below)',
+        summary: 'the entries of an inclusive range, at most `--max-get-entries` of them',
         query: [int('start', 'the first leaf index'), int('end', 'the last leaf index (inclusive)')],
         responses: {
           200: { description: 'the entries', mediaType: 'application/json' },
@@ -172,7 +172,7 @@ export function vctLogRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec
       'GET',
       '/checkpoint',
       {
-        summary: 'the committed head as a C2SP tlog-tiles checkpoint (notes below)',
+        summary: 'the committed head as a C2SP tlog-tiles checkpoint',
         responses: {
           200: { description: 'the checkpoint note', mediaType: 'text/plain' },
           403: NOT_SERVED[403],
@@ -185,7 +185,7 @@ export function vctLogRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec
       'GET',
       '/tile/*tile',
       {
-        summary: 'a C2SP tlog-tiles hash tile or entry bundle of the committed tree (notes below)',
+        summary: 'a C2SP tlog-tiles hash tile or entry bundle of the committed tree',
         params: { ...ALIAS, tile: 'the tile path after `tile/`, over several segments (`0/x001/234.p/5`)' },
         responses: {
           200: { description: 'the tile bytes', mediaType: 'application/octet-stream' },
@@ -217,7 +217,7 @@ export function vctLogRoutes(http: HttpApp, handlers: RoutedHandlers): RouteSpec
       auth: 'open',
       tag: 'witness',
       summary:
-        "C2SP tlog-witness: checks a known log's checkpoint against the one held for its origin, stores it and cosigns it (notes below)",
+        "C2SP tlog-witness: checks a known log's checkpoint against the one held for its origin, stores it and cosigns it",
       body: {
         mediaTypes: ['text/plain'],
         description: 'the add-checkpoint body (any content type is read as text)',
