@@ -1,18 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '@anchor/common/errors';
 import { LIST_SIZE, MAX_LIST_BYTES, bitAt, decodeList, emptyList, encodeList, statusAt, withBit } from './bitstring.js';
-
-function badRequest(action: () => unknown): { message: string; statusError?: unknown } {
-  try {
-    action();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AppError);
-    expect((error as AppError).code).toBe('bad_request');
-    return { message: (error as AppError).message, statusError: (error as AppError).details?.statusError };
-  }
-  throw new Error('expected a bad_request');
-}
+import { statusListRefusal } from './status-list.test-helpers.js';
 
 describe('status list bits', () => {
   it('has 131,072 entries (16 KB), all zero', () => {
@@ -56,15 +45,15 @@ describe('status list bits', () => {
     bits = withBit(bits, 11, true);
     expect(statusAt(bits, 5, 2)).toBe(3);
     expect(statusAt(bits, 4, 2)).toBe(0);
-    expect(badRequest(() => statusAt(bits, LIST_SIZE / 2, 2)).statusError).toBe('RANGE_ERROR');
-    expect(badRequest(() => statusAt(bits, 0, 9)).message).toMatch(/statusSize must be an integer from 1 to 8/);
+    expect(statusListRefusal(() => statusAt(bits, LIST_SIZE / 2, 2)).statusError).toBe('RANGE_ERROR');
+    expect(statusListRefusal(() => statusAt(bits, 0, 9)).message).toMatch(/statusSize must be an integer from 1 to 8/);
   });
 
   it.each([-1, LIST_SIZE, 1.5, Number.NaN])('refuses index %s with RANGE_ERROR', (index) => {
-    const error = badRequest(() => bitAt(emptyList(), index));
+    const error = statusListRefusal(() => bitAt(emptyList(), index));
     expect(error.statusError).toBe('RANGE_ERROR');
     expect(error.message).toMatch(/outside the list \(0 to 131071\)/);
-    expect(badRequest(() => withBit(emptyList(), index, true)).statusError).toBe('RANGE_ERROR');
+    expect(statusListRefusal(() => withBit(emptyList(), index, true)).statusError).toBe('RANGE_ERROR');
   });
 
   it('refuses to create a list shorter than the minimum or not whole bytes', () => {
@@ -111,18 +100,18 @@ describe('encodedList', () => {
       /not GZIP-compressed/,
     ],
   ] as const)('refuses %s', (_name, encoded, format, message) => {
-    expect(badRequest(() => decodeList(encoded, format)).message).toMatch(message);
+    expect(statusListRefusal(() => decodeList(encoded, format)).message).toMatch(message);
   });
 
   it('refuses a list shorter than 131,072 entries with STATUS_LIST_LENGTH_ERROR, unless the caller lowers the bound', () => {
     const short = gzipSync(Buffer.alloc(16_383)).toString('base64url');
-    const error = badRequest(() => decodeList(short, 'StatusList2021'));
+    const error = statusListRefusal(() => decodeList(short, 'StatusList2021'));
     expect(error.statusError).toBe('STATUS_LIST_LENGTH_ERROR');
     expect(error.message).toBe('the status list has 131064 entries, fewer than 131072');
     expect(decodeList(short, 'StatusList2021', { minEntries: 100_000 })).toHaveLength(16_383);
     // With 2-bit entries the same 16 KB hold only 65,536 entries.
     const twoBit = gzipSync(Buffer.alloc(16_384)).toString('base64url');
-    expect(badRequest(() => decodeList(twoBit, 'StatusList2021', { statusSize: 2 })).statusError).toBe(
+    expect(statusListRefusal(() => decodeList(twoBit, 'StatusList2021', { statusSize: 2 })).statusError).toBe(
       'STATUS_LIST_LENGTH_ERROR',
     );
   });
@@ -130,6 +119,8 @@ describe('encodedList', () => {
   it('refuses a list that expands beyond the size bound (a gzip bomb) without expanding it all', () => {
     const bomb = gzipSync(Buffer.alloc(MAX_LIST_BYTES + 1)).toString('base64url');
     expect(bomb.length).toBeLessThan(30_000);
-    expect(badRequest(() => decodeList(bomb, 'StatusList2021')).message).toMatch(/expands beyond 16777216 bytes/);
+    expect(statusListRefusal(() => decodeList(bomb, 'StatusList2021')).message).toMatch(
+      /expands beyond 16777216 bytes/,
+    );
   });
 });
