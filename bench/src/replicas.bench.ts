@@ -177,13 +177,14 @@ interface Kill {
 
 /** A run during which the lease holder is killed (SIGKILL) a third of the way in; the takeover is watched from the store. */
 async function killRun(set: ReplicaSet, label: string): Promise<Kill> {
-  const holder = await leaseHolder(set);
-  if (!holder) throw new Error('no batch-writer lease holder before the kill run');
+  if (!(await leaseHolder(set))) throw new Error('no batch-writer lease holder before the kill run');
+  // The holder is read at the kill, not before the run: the lease may have changed hands in between.
+  let holder: Replica | undefined;
   let killedAt = 0;
   let takeoverMs: number | undefined;
   const watch = (async () => {
     while (killedAt === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-    while (takeoverMs === undefined && Date.now() - killedAt < PUBLISH_DEADLINE_MS) {
+    while (holder && takeoverMs === undefined && Date.now() - killedAt < PUBLISH_DEADLINE_MS) {
       const next = await leaseHolder(set).catch(() => undefined);
       if (next && next !== holder) takeoverMs = Date.now() - killedAt;
       else await new Promise((resolve) => setTimeout(resolve, 100));
@@ -191,6 +192,8 @@ async function killRun(set: ReplicaSet, label: string): Promise<Kill> {
   })();
   const run = await measure(set, label, async (done) => {
     if (done === Math.floor(CREATES / 3)) {
+      holder = await leaseHolder(set);
+      if (!holder) throw new Error('no batch-writer lease holder at the kill');
       killedAt = Date.now();
       console.log(`${label}: killing r${holder.index} at ${new Date(killedAt).toISOString()}`);
       await holder.kill();

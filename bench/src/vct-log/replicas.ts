@@ -340,14 +340,16 @@ interface Kill {
 
 /** A run during which the sequencer-lease holder is killed (SIGKILL) a third of the way in; the takeover is read from the lease chain. */
 async function killRun(set: ReplicaSet, label: string, options: VctReplicasOptions): Promise<Kill> {
-  const before = await sequencerHolder(set);
-  if (!before?.replica) throw new Error('no replica holds the sequencer lease before the kill run');
-  const victim = before.replica;
+  if (!(await sequencerHolder(set))?.replica)
+    throw new Error('no replica holds the sequencer lease before the kill run');
+  // The holder is read at the kill, not before the run: the lease may have changed hands in between (a run of
+  // 2026-12-07 killed a replica that had lost it 0.9 s before, and timed a takeover of 73 ms).
+  let before: { holder: string; replica: Replica | undefined } | undefined;
   let killedAt = 0;
   let takeoverMs: number | undefined;
   const watch = (async () => {
     while (killedAt === 0) await sleep(20);
-    while (takeoverMs === undefined && Date.now() - killedAt < INTEGRATE_DEADLINE_MS) {
+    while (before && takeoverMs === undefined && Date.now() - killedAt < INTEGRATE_DEADLINE_MS) {
       const now = await sequencerHolder(set).catch(() => undefined);
       if (now && now.holder !== before.holder) takeoverMs = Date.now() - killedAt;
       else await sleep(50);
@@ -355,8 +357,10 @@ async function killRun(set: ReplicaSet, label: string, options: VctReplicasOptio
   })();
   const run = await measure(set, label, options, async (answered) => {
     if (answered === Math.floor(options.entries / 3)) {
+      before = await sequencerHolder(set);
+      if (!before?.replica) throw new Error('no replica holds the sequencer lease at the kill');
       killedAt = Date.now();
-      await victim.kill();
+      await before.replica.kill();
     }
   });
   await watch;

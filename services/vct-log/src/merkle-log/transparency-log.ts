@@ -404,7 +404,7 @@ export class TransparencyLog {
         if (sliceMs > 0 && (slice.records >= size || tookMs > sliceMs))
           size = this.#sliceSize = nextSliceSize(slice.records, tookMs, sliceMs);
       }
-      if (this.#tree.size > this.#head.size) await this.#commitAppended(pending, now);
+      if (this.#tree.size > this.#head.size) await this.#commitAppended(pending, now, bounded);
       else if (pending.length > 0) await this.#writeOps(pending);
     } catch (error) {
       await this.#rollBack();
@@ -466,10 +466,15 @@ export class TransparencyLog {
   }
 
   /** Writes `ops` with the leaf-hash chunks and tiles the appended leaves touched and the new head. */
-  async #commitAppended(ops: ProviderBatchOp[], now: () => number): Promise<void> {
+  async #commitAppended(ops: ProviderBatchOp[], now: () => number, separately = false): Promise<void> {
     const size = this.#tree.size;
+    const tiles = [...ops, ...this.#tree.commitOps()];
+    // Without transactions a write is a run of ordered statements, fenced only by the lease link it starts
+    // with: the head goes in a write of its own right behind its link, so a holder deposed while it wrote the
+    // tiles (stalled past the lease) has its head refused rather than landing after its successor's.
+    if (separately && tiles.length > 0) await this.#writeOps(tiles);
     const head: TreeHead = { size, root: this.#tree.root(), timestamp: Math.max(now(), this.#head.timestamp) };
-    await this.#writeHead(head, [...ops, ...this.#tree.commitOps()]);
+    await this.#writeHead(head, separately ? [] : tiles);
     this.#tree.committed();
   }
 
