@@ -23,6 +23,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseDuration } from '@anchor/common/config';
 import { createStoreProvider, StoreLease } from '@anchor/common/storage';
 import { checkResolution, createAll, published, publishedTwice, TestDid } from '@anchor/node/testing';
 import { AMQP_URL, amqpUnavailable, deleteQueues, topicQueueNames } from '@anchor/testing/amqp-broker';
@@ -38,6 +39,7 @@ function option(name: string): string | undefined {
 }
 const CREATES = Number(option('creates') ?? 600);
 const LEASE = option('lease') ?? '15s';
+const LEASE_MS = parseDuration(LEASE);
 /** Kill runs after the 3-replica run, each from three replicas again. */
 const KILLS = Number(option('kills') ?? 2);
 /** A directory: every replica's output is written there (the writer's and the observer's steps at debug), to split a kill round's time. */
@@ -84,11 +86,20 @@ if (unavailable) {
 }
 
 async function leaseHolder(set: ReplicaSet): Promise<Replica | undefined> {
+  return (await leaseState(set))?.replica;
+}
+
+/** The replica holding the batch-writer lease now, and when its epoch was claimed (from the claim link). */
+async function leaseState(set: ReplicaSet): Promise<{ replica: Replica | undefined; claimedAt: number } | undefined> {
   const storage = await createStoreProvider({ type: 'mongodb', url: set.databaseUrl, sweepIntervalMs: 0 });
   try {
-    const tip = await (await StoreLease.open(storage, { name: 'batch-writer', holder: 'reader', durationMs: 0 })).tip();
+    const lease = await StoreLease.open(storage, { name: 'batch-writer', holder: 'reader', durationMs: 0 });
+    const tip = await lease.tip();
     if (!tip || tip.expiresAt < Date.now()) return undefined;
-    return set.replicas.find((replica) => tip.holder.includes(`|127.0.0.1:${replica.port}|`));
+    const claim = await lease.claimOf(tip.epoch);
+    const replica = set.replicas.find((each) => tip.holder.includes(`|127.0.0.1:${each.port}|`));
+    // Every link's expiry is its writer's clock at the write plus the lease: the claim's, less the lease, is when it was taken.
+    return { replica, claimedAt: claim ? claim.expiresAt - LEASE_MS : Date.now() };
   } finally {
     await storage.close();
   }
@@ -185,8 +196,9 @@ async function killRun(set: ReplicaSet, label: string): Promise<Kill> {
   const watch = (async () => {
     while (killedAt === 0) await new Promise((resolve) => setTimeout(resolve, 20));
     while (holder && takeoverMs === undefined && Date.now() - killedAt < PUBLISH_DEADLINE_MS) {
-      const next = await leaseHolder(set).catch(() => undefined);
-      if (next && next !== holder) takeoverMs = Date.now() - killedAt;
+      const next = await leaseState(set).catch(() => undefined);
+      // Timed from the claim itself, not from when this poll saw it.
+      if (next?.replica && next.replica !== holder) takeoverMs = next.claimedAt - killedAt;
       else await new Promise((resolve) => setTimeout(resolve, 100));
     }
   })();

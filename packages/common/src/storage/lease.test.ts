@@ -34,6 +34,16 @@ describe('StoreLease', () => {
     ]);
   });
 
+  it('reads the claim that began an epoch, after renewals, from any reader', async () => {
+    const provider = createMemStoreProvider({ sweepIntervalMs: 0 });
+    const [a, reader] = [await open(provider, 'a'), await open(provider, 'reader')];
+    const now = Date.now();
+    expect(await a.acquire(now)).toBe(true);
+    expect(await a.renew(now + 400)).toBe(true);
+    expect(await reader.claimOf(1)).toMatchObject({ kind: 'claim', holder: 'a', epoch: 1, expiresAt: now + 1_000 });
+    expect(await reader.claimOf(2)).toBeUndefined();
+  });
+
   it('passes to another holder in a new epoch once it expires; the old holder learns it lost it', async () => {
     const provider = createMemStoreProvider({ sweepIntervalMs: 0 });
     const [a, b] = [await open(provider, 'a'), await open(provider, 'b')];

@@ -154,6 +154,12 @@ export class StoreLease {
     return page.items[0]?.value;
   }
 
+  /** The link that began `epoch` (kept while the chain lives): when it was claimed is its expiry less the duration. */
+  async claimOf(epoch: number): Promise<LeaseLink | undefined> {
+    const link = await this.links.get(versionKey(this.options.name, epoch));
+    return link?.kind === 'claim' && link.epoch === epoch ? link : undefined;
+  }
+
   private async claim(now: number): Promise<boolean> {
     const tip = await this.tip();
     if (tip && tip.holder !== this.options.holder && tip.expiresAt > now) return false;
