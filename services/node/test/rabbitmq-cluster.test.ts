@@ -25,8 +25,6 @@ const CONNECTIONS = 8;
  * growing x1.5; 60 s leaves room for a 2-core machine shared by other test runs (measured: see ADR 0015).
  */
 const PUBLISHED_WITHIN_MS = 60_000;
-/** As in the kit's cluster test: quorum wait queues resend unconfirmed dead letters after 5 s, not 2 min. */
-const ADVANCED_CONFIG = '[{rabbit, [{dead_letter_worker_publisher_confirm_timeout, 5000}]}].\n';
 
 interface Refusal {
   status: number;
@@ -47,7 +45,7 @@ describe.skipIf(unavailable !== undefined)('a node on a three-member RabbitMQ cl
   it('loses no acknowledged create when a member is killed -9 under load', { timeout: 240_000 }, async () => {
     dir = await makeTempDir('node-rabbit-cluster-');
     const bootStarted = Date.now();
-    cluster = await RabbitMqCluster.start(join(dir.path, 'rabbitmq'), 3, ADVANCED_CONFIG);
+    cluster = await RabbitMqCluster.start(join(dir.path, 'rabbitmq'), 3);
     const bootMs = Date.now() - bootStarted;
     const namespace = testMqNamespace();
     const node = await startNodeProcess(await makeTempDir('node-rabbit-cluster-data-'), {
