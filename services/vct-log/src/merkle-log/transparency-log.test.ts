@@ -268,6 +268,40 @@ describe('TransparencyLog', () => {
     expect(await follower.indexOfLeafHash(hash)).toBe(1_499);
   });
 
+  it('with replicas, serves no head older than one its in-flight write has already committed', async () => {
+    // The store commits a batch, then its answer comes late: meanwhile a follower reading the store sees the
+    // new head, so the writer must not answer with the one in its memory.
+    let answer!: () => void;
+    const late = new Promise<void>((resolve) => (answer = resolve));
+    let holding = false;
+    const slowAnswers: StoreProvider = Object.create(provider) as StoreProvider;
+    slowAnswers.batch = async (ops) => {
+      await provider.batch(ops);
+      if (holding) await late;
+    };
+    const writer = await TransparencyLog.open(slowAnswers, 'main');
+    const follower = await TransparencyLog.open(provider, 'main');
+    writer.readsFromMemoryWhile(() => true);
+    follower.readsFromMemoryWhile(() => false);
+    await acceptAll(writer, 5);
+    holding = true;
+    const integrating = writer.integrate(1_000, FOREVER);
+    await expect.poll(async () => (await follower.currentHead()).size).toBe(5);
+    const served = writer.currentHead();
+    answer();
+    expect((await served).size).toBe(5);
+    await integrating;
+
+    // A head write that failed may have landed: the writer reads the store until it has caught up.
+    await acceptAll(writer, 3, 5);
+    slowAnswers.batch = async (ops) => {
+      await provider.batch(ops);
+      throw new Error('the answer was lost');
+    };
+    await expect(writer.integrate(1_000, FOREVER)).rejects.toThrow(/answer was lost/);
+    expect((await writer.currentHead()).size).toBe(8);
+  });
+
   it('refreshes the head timestamp of an idle log once it is older than the maximum root age', async () => {
     await acceptAll(log, 3);
     await log.integrate(10, 60_000, () => 10_000);

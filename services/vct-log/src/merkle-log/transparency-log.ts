@@ -91,6 +91,15 @@ export class TransparencyLog {
   readonly #served: ForwardHead;
   /** Whether the head in memory is the newest in the store (see `readsFromMemoryWhile`). */
   #inMemoryIsNewest: () => boolean = () => true;
+  /**
+   * A head write in flight, or one that failed: the store may hold a head the memory does not yet (its commit
+   * comes before its answer), which a replica that reads the store could serve first. Served from memory only
+   * once it settles; after a failure, from the store until a catch-up.
+   */
+  #headWrite: Promise<unknown> | undefined;
+  #headWriteFailed = false;
+  /** Whether other replicas serve heads from the same store (`readsFromMemoryWhile` was called). */
+  #replicated = false;
   /** Re-reads of the stored head for `currentHead`: a burst of reads shares one. */
   readonly #rereads = new CoalescedRounds(() => this.catchUp());
   /** Serialises integration and catch-up (the only writers of the tree). */
@@ -187,7 +196,8 @@ export class TransparencyLog {
    * one, and the proofs and entries up to it.
    */
   async currentHead(): Promise<TreeHead> {
-    if (!this.#inMemoryIsNewest()) await this.#rereads.run();
+    if (this.#replicated && this.#inMemoryIsNewest()) await this.#headWrite?.catch(() => undefined);
+    if (!this.#inMemoryIsNewest() || (this.#replicated && this.#headWriteFailed)) await this.#rereads.run();
     return this.#head;
   }
 
@@ -196,6 +206,7 @@ export class TransparencyLog {
    * (the default); with replicas, the sequencer's answer to "do I hold the lease and have I caught up".
    */
   readsFromMemoryWhile(inMemoryIsNewest: () => boolean): void {
+    this.#replicated = true;
     this.#inMemoryIsNewest = inMemoryIsNewest;
   }
 
@@ -480,12 +491,25 @@ export class TransparencyLog {
 
   async #writeHead(head: TreeHead, ops: ProviderBatchOp[]): Promise<void> {
     const record: TreeHeadRecord = { size: head.size, root: head.root.toString('base64'), timestamp: head.timestamp };
-    await this.#writeOps([...ops, { store: this.stores.names.treeHeads, op: 'put', key: this.alias, value: record }]);
+    const write = this.#writeOps([
+      ...ops,
+      { store: this.stores.names.treeHeads, op: 'put', key: this.alias, value: record },
+    ]);
+    this.#headWrite = write;
+    try {
+      await write;
+    } catch (error) {
+      this.#headWriteFailed = true;
+      throw error;
+    } finally {
+      if (this.#headWrite === write) this.#headWrite = undefined;
+    }
     this.#served.offer(head);
   }
 
   async #catchUp(): Promise<void> {
     const stored = await this.stores.treeHeads.get(this.alias);
+    this.#headWriteFailed = false;
     if (!stored) return;
     const current = this.#head;
     if (stored.size < current.size) {
