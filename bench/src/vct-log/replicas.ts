@@ -19,6 +19,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { MerkleTree, leafHash } from '@anchor/common/merkle';
+import { parseDuration } from '@anchor/common/config';
 import { createStoreProvider, LEASE_STORE, StoreLease, type LeaseLink } from '@anchor/common/storage';
 import type { SignedTreeHead } from '@anchor/common/vct';
 import { stopAllProcesses } from '@anchor/testing/process';
@@ -165,14 +166,19 @@ function postJson(url: string, body: string, agent: http.Agent): Promise<{ statu
 }
 
 /** The tip of the sequencer lease chain, if it is held now, and the replica holding it (its holder id is in its log). */
-async function sequencerHolder(set: ReplicaSet): Promise<{ holder: string; replica: Replica | undefined } | undefined> {
+async function sequencerHolder(
+  set: ReplicaSet,
+  leaseMs: number,
+): Promise<{ holder: string; replica: Replica | undefined; claimedAt: number | undefined } | undefined> {
   const storage = await createStoreProvider({ type: 'mongodb', url: set.databaseUrl, sweepIntervalMs: 0 });
   try {
     const lease = await StoreLease.open(storage, { name: 'sequencer', holder: 'bench-reader', durationMs: 0 });
     const tip = await lease.tip();
     if (!tip || tip.expiresAt < Date.now()) return undefined;
     const replica = set.running.find((each) => each.process.output().includes(tip.holder));
-    return { holder: tip.holder, replica };
+    // A link's expiry is its writer's clock at the write plus the lease: the claim's, less the lease, is when it was taken.
+    const claim = await lease.claimOf(tip.epoch);
+    return { holder: tip.holder, replica, claimedAt: claim ? claim.expiresAt - leaseMs : undefined };
   } finally {
     await storage.close();
   }
@@ -340,7 +346,7 @@ interface Kill {
 
 /** A run during which the sequencer-lease holder is killed (SIGKILL) a third of the way in; the takeover is read from the lease chain. */
 async function killRun(set: ReplicaSet, label: string, options: VctReplicasOptions): Promise<Kill> {
-  if (!(await sequencerHolder(set))?.replica)
+  if (!(await sequencerHolder(set, parseDuration(options.lease)))?.replica)
     throw new Error('no replica holds the sequencer lease before the kill run');
   // The holder is read at the kill, not before the run: the lease may have changed hands in between (a run of
   // 2026-12-07 killed a replica that had lost it 0.9 s before, and timed a takeover of 73 ms).
@@ -350,14 +356,15 @@ async function killRun(set: ReplicaSet, label: string, options: VctReplicasOptio
   const watch = (async () => {
     while (killedAt === 0) await sleep(20);
     while (before && takeoverMs === undefined && Date.now() - killedAt < INTEGRATE_DEADLINE_MS) {
-      const now = await sequencerHolder(set).catch(() => undefined);
-      if (now && now.holder !== before.holder) takeoverMs = Date.now() - killedAt;
+      const now = await sequencerHolder(set, parseDuration(options.lease)).catch(() => undefined);
+      // Timed from the claim itself where the chain has it, not from when this poll saw it.
+      if (now && now.holder !== before.holder) takeoverMs = (now.claimedAt ?? Date.now()) - killedAt;
       else await sleep(50);
     }
   })();
   const run = await measure(set, label, options, async (answered) => {
     if (answered === Math.floor(options.entries / 3)) {
-      before = await sequencerHolder(set);
+      before = await sequencerHolder(set, parseDuration(options.lease));
       if (!before?.replica) throw new Error('no replica holds the sequencer lease at the kill');
       killedAt = Date.now();
       await before.replica.kill();
