@@ -17,9 +17,11 @@ import { errorMessage } from '../errors/index.js';
 import { openChannel } from './amqp-channel.js';
 import {
   delayQueue,
+  publishProperties,
   quantizeDelay,
   queueTypeMismatch,
   workQueue,
+  type OutgoingMessage,
   type QueueSpec,
   type QueueType,
 } from './amqp-topology.js';
@@ -239,18 +241,14 @@ export class AmqpSubscription implements Subscription {
       headers,
       ...(typeof msg.properties.timestamp === 'number' ? { timestamp: msg.properties.timestamp } : {}),
     };
-    try {
-      await this.host.republish(this.host.route(this.topic, 0), msg.content, props, `delayed ${id} to ${this.topic}`);
-    } catch (error) {
-      this.host.onError(error, `moving delayed message ${id} to ${this.topic}; the broker will redeliver it`);
-      try {
-        ch.nack(msg, false, true);
-      } catch {
-        // The channel is gone: the broker requeues the message by itself.
-      }
-      return;
-    }
-    ack(ch, msg);
+    await this.republishThenAck(
+      ch,
+      msg,
+      this.host.route(this.topic, 0),
+      props,
+      `delayed ${id} to ${this.topic}`,
+      `moving delayed message ${id} to ${this.topic}; the broker will redeliver it`,
+    );
   }
 
   /** Stops holding: the messages stay unacked until their channel closes, which returns them to the broker. */
@@ -334,24 +332,31 @@ export class AmqpSubscription implements Subscription {
     /** Where the message is going, for the report if it cannot. */
     where: string,
     route: readonly QueueSpec[],
-    next: { id: string; attempt: number; publishedAt: number; headers: Record<string, string>; dueAt?: number },
+    next: OutgoingMessage,
   ): Promise<void> {
-    const props: Options.Publish = {
-      persistent: true,
-      messageId: next.id,
-      contentType: 'application/json',
-      timestamp: Math.floor(next.publishedAt / 1000),
-      headers: {
-        ...next.headers,
-        [HEADERS.attempt]: next.attempt,
-        [HEADERS.publishedAt]: next.publishedAt,
-        ...(next.dueAt === undefined ? {} : { [HEADERS.dueAt]: next.dueAt }),
-      },
-    };
+    await this.republishThenAck(
+      ch,
+      msg,
+      route,
+      publishProperties(next),
+      `redelivery of ${next.id} on ${this.topic}`,
+      `moving message ${next.id} of ${this.topic} to ${where}; the broker will redeliver it`,
+    );
+  }
+
+  /** Publishes `msg`'s body along `route` (confirmed), then acks `msg`; on failure reports it and hands it back. */
+  private async republishThenAck(
+    ch: Channel,
+    msg: ConsumeMessage,
+    route: readonly QueueSpec[],
+    props: Options.Publish,
+    what: string,
+    failure: string,
+  ): Promise<void> {
     try {
-      await this.host.republish(route, msg.content, props, `redelivery of ${next.id} on ${this.topic}`);
+      await this.host.republish(route, msg.content, props, what);
     } catch (error) {
-      this.host.onError(error, `moving message ${next.id} of ${this.topic} to ${where}; the broker will redeliver it`);
+      this.host.onError(error, failure);
       try {
         ch.nack(msg, false, true);
       } catch {

@@ -15,6 +15,7 @@
  * behaviour of the broker (ADR 0015: on RabbitMQ 3.10.8 quorum wait queues lost messages through both).
  */
 import type { Options } from 'amqplib';
+import { HEADERS } from './message.js';
 
 export function quantizeDelay(ms: number): number {
   const whole = Math.max(1, Math.ceil(ms));
@@ -82,4 +83,29 @@ export function queueTypeMismatch(error: unknown, name: string, wanted: QueueTyp
     `queue ${name} exists on the broker with another type than ${wanted} (--mq-queue-type ${wanted}); a queue's type ` +
     'cannot change in place: drain and delete the old queues, or keep the old type (see docs/operations.md, RabbitMQ cluster)'
   );
+}
+
+/** A message as it goes onto a queue: who it is, which delivery, since when, its headers, and when it is due (delayed). */
+export interface OutgoingMessage {
+  id: string;
+  attempt: number;
+  publishedAt: number;
+  headers: Record<string, string>;
+  dueAt?: number | undefined;
+}
+
+/** The AMQP properties of a message the adapter publishes (a first publish, a redelivery, a dead letter). */
+export function publishProperties(m: OutgoingMessage): Options.Publish {
+  return {
+    persistent: true,
+    messageId: m.id,
+    contentType: 'application/json',
+    timestamp: Math.floor(m.publishedAt / 1000),
+    headers: {
+      ...m.headers,
+      [HEADERS.attempt]: m.attempt,
+      [HEADERS.publishedAt]: m.publishedAt,
+      ...(m.dueAt === undefined ? {} : { [HEADERS.dueAt]: m.dueAt }),
+    },
+  };
 }

@@ -18,12 +18,13 @@ import {
   delayQueue,
   messageRoute,
   parseDelayQueue,
+  publishProperties,
   quantizeDelay,
   QUEUE_TYPES,
   type QueueSpec,
   type QueueType,
 } from './amqp-topology.js';
-import { checkTopic, HEADERS, prepareMessage } from './message.js';
+import { checkTopic, prepareMessage } from './message.js';
 import { resolveQueueDefaults, resolveSubscribeOptions, type QueueDefaults, type QueueOptions } from './options.js';
 import {
   deadLetterTopic,
@@ -278,18 +279,13 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
   async publish<T>(topic: string, body: T, options?: PublishOptions): Promise<void> {
     this.assertOpen();
     const m = prepareMessage(topic, body, options);
-    const props: Options.Publish = {
-      persistent: true,
-      messageId: m.id,
-      contentType: 'application/json',
-      timestamp: Math.floor(m.publishedAt / 1000),
-      headers: {
-        ...m.headers,
-        [HEADERS.attempt]: 1,
-        [HEADERS.publishedAt]: m.publishedAt,
-        ...(m.delayMs > 0 ? { [HEADERS.dueAt]: m.publishedAt + m.delayMs } : {}),
-      },
-    };
+    const props = publishProperties({
+      id: m.id,
+      attempt: 1,
+      publishedAt: m.publishedAt,
+      headers: m.headers,
+      ...(m.delayMs > 0 ? { dueAt: m.publishedAt + m.delayMs } : {}),
+    });
     // This process's subscriptions of the topic (now or later) consume the delay queue.
     if (m.delayMs > 0) this.learnDelay(topic, m.delayMs);
     await this.republish(
