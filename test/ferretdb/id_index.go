@@ -39,7 +39,8 @@ func keepIDIndexes(ctx context.Context, dataDir string, every time.Duration, log
 	}
 }
 
-// addIDIndexes creates the missing `_id` expression indexes of one database file.
+// addIDIndexes creates the missing `_id` expression indexes of one database file. Opened afresh each round: a
+// handle kept open would go on reading a dropped database's unlinked file and never see the one recreated there.
 func addIDIndexes(ctx context.Context, file string) error {
 	db, err := sql.Open("sqlite", "file:"+file+"?_pragma=busy_timeout(10000)")
 	if err != nil {
