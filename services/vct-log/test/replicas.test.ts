@@ -193,9 +193,14 @@ class RoundRobinMonitor {
     const root = Buffer.from(head.sha256_root_hash, 'base64');
     const what = `${before.tree_size} -> ${head.tree_size}`;
     const ask = async <T>(path: string): Promise<{ replica: Replica; status: number; body: T } | undefined> => {
-      const replica = this.next();
-      const reply = await call<T>(`${replica.url}/main/v1/${path}`).catch(() => undefined);
-      return reply && { replica, status: reply.status, body: reply.body };
+      for (;;) {
+        const replica = this.next();
+        const reply = await call<T>(`${replica.url}/main/v1/${path}`).catch(() => undefined);
+        // A request the killed replica had in hand gets no answer, as the get-sth loop above allows: the next
+        // running replica is asked. A running replica that does not answer is still unproven.
+        if (!reply && !replica.running) continue;
+        return reply && { replica, status: reply.status, body: reply.body };
+      }
     };
     if (before.tree_size > 0) {
       const consistency = await ask<{ consistency: string[] | null }>(
