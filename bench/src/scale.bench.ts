@@ -1,5 +1,6 @@
 /**
- * Cost as the work grows (`npm run bench -- scale [--max-dids N] [--database-type mongodb] [--log-entries N]`).
+ * Cost as the work grows (`npm run bench -- scale [--max-dids N] [--database-type mongodb] [--log-entries N] [--keep]`).
+ * `--max-dids 0 --log-entries N` measures the log alone; `--keep` leaves the grown stores on disk.
  *
  * One node (a process, LMDB by default; `--database-type mongodb` against `--database-url` or a FerretDB of
  * its own) is grown through its public API to `--max-dids` (default 1,000,000) DIDs: creates as fast as it
@@ -62,6 +63,8 @@ function option(name: string): string | undefined {
 const MAX_DIDS = Number(option('max-dids') ?? 1_000_000);
 const DATABASE = (option('database-type') ?? 'lmdb') as 'lmdb' | 'mongodb';
 const LOG_ENTRIES = Number(option('log-entries') ?? MAX_DIDS);
+/** Leaves the run's data (the grown stores, the export) in its temporary directory, for profiling at size. */
+const KEEP = process.argv.includes('--keep');
 const OUT = option('out') ?? join(REPO, 'services', 'node', 'docs', 'scale');
 const SIZES = [...new Set([10_000, 100_000, 1_000_000].filter((size) => size < MAX_DIDS).concat(MAX_DIDS))];
 const HEAVY_DIDS = 5;
@@ -201,362 +204,371 @@ try {
   report(SECTION, 'machine: JS reference workload, CPU per op', machine.js_reference_us, 'µs');
   report(SECTION, 'machine: load average (1 min) as the run started', machine.load_average_start, '');
 
-  let databaseArgs: string[] = [];
-  if (DATABASE === 'mongodb') {
-    const url = option('database-url') ?? (mongo = await startFerretDb({ readyTimeoutMs: 120_000 })).url;
-    databaseArgs = ['--database-type', 'mongodb', '--database-url', url];
-    console.log(`database: ${mongo?.label ?? url}`);
-  }
-  const sourcePort = await freePort();
-  const sourceUrl = `http://127.0.0.1:${sourcePort}`;
-  const sourceArgs = [...databaseArgs, '--database-prefix', 'source', '--max-operations-per-batch', '10000'];
-  let source = await startNode('source', sourcePort, sourceArgs);
-  console.log(`source node ${sourceUrl} (${DATABASE}); sizes ${SIZES.join(', ')}`);
+  // --max-dids 0: the log alone.
+  if (MAX_DIDS > 0) {
+    let databaseArgs: string[] = [];
+    if (DATABASE === 'mongodb') {
+      const url = option('database-url') ?? (mongo = await startFerretDb({ readyTimeoutMs: 120_000 })).url;
+      databaseArgs = ['--database-type', 'mongodb', '--database-url', url];
+      console.log(`database: ${mongo?.label ?? url}`);
+    }
+    const sourcePort = await freePort();
+    const sourceUrl = `http://127.0.0.1:${sourcePort}`;
+    const sourceArgs = [...databaseArgs, '--database-prefix', 'source', '--max-operations-per-batch', '10000'];
+    let source = await startNode('source', sourcePort, sourceArgs);
+    console.log(`source node ${sourceUrl} (${DATABASE}); sizes ${SIZES.join(', ')}`);
 
-  // The five DIDs that get 100 updates each: created first, their updates posted in the background (each
-  // DID's in order; the node anchors one operation of a DID per batch, so they land over ~100 batches).
-  await runPhase({ kind: 'grow', origin: sourceUrl, count: HEAVY_DIDS, connections: 1, file: didsFile });
-  const heavy = suffixes().slice(0, HEAVY_DIDS);
-  const heavyUpdates = runPhase({ kind: 'chain', origin: sourceUrl, suffixes: heavy, steps: HEAVY_UPDATES });
-  const updated: Array<{ suffix: string; before: string }> = [];
-  let grown = HEAVY_DIDS;
+    // The five DIDs that get 100 updates each: created first, their updates posted in the background (each
+    // DID's in order; the node anchors one operation of a DID per batch, so they land over ~100 batches).
+    await runPhase({ kind: 'grow', origin: sourceUrl, count: HEAVY_DIDS, connections: 1, file: didsFile });
+    const heavy = suffixes().slice(0, HEAVY_DIDS);
+    const heavyUpdates = runPhase({ kind: 'chain', origin: sourceUrl, suffixes: heavy, steps: HEAVY_UPDATES });
+    const updated: Array<{ suffix: string; before: string }> = [];
+    let grown = HEAVY_DIDS;
 
-  for (const size of SIZES) {
-    // Grow: creates, then an update of a tenth of the new DIDs (the paced creates of the measurement count too).
-    // The paced creates of the measurement count too (their number is known once the first growth fixed the rate).
-    const toCreate = size - grown - (rates.create > 0 ? Math.min(PACED_CREATES.count, rates.create * 10) : 0);
-    if (toCreate > 0) {
-      const started = performance.now();
-      const before = suffixes().length;
-      const growth = await runPhase({
-        kind: 'grow',
+    for (const size of SIZES) {
+      // Grow: creates, then an update of a tenth of the new DIDs (the paced creates of the measurement count too).
+      // The paced creates of the measurement count too (their number is known once the first growth fixed the rate).
+      const toCreate = size - grown - (rates.create > 0 ? Math.min(PACED_CREATES.count, rates.create * 10) : 0);
+      if (toCreate > 0) {
+        const started = performance.now();
+        const before = suffixes().length;
+        const growth = await runPhase({
+          kind: 'grow',
+          origin: sourceUrl,
+          count: toCreate,
+          connections: GROW_CONNECTIONS,
+          file: didsFile,
+        });
+        if (growth.failures > 0) console.log(`growth: ${growth.failures} creates failed (${growth.firstFailure})`);
+        report(SECTION, `  growing to ${size.toLocaleString('en-US')}: creates accepted`, growth.rate, 'ops/s');
+        if (rates.create === 0) rates.create = half(growth.rate, PACED_CREATES.rate);
+        await drained(sourceUrl);
+        const fresh = suffixes().slice(before);
+        const toUpdate = fresh.filter((_, i) => i % 10 === 5);
+        const beforeUpdates = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+        await new Promise((resolve) => setTimeout(resolve, 1_100));
+        const updates = await runPhase({
+          kind: 'update',
+          origin: sourceUrl,
+          suffixes: toUpdate,
+          step: 1,
+          connections: GROW_CONNECTIONS,
+        });
+        if (updates.failures > 0) console.log(`growth: ${updates.failures} updates failed (${updates.firstFailure})`);
+        for (const suffix of toUpdate) updated.push({ suffix, before: beforeUpdates });
+        report(SECTION, `  growing to ${size.toLocaleString('en-US')}: updates accepted`, updates.rate, 'ops/s');
+        console.log(`grew to ${suffixes().length} DIDs in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      }
+      if (size === SIZES[0]) {
+        const chain = await heavyUpdates;
+        if (chain.failures > 0) console.log(`heavy DIDs: ${chain.failures} updates failed (${chain.firstFailure})`);
+      }
+      await drained(sourceUrl);
+
+      // 1. Creates at a fixed pace (10 s of them).
+      rates.create ||= PACED_CREATES.rate;
+      const paced = await runPhase({
+        kind: 'paced-create',
         origin: sourceUrl,
-        count: toCreate,
-        connections: GROW_CONNECTIONS,
+        count: Math.min(PACED_CREATES.count, rates.create * 10),
+        rate: rates.create,
+        connections: 32,
         file: didsFile,
       });
-      if (growth.failures > 0) console.log(`growth: ${growth.failures} creates failed (${growth.firstFailure})`);
-      report(SECTION, `  growing to ${size.toLocaleString('en-US')}: creates accepted`, growth.rate, 'ops/s');
-      if (rates.create === 0) rates.create = half(growth.rate, PACED_CREATES.rate);
       await drained(sourceUrl);
-      const fresh = suffixes().slice(before);
-      const toUpdate = fresh.filter((_, i) => i % 10 === 5);
-      const beforeUpdates = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-      await new Promise((resolve) => setTimeout(resolve, 1_100));
-      const updates = await runPhase({
-        kind: 'update',
+      const all = suffixes();
+      grown = all.length;
+
+      // 2. Start-up on this store.
+      const loadAtStart = loadAverage();
+      await source.stop(120_000);
+      const restartAt = performance.now();
+      source = await startNode('source', sourcePort, sourceArgs);
+      const startupMs = performance.now() - restartAt;
+
+      // 3. Cold: nothing is in the resolution cache after the restart; each DID is asked once.
+      const heavyFirst: number[] = [];
+      for (const suffix of heavy) {
+        const at = performance.now();
+        const response = await fetch(`${sourceUrl}${didPath(suffix)}`);
+        await response.text();
+        heavyFirst.push(performance.now() - at);
+      }
+      const heavySet = new Set(heavy);
+      // Throughput first (over DIDs the paced phase will not ask), which also fixes the paced rate at the first size.
+      const coldPool = Math.min(Math.floor((all.length - HEAVY_DIDS) / 2), 20_000);
+      const coldMore = distinct(all, coldPool, heavySet);
+      const coldClosed = await runPhase({
+        kind: 'resolve',
         origin: sourceUrl,
-        suffixes: toUpdate,
-        step: 1,
-        connections: GROW_CONNECTIONS,
+        pathsFile: writePaths(
+          'cold-throughput',
+          coldMore.map((suffix) => didPath(suffix)),
+        ),
+        durationS: THROUGHPUT_S,
+        connections: 16,
       });
-      if (updates.failures > 0) console.log(`growth: ${updates.failures} updates failed (${updates.firstFailure})`);
-      for (const suffix of toUpdate) updated.push({ suffix, before: beforeUpdates });
-      report(SECTION, `  growing to ${size.toLocaleString('en-US')}: updates accepted`, updates.rate, 'ops/s');
-      console.log(`grew to ${suffixes().length} DIDs in ${((performance.now() - started) / 1000).toFixed(0)} s`);
-    }
-    if (size === SIZES[0]) {
-      const chain = await heavyUpdates;
-      if (chain.failures > 0) console.log(`heavy DIDs: ${chain.failures} updates failed (${chain.firstFailure})`);
-    }
-    await drained(sourceUrl);
+      if (rates.cold === 0) {
+        rates.cold = half(coldClosed.rate, COLD.rate);
+        rates.versionTime = half(coldClosed.rate, 500);
+      }
+      const cold = distinct(all, Math.min(COLD.count, rates.cold * 5), new Set([...coldMore, ...heavy]));
+      const coldPaced = await runPhase({
+        kind: 'resolve',
+        origin: sourceUrl,
+        pathsFile: writePaths(
+          'cold',
+          cold.map((suffix) => didPath(suffix)),
+        ),
+        rate: rates.cold,
+        durationS: cold.length / rates.cold,
+        connections: 16,
+      });
 
-    // 1. Creates at a fixed pace (10 s of them).
-    rates.create ||= PACED_CREATES.rate;
-    const paced = await runPhase({
-      kind: 'paced-create',
-      origin: sourceUrl,
-      count: Math.min(PACED_CREATES.count, rates.create * 10),
-      rate: rates.create,
-      connections: 32,
-      file: didsFile,
-    });
-    await drained(sourceUrl);
-    const all = suffixes();
-    grown = all.length;
+      // 4. Warm: DIDs resolved once already.
+      const warmPaths = writePaths(
+        'warm',
+        cold.slice(0, WARM.dids).map((suffix) => didPath(suffix)),
+      );
+      const warmClosed = await runPhase({
+        kind: 'resolve',
+        origin: sourceUrl,
+        pathsFile: warmPaths,
+        random: true,
+        durationS: THROUGHPUT_S,
+        connections: 16,
+      });
+      if (rates.warm === 0) {
+        rates.warm = half(warmClosed.rate, WARM.rate);
+        rates.heavy = half(warmClosed.rate / 2, 200);
+      }
+      const warmPaced = await runPhase({
+        kind: 'resolve',
+        origin: sourceUrl,
+        pathsFile: warmPaths,
+        random: true,
+        rate: rates.warm,
+        durationS: WARM.durationS,
+        connections: 16,
+      });
+      const heavyPaced = await runPhase({
+        kind: 'resolve',
+        origin: sourceUrl,
+        pathsFile: writePaths(
+          'heavy',
+          heavy.map((suffix) => didPath(suffix)),
+        ),
+        random: true,
+        rate: rates.heavy,
+        durationS: 5,
+        connections: 8,
+      });
+      const versioned = distinct(
+        updated.map((entry, index) => String(index)),
+        Math.min(2_000, updated.length),
+        new Set(),
+      ).map((index) => updated[Number(index)]!);
+      const versionPaced = await runPhase({
+        kind: 'resolve',
+        origin: sourceUrl,
+        pathsFile: writePaths(
+          'version-time',
+          versioned.map(({ suffix, before }) => didPath(suffix, `?versionTime=${before}`)),
+        ),
+        rate: rates.versionTime,
+        durationS: Math.min(4, versioned.length / rates.versionTime),
+        connections: 16,
+      });
+      const failures = [paced, coldPaced, coldClosed, warmPaced, warmClosed, heavyPaced, versionPaced].reduce(
+        (sum, phase) => sum + phase.failures,
+        0,
+      );
+      if (failures > 0) console.log(`at ${grown} DIDs: ${failures} requests failed`);
 
-    // 2. Start-up on this store.
-    const loadAtStart = loadAverage();
-    await source.stop(120_000);
-    const restartAt = performance.now();
-    source = await startNode('source', sourcePort, sourceArgs);
-    const startupMs = performance.now() - restartAt;
-
-    // 3. Cold: nothing is in the resolution cache after the restart; each DID is asked once.
-    const heavyFirst: number[] = [];
-    for (const suffix of heavy) {
-      const at = performance.now();
-      const response = await fetch(`${sourceUrl}${didPath(suffix)}`);
-      await response.text();
-      heavyFirst.push(performance.now() - at);
+      const row: SizeFigures = {
+        dids: grown,
+        create_p99_ms: paced.p99,
+        resolve_cold_p99_ms: coldPaced.p99,
+        resolve_warm_p99_ms: warmPaced.p99,
+        resolve_cold_per_s: coldClosed.rate,
+        resolve_warm_per_s: warmClosed.rate,
+        resolve_100_updates_first_ms: Math.max(...heavyFirst),
+        resolve_100_updates_p99_ms: heavyPaced.p99,
+        resolve_version_time_p99_ms: versionPaced.p99,
+        disk_bytes_per_did: DATABASE === 'lmdb' ? diskBytes(join(dir.path, 'source')) / grown : Number.NaN,
+        rss_mb: rssMb(source.pid),
+        rss_anon_mb: rssMb(source.pid, 'RssAnon'),
+        rss_file_mb: rssMb(source.pid, 'RssFile'),
+        startup_ms: startupMs,
+        load_average: loadAtStart,
+      };
+      figures.push(row);
+      const at = grown.toLocaleString('en-US');
+      report(SECTION, `at ${at} DIDs: create p99 (${rates.create}/s paced)`, row.create_p99_ms, 'ms');
+      report(SECTION, `at ${at} DIDs: resolve cold p99 (${rates.cold}/s paced)`, row.resolve_cold_p99_ms, 'ms');
+      report(SECTION, `at ${at} DIDs: resolve cold throughput (16 conns)`, row.resolve_cold_per_s, 'req/s');
+      report(SECTION, `at ${at} DIDs: resolve warm p99 (${rates.warm}/s paced)`, row.resolve_warm_p99_ms, 'ms');
+      report(SECTION, `at ${at} DIDs: resolve warm throughput (16 conns)`, row.resolve_warm_per_s, 'req/s');
+      report(SECTION, `at ${at} DIDs: 100-update DID, first resolution`, row.resolve_100_updates_first_ms, 'ms');
+      report(SECTION, `at ${at} DIDs: 100-update DID, p99 (${rates.heavy}/s)`, row.resolve_100_updates_p99_ms, 'ms');
+      report(
+        SECTION,
+        `at ${at} DIDs: by versionTime, p99 (${rates.versionTime}/s)`,
+        row.resolve_version_time_p99_ms,
+        'ms',
+      );
+      report(SECTION, `at ${at} DIDs: store bytes on disk per DID`, row.disk_bytes_per_did, 'B');
+      report(SECTION, `at ${at} DIDs: node resident memory`, row.rss_mb, 'MB');
+      report(SECTION, `at ${at} DIDs: of it anonymous (heap, buffers)`, row.rss_anon_mb, 'MB');
+      report(SECTION, `at ${at} DIDs: of it mapped files (LMDB pages)`, row.rss_file_mb, 'MB');
+      report(SECTION, `at ${at} DIDs: start-up on this store`, row.startup_ms, 'ms');
+      report(SECTION, `at ${at} DIDs: load average (1 min) as measuring began`, row.load_average, '');
+      for (const [metric, value] of [
+        ['create p99 ms', row.create_p99_ms],
+        ['resolve cold p99 ms', row.resolve_cold_p99_ms],
+        ['resolve warm p99 ms', row.resolve_warm_p99_ms],
+        ['resolve cold req/s', row.resolve_cold_per_s],
+        ['resolve warm req/s', row.resolve_warm_per_s],
+        ['100-update DID p99 ms', row.resolve_100_updates_p99_ms],
+        ['versionTime p99 ms', row.resolve_version_time_p99_ms],
+        ['disk bytes per DID', row.disk_bytes_per_did],
+        ['node RSS MB', row.rss_mb],
+        ['start-up ms', row.startup_ms],
+      ] as const)
+        if (Number.isFinite(value)) curve.push({ metric, size: grown, value, of: 'DIDs' });
     }
-    const heavySet = new Set(heavy);
-    // Throughput first (over DIDs the paced phase will not ask), which also fixes the paced rate at the first size.
-    const coldPool = Math.min(Math.floor((all.length - HEAVY_DIDS) / 2), 20_000);
-    const coldMore = distinct(all, coldPool, heavySet);
-    const coldClosed = await runPhase({
-      kind: 'resolve',
-      origin: sourceUrl,
-      pathsFile: writePaths(
-        'cold-throughput',
-        coldMore.map((suffix) => didPath(suffix)),
-      ),
-      durationS: THROUGHPUT_S,
-      connections: 16,
-    });
-    if (rates.cold === 0) {
-      rates.cold = half(coldClosed.rate, COLD.rate);
-      rates.versionTime = half(coldClosed.rate, 500);
+    result.sizes = figures;
+    result.paced_rates = { ...rates };
+    const first = figures[0]!;
+    const last = figures.at(-1)!;
+    if (figures.length > 1) {
+      const ratio = (key: keyof SizeFigures) => (last[key] as number) / (first[key] as number);
+      const of = `${last.dids.toLocaleString('en-US')} / ${first.dids.toLocaleString('en-US')} DIDs`;
+      result.ratios = {
+        create_p99: ratio('create_p99_ms'),
+        resolve_cold_p99: ratio('resolve_cold_p99_ms'),
+        resolve_warm_p99: ratio('resolve_warm_p99_ms'),
+      };
+      report(SECTION, `create p99, ${of}`, ratio('create_p99_ms'), 'x', atMost(1.5));
+      report(SECTION, `resolve cold p99, ${of}`, ratio('resolve_cold_p99_ms'), 'x', atMost(1.5));
+      report(SECTION, `resolve warm p99, ${of}`, ratio('resolve_warm_p99_ms'), 'x', atMost(1.5));
     }
-    const cold = distinct(all, Math.min(COLD.count, rates.cold * 5), new Set([...coldMore, ...heavy]));
-    const coldPaced = await runPhase({
-      kind: 'resolve',
-      origin: sourceUrl,
-      pathsFile: writePaths(
-        'cold',
-        cold.map((suffix) => didPath(suffix)),
-      ),
-      rate: rates.cold,
-      durationS: cold.length / rates.cold,
-      connections: 16,
-    });
 
-    // 4. Warm: DIDs resolved once already.
-    const warmPaths = writePaths(
-      'warm',
-      cold.slice(0, WARM.dids).map((suffix) => didPath(suffix)),
-    );
-    const warmClosed = await runPhase({
-      kind: 'resolve',
-      origin: sourceUrl,
-      pathsFile: warmPaths,
-      random: true,
-      durationS: THROUGHPUT_S,
-      connections: 16,
-    });
-    if (rates.warm === 0) {
-      rates.warm = half(warmClosed.rate, WARM.rate);
-      rates.heavy = half(warmClosed.rate / 2, 200);
+    // Everything anchored, everything the source holds.
+    // (The node's counters start again at each restart: the bench counts what was accepted.)
+    const sourceOperations = accepted;
+    const sample = distinct(suffixes(), Math.min(SAMPLE, grown), new Set());
+    result.operations = sourceOperations;
+
+    // 5. A new node follows the grown one and catches up the whole history.
+    {
+      const followerPort = await freePort();
+      const followerUrl = `http://127.0.0.1:${followerPort}`;
+      await startNode('follower', followerPort, [
+        ...databaseArgs,
+        '--database-prefix',
+        'follower',
+        '--sync-interval',
+        '1s',
+        '--sync-min-activity-age',
+        '0s',
+      ]);
+      const follower = new NodeAdminClient({ url: followerUrl });
+      const sourceId = await new NodeAdminClient({ url: sourceUrl }).serviceId();
+      const loadAtStart = loadAverage();
+      const started = performance.now();
+      await follower.follow(sourceId);
+      await follower.waitUntilIn('following', sourceId, 60_000);
+      await waitFor(
+        async () =>
+          (await metricValue(followerUrl, 'node_observer_operations_applied_total{origin="remote"}')) >=
+          sourceOperations,
+        { timeoutMs: 4 * 3_600_000, intervalMs: 250, description: 'the follower to catch up' },
+      );
+      const seconds = (performance.now() - started) / 1000;
+      const same = await sameResolutions(followerUrl, sourceUrl, sample);
+      result.catchup_ops_per_s = sourceOperations / seconds;
+      result.catchup_s = seconds;
+      result.catchup_sample_same = same;
+      report(
+        SECTION,
+        `catch-up of a new follower: ${sourceOperations.toLocaleString('en-US')} operations, verified`,
+        sourceOperations / seconds,
+        'ops/s',
+        atLeast(5_000),
+      );
+      report(SECTION, '  time to done', seconds, 's');
+      report(SECTION, `  sampled DIDs resolving as on the source`, same, 'DIDs', atLeast(sample.length));
+      report(SECTION, '  load average (1 min) as it started / ended', loadAtStart, '');
+      report(SECTION, '  load average (1 min) as it ended', loadAverage(), '');
+      await follower.close?.();
     }
-    const warmPaced = await runPhase({
-      kind: 'resolve',
-      origin: sourceUrl,
-      pathsFile: warmPaths,
-      random: true,
-      rate: rates.warm,
-      durationS: WARM.durationS,
-      connections: 16,
-    });
-    const heavyPaced = await runPhase({
-      kind: 'resolve',
-      origin: sourceUrl,
-      pathsFile: writePaths(
-        'heavy',
-        heavy.map((suffix) => didPath(suffix)),
-      ),
-      random: true,
-      rate: rates.heavy,
-      durationS: 5,
-      connections: 8,
-    });
-    const versioned = distinct(
-      updated.map((entry, index) => String(index)),
-      Math.min(2_000, updated.length),
-      new Set(),
-    ).map((index) => updated[Number(index)]!);
-    const versionPaced = await runPhase({
-      kind: 'resolve',
-      origin: sourceUrl,
-      pathsFile: writePaths(
-        'version-time',
-        versioned.map(({ suffix, before }) => didPath(suffix, `?versionTime=${before}`)),
-      ),
-      rate: rates.versionTime,
-      durationS: Math.min(4, versioned.length / rates.versionTime),
-      connections: 16,
-    });
-    const failures = [paced, coldPaced, coldClosed, warmPaced, warmClosed, heavyPaced, versionPaced].reduce(
-      (sum, phase) => sum + phase.failures,
-      0,
-    );
-    if (failures > 0) console.log(`at ${grown} DIDs: ${failures} requests failed`);
 
-    const row: SizeFigures = {
-      dids: grown,
-      create_p99_ms: paced.p99,
-      resolve_cold_p99_ms: coldPaced.p99,
-      resolve_warm_p99_ms: warmPaced.p99,
-      resolve_cold_per_s: coldClosed.rate,
-      resolve_warm_per_s: warmClosed.rate,
-      resolve_100_updates_first_ms: Math.max(...heavyFirst),
-      resolve_100_updates_p99_ms: heavyPaced.p99,
-      resolve_version_time_p99_ms: versionPaced.p99,
-      disk_bytes_per_did: DATABASE === 'lmdb' ? diskBytes(join(dir.path, 'source')) / grown : Number.NaN,
-      rss_mb: rssMb(source.pid),
-      rss_anon_mb: rssMb(source.pid, 'RssAnon'),
-      rss_file_mb: rssMb(source.pid, 'RssFile'),
-      startup_ms: startupMs,
-      load_average: loadAtStart,
-    };
-    figures.push(row);
-    const at = grown.toLocaleString('en-US');
-    report(SECTION, `at ${at} DIDs: create p99 (${rates.create}/s paced)`, row.create_p99_ms, 'ms');
-    report(SECTION, `at ${at} DIDs: resolve cold p99 (${rates.cold}/s paced)`, row.resolve_cold_p99_ms, 'ms');
-    report(SECTION, `at ${at} DIDs: resolve cold throughput (16 conns)`, row.resolve_cold_per_s, 'req/s');
-    report(SECTION, `at ${at} DIDs: resolve warm p99 (${rates.warm}/s paced)`, row.resolve_warm_p99_ms, 'ms');
-    report(SECTION, `at ${at} DIDs: resolve warm throughput (16 conns)`, row.resolve_warm_per_s, 'req/s');
-    report(SECTION, `at ${at} DIDs: 100-update DID, first resolution`, row.resolve_100_updates_first_ms, 'ms');
-    report(SECTION, `at ${at} DIDs: 100-update DID, p99 (${rates.heavy}/s)`, row.resolve_100_updates_p99_ms, 'ms');
-    report(
-      SECTION,
-      `at ${at} DIDs: by versionTime, p99 (${rates.versionTime}/s)`,
-      row.resolve_version_time_p99_ms,
-      'ms',
-    );
-    report(SECTION, `at ${at} DIDs: store bytes on disk per DID`, row.disk_bytes_per_did, 'B');
-    report(SECTION, `at ${at} DIDs: node resident memory`, row.rss_mb, 'MB');
-    report(SECTION, `at ${at} DIDs: of it anonymous (heap, buffers)`, row.rss_anon_mb, 'MB');
-    report(SECTION, `at ${at} DIDs: of it mapped files (LMDB pages)`, row.rss_file_mb, 'MB');
-    report(SECTION, `at ${at} DIDs: start-up on this store`, row.startup_ms, 'ms');
-    report(SECTION, `at ${at} DIDs: load average (1 min) as measuring began`, row.load_average, '');
-    for (const [metric, value] of [
-      ['create p99 ms', row.create_p99_ms],
-      ['resolve cold p99 ms', row.resolve_cold_p99_ms],
-      ['resolve warm p99 ms', row.resolve_warm_p99_ms],
-      ['resolve cold req/s', row.resolve_cold_per_s],
-      ['resolve warm req/s', row.resolve_warm_per_s],
-      ['100-update DID p99 ms', row.resolve_100_updates_p99_ms],
-      ['versionTime p99 ms', row.resolve_version_time_p99_ms],
-      ['disk bytes per DID', row.disk_bytes_per_did],
-      ['node RSS MB', row.rss_mb],
-      ['start-up ms', row.startup_ms],
-    ] as const)
-      if (Number.isFinite(value)) curve.push({ metric, size: grown, value, of: 'DIDs' });
+    // 6. The export, interrupted and resumed, and a mirror built from it.
+    {
+      const file = join(dir.path, 'export.jsonl');
+      const cli = (...args: string[]) =>
+        spawnSync(process.execPath, [CLI_JS, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+      const started = performance.now();
+      // Interrupted a third of the way (by the file's expected size, from a first page), then resumed.
+      const interrupted = spawn(process.execPath, [CLI_JS, 'export', '-n', sourceUrl, '--file', file], {
+        stdio: 'ignore',
+      });
+      await waitFor(
+        () => {
+          try {
+            return statSync(file).size > 0 && readFileSync(file, 'utf8').split('\n').length > grown / 3_000;
+          } catch {
+            return false;
+          }
+        },
+        { timeoutMs: 3_600_000, intervalMs: 200, description: 'a third of the export' },
+      ).catch(() => undefined);
+      interrupted.kill('SIGKILL');
+      await new Promise((resolve) => interrupted.once('exit', resolve));
+      const resumed = cli('export', '-n', sourceUrl, '--file', file, '--resume', '--json');
+      if (resumed.status !== 0) throw new Error(`anchor export --resume failed: ${resumed.stderr}`);
+      const exportSeconds = (performance.now() - started) / 1000;
+      const exported = JSON.parse(resumed.stdout) as { operations: number; pages: number };
+      const bytes = statSync(file).size;
+      result.export = {
+        operations: exported.operations,
+        pages: exported.pages,
+        bytes,
+        seconds: exportSeconds,
+        resumed_note: resumed.stderr.split('\n').find((line) => line.startsWith('resuming')) ?? '',
+      };
+      report(
+        SECTION,
+        `export (interrupted, resumed): operations in the file`,
+        exported.operations,
+        'ops',
+        atLeast(sourceOperations),
+      );
+      report(SECTION, '  export rate', exported.operations / exportSeconds, 'ops/s');
+      report(SECTION, '  export file size per operation', bytes / exported.operations, 'B');
+
+      const mirrorPort = await freePort();
+      const mirrorUrl = `http://127.0.0.1:${mirrorPort}`;
+      await startNode('mirror', mirrorPort, [...databaseArgs, '--database-prefix', 'mirror']);
+      const importStarted = performance.now();
+      const imported = cli('import', '-n', mirrorUrl, '--file', file, '--json');
+      if (imported.status !== 0) throw new Error(`anchor import failed: ${imported.stderr}`);
+      const importSeconds = (performance.now() - importStarted) / 1000;
+      const totals = JSON.parse(imported.stdout) as { operations: number };
+      const same = await sameResolutions(mirrorUrl, sourceUrl, sample);
+      result.mirror = {
+        operations: totals.operations,
+        seconds: importSeconds,
+        sample_same: same,
+        sample: sample.length,
+      };
+      report(SECTION, 'mirror import from the export: verified', totals.operations / importSeconds, 'ops/s');
+      report(SECTION, `  sampled DIDs resolving exactly as on the source`, same, 'DIDs', atLeast(sample.length));
+    }
+    await stopAllProcesses();
   }
-  result.sizes = figures;
-  result.paced_rates = { ...rates };
-  const first = figures[0]!;
-  const last = figures.at(-1)!;
-  if (figures.length > 1) {
-    const ratio = (key: keyof SizeFigures) => (last[key] as number) / (first[key] as number);
-    const of = `${last.dids.toLocaleString('en-US')} / ${first.dids.toLocaleString('en-US')} DIDs`;
-    result.ratios = {
-      create_p99: ratio('create_p99_ms'),
-      resolve_cold_p99: ratio('resolve_cold_p99_ms'),
-      resolve_warm_p99: ratio('resolve_warm_p99_ms'),
-    };
-    report(SECTION, `create p99, ${of}`, ratio('create_p99_ms'), 'x', atMost(1.5));
-    report(SECTION, `resolve cold p99, ${of}`, ratio('resolve_cold_p99_ms'), 'x', atMost(1.5));
-    report(SECTION, `resolve warm p99, ${of}`, ratio('resolve_warm_p99_ms'), 'x', atMost(1.5));
-  }
-
-  // Everything anchored, everything the source holds.
-  // (The node's counters start again at each restart: the bench counts what was accepted.)
-  const sourceOperations = accepted;
-  const sample = distinct(suffixes(), Math.min(SAMPLE, grown), new Set());
-  result.operations = sourceOperations;
-
-  // 5. A new node follows the grown one and catches up the whole history.
-  {
-    const followerPort = await freePort();
-    const followerUrl = `http://127.0.0.1:${followerPort}`;
-    await startNode('follower', followerPort, [
-      ...databaseArgs,
-      '--database-prefix',
-      'follower',
-      '--sync-interval',
-      '1s',
-      '--sync-min-activity-age',
-      '0s',
-    ]);
-    const follower = new NodeAdminClient({ url: followerUrl });
-    const sourceId = await new NodeAdminClient({ url: sourceUrl }).serviceId();
-    const loadAtStart = loadAverage();
-    const started = performance.now();
-    await follower.follow(sourceId);
-    await follower.waitUntilIn('following', sourceId, 60_000);
-    await waitFor(
-      async () =>
-        (await metricValue(followerUrl, 'node_observer_operations_applied_total{origin="remote"}')) >= sourceOperations,
-      { timeoutMs: 4 * 3_600_000, intervalMs: 250, description: 'the follower to catch up' },
-    );
-    const seconds = (performance.now() - started) / 1000;
-    const same = await sameResolutions(followerUrl, sourceUrl, sample);
-    result.catchup_ops_per_s = sourceOperations / seconds;
-    result.catchup_s = seconds;
-    result.catchup_sample_same = same;
-    report(
-      SECTION,
-      `catch-up of a new follower: ${sourceOperations.toLocaleString('en-US')} operations, verified`,
-      sourceOperations / seconds,
-      'ops/s',
-      atLeast(5_000),
-    );
-    report(SECTION, '  time to done', seconds, 's');
-    report(SECTION, `  sampled DIDs resolving as on the source`, same, 'DIDs', atLeast(sample.length));
-    report(SECTION, '  load average (1 min) as it started / ended', loadAtStart, '');
-    report(SECTION, '  load average (1 min) as it ended', loadAverage(), '');
-    await follower.close?.();
-  }
-
-  // 6. The export, interrupted and resumed, and a mirror built from it.
-  {
-    const file = join(dir.path, 'export.jsonl');
-    const cli = (...args: string[]) =>
-      spawnSync(process.execPath, [CLI_JS, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-    const started = performance.now();
-    // Interrupted a third of the way (by the file's expected size, from a first page), then resumed.
-    const interrupted = spawn(process.execPath, [CLI_JS, 'export', '-n', sourceUrl, '--file', file], {
-      stdio: 'ignore',
-    });
-    await waitFor(
-      () => {
-        try {
-          return statSync(file).size > 0 && readFileSync(file, 'utf8').split('\n').length > grown / 3_000;
-        } catch {
-          return false;
-        }
-      },
-      { timeoutMs: 3_600_000, intervalMs: 200, description: 'a third of the export' },
-    ).catch(() => undefined);
-    interrupted.kill('SIGKILL');
-    await new Promise((resolve) => interrupted.once('exit', resolve));
-    const resumed = cli('export', '-n', sourceUrl, '--file', file, '--resume', '--json');
-    if (resumed.status !== 0) throw new Error(`anchor export --resume failed: ${resumed.stderr}`);
-    const exportSeconds = (performance.now() - started) / 1000;
-    const exported = JSON.parse(resumed.stdout) as { operations: number; pages: number };
-    const bytes = statSync(file).size;
-    result.export = {
-      operations: exported.operations,
-      pages: exported.pages,
-      bytes,
-      seconds: exportSeconds,
-      resumed_note: resumed.stderr.split('\n').find((line) => line.startsWith('resuming')) ?? '',
-    };
-    report(
-      SECTION,
-      `export (interrupted, resumed): operations in the file`,
-      exported.operations,
-      'ops',
-      atLeast(sourceOperations),
-    );
-    report(SECTION, '  export rate', exported.operations / exportSeconds, 'ops/s');
-    report(SECTION, '  export file size per operation', bytes / exported.operations, 'B');
-
-    const mirrorPort = await freePort();
-    const mirrorUrl = `http://127.0.0.1:${mirrorPort}`;
-    await startNode('mirror', mirrorPort, [...databaseArgs, '--database-prefix', 'mirror']);
-    const importStarted = performance.now();
-    const imported = cli('import', '-n', mirrorUrl, '--file', file, '--json');
-    if (imported.status !== 0) throw new Error(`anchor import failed: ${imported.stderr}`);
-    const importSeconds = (performance.now() - importStarted) / 1000;
-    const totals = JSON.parse(imported.stdout) as { operations: number };
-    const same = await sameResolutions(mirrorUrl, sourceUrl, sample);
-    result.mirror = { operations: totals.operations, seconds: importSeconds, sample_same: same, sample: sample.length };
-    report(SECTION, 'mirror import from the export: verified', totals.operations / importSeconds, 'ops/s');
-    report(SECTION, `  sampled DIDs resolving exactly as on the source`, same, 'DIDs', atLeast(sample.length));
-  }
-  await stopAllProcesses();
 
   // 7. The log.
   const logRows: Array<{ entries: number; add_per_s: number; proof_p99_ms: number; get_entries_p99_ms: number }> = [];
@@ -689,7 +701,7 @@ try {
   result.load_average_end = loadAverage();
 
   mkdirSync(OUT, { recursive: true });
-  const base = join(OUT, `scale-${DATABASE}-${MAX_DIDS}`);
+  const base = join(OUT, MAX_DIDS > 0 ? `scale-${DATABASE}-${MAX_DIDS}` : `scale-log-${LOG_ENTRIES}`);
   writeFileSync(`${base}.json`, `${JSON.stringify(result, null, 2)}\n`);
   const svg = await renderCurvesSvg(
     curve,
@@ -700,7 +712,8 @@ try {
 } finally {
   await stopAllProcesses();
   await mongo?.stop();
-  await dir.remove();
+  if (KEEP) console.log(`data kept in ${dir.path}`);
+  else await dir.remove();
 }
 summary();
 console.log(JSON.stringify(result));

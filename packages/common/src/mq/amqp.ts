@@ -286,14 +286,16 @@ export class AmqpMessageQueue implements MessageQueue, SubscriptionHost {
       headers: m.headers,
       ...(m.delayMs > 0 ? { dueAt: m.publishedAt + m.delayMs } : {}),
     });
-    // This process's subscriptions of the topic (now or later) consume the delay queue.
-    if (m.delayMs > 0) this.learnDelay(topic, m.delayMs);
     await this.republish(
       this.route(topic, m.delayMs),
       Buffer.from(m.json, 'utf8'),
       props,
       `publish ${m.id} to ${topic}`,
     );
+    // This process's subscriptions of the topic (now or later) consume the delay queue, once the publish has
+    // declared it: on RabbitMQ 3.10 a consume of a quorum queue another channel is still creating finds no Raft
+    // server (`noproc`) and the broker closes the whole connection (541).
+    if (m.delayMs > 0) this.learnDelay(topic, m.delayMs);
   }
 
   route(topic: string, delayMs: number): readonly QueueSpec[] {

@@ -157,6 +157,22 @@ describe.skipIf(unavailable !== undefined)('amqp adapter', () => {
     expect(await queueDepth(`${t}.delay.1300`)).toBe(0);
   });
 
+  // RabbitMQ 3.10 closes the whole connection (541) when a quorum queue is consumed while another channel is
+  // still creating it: the subscription must start a new delay's consumer only once the publish declared it.
+  it('keeps its connection when publishes bring a subscription new delay queues (quorum)', async () => {
+    const errors: string[] = [];
+    const q = await open({ queueType: 'quorum', onError: (error, context) => errors.push(`${context}: ${error}`) });
+    for (let round = 0; round < 5; round++) {
+      const t = topic();
+      const got = new Collector<number>();
+      await q.subscribe(t, got.handler());
+      await Promise.all(Array.from({ length: 12 }, (_, i) => q.publish(t, i, { delayMs: 200 + i * 37 })));
+      await got.waitFor(12, 10_000);
+      expect(new Set(got.bodies).size).toBe(12);
+    }
+    expect(errors).toEqual([]);
+  });
+
   it('dead-letters a message from another producer whose body is not JSON, keeping its bytes', async () => {
     const q = await open();
     const t = topic();
