@@ -4,7 +4,14 @@
 # With CI=true an unreachable broker is fatal (the AMQP suites must run there); elsewhere it is a warning.
 set -euo pipefail
 
-amqp_up() { (exec 3<>/dev/tcp/127.0.0.1/5672) 2>/dev/null; }
+tcp_up() { (exec 3<>/dev/tcp/127.0.0.1/5672) 2>/dev/null; }
+# Up means the AMQP handshake starts: the broker answers the protocol header with a Connection.Start frame
+# (frame type 1). A wedged broker can accept TCP connections and never answer (seen on 3.10.8).
+amqp_up() {
+  local first
+  first=$(timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/5672 && printf "AMQP\x00\x00\x09\x01" >&3 && head -c1 <&3 | od -An -tx1' 2>/dev/null) || return 1
+  [ "${first// /}" = "01" ]
+}
 fail() {
   if [ "${CI:-}" = "true" ]; then
     echo "FATAL: $1; CI=true: the AMQP suites must run in CI" >&2
@@ -15,6 +22,9 @@ fail() {
 }
 
 amqp_up && exit 0
+if tcp_up; then
+  fail "RabbitMQ accepts connections on 127.0.0.1:5672 but does not answer the AMQP handshake within 5 s (restart it)"
+fi
 
 if ! command -v rabbitmq-server >/dev/null 2>&1 && [ ! -x /usr/sbin/rabbitmq-server ]; then
   if [ "$(id -u)" != "0" ] || ! command -v apt-get >/dev/null 2>&1; then
