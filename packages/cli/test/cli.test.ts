@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serviceBin, startLocalFederation, type LocalFederation } from '@anchor/dev-env';
-import { freePort, makeTempDir, runProcess, startProcess, type TempDir } from '@anchor/testing/process';
+import { freePort, freePortRun, makeTempDir, runProcess, startProcess, type TempDir } from '@anchor/testing/process';
 import { VcsClient } from '@anchor/common/clients';
 import { KeyPair } from '@anchor/common/crypto';
 import { didKeyFromKeyPair } from '@anchor/common/did';
@@ -60,7 +60,7 @@ describe('anchor (the built binary) against a local federation', { timeout: 150_
       dataDir: join(dir.path, 'federation'),
       nodes: 2,
       logPort: await freePort(),
-      firstNodePort: await freePort(),
+      firstNodePort: await freePortRun(2),
       kmsPort: await freePort(),
     });
     [node1, node2] = federation.layout.nodes.map((node) => node.url) as [string, string];

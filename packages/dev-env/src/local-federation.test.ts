@@ -1,26 +1,8 @@
-import net from 'node:net';
-import { makeTempDir, type TempDir } from '@anchor/testing/process';
+import { freePortRun, makeTempDir, type TempDir } from '@anchor/testing/process';
 import { VcsClient } from '@anchor/common/clients';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDemoDid, waitUntilPublished } from './demo-did.js';
 import { startLocalFederation, type LocalFederation } from './local-federation.js';
-
-/** A run of `count` consecutive loopback ports that are free right now (the federation numbers its nodes' ports). */
-async function freePortRun(count: number): Promise<number> {
-  const canBind = (port: number) =>
-    new Promise<boolean>((resolve) => {
-      const server = net.createServer();
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 40_000);
-    let free = true;
-    for (let port = base; port < base + count && free; port++) free = await canBind(port);
-    if (free) return base;
-  }
-  throw new Error(`no ${count} consecutive free ports found`);
-}
 
 describe('the local federation (built binaries as processes), signing through its kms as npm start does', () => {
   let dir: TempDir;

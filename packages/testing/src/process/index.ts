@@ -15,7 +15,7 @@ export {
   type RunResult,
   type WaitForHttpOptions,
 } from './service-process.js';
-export { freePort } from './free-port.js';
+export { ephemeralRangeStart, freePort, freePortRun } from './free-port.js';
 export { builtServiceMain, loopbackService, type LoopbackService } from './service-binary.js';
 export { makeTempDir, type TempDir } from './temp-dir.js';
 export { waitFor, type WaitOptions } from './wait-for.js';

@@ -7,7 +7,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, makeTempDir, runProcess, startProcess, stopAllProcesses, waitFor, waitForHttp } from './index.js';
+import {
+  ephemeralRangeStart,
+  freePort,
+  freePortRun,
+  makeTempDir,
+  runProcess,
+  startProcess,
+  stopAllProcesses,
+  waitFor,
+  waitForHttp,
+} from './index.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixture-service.test-helpers.ts', import.meta.url));
 const ORPHAN_PARENT = fileURLToPath(new URL('./orphan-parent.test-helpers.ts', import.meta.url));
@@ -272,6 +282,53 @@ describe('freePort and makeTempDir', () => {
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     server.close();
     expect(port).toBeGreaterThan(0);
+  });
+
+  it('picks ports below the ephemeral range, never the same one twice, and skips one that is taken', async () => {
+    const ephemeralLow = ephemeralRangeStart();
+    const ports = new Set<number>();
+    for (let i = 0; i < 50; i++) ports.add(await freePort());
+    expect(ports.size).toBe(50);
+    for (const port of ports) {
+      expect(port).toBeGreaterThanOrEqual(20_000);
+      expect(port).toBeLessThan(ephemeralLow);
+    }
+    const taken = net.createServer();
+    const takenPort = await freePort();
+    await new Promise<void>((resolve) => taken.listen(takenPort, '127.0.0.1', resolve));
+    try {
+      for (let i = 0; i < 50; i++) expect(await freePort()).not.toBe(takenPort);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('hands out runs of consecutive ports that do not overlap what it handed out before', async () => {
+    const single = await freePort();
+    const runs = [await freePortRun(5), await freePortRun(5), await freePortRun(5)];
+    const ports = [single, ...runs.flatMap((base) => [0, 1, 2, 3, 4].map((offset) => base + offset))];
+    expect(new Set(ports).size).toBe(16);
+    for (const port of ports) {
+      const server = net.createServer();
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', resolve);
+      });
+      server.close();
+    }
+  });
+
+  it('reads the ephemeral range from the kernel, and falls back when it cannot', async () => {
+    const dir = await makeTempDir('anchor-port-range-');
+    try {
+      await writeFile(join(dir.path, 'range'), '40000\t60999\n');
+      expect(ephemeralRangeStart(join(dir.path, 'range'))).toBe(40_000);
+      await writeFile(join(dir.path, 'low'), '1024\t65535\n');
+      expect(ephemeralRangeStart(join(dir.path, 'low'))).toBe(32_768);
+      expect(ephemeralRangeStart(join(dir.path, 'missing'))).toBe(32_768);
+    } finally {
+      await dir.remove();
+    }
   });
 
   it('creates distinct directories and removes them with their contents', async () => {
