@@ -79,6 +79,37 @@ describe('collection pages by cursor, sizes kept on write', () => {
     expect(await store.size('follower', undefined)).toBe(25);
   });
 
+  it('commits writes issued at once together, each still standing or failing alone, with exact counts', async () => {
+    const batches: number[] = [];
+    const batch = provider.batch.bind(provider);
+    provider.batch = async (ops) => {
+      batches.push(ops.length);
+      return batch(ops);
+    };
+    // 30 new followers, two of them twice, and one already there: issued together, as a busy inbox does.
+    const added = await Promise.all([
+      ...Array.from({ length: 30 }, (_, i) => store.addRef('follower', ME, peer(30 + i))),
+      store.addRef('follower', ME, peer(3)),
+      store.addRef('follower', ME, peer(31)),
+      store.addRef('follower', ME, peer(32)),
+    ]);
+    expect(added.slice(0, 30).every(Boolean)).toBe(true);
+    expect(added.slice(30)).toEqual([false, false, false]);
+    expect(await store.size('follower', ME)).toBe(55);
+    expect(await store.count('follower', ME)).toBe(55);
+    expect((await walk(pages)).items).toHaveLength(55);
+    // Fewer commits than writes: the first went alone, the rest in groups (a refused one is retried alone).
+    expect(batches.length).toBeLessThan(20);
+
+    // A write the store refuses fails alone; the others issued with it are committed.
+    const refused = store.write([{ ...store.addRefOp('follower', ME, peer(3)), op: 'insert' }]);
+    const others = Array.from({ length: 5 }, (_, i) => store.addRef('follower', ME, peer(70 + i)));
+    await expect(refused).rejects.toMatchObject({ code: 'conflict' });
+    expect(await Promise.all(others)).toEqual([true, true, true, true, true]);
+    expect(await store.size('follower', ME)).toBe(60);
+    expect(await store.count('follower', ME)).toBe(60);
+  });
+
   it('counts once the references of a store kept before counts were', async () => {
     const counts = await provider.open(ACTIVITY_STORES.counts);
     for (const { key } of (await counts.query({ limit: 100 })).items) await counts.delete(key);
