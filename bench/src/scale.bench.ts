@@ -162,6 +162,19 @@ async function startNode(name: string, port: number, extra: readonly string[]): 
   return (await startNodeProcess(name, dir.path, extra, { port, readyTimeoutMs: 600_000 })).process;
 }
 
+/** The rate over each tenth of `total` operations, from (seconds, applied) samples. */
+function rateByTenths(progress: ReadonlyArray<{ s: number; applied: number }>, total: number): number[] {
+  const rates: number[] = [];
+  let from = { s: 0, applied: 0 };
+  for (let tenth = 1; tenth <= 10; tenth++) {
+    const to = progress.find((sample) => sample.applied >= (total * tenth) / 10);
+    if (!to) break;
+    if (to.s > from.s) rates.push((to.applied - from.applied) / (to.s - from.s));
+    from = to;
+  }
+  return rates;
+}
+
 const pending = async (url: string): Promise<number> => metricValue(url, 'node_pending_operations');
 const drained = (url: string) =>
   waitFor(async () => (await pending(url)) === 0, {
@@ -480,13 +493,18 @@ try {
       const started = performance.now();
       await follower.follow(sourceId);
       await follower.waitUntilIn('following', sourceId, 60_000);
+      // The applied count over time: whether the rate holds as the follower's store grows.
+      const progress: Array<{ s: number; applied: number }> = [];
       await waitFor(
-        async () =>
-          (await metricValue(followerUrl, 'node_observer_operations_applied_total{origin="remote"}')) >=
-          sourceOperations,
+        async () => {
+          const applied = await metricValue(followerUrl, 'node_observer_operations_applied_total{origin="remote"}');
+          progress.push({ s: (performance.now() - started) / 1000, applied });
+          return applied >= sourceOperations;
+        },
         { timeoutMs: 4 * 3_600_000, intervalMs: 250, description: 'the follower to catch up' },
       );
       const seconds = (performance.now() - started) / 1000;
+      result.catchup_tenths_ops_per_s = rateByTenths(progress, sourceOperations);
       const same = await sameResolutions(followerUrl, sourceUrl, sample);
       result.catchup_ops_per_s = sourceOperations / seconds;
       result.catchup_s = seconds;
@@ -499,6 +517,9 @@ try {
         atLeast(5_000),
       );
       report(SECTION, '  time to done', seconds, 's');
+      const tenths = result.catchup_tenths_ops_per_s as number[];
+      report(SECTION, '  rate over the first tenth of the history', tenths[0] ?? 0, 'ops/s');
+      report(SECTION, '  rate over the last tenth of the history', tenths[tenths.length - 1] ?? 0, 'ops/s');
       report(SECTION, `  sampled DIDs resolving as on the source`, same, 'DIDs', atLeast(sample.length));
       report(SECTION, '  load average (1 min) as it started / ended', loadAtStart, '');
       report(SECTION, '  load average (1 min) as it ended', loadAverage(), '');
@@ -712,8 +733,10 @@ try {
 } finally {
   await stopAllProcesses();
   await mongo?.stop();
-  if (KEEP) console.log(`data kept in ${dir.path}`);
-  else await dir.remove();
+  if (KEEP) {
+    dir.keep();
+    console.log(`data kept in ${dir.path}`);
+  } else await dir.remove();
 }
 summary();
 console.log(JSON.stringify(result));

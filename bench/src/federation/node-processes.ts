@@ -20,7 +20,8 @@ export interface BenchNode {
  * A node as deployed bare (LMDB in `<dataRoot>/<name>`, in-process queue) on a free loopback port (or `port`,
  * so that a node restarted on its data keeps its address and so its anchor origin).
  * With `BENCH_CPU_PROFILE_DIR` set, each node writes a CPU profile there as it exits (`cpu-profile.ts`):
- * `BENCH_CPU_PROFILE_DIR=/tmp/prof npm run bench -- federation`. With `BENCH_HEAP_SNAPSHOT_DIR` set, each node
+ * `BENCH_CPU_PROFILE_DIR=/tmp/prof npm run bench -- federation`; `BENCH_CPU_PROFILE_NODES=follower,mirror` profiles
+ * only the nodes of those names (a scale run's source would hold an hour of samples). With `BENCH_HEAP_SNAPSHOT_DIR` set, each node
  * writes a heap snapshot there on `HEAP_SNAPSHOT_SIGNAL` (the soak sends it at `--heap-snapshots` minutes).
  */
 export async function startNodeProcess(
@@ -30,7 +31,9 @@ export async function startNodeProcess(
   options: { port?: number; readyTimeoutMs?: number } = {},
 ): Promise<BenchNode> {
   const port = options.port ?? (await freePort());
-  const profileDir = globalThis.process.env.BENCH_CPU_PROFILE_DIR;
+  const profiled = globalThis.process.env.BENCH_CPU_PROFILE_NODES?.split(',').map((node) => node.trim());
+  const profileDir =
+    profiled === undefined || profiled.includes(name) ? globalThis.process.env.BENCH_CPU_PROFILE_DIR : undefined;
   const heapSnapshotDir = globalThis.process.env.BENCH_HEAP_SNAPSHOT_DIR;
   const nodeOptions = [
     ...(profileDir ? [`--import=${CPU_PROFILE_JS}`] : []),

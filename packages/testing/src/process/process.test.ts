@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -23,6 +23,7 @@ const FIXTURE = fileURLToPath(new URL('./fixture-service.test-helpers.ts', impor
 const ORPHAN_PARENT = fileURLToPath(new URL('./orphan-parent.test-helpers.ts', import.meta.url));
 const NEVER_READY = fileURLToPath(new URL('./never-ready.test-helpers.ts', import.meta.url));
 const PRINTS_AND_ENDS = fileURLToPath(new URL('./prints-and-ends.test-helpers.ts', import.meta.url));
+const TEMP_DIRS_AT_EXIT = fileURLToPath(new URL('./temp-dirs-at-exit.test-helpers.ts', import.meta.url));
 
 const execFileAsync = promisify(execFile);
 
@@ -341,5 +342,14 @@ describe('freePort and makeTempDir', () => {
     expect(existsSync(a.path)).toBe(false);
     expect(existsSync(b.path)).toBe(true);
     await b.remove();
+  });
+
+  it('removes the directories a process made when it exits, except those it keeps', async () => {
+    const result = await runProcess(TEMP_DIRS_AT_EXIT, { timeoutMs: 10_000 });
+    expect(result.code).toBe(0);
+    const { kept, dropped } = JSON.parse(result.stdout) as { kept: string; dropped: string };
+    expect(existsSync(dropped)).toBe(false);
+    expect(existsSync(kept)).toBe(true);
+    rmSync(kept, { recursive: true, force: true });
   });
 });

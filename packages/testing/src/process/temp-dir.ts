@@ -7,6 +7,8 @@ export interface TempDir {
   readonly path: string;
   /** Deletes the directory and everything in it; safe to call twice. */
   remove(): Promise<void>;
+  /** Leaves the directory on disk when the process exits (for a look at what a run left). */
+  keep(): void;
 }
 
 const leftovers = new Set<string>();
@@ -26,6 +28,9 @@ export async function makeTempDir(prefix = 'anchor-test-'): Promise<TempDir> {
     path,
     remove: async () => {
       await rm(path, { recursive: true, force: true });
+      leftovers.delete(path);
+    },
+    keep: () => {
       leftovers.delete(path);
     },
   };
