@@ -32,7 +32,7 @@ describe.skipIf(unavailable !== undefined)('a node whose disk fills under load',
     { timeout: 180_000 },
     async () => {
       disk = await SmallDisk.mount(DISK_BYTES);
-      const data: TempDir = { path: join(disk.path, 'data'), remove: async () => undefined };
+      const data: TempDir = { path: join(disk.path, 'data'), remove: async () => undefined, keep: () => undefined };
       const args = ['--batch-writer-timeout', '200ms'];
       let node = await startNodeProcess(data, { args });
       const port = node.port;
