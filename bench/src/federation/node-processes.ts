@@ -20,9 +20,10 @@ export interface BenchNode {
  * A node as deployed bare (LMDB in `<dataRoot>/<name>`, in-process queue) on a free loopback port (or `port`,
  * so that a node restarted on its data keeps its address and so its anchor origin).
  * With `BENCH_CPU_PROFILE_DIR` set, each node writes a CPU profile there as it exits (`cpu-profile.ts`):
- * `BENCH_CPU_PROFILE_DIR=/tmp/prof npm run bench -- federation`; `BENCH_CPU_PROFILE_NODES=follower,mirror` profiles
- * only the nodes of those names (a scale run's source would hold an hour of samples). With `BENCH_HEAP_SNAPSHOT_DIR` set, each node
- * writes a heap snapshot there on `HEAP_SNAPSHOT_SIGNAL` (the soak sends it at `--heap-snapshots` minutes).
+ * `BENCH_CPU_PROFILE_DIR=/tmp/prof npm run bench -- federation`; `BENCH_CPU_PROFILE_NODES=follower,mirror`
+ * profiles only the nodes of those names (a scale run's source would hold an hour of samples). With
+ * `BENCH_HEAP_SNAPSHOT_DIR` set, each node writes a heap snapshot there on `HEAP_SNAPSHOT_SIGNAL` (the soak
+ * sends it at `--heap-snapshots` minutes).
  */
 export async function startNodeProcess(
   name: string,

@@ -19,6 +19,7 @@ export function ephemeralRangeStart(rangeFile = '/proc/sys/net/ipv4/ip_local_por
 }
 
 const handedOut = new Set<number>();
+let kernelEphemeralStart: number | undefined;
 
 function canBind(port: number, host: string): Promise<boolean> {
   return new Promise((resolve) => {
@@ -37,7 +38,7 @@ function canBind(port: number, host: string): Promise<boolean> {
  * binding, and never handed out twice by one process.
  */
 export async function freePortRun(count: number, host = '127.0.0.1'): Promise<number> {
-  const high = ephemeralRangeStart();
+  const high = (kernelEphemeralStart ??= ephemeralRangeStart());
   const span = high - count - LOWEST_PORT;
   const start = Math.floor(Math.random() * span);
   for (let step = 0; step < span; step++) {

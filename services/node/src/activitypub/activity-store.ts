@@ -1,5 +1,6 @@
 import { AppError, badRequest } from '@anchor/common/errors';
 import { queryAll, type ProviderBatchOp, type Store, type StoreProvider } from '@anchor/common/storage';
+import { CoalescedWrites } from '../util/coalesced-writes.js';
 import type { RefChange, RefType } from './activity-refs.js';
 import type { StoredActivity } from './vocabulary.js';
 
@@ -40,40 +41,18 @@ function nextTimeAdded(): number {
   return lastTimeAdded;
 }
 
-interface PendingWrite {
-  ops: readonly ProviderBatchOp[];
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
-/** Most writes one group batches (a post is a handful of records and index entries). */
-const MAX_GROUP = 64;
-
-/**
- * The next group off the front of `waiting`: writes in arrival order while none touches a record an earlier
- * write of the group touches (count records aside: the group sums its changes to them), so no batch holds two
- * operations on one key.
- */
-function takeGroup(waiting: PendingWrite[]): PendingWrite[] {
-  const touched = new Set<string>();
-  let size = 0;
-  for (; size < waiting.length && size < MAX_GROUP; size++) {
-    const keys = waiting[size]!.ops.map((op) => `${op.store}\u0000${op.key}`);
-    if (size > 0 && keys.some((key) => touched.has(key))) break;
-    for (const key of keys) touched.add(key);
-  }
-  return waiting.splice(0, Math.max(size, 1));
-}
-
 /**
  * Activities by id (`activity`) and the collections they belong to (`activity-ref`), indexed so that a
  * collection page is an index range scan from a keyset seek (or an offset, for numbered pages), and totals (also per activity type, for NodeInfo)
  * are index counts.
  */
 export class ActivityStore {
-  /** Writes waiting for the one in flight: they go together in the next group. */
-  #waiting: PendingWrite[] = [];
-  #flushing = false;
+  /** Reference writes go one merged write at a time: each reads the counts it changes. */
+  readonly #writes = new CoalescedWrites((ops) => this.#write(ops), {
+    maxMerged: 64,
+    distinctKeys: true,
+    failure: 'alone',
+  });
 
   private constructor(
     readonly provider: StoreProvider,
@@ -104,53 +83,17 @@ export class ActivityStore {
   /**
    * Writes a batch (references, activities, anything else) with the collection counts it changes, in the same
    * atomic batch: an added reference already there, or a deleted one that is not, changes no count.
-   * Reference writes of this process go through here one group at a time, each group reading the counts it
-   * changes: the writes that arrive while a group commits form the next group, one batch, so a busy outbox or
-   * inbox commits dozens of activities at once instead of one after another (the serial commits held a node's
-   * deliveries to ~140/s, node README). A group that fails is split and written again, so each write
-   * still succeeds or fails alone (an insert of an id already stored fails only its own post; see `#commit`). Replicas writing
-   * the same collection at the same instant could each count one change the other made (MongoDB), see the README.
+   * Reference writes of this process are merged while one commits (`CoalescedWrites`: no two on one record, a
+   * failing merge halved until the spoiling write fails alone, so an insert of an id already stored fails only
+   * its own post); serial, they held a node's deliveries to ~140/s (node README). Replicas writing the same
+   * collection at the same instant could each count one change the other made (MongoDB), see the README.
    */
   write(ops: readonly ProviderBatchOp[]): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.#waiting.push({ ops, resolve, reject });
-      void this.#flush();
-    });
+    return this.#writes.write(ops);
   }
 
-  async #flush(): Promise<void> {
-    if (this.#flushing) return;
-    this.#flushing = true;
-    try {
-      while (this.#waiting.length > 0) await this.#commit(takeGroup(this.#waiting));
-    } finally {
-      this.#flushing = false;
-    }
-  }
-
-  /**
-   * Commits a group as one batch; when that fails, each half again, down to the one write that spoils it (a
-   * conflict, a bad value), which alone gets the error: k bad writes among n cost about 2k·log2(n) batches.
-   */
-  async #commit(group: readonly PendingWrite[]): Promise<void> {
-    try {
-      await this.#write(group.map((write) => write.ops));
-      for (const write of group) write.resolve();
-    } catch (error) {
-      // A store that is down fails every write alike: no write of the group is to blame.
-      if (group.length === 1 || (error instanceof AppError && error.code === 'unavailable')) {
-        for (const write of group) write.reject(error);
-        return;
-      }
-      const half = Math.ceil(group.length / 2);
-      await this.#commit(group.slice(0, half));
-      await this.#commit(group.slice(half));
-    }
-  }
-
-  /** The writes of a group as one batch, with the count changes of them all, each write seeing those before it. */
-  async #write(writes: ReadonlyArray<readonly ProviderBatchOp[]>): Promise<void> {
-    const ops = writes.flat();
+  /** A batch with the count changes of its reference operations, each seeing those before it. */
+  async #write(ops: readonly ProviderBatchOp[]): Promise<void> {
     const refOps = ops.filter((op) => op.store === ACTIVITY_STORES.refs);
     if (refOps.length === 0) return this.provider.batch(ops);
     const keys = [...new Set(refOps.map((op) => op.key))];

@@ -12,7 +12,7 @@ import type { OperationStores } from '../operations/operation-stores.js';
 import type { AnchorCredentialsFeature } from '../anchor-credentials/anchor-credentials-feature.js';
 import type { VctClientFeature } from '../vct-client/vct-client-feature.js';
 import { AnchorBatches } from './anchor-batches.js';
-import { CoalescedWrites } from './coalesced-writes.js';
+import { CoalescedWrites } from '../util/coalesced-writes.js';
 import { dataUriEncodingFor } from '../anchor-model/anchor-linkset.js';
 import { AnchorPipeline, type AnchorCompletedListener } from './anchor-pipeline.js';
 import { createBatchFileBuilder } from '../anchor-model/batch-file-builder.js';

@@ -48,4 +48,31 @@ describe('CoalescedWrites', () => {
     await expect(writes.write([put('d')])).resolves.toBeUndefined();
     expect(calls).toEqual([['a'], ['b', 'c'], ['d']]);
   });
+
+  it('with distinct keys and failure alone, keeps writes of one record apart and fails only the spoiling write', async () => {
+    const calls: string[][] = [];
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const writes = new CoalescedWrites(
+      async (ops) => {
+        calls.push(ops.map((op) => op.key));
+        if (calls.length === 1) await held;
+        if (ops.some((op) => op.key === 'bad')) throw new Error('the store refused the write');
+      },
+      { distinctKeys: true, failure: 'alone' },
+    );
+    const first = writes.write([put('a')]);
+    const rest = [
+      writes.write([put('b')]),
+      writes.write([put('bad')]),
+      writes.write([put('b')]),
+      writes.write([put('c')]),
+    ];
+    release();
+    await expect(first).resolves.toBeUndefined();
+    const outcomes = await Promise.allSettled(rest);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    // The second write of b waits for a merge of its own; the failed merge is halved down to 'bad'.
+    expect(calls).toEqual([['a'], ['b', 'bad'], ['b'], ['bad'], ['b', 'c']]);
+  });
 });
