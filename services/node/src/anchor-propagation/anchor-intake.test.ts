@@ -187,7 +187,7 @@ describe('anchor intake', () => {
     expect(await store.get(derivedActivityId(ME, `Like:${refused.anchorHash}`))).toBeUndefined();
   });
 
-  it("takes this node's own anchor back as acknowledged, and skips an anchor the observer has already processed", async () => {
+  it("takes this node's own anchor back as acknowledged, and skips an anchor the observer has already processed (read by catch-up)", async () => {
     const own = createOf(ME, linksetBy(ME, 'e'));
     await intake.onCreate(own.activity, { source: 'sync' });
     expect(await intakeOf(own.anchorHash)).toMatchObject({ status: 'acknowledged', announce: false });
@@ -195,9 +195,45 @@ describe('anchor intake', () => {
 
     const done = createOf(PEER, linksetBy(ORIGIN_NODE, 'f'));
     await observerProcessed(done.anchorHash, linksetBy(ORIGIN_NODE, 'f'));
-    await intake.onCreate(done.activity, { source: 'inbox' });
+    await intake.onCreate(done.activity, { source: 'sync' });
     expect(await intakeOf(done.anchorHash)).toBeUndefined();
     expect(submitted).toHaveLength(1);
+    expect(await store.get(derivedActivityId(ME, `Announce:${done.anchorHash}`))).toBeUndefined();
+  });
+
+  it("announces an inbox Create's anchor that catch-up processed first, and one it is still processing", async () => {
+    const announceOf = (anchorHash: string) => store.get(derivedActivityId(ME, `Announce:${anchorHash}`));
+    const excluded = async (id: string) =>
+      (await provider.open<PendingBroadcast>(BROADCAST_STORE).then((broadcasts) => broadcasts.get(id)))?.exclude;
+
+    // The export's catch-up took it in, processed and acknowledged it before the Create was delivered.
+    const early = createOf(PEER, linksetBy(ORIGIN_NODE, 'h'));
+    await intake.expect(early, PEER, 'export');
+    await observerProcessed(early.anchorHash, linksetBy(ORIGIN_NODE, 'h'));
+    await intake.processed(early.anchorHash);
+    expect(await announceOf(early.anchorHash)).toBeUndefined();
+    await intake.onCreate(early.activity, { source: 'inbox' });
+    expect(await announceOf(early.anchorHash)).toMatchObject({
+      type: 'Announce',
+      to: [FOLLOWERS, PUBLIC],
+      object: { orderedItems: [anchorEvent(early.hashlink, linksetBy(ORIGIN_NODE, 'h'))] },
+    });
+    expect(await excluded(derivedActivityId(ME, `Announce:${early.anchorHash}`))).toEqual([PEER]);
+    // Delivered again: the one Announce stands.
+    await intake.onCreate(early.activity, { source: 'inbox' });
+    const posted = await store.getMany(await store.allRefIris('outbox', ME));
+    expect(posted.filter((activity) => activity?.type === 'Announce')).toHaveLength(1);
+
+    // The export's catch-up took it in and is still processing it: the Create's Announce waits for the end.
+    const during = createOf(PEER, linksetBy(ORIGIN_NODE, 'i'));
+    await intake.expect(during, PEER, 'export');
+    await intake.onCreate(during.activity, { source: 'inbox' });
+    expect(await intakeOf(during.anchorHash)).toMatchObject({ announce: true, status: 'pending', via: 'export' });
+    expect(await announceOf(during.anchorHash)).toBeUndefined();
+    await observerProcessed(during.anchorHash, linksetBy(ORIGIN_NODE, 'i'));
+    await intake.processed(during.anchorHash);
+    expect(await announceOf(during.anchorHash)).toBeDefined();
+    expect((await intakeOf(during.anchorHash))?.status).toBe('acknowledged');
   });
 
   it('takes every valid anchor an Announce lists, records the share, and skips invalid items', async () => {

@@ -29,7 +29,7 @@ export interface AnchorIntake {
   from: string;
   /** The activity that carried it. */
   via: string;
-  /** Re-announce to my followers once processed (a Create received in the inbox, not one read by catch-up). */
+  /** Re-announce to my followers once processed (a Create received in the inbox, not one read by catch-up or an Announce). */
   announce: boolean;
   status: 'pending' | 'acknowledged' | 'rejected';
   receivedAt: number;
@@ -144,24 +144,56 @@ export class AnchorIntakeService {
     activity: StoredActivity,
     announce: boolean,
   ): Promise<void> {
-    if ((await this.deps.anchorRecord(event.anchorHash))?.status === 'processed') return;
+    const { anchorHash, hashlink } = event;
+    const processed = async () => (await this.deps.anchorRecord(anchorHash))?.status === 'processed';
+    // A Create in the inbox owes its Announce however the anchor got here first: catch-up reads the followee's
+    // export every sync interval, so it often processes an anchor before its Create is delivered (orb.md §3.3:
+    // Orb skips the duplicate, and a follower of this node never hears of the anchor; node README).
+    if (await processed()) {
+      if (announce) await this.announce(anchorHash, hashlink, activity.actor);
+      return;
+    }
     const own = activity.actor === this.deps.serviceId;
-    await this.deps.intakes.insert(event.anchorHash, {
-      anchorHash: event.anchorHash,
-      hashlink: event.hashlink,
+    const taken = await this.deps.intakes.insert(anchorHash, {
+      anchorHash,
+      hashlink,
       from: activity.actor,
       via: activity.id,
       announce,
       status: own ? 'acknowledged' : 'pending',
       receivedAt: Date.now(),
     });
+    if (!taken && announce) {
+      const pending = await this.deps.intakes.get(anchorHash);
+      if (pending && !pending.announce) await this.deps.intakes.put(anchorHash, { ...pending, announce: true });
+      // Processed meanwhile: its acknowledgement may have read the intake before the flag was set.
+      if (await processed()) {
+        await this.announce(anchorHash, hashlink, activity.actor);
+        return;
+      }
+    }
     const source = senderBase(activity.actor);
     await this.deps.submit({
-      hashlink: event.hashlink,
+      hashlink,
       ...(event.linkset ? { linkset: event.linkset } : {}),
       attributedTo: activity.actor,
       ...(source ? { sources: [source] } : {}),
     });
+  }
+
+  /** The Announce of a processed anchor to this node's followers, but not to `from`, who sent it (derived id: once). */
+  private async announce(anchorHash: string, hashlink: string, from: string): Promise<void> {
+    const linkset = await this.linkset(anchorHash);
+    if (linkset === undefined) return;
+    await this.deps.outbox.post(
+      {
+        id: derivedActivityId(this.deps.serviceEndpoint, `Announce:${anchorHash}`),
+        type: 'Announce',
+        to: [this.deps.followersIri, PUBLIC],
+        object: { type: 'OrderedCollection', totalItems: 1, orderedItems: [anchorEvent(hashlink, linkset)] },
+      },
+      { exclude: [from] },
+    );
   }
 
   private async acknowledge(intake: AnchorIntake): Promise<void> {
@@ -175,20 +207,9 @@ export class AnchorIntakeService {
       resourceHash: intake.anchorHash,
       links: [this.deps.cas.linkFor(intake.anchorHash)],
     });
-    const linkset = await this.linkset(intake.anchorHash);
-    const origin = authorOf(linkset);
+    if (intake.announce) await this.announce(intake.anchorHash, intake.hashlink, intake.from);
+    const origin = authorOf(await this.linkset(intake.anchorHash));
     const { serviceId, serviceEndpoint } = this.deps;
-    if (intake.announce && linkset !== undefined) {
-      await this.deps.outbox.post(
-        {
-          id: derivedActivityId(serviceEndpoint, `Announce:${intake.anchorHash}`),
-          type: 'Announce',
-          to: [this.deps.followersIri, PUBLIC],
-          object: { type: 'OrderedCollection', totalItems: 1, orderedItems: [anchorEvent(intake.hashlink, linkset)] },
-        },
-        { exclude: [intake.from] },
-      );
-    }
     const likeTo = [...new Set([intake.from, ...(origin ? [origin] : [])])].filter((uri) => uri !== serviceId);
     if (likeTo.length > 0) {
       await this.deps.outbox.post({
