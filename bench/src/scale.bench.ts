@@ -45,6 +45,7 @@ import { startFerretDb, type MongoTestServer } from '@anchor/testing/ferretdb';
 import { metricValue, startNodeProcess } from './federation/node-processes.js';
 import { ed25519VerifiesPerSecond, jsReferenceMicros, loadAverage, syncedAppendMs } from './lib/machine.js';
 import { atLeast, atMost, percentile, report, summary } from './lib/report.js';
+import { KEPT_RUN_FILE, rateByTenths, type KeptScaleRun } from './scale/catch-up-rate.js';
 import { renderCurvesSvg, type CurvePoint } from './scale/chart.js';
 import type { PhaseResult, ScalePhase } from './scale/load.js';
 import { addVcLoad } from './vct-log/add-vc-load.js';
@@ -162,19 +163,6 @@ async function startNode(name: string, port: number, extra: readonly string[]): 
   return (await startNodeProcess(name, dir.path, extra, { port, readyTimeoutMs: 600_000 })).process;
 }
 
-/** The rate over each tenth of `total` operations, from (seconds, applied) samples. */
-function rateByTenths(progress: ReadonlyArray<{ s: number; applied: number }>, total: number): number[] {
-  const rates: number[] = [];
-  let from = { s: 0, applied: 0 };
-  for (let tenth = 1; tenth <= 10; tenth++) {
-    const to = progress.find((sample) => sample.applied >= (total * tenth) / 10);
-    if (!to) break;
-    if (to.s > from.s) rates.push((to.applied - from.applied) / (to.s - from.s));
-    from = to;
-  }
-  return rates;
-}
-
 const pending = async (url: string): Promise<number> => metricValue(url, 'node_pending_operations');
 const drained = (url: string) =>
   waitFor(async () => (await pending(url)) === 0, {
@@ -202,6 +190,8 @@ const figures: SizeFigures[] = [];
 const curve: CurvePoint[] = [];
 const result: Record<string, unknown> = { database: DATABASE, max_dids: MAX_DIDS };
 let mongo: MongoTestServer | undefined;
+/** Written beside kept data (`--keep`): how `npm run bench -- catchup --kept <dir>` starts this source again. */
+let keptRun: KeptScaleRun | undefined;
 
 try {
   const machine = {
@@ -471,6 +461,7 @@ try {
     // Everything anchored, everything the source holds.
     // (The node's counters start again at each restart: the bench counts what was accepted.)
     const sourceOperations = accepted;
+    if (DATABASE === 'lmdb') keptRun = { sourcePort, sourceArgs, operations: sourceOperations };
     const sample = distinct(suffixes(), Math.min(SAMPLE, grown), new Set());
     result.operations = sourceOperations;
 
@@ -735,6 +726,7 @@ try {
   await mongo?.stop();
   if (KEEP) {
     dir.keep();
+    if (keptRun) writeFileSync(join(dir.path, KEPT_RUN_FILE), `${JSON.stringify(keptRun)}\n`);
     console.log(`data kept in ${dir.path}`);
   } else await dir.remove();
 }

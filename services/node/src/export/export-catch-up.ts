@@ -1,9 +1,12 @@
+import { parseHashlink } from '@anchor/common/encoding';
 import { errorMessage, permanent } from '@anchor/common/errors';
 import { peerStatusOf } from '@anchor/common/http-client';
 import type { Logger } from '@anchor/common/log';
 import type { Store, StoreProvider } from '@anchor/common/storage';
 import { CAS_MEDIA, CasStore } from '../cas/cas-store.js';
 import type { AnchorObserver } from '../observer/anchor-observer.js';
+import type { AnchorEvent } from '../anchor-model/anchor-event.js';
+import { ExportReadAhead } from './export-read-ahead.js';
 import { EXPORT_MAX_COUNT } from './operation-export.js';
 
 export const EXPORT_SYNC_STORE = 'export-sync';
@@ -22,11 +25,17 @@ interface PageAnchor {
 }
 
 interface Page {
+  /** The page's operations: only counted here (the anchors' files carry them). */
+  items?: unknown[];
   anchors: PageAnchor[];
   cursor: string;
   more: boolean;
 }
 
+/** Operations of the pages taken at once: their files go in one write and their intakes in one round. */
+const BATCH_OPERATIONS = 5_000;
+/** Pages fetched ahead of the ones being taken (~1 MB a page). */
+const READ_AHEAD_PAGES = 16;
 /** A peer without an export (an Orb node, an older version) is asked again after this long. */
 const NO_EXPORT_RETRY_MS = 3_600_000;
 
@@ -38,8 +47,9 @@ const NO_EXPORT_RETRY_MS = 3_600_000;
  * exactly as an announced one does (linkset hash, every proof, the files checked against their hashes and
  * assembled on the worker thread, parents first); so is each anchor of this node's own that it no longer holds (its database
  * restored from an older backup: orb issue 1030). Anchors of other origins in the followee's export are left to
- * the usual paths (they are fetched as parents when an anchor of the followee needs them). The next page is
- * fetched while this one is verified and committed. The position is kept per followee and moves only past
+ * the usual paths (they are fetched as parents when an anchor of the followee needs them). Pages are fetched
+ * ahead (`ExportReadAhead`) and their anchors stream into one `processInOrder`, so pages travel, anchors are
+ * verified and groups commit side by side for the whole export. The position is kept per followee and moves only past
  * pages whose anchors are all committed; the outbox read that follows finds those anchors processed.
  */
 export class ExportCatchUp {
@@ -80,30 +90,75 @@ export class ExportCatchUp {
    */
   async run(service: string, base: string, maxPages = 10_000): Promise<number> {
     if ((this.noExportUntil.get(service) ?? 0) > Date.now()) return 0;
-    let cursor = (await this.deps.positions.get(service))?.cursor ?? '';
+    let saved = (await this.deps.positions.get(service))?.cursor ?? '';
     const url = (after: string) =>
       `${base.replace(/\/+$/, '')}/sidetree/v1/export?count=${EXPORT_MAX_COUNT}&after=${encodeURIComponent(after)}`;
+    const pages = new ExportReadAhead((after) => this.fetchPage(url(after)), saved, READ_AHEAD_PAGES);
+    // A batch's cursor is saved once every anchor taken from it and before it has its outcome.
+    const marks: Array<{ through: number; cursor: string }> = [];
+    let yielded = 0;
+    let settled = 0;
     let committed = 0;
-    let next: Promise<Page> | undefined = this.fetchPage(url(cursor));
-    for (let pages = 0; next !== undefined && pages < maxPages; pages++) {
-      let page: Page;
-      try {
-        page = await next;
-      } catch (error) {
-        if (peerStatusOf(error) === 404) {
+    let saving: Promise<void> = Promise.resolve();
+    const saveSettled = () => {
+      let cursor: string | undefined;
+      while (marks.length > 0 && (marks[0] as { through: number }).through <= settled) cursor = marks.shift()?.cursor;
+      if (cursor === undefined || cursor === saved) return;
+      saved = cursor;
+      const position = { cursor, updatedAt: Date.now() };
+      saving = saving.then(() => this.deps.positions.put(service, position));
+    };
+    const anchors = async function* (this: ExportCatchUp): AsyncGenerator<AnchorEvent> {
+      let previous = new Set<string>();
+      for (let read = 0; read < maxPages;) {
+        let batch: Page[];
+        try {
+          batch = await pages.take(BATCH_OPERATIONS, (page) => page.items?.length ?? EXPORT_MAX_COUNT);
+        } catch (error) {
+          if (peerStatusOf(error) !== 404) throw error;
           this.noExportUntil.set(service, Date.now() + NO_EXPORT_RETRY_MS);
-          return committed;
+          return;
         }
-        throw error;
+        if (batch.length === 0) return;
+        read += batch.length;
+        const taken = await this.takeAnchors(
+          service,
+          base,
+          batch.flatMap((page) => page.anchors),
+          previous,
+        );
+        previous = new Set(taken.map((event) => parseHashlink(event.hashlink).resourceHash));
+        for (const event of taken) {
+          yielded++;
+          yield event;
+        }
+        marks.push({ through: yielded, cursor: (batch.at(-1) as Page).cursor });
+        saveSettled();
       }
-      // The next page travels while this one is verified and committed.
-      next = page.more ? this.fetchPage(url(page.cursor)) : undefined;
-      next?.catch(() => undefined);
-      committed += await this.takePage(service, base, page.anchors);
-      if (page.cursor !== cursor) {
-        cursor = page.cursor;
-        await this.deps.positions.put(service, { cursor, updatedAt: Date.now() });
-      }
+    }.call(this);
+    try {
+      await this.deps.observer.processInOrder(
+        anchors,
+        async (event, error) => {
+          // Refused for good: recorded as the observer records any anchor it refuses, and the catch-up goes on.
+          this.deps.log.warn('an exported anchor was refused', {
+            anchor: event.hashlink,
+            service,
+            err: errorMessage(error),
+          });
+          await this.deps.observer.reject({ hashlink: event.hashlink, attributedTo: service }, errorMessage(error));
+        },
+        {
+          onSettled: (count, operations) => {
+            settled = count;
+            committed = operations;
+            saveSettled();
+          },
+        },
+      );
+    } finally {
+      pages.close();
+      await saving;
     }
     return committed;
   }
@@ -116,23 +171,36 @@ export class ExportCatchUp {
   }
 
   /**
-   * The page's anchors of the followee (and this node's own it lacks) in the page's order: their files in one
-   * write, their intakes in one round, then the observer verifies them several at a time and commits them
-   * in groups (`AnchorObserver.processInOrder`).
+   * The batch's anchors of the followee (and this node's own it lacks) in the pages' order, once each (an anchor
+   * whose operations run over several pages is on each of them, its files on the first; one the batch before
+   * handed over is left to that one), as events for the observer, once their files are written in one write and
+   * their intakes in one round.
    */
-  private async takePage(service: string, base: string, anchors: readonly PageAnchor[]): Promise<number> {
-    const taken: Array<{ anchor: PageAnchor; own: boolean }> = [];
+  private async takeAnchors(
+    service: string,
+    base: string,
+    anchors: readonly PageAnchor[],
+    handedOver: ReadonlySet<string>,
+  ): Promise<AnchorEvent[]> {
+    const byHash = new Map<string, { anchor: PageAnchor; own: boolean }>();
     for (const anchor of anchors) {
       if (typeof anchor?.anchor !== 'string' || typeof anchor.hashlink !== 'string') continue;
+      if (handedOver.has(anchor.anchor)) continue;
+      const seen = byHash.get(anchor.anchor);
+      if (seen) {
+        if (seen.anchor.files === undefined && anchor.files !== undefined) seen.anchor = anchor;
+        continue;
+      }
       const author = anchor.linkset?.linkset?.[0]?.author?.[0]?.href;
       // This node's own anchors come back this way after its database was restored from an older backup.
       const own = author !== undefined && author === this.deps.self;
       if (author !== service && !own) continue;
-      taken.push({ anchor, own });
+      byHash.set(anchor.anchor, { anchor, own });
     }
+    const taken = [...byHash.values()];
     const known = await Promise.all(taken.map(({ anchor }) => this.deps.observer.isProcessed(anchor.anchor)));
     const todo = taken.filter((_, at) => known[at] === undefined);
-    if (todo.length === 0) return 0;
+    if (todo.length === 0) return [];
     // Only files that hash as named are kept; the observer finds any other missing and fetches it.
     const files = todo
       .flatMap(({ anchor }) => (Array.isArray(anchor.files) ? anchor.files : []))
@@ -149,28 +217,11 @@ export class ExportCatchUp {
             expecting({ anchorHash: anchor.anchor, hashlink: anchor.hashlink }, service, `${base}/sidetree/v1/export`),
           ),
       );
-    const outcomes = await this.deps.observer.processInOrder(
-      todo.map(({ anchor, own }) => ({
-        hashlink: anchor.hashlink,
-        linkset: anchor.linkset,
-        ...(own ? {} : { attributedTo: service }),
-        sources: [base],
-      })),
-      async (event, error) => {
-        // Refused for good: recorded as the observer records any anchor it refuses, and the catch-up goes on.
-        this.deps.log.warn('an exported anchor was refused', {
-          anchor: event.hashlink,
-          service,
-          err: errorMessage(error),
-        });
-        await this.deps.observer.reject({ hashlink: event.hashlink, attributedTo: service }, errorMessage(error));
-      },
-    );
-    const records = await Promise.all(
-      todo.map(({ anchor }, at) =>
-        outcomes[at] === 'processed' ? this.deps.observer.isProcessed(anchor.anchor) : undefined,
-      ),
-    );
-    return records.reduce((sum, record) => sum + (record?.operationCount ?? 0), 0);
+    return todo.map(({ anchor, own }) => ({
+      hashlink: anchor.hashlink,
+      linkset: anchor.linkset,
+      ...(own ? {} : { attributedTo: service }),
+      sources: [base],
+    }));
   }
 }

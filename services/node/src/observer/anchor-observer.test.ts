@@ -7,7 +7,7 @@ import {
   parseHashlink,
 } from '@anchor/common/encoding';
 import { freePort } from '@anchor/testing/process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   metadataOf,
   postOperation,
@@ -208,6 +208,97 @@ describe('observer', () => {
       expect(await observer.isProcessed(parseHashlink(other).resourceHash)).toBeUndefined();
     } finally {
       await c.stop();
+    }
+  });
+
+  it("commits a group while the next is gathered, that group's anchors standing in for its parents", async () => {
+    const d = await startTestNode();
+    try {
+      const observer = d.server.services.observer.observer;
+      // The first group's commit is held until the next anchor has been looked at.
+      const internals = observer as unknown as {
+        commitGroup(anchors: unknown[]): Promise<unknown[]>;
+        parentsReady(...args: unknown[]): Promise<boolean>;
+      };
+      const commitGroup = internals.commitGroup.bind(observer);
+      const parentsReady = internals.parentsReady.bind(observer);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const steps: string[] = [];
+      const commits = vi.spyOn(internals, 'commitGroup').mockImplementation(async (anchors) => {
+        steps.push(`commit ${anchors.length}`);
+        // Held at most 2 s: a serial loop never looks at the next anchor first, and the order below shows it.
+        if (steps.filter((step) => step.startsWith('commit')).length === 1)
+          await Promise.race([held, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+        const outcomes = await commitGroup(anchors);
+        steps.push('committed');
+        return outcomes;
+      });
+      vi.spyOn(internals, 'parentsReady').mockImplementation(async (...args) => {
+        const ready = await parentsReady(...args);
+        steps.push(`parents ready: ${ready}`);
+        if (steps.includes('commit 1')) release();
+        return ready;
+      });
+      const oneAnchorPath = vi.spyOn(observer, 'process');
+      const source = `${a.url}/services/node`;
+      expect(
+        await observer.processInOrder(
+          [
+            { hashlink: createAnchor, attributedTo: source },
+            { hashlink: updateAnchor, attributedTo: source },
+          ],
+          async () => undefined,
+          { groupBounds: { anchors: 1, operations: 5_000 } },
+        ),
+      ).toEqual(['processed', 'processed']);
+      // The update's parent was in the commit in flight: counted as there, not fetched on the one-anchor path.
+      expect(steps).toEqual([
+        'parents ready: true',
+        'commit 1',
+        'parents ready: true',
+        'committed',
+        'commit 1',
+        'committed',
+      ]);
+      expect(oneAnchorPath).not.toHaveBeenCalled();
+      expect(commits).toHaveBeenCalledTimes(2);
+      const records = await anchorsOf(d);
+      const numberOf = (hashlink: string) =>
+        records.find((entry) => entry.key === parseHashlink(hashlink).resourceHash)!.value.transactionNumber!;
+      expect(numberOf(updateAnchor)).toBe(numberOf(createAnchor) + 1);
+    } finally {
+      vi.restoreAllMocks();
+      await d.stop();
+    }
+  });
+
+  it('commits nothing after a group whose commit failed, and throws its failure', async () => {
+    const e = await startTestNode();
+    try {
+      const observer = e.server.services.observer.observer;
+      const internals = observer as unknown as { commitGroup(anchors: unknown[]): Promise<unknown[]> };
+      const commits = vi
+        .spyOn(internals, 'commitGroup')
+        .mockRejectedValueOnce(Object.assign(new Error('store down'), { code: 'unavailable', status: 503 }));
+      const source = `${a.url}/services/node`;
+      await expect(
+        observer.processInOrder(
+          [
+            { hashlink: createAnchor, attributedTo: source },
+            { hashlink: updateAnchor, attributedTo: source },
+          ],
+          async () => undefined,
+          { groupBounds: { anchors: 1, operations: 5_000 } },
+        ),
+      ).rejects.toThrow('store down');
+      expect(commits).toHaveBeenCalledTimes(1);
+      expect(await anchorsOf(e)).toEqual([]);
+    } finally {
+      vi.restoreAllMocks();
+      await e.stop();
     }
   });
 

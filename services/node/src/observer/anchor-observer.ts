@@ -52,8 +52,7 @@ const CHUNKS_IN_FLIGHT = 2;
 /** Anchors of `processInOrder` read and verified at once (fetches, proofs and batch assembly overlap). */
 const PREPARE_WINDOW = 8;
 /** A group commit closes at this many anchors or operations, so one never holds the writer for long. */
-const GROUP_MAX_ANCHORS = 64;
-const GROUP_MAX_OPERATIONS = 5_000;
+const GROUP_BOUNDS = { anchors: 64, operations: 5_000 } as const;
 
 /** An anchor read and verified (steps 1, 2 and 4), waiting for its commit. */
 interface PreparedAnchor {
@@ -135,72 +134,151 @@ export class AnchorObserver {
   }
 
   /**
-   * Processes anchors given in commit order (an export's pages, parents before children): up to
-   * `PREPARE_WINDOW` are read and verified at once (linkset hash, every proof, batch files assembled on the
-   * worker thread), and verified anchors are committed in groups (`commitGroup`: a few store commits for the
-   * whole group where one anchor at a time cost about six), so a catch-up is bound by verification, not by
-   * commits. An anchor whose parents are neither processed nor earlier in the list takes `process` (which
-   * fetches them). A permanent refusal is handed to `onRefused` in its place in the order (it may throw to
-   * stop); a retryable failure commits what was verified before it and throws.
+   * Processes anchors given in commit order (an export's pages, parents before children), from a list or a
+   * stream: up to `PREPARE_WINDOW` are read and verified at once (linkset hash, every proof, batch files
+   * assembled on the worker thread), and verified anchors are committed in groups (`commitGroup`: a few store
+   * commits for the whole group where one anchor at a time cost about six). A group commits while the next is
+   * verified and gathered and the stream is read on (a group's anchors count as there for the next one's
+   * parents: commits go in order), so the workers, the store's writer and the source work side by side. An
+   * anchor whose parents are neither processed nor earlier in the stream takes `process` (which fetches them). A
+   * permanent refusal is handed to `onRefused` in its place in the order (it may throw to stop); a retryable
+   * failure, or the stream's own, commits what was verified before it and throws. `onSettled` hears how many
+   * anchors from the start have their outcome, and the operations committed so far.
    */
   async processInOrder(
-    events: readonly AnchorEvent[],
+    source: Iterable<AnchorEvent> | AsyncIterable<AnchorEvent>,
     onRefused: (event: AnchorEvent, error: unknown) => Promise<void>,
+    options: {
+      groupBounds?: { anchors: number; operations: number };
+      onSettled?: (settled: number, operations: number) => void;
+    } = {},
   ): Promise<Array<'processed' | 'duplicate' | 'refused'>> {
+    const bounds = options.groupBounds ?? GROUP_BOUNDS;
     const outcomes: Array<'processed' | 'duplicate' | 'refused'> = [];
-    const preparing: Array<Promise<PreparedAnchor | 'duplicate'>> = [];
-    const start = (index: number) => {
-      const preparation = this.prepare(events[index] as AnchorEvent);
+    const events = new Map<number, AnchorEvent>();
+    const preparing = new Map<number, Promise<PreparedAnchor | 'duplicate'>>();
+    const iterator =
+      Symbol.asyncIterator in source
+        ? source[Symbol.asyncIterator]()
+        : (source as Iterable<AnchorEvent>)[Symbol.iterator]();
+    let pulled = 0;
+    let drained = false;
+    let sourceFailure: { error: unknown } | undefined;
+    /** Reads the next event off the source and starts its preparation; false at the end (or the source's failure). */
+    const pull = async (): Promise<boolean> => {
+      if (drained) return false;
+      let next: IteratorResult<AnchorEvent>;
+      try {
+        next = await iterator.next();
+      } catch (error) {
+        sourceFailure = { error };
+        next = { done: true, value: undefined };
+      }
+      if (next.done) {
+        drained = true;
+        return false;
+      }
+      const index = pulled++;
+      events.set(index, next.value);
+      const preparation = this.prepare(next.value);
       preparation.catch(() => undefined);
-      preparing[index] = preparation;
+      preparing.set(index, preparation);
+      return true;
     };
-    for (let index = 0; index < Math.min(PREPARE_WINDOW, events.length); index++) start(index);
+
+    let settled = 0;
+    let committedOperations = 0;
+    const settle = () => {
+      const before = settled;
+      while (settled < pulled && outcomes[settled] !== undefined) settled++;
+      if (settled > before) options.onSettled?.(settled, committedOperations);
+    };
     let group: Array<{ index: number; anchor: PreparedAnchor }> = [];
     let groupOperations = 0;
-    const flush = async () => {
-      if (group.length === 0) return;
-      const committed = await this.commitGroup(group.map((entry) => entry.anchor));
-      for (const [position, entry] of group.entries()) outcomes[entry.index] = committed[position] ?? 'duplicate';
-      group = [];
-      groupOperations = 0;
+    // Anchors handed to a commit of this call: the group in flight, and every one before it.
+    const handedOver = new Set<string>();
+    let committing: Promise<void> = Promise.resolve();
+    let failure: { error: unknown } | undefined;
+    /**
+     * Hands the group to a commit once the one in flight is done (one in flight at most, so a fast source never
+     * piles prepared groups up in memory); `wait` also waits for this one (each throws a failed commit's error).
+     */
+    const flush = async (wait: boolean) => {
+      if (group.length > 0) {
+        await committing;
+        const taken = group;
+        group = [];
+        groupOperations = 0;
+        for (const entry of taken) handedOver.add(entry.anchor.anchorHash);
+        committing = committing.then(async () => {
+          const committed = await this.commitGroup(taken.map((entry) => entry.anchor));
+          for (const [position, entry] of taken.entries()) {
+            const outcome = committed[position] ?? 'duplicate';
+            outcomes[entry.index] = outcome;
+            if (outcome === 'processed') committedOperations += entry.anchor.operations.length;
+          }
+          settle();
+        });
+        // A failed commit fails every group after it (they are not committed) and ends the loop.
+        committing.catch((error: unknown) => {
+          failure ??= { error };
+        });
+      }
+      if (wait) await committing;
+    };
+    const decided = (index: number, outcome: 'processed' | 'duplicate' | 'refused') => {
+      outcomes[index] = outcome;
+      settle();
     };
     const refuse = async (index: number, error: unknown) => {
-      if (isRetryable(error)) {
-        await flush();
-        throw error;
-      }
-      await flush();
-      await onRefused(events[index] as AnchorEvent, error);
-      outcomes[index] = 'refused';
+      await flush(true);
+      if (isRetryable(error)) throw error;
+      await onRefused(events.get(index) as AnchorEvent, error);
+      decided(index, 'refused');
     };
-    for (let index = 0; index < events.length; index++) {
-      if (index + PREPARE_WINDOW < events.length) start(index + PREPARE_WINDOW);
+    for (let index = 0; ; index++) {
+      if (failure) break;
+      while (pulled <= index + PREPARE_WINDOW && (await pull()));
+      if (index >= pulled) break;
       let prepared: PreparedAnchor | 'duplicate';
       try {
-        prepared = await (preparing[index] as Promise<PreparedAnchor | 'duplicate'>);
+        prepared = await (preparing.get(index) as Promise<PreparedAnchor | 'duplicate'>);
       } catch (error) {
         await refuse(index, error);
+        events.delete(index);
+        continue;
+      } finally {
+        preparing.delete(index);
+      }
+      if (
+        prepared === 'duplicate' ||
+        handedOver.has(prepared.anchorHash) ||
+        group.some((entry) => entry.anchor.anchorHash === prepared.anchorHash)
+      ) {
+        decided(index, 'duplicate');
+        events.delete(index);
         continue;
       }
-      if (prepared === 'duplicate' || group.some((entry) => entry.anchor.anchorHash === prepared.anchorHash)) {
-        outcomes[index] = 'duplicate';
-        continue;
-      }
-      if (!(await this.parentsReady(prepared, group))) {
-        // Parents this list does not bring first: the one-anchor path fetches and commits them.
-        await flush();
+      if (!(await this.parentsReady(prepared, group, handedOver))) {
+        // Parents this stream does not bring first: the one-anchor path fetches and commits them.
+        await flush(true);
         try {
-          outcomes[index] = await this.process(prepared.event);
+          const outcome = await this.process(prepared.event);
+          if (outcome === 'processed') committedOperations += prepared.operations.length;
+          decided(index, outcome);
         } catch (error) {
           await refuse(index, error);
         }
+        events.delete(index);
         continue;
       }
+      events.delete(index);
       group.push({ index, anchor: prepared });
       groupOperations += prepared.operations.length;
-      if (group.length >= GROUP_MAX_ANCHORS || groupOperations >= GROUP_MAX_OPERATIONS) await flush();
+      if (group.length >= bounds.anchors || groupOperations >= bounds.operations) await flush(false);
     }
-    await flush();
+    await flush(true);
+    if (sourceFailure) throw sourceFailure.error;
     return outcomes;
   }
 
@@ -242,14 +320,15 @@ export class AnchorObserver {
     return { event, anchorHash, read, operations, transactionTime, protocol, started };
   }
 
-  /** Every parent processed already, or earlier in the group being built. */
+  /** Every parent processed already, earlier in the group being built, or in a group handed to a commit. */
   private async parentsReady(
     anchor: PreparedAnchor,
     group: ReadonlyArray<{ anchor: PreparedAnchor }>,
+    committing: ReadonlySet<string>,
   ): Promise<boolean> {
     for (const parent of anchor.read.parents) {
       const parentHash = parseHashlink(parent).resourceHash;
-      if (group.some((entry) => entry.anchor.anchorHash === parentHash)) continue;
+      if (committing.has(parentHash) || group.some((entry) => entry.anchor.anchorHash === parentHash)) continue;
       if ((await this.records.anchors.get(parentHash)) === undefined) return false;
     }
     return true;
