@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NodeAdminClient } from '@anchor/common/clients';
 import { serviceBin } from '@anchor/dev-env';
 import { freePort, startProcess, type ServiceProcess } from '@anchor/testing/process';
+import { readProcStat } from '../lib/proc-stat.js';
 
 const MAIN_JS = serviceBin('@anchor/node');
 const CPU_PROFILE_JS = new URL('./cpu-profile.js', import.meta.url).href;
@@ -86,11 +86,6 @@ export async function metricValue(url: string, sample: string): Promise<number> 
  * On a shared machine the wall-clock rate depends on who else runs; CPU per unit of work does much less.
  */
 export function processCpuMs(pid: number): number | undefined {
-  try {
-    // Fields after the command name: utime and stime are the 12th and 13th, in clock ticks (100 per second).
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
+  const stat = readProcStat(`/proc/${pid}/stat`);
+  return stat === undefined ? undefined : (Number(stat.fields[11]) + Number(stat.fields[12])) * 10;
 }

@@ -4,7 +4,8 @@
  * (PostgreSQL forks a process per connection).
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { readProcStat } from '../lib/proc-stat.js';
 
 const running = new Set<ChildProcess>();
 process.once('exit', () => {
@@ -44,11 +45,7 @@ export function startBinary(file: string, args: readonly string[], options: Spaw
 
 /** Fields of /proc/<pid>/stat after the command name (utime is [11], stime [12], cutime [13], cstime [14]). */
 function statFields(pid: number): string[] | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ');
-  } catch {
-    return undefined;
-  }
+  return readProcStat(`/proc/${pid}/stat`)?.fields;
 }
 
 const TICK_MS = 10;

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { readProcStat } from '../lib/proc-stat.js';
 
 /** What a kept scale run records beside its data, so a later catch-up bench can start its source as it ran. */
 export interface KeptScaleRun {
@@ -33,14 +34,9 @@ export function threadTicks(pid: number): Map<string, number> {
     return ticks;
   }
   for (const tid of tids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks.set(`${name}#${tid}`, Number(fields[11]) + Number(fields[12]));
-    } catch {
-      // The thread ended between the listing and the read.
-    }
+    // A thread that ended between the listing and the read is left out.
+    const stat = readProcStat(`/proc/${pid}/task/${tid}/stat`);
+    if (stat) ticks.set(`${stat.name}#${tid}`, Number(stat.fields[11]) + Number(stat.fields[12]));
   }
   return ticks;
 }

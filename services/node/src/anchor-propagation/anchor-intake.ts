@@ -150,7 +150,7 @@ export class AnchorIntakeService {
     // export every sync interval, so it often processes an anchor before its Create is delivered (orb.md §3.3:
     // Orb skips the duplicate, and a follower of this node never hears of the anchor; node README).
     if (await processed()) {
-      if (announce) await this.announce(anchorHash, hashlink, activity.actor);
+      if (announce) await this.announce(anchorHash, hashlink, activity.actor, await this.linkset(anchorHash));
       return;
     }
     const own = activity.actor === this.deps.serviceId;
@@ -168,7 +168,7 @@ export class AnchorIntakeService {
       if (pending && !pending.announce) await this.deps.intakes.put(anchorHash, { ...pending, announce: true });
       // Processed meanwhile: its acknowledgement may have read the intake before the flag was set.
       if (await processed()) {
-        await this.announce(anchorHash, hashlink, activity.actor);
+        await this.announce(anchorHash, hashlink, activity.actor, await this.linkset(anchorHash));
         return;
       }
     }
@@ -182,8 +182,12 @@ export class AnchorIntakeService {
   }
 
   /** The Announce of a processed anchor to this node's followers, but not to `from`, who sent it (derived id: once). */
-  private async announce(anchorHash: string, hashlink: string, from: string): Promise<void> {
-    const linkset = await this.linkset(anchorHash);
+  private async announce(
+    anchorHash: string,
+    hashlink: string,
+    from: string,
+    linkset: Record<string, unknown> | undefined,
+  ): Promise<void> {
     if (linkset === undefined) return;
     await this.deps.outbox.post(
       {
@@ -207,8 +211,9 @@ export class AnchorIntakeService {
       resourceHash: intake.anchorHash,
       links: [this.deps.cas.linkFor(intake.anchorHash)],
     });
-    if (intake.announce) await this.announce(intake.anchorHash, intake.hashlink, intake.from);
-    const origin = authorOf(await this.linkset(intake.anchorHash));
+    const linkset = await this.linkset(intake.anchorHash);
+    if (intake.announce) await this.announce(intake.anchorHash, intake.hashlink, intake.from, linkset);
+    const origin = authorOf(linkset);
     const { serviceId, serviceEndpoint } = this.deps;
     const likeTo = [...new Set([intake.from, ...(origin ? [origin] : [])])].filter((uri) => uri !== serviceId);
     if (likeTo.length > 0) {

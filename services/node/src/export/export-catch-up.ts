@@ -1,4 +1,3 @@
-import { parseHashlink } from '@anchor/common/encoding';
 import { errorMessage, permanent } from '@anchor/common/errors';
 import { peerStatusOf } from '@anchor/common/http-client';
 import type { Logger } from '@anchor/common/log';
@@ -108,8 +107,9 @@ export class ExportCatchUp {
       const position = { cursor, updatedAt: Date.now() };
       saving = saving.then(() => this.deps.positions.put(service, position));
     };
+    // Anchors already given to the observer in this run: one whose operations run over two batches goes once.
+    const handedOver = new Set<string>();
     const anchors = async function* (this: ExportCatchUp): AsyncGenerator<AnchorEvent> {
-      let previous = new Set<string>();
       for (let read = 0; read < maxPages;) {
         let batch: Page[];
         try {
@@ -125,9 +125,8 @@ export class ExportCatchUp {
           service,
           base,
           batch.flatMap((page) => page.anchors),
-          previous,
+          handedOver,
         );
-        previous = new Set(taken.map((event) => parseHashlink(event.hashlink).resourceHash));
         for (const event of taken) {
           yielded++;
           yield event;
@@ -172,15 +171,15 @@ export class ExportCatchUp {
 
   /**
    * The batch's anchors of the followee (and this node's own it lacks) in the pages' order, once each (an anchor
-   * whose operations run over several pages is on each of them, its files on the first; one the batch before
-   * handed over is left to that one), as events for the observer, once their files are written in one write and
-   * their intakes in one round.
+   * whose operations run over several pages is on each of them, its files on the first; one already in
+   * `handedOver` is left out, and those taken are added to it), as events for the observer, once their files are
+   * written in one write and their intakes in one round.
    */
   private async takeAnchors(
     service: string,
     base: string,
     anchors: readonly PageAnchor[],
-    handedOver: ReadonlySet<string>,
+    handedOver: Set<string>,
   ): Promise<AnchorEvent[]> {
     const byHash = new Map<string, { anchor: PageAnchor; own: boolean }>();
     for (const anchor of anchors) {
@@ -201,6 +200,7 @@ export class ExportCatchUp {
     const known = await Promise.all(taken.map(({ anchor }) => this.deps.observer.isProcessed(anchor.anchor)));
     const todo = taken.filter((_, at) => known[at] === undefined);
     if (todo.length === 0) return [];
+    for (const { anchor } of todo) handedOver.add(anchor.anchor);
     // Only files that hash as named are kept; the observer finds any other missing and fetches it.
     const files = todo
       .flatMap(({ anchor }) => (Array.isArray(anchor.files) ? anchor.files : []))

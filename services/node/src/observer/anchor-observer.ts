@@ -155,8 +155,8 @@ export class AnchorObserver {
   ): Promise<Array<'processed' | 'duplicate' | 'refused'>> {
     const bounds = options.groupBounds ?? GROUP_BOUNDS;
     const outcomes: Array<'processed' | 'duplicate' | 'refused'> = [];
-    const events = new Map<number, AnchorEvent>();
-    const preparing = new Map<number, Promise<PreparedAnchor | 'duplicate'>>();
+    // Events pulled off the source and not yet taken, each with its preparation under way.
+    const preparing = new Map<number, { event: AnchorEvent; preparation: Promise<PreparedAnchor | 'duplicate'> }>();
     const iterator =
       Symbol.asyncIterator in source
         ? source[Symbol.asyncIterator]()
@@ -178,11 +178,9 @@ export class AnchorObserver {
         drained = true;
         return false;
       }
-      const index = pulled++;
-      events.set(index, next.value);
       const preparation = this.prepare(next.value);
       preparation.catch(() => undefined);
-      preparing.set(index, preparation);
+      preparing.set(pulled++, { event: next.value, preparation });
       return true;
     };
 
@@ -210,7 +208,7 @@ export class AnchorObserver {
         group = [];
         groupOperations = 0;
         for (const entry of taken) handedOver.add(entry.anchor.anchorHash);
-        committing = committing.then(async () => {
+        committing = (async () => {
           const committed = await this.commitGroup(taken.map((entry) => entry.anchor));
           for (const [position, entry] of taken.entries()) {
             const outcome = committed[position] ?? 'duplicate';
@@ -218,7 +216,7 @@ export class AnchorObserver {
             if (outcome === 'processed') committedOperations += entry.anchor.operations.length;
           }
           settle();
-        });
+        })();
         // A failed commit fails every group after it (they are not committed) and ends the loop.
         committing.catch((error: unknown) => {
           failure ??= { error };
@@ -230,25 +228,27 @@ export class AnchorObserver {
       outcomes[index] = outcome;
       settle();
     };
-    const refuse = async (index: number, error: unknown) => {
+    const refuse = async (index: number, event: AnchorEvent, error: unknown) => {
       await flush(true);
       if (isRetryable(error)) throw error;
-      await onRefused(events.get(index) as AnchorEvent, error);
+      await onRefused(event, error);
       decided(index, 'refused');
     };
     for (let index = 0; ; index++) {
       if (failure) break;
       while (pulled <= index + PREPARE_WINDOW && (await pull()));
       if (index >= pulled) break;
+      const { event, preparation } = preparing.get(index) as {
+        event: AnchorEvent;
+        preparation: Promise<PreparedAnchor | 'duplicate'>;
+      };
+      preparing.delete(index);
       let prepared: PreparedAnchor | 'duplicate';
       try {
-        prepared = await (preparing.get(index) as Promise<PreparedAnchor | 'duplicate'>);
+        prepared = await preparation;
       } catch (error) {
-        await refuse(index, error);
-        events.delete(index);
+        await refuse(index, event, error);
         continue;
-      } finally {
-        preparing.delete(index);
       }
       if (
         prepared === 'duplicate' ||
@@ -256,23 +256,20 @@ export class AnchorObserver {
         group.some((entry) => entry.anchor.anchorHash === prepared.anchorHash)
       ) {
         decided(index, 'duplicate');
-        events.delete(index);
         continue;
       }
       if (!(await this.parentsReady(prepared, group, handedOver))) {
         // Parents this stream does not bring first: the one-anchor path fetches and commits them.
         await flush(true);
         try {
-          const outcome = await this.process(prepared.event);
+          const outcome = await this.process(event);
           if (outcome === 'processed') committedOperations += prepared.operations.length;
           decided(index, outcome);
         } catch (error) {
-          await refuse(index, error);
+          await refuse(index, event, error);
         }
-        events.delete(index);
         continue;
       }
-      events.delete(index);
       group.push({ index, anchor: prepared });
       groupOperations += prepared.operations.length;
       if (group.length >= bounds.anchors || groupOperations >= bounds.operations) await flush(false);
