@@ -49,6 +49,11 @@ const SEQUENCE_RETRIES = 10;
  */
 const COMMIT_CHUNK = 50;
 const CHUNKS_IN_FLIGHT = 2;
+/**
+ * The chunk of `processInOrder`'s groups (a catch-up, a mirror import): there throughput is what counts, and
+ * 50-operation chunks kept the follower waiting on commits (the node README's catch-up figures).
+ */
+const BULK_COMMIT_CHUNK = 500;
 /** Anchors of `processInOrder` read and verified at once (fetches, proofs and batch assembly overlap). */
 const PREPARE_WINDOW = 8;
 /** A group commit closes at this many anchors or operations, so one never holds the writer for long. */
@@ -209,7 +214,10 @@ export class AnchorObserver {
         groupOperations = 0;
         for (const entry of taken) handedOver.add(entry.anchor.anchorHash);
         committing = (async () => {
-          const committed = await this.commitGroup(taken.map((entry) => entry.anchor));
+          const committed = await this.commitGroup(
+            taken.map((entry) => entry.anchor),
+            BULK_COMMIT_CHUNK,
+          );
           for (const [position, entry] of taken.entries()) {
             const outcome = committed[position] ?? 'duplicate';
             outcomes[entry.index] = outcome;
@@ -389,11 +397,14 @@ export class AnchorObserver {
   /**
    * Step 5 for anchors in commit order, each verified and its parents processed or earlier in the list. The
    * group's transaction numbers are claimed in one atomic write, its operations' records are written in
-   * DID-ordered chunks across the whole group (a DID several anchors of the group touch gets its latest
-   * anchor and version once, the newest), and the anchor records last, in one write: about three commits
-   * for the group however many anchors it holds (one anchor at a time cost three each, at an fsync apiece).
+   * DID-ordered chunks of `chunk` operations across the whole group (a DID several anchors of the group
+   * touch gets its latest anchor and version once, the newest), and the anchor records last, in one write:
+   * two commits and the chunks' for the group however many anchors it holds.
    */
-  private async commitGroup(anchors: readonly PreparedAnchor[]): Promise<Array<'processed' | 'duplicate'>> {
+  private async commitGroup(
+    anchors: readonly PreparedAnchor[],
+    chunk = COMMIT_CHUNK,
+  ): Promise<Array<'processed' | 'duplicate'>> {
     return this.commitLock.run('commit', async () => {
       const outcomes: Array<'processed' | 'duplicate'> = anchors.map(() => 'duplicate');
       const fresh: Array<{ position: number; anchor: PreparedAnchor }> = [];
@@ -432,7 +443,7 @@ export class AnchorObserver {
       ]);
       const writes: Array<Promise<void>> = [];
       let alreadyWritten = 0;
-      for (let from = 0; from < entries.length; from += COMMIT_CHUNK) {
+      for (let from = 0; from < entries.length; from += chunk) {
         const earlier = writes.at(-CHUNKS_IN_FLIGHT);
         if (earlier !== undefined) await earlier.catch(() => undefined);
         const ops: ProviderBatchOp[] = [];
@@ -440,7 +451,7 @@ export class AnchorObserver {
         // run of one store, and puts and deletes taken in turn made a 50-operation chunk ~100 runs, each a round
         // trip without transactions (FerretDB); now two. A crash between them is replayed (records come last).
         const dequeued: ProviderBatchOp[] = [];
-        const to = Math.min(from + COMMIT_CHUNK, entries.length);
+        const to = Math.min(from + chunk, entries.length);
         for (let at = from; at < to; at++) {
           const { suffix, anchorAt, operationIndex } = entries[at] as (typeof entries)[number];
           const { anchor } = fresh[anchorAt] as (typeof fresh)[number];
