@@ -1,14 +1,13 @@
 #!/usr/bin/env node
 // The project's one test command: builds every workspace, runs every workspace's tests through turbo
-// (continuing past failures so one red package does not hide another; the integration suite in a lane of its
-// own beside the others), then prints the totals as the plain closing line CI reads: "N passed, N failed".
-import { spawn, spawnSync } from 'node:child_process';
+// (continuing past failures so one red package does not hide another), then prints the totals as the
+// plain closing line CI reads: "N passed, N failed".
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const INTEGRATION = '@anchor/integration-tests';
 const env = {
   ...process.env,
   TURBO_TELEMETRY_DISABLED: '1',
@@ -31,28 +30,16 @@ for (const pattern of workspaces) {
 for (const dir of dirs) rmSync(join(dir, '.test-results'), { recursive: true, force: true });
 
 const filter = process.argv.slice(2);
-const turbo = (args) =>
-  new Promise((resolve) => {
-    const child = spawn('npx', ['turbo', 'run', ...args], { cwd: root, env, stdio: 'inherit' });
-    child.on('error', () => resolve(1));
-    child.on('exit', (code) => resolve(code ?? 1));
-  });
-const testArgs = ['test', '--continue', '--concurrency=1', '--output-logs=full'];
-let status;
-if (filter.length > 0) status = await turbo([...testArgs, ...filter.map((f) => `--filter=${f}`)]);
-else {
-  // Two lanes once everything is built: the integration suite (one file at a time, mostly waiting on the service
-  // processes it starts) beside every other workspace's tests in turn. One lane took ~28 minutes on CI's two cores,
-  // the integration suite ~10 of them.
-  status = await turbo(['build', '--output-logs=errors-only']);
-  if (status === 0) {
-    const lanes = await Promise.all([
-      turbo([...testArgs, '--only', `--filter=${INTEGRATION}`]),
-      turbo([...testArgs, '--only', `--filter=!${INTEGRATION}`]),
-    ]);
-    status = lanes.find((code) => code !== 0) ?? 0;
-  }
-}
+const turboArgs = [
+  'turbo',
+  'run',
+  'test',
+  '--continue',
+  '--concurrency=1',
+  '--output-logs=full',
+  ...filter.map((f) => `--filter=${f}`),
+];
+const run = spawnSync('npx', turboArgs, { cwd: root, env, stdio: 'inherit' });
 
 let passed = 0;
 let failed = 0;
@@ -80,6 +67,6 @@ if (missing.length > 0) {
   failed += missing.length;
 }
 if (skipped > 0) console.log(`${skipped} skipped (see notices above for why)`);
-if (status !== 0 && failed === 0) failed = 1;
+if (run.status !== 0 && failed === 0) failed = 1;
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);
