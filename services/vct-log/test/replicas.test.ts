@@ -197,11 +197,12 @@ class RoundRobinMonitor {
         const replica = this.next();
         const reply = await call<T>(`${replica.url}/main/v1/${path}`).catch(() => undefined);
         // A request the killed replica had in hand gets no answer, as the get-sth loop above allows: the next
-        // running replica is asked. Its exit may be seen here only after the failed request (the CI on 2026-12-08
-        // counted such a request unproven), so a replica is running only if it still is a moment later. A running
-        // replica that does not answer is still unproven.
-        if (!reply) for (let waited = 0; waited < 2_000 && replica.running; waited += 50) await sleep(50);
-        if (!reply && !replica.running) continue;
+        // running replica is asked. Its exit can be seen only after the failed request, so it counts as running
+        // only if it still is a moment later; a running replica that does not answer is still unproven.
+        if (!reply) {
+          for (let waited = 0; waited < 2_000 && replica.running; waited += 50) await sleep(50);
+          if (!replica.running) continue;
+        }
         return reply && { replica, status: reply.status, body: reply.body };
       }
     };
